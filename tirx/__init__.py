@@ -1,0 +1,71 @@
+"""tirx: a pure-Python, IR-first compiler toolkit for GPU kernels.
+
+Public surface: ``loads/load/dumps/save`` for the text form, ``structural_equal`` /
+``structural_hash`` / ``assert_structural_equal``, ``compile`` for the CUDA and CPU
+interpreter targets, ``DiagnosticError`` for located script and text errors.
+"""
+
+from __future__ import annotations
+
+from . import ir
+from .errors import DiagnosticError, InternalError, OpError
+from .ir import Function, Module, assert_structural_equal, structural_equal, structural_hash
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DiagnosticError",
+    "Function",
+    "InternalError",
+    "Module",
+    "OpError",
+    "assert_structural_equal",
+    "compile",
+    "dumps",
+    "ir",
+    "load",
+    "loads",
+    "save",
+    "structural_equal",
+    "structural_hash",
+]
+
+
+def dumps(obj) -> str:
+    """Print a Function, Module or node as TVMScript text."""
+    from .printer import dumps as _dumps
+
+    return _dumps(obj)
+
+
+def save(obj, path) -> None:
+    """Write ``dumps(obj)`` to ``path`` atomically (UTF-8, trailing newline)."""
+    from .printer import save as _save
+
+    _save(obj, path)
+
+
+def loads(text: str, source_name: str = "<string>"):
+    """Parse TVMScript text into a Function or Module. Never executes code from the text."""
+    from .grammar import loads as _loads
+
+    return _loads(text, source_name=source_name)
+
+
+def load(path):
+    """Parse a ``.tirx`` file into a Function or Module."""
+    from .grammar import load as _load
+
+    return _load(path)
+
+
+def compile(f, target: str = "cuda", **options):  # noqa: A001 - mirrors tvm_tirx.compile
+    """Compile a Function or Module for ``target`` ("cuda", "cuda -arch=sm_90a", "interp")."""
+    from .target import compile as _compile
+
+    return _compile(f, target, **options)
+
+
+from .autoload import autoload as _autoload  # noqa: E402
+
+_autoload()

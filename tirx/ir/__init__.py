@@ -1,0 +1,33 @@
+"""The IR: immutable nodes, types, the op table, spans, structural equality and hash."""
+
+from . import op
+from .buffer import Buffer
+from .expr import (
+    EQ, GE, GT, LE, LT, NE, Add, And, BinaryOp, BitAnd, BitNot, BitOr, BitXor, Broadcast, BufferLoad,
+    Call, Cast, Div, FloatImm, FloorDiv, FloorMod, GlobalVar, IntImm, Let, Max, Min, Mod, Mul, Not, Or,
+    PrimExpr, Ramp, Select, Shl, Shr, StringImm, Sub, Var, binop, const, convert,
+)  # fmt: skip
+from .function import Function, Module
+from .node import Attrs, Node
+from .op import Op
+from .span import SequentialSpan, Span
+from .stmt import (
+    AllocBuffer, Assert, AttrStmt, Bind, Break, BufferStore, Continue, DeclBuffer, DeviceEntry, Evaluate,
+    For, ForKind, IfThenElse, Return, SeqStmt, Stmt, While, seq,
+)  # fmt: skip
+from .structural import assert_structural_equal, structural_equal, structural_hash
+from .types import PointerType, PrimType, TensorType, Type, VoidType, as_type, parse_dtype, prim
+from .visitor import Mutator, ScopeStack, Visitor, collect_vars, post_order
+
+__all__ = [
+    "EQ", "GE", "GT", "LE", "LT", "NE", "Add", "AllocBuffer", "And", "Assert", "AttrStmt", "Attrs",
+    "BinaryOp", "Bind", "BitAnd", "BitNot", "BitOr", "BitXor", "Break", "Broadcast", "Buffer",
+    "BufferLoad", "BufferStore", "Call", "Cast", "Continue", "DeclBuffer", "DeviceEntry", "Div",
+    "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind", "Function", "GlobalVar",
+    "IfThenElse", "IntImm", "Let", "Max", "Min", "Mod", "Module", "Mul", "Mutator", "NE", "Node", "Not",
+    "Op", "Or", "PointerType", "PrimExpr", "PrimType", "Ramp", "Return", "ScopeStack", "Select",
+    "SeqStmt", "SequentialSpan", "Shl", "Shr", "Span", "Stmt", "StringImm", "Sub", "TensorType", "Type",
+    "Var", "Visitor", "VoidType", "While", "as_type", "assert_structural_equal", "binop", "collect_vars",
+    "const", "convert", "op", "parse_dtype", "post_order", "prim", "seq", "structural_equal",
+    "structural_hash",
+]  # fmt: skip

@@ -1,0 +1,111 @@
+"""Buffer: a typed, shaped view over a pointer Var."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp, Var, convert
+from .node import Node
+from .types import PointerType, PrimType, as_prim
+
+__all__ = ["Buffer"]
+
+
+@attrs.define(slots=True, eq=False, frozen=True)
+class Buffer(Node):
+    """A multi-dimensional view: ``data`` (a pointer Var), ``dtype``, ``shape`` and layout.
+
+    The storage scope is the scope of ``data``'s PointerType. A float32 view over a
+    ``uint8*`` shared.dyn allocation is a Buffer with dtype float32 whose data var is
+    ``PointerType(uint8, "shared.dyn")``.
+    """
+
+    name: str
+    data: Var
+    dtype: PrimType
+    shape: tuple
+    strides: tuple = ()
+    elem_offset: Any = None
+    align: int = 0
+    # data is a DEF when the buffer introduces it (alloc, param); the structural
+    # comparer treats an unmapped data var as defined here.
+    _sfields = (
+        ("dtype", VALUE),
+        ("align", VALUE),
+        ("data", DEF),
+        ("shape", SEQ),
+        ("strides", SEQ),
+        ("elem_offset", NODE),
+    )
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"Buffer.name must be a str, got {type(self.name).__name__}")
+        if not isinstance(self.data, Var) or not isinstance(self.data.ty, PointerType):
+            raise TypeError(f"Buffer.data must be a Var of PointerType, got {self.data!r}")
+        if not isinstance(self.dtype, PrimType):
+            object.__setattr__(self, "dtype", as_prim(self.dtype, "Buffer.dtype"))
+        for f in ("shape", "strides"):
+            v = getattr(self, f)
+            if type(v) is not tuple:
+                v = tuple(v)
+            v = tuple(convert(x) if isinstance(x, int) else x for x in v)
+            for i, x in enumerate(v):
+                if not isinstance(x, PrimExpr):
+                    raise TypeError(f"Buffer.{f}[{i}] must be an integer expression, got {type(x).__name__}")
+                if not (isinstance(x.ty, PrimType) and x.ty.is_int):
+                    raise TypeError(f"Buffer.{f}[{i}] must be an integer expression, got dtype {x.ty}")
+            object.__setattr__(self, f, v)
+        if self.strides and len(self.strides) != len(self.shape):
+            raise TypeError(f"Buffer.strides has {len(self.strides)} entries for a rank-{len(self.shape)} shape")
+        if isinstance(self.elem_offset, int):
+            object.__setattr__(self, "elem_offset", convert(self.elem_offset))
+
+    @property
+    def scope(self) -> str:
+        return self.data.ty.scope
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"Buffer({self.name!r}, {self.dtype}, {self.shape!r}, scope={self.scope!r})"
+
+    # -- script sugar -------------------------------------------------------------
+    def _indices(self, idx: Any) -> tuple:
+        if not isinstance(idx, tuple):
+            idx = (idx,)
+        if len(idx) != len(self.shape):
+            raise IndexError(f"buffer {self.name} has rank {len(self.shape)}, got {len(idx)} indices")
+        out = []
+        for x in idx:
+            if isinstance(x, slice):
+                raise TypeError(f"buffer {self.name}: slices are not supported as indices")
+            out.append(convert(x))
+        return tuple(out)
+
+    def __getitem__(self, idx: Any) -> BufferLoad:
+        return BufferLoad(self, self._indices(idx))
+
+    def __setitem__(self, idx: Any, value: Any) -> None:
+        from tirx.script.builder import IRBuilder
+
+        IRBuilder.current().store(self, self._indices(idx), value)
+
+    def vload(self, indices: Any, lanes: int) -> BufferLoad:
+        """Load ``lanes`` consecutive elements starting at ``indices`` (last axis)."""
+        idx = list(self._indices(indices))
+        idx[-1] = Ramp(idx[-1], convert(1, idx[-1]), lanes)
+        return BufferLoad(self, tuple(idx))
+
+    def ptr_to(self, indices: Any) -> Call:
+        """Pointer to an element: ``PointerType(self.dtype, scope of data)``."""
+        from .op import call
+
+        return call("address_of", self[tuple(indices) if isinstance(indices, (list, tuple)) else indices])
+
+    def access_ptr(self, *args, **kwargs):
+        return self.ptr_to([0] * len(self.shape))

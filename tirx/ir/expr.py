@@ -1,0 +1,623 @@
+"""Expression nodes and the Python operators that build them.
+
+Every expression has a ``ty`` (a PrimType or a PointerType). Python literals mixed with
+an expression take the expression's dtype; two expressions of different dtypes are a
+``TypeError`` naming both.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+
+from .node import Node
+from .types import PointerType, PrimType, Type, as_type, bool_, float32, handle, int32, int64, prim
+
+__all__ = [
+    "EQ",
+    "GE",
+    "GT",
+    "LE",
+    "LT",
+    "NE",
+    "Add",
+    "And",
+    "BinaryOp",
+    "BitAnd",
+    "BitNot",
+    "BitOr",
+    "BitXor",
+    "Broadcast",
+    "BufferLoad",
+    "Call",
+    "Cast",
+    "CmpOp",
+    "Div",
+    "FloatImm",
+    "FloorDiv",
+    "FloorMod",
+    "GlobalVar",
+    "IntImm",
+    "Let",
+    "Max",
+    "Min",
+    "Mod",
+    "Mul",
+    "Not",
+    "Or",
+    "PrimExpr",
+    "Ramp",
+    "Select",
+    "Shl",
+    "Shr",
+    "StringImm",
+    "Sub",
+    "Var",
+    "const",
+    "convert",
+]
+
+_frozen = attrs.define(slots=True, eq=False, frozen=True)
+# kinds of structural fields
+VALUE, NODE, SEQ, DEF, BUF_USE = "value", "node", "seq", "def", "buf_use"
+
+
+class PrimExpr(Node):
+    """Base of expressions; Python operators build IR."""
+
+    __slots__ = ()
+
+    # -- arithmetic -----------------------------------------------------------------
+    def __add__(self, o):
+        return binop(Add, self, o)
+
+    def __radd__(self, o):
+        return binop(Add, o, self)
+
+    def __sub__(self, o):
+        return binop(Sub, self, o)
+
+    def __rsub__(self, o):
+        return binop(Sub, o, self)
+
+    def __mul__(self, o):
+        return binop(Mul, self, o)
+
+    def __rmul__(self, o):
+        return binop(Mul, o, self)
+
+    def __truediv__(self, o):
+        return binop(Div, self, o)
+
+    def __rtruediv__(self, o):
+        return binop(Div, o, self)
+
+    def __floordiv__(self, o):
+        return binop(FloorDiv, self, o)
+
+    def __rfloordiv__(self, o):
+        return binop(FloorDiv, o, self)
+
+    def __mod__(self, o):
+        return binop(FloorMod, self, o)
+
+    def __rmod__(self, o):
+        return binop(FloorMod, o, self)
+
+    def __neg__(self):
+        return binop(Sub, const(0, self.ty), self)
+
+    def __and__(self, o):
+        return binop(BitAnd, self, o)
+
+    def __rand__(self, o):
+        return binop(BitAnd, o, self)
+
+    def __or__(self, o):
+        return binop(BitOr, self, o)
+
+    def __ror__(self, o):
+        return binop(BitOr, o, self)
+
+    def __xor__(self, o):
+        return binop(BitXor, self, o)
+
+    def __rxor__(self, o):
+        return binop(BitXor, o, self)
+
+    def __lshift__(self, o):
+        return binop(Shl, self, o)
+
+    def __rlshift__(self, o):
+        return binop(Shl, o, self)
+
+    def __rshift__(self, o):
+        return binop(Shr, self, o)
+
+    def __rrshift__(self, o):
+        return binop(Shr, o, self)
+
+    def __invert__(self):
+        return BitNot(self, self.ty)
+
+    # comparisons other than == / != (those stay identity; use .eq / .ne)
+    def __lt__(self, o):
+        return binop(LT, self, o)
+
+    def __le__(self, o):
+        return binop(LE, self, o)
+
+    def __gt__(self, o):
+        return binop(GT, self, o)
+
+    def __ge__(self, o):
+        return binop(GE, self, o)
+
+    def eq(self, o):
+        return binop(EQ, self, o)
+
+    def ne(self, o):
+        return binop(NE, self, o)
+
+    def astype(self, dtype: Any) -> PrimExpr:
+        t = as_type(dtype)
+        return self if t == self.ty else Cast(t, self)
+
+    def __bool__(self):
+        raise TypeError(
+            "a tirx expression has no Python truth value; use it in a kernel 'if', or compare with "
+            "tirx.structural_equal"
+        )
+
+    __hash__ = Node.__hash__
+    __eq__ = Node.__eq__
+
+    @property
+    def dtype(self) -> Type:
+        return self.ty
+
+
+# ------------------------------------------------------------------- leaves
+@_frozen
+class Var(PrimExpr):
+    """A variable. Its identity is the object; ``name`` is only a hint for printing."""
+
+    name: str
+    ty: Type = int32
+    _sfields = (("ty", VALUE),)
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"Var.name must be a str, got {type(self.name).__name__}")
+        if not isinstance(self.ty, Type):
+            object.__setattr__(self, "ty", as_type(self.ty, "Var.ty"))
+
+    def __repr__(self):
+        return f"Var({self.name!r}, {self.ty})"
+
+
+@_frozen
+class IntImm(PrimExpr):
+    value: int
+    ty: PrimType = int32
+    _sfields = (("ty", VALUE), ("value", VALUE))
+
+    def __attrs_post_init__(self):
+        if type(self.value) is not int:
+            if isinstance(self.value, bool):
+                object.__setattr__(self, "value", int(self.value))
+            else:
+                raise TypeError(f"IntImm.value must be an int, got {type(self.value).__name__}")
+        t = self.ty
+        if not isinstance(t, PrimType) or not (t.is_int or t.is_bool):
+            raise TypeError(f"IntImm.ty must be an integer or bool dtype, got {t}")
+        if t.is_bool:
+            if self.value not in (0, 1):
+                raise ValueError(f"IntImm: bool value must be 0 or 1, got {self.value}")
+        else:
+            lo, hi = int_range(t)
+            if not lo <= self.value <= hi:
+                raise ValueError(f"IntImm: {self.value} does not fit in {t}")
+
+    def __repr__(self):
+        return f"IntImm({self.value}, {self.ty})"
+
+
+@_frozen
+class FloatImm(PrimExpr):
+    value: float
+    ty: PrimType = float32
+    _sfields = (("ty", VALUE), ("value", VALUE))
+
+    def __attrs_post_init__(self):
+        if type(self.value) is not float:
+            if isinstance(self.value, (int, float)) and not isinstance(self.value, bool):
+                object.__setattr__(self, "value", float(self.value))
+            else:
+                raise TypeError(f"FloatImm.value must be a float, got {type(self.value).__name__}")
+        if not isinstance(self.ty, PrimType) or not self.ty.is_float:
+            raise TypeError(f"FloatImm.ty must be a float dtype, got {self.ty}")
+
+    def __repr__(self):
+        return f"FloatImm({self.value!r}, {self.ty})"
+
+
+@_frozen
+class StringImm(PrimExpr):
+    value: str
+    ty: Type = attrs.field(default=handle, init=False)
+    _sfields = (("value", VALUE),)
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.value, str):
+            raise TypeError(f"StringImm.value must be a str, got {type(self.value).__name__}")
+
+    def __repr__(self):
+        return f"StringImm({self.value!r})"
+
+
+# ------------------------------------------------------------------- binary ops
+class BinaryOp(PrimExpr):
+    """Two operands of the same dtype."""
+
+    __slots__ = ()
+    _sfields = (("ty", VALUE), ("a", NODE), ("b", NODE))
+    symbol = ""
+
+
+def _check_bin(self):
+    a, b = self.a, self.b
+    if not isinstance(a, PrimExpr) or not isinstance(b, PrimExpr):
+        bad = "a" if not isinstance(a, PrimExpr) else "b"
+        raise TypeError(
+            f"{type(self).__name__}.{bad} must be a PrimExpr, got {type(getattr(self, bad)).__name__}"
+        )
+    if a.ty != b.ty:
+        raise TypeError(f"{type(self).__name__}: operand dtypes differ: {a.ty} vs {b.ty}")
+
+
+def _arith_post(self):
+    _check_bin(self)
+    if self.ty is None:
+        object.__setattr__(self, "ty", self.a.ty)
+
+
+def _cmp_post(self):
+    _check_bin(self)
+    if self.ty is None:
+        t = self.a.ty
+        object.__setattr__(self, "ty", bool_ if not isinstance(t, PrimType) else prim("bool", t.lanes))
+
+
+def _logic_post(self):
+    _check_bin(self)
+    if not (isinstance(self.a.ty, PrimType) and self.a.ty.is_bool):
+        raise TypeError(f"{type(self).__name__}: operands must be bool, got {self.a.ty}")
+    if self.ty is None:
+        object.__setattr__(self, "ty", self.a.ty)
+
+
+def _defbin(name: str, symbol: str, post, doc: str):
+    ns = {
+        "__annotations__": {"a": "PrimExpr", "b": "PrimExpr", "ty": "Type"},
+        "ty": attrs.field(default=None),
+        "__attrs_post_init__": post,
+        "symbol": symbol,
+        "__doc__": doc,
+        "__slots__": (),
+    }
+    return _frozen(type(name, (BinaryOp,), ns))
+
+
+Add = _defbin("Add", "+", _arith_post, "a + b")
+Sub = _defbin("Sub", "-", _arith_post, "a - b")
+Mul = _defbin("Mul", "*", _arith_post, "a * b")
+Div = _defbin("Div", "/", _arith_post, "a / b (truncating for integers)")
+Mod = _defbin("Mod", "%t", _arith_post, "truncating remainder (C's %)")
+FloorDiv = _defbin("FloorDiv", "//", _arith_post, "floor division")
+FloorMod = _defbin("FloorMod", "%", _arith_post, "floor modulo (Python's %)")
+Min = _defbin("Min", "min", _arith_post, "min(a, b)")
+Max = _defbin("Max", "max", _arith_post, "max(a, b)")
+BitAnd = _defbin("BitAnd", "&", _arith_post, "a & b")
+BitOr = _defbin("BitOr", "|", _arith_post, "a | b")
+BitXor = _defbin("BitXor", "^", _arith_post, "a ^ b")
+Shl = _defbin("Shl", "<<", _arith_post, "a << b")
+Shr = _defbin("Shr", ">>", _arith_post, "a >> b (arithmetic for signed)")
+EQ = _defbin("EQ", "==", _cmp_post, "a == b")
+NE = _defbin("NE", "!=", _cmp_post, "a != b")
+LT = _defbin("LT", "<", _cmp_post, "a < b")
+LE = _defbin("LE", "<=", _cmp_post, "a <= b")
+GT = _defbin("GT", ">", _cmp_post, "a > b")
+GE = _defbin("GE", ">=", _cmp_post, "a >= b")
+And = _defbin("And", "and", _logic_post, "logical and")
+Or = _defbin("Or", "or", _logic_post, "logical or")
+
+CmpOp = (EQ, NE, LT, LE, GT, GE)
+ARITH_OPS = (Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, BitAnd, BitOr, BitXor, Shl, Shr)
+BINARY_OPS = (*ARITH_OPS, *CmpOp, And, Or)
+
+
+# ------------------------------------------------------------------- unary and others
+@_frozen
+class Not(PrimExpr):
+    a: PrimExpr
+    ty: Type = attrs.field(default=None)
+    _sfields = (("a", NODE),)
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.a, PrimExpr):
+            raise TypeError(f"Not.a must be a PrimExpr, got {type(self.a).__name__}")
+        if not (isinstance(self.a.ty, PrimType) and self.a.ty.is_bool):
+            raise TypeError(f"Not: operand must be bool, got {self.a.ty}")
+        if self.ty is None:
+            object.__setattr__(self, "ty", self.a.ty)
+
+
+@_frozen
+class BitNot(PrimExpr):
+    a: PrimExpr
+    ty: Type = attrs.field(default=None)
+    _sfields = (("a", NODE),)
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.a, PrimExpr):
+            raise TypeError(f"BitNot.a must be a PrimExpr, got {type(self.a).__name__}")
+        if self.ty is None:
+            object.__setattr__(self, "ty", self.a.ty)
+
+
+@_frozen
+class Select(PrimExpr):
+    """Both arms are evaluated; see the ``if_then_else`` op for the lazy form."""
+
+    cond: PrimExpr
+    true_value: PrimExpr
+    false_value: PrimExpr
+    ty: Type = attrs.field(default=None)
+    _sfields = (("cond", NODE), ("true_value", NODE), ("false_value", NODE))
+
+    def __attrs_post_init__(self):
+        for f in ("cond", "true_value", "false_value"):
+            if not isinstance(getattr(self, f), PrimExpr):
+                raise TypeError(f"Select.{f} must be a PrimExpr, got {type(getattr(self, f)).__name__}")
+        if self.true_value.ty != self.false_value.ty:
+            raise TypeError(
+                f"Select: arm dtypes differ: {self.true_value.ty} vs {self.false_value.ty}"
+            )
+        if self.ty is None:
+            object.__setattr__(self, "ty", self.true_value.ty)
+
+
+@_frozen
+class Cast(PrimExpr):
+    ty: Type
+    value: PrimExpr
+    _sfields = (("ty", VALUE), ("value", NODE))
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.ty, Type):
+            object.__setattr__(self, "ty", as_type(self.ty, "Cast.ty"))
+        if not isinstance(self.value, PrimExpr):
+            raise TypeError(f"Cast.value must be a PrimExpr, got {type(self.value).__name__}")
+
+
+@_frozen
+class GlobalVar(PrimExpr):
+    """A reference to a function of the enclosing Module, by name."""
+
+    name: str
+    ty: Type = attrs.field(default=handle)
+    _sfields = (("name", VALUE),)
+
+
+@_frozen
+class Call(PrimExpr):
+    """A call of an op from the op table (``tirx.ir.op``) or of a module function (GlobalVar)."""
+
+    op: Any
+    args: tuple
+    ty: Type
+    _sfields = (("ty", VALUE), ("op", VALUE), ("args", SEQ))
+
+    def __attrs_post_init__(self):
+        from .op import Op
+
+        if not isinstance(self.op, (Op, GlobalVar)):
+            raise TypeError(f"Call.op must be an Op or GlobalVar, got {type(self.op).__name__}")
+        if type(self.args) is not tuple:
+            object.__setattr__(self, "args", tuple(self.args))
+        for i, a in enumerate(self.args):
+            if not isinstance(a, PrimExpr):
+                raise TypeError(f"Call({self.op.name}).args[{i}] must be a PrimExpr, got {type(a).__name__}")
+        if not isinstance(self.ty, Type):
+            object.__setattr__(self, "ty", as_type(self.ty, "Call.ty"))
+
+
+@_frozen
+class BufferLoad(PrimExpr):
+    buffer: Any
+    indices: tuple
+    ty: Type = attrs.field(default=None)
+    _sfields = (("buffer", BUF_USE), ("indices", SEQ))
+
+    def __attrs_post_init__(self):
+        from .buffer import Buffer
+
+        if not isinstance(self.buffer, Buffer):
+            raise TypeError(f"BufferLoad.buffer must be a Buffer, got {type(self.buffer).__name__}")
+        if type(self.indices) is not tuple:
+            object.__setattr__(self, "indices", tuple(self.indices))
+        lanes = 1
+        for i, x in enumerate(self.indices):
+            if not isinstance(x, PrimExpr):
+                raise TypeError(f"BufferLoad.indices[{i}] must be a PrimExpr, got {type(x).__name__}")
+            if isinstance(x.ty, PrimType) and x.ty.lanes > 1:
+                lanes = x.ty.lanes
+        if self.ty is None:
+            d = self.buffer.dtype
+            object.__setattr__(self, "ty", d if lanes == 1 else d.with_lanes(d.lanes * lanes))
+
+
+@_frozen
+class Ramp(PrimExpr):
+    base: PrimExpr
+    stride: PrimExpr
+    lanes: int
+    ty: Type = attrs.field(default=None)
+    _sfields = (("lanes", VALUE), ("base", NODE), ("stride", NODE))
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.base, PrimExpr) or not isinstance(self.stride, PrimExpr):
+            raise TypeError("Ramp.base and Ramp.stride must be PrimExpr")
+        if self.base.ty != self.stride.ty:
+            raise TypeError(f"Ramp: base and stride dtypes differ: {self.base.ty} vs {self.stride.ty}")
+        if not isinstance(self.lanes, int) or self.lanes < 2:
+            raise TypeError(f"Ramp.lanes must be an int >= 2, got {self.lanes!r}")
+        if self.ty is None:
+            object.__setattr__(self, "ty", self.base.ty.with_lanes(self.lanes))
+
+
+@_frozen
+class Broadcast(PrimExpr):
+    value: PrimExpr
+    lanes: int
+    ty: Type = attrs.field(default=None)
+    _sfields = (("lanes", VALUE), ("value", NODE))
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.value, PrimExpr):
+            raise TypeError(f"Broadcast.value must be a PrimExpr, got {type(self.value).__name__}")
+        if not isinstance(self.lanes, int) or self.lanes < 2:
+            raise TypeError(f"Broadcast.lanes must be an int >= 2, got {self.lanes!r}")
+        if self.ty is None:
+            object.__setattr__(self, "ty", self.value.ty.with_lanes(self.lanes))
+
+
+@_frozen
+class Let(PrimExpr):
+    """Expression-level binding: ``var`` is visible in ``body`` only."""
+
+    var: Var
+    value: PrimExpr
+    body: PrimExpr
+    ty: Type = attrs.field(default=None)
+    _sfields = (("value", NODE), ("var", DEF), ("body", NODE))
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.var, Var):
+            raise TypeError(f"Let.var must be a Var, got {type(self.var).__name__}")
+        if not isinstance(self.value, PrimExpr) or not isinstance(self.body, PrimExpr):
+            raise TypeError("Let.value and Let.body must be PrimExpr")
+        if self.var.ty != self.value.ty:
+            raise TypeError(f"Let: var dtype {self.var.ty} differs from value dtype {self.value.ty}")
+        if self.ty is None:
+            object.__setattr__(self, "ty", self.body.ty)
+
+
+# ------------------------------------------------------------------- helpers
+def int_range(t: PrimType) -> tuple[int, int]:
+    b = t.bits
+    if t.kind == "uint":
+        return 0, (1 << b) - 1
+    return -(1 << (b - 1)), (1 << (b - 1)) - 1
+
+
+def const(value: Any, dtype: Any = None, span: Any = None) -> PrimExpr:
+    """A typed constant. ``dtype`` defaults from the Python type (int32/int64, float32, bool)."""
+    if dtype is None:
+        if isinstance(value, bool):
+            return IntImm(int(value), bool_, span=span)
+        if isinstance(value, int):
+            t = int32 if -(2**31) <= value < 2**31 else int64
+            return IntImm(value, t, span=span)
+        if isinstance(value, float):
+            return FloatImm(value, float32, span=span)
+        raise TypeError(f"cannot make a constant from {type(value).__name__}")
+    t = as_type(dtype)
+    if not isinstance(t, PrimType):
+        raise TypeError(f"constant dtype must be primitive, got {t}")
+    el = t.element
+    if el.is_float:
+        if isinstance(value, (bool,)) or not isinstance(value, (int, float)):
+            raise TypeError(f"cannot make a {t} constant from {value!r}")
+        c = FloatImm(float(value), el, span=span)
+    elif el.is_bool:
+        if not isinstance(value, (bool, int)) or isinstance(value, int) and value not in (0, 1):
+            raise TypeError(f"cannot make a bool constant from {value!r}")
+        c = IntImm(int(value), el, span=span)
+    else:
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise TypeError(f"cannot make a {t} constant from the float {value!r}")
+            value = int(value)
+        if not isinstance(value, int):
+            raise TypeError(f"cannot make a {t} constant from {value!r}")
+        c = IntImm(int(value), el, span=span)
+    return c if t.lanes == 1 else Broadcast(c, t.lanes, span=span)
+
+
+def convert(x: Any, like: PrimExpr | None = None) -> PrimExpr:
+    """Turn a Python value into an expression, taking ``like``'s dtype for literals."""
+    if isinstance(x, PrimExpr):
+        return x
+    if isinstance(x, (bool, int, float)):
+        if like is not None and isinstance(like.ty, PrimType):
+            lt = like.ty
+            if lt.is_bool and not isinstance(x, bool):
+                return const(x)
+            if lt.is_int and isinstance(x, float) and not x.is_integer():
+                raise TypeError(f"cannot combine the float {x!r} with an expression of dtype {lt}")
+            if lt.is_int and isinstance(x, bool):
+                return const(x)
+            return const(x, lt)
+        return const(x)
+    if isinstance(x, str):
+        return StringImm(x)
+    conv = getattr(x, "__tirx_expr__", None)
+    if conv is not None:
+        return conv()
+    # numpy scalars
+    try:
+        import numpy as np
+
+        if isinstance(x, np.generic):
+            return const(x.item(), str(x.dtype)) if like is None else convert(x.item(), like)
+    except ImportError:  # pragma: no cover
+        pass
+    raise TypeError(f"cannot convert {type(x).__name__} to a tirx expression")
+
+
+def binop(cls, a: Any, b: Any, span: Any = None) -> PrimExpr:
+    """Build ``cls(a, b)`` with literal coercion; mixed explicit dtypes raise TypeError."""
+    if not isinstance(a, PrimExpr):
+        if not isinstance(b, PrimExpr):
+            b = convert(b)
+        a = convert(a, b)
+    elif not isinstance(b, PrimExpr):
+        b = convert(b, a)
+    if a.ty != b.ty:
+        # broadcast scalar to vector lanes
+        at, bt = a.ty, b.ty
+        if isinstance(at, PrimType) and isinstance(bt, PrimType) and at.element == bt.element:
+            if at.lanes == 1:
+                a = Broadcast(a, bt.lanes)
+            elif bt.lanes == 1:
+                b = Broadcast(b, at.lanes)
+        if a.ty != b.ty:
+            raise TypeError(f"{cls.__name__}: cannot mix dtypes {at} and {bt}; cast one side explicitly")
+    if cls in (Shl, Shr, BitAnd, BitOr, BitXor) and isinstance(a.ty, PrimType) and a.ty.is_float:
+        raise TypeError(f"{cls.__name__}: bitwise operation on float dtype {a.ty}")
+    return cls(a, b, span=span)
+
+
+def is_const_int(e: Any, value: int | None = None) -> bool:
+    return isinstance(e, IntImm) and (value is None or e.value == value)
+
+
+def float_eq(x: float, y: float) -> bool:
+    """Exact float equality where NaN equals NaN (and -0.0 differs from 0.0)."""
+    if x != x:
+        return y != y
+    return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)

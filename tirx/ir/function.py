@@ -1,0 +1,177 @@
+"""Function and Module."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from attrs import evolve, field
+
+from .buffer import Buffer
+from .expr import DEF, NODE, VALUE, Var
+from .node import EMPTY_ATTRS, Attrs, Node, as_attrs
+from .stmt import ATTRS, Stmt
+from .types import Type
+
+__all__ = ["Function", "Module"]
+
+_frozen = attrs.define(slots=True, eq=False, frozen=True)
+PARAMS, BUFMAP, FUNCS = "params", "bufmap", "funcs"
+
+
+@_frozen
+class Function(Node):
+    """A kernel or helper function.
+
+    ``params`` are Vars (tensor parameters are pointer Vars); ``buffer_map`` pairs a
+    pointer param with the Buffer the body indexes. Dynamic shape vars are the vars that
+    first appear in buffer_map shapes. ``private`` functions have no global symbol.
+    """
+
+    name: str
+    params: tuple
+    body: Stmt
+    buffer_map: tuple = ()
+    ret_ty: Type | None = None
+    attrs: Attrs = EMPTY_ATTRS
+    private: bool = False
+    _sfields = (
+        ("private", VALUE),
+        ("ret_ty", VALUE),
+        ("params", PARAMS),
+        ("buffer_map", BUFMAP),
+        ("attrs", ATTRS),
+        ("body", NODE),
+    )
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"Function.name must be a str, got {type(self.name).__name__}")
+        if type(self.params) is not tuple:
+            object.__setattr__(self, "params", tuple(self.params))
+        for i, p in enumerate(self.params):
+            if not isinstance(p, Var):
+                raise TypeError(f"Function.params[{i}] must be a Var, got {type(p).__name__}")
+        if not isinstance(self.body, Stmt):
+            raise TypeError(f"Function.body must be a Stmt, got {type(self.body).__name__}")
+        bm = self.buffer_map
+        if isinstance(bm, dict):
+            bm = tuple(bm.items())
+        elif type(bm) is not tuple:
+            bm = tuple(bm)
+        for i, pair in enumerate(bm):
+            if not (
+                isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], Var) and isinstance(pair[1], Buffer)
+            ):
+                raise TypeError(f"Function.buffer_map[{i}] must be a (Var, Buffer) pair")
+        object.__setattr__(self, "buffer_map", bm)
+        if not isinstance(self.attrs, Attrs):
+            object.__setattr__(self, "attrs", as_attrs(self.attrs, "Function.attrs"))
+
+    def buffer_of(self, param: Var) -> Buffer | None:
+        for v, b in self.buffer_map:
+            if v is param:
+                return b
+        return None
+
+    def dyn_vars(self) -> list[Var]:
+        """Dynamic shape vars, in order of first appearance in the buffer map."""
+        from .visitor import collect_vars
+
+        params = set(self.params)
+        seen: dict[Var, None] = {}
+        for _, b in self.buffer_map:
+            for e in (*b.shape, *b.strides, b.elem_offset):
+                if e is None:
+                    continue
+                for v in collect_vars(e):
+                    if v not in params and v not in seen:
+                        seen[v] = None
+        return list(seen)
+
+    def with_body(self, body: Stmt) -> Function:
+        return evolve(self, body=body)
+
+
+@_frozen
+class Module(Node):
+    """Named functions; calls between them go through GlobalVar."""
+
+    functions: tuple
+    attrs: Attrs = EMPTY_ATTRS
+    name: str = "Module"
+    _sfields = (("functions", FUNCS), ("attrs", ATTRS))
+    _index: Any = field(default=None, init=False, repr=False)
+
+    def __attrs_post_init__(self):
+        fs = self.functions
+        if isinstance(fs, dict):
+            fs = tuple(f if f.name == k else evolve(f, name=k) for k, f in fs.items())
+        elif type(fs) is not tuple:
+            fs = tuple(fs)
+        index: dict[str, Function] = {}
+        for i, f in enumerate(fs):
+            if not isinstance(f, Function):
+                raise TypeError(f"Module.functions[{i}] must be a Function, got {type(f).__name__}")
+            if f.name in index:
+                raise ValueError(f"Module: duplicate function name {f.name!r}")
+            index[f.name] = f
+        object.__setattr__(self, "functions", fs)
+        object.__setattr__(self, "_index", index)
+        if not isinstance(self.attrs, Attrs):
+            object.__setattr__(self, "attrs", as_attrs(self.attrs, "Module.attrs"))
+
+    def __getitem__(self, name: str) -> Function:
+        try:
+            return self._index[name]
+        except KeyError:
+            raise KeyError(f"module has no function {name!r}") from None
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._index
+
+    def __iter__(self):
+        return iter(self.functions)
+
+    def __len__(self) -> int:
+        return len(self.functions)
+
+    def __getattr__(self, name: str):
+        # module.f -> GlobalVar for use in scripts (M.f(...)); only for known names
+        if name.startswith("_"):
+            raise AttributeError(name)
+        index = object.__getattribute__(self, "_index")
+        if index is not None and name in index:
+            from .expr import GlobalVar
+
+            return _FuncRef(GlobalVar(name), index[name])
+        raise AttributeError(name)
+
+    def with_function(self, f: Function) -> Module:
+        fs = [g if g.name != f.name else f for g in self.functions]
+        if f.name not in self._index:
+            fs.append(f)
+        return Module(tuple(fs), self.attrs, self.name, span=self.span)
+
+
+class _FuncRef:
+    """``Module.f`` inside a script: calling it builds a Call of a GlobalVar."""
+
+    __slots__ = ("func", "gvar")
+
+    def __init__(self, gvar, func):
+        self.gvar = gvar
+        self.func = func
+
+    def __call__(self, *args):
+        from .expr import Call, convert
+
+        ty = self.func.ret_ty
+        if ty is None:
+            from .types import void
+
+            ty = void
+        return Call(self.gvar, tuple(convert(a) for a in args), ty)
+
+
+_ = (DEF, VALUE)

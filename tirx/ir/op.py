@@ -1,0 +1,228 @@
+"""The op table: every intrinsic is declared here once.
+
+An ``Op`` carries its script name (what follows ``T.``), argument kinds, result-type
+rule, purity and where it may be used. The Python frontend and the text grammar resolve
+``T.<name>`` through ``lookup``; the printer prints ``T.<name>(...)``; codegen and the
+interpreter register one handler per op name (``register_handler``) and ``handler``
+raises a clear ``OpError`` when a backend has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from ..errors import OpError
+from .expr import Call, PrimExpr, StringImm, convert
+from .types import PointerType, PrimType, Type, as_type, bool_
+
+__all__ = ["Op", "all_ops", "call", "declare", "handler", "lookup", "register_handler"]
+
+# argument kinds: "x" any expression, "i" integer, "f" float, "b" bool, "p" pointer,
+# "s" string literal, "n" integer literal; a leading "*" makes the last kind variadic,
+# a trailing "?" makes it optional.
+_KIND_DESC = {
+    "x": "an expression",
+    "i": "an integer expression",
+    "f": "a float expression",
+    "b": "a bool expression",
+    "p": "a pointer expression",
+    "s": "a string literal",
+    "n": "an integer literal",
+}
+
+
+@attrs.define(slots=True, eq=False, frozen=True)
+class Op:
+    """An intrinsic. Ops are singletons: identity equality, hashed by name."""
+
+    name: str
+    args: tuple[str, ...]
+    result: Any  # Type | "arg0" | "ty" | "bool0" | Callable[[tuple], Type]
+    pure: bool = True
+    device_only: bool = False
+    doc: str = ""
+    # optional: a C/PTX template or other backend hints consumed by handlers
+    extra: Any = None
+
+    @property
+    def needs_ty(self) -> bool:
+        return self.result == "ty"
+
+    def arity(self) -> tuple[int, int | None]:
+        lo = sum(1 for k in self.args if not k.startswith("*") and not k.endswith("?"))
+        hi = None if any(k.startswith("*") for k in self.args) else len(self.args)
+        return lo, hi
+
+    def __repr__(self) -> str:
+        return f"Op({self.name!r})"
+
+    def __call__(self, *args: Any, ty: Any = None, span: Any = None) -> Call:
+        return call(self, *args, ty=ty, span=span)
+
+
+_REGISTRY: dict[str, Op] = {}
+_HANDLERS: dict[str, dict[str, Callable]] = {}
+
+
+def declare(
+    name: str,
+    args: str | tuple[str, ...] = (),
+    result: Any = "arg0",
+    *,
+    pure: bool = True,
+    device_only: bool = False,
+    doc: str = "",
+    extra: Any = None,
+) -> Op:
+    """Declare an op once. ``args`` may be a space-separated string of kinds."""
+    if name in _REGISTRY:
+        raise ValueError(f"op {name!r} is declared twice")
+    if isinstance(args, str):
+        args = tuple(args.split())
+    for k in args:
+        base = k.lstrip("*").rstrip("?")
+        if base not in _KIND_DESC:
+            raise ValueError(f"op {name!r}: unknown argument kind {k!r}")
+    if isinstance(result, str) and result not in ("arg0", "ty", "bool0"):
+        result = as_type(result)
+    op = Op(name, tuple(args), result, pure, device_only, doc, extra)
+    _REGISTRY[name] = op
+    return op
+
+
+def lookup(name: str) -> Op | None:
+    _ensure_loaded()
+    return _REGISTRY.get(name)
+
+
+def get(name: str) -> Op:
+    op = lookup(name)
+    if op is None:
+        raise OpError(f"unknown op T.{name}")
+    return op
+
+
+def all_ops() -> dict[str, Op]:
+    _ensure_loaded()
+    return dict(_REGISTRY)
+
+
+def _check_arg(op: Op, i: int, kind: str, a: Any) -> PrimExpr:
+    base = kind.lstrip("*").rstrip("?")
+    if base == "s":
+        if isinstance(a, str):
+            return StringImm(a)
+        if isinstance(a, StringImm):
+            return a
+        raise TypeError(f"T.{op.name}: argument {i + 1} must be {_KIND_DESC[base]}, got {_what(a)}")
+    if base == "n":
+        if isinstance(a, bool) or not isinstance(a, (int, PrimExpr)):
+            raise TypeError(f"T.{op.name}: argument {i + 1} must be {_KIND_DESC[base]}, got {_what(a)}")
+        e = convert(a)
+        if not (isinstance(e.ty, PrimType) and e.ty.is_int):
+            raise TypeError(f"T.{op.name}: argument {i + 1} must be {_KIND_DESC[base]}, got {_what(a)}")
+        return e
+    try:
+        e = convert(a)
+    except TypeError:
+        raise TypeError(f"T.{op.name}: argument {i + 1} must be {_KIND_DESC[base]}, got {_what(a)}") from None
+    t = e.ty
+    ok = (
+        base == "x"
+        or (base == "i" and isinstance(t, PrimType) and (t.is_int or t.is_bool))
+        or (base == "f" and isinstance(t, PrimType) and t.is_float)
+        or (base == "b" and isinstance(t, PrimType) and t.is_bool)
+        or (base == "p" and isinstance(t, PointerType))
+    )
+    if not ok:
+        raise TypeError(f"T.{op.name}: argument {i + 1} must be {_KIND_DESC[base]}, got dtype {t}")
+    return e
+
+
+def _what(a: Any) -> str:
+    if isinstance(a, PrimExpr):
+        return f"an expression of dtype {a.ty}"
+    return f"{type(a).__name__} {a!r}"
+
+
+def call(op: Op | str, *args: Any, ty: Any = None, span: Any = None) -> Call:
+    """Build a Call of ``op`` after checking argument count and kinds."""
+    if isinstance(op, str):
+        op = get(op)
+    lo, hi = op.arity()
+    if len(args) < lo or (hi is not None and len(args) > hi):
+        want = f"{lo}" if lo == hi else (f"at least {lo}" if hi is None else f"{lo} to {hi}")
+        raise TypeError(f"T.{op.name} takes {want} argument(s), got {len(args)}")
+    kinds = op.args
+    conv = []
+    for i, a in enumerate(args):
+        k = kinds[i] if i < len(kinds) else kinds[-1]
+        conv.append(_check_arg(op, i, k, a))
+    # literal ints next to typed exprs of variadic math ops take their dtype
+    if op.result == "arg0" and len(conv) > 1:
+        first = next((c for c, a in zip(conv, args) if isinstance(a, PrimExpr)), None)
+        if first is not None:
+            conv = [
+                convert(a, first) if not isinstance(a, PrimExpr) and not isinstance(a, str) else c
+                for c, a in zip(conv, args)
+            ]
+    cargs = tuple(conv)
+    r = op.result
+    if r == "ty":
+        if ty is None:
+            raise TypeError(f"T.{op.name} needs a result type: ty=...")
+        rt = as_type(ty, f"T.{op.name} ty")
+    elif ty is not None:
+        rt = as_type(ty, f"T.{op.name} ty")
+    elif isinstance(r, Type):
+        rt = r
+    elif r == "arg0":
+        if not cargs:
+            raise TypeError(f"T.{op.name} needs at least one argument")
+        rt = cargs[0].ty
+    elif r == "bool0":
+        t0 = cargs[0].ty
+        rt = bool_ if not isinstance(t0, PrimType) else bool_.with_lanes(t0.lanes)
+    else:
+        rt = r(cargs)
+    return Call(op, cargs, rt, span=span)
+
+
+# ---------------------------------------------------------------- backend handlers
+def register_handler(backend: str, name: str) -> Callable[[Callable], Callable]:
+    """Decorator: register ``fn`` as ``backend``'s handler for op ``name``."""
+
+    def deco(fn: Callable) -> Callable:
+        if lookup(name) is None:
+            raise ValueError(f"{backend}: handler for undeclared op {name!r}")
+        table = _HANDLERS.setdefault(backend, {})
+        if name in table:
+            raise ValueError(f"{backend}: op {name!r} has two handlers")
+        table[name] = fn
+        return fn
+
+    return deco
+
+
+def handler(backend: str, op: Op) -> Callable:
+    fn = _HANDLERS.get(backend, {}).get(op.name)
+    if fn is None:
+        raise OpError(f"op T.{op.name} has no handler in the {backend} backend")
+    return fn
+
+
+def has_handler(backend: str, name: str) -> bool:
+    return name in _HANDLERS.get(backend, {})
+
+
+_loaded = False
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        from . import ops_builtin  # noqa: F401

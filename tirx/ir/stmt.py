@@ -1,0 +1,365 @@
+"""Statement nodes.
+
+Scoping rule: ``Bind``, ``AllocBuffer`` and ``DeclBuffer`` have no body; what they
+define is visible to the following statements of the enclosing scope (function body,
+loop body, branch, device entry).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import attrs
+
+from .buffer import Buffer
+from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, PrimExpr, Var, convert
+from .node import EMPTY_ATTRS, Attrs, Node, as_attrs
+from .types import PrimType
+
+__all__ = [
+    "AllocBuffer",
+    "Assert",
+    "AttrStmt",
+    "Bind",
+    "Break",
+    "BufferStore",
+    "Continue",
+    "DeclBuffer",
+    "DeviceEntry",
+    "Evaluate",
+    "For",
+    "ForKind",
+    "IfThenElse",
+    "Return",
+    "SeqStmt",
+    "Stmt",
+    "While",
+]
+
+_frozen = attrs.define(slots=True, eq=False, frozen=True)
+BUF_DEF = "buf_def"
+ATTRS = "attrs"
+
+
+class Stmt(Node):
+    __slots__ = ()
+
+
+def _need_expr(node: str, field: str, v: Any) -> PrimExpr:
+    if not isinstance(v, PrimExpr):
+        raise TypeError(f"{node}.{field} must be a PrimExpr, got {type(v).__name__}")
+    return v
+
+
+def _need_stmt(node: str, field: str, v: Any) -> Stmt:
+    if not isinstance(v, Stmt):
+        raise TypeError(f"{node}.{field} must be a Stmt, got {type(v).__name__}")
+    return v
+
+
+def _need_int_expr(node: str, field: str, v: Any) -> PrimExpr:
+    _need_expr(node, field, v)
+    if not (isinstance(v.ty, PrimType) and v.ty.is_int and v.ty.lanes == 1):
+        raise TypeError(f"{node}.{field} must be a scalar integer expression, got dtype {v.ty}")
+    return v
+
+
+def _need_bool(node: str, field: str, v: Any) -> PrimExpr:
+    _need_expr(node, field, v)
+    if not (isinstance(v.ty, PrimType) and v.ty.is_bool):
+        raise TypeError(f"{node}.{field} must be a bool expression, got dtype {v.ty}")
+    return v
+
+
+@_frozen
+class Bind(Stmt):
+    """``var = value``, immutable; visible to the following statements of the scope."""
+
+    var: Var
+    value: PrimExpr
+    _sfields = (("value", NODE), ("var", DEF))
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.var, Var):
+            raise TypeError(f"Bind.var must be a Var, got {type(self.var).__name__}")
+        _need_expr("Bind", "value", self.value)
+        if self.var.ty != self.value.ty:
+            raise TypeError(f"Bind.value dtype {self.value.ty} differs from Bind.var dtype {self.var.ty}")
+
+
+@_frozen
+class BufferStore(Stmt):
+    buffer: Buffer
+    value: PrimExpr
+    indices: tuple
+    _sfields = (("buffer", BUF_USE), ("value", NODE), ("indices", SEQ))
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.buffer, Buffer):
+            raise TypeError(f"BufferStore.buffer must be a Buffer, got {type(self.buffer).__name__}")
+        _need_expr("BufferStore", "value", self.value)
+        if type(self.indices) is not tuple:
+            object.__setattr__(self, "indices", tuple(self.indices))
+        lanes = 1
+        for i, x in enumerate(self.indices):
+            if not isinstance(x, PrimExpr):
+                raise TypeError(f"BufferStore.indices[{i}] must be a PrimExpr, got {type(x).__name__}")
+            if isinstance(x.ty, PrimType) and x.ty.lanes > 1:
+                lanes = x.ty.lanes
+        d = self.buffer.dtype
+        want = d if lanes == 1 else d.with_lanes(d.lanes * lanes)
+        if self.value.ty != want:
+            raise TypeError(
+                f"BufferStore.value dtype {self.value.ty} differs from buffer {self.buffer.name} dtype {want}"
+            )
+
+
+@_frozen
+class Evaluate(Stmt):
+    value: PrimExpr
+    _sfields = (("value", NODE),)
+
+    def __attrs_post_init__(self):
+        _need_expr("Evaluate", "value", self.value)
+
+
+@_frozen
+class SeqStmt(Stmt):
+    stmts: tuple
+    _sfields = (("stmts", SEQ),)
+
+    def __attrs_post_init__(self):
+        if type(self.stmts) is not tuple:
+            object.__setattr__(self, "stmts", tuple(self.stmts))
+        for i, s in enumerate(self.stmts):
+            if not isinstance(s, Stmt):
+                raise TypeError(f"SeqStmt.stmts[{i}] must be a Stmt, got {type(s).__name__}")
+
+
+class ForKind(enum.Enum):
+    SERIAL = "serial"
+    UNROLLED = "unroll"
+    VECTORIZED = "vectorized"
+    PARALLEL = "parallel"
+    THREAD_BINDING = "thread_binding"
+
+
+@_frozen
+class For(Stmt):
+    """``var`` runs over start, start+step, ... while < start + extent."""
+
+    var: Var
+    start: PrimExpr
+    extent: PrimExpr
+    kind: ForKind
+    body: Stmt
+    step: Any = None
+    thread: str | None = None
+    annotations: Attrs = EMPTY_ATTRS
+    _sfields = (
+        ("kind", VALUE),
+        ("thread", VALUE),
+        ("start", NODE),
+        ("extent", NODE),
+        ("step", NODE),
+        ("annotations", ATTRS),
+        ("var", DEF),
+        ("body", NODE),
+    )
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.var, Var):
+            raise TypeError(f"For.var must be a Var, got {type(self.var).__name__}")
+        for f in ("start", "extent"):
+            _need_int_expr("For", f, getattr(self, f))
+        if self.step is not None:
+            _need_int_expr("For", "step", self.step)
+        if not isinstance(self.kind, ForKind):
+            object.__setattr__(self, "kind", ForKind(self.kind))
+        _need_stmt("For", "body", self.body)
+        if self.var.ty != self.start.ty or self.var.ty != self.extent.ty:
+            raise TypeError(
+                f"For: var {self.var.ty}, start {self.start.ty} and extent {self.extent.ty} dtypes must agree"
+            )
+        if not isinstance(self.annotations, Attrs):
+            object.__setattr__(self, "annotations", as_attrs(self.annotations, "For.annotations"))
+
+
+@_frozen
+class While(Stmt):
+    cond: PrimExpr
+    body: Stmt
+    _sfields = (("cond", NODE), ("body", NODE))
+
+    def __attrs_post_init__(self):
+        _need_bool("While", "cond", self.cond)
+        _need_stmt("While", "body", self.body)
+
+
+@_frozen
+class IfThenElse(Stmt):
+    cond: PrimExpr
+    then_case: Stmt
+    else_case: Stmt | None = None
+    _sfields = (("cond", NODE), ("then_case", NODE), ("else_case", NODE))
+
+    def __attrs_post_init__(self):
+        _need_bool("IfThenElse", "cond", self.cond)
+        _need_stmt("IfThenElse", "then_case", self.then_case)
+        if self.else_case is not None:
+            _need_stmt("IfThenElse", "else_case", self.else_case)
+
+
+@_frozen
+class Break(Stmt):
+    pass
+
+
+@_frozen
+class Continue(Stmt):
+    pass
+
+
+@_frozen
+class Return(Stmt):
+    value: PrimExpr | None = None
+    _sfields = (("value", NODE),)
+
+    def __attrs_post_init__(self):
+        if self.value is not None:
+            _need_expr("Return", "value", self.value)
+
+
+@_frozen
+class Assert(Stmt):
+    """``assert cond, (kind, [message parts])``."""
+
+    cond: PrimExpr
+    kind: str = "RuntimeError"
+    message: tuple = ()
+    _sfields = (("cond", NODE), ("kind", VALUE), ("message", VALUE))
+
+    def __attrs_post_init__(self):
+        _need_bool("Assert", "cond", self.cond)
+        if type(self.message) is not tuple:
+            object.__setattr__(self, "message", tuple(self.message))
+        if not all(isinstance(m, str) for m in self.message):
+            raise TypeError("Assert.message must be a sequence of str")
+
+
+@_frozen
+class AllocBuffer(Stmt):
+    """Allocate ``buffer`` in its scope; visible to the following statements."""
+
+    buffer: Buffer
+    annotations: Attrs = EMPTY_ATTRS
+    _sfields = (("buffer", BUF_DEF), ("annotations", ATTRS))
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.buffer, Buffer):
+            raise TypeError(f"AllocBuffer.buffer must be a Buffer, got {type(self.buffer).__name__}")
+        if not isinstance(self.annotations, Attrs):
+            object.__setattr__(self, "annotations", as_attrs(self.annotations))
+
+
+@_frozen
+class DeclBuffer(Stmt):
+    """Declare ``buffer`` over an existing pointer (``buffer.data``)."""
+
+    buffer: Buffer
+    _sfields = (("buffer", BUF_DEF),)
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.buffer, Buffer):
+            raise TypeError(f"DeclBuffer.buffer must be a Buffer, got {type(self.buffer).__name__}")
+
+
+LAUNCH_FIELDS_KEY = "cuda.launch_fields"
+LAUNCH_FIELDS = (
+    "grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z",
+    "cluster.x", "cluster.y", "cluster.z", "dynamic_smem_bytes",
+)  # fmt: skip
+
+
+@_frozen
+class DeviceEntry(Stmt):
+    """The kernel launch region: ``args`` are the launch values named by ``attrs['cuda.launch_fields']``."""
+
+    args: tuple
+    attrs: Attrs
+    body: Stmt
+    _sfields = (("args", SEQ), ("attrs", ATTRS), ("body", NODE))
+
+    def __attrs_post_init__(self):
+        if type(self.args) is not tuple:
+            object.__setattr__(self, "args", tuple(self.args))
+        object.__setattr__(self, "args", tuple(convert(a) if isinstance(a, int) else a for a in self.args))
+        for i, a in enumerate(self.args):
+            _need_int_expr("DeviceEntry", f"args[{i}]", a)
+        if not isinstance(self.attrs, Attrs):
+            object.__setattr__(self, "attrs", as_attrs(self.attrs, "DeviceEntry.attrs"))
+        fields = self.attrs.get(LAUNCH_FIELDS_KEY)
+        if fields is None:
+            raise TypeError("DeviceEntry.attrs must name the launch fields under 'cuda.launch_fields'")
+        if len(fields) != len(self.args):
+            raise TypeError(
+                f"DeviceEntry: {len(self.args)} launch values for {len(fields)} launch fields"
+            )
+        for f in fields:
+            if f not in LAUNCH_FIELDS:
+                raise TypeError(f"DeviceEntry: unknown launch field {f!r}")
+        _need_stmt("DeviceEntry", "body", self.body)
+
+    def launch_value(self, field: str, default: int | None = 1) -> PrimExpr | None:
+        fields = self.attrs[LAUNCH_FIELDS_KEY]
+        if field in fields:
+            return self.args[fields.index(field)]
+        return None if default is None else convert(default)
+
+    @property
+    def grid(self) -> tuple:
+        return tuple(self.launch_value(f"grid.{a}") for a in "xyz")
+
+    @property
+    def block(self) -> tuple:
+        return tuple(self.launch_value(f"block.{a}") for a in "xyz")
+
+    @property
+    def cluster(self) -> tuple | None:
+        if "cluster.x" not in self.attrs[LAUNCH_FIELDS_KEY]:
+            return None
+        return tuple(self.launch_value(f"cluster.{a}") for a in "xyz")
+
+    @property
+    def dynamic_smem_bytes(self) -> PrimExpr:
+        return self.launch_value("dynamic_smem_bytes", 0)
+
+
+@_frozen
+class AttrStmt(Stmt):
+    """``with T.attr(key, value):`` — an annotated region."""
+
+    key: str
+    value: PrimExpr
+    body: Stmt
+    _sfields = (("key", VALUE), ("value", NODE), ("body", NODE))
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.key, str):
+            raise TypeError(f"AttrStmt.key must be a str, got {type(self.key).__name__}")
+        _need_expr("AttrStmt", "value", self.value)
+        _need_stmt("AttrStmt", "body", self.body)
+
+
+def seq(stmts: list | tuple) -> Stmt:
+    """A SeqStmt, flattened, or the single statement when there is one."""
+    flat: list = []
+    for s in stmts:
+        if isinstance(s, SeqStmt):
+            flat.extend(s.stmts)
+        elif s is not None:
+            flat.append(s)
+    if len(flat) == 1:
+        return flat[0]
+    return SeqStmt(tuple(flat))

@@ -1,0 +1,265 @@
+"""Types of IR values: scalar/vector PrimType, PointerType, VoidType and TensorType.
+
+Types are *values*: two PrimType("float32") compare equal with ``==`` and are interned,
+so comparing types is cheap everywhere (structural equality, typing rules, codegen).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+
+__all__ = [
+    "DTYPE_NAMES",
+    "PointerType",
+    "PrimType",
+    "TensorType",
+    "Type",
+    "VoidType",
+    "as_type",
+    "bool_",
+    "float16",
+    "float32",
+    "float64",
+    "handle",
+    "int32",
+    "int64",
+    "parse_dtype",
+    "prim",
+    "uint32",
+    "uint64",
+    "void",
+]
+
+# name -> (kind, bits). kind is one of: bool, int, uint, float, bfloat, float8
+_BASE: dict[str, tuple[str, int]] = {
+    "bool": ("bool", 1),
+    "int8": ("int", 8),
+    "int16": ("int", 16),
+    "int32": ("int", 32),
+    "int64": ("int", 64),
+    "uint8": ("uint", 8),
+    "uint16": ("uint", 16),
+    "uint32": ("uint", 32),
+    "uint64": ("uint", 64),
+    "float16": ("float", 16),
+    "float32": ("float", 32),
+    "float64": ("float", 64),
+    "bfloat16": ("bfloat", 16),
+    "float8_e4m3fn": ("float8", 8),
+    "float8_e5m2": ("float8", 8),
+}
+_ALIASES = {"float8_e4m3": "float8_e4m3fn", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
+DTYPE_NAMES: tuple[str, ...] = tuple(_BASE)
+_LANES_RE = re.compile(r"^([a-z0-9_]+?)x(\d+)$")
+
+
+class Type:
+    """Base of all IR types."""
+
+    __slots__ = ()
+
+    def script(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+@attrs.frozen(slots=True, repr=False)
+class PrimType(Type):
+    """A scalar or vector primitive type, e.g. ``float32`` or ``float16x8``."""
+
+    base: str
+    lanes: int = 1
+
+    def __attrs_post_init__(self) -> None:
+        if self.base not in _BASE:
+            raise ValueError(f"PrimType: unknown dtype {self.base!r}")
+        if not isinstance(self.lanes, int) or self.lanes < 1:
+            raise ValueError(f"PrimType: lanes must be a positive int, got {self.lanes!r}")
+
+    @property
+    def kind(self) -> str:
+        return _BASE[self.base][0]
+
+    @property
+    def bits(self) -> int:
+        return _BASE[self.base][1]
+
+    @property
+    def name(self) -> str:
+        return self.base if self.lanes == 1 else f"{self.base}x{self.lanes}"
+
+    @property
+    def element(self) -> PrimType:
+        return self if self.lanes == 1 else prim(self.base)
+
+    def with_lanes(self, lanes: int) -> PrimType:
+        return prim(self.base, lanes)
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in ("int", "uint")
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind in ("float", "bfloat", "float8")
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "bool"
+
+    @property
+    def bytes(self) -> int:
+        return max(1, self.bits // 8) * self.lanes
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"PrimType({self.name!r})"
+
+    def script(self) -> str:
+        return f"T.{self.name}"
+
+
+@attrs.frozen(slots=True, repr=False)
+class VoidType(Type):
+    """The type of nothing; ``T.Ptr(T.void)`` is an opaque handle."""
+
+    def __str__(self) -> str:
+        return "void"
+
+    def __repr__(self) -> str:
+        return "VoidType()"
+
+    def script(self) -> str:
+        return "T.void"
+
+
+@attrs.frozen(slots=True, repr=False)
+class PointerType(Type):
+    """A pointer to ``element`` living in storage ``scope`` (global, shared, shared.dyn, local...)."""
+
+    element: Type
+    scope: str = "global"
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.element, Type):
+            raise TypeError(f"PointerType.element must be a Type, got {type(self.element).__name__}")
+        if not isinstance(self.scope, str):
+            raise TypeError(f"PointerType.scope must be a str, got {type(self.scope).__name__}")
+
+    def __str__(self) -> str:
+        return f"{self.element}*" if self.scope == "global" else f"{self.element}*@{self.scope}"
+
+    def __repr__(self) -> str:
+        return f"PointerType({self.element!r}, {self.scope!r})"
+
+    def script(self) -> str:
+        if self.scope == "global":
+            return f"T.Ptr({self.element.script()})"
+        return f'T.Ptr({self.element.script()}, "{self.scope}")'
+
+
+@attrs.frozen(slots=True, repr=False)
+class TensorType(Type):
+    """The annotation type ``T.Tensor(shape, dtype, scope=..., strides=..., align=...)``.
+
+    It describes a buffer before a Buffer node (with its data pointer) exists; the
+    IRBuilder turns it into a Buffer when it is used as a parameter or allocation.
+    """
+
+    shape: tuple[Any, ...]
+    dtype: PrimType
+    scope: str = "global"
+    strides: tuple[Any, ...] = ()
+    align: int = 0
+    elem_offset: Any = None
+    data: Any = None
+
+    def __repr__(self) -> str:
+        return f"TensorType({self.shape!r}, {self.dtype!r}, scope={self.scope!r})"
+
+    def __str__(self) -> str:
+        return f"Tensor({self.shape}, {self.dtype}, {self.scope})"
+
+
+_PRIM_CACHE: dict[tuple[str, int], PrimType] = {}
+
+
+def prim(base: str, lanes: int = 1) -> PrimType:
+    """Interned PrimType constructor."""
+    key = (base, lanes)
+    t = _PRIM_CACHE.get(key)
+    if t is None:
+        t = _PRIM_CACHE[key] = PrimType(base, lanes)
+    return t
+
+
+void = VoidType()
+handle = PointerType(void, "global")
+bool_ = prim("bool")
+int32 = prim("int32")
+int64 = prim("int64")
+float16 = prim("float16")
+float32 = prim("float32")
+float64 = prim("float64")
+uint8 = prim("uint8")
+uint32 = prim("uint32")
+uint64 = prim("uint64")
+bfloat16 = prim("bfloat16")
+
+_STR_CACHE: dict[str, Type] = {}
+
+
+def parse_dtype(name: str) -> Type:
+    """Parse a dtype string ('float32', 'float16x4', 'handle', 'void')."""
+    t = _STR_CACHE.get(name)
+    if t is not None:
+        return t
+    if name == "handle":
+        t = handle
+    elif name == "void":
+        t = void
+    else:
+        base = _ALIASES.get(name, name)
+        if base in _BASE:
+            t = prim(base)
+        else:
+            m = _LANES_RE.match(name)
+            if m is None or _ALIASES.get(m.group(1), m.group(1)) not in _BASE:
+                raise ValueError(f"unknown dtype {name!r}")
+            t = prim(_ALIASES.get(m.group(1), m.group(1)), int(m.group(2)))
+    _STR_CACHE[name] = t
+    return t
+
+
+def as_type(x: Any, what: str = "dtype") -> Type:
+    """Coerce a dtype string, a Type, or a dtype-like object to a Type."""
+    if isinstance(x, Type):
+        return x
+    if isinstance(x, str):
+        try:
+            return parse_dtype(x)
+        except ValueError:
+            raise ValueError(f"{what}: unknown dtype {x!r}") from None
+    conv = getattr(x, "__tirx_type__", None)
+    if conv is not None:
+        return conv()
+    # numpy / torch dtypes
+    name = getattr(x, "name", None) or str(x)
+    name = name.replace("torch.", "")
+    alias = {"float": "float32", "half": "float16", "double": "float64", "int": "int32", "long": "int64"}
+    name = alias.get(name, name)
+    try:
+        return parse_dtype(name)
+    except ValueError:
+        raise TypeError(f"{what}: cannot interpret {x!r} as a dtype") from None
+
+
+def as_prim(x: Any, what: str = "dtype") -> PrimType:
+    t = as_type(x, what)
+    if not isinstance(t, PrimType):
+        raise TypeError(f"{what}: expected a primitive dtype, got {t}")
+    return t

@@ -1,0 +1,269 @@
+"""Visitor and Mutator over IR trees, and the ScopeStack for flat Bind scoping.
+
+Dispatch is by class name: define ``visit_Add(self, node)`` to handle Add. Unhandled
+nodes fall back to ``generic_visit`` which walks the structural fields. A Mutator
+returns the *same object* when nothing below it changed, so untouched subtrees stay
+shared.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from .buffer import Buffer
+from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, PrimExpr, Var
+from .function import BUFMAP, FUNCS, PARAMS, Function, Module
+from .node import Attrs, Node
+from .stmt import ATTRS, BUF_DEF, Stmt
+
+__all__ = ["Mutator", "ScopeStack", "Visitor", "collect_vars", "post_order"]
+
+T = TypeVar("T")
+
+
+class ScopeStack(Generic[T]):
+    """A stack of scopes. Bind scoping is flat: a Bind belongs to the innermost
+    enclosing scope (function, loop body, branch, device entry) and is visible to the
+    statements after it there. Passes push a scope per body and record what the scope
+    defined so it can be dropped when the body ends."""
+
+    def __init__(self, factory=dict):
+        self._factory = factory
+        self._stack: list[T] = [factory()]
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[T]:
+        self._stack.append(self._factory())
+        try:
+            yield self._stack[-1]
+        finally:
+            self._stack.pop()
+
+    @property
+    def current(self) -> T:
+        return self._stack[-1]
+
+    def __iter__(self) -> Iterator[T]:
+        """Innermost scope first."""
+        return reversed(self._stack)
+
+    def __len__(self) -> int:
+        return len(self._stack)
+
+    def lookup(self, key: Any, default: Any = None) -> Any:
+        for s in reversed(self._stack):
+            if key in s:
+                return s[key]
+        return default
+
+
+# Statement fields that open a new scope for flat Binds.
+SCOPED_BODIES = {"body", "then_case", "else_case"}
+
+
+class Visitor:
+    """Read-only traversal. Override ``visit_<Class>``; call ``generic_visit`` to recurse."""
+
+    def visit(self, node: Any) -> Any:
+        if node is None:
+            return None
+        meth = getattr(self, "visit_" + type(node).__name__, None)
+        if meth is not None:
+            return meth(node)
+        return self.generic_visit(node)
+
+    def visit_buffer(self, buf: Buffer) -> None:
+        """Called at each buffer definition (params, allocs, decls)."""
+        self.generic_visit(buf)
+
+    def visit_var_def(self, var: Var) -> None:
+        """Called where a var is defined (params, Bind, For, Let, buffer data)."""
+
+    def generic_visit(self, node: Any) -> None:
+        for name, kind in type(node)._sfields:
+            v = getattr(node, name)
+            if kind is NODE:
+                if v is not None:
+                    self.visit(v)
+            elif kind is SEQ:
+                for e in v:
+                    if isinstance(e, Node):
+                        self.visit(e)
+            elif kind is DEF:
+                self.visit_var_def(v)
+            elif kind is BUF_DEF:
+                self.visit_buffer(v)
+            elif kind is PARAMS:
+                for p in v:
+                    self.visit_var_def(p)
+            elif kind is BUFMAP:
+                for _, b in v:
+                    self.visit_buffer(b)
+            elif kind is FUNCS:
+                for f in v:
+                    self.visit(f)
+            elif kind is ATTRS:
+                _visit_attr_values(self, v)
+            elif kind is VALUE and isinstance(v, Node):
+                self.visit(v)
+
+
+def _visit_attr_values(vis: Visitor, a: Attrs) -> None:
+    for v in a.values():
+        if isinstance(v, Node):
+            vis.visit(v)
+
+
+class Mutator:
+    """Rebuilding traversal that preserves identity of unchanged subtrees.
+
+    Buffers are rebuilt at most once: every use of an old buffer maps to the same new
+    buffer (``self.buffer_map``), and likewise vars redefined by ``visit_var_def``.
+    """
+
+    def __init__(self) -> None:
+        self.buffer_map: dict[Buffer, Buffer] = {}
+        self.var_map: dict[Var, Var] = {}
+
+    def visit(self, node: Any) -> Any:
+        if node is None:
+            return None
+        meth = getattr(self, "visit_" + type(node).__name__, None)
+        if meth is not None:
+            return meth(node)
+        return self.generic_visit(node)
+
+    # -- hooks ------------------------------------------------------------------
+    def visit_Var(self, v: Var) -> PrimExpr:
+        return self.var_map.get(v, v)
+
+    def visit_var_def(self, v: Var) -> Var:
+        """Return the var to define instead of ``v`` (default: ``v``)."""
+        return self.var_map.get(v, v)
+
+    def visit_buffer(self, b: Buffer) -> Buffer:
+        nb = self.buffer_map.get(b)
+        if nb is not None:
+            return nb
+        nb = self.generic_visit(b)
+        if nb is not b:
+            self.buffer_map[b] = nb
+        return nb
+
+    def visit_buffer_use(self, b: Buffer) -> Buffer:
+        return self.buffer_map.get(b, b)
+
+    # -- generic ------------------------------------------------------------------
+    def generic_visit(self, node: Any) -> Any:
+        changes: dict[str, Any] = {}
+        for name, kind in type(node)._sfields:
+            v = getattr(node, name)
+            if kind is NODE:
+                if v is None:
+                    continue
+                nv = self.visit(v)
+            elif kind is SEQ:
+                nv = self._seq(v)
+            elif kind is DEF:
+                nv = self.visit_var_def(v)
+            elif kind is BUF_DEF:
+                nv = self.visit_buffer(v)
+            elif kind is BUF_USE:
+                nv = self.visit_buffer_use(v)
+            elif kind is PARAMS:
+                nv = self._seq_with(v, self.visit_var_def)
+            elif kind is BUFMAP:
+                new = [(self.visit_var_def(p), self.visit_buffer(b)) for p, b in v]
+                nv = v if all(p is q and b is c for (p, b), (q, c) in zip(v, new)) else tuple(new)
+            elif kind is FUNCS:
+                nv = self._seq_with(v, self.visit)
+            elif kind is ATTRS:
+                nv = self._attrs(v)
+            else:
+                continue
+            if nv is not v:
+                changes[name] = nv
+        if not changes:
+            return node
+        return attrs.evolve(node, **changes)
+
+    def _seq(self, v: tuple) -> tuple:
+        out = None
+        for i, e in enumerate(v):
+            ne = self.visit(e) if isinstance(e, Node) else e
+            if ne is not e and out is None:
+                out = list(v[:i])
+            if out is not None:
+                out.append(ne)
+        return v if out is None else tuple(out)
+
+    def _seq_with(self, v: tuple, fn) -> tuple:
+        new = [fn(e) for e in v]
+        return v if all(a is b for a, b in zip(v, new)) else tuple(new)
+
+    def _attrs(self, a: Attrs) -> Attrs:
+        changed = False
+        d = {}
+        for k, v in a.items():
+            nv = self.visit(v) if isinstance(v, Node) else v
+            changed |= nv is not v
+            d[k] = nv
+        return Attrs(d) if changed else a
+
+    # a statement-list helper for passes that splice statements
+    def visit_SeqStmt(self, s):
+        from .stmt import seq
+
+        new = [self.visit(x) for x in s.stmts]
+        if all(a is b for a, b in zip(s.stmts, new)):
+            return s
+        return seq(new) if new else s
+
+
+class _VarCollector(Visitor):
+    def __init__(self) -> None:
+        self.seen: dict[Var, None] = {}
+
+    def visit_Var(self, v: Var) -> None:
+        self.seen.setdefault(v, None)
+
+
+def collect_vars(node: Any) -> list[Var]:
+    """Vars used in ``node``, in order of first appearance (definitions excluded)."""
+    c = _VarCollector()
+    c.visit(node)
+    return list(c.seen)
+
+
+def post_order(node: Any) -> Iterator[Node]:
+    """All nodes below ``node`` (children before parents), iteratively."""
+    out: list[Node] = []
+    stack: list[tuple[Any, bool]] = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        if done:
+            out.append(n)
+            continue
+        stack.append((n, True))
+        for name, kind in type(n)._sfields:
+            v = getattr(n, name)
+            if kind is NODE and v is not None:
+                stack.append((v, False))
+            elif kind is SEQ:
+                stack.extend((e, False) for e in reversed(v) if isinstance(e, Node))
+            elif kind in (DEF,):
+                stack.append((v, False))
+            elif kind in (BUF_DEF,):
+                stack.append((v, False))
+            elif kind is FUNCS:
+                stack.extend((f, False) for f in reversed(v))
+            elif kind is BUFMAP:
+                stack.extend((b, False) for _, b in reversed(v))
+    return iter(out)
+
+
+_ = (Function, Module, Stmt)

@@ -1,0 +1,413 @@
+"""IRBuilder: the one place where script constructs become IR nodes.
+
+Both front ends (the Python-AST frontend in ``tirx.script`` and the text grammar in
+``tirx.grammar``) drive this builder, so what ``x = e``, ``for``, ``if``, ``with
+T.device_entry`` mean is written once. Frames collect statements; a span stack stamps
+every emitted statement with its source location; name scopes follow the frames.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from ..ir import (
+    AllocBuffer,
+    Assert,
+    AttrStmt,
+    Bind,
+    Break,
+    Buffer,
+    BufferStore,
+    Continue,
+    DeclBuffer,
+    DeviceEntry,
+    Evaluate,
+    For,
+    ForKind,
+    Function,
+    IfThenElse,
+    Module,
+    PointerType,
+    PrimExpr,
+    PrimType,
+    Return,
+    SeqStmt,
+    Stmt,
+    TensorType,
+    Type,
+    Var,
+    While,
+    convert,
+)
+from ..ir.node import EMPTY_ATTRS, Attrs
+from ..ir.stmt import LAUNCH_FIELDS_KEY, seq
+from ..ir.types import as_prim, as_type
+
+__all__ = ["IRBuilder", "launch_args"]
+
+_tls = threading.local()
+
+
+class _Frame:
+    __slots__ = ("kind", "names", "payload", "stmts")
+
+    def __init__(self, kind: str, payload: Any = None):
+        self.kind = kind
+        self.payload = payload
+        self.stmts: list[Stmt] = []
+        self.names: dict[str, Any] = {}
+
+
+def launch_args(grid: Any, block: Any, cluster: Any = None, dynamic_smem_bytes: Any = None) -> tuple[tuple, Attrs]:
+    """Normalize a launch configuration to DeviceEntry's (args, attrs), as TIRx prints it."""
+
+    def dims(v: Any, what: str) -> list:
+        if isinstance(v, (list, tuple)):
+            if not 1 <= len(v) <= 3:
+                raise ValueError(f"LaunchConfig.{what} takes 1 to 3 dimensions, got {len(v)}")
+            v = list(v)
+        else:
+            v = [v]
+        return [convert(x) for x in v] + [convert(1)] * (3 - len(v))
+
+    fields = ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]
+    args = dims(grid, "grid") + dims(block, "block")
+    if cluster is not None:
+        fields += ["cluster.x", "cluster.y", "cluster.z"]
+        args += dims(cluster, "cluster")
+    if dynamic_smem_bytes is not None:
+        fields.append("dynamic_smem_bytes")
+        args.append(convert(dynamic_smem_bytes))
+    for i, a in enumerate(args):
+        if not (isinstance(a.ty, PrimType) and a.ty.is_int):
+            raise TypeError(f"LaunchConfig: {fields[i]} must be an integer, got dtype {a.ty}")
+    return tuple(args), Attrs({"cuda.kernel_attrs": {}, LAUNCH_FIELDS_KEY: fields})
+
+
+class IRBuilder:
+    """Builds a Function or a Module through nested frames.
+
+    Use as a context manager to make it ``IRBuilder.current()`` (plain Python helpers
+    called from a kernel emit statements through it).
+    """
+
+    def __init__(self, source_name: str = "<script>"):
+        self.source_name = source_name
+        self.frames: list[_Frame] = []
+        self.spans: list[Any] = []
+        self.result: Function | Module | None = None
+        self.module_funcs: list[Function] | None = None
+
+    # -- current builder -----------------------------------------------------------
+    def __enter__(self) -> IRBuilder:
+        stack = getattr(_tls, "stack", None)
+        if stack is None:
+            stack = _tls.stack = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _tls.stack.pop()
+
+    @staticmethod
+    def current() -> IRBuilder:
+        stack = getattr(_tls, "stack", None)
+        if not stack:
+            raise RuntimeError("no IRBuilder is active: statements can only be emitted while a kernel is built")
+        return stack[-1]
+
+    @staticmethod
+    def is_active() -> bool:
+        return bool(getattr(_tls, "stack", None))
+
+    # -- spans ---------------------------------------------------------------------
+    @contextlib.contextmanager
+    def with_span(self, span: Any) -> Iterator[None]:
+        self.spans.append(span)
+        try:
+            yield
+        finally:
+            self.spans.pop()
+
+    @property
+    def span(self) -> Any:
+        return self.spans[-1] if self.spans else None
+
+    # -- names ---------------------------------------------------------------------
+    def define(self, name: str, value: Any) -> None:
+        self.frames[-1].names[name] = value
+
+    def lookup(self, name: str, default: Any = None) -> Any:
+        for f in reversed(self.frames):
+            if name in f.names:
+                return f.names[name]
+        return default
+
+    def lookup_local(self, name: str, default: Any = None) -> Any:
+        return self.frames[-1].names.get(name, default) if self.frames else default
+
+    def is_defined(self, name: str) -> bool:
+        return any(name in f.names for f in self.frames)
+
+    # -- frames --------------------------------------------------------------------
+    @property
+    def frame(self) -> _Frame:
+        if not self.frames:
+            raise RuntimeError("IRBuilder: no open function")
+        return self.frames[-1]
+
+    def emit(self, stmt: Stmt) -> Stmt:
+        if stmt.span is None and self.spans:
+            stmt = stmt.with_span(self.spans[-1])
+        self.frame.stmts.append(stmt)
+        return stmt
+
+    def _body(self, fr: _Frame) -> Stmt:
+        return seq(fr.stmts) if fr.stmts else SeqStmt(())
+
+    @contextlib.contextmanager
+    def _frame(self, kind: str, payload: Any = None) -> Iterator[_Frame]:
+        fr = _Frame(kind, payload)
+        self.frames.append(fr)
+        try:
+            yield fr
+        finally:
+            popped = self.frames.pop()
+            assert popped is fr
+
+    @contextlib.contextmanager
+    def module(self, name: str = "Module") -> Iterator[None]:
+        self.module_funcs = []
+        yield
+        self.result = Module(tuple(self.module_funcs), name=name)
+        self.module_funcs = None
+
+    @contextlib.contextmanager
+    def function(self, name: str, private: bool = False, attrs: Any = None) -> Iterator[_Frame]:
+        span = self.span
+        payload = {"params": [], "buffer_map": [], "ret_ty": None}
+        with self._frame("function", payload) as fr:
+            yield fr
+        f = Function(
+            name,
+            tuple(payload["params"]),
+            self._body(fr),
+            tuple(payload["buffer_map"]),
+            payload["ret_ty"],
+            attrs if attrs is not None else EMPTY_ATTRS,
+            private,
+            span=span,
+        )
+        if self.module_funcs is not None:
+            self.module_funcs.append(f)
+        else:
+            self.result = f
+
+    def _function_frame(self) -> _Frame:
+        for fr in reversed(self.frames):
+            if fr.kind == "function":
+                return fr
+        raise RuntimeError("IRBuilder: no open function")
+
+    def param(self, name: str, ty: Any) -> Var | Buffer:
+        """Add a parameter. A TensorType gives a pointer param and its Buffer (returned)."""
+        fr = self._function_frame()
+        if isinstance(ty, TensorType):
+            data = Var(name, PointerType(ty.dtype, ty.scope), span=self.span)
+            buf = self.make_buffer(name, ty, data)
+            fr.payload["params"].append(data)
+            fr.payload["buffer_map"].append((data, buf))
+            self.define(name, buf)
+            return buf
+        v = Var(name, as_type(ty, f"parameter {name}"), span=self.span)
+        fr.payload["params"].append(v)
+        self.define(name, v)
+        return v
+
+    def set_ret_type(self, ty: Any) -> None:
+        self._function_frame().payload["ret_ty"] = None if ty is None else as_type(ty, "return type")
+
+    def make_buffer(self, name: str, ty: TensorType, data: Var | None = None) -> Buffer:
+        dtype = as_prim(ty.dtype, f"tensor {name} dtype")
+        if data is None:
+            data = Var(name, PointerType(dtype, ty.scope), span=self.span)
+        off = ty.elem_offset
+        return Buffer(
+            name,
+            data,
+            dtype,
+            tuple(convert(s) for s in ty.shape),
+            tuple(convert(s) for s in ty.strides),
+            None if off is None else convert(off),
+            int(ty.align or 0),
+            span=self.span,
+        )
+
+    # -- statements ----------------------------------------------------------------
+    def bind(self, name: str, value: Any, ty: Any = None) -> Var:
+        value = convert(value)
+        t = value.ty if ty is None else as_type(ty, f"binding {name}")
+        if t != value.ty:
+            if isinstance(t, PrimType) and isinstance(value.ty, PrimType):
+                raise TypeError(f"binding {name}: value has dtype {value.ty}, annotation says {t}")
+            raise TypeError(f"binding {name}: value has type {value.ty}, annotation says {t}")
+        v = Var(name, t, span=self.span)
+        self.emit(Bind(v, value))
+        return v
+
+    def alloc(self, name: str, ty: TensorType, annotations: Any = None) -> Buffer:
+        buf = self.make_buffer(name, ty)
+        self.emit(AllocBuffer(buf, annotations if annotations is not None else EMPTY_ATTRS))
+        return buf
+
+    def decl(self, name: str, ty: TensorType, data: Any) -> Buffer:
+        if not isinstance(data, Var) or not isinstance(data.ty, PointerType):
+            raise TypeError(f"decl_buffer {name}: data= must be a pointer variable, got {data!r}")
+        buf = self.make_buffer(name, ty, data)
+        self.emit(DeclBuffer(buf))
+        return buf
+
+    def store(self, buf: Buffer, indices: tuple, value: Any) -> None:
+        if len(indices) != len(buf.shape):
+            raise IndexError(f"buffer {buf.name} has rank {len(buf.shape)}, got {len(indices)} indices")
+        value = convert(value, _Like(buf.dtype))
+        if value.ty != buf.dtype and isinstance(value.ty, PrimType) and value.ty.lanes == 1:
+            raise TypeError(f"store to {buf.name}: value dtype {value.ty} differs from buffer dtype {buf.dtype}")
+        self.emit(BufferStore(buf, value, tuple(convert(i) for i in indices)))
+
+    def evaluate(self, value: Any) -> None:
+        self.emit(Evaluate(convert(value)))
+
+    def break_(self) -> None:
+        self.emit(Break())
+
+    def continue_(self) -> None:
+        self.emit(Continue())
+
+    def return_(self, value: Any = None) -> None:
+        self.emit(Return(None if value is None else convert(value)))
+
+    def assert_(self, cond: Any, kind: str = "RuntimeError", message: Any = ()) -> None:
+        if isinstance(message, str):
+            message = (message,)
+        self.emit(Assert(convert(cond), kind, tuple(message)))
+
+    # -- scoped statements ---------------------------------------------------------
+    @contextlib.contextmanager
+    def for_(
+        self,
+        var: str | Var,
+        start: Any,
+        extent: Any,
+        kind: ForKind = ForKind.SERIAL,
+        step: Any = None,
+        annotations: Any = None,
+        thread: str | None = None,
+        dtype: Any = None,
+    ) -> Iterator[Var]:
+        span = self.span
+        start = convert(start)
+        extent = convert(extent)
+        if dtype is None:
+            dtype = start.ty if start.ty == extent.ty else _wider(start.ty, extent.ty)
+        dtype = as_type(dtype)
+        if start.ty != dtype:
+            start = _cast_int(start, dtype)
+        if extent.ty != dtype:
+            extent = _cast_int(extent, dtype)
+        if step is not None:
+            step = convert(step, start)
+        v = var if isinstance(var, Var) else Var(var, dtype, span=span)
+        with self._frame("for") as fr:
+            yield v
+        self.emit(
+            For(v, start, extent, kind, self._body(fr), step, thread, annotations or EMPTY_ATTRS, span=span)
+        )
+
+    @contextlib.contextmanager
+    def while_(self, cond: Any) -> Iterator[None]:
+        span = self.span
+        cond = convert(cond)
+        with self._frame("while") as fr:
+            yield
+        self.emit(While(cond, self._body(fr), span=span))
+
+    @contextlib.contextmanager
+    def if_(self, cond: Any) -> Iterator[None]:
+        span = self.span
+        cond = convert(cond)
+        with self._frame("if") as fr:
+            yield
+        self.emit(IfThenElse(cond, self._body(fr), None, span=span))
+
+    @contextlib.contextmanager
+    def else_(self) -> Iterator[None]:
+        parent = self.frame
+        if not parent.stmts or not isinstance(parent.stmts[-1], IfThenElse) or parent.stmts[-1].else_case:
+            raise RuntimeError("IRBuilder: else_ without a preceding if_")
+        with self._frame("else") as fr:
+            yield
+        last = parent.stmts[-1]
+        parent.stmts[-1] = last.replace(else_case=self._body(fr))
+
+    @contextlib.contextmanager
+    def device_entry(self, args: tuple, attrs: Any) -> Iterator[None]:
+        span = self.span
+        with self._frame("device_entry") as fr:
+            yield
+        self.emit(DeviceEntry(tuple(args), attrs, self._body(fr), span=span))
+
+    @contextlib.contextmanager
+    def attr(self, key: str, value: Any) -> Iterator[None]:
+        span = self.span
+        with self._frame("attr") as fr:
+            yield
+        self.emit(AttrStmt(key, convert(value), self._body(fr), span=span))
+
+    @contextlib.contextmanager
+    def block(self) -> Iterator[_Frame]:
+        """A detached frame: statements emitted inside are returned, not emitted."""
+        with self._frame("block") as fr:
+            yield fr
+
+    def in_device(self) -> bool:
+        return any(f.kind == "device_entry" for f in self.frames)
+
+    def in_loop(self) -> bool:
+        for f in reversed(self.frames):
+            if f.kind in ("for", "while"):
+                return True
+            if f.kind in ("function", "device_entry"):
+                return False
+        return False
+
+    def get(self) -> Function | Module:
+        if self.result is None:
+            raise RuntimeError("IRBuilder: nothing was built")
+        return self.result
+
+
+class _Like:
+    """A dtype carrier so literals converted for a store take the buffer dtype."""
+
+    __slots__ = ("ty",)
+
+    def __init__(self, ty: Type):
+        self.ty = ty
+
+
+def _wider(a: Type, b: Type) -> Type:
+    if isinstance(a, PrimType) and isinstance(b, PrimType) and a.is_int and b.is_int:
+        return a if a.bits >= b.bits else b
+    raise TypeError(f"loop bounds must be integers of one dtype, got {a} and {b}")
+
+
+def _cast_int(e: PrimExpr, t: Type) -> PrimExpr:
+    from ..ir import Cast, IntImm
+
+    if isinstance(e, IntImm):
+        return IntImm(e.value, t, span=e.span)
+    return Cast(t, e)

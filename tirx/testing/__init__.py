@@ -1,0 +1,1 @@
+"""tirx.testing."""
