@@ -1,0 +1,13 @@
+"""IR -> TVMScript text (``tirx.dumps``, ``tirx.save``, ``Node.script()``).
+
+The output follows ``docs/text_format.md``: the form TIRx 0.1.0a4 prints, extended for
+nodes TIRx's sample does not show. Printing is deterministic, never raises on well-typed
+IR, and marks ill-formed IR (a variable or buffer used where it is not defined) with a
+trailing ``# tirx: ...`` comment instead of failing.
+"""
+
+from __future__ import annotations
+
+from ._printer import HEADER, Printer, dumps, save
+
+__all__ = ["HEADER", "Printer", "dumps", "save"]

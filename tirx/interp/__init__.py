@@ -1,1 +1,26 @@
-"""tirx.interp."""
+"""tirx.interp — the CPU interpreter.
+
+``tirx.interp.compile(f, **options)`` (and ``tirx.compile(f, target="interp")``) returns a
+kernel called like the CUDA one with numpy arrays or CPU torch tensors. It runs the full
+grid of blocks and threads vectorized with numpy (one lane per thread, masks for divergent
+control flow), models shared/local memory, barriers, warp shuffles and atomics, rounds
+float16/bfloat16 as the GPU does, and reports what a GPU hides: out-of-bounds accesses
+(``OutOfBoundsError``), shared-memory races and uninitialized shared reads (``RaceError``),
+divergent barriers (``BarrierError``). See docs/interp.md.
+"""
+
+from __future__ import annotations
+
+from . import ops as _ops  # noqa: F401 - registers the op handlers
+from .errors import BarrierError, InterpError, OutOfBoundsError, RaceError
+from .kernel import Kernel, ModuleKernel, compile
+
+__all__ = [
+    "BarrierError",
+    "InterpError",
+    "Kernel",
+    "ModuleKernel",
+    "OutOfBoundsError",
+    "RaceError",
+    "compile",
+]

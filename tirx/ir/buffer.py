@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 
-from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp, Var, convert
+from .expr import DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp, Var, convert
 from .node import Node
 from .types import PointerType, PrimType, as_prim
 
@@ -62,6 +62,11 @@ class Buffer(Node):
             raise TypeError(f"Buffer.strides has {len(self.strides)} entries for a rank-{len(self.shape)} shape")
         if isinstance(self.elem_offset, int):
             object.__setattr__(self, "elem_offset", convert(self.elem_offset))
+        eo = self.elem_offset
+        if eo is not None and not (isinstance(eo, PrimExpr) and isinstance(eo.ty, PrimType) and eo.ty.is_int):
+            raise TypeError(f"Buffer.elem_offset must be an integer expression or None, got {eo!r}")
+        if type(self.align) is not int or self.align < 0:
+            raise TypeError(f"Buffer.align must be a non-negative int, got {self.align!r}")
 
     @property
     def scope(self) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from .node import Node
-from .types import PointerType, PrimType, Type, as_type, bool_, float32, handle, int32, int64, prim
+from .types import PrimType, Type, as_type, bool_, float32, handle, int32, int64, prim
 
 __all__ = [
     "EQ",
@@ -211,6 +211,9 @@ class IntImm(PrimExpr):
             else:
                 raise TypeError(f"IntImm.value must be an int, got {type(self.value).__name__}")
         t = self.ty
+        if not isinstance(t, Type):
+            t = as_type(t, "IntImm.ty")
+            object.__setattr__(self, "ty", t)
         if not isinstance(t, PrimType) or not (t.is_int or t.is_bool):
             raise TypeError(f"IntImm.ty must be an integer or bool dtype, got {t}")
         if t.is_bool:
@@ -237,6 +240,8 @@ class FloatImm(PrimExpr):
                 object.__setattr__(self, "value", float(self.value))
             else:
                 raise TypeError(f"FloatImm.value must be a float, got {type(self.value).__name__}")
+        if not isinstance(self.ty, Type):
+            object.__setattr__(self, "ty", as_type(self.ty, "FloatImm.ty"))
         if not isinstance(self.ty, PrimType) or not self.ty.is_float:
             raise TypeError(f"FloatImm.ty must be a float dtype, got {self.ty}")
 
@@ -282,13 +287,25 @@ def _arith_post(self):
     _check_bin(self)
     if self.ty is None:
         object.__setattr__(self, "ty", self.a.ty)
+    elif self.ty != self.a.ty:
+        raise TypeError(f"{type(self).__name__}.ty {self.ty} differs from the operand dtype {self.a.ty}")
+
+
+def _bitwise_post(self):
+    _arith_post(self)
+    t = self.a.ty
+    if not (isinstance(t, PrimType) and (t.is_int or t.is_bool)):
+        raise TypeError(f"{type(self).__name__}: operands must be integers, got dtype {t}")
 
 
 def _cmp_post(self):
     _check_bin(self)
+    t = self.a.ty
+    want = bool_ if not isinstance(t, PrimType) or t.lanes == 1 else prim("bool", t.lanes)
     if self.ty is None:
-        t = self.a.ty
-        object.__setattr__(self, "ty", bool_ if not isinstance(t, PrimType) else prim("bool", t.lanes))
+        object.__setattr__(self, "ty", want)
+    elif self.ty != want:
+        raise TypeError(f"{type(self).__name__}.ty must be {want}, got {self.ty}")
 
 
 def _logic_post(self):
@@ -320,11 +337,11 @@ FloorDiv = _defbin("FloorDiv", "//", _arith_post, "floor division")
 FloorMod = _defbin("FloorMod", "%", _arith_post, "floor modulo (Python's %)")
 Min = _defbin("Min", "min", _arith_post, "min(a, b)")
 Max = _defbin("Max", "max", _arith_post, "max(a, b)")
-BitAnd = _defbin("BitAnd", "&", _arith_post, "a & b")
-BitOr = _defbin("BitOr", "|", _arith_post, "a | b")
-BitXor = _defbin("BitXor", "^", _arith_post, "a ^ b")
-Shl = _defbin("Shl", "<<", _arith_post, "a << b")
-Shr = _defbin("Shr", ">>", _arith_post, "a >> b (arithmetic for signed)")
+BitAnd = _defbin("BitAnd", "&", _bitwise_post, "a & b")
+BitOr = _defbin("BitOr", "|", _bitwise_post, "a | b")
+BitXor = _defbin("BitXor", "^", _bitwise_post, "a ^ b")
+Shl = _defbin("Shl", "<<", _bitwise_post, "a << b")
+Shr = _defbin("Shr", ">>", _bitwise_post, "a >> b (arithmetic for signed)")
 EQ = _defbin("EQ", "==", _cmp_post, "a == b")
 NE = _defbin("NE", "!=", _cmp_post, "a != b")
 LT = _defbin("LT", "<", _cmp_post, "a < b")
@@ -351,8 +368,11 @@ class Not(PrimExpr):
             raise TypeError(f"Not.a must be a PrimExpr, got {type(self.a).__name__}")
         if not (isinstance(self.a.ty, PrimType) and self.a.ty.is_bool):
             raise TypeError(f"Not: operand must be bool, got {self.a.ty}")
+        want = self.a.ty
         if self.ty is None:
-            object.__setattr__(self, "ty", self.a.ty)
+            object.__setattr__(self, "ty", want)
+        elif self.ty != want:
+            raise TypeError(f"Not.ty {self.ty} differs from the derived dtype {want}")
 
 
 @_frozen
@@ -364,8 +384,14 @@ class BitNot(PrimExpr):
     def __attrs_post_init__(self):
         if not isinstance(self.a, PrimExpr):
             raise TypeError(f"BitNot.a must be a PrimExpr, got {type(self.a).__name__}")
+        t = self.a.ty
+        if not (isinstance(t, PrimType) and (t.is_int or t.is_bool)):
+            raise TypeError(f"BitNot.a must be an integer expression, got dtype {t}")
+        want = self.a.ty
         if self.ty is None:
-            object.__setattr__(self, "ty", self.a.ty)
+            object.__setattr__(self, "ty", want)
+        elif self.ty != want:
+            raise TypeError(f"BitNot.ty {self.ty} differs from the derived dtype {want}")
 
 
 @_frozen
@@ -382,12 +408,18 @@ class Select(PrimExpr):
         for f in ("cond", "true_value", "false_value"):
             if not isinstance(getattr(self, f), PrimExpr):
                 raise TypeError(f"Select.{f} must be a PrimExpr, got {type(getattr(self, f)).__name__}")
+        ct = self.cond.ty
+        if not (isinstance(ct, PrimType) and ct.is_bool):
+            raise TypeError(f"Select.cond must be a bool expression, got dtype {ct}")
         if self.true_value.ty != self.false_value.ty:
             raise TypeError(
                 f"Select: arm dtypes differ: {self.true_value.ty} vs {self.false_value.ty}"
             )
+        want = self.true_value.ty
         if self.ty is None:
-            object.__setattr__(self, "ty", self.true_value.ty)
+            object.__setattr__(self, "ty", want)
+        elif self.ty != want:
+            raise TypeError(f"Select.ty {self.ty} differs from the derived dtype {want}")
 
 
 @_frozen
@@ -411,6 +443,12 @@ class GlobalVar(PrimExpr):
     ty: Type = attrs.field(default=handle)
     _sfields = (("name", VALUE),)
 
+    def __attrs_post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"GlobalVar.name must be a str, got {type(self.name).__name__}")
+        if not isinstance(self.ty, Type):
+            object.__setattr__(self, "ty", as_type(self.ty, "GlobalVar.ty"))
+
 
 @_frozen
 class Call(PrimExpr):
@@ -422,8 +460,7 @@ class Call(PrimExpr):
     _sfields = (("ty", VALUE), ("op", VALUE), ("args", SEQ))
 
     def __attrs_post_init__(self):
-        from .op import Op
-
+        Op = _lazy("Op")
         if not isinstance(self.op, (Op, GlobalVar)):
             raise TypeError(f"Call.op must be an Op or GlobalVar, got {type(self.op).__name__}")
         if type(self.args) is not tuple:
@@ -443,8 +480,7 @@ class BufferLoad(PrimExpr):
     _sfields = (("buffer", BUF_USE), ("indices", SEQ))
 
     def __attrs_post_init__(self):
-        from .buffer import Buffer
-
+        Buffer = _lazy("Buffer")
         if not isinstance(self.buffer, Buffer):
             raise TypeError(f"BufferLoad.buffer must be a Buffer, got {type(self.buffer).__name__}")
         if type(self.indices) is not tuple:
@@ -455,9 +491,12 @@ class BufferLoad(PrimExpr):
                 raise TypeError(f"BufferLoad.indices[{i}] must be a PrimExpr, got {type(x).__name__}")
             if isinstance(x.ty, PrimType) and x.ty.lanes > 1:
                 lanes = x.ty.lanes
+        d = self.buffer.dtype
+        want = d if lanes == 1 else d.with_lanes(d.lanes * lanes)
         if self.ty is None:
-            d = self.buffer.dtype
-            object.__setattr__(self, "ty", d if lanes == 1 else d.with_lanes(d.lanes * lanes))
+            object.__setattr__(self, "ty", want)
+        elif self.ty != want:
+            raise TypeError(f"BufferLoad.ty {self.ty} differs from the derived dtype {want}")
 
 
 @_frozen
@@ -473,10 +512,15 @@ class Ramp(PrimExpr):
             raise TypeError("Ramp.base and Ramp.stride must be PrimExpr")
         if self.base.ty != self.stride.ty:
             raise TypeError(f"Ramp: base and stride dtypes differ: {self.base.ty} vs {self.stride.ty}")
+        if not (isinstance(self.base.ty, PrimType) and self.base.ty.lanes == 1):
+            raise TypeError(f"Ramp.base must be a scalar expression, got dtype {self.base.ty}")
         if not isinstance(self.lanes, int) or self.lanes < 2:
             raise TypeError(f"Ramp.lanes must be an int >= 2, got {self.lanes!r}")
+        want = self.base.ty.with_lanes(self.lanes)
         if self.ty is None:
-            object.__setattr__(self, "ty", self.base.ty.with_lanes(self.lanes))
+            object.__setattr__(self, "ty", want)
+        elif self.ty != want:
+            raise TypeError(f"Ramp.ty {self.ty} differs from the derived dtype {want}")
 
 
 @_frozen
@@ -491,8 +535,13 @@ class Broadcast(PrimExpr):
             raise TypeError(f"Broadcast.value must be a PrimExpr, got {type(self.value).__name__}")
         if not isinstance(self.lanes, int) or self.lanes < 2:
             raise TypeError(f"Broadcast.lanes must be an int >= 2, got {self.lanes!r}")
+        if not (isinstance(self.value.ty, PrimType) and self.value.ty.lanes == 1):
+            raise TypeError(f"Broadcast.value must be a scalar expression, got dtype {self.value.ty}")
+        want = self.value.ty.with_lanes(self.lanes)
         if self.ty is None:
-            object.__setattr__(self, "ty", self.value.ty.with_lanes(self.lanes))
+            object.__setattr__(self, "ty", want)
+        elif self.ty != want:
+            raise TypeError(f"Broadcast.ty {self.ty} differs from the derived dtype {want}")
 
 
 @_frozen
@@ -512,11 +561,29 @@ class Let(PrimExpr):
             raise TypeError("Let.value and Let.body must be PrimExpr")
         if self.var.ty != self.value.ty:
             raise TypeError(f"Let: var dtype {self.var.ty} differs from value dtype {self.value.ty}")
+        want = self.body.ty
         if self.ty is None:
-            object.__setattr__(self, "ty", self.body.ty)
+            object.__setattr__(self, "ty", want)
+        elif self.ty != want:
+            raise TypeError(f"Let.ty {self.ty} differs from the derived dtype {want}")
 
 
 # ------------------------------------------------------------------- helpers
+_LAZY: dict[str, type] = {}
+
+
+def _lazy(name: str) -> type:
+    """Op / Buffer, imported once (they import this module)."""
+    c = _LAZY.get(name)
+    if c is None:
+        from .buffer import Buffer
+        from .op import Op
+
+        _LAZY.update(Op=Op, Buffer=Buffer)
+        c = _LAZY[name]
+    return c
+
+
 def int_range(t: PrimType) -> tuple[int, int]:
     b = t.bits
     if t.kind == "uint":
@@ -544,7 +611,7 @@ def const(value: Any, dtype: Any = None, span: Any = None) -> PrimExpr:
             raise TypeError(f"cannot make a {t} constant from {value!r}")
         c = FloatImm(float(value), el, span=span)
     elif el.is_bool:
-        if not isinstance(value, (bool, int)) or isinstance(value, int) and value not in (0, 1):
+        if not isinstance(value, (bool, int)) or (isinstance(value, int) and value not in (0, 1)):
             raise TypeError(f"cannot make a bool constant from {value!r}")
         c = IntImm(int(value), el, span=span)
     else:

@@ -11,7 +11,7 @@ from .buffer import Buffer
 from .expr import DEF, NODE, VALUE, Var
 from .node import EMPTY_ATTRS, Attrs, Node, as_attrs
 from .stmt import ATTRS, Stmt
-from .types import Type
+from .types import Type, as_type
 
 __all__ = ["Function", "Module"]
 
@@ -67,6 +67,10 @@ class Function(Node):
         object.__setattr__(self, "buffer_map", bm)
         if not isinstance(self.attrs, Attrs):
             object.__setattr__(self, "attrs", as_attrs(self.attrs, "Function.attrs"))
+        if self.ret_ty is not None and not isinstance(self.ret_ty, Type):
+            object.__setattr__(self, "ret_ty", as_type(self.ret_ty, "Function.ret_ty"))
+        if not isinstance(self.private, bool):
+            raise TypeError(f"Function.private must be a bool, got {type(self.private).__name__}")
 
     def buffer_of(self, param: Var) -> Buffer | None:
         for v, b in self.buffer_map:

@@ -20,6 +20,9 @@ class Node:
     """
 
     span: Any = attrs.field(default=None, kw_only=True, repr=False)
+    # spare slot: structural_hash caches (hash, hash with map_free_vars) of this root here.
+    # Not an init argument, so evolve()/replace() give a fresh node with an empty cache.
+    _shash: Any = attrs.field(default=None, init=False, repr=False)
 
     # structural field spec, filled per class: tuple of (field name, kind)
     _sfields = ()

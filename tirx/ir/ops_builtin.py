@@ -114,3 +114,82 @@ declare(
 declare("ptx.cvta_to_shared", "p", uint32, device_only=True, doc="32-bit shared-window address of a pointer")
 
 _ = (PrimType, bool_)
+
+
+# ---------------------------------------------------------------- typed PTX (template-driven)
+# Each op below is one declaration: ``extra["ptx"]`` is an inline-PTX template in the
+# language of ``T.ptx.asm`` ({i} operand, {i:smem} shared address, {i:imm} literal,
+# {out} result; see tirx/codegen/ops_cuda.py). Backends need no per-op code.
+def _ptx(name: str, args: str, result, template: str, doc: str, pure: bool = False):
+    declare(name, args, result, pure=pure, device_only=True, doc=doc, extra={"ptx": template})
+
+
+_ptx("ptx.mbarrier_init", "p i", void, "mbarrier.init.shared::cta.b64 [{0:smem}], {1};", "init an mbarrier with an arrival count")
+_ptx("ptx.mbarrier_arrive", "p", uint64, "mbarrier.arrive.shared::cta.b64 {out}, [{0:smem}];", "arrive; returns the state")
+_ptx(
+    "ptx.mbarrier_arrive_expect_tx", "p i", uint64,
+    "mbarrier.arrive.expect_tx.shared::cta.b64 {out}, [{0:smem}], {1};", "arrive and expect tx bytes",
+)  # fmt: skip
+_ptx("ptx.mbarrier_expect_tx", "p i", void, "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{0:smem}], {1};", "expect tx bytes")
+_ptx(
+    "ptx.mbarrier_try_wait_parity", "p i", bool_,
+    "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{0:smem}], {1}; selp.u32 {out}, 1, 0, p; }}",
+    "try to wait for the phase with the given parity; true when it completed",
+)  # fmt: skip
+_ptx("ptx.fence_proxy_async", "", void, "fence.proxy.async.shared::cta;", "order generic-proxy smem writes before async-proxy reads")
+_ptx("ptx.fence_mbarrier_init", "", void, "fence.mbarrier_init.release.cluster;", "make mbarrier inits visible to the cluster")
+_ptx("ptx.wgmma_fence", "", void, "wgmma.fence.sync.aligned;", "wgmma.fence")
+_ptx("ptx.wgmma_commit_group", "", void, "wgmma.commit_group.sync.aligned;", "wgmma.commit_group")
+_ptx("ptx.wgmma_wait_group", "n", void, "wgmma.wait_group.sync.aligned {0:imm};", "wgmma.wait_group N")
+_ptx("ptx.setmaxnreg_inc", "n", void, "setmaxnreg.inc.sync.aligned.u32 {0:imm};", "raise the warpgroup's register cap")
+_ptx("ptx.setmaxnreg_dec", "n", void, "setmaxnreg.dec.sync.aligned.u32 {0:imm};", "lower the warpgroup's register cap")
+_ptx(
+    "ptx.elect_sync", "", bool_, "{{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 {out}, 1, 0, p; }}",
+    "true in exactly one lane of the warp",
+)  # fmt: skip
+
+# ---------------------------------------------------------------- Hopper: TMA and wgmma (issue 8)
+# Template ops (no handler code): TMA copies address shared memory by 32-bit shared-window
+# addresses (``T.ptx.cvta_to_shared``), so kernels can align their tiles at run time.
+_ptx(
+    "ptx.tma_load_2d", "i p i i p", void,
+    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+    "[{0}], [{1}, {{{2}, {3}}}], [{4:smem}];",
+    "TMA tile load: smem addr (u32), tensor map (generic address), inner coord, outer coord, mbarrier",
+)  # fmt: skip
+_ptx(
+    "ptx.tma_load_2d_multicast", "i p i i p i", void,
+    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+    "[{0}], [{1}, {{{2}, {3}}}], [{4:smem}], {5};",
+    "TMA tile load multicast to the cluster's CTAs in the u16 mask (same smem offsets and mbarrier in each)",
+)  # fmt: skip
+_ptx(
+    "ptx.tma_load_3d", "i p i i i p", void,
+    "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+    "[{0}], [{1}, {{{2}, {3}, {4}}}], [{5:smem}];",
+    "TMA 3-d tile load: smem addr (u32), tensor map, coords (innermost first), mbarrier",
+)  # fmt: skip
+_ptx(
+    "ptx.tma_store_2d", "p i i i", void,
+    "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [{0}, {{{1}, {2}}}], [{3}];",
+    "TMA tile store: tensor map, inner coord, outer coord, smem addr (u32); completes a bulk group",
+)  # fmt: skip
+_ptx("ptx.tma_store_commit", "", void, "cp.async.bulk.commit_group;", "commit the TMA stores issued so far")
+_ptx("ptx.tma_store_wait", "n", void, "cp.async.bulk.wait_group.read {0:imm};", "wait until N store groups remain")
+_ptx("ptx.prefetch_tensormap", "p", void, "prefetch.tensormap [{0}];", "prefetch a TMA descriptor")
+_ptx(
+    "ptx.mbarrier_try_wait_parity_u32", "i i", bool_,
+    "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{0}], {1}; selp.u32 {out}, 1, 0, p; }}",
+    "try_wait.parity on an mbarrier given by its 32-bit shared address",
+)  # fmt: skip
+_ptx(
+    "ptx.mbarrier_arrive_cluster", "i i", void,
+    "{{ .reg .b32 a; mapa.shared::cluster.u32 a, {0}, {1}; "
+    "mbarrier.arrive.shared::cluster.b64 _, [a]; }}",
+    "arrive on the mbarrier at the same shared address (u32) in CTA `rank` of the cluster",
+)  # fmt: skip
+declare(
+    "ptx.wgmma_mma_async", "s s p i i i", void, pure=False, device_only=True,
+    doc="wgmma.mma_async (shape e.g. 'm64n256k16', input dtype 'f16'|'bf16', &acc[0] of a local float32 "
+    "accumulator array, smem descriptor A, smem descriptor B, scale-d 0/1); fp32 accumulate",
+)  # fmt: skip

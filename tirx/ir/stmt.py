@@ -175,8 +175,15 @@ class For(Stmt):
             _need_int_expr("For", f, getattr(self, f))
         if self.step is not None:
             _need_int_expr("For", "step", self.step)
+            if self.step.ty != self.var.ty:
+                raise TypeError(f"For.step dtype {self.step.ty} differs from For.var dtype {self.var.ty}")
         if not isinstance(self.kind, ForKind):
-            object.__setattr__(self, "kind", ForKind(self.kind))
+            try:
+                object.__setattr__(self, "kind", ForKind(self.kind))
+            except ValueError:
+                raise TypeError(f"For.kind must be a ForKind, got {self.kind!r}") from None
+        if self.thread is not None and not isinstance(self.thread, str):
+            raise TypeError(f"For.thread must be a str or None, got {type(self.thread).__name__}")
         _need_stmt("For", "body", self.body)
         if self.var.ty != self.start.ty or self.var.ty != self.extent.ty:
             raise TypeError(
@@ -242,6 +249,10 @@ class Assert(Stmt):
 
     def __attrs_post_init__(self):
         _need_bool("Assert", "cond", self.cond)
+        if not isinstance(self.kind, str):
+            raise TypeError(f"Assert.kind must be a str, got {type(self.kind).__name__}")
+        if isinstance(self.message, str):
+            raise TypeError("Assert.message must be a sequence of str, got a single str")
         if type(self.message) is not tuple:
             object.__setattr__(self, "message", tuple(self.message))
         if not all(isinstance(m, str) for m in self.message):

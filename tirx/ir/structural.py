@@ -4,8 +4,20 @@ Bound variables (params, Bind/Let/For vars, buffer data vars, dynamic shape vars
 buffers compare up to a consistent renaming; free variables by identity unless
 ``map_free_vars``. Names never matter except a public function's symbol; spans never
 matter; attribute key order and Module function order never matter; float constants
-compare exactly with NaN equal to NaN. The hash is deterministic across processes
-(strings are hashed with blake2b, never Python's randomized ``hash(str)``).
+compare exactly with NaN equal to NaN (and ``-0.0`` differs from ``0.0``).
+
+The hash is deterministic across processes: strings are hashed with blake2b (cached),
+never with Python's randomized ``hash(str)``; everything else is combined with CPython's
+tuple hash over ints, which has no per-process seed.
+
+Speed: for every node class the comparer and the hasher are *generated code*: one
+specialised function per class, written from the class's ``_sfields`` once (the first
+time it is needed) and closed over per-call state (variable maps) held in a small pool,
+so a traversal step is a dict lookup on ``type(node)`` plus a direct call, with no
+generic field loop. ``structural_hash`` caches its result in the root node's spare
+``_shash`` slot (a second hash of the same root is O(1)), and ``structural_equal(x, x)``
+is O(1). ``assert_structural_equal`` re-runs a slower, path-tracking comparer
+(``_Equal``) only when the fast one found a mismatch.
 """
 
 from __future__ import annotations
@@ -16,8 +28,8 @@ import sys
 from typing import Any
 
 from .buffer import Buffer
-from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, PrimExpr, Var
-from .function import BUFMAP, FUNCS, PARAMS, Function, Module
+from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, FloatImm, IntImm, PrimExpr, StringImm, Var
+from .function import BUFMAP, FUNCS, PARAMS, Function
 from .node import Attrs, Node
 from .op import Op
 from .stmt import ATTRS, BUF_DEF
@@ -32,17 +44,715 @@ _RECURSION = 20000
 class _Recursion:
     """Raise the recursion limit for deep (but legal) IR trees."""
 
+    __slots__ = ("old",)
+
     def __enter__(self):
         self.old = sys.getrecursionlimit()
         if self.old < _RECURSION:
             sys.setrecursionlimit(_RECURSION)
 
     def __exit__(self, *exc):
-        sys.setrecursionlimit(self.old)
+        if self.old < _RECURSION:
+            sys.setrecursionlimit(self.old)
 
 
-# ------------------------------------------------------------------------ equality
+def _deep(fn, *args):
+    """Run ``fn(*args)``; a tree too deep even for the raised limit is a ValueError."""
+    old = sys.getrecursionlimit()
+    if old < _RECURSION:
+        sys.setrecursionlimit(_RECURSION)
+    try:
+        return fn(*args)
+    except RecursionError:
+        raise ValueError(f"IR tree nested deeper than {_RECURSION} levels") from None
+    finally:
+        if old < _RECURSION:
+            sys.setrecursionlimit(old)
+
+
+# ------------------------------------------------------------------------ string / value hashing
+_STR_H: dict[str, int] = {}
+
+
+def _hs(s: str) -> int:
+    """Deterministic 63-bit hash of a string (blake2b, cached)."""
+    h = _STR_H.get(s)
+    if h is None:
+        h = int.from_bytes(
+            hashlib.blake2b(s.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
+        )
+        h &= (1 << 63) - 1
+        if len(_STR_H) < 1 << 16:
+            _STR_H[s] = h
+    return h
+
+
+_NAN_H = 0x4E614E
+_NEG1_H = 0x6E656731
+_NONE_H = 0x9
+_CLS_H: dict[type, int] = {}
+
+
+def _cls_h(cls: type) -> int:
+    h = _CLS_H.get(cls)
+    if h is None:
+        h = _CLS_H[cls] = _hs("cls:" + cls.__name__)
+    return h
+
+
+def _hfloat(v: float) -> int:
+    # hash(float) is value-based and unseeded; NaN's hash is per-object, so pin it, and
+    # tell -0.0 from 0.0 (they compare unequal structurally)
+    if v != v:
+        return _NAN_H
+    if v == 0.0:
+        return 0x2E30 if math.copysign(1.0, v) > 0 else 0x2D30
+    return hash(v)
+
+
+def _hint(v: int) -> int:
+    # hash(-1) == hash(-2) in CPython; keep the two constants apart
+    return v if v != -1 else _NEG1_H
+
+
+def _float_eq(x: float, y: float) -> bool:
+    if x == y:
+        return x != 0.0 or math.copysign(1.0, x) == math.copysign(1.0, y)
+    return x != x and y != y
+
+
+# ------------------------------------------------------------------------ code generation
+def _concrete_node_classes() -> list[type]:
+    out, stack, seen = [], [Node], set()
+    while stack:
+        c = stack.pop()
+        for s in c.__subclasses__():
+            if s not in seen:
+                seen.add(s)
+                stack.append(s)
+                if "__attrs_attrs__" in s.__dict__:
+                    out.append(s)
+    out.sort(key=lambda c: (c.__module__, c.__qualname__))
+    return out
+
+
+# VALUE fields whose type is fixed by construction, so the generated code can skip the
+# generic value dispatch.
+_INT_FIELDS = {(IntImm, "value"), (Var, "_"), ("*", "lanes")}
+_FLOAT_FIELDS = {(FloatImm, "value")}
+_STR_FIELDS = {(StringImm, "value")}
+
+
+def _field_kind(cls: type, name: str, kind: str) -> str:
+    if kind is VALUE:
+        if name == "ty" and issubclass(cls, PrimExpr):
+            return "ty"
+        if (cls, name) in _INT_FIELDS or (name == "lanes" and issubclass(cls, PrimExpr)):
+            return "int"
+        if (cls, name) in _FLOAT_FIELDS:
+            return "float"
+        if (cls, name) in _STR_FIELDS:
+            return "str"
+    return kind
+
+
+def _gen_hash(cls: type, fn: str, seed: str) -> str:
+    lines = [f"    def {fn}(x):"]
+    parts = [seed]
+    for i, (name, kind) in enumerate(cls._sfields):
+        k = _field_kind(cls, name, kind)
+        v = f"x.{name}"
+        if k == "ty":
+            parts.append(f"{v}._sh")
+        elif k == "int":
+            lines.append(f"        c{i} = {v}")
+            parts.append(f"(c{i} if c{i} != -1 else NEG1)")
+        elif k == "float":
+            parts.append(f"hfloat({v})")
+        elif k == "str":
+            parts.append(f"hs({v})")
+        elif k is VALUE:
+            parts.append(f"hv({v})")
+        elif k is NODE:
+            lines.append(f"        c{i} = {v}")
+            parts.append(f"H[type(c{i})](c{i})")
+        elif k is SEQ:
+            parts.append(f"hseq({v})")
+        elif k is DEF:
+            parts.append(f"hdef({v})")
+        elif k is BUF_USE:
+            parts.append(f"hbuse({v})")
+        elif k is BUF_DEF:
+            parts.append(f"hbdef({v})")
+        elif k is ATTRS:
+            parts.append(f"hattrs({v})")
+        elif k is PARAMS:
+            parts.append(f"hparams({v})")
+        elif k is BUFMAP:
+            parts.append(f"hbufmap({v})")
+        elif k is FUNCS:
+            parts.append(f"hfuncs({v})")
+        else:  # pragma: no cover - a new field kind needs a line here
+            raise AssertionError(f"{cls.__name__}.{name}: unknown structural kind {kind!r}")
+    lines.append(f"        return hash(({', '.join(parts)},))")
+    return "\n".join(lines)
+
+
+def _gen_equal(cls: type, fn: str) -> str:
+    lines = [f"    def {fn}(a, b):"]
+    for name, kind in cls._sfields:
+        k = _field_kind(cls, name, kind)
+        p, q = f"a.{name}", f"b.{name}"
+        if k == "ty":
+            lines.append(f"        p = {p}; q = {q}")
+            lines.append("        if p is not q and p != q: return False")
+        elif k in ("int", "str"):
+            lines.append(f"        if {p} != {q}: return False")
+        elif k == "float":
+            lines.append(f"        if not feq({p}, {q}): return False")
+        elif k is VALUE:
+            lines.append(f"        if not veq({p}, {q}): return False")
+        elif k is NODE:
+            lines.append(f"        p = {p}; q = {q}; t = type(p)")
+            lines.append("        if t is not type(q) or not E[t](p, q): return False")
+        elif k is SEQ:
+            lines.append(f"        if not eseq({p}, {q}): return False")
+        elif k is DEF:
+            lines.append(f"        if not edef({p}, {q}): return False")
+        elif k is BUF_USE:
+            lines.append(f"        if not ebuse({p}, {q}): return False")
+        elif k is BUF_DEF:
+            lines.append(f"        if not ebdef({p}, {q}): return False")
+        elif k is ATTRS:
+            lines.append(f"        if not eattrs({p}, {q}): return False")
+        elif k is PARAMS:
+            lines.append(f"        if not eparams({p}, {q}): return False")
+        elif k is BUFMAP:
+            lines.append(f"        if not ebufmap({p}, {q}): return False")
+        elif k is FUNCS:
+            lines.append(f"        if not efuncs({p}, {q}): return False")
+        else:  # pragma: no cover
+            raise AssertionError(f"{cls.__name__}.{name}: unknown structural kind {kind!r}")
+    lines.append("        return True")
+    return "\n".join(lines)
+
+
+_HASH_PRELUDE = """
+def _make(map_free, G):
+    hs = G["hs"]; hfloat = G["hfloat"]; NEG1 = G["NEG1"]; hv_generic = G["hv_generic"]; hash_function = G["hash_function"]
+    Var = G["Var"]; NONE_H = G["NONE_H"]
+    vidx = {}
+    bidx = {}
+    defining = False
+    H = {}
+
+    def hnone(x):
+        return NONE_H
+
+    def hvar(v):
+        i = vidx.get(v)
+        if i is not None:
+            return i
+        if map_free or defining:
+            i = vidx[v] = len(vidx)
+            return hash((0x5151, i, v.ty._sh))
+        return hash((0x7777, hs(v.name), v.ty._sh))
+
+    def hdef(v):
+        i = vidx.get(v)
+        if i is None:
+            i = vidx[v] = len(vidx)
+        return hash((0xDEF, i, v.ty._sh))
+
+    def hseq(s):
+        return hash(tuple([H[type(e)](e) for e in s]))
+
+    def hv(v):
+        if type(v) is int and v != -1:
+            return v
+        return hv_generic(v, H)
+
+    def hbuse(b):
+        i = bidx.get(b)
+        if i is not None:
+            return hash((0xB0F, i))
+        return hbdef(b)
+
+    def hbdef(b):
+        i = bidx.get(b)
+        if i is not None:
+            return hash((0xB0F, i))
+        h = H[Buffer_cls](b)
+        bidx[b] = len(bidx)
+        return h
+
+    def hattrs(a):
+        if not a:
+            return 0xA7
+        d = a._d
+        return hash(tuple([(hs(k), hv(d[k])) for k in sorted(d)]))
+
+    def hparams(ps):
+        return hash(tuple([hdef(p) for p in ps]))
+
+    def hbufmap(bm):
+        nonlocal defining
+        defining = True
+        try:
+            return hash(tuple([(hvar(v), hbdef(b)) for v, b in bm]))
+        finally:
+            defining = False
+
+    def hfuncs(fs):
+        acc = 0
+        for f in fs:
+            acc = (acc + hash_function(f, map_free)) & 0xFFFFFFFFFFFFFFFF
+        return acc
+
+    def reset():
+        nonlocal defining
+        vidx.clear()
+        bidx.clear()
+        defining = False
+
+    Buffer_cls = G["Buffer"]
+    C = G["C"]
+    H[type(None)] = hnone
+    H[Var] = hvar
+    H[G["AttrsTag"]] = hattrs
+"""
+
+_EQ_PRELUDE = """
+def _make(map_free, G):
+    feq = G["feq"]; veq_generic = G["veq_generic"]; equal_function = G["equal_function"]
+    Var = G["Var"]
+    vmap = {}
+    rmap = {}
+    bmap = {}
+    rbmap = {}
+    defining = False
+    E = {}
+
+    def enone(a, b):
+        return True
+
+    def evar(a, b):
+        m = vmap.get(a)
+        if m is not None:
+            return m is b
+        if b in rmap:
+            return False
+        if map_free or defining:
+            p = a.ty; q = b.ty
+            if p is not q and p != q:
+                return False
+            vmap[a] = b
+            rmap[b] = a
+            return True
+        return a is b
+
+    def edef(a, b):
+        if type(a) is not Var or type(b) is not Var:
+            return False
+        m = vmap.get(a)
+        if m is not None:
+            return m is b
+        if b in rmap:
+            return False
+        p = a.ty; q = b.ty
+        if p is not q and p != q:
+            return False
+        vmap[a] = b
+        rmap[b] = a
+        return True
+
+    def eseq(x, y):
+        if len(x) != len(y):
+            return False
+        for p, q in zip(x, y):
+            t = type(p)
+            if t is not type(q) or not E[t](p, q):
+                return False
+        return True
+
+    def veq(x, y):
+        if type(x) is int and type(y) is int:
+            return x == y
+        return veq_generic(x, y, E)
+
+    def ebuse(a, b):
+        m = bmap.get(a)
+        if m is not None:
+            return m is b
+        return ebdef(a, b)
+
+    def ebdef(a, b):
+        if type(a) is not Buffer_cls or type(b) is not Buffer_cls:
+            return False
+        m = bmap.get(a)
+        if m is not None:
+            return m is b
+        if b in rbmap:
+            return False
+        if not E[Buffer_cls](a, b):
+            return False
+        bmap[a] = b
+        rbmap[b] = a
+        return True
+
+    def eattrs(x, y):
+        if x is y and not x:
+            return True
+        if len(x) != len(y):
+            return False
+        d = y._d
+        for k, v in x._d.items():
+            if k not in d or not veq(v, d[k]):
+                return False
+        return True
+
+    def eparams(x, y):
+        if len(x) != len(y):
+            return False
+        for p, q in zip(x, y):
+            if not edef(p, q):
+                return False
+        return True
+
+    def ebufmap(x, y):
+        nonlocal defining
+        if len(x) != len(y):
+            return False
+        defining = True
+        try:
+            for (pv, pb), (qv, qb) in zip(x, y):
+                if type(pv) is not Var or type(qv) is not Var or not evar(pv, qv) or not ebdef(pb, qb):
+                    return False
+            return True
+        finally:
+            defining = False
+
+    def efuncs(x, y):
+        if len(x) != len(y):
+            return False
+        by_name = {f.name: f for f in y}
+        if len(by_name) != len(y):
+            return False
+        for f in x:
+            g = by_name.get(f.name)
+            if g is None or not equal_function(f, g, map_free):
+                return False
+        return True
+
+    def reset():
+        nonlocal defining
+        vmap.clear()
+        rmap.clear()
+        bmap.clear()
+        rbmap.clear()
+        defining = False
+
+    Buffer_cls = G["Buffer"]
+    C = G["C"]
+    E[type(None)] = enone
+    E[Var] = evar
+    E[G["AttrsTag"]] = eattrs
+"""
+
+
+class _GEN_KEY:
+    """Key under which a generated table records the factory that made it."""
+
+
+class _Gen:
+    """Generated per-class code for one family (hash or equal), rebuilt when new node classes appear."""
+
+    def __init__(self, prelude: str, gen, table: str):
+        self.prelude = prelude
+        self.gen = gen
+        self.table = table
+        self.classes: tuple = ()
+        self.make = None
+        self.pools: dict[bool, list] = {False: [], True: []}
+
+    def refresh(self) -> None:
+        classes = tuple(c for c in _concrete_node_classes() if c is not Var)
+        if classes == self.classes and self.make is not None:
+            return
+        src = [self.prelude]
+        names = []
+        for i, c in enumerate(classes):
+            fn = f"f{i}_{c.__name__}"
+            if self.gen is _gen_hash:
+                src.append(_gen_hash(c, fn, f"{_cls_h(c)}"))
+            else:
+                src.append(_gen_equal(c, fn))
+            names.append(f"    {self.table}[C[{i}]] = {fn}")
+        src.extend(names)
+        src.append(f"    return {self.table}, reset")
+        ns: dict[str, Any] = {}
+        code = compile("\n".join(src), f"<tirx.structural {self.table}>", "exec")
+        exec(code, ns)  # generated from the node classes' _sfields, no user input
+        make = ns["_make"]
+        env = dict(_G, C=classes)
+        self.classes = classes
+
+        def make_inst(mf: bool, make=make, env=env):
+            inst = make(mf, env)
+            inst[0][_GEN_KEY] = make_inst
+            return inst
+
+        self.make = make_inst
+        self.pools = {False: [], True: []}
+
+    def acquire(self, map_free: bool):
+        pool = self.pools[map_free]
+        if pool:
+            return pool.pop()
+        if self.make is None:
+            self.refresh()
+        return self.make(map_free)
+
+    def release(self, map_free: bool, inst) -> None:
+        inst[1]()
+        pool = self.pools[map_free]
+        # an instance made before a regeneration lacks the new classes: let it go
+        if len(pool) < 8 and inst[0].get(_GEN_KEY) is self.make:
+            pool.append(inst)
+
+
+_HASH = _Gen(_HASH_PRELUDE, _gen_hash, "H")
+_EQ = _Gen(_EQ_PRELUDE, _gen_equal, "E")
+
+
+def _run_hash(x: Any, map_free: bool) -> int:
+    inst = _HASH.acquire(map_free)
+    try:
+        return inst[0][type(x)](x)
+    finally:
+        _HASH.release(map_free, inst)
+
+
+def _run_equal(a: Any, b: Any, map_free: bool) -> bool:
+    inst = _EQ.acquire(map_free)
+    try:
+        return inst[0][type(a)](a, b)
+    finally:
+        _EQ.release(map_free, inst)
+
+
+def _hv_generic(v: Any, H: dict) -> int:
+    t = type(v)
+    if t is str:
+        return _hs(v)
+    if t is float:
+        return _hfloat(v)
+    if t is bool:
+        return 0x7 if v else 0x3
+    if v is None:
+        return _NONE_H
+    if isinstance(v, Type):
+        return v._sh
+    if t is Op:
+        return _hs("op:" + v.name)
+    if isinstance(v, Node):
+        f = H.get(t)
+        if f is None:
+            raise _Regenerate(t)
+        return f(v)
+    if t is tuple or t is list:
+        return hash((0x7A, *[_hv_generic(e, H) for e in v]))
+    if t is Attrs:
+        return H[_AttrsTag](v)
+    if t is int:
+        return _hint(v)
+    if hasattr(v, "value") and hasattr(v, "name"):  # enums
+        return _hs(f"{t.__name__}.{v.name}")
+    return _hs(f"{t.__name__}:{v!r}")
+
+
+class _AttrsTag:
+    """Key under which the generated hash table exposes its attrs hasher."""
+
+
+class _Regenerate(Exception):
+    """A node class unknown to the generated code was met; regenerate and retry."""
+
+
+def _veq_generic(x: Any, y: Any, E: dict) -> bool:
+    tx = type(x)
+    if tx is not type(y):
+        return False
+    if tx is float:
+        return _float_eq(x, y)
+    if isinstance(x, Node):
+        f = E.get(tx)
+        if f is None:
+            raise _Regenerate(tx)
+        return f(x, y)
+    if tx is tuple or tx is list:
+        if len(x) != len(y):
+            return False
+        for p, q in zip(x, y):
+            if type(p) is int and type(q) is int:
+                if p != q:
+                    return False
+            elif not _veq_generic(p, q, E):
+                return False
+        return True
+    if tx is Attrs:
+        return E[_AttrsTag](x, y)
+    return x == y
+
+
+_G: dict[str, Any] = {
+    "hs": _hs,
+    "hfloat": _hfloat,
+    "NEG1": _NEG1_H,
+    "feq": _float_eq,
+    "Var": Var,
+    "Buffer": Buffer,
+    "NONE_H": _NONE_H,
+}
+
+
+def _hash_function_inner(f: Function, map_free: bool) -> int:
+    inst = _HASH.acquire(map_free)
+    try:
+        h = inst[0][Function](f)
+    finally:
+        _HASH.release(map_free, inst)
+    return hash((0 if f.private else _hs("sym:" + f.name), h)) & _MASK
+
+
+def _equal_function_inner(a: Function, b: Function, map_free: bool) -> bool:
+    if not a.private and a.name != b.name:
+        return False
+    inst = _EQ.acquire(map_free)
+    try:
+        return inst[0][Function](a, b)
+    finally:
+        _EQ.release(map_free, inst)
+
+
+_G["hv_generic"] = _hv_generic
+_G["veq_generic"] = _veq_generic
+_G["hash_function"] = _hash_function_inner
+_G["equal_function"] = _equal_function_inner
+_G["AttrsTag"] = _AttrsTag
+
+
+# ------------------------------------------------------------------------ public API
+def _hash_root(x: Any, map_free: bool) -> int:
+    if isinstance(x, Function):
+        return _hash_function_inner(x, map_free)
+    if isinstance(x, Node):
+        h = _run_hash(x, map_free)
+    else:
+        inst = _HASH.acquire(map_free)
+        try:
+            h = _hv_generic(x, inst[0])
+        finally:
+            _HASH.release(map_free, inst)
+    return h & _MASK
+
+
+def structural_hash(x: Any, map_free_vars: bool = False) -> int:
+    """A 64-bit hash consistent with ``structural_equal``, deterministic across processes.
+
+    The result is cached on the root node, so hashing the same root again is O(1).
+    """
+    map_free = bool(map_free_vars)
+    if isinstance(x, Node):
+        c = x._shash
+        if c is not None:
+            h = c[map_free]
+            if h is not None:
+                return h
+    if _HASH.make is None:
+        _HASH.refresh()
+    while True:
+        try:
+            h = _deep(_hash_root, x, map_free)
+            break
+        except (KeyError, _Regenerate) as e:
+            if not _refresh_for():
+                raise _unsupported("structural_hash", e) from None
+    if isinstance(x, Node):
+        c = x._shash or (None, None)
+        object.__setattr__(x, "_shash", (h, c[1]) if not map_free else (c[0], h))
+    return h
+
+
+def _unsupported(what: str, e: BaseException) -> TypeError:
+    k = e.args[0] if e.args else None
+    name = k.__name__ if isinstance(k, type) else type(k).__name__
+    return TypeError(f"{what}: a node field holds a {name}, which is not an IR node")
+
+
+def _refresh_for() -> bool:
+    """After a miss in a generated table: regenerate if node classes changed."""
+    before = (_HASH.classes, _EQ.classes)
+    _HASH.refresh()
+    _EQ.refresh()
+    return (_HASH.classes, _EQ.classes) != before
+
+
+def structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> bool:
+    """True when ``a`` and ``b`` are the same IR up to renaming of bound variables."""
+    if a is b:
+        return True
+    if _EQ.make is None:
+        _EQ.refresh()
+    map_free = bool(map_free_vars)
+    while True:
+        try:
+            return _deep(_equal_root, a, b, map_free)
+        except (KeyError, _Regenerate) as e:
+            if not _refresh_for():
+                raise _unsupported("structural_equal", e) from None
+
+
+def _equal_root(a: Any, b: Any, map_free: bool) -> bool:
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta is Function:
+        return _equal_function_inner(a, b, map_free)
+    if isinstance(a, Node):
+        return _run_equal(a, b, map_free)
+    inst = _EQ.acquire(map_free)
+    try:
+        return _veq_generic(a, b, inst[0])
+    finally:
+        _EQ.release(map_free, inst)
+
+
+def assert_structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> None:
+    """Raise ``ValueError`` naming the access path of the first mismatch, with both texts."""
+    if structural_equal(a, b, map_free_vars):
+        return
+    eq = _Equal(map_free_vars)
+    eq.path = []
+    with _Recursion():
+        ok = _top_equal(a, b, eq)
+    path = "root" + "".join(p if p.startswith(("[", "<")) else "." + p for p in reversed(eq.path or []))
+    if ok:  # pragma: no cover - the two comparers disagree: a bug in tirx
+        path += " (the path-tracking comparer found no mismatch)"
+    msg = f"structural mismatch at {path}"
+    try:
+        from tirx.printer import dumps
+
+        msg += f"\n--- lhs ---\n{dumps(a)}\n--- rhs ---\n{dumps(b)}"
+    except Exception as e:  # the printer is a debugging aid here; never mask the mismatch
+        msg += f"\n(printing failed: {type(e).__name__}: {e})"
+    raise ValueError(msg)
+
+
+# ------------------------------------------------------------------------ reference comparer
 class _Equal:
+    """The readable, path-tracking comparer (used to explain a mismatch; same semantics)."""
+
     __slots__ = ("bmap", "defining", "map_free", "path", "rbmap", "rmap", "vmap")
 
     def __init__(self, map_free: bool):
@@ -124,15 +834,7 @@ class _Equal:
             x = getattr(a, name)
             y = getattr(b, name)
             if kind is NODE:
-                if x is None or y is None:
-                    if x is not y:
-                        return self.fail(name)
-                    continue
-                tx = type(x)
-                if tx is not type(y):
-                    return self.fail(name, f"<{tx.__name__} vs {type(y).__name__}>")
-                ok = self.var_use(x, y) if tx is Var else self.fields(x, y)
-                if not ok:
+                if not self.node(x, y):
                     return self.fail(name)
             elif kind is VALUE:
                 if not self.value(x, y):
@@ -163,17 +865,17 @@ class _Equal:
                         return self.fail(name, f"[{i}]")
             elif kind is BUFMAP:
                 if len(x) != len(y):
-                    return self.fail(name)
+                    return self.fail(name, f"<{len(x)} vs {len(y)} entries>")
                 self.defining = True
                 try:
                     for i, ((pv, pb), (qv, qb)) in enumerate(zip(x, y)):
-                        if not (self.var_use(pv, qv) and self.buf_def(pb, qb)):
+                        if not (self.node(pv, qv) and self.buf_def(pb, qb)):
                             return self.fail(name, f"[{i}]")
                 finally:
                     self.defining = False
             elif kind is FUNCS:
                 if len(x) != len(y):
-                    return self.fail(name, "<function count>")
+                    return self.fail(name, f"<{len(x)} vs {len(y)} functions>")
                 ib = {f.name: f for f in y}
                 for f in x:
                     g = ib.get(f.name)
@@ -193,252 +895,34 @@ class _Equal:
         return self.fields(a, b)
 
     def value(self, x: Any, y: Any) -> bool:
-        if type(x) is float and type(y) is float:
-            if x != x:
-                return y != y
-            return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
-        if isinstance(x, Node) or isinstance(y, Node):
+        if type(x) is not type(y):
+            return False
+        if type(x) is float:
+            return _float_eq(x, y)
+        if isinstance(x, Node):
             return self.node(x, y)
-        if isinstance(x, tuple) and isinstance(y, tuple):
+        if isinstance(x, (tuple, list)):
             return len(x) == len(y) and all(self.value(p, q) for p, q in zip(x, y))
-        if isinstance(x, Attrs) and isinstance(y, Attrs):
+        if isinstance(x, Attrs):
             return self.attrs(x, y)
-        return type(x) is type(y) and x == y
+        return x == y
 
     def attrs(self, x: Attrs, y: Attrs) -> bool:
         if len(x) != len(y):
-            return False
+            return self.fail(f"<{len(x)} vs {len(y)} entries>")
         for k, v in x.items():
-            if k not in y or not self.value(v, y[k]):
+            if k not in y:
+                return self.fail(f"<key {k!r} missing>")
+            if not self.value(v, y[k]):
                 return self.fail(f"[{k!r}]")
         return True
 
 
 def _top_equal(a: Any, b: Any, eq: _Equal) -> bool:
-    if isinstance(a, Function) and isinstance(b, Function):
+    if type(a) is not type(b):
+        return eq.fail(f"<{type(a).__name__} vs {type(b).__name__}>")
+    if isinstance(a, Function):
         return eq.function(a, b)
     if isinstance(a, Node):
         return eq.node(a, b)
-    return eq.value(a, b)
-
-
-def structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> bool:
-    """True when ``a`` and ``b`` are the same IR up to renaming of bound variables."""
-    if a is b:
-        return True
-    with _Recursion():
-        return _top_equal(a, b, _Equal(map_free_vars))
-
-
-def assert_structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> None:
-    """Raise ``ValueError`` naming the access path of the first mismatch, with both texts."""
-    if a is b:
-        return
-    eq = _Equal(map_free_vars)
-    eq.path = []
-    with _Recursion():
-        ok = _top_equal(a, b, eq)
-    if ok:
-        return
-    path = "root" + "".join(p if p.startswith(("[", "<")) else "." + p for p in reversed(eq.path))
-    msg = f"structural mismatch at {path}"
-    try:
-        from tirx.printer import dumps
-
-        msg += f"\n--- lhs ---\n{dumps(a)}\n--- rhs ---\n{dumps(b)}"
-    except Exception as e:  # the printer is a debugging aid here; never mask the mismatch
-        msg += f"\n(printing failed: {type(e).__name__}: {e})"
-    raise ValueError(msg)
-
-
-# ------------------------------------------------------------------------ hash
-_STR_H: dict[str, int] = {}
-
-
-def _hs(s: str) -> int:
-    h = _STR_H.get(s)
-    if h is None:
-        h = int.from_bytes(hashlib.blake2b(s.encode("utf-8"), digest_size=8).digest(), "little")
-        _STR_H[s] = h
-    return h
-
-
-_TYPE_H: dict[Any, int] = {}
-_CLS_H: dict[type, int] = {}
-
-
-def _ht(t: Any) -> int:
-    h = _TYPE_H.get(t)
-    if h is None:
-        h = _TYPE_H[t] = _hs("type:" + repr(t))
-    return h
-
-
-def _mix(h: int, x: int) -> int:
-    return ((h ^ x) * 0x100000001B3 + 0x9E3779B97F4A7C15) & _MASK
-
-
-class _Hash:
-    __slots__ = ("bidx", "defining", "map_free", "vidx")
-
-    def __init__(self, map_free: bool):
-        self.vidx: dict = {}
-        self.bidx: dict = {}
-        self.map_free = map_free
-        self.defining = False
-
-    def var_use(self, v: Var) -> int:
-        i = self.vidx.get(v)
-        if i is not None:
-            return _mix(0x5151, i)
-        if self.map_free or self.defining:
-            i = self.vidx[v] = len(self.vidx)
-            return _mix(_mix(0x5151, i), _ht(v.ty))
-        return _mix(_mix(0x7777, _hs(v.name)), _ht(v.ty))
-
-    def var_def(self, v: Var) -> int:
-        i = self.vidx.get(v)
-        if i is None:
-            i = self.vidx[v] = len(self.vidx)
-        return _mix(_mix(0xDEF, i), _ht(v.ty))
-
-    def buf_def(self, b: Buffer) -> int:
-        i = self.bidx.get(b)
-        if i is not None:
-            return _mix(0xB0F, i)
-        h = self.fields(b, 0xBDEF)
-        self.bidx[b] = len(self.bidx)
-        return h
-
-    def node(self, x: Any) -> int:
-        if x is None:
-            return 0x0
-        if type(x) is Var:
-            return self.var_use(x)
-        return self.fields(x, 0)
-
-    def fields(self, x: Any, h: int) -> int:
-        cls = type(x)
-        ch = _CLS_H.get(cls)
-        if ch is None:
-            ch = _CLS_H[cls] = _hs("cls:" + cls.__name__)
-        h = _mix(h, ch)
-        for name, kind in cls._sfields:
-            v = getattr(x, name)
-            if kind is NODE:
-                if v is None:
-                    h = _mix(h, 1)
-                elif type(v) is Var:
-                    h = _mix(h, self.var_use(v))
-                else:
-                    h = _mix(h, self.fields(v, 0))
-            elif kind is VALUE:
-                h = _mix(h, self.value(v))
-            elif kind is SEQ:
-                h = _mix(h, len(v))
-                for e in v:
-                    h = _mix(h, self.node(e))
-            elif kind is DEF:
-                h = _mix(h, self.var_def(v))
-            elif kind is BUF_USE:
-                i = self.bidx.get(v)
-                h = _mix(h, _mix(0xB0F, i) if i is not None else self.buf_def(v))
-            elif kind is BUF_DEF:
-                h = _mix(h, self.buf_def(v))
-            elif kind is ATTRS:
-                h = _mix(h, self.attrs(v))
-            elif kind is PARAMS:
-                h = _mix(h, len(v))
-                for p in v:
-                    h = _mix(h, self.var_def(p))
-            elif kind is BUFMAP:
-                self.defining = True
-                try:
-                    for pv, pb in v:
-                        h = _mix(_mix(h, self.var_use(pv)), self.buf_def(pb))
-                finally:
-                    self.defining = False
-            elif kind is FUNCS:
-                acc = 0
-                for f in v:
-                    acc = (acc + _hash_function(f, self.map_free)) & _MASK
-                h = _mix(h, acc)
-        return h
-
-    def value(self, v: Any) -> int:
-        t = type(v)
-        if t is int:
-            return v & _MASK if v >= 0 else _mix(0x1E6, (-v) & _MASK)
-        if t is str:
-            return _hs(v)
-        if t is float:
-            if v != v:
-                return 0xA4A4
-            return _hs(float.hex(v))
-        if t is bool:
-            return 0x7 if v else 0x3
-        if v is None:
-            return 0x9
-        if isinstance(v, Type):
-            return _ht(v)
-        if t is Op:
-            return _hs("op:" + v.name)
-        if isinstance(v, Node):
-            return self.node(v)
-        if t is tuple:
-            h = _mix(0x7A, len(v))
-            for e in v:
-                h = _mix(h, self.value(e))
-            return h
-        if t is Attrs:
-            return self.attrs(v)
-        if hasattr(v, "value") and hasattr(v, "name"):  # enums
-            return _hs(f"{t.__name__}.{v.name}")
-        return _hs(repr(v))
-
-    def attrs(self, a: Attrs) -> int:
-        acc = len(a)
-        for k, v in a.items():
-            acc = (acc + _mix(_hs(k), self.value(v))) & _MASK
-        return acc
-
-
-def _hash_function(f: Function, map_free: bool) -> int:
-    hs = _Hash(map_free)
-    h = 0 if f.private else _hs("sym:" + f.name)
-    return hs.fields(f, h)
-
-
-def structural_hash(x: Any, map_free_vars: bool = False) -> int:
-    """A 64-bit hash consistent with ``structural_equal``; cached per root object."""
-    if isinstance(x, Node):
-        cache = _ROOT_CACHE.get(id(x))
-        if cache is not None and cache[0] is x and map_free_vars in cache[1]:
-            return cache[1][map_free_vars]
-    with _Recursion():
-        if isinstance(x, Function):
-            h = _hash_function(x, map_free_vars)
-        elif isinstance(x, Node):
-            h = _Hash(map_free_vars).node(x)
-        else:
-            h = _Hash(map_free_vars).value(x)
-    if isinstance(x, Node):
-        _remember(x, map_free_vars, h)
-    return h
-
-
-# root-hash cache: keeps the object alive so ids stay valid; bounded size
-_ROOT_CACHE: dict[int, tuple[Any, dict]] = {}
-_ROOT_CACHE_MAX = 4096
-
-
-def _remember(x: Node, map_free: bool, h: int) -> None:
-    ent = _ROOT_CACHE.get(id(x))
-    if ent is None or ent[0] is not x:
-        if len(_ROOT_CACHE) >= _ROOT_CACHE_MAX:
-            _ROOT_CACHE.pop(next(iter(_ROOT_CACHE)))
-        ent = _ROOT_CACHE[id(x)] = (x, {})
-    ent[1][map_free] = h
-
-
-_ = (PrimExpr, Module)
+    return eq.value(a, b) or eq.fail(f"<{a!r} vs {b!r}>")

@@ -6,7 +6,9 @@ so comparing types is cheap everywhere (structural equality, typing rules, codeg
 
 from __future__ import annotations
 
+import hashlib
 import re
+import sys
 from typing import Any
 
 import attrs
@@ -56,35 +58,70 @@ DTYPE_NAMES: tuple[str, ...] = tuple(_BASE)
 _LANES_RE = re.compile(r"^([a-z0-9_]+?)x(\d+)$")
 
 
+def _stable_hash(s: str) -> int:
+    """A process-independent 63-bit hash of a string (never Python's seeded str hash)."""
+    return int.from_bytes(hashlib.blake2b(s.encode("utf-8"), digest_size=8).digest(), "little") >> 1
+
+
 class Type:
-    """Base of all IR types."""
+    """Base of all IR types.
+
+    ``_sh`` is the type's deterministic structural hash (an int). The built-in types
+    compute it once at construction; other subclasses get it from their ``repr``.
+    """
 
     __slots__ = ()
+
+    @property
+    def _sh(self) -> int:
+        return _stable_hash("type:" + repr(self))
 
     def script(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
 
-@attrs.frozen(slots=True, repr=False)
+def _no_eq(**kw: Any) -> Any:
+    return attrs.field(init=False, eq=False, repr=False, **kw)
+
+
+@attrs.frozen(slots=True, repr=False, eq=False)
 class PrimType(Type):
     """A scalar or vector primitive type, e.g. ``float32`` or ``float16x8``."""
 
     base: str
     lanes: int = 1
+    # derived once at construction (types are compared and queried everywhere)
+    kind: str = _no_eq()
+    bits: int = _no_eq()
+    _sh: int = _no_eq()
 
     def __attrs_post_init__(self) -> None:
-        if self.base not in _BASE:
-            raise ValueError(f"PrimType: unknown dtype {self.base!r}")
-        if not isinstance(self.lanes, int) or self.lanes < 1:
-            raise ValueError(f"PrimType: lanes must be a positive int, got {self.lanes!r}")
+        info = _BASE.get(self.base) if isinstance(self.base, str) else None
+        if info is None:
+            raise ValueError(f"PrimType.base: unknown dtype {self.base!r}")
+        if type(self.lanes) is not int or self.lanes < 1:
+            raise ValueError(f"PrimType.lanes must be a positive int, got {self.lanes!r}")
+        object.__setattr__(self, "kind", info[0])
+        object.__setattr__(self, "bits", info[1])
+        object.__setattr__(self, "_sh", _stable_hash(f"prim:{self.base}x{self.lanes}"))
 
-    @property
-    def kind(self) -> str:
-        return _BASE[self.base][0]
+    # value equality with an identity fast path (built-in dtypes are interned)
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not PrimType:
+            return NotImplemented
+        return self.base == other.base and self.lanes == other.lanes
 
-    @property
-    def bits(self) -> int:
-        return _BASE[self.base][1]
+    def __ne__(self, other: object) -> bool:
+        if self is other:
+            return False
+        if type(other) is not PrimType:
+            return NotImplemented
+        return self.base != other.base or self.lanes != other.lanes
+
+    def __hash__(self) -> int:
+        return hash((self.base, self.lanes))
 
     @property
     def name(self) -> str:
@@ -127,6 +164,8 @@ class PrimType(Type):
 class VoidType(Type):
     """The type of nothing; ``T.Ptr(T.void)`` is an opaque handle."""
 
+    _sh: int = _no_eq(default=_stable_hash("void"))
+
     def __str__(self) -> str:
         return "void"
 
@@ -143,12 +182,15 @@ class PointerType(Type):
 
     element: Type
     scope: str = "global"
+    _sh: int = _no_eq()
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.element, Type):
             raise TypeError(f"PointerType.element must be a Type, got {type(self.element).__name__}")
         if not isinstance(self.scope, str):
             raise TypeError(f"PointerType.scope must be a str, got {type(self.scope).__name__}")
+        sh = _stable_hash(f"ptr:{self.element._sh}:{self.scope}")
+        object.__setattr__(self, "_sh", sh)
 
     def __str__(self) -> str:
         return f"{self.element}*" if self.scope == "global" else f"{self.element}*@{self.scope}"
@@ -247,8 +289,13 @@ def as_type(x: Any, what: str = "dtype") -> Type:
     conv = getattr(x, "__tirx_type__", None)
     if conv is not None:
         return conv()
-    # numpy / torch dtypes
-    name = getattr(x, "name", None) or str(x)
+    # numpy / torch dtypes (numpy only if the caller already imported it)
+    np = sys.modules.get("numpy")
+    if np is not None and (isinstance(x, np.dtype) or (isinstance(x, type) and issubclass(x, np.generic))):
+        x = np.dtype(x)
+    name = getattr(x, "name", None)
+    if not isinstance(name, str):
+        name = str(x)
     name = name.replace("torch.", "")
     alias = {"float": "float32", "half": "float16", "double": "float64", "int": "int32", "long": "int64"}
     name = alias.get(name, name)

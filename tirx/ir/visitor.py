@@ -255,9 +255,7 @@ def post_order(node: Any) -> Iterator[Node]:
                 stack.append((v, False))
             elif kind is SEQ:
                 stack.extend((e, False) for e in reversed(v) if isinstance(e, Node))
-            elif kind in (DEF,):
-                stack.append((v, False))
-            elif kind in (BUF_DEF,):
+            elif kind in (DEF,) or kind in (BUF_DEF,):
                 stack.append((v, False))
             elif kind is FUNCS:
                 stack.extend((f, False) for f in reversed(v))

@@ -188,9 +188,10 @@ class IRBuilder:
     @contextlib.contextmanager
     def function(self, name: str, private: bool = False, attrs: Any = None) -> Iterator[_Frame]:
         span = self.span
-        payload = {"params": [], "buffer_map": [], "ret_ty": None}
+        payload = {"params": [], "buffer_map": [], "ret_ty": None, "attrs": attrs}
         with self._frame("function", payload) as fr:
             yield fr
+        attrs = payload["attrs"]
         f = Function(
             name,
             tuple(payload["params"]),
@@ -226,6 +227,10 @@ class IRBuilder:
         fr.payload["params"].append(v)
         self.define(name, v)
         return v
+
+    def func_attr(self, attrs: Any) -> None:
+        """Set the enclosing function's attrs (``T.func_attr({...})``)."""
+        self._function_frame().payload["attrs"] = Attrs(attrs) if not isinstance(attrs, Attrs) else attrs
 
     def set_ret_type(self, ty: Any) -> None:
         self._function_frame().payload["ret_ty"] = None if ty is None else as_type(ty, "return type")

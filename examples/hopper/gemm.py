@@ -1,0 +1,256 @@
+# ruff: noqa: F821
+# (M, N, K, DT in the @T.jit annotations are T.constexpr parameters, bound by .specialize)
+"""Warp-specialized Hopper GEMM, C = A @ B^T (fp16 / bf16 in, fp32 accumulate, fp16 / bf16 out).
+
+A: (M, K) row-major, B: (N, K) row-major (both K-major, wgmma's native layout), C: (M, N).
+
+Structure (one persistent CTA per SM, ``1 + CONSUMERS`` warpgroups):
+
+* warpgroup 0 is the producer: it lowers its register cap (``setmaxnreg.dec``) and one
+  thread streams ``BM x BK`` tiles of A and ``BN x BK`` tiles of B with TMA
+  (``cp.async.bulk.tensor.2d``, 128-byte swizzle) into a ``STAGES``-deep ring of
+  shared-memory stages; each stage's *full* mbarrier completes on the copied bytes
+  (``mbarrier.arrive.expect_tx`` + ``complete_tx``).
+* warpgroups 1.. are consumers (``setmaxnreg.inc``): each owns ``64 x BN`` of the tile,
+  waits on the stage's *full* barrier (phase parity), issues ``BK / 16``
+  ``wgmma.mma_async.m64n{BN}k16`` from shared-memory descriptors into a register
+  accumulator (a local float32 array indexed only by constants), commits, and releases
+  the previous stage on its *empty* barrier once ``wgmma.wait_group 1`` says it was read.
+* tiles are walked persistently (``tile = blockIdx.x, += gridDim.x``) in groups of
+  ``GROUP_M`` row-blocks so concurrently running CTAs share A and B tiles in L2; the
+  epilogue converts the accumulators and stores them straight from registers
+  (4-byte ``half2`` stores).
+* ``CLUSTER=2``: 2-CTA clusters own vertically adjacent tiles that share their B tile;
+  each CTA loads its A tile and half of B with ``.multicast::cluster`` into both CTAs, and
+  its consumers release a stage in both CTAs (``mapa`` + remote ``mbarrier.arrive``), so
+  each *empty* barrier counts the consumers of the whole cluster.
+
+The tensor maps come from ``tirx.runtime.tma.TensorMapPlan`` on the host. With
+``TMAP="param"`` (default) they are kernel parameters passed by value
+(``T.Ptr(T.uint8, "tensormap")``, generated as ``const __grid_constant__``; pass
+``plan.param(tensor)``); with ``TMAP="global"`` they are 128-byte descriptors in global
+memory (``(16,)`` uint64 tensors; pass ``plan.device(tensor)``).
+``@T.jit`` specializes over the problem size, dtype, tile shape and pipeline depth.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from tirx.script import tirx as T
+
+# wgmma smem descriptor, K-major, 128-byte swizzle: LBO 16 B (encoded 1), SBO 1024 B
+# (8 rows of 128 B, encoded 64), layout type 1 (SWIZZLE_128B) in bits 62-63.
+DESC_HI = (1 << 16) | (64 << 32) | (1 << 62)
+BY_VALUE = "param"  # TMAP: tensor maps as __grid_constant__ parameters ("global": in device memory)
+
+
+@T.inline
+def release(empty, s, cluster):
+    """A consumer warpgroup frees stage ``s``: arrive on its *empty* barrier in every CTA
+    of the cluster (their producers multicast into this CTA's stage too)."""
+    if cluster > 1:
+        for r in range(cluster):
+            T.ptx.mbarrier_arrive_cluster(T.ptx.cvta_to_shared(T.address_of(empty[s])), r)
+    else:
+        T.evaluate(T.ptx.mbarrier_arrive(T.address_of(empty[s])))
+
+
+@T.jit
+def gemm_tn(
+    A: T.Tensor((M, K), DT),
+    B: T.Tensor((N, K), DT),
+    C: T.Tensor((M, N), DT),
+    TA: T.Ptr(T.uint8, "tensormap") if TMAP == BY_VALUE else T.Tensor((16,), "uint64"),
+    TB: T.Ptr(T.uint8, "tensormap") if TMAP == BY_VALUE else T.Tensor((16,), "uint64"),
+    *,
+    M: T.constexpr,
+    N: T.constexpr,
+    K: T.constexpr,
+    DT: T.constexpr = "float16",
+    BM: T.constexpr = 128,
+    BN: T.constexpr = 256,
+    BK: T.constexpr = 64,
+    STAGES: T.constexpr = 4,
+    SMS: T.constexpr = 132,
+    GROUP_M: T.constexpr = 16,
+    PRODUCER_REGS: T.constexpr = 40,
+    CONSUMER_REGS: T.constexpr = 232,
+    CLUSTER: T.constexpr = 1,
+    TMAP: T.constexpr = "param",
+):
+    T.static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle row of fp16/bf16)")
+    T.static_assert(M % BM == 0 and N % BN == 0 and K % BK == 0, "sizes must be multiples of the tile")
+    T.static_assert(CLUSTER in (1, 2) and (M // BM) % CLUSTER == 0, "CLUSTER is 1 or 2 and divides M // BM")
+    consumers = T.meta_var(BM // 64)
+    threads = T.meta_var(128 * (1 + BM // 64))
+    a_bytes = T.meta_var(BM * BK * 2)
+    stage_bytes = T.meta_var(BM * BK * 2 + BN * BK * 2)
+    smem_bytes = T.meta_var(STAGES * (BM * BK * 2 + BN * BK * 2) + 1024)
+    mt = T.meta_var(M // BM // CLUSTER)  # row-blocks of CLUSTER tiles
+    ctas = T.meta_var(min(SMS, (M // BM) * (N // BN)) // CLUSTER * CLUSTER)
+    b_half = T.meta_var(BN // CLUSTER * BK * 2)
+    ntiles = T.meta_var((M // BM) * (N // BN) // CLUSTER)  # work units: CLUSTER vertically adjacent tiles
+    kb_n = T.meta_var(K // BK)
+    nacc = T.meta_var(BN // 2)
+    group = T.meta_var(GROUP_M * (N // BN))
+    ab = T.meta_var("bf16" if DT == "bfloat16" else "f16")
+    shape = T.meta_var(f"m64n{BN}k16")
+    T.device_entry(
+        launch=T.cuda.LaunchConfig(
+            grid=ctas,
+            block=threads,
+            cluster=CLUSTER if CLUSTER > 1 else None,
+            dynamic_smem_bytes=smem_bytes,
+        ),
+        attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 1}},
+    )
+    tma_a = TA if TMAP == "param" else T.address_of(TA[0])
+    tma_b = TB if TMAP == "param" else T.address_of(TB[0])
+    tx = T.cuda.thread_idx("x")
+    wg = tx // 128
+    rank = T.cuda.cta_rank() if CLUSTER > 1 else 0
+    unit0 = T.cuda.block_idx("x") // CLUSTER
+    units = T.cuda.grid_dim("x") // CLUSTER
+    dsm = T.alloc_buffer((smem_bytes,), "uint8", scope="shared.dyn")
+    full = T.alloc_shared((STAGES,), "uint64")
+    empty = T.alloc_shared((STAGES,), "uint64")
+    # 1024-byte aligned base of the stages (128-byte swizzle atoms repeat every 1024 B)
+    sbase = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
+    if tx == 0:
+        for s in range(STAGES):
+            T.ptx.mbarrier_init(T.address_of(full[s]), 1)
+            T.ptx.mbarrier_init(T.address_of(empty[s]), consumers * CLUSTER)
+        T.ptx.fence_mbarrier_init()
+        T.ptx.prefetch_tensormap(tma_a)
+        T.ptx.prefetch_tensormap(tma_b)
+    if CLUSTER > 1:
+        T.cuda.cluster_sync()
+    else:
+        T.cuda.cta_sync()
+    if wg == 0:
+        T.ptx.setmaxnreg_dec(PRODUCER_REGS)
+        if tx == 0:
+            it: T.int32 = 0
+            for tile in range(unit0, ntiles, units):
+                gm = tile // group
+                first_m = gm * GROUP_M
+                gsize = T.min(mt - first_m, GROUP_M)
+                m0 = ((first_m + (tile % group) % gsize) * CLUSTER + rank) * BM
+                n0 = ((tile % group) // gsize) * BN
+                for kb in range(kb_n):
+                    s = it % STAGES
+                    ph = ((it // STAGES) & 1) ^ 1
+                    while not T.ptx.mbarrier_try_wait_parity(T.address_of(empty[s]), ph):
+                        pass
+                    T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
+                    sa = sbase + T.cast(s * stage_bytes, "uint32")
+                    T.ptx.tma_load_2d(sa, tma_a, kb * BK, m0, T.address_of(full[s]))
+                    if CLUSTER > 1:
+                        # this CTA's half of the shared B tile goes to both CTAs of the cluster
+                        T.ptx.tma_load_2d_multicast(
+                            sa + T.uint32(a_bytes) + T.cast(rank * b_half, "uint32"),
+                            tma_b,
+                            kb * BK,
+                            n0 + rank * (BN // CLUSTER),
+                            T.address_of(full[s]),
+                            T.uint16((1 << CLUSTER) - 1),
+                        )
+                    else:
+                        T.ptx.tma_load_2d(sa + T.uint32(a_bytes), tma_b, kb * BK, n0, T.address_of(full[s]))
+                    it = it + 1
+    else:
+        T.ptx.setmaxnreg_inc(CONSUMER_REGS)
+        acc = T.alloc_local((nacc,), "float32")
+        out = T.alloc_local((2,), DT)
+        ctid = tx - 128 * wg
+        warp = ctid // 32
+        lane = ctid % 32
+        it: T.int32 = 0
+        for tile in range(unit0, ntiles, units):
+            gm = tile // group
+            first_m = gm * GROUP_M
+            gsize = T.min(mt - first_m, GROUP_M)
+            m0 = ((first_m + (tile % group) % gsize) * CLUSTER + rank) * BM
+            n0 = ((tile % group) // gsize) * BN
+            for kb in range(kb_n):
+                s = it % STAGES
+                ph = (it // STAGES) & 1
+                while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), ph):
+                    pass
+                sa = sbase + T.cast(s * stage_bytes, "uint32")
+                da = T.uint64(DESC_HI) | T.cast((sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4, "uint64")
+                db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
+                T.ptx.wgmma_fence()
+                for kk in range(BK // 16):
+                    T.ptx.wgmma_mma_async(
+                        shape,
+                        ab,
+                        T.address_of(acc[0]),
+                        da + T.uint64(2 * kk),
+                        db + T.uint64(2 * kk),
+                        T.cast(kb > 0, "int32") if kk == 0 else 1,
+                    )
+                T.ptx.wgmma_commit_group()
+                T.ptx.wgmma_wait_group(1)
+                if kb > 0 and ctid == 0:
+                    release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
+                it = it + 1
+            T.ptx.wgmma_wait_group(0)
+            if ctid == 0:
+                release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
+            row = m0 + (wg - 1) * 64 + warp * 16 + lane // 4
+            col = n0 + (lane % 4) * 2
+            for i in range(BN // 8):
+                out[0] = T.cast(acc[4 * i], DT)
+                out[1] = T.cast(acc[4 * i + 1], DT)
+                C[row, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+                out[0] = T.cast(acc[4 * i + 2], DT)
+                out[1] = T.cast(acc[4 * i + 3], DT)
+                C[row + 8, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+    if CLUSTER > 1:
+        # no CTA leaves while its partner may still multicast into it or arrive on its barriers
+        T.cuda.cluster_sync()
+
+
+@functools.cache
+def make_gemm(M: int, N: int, K: int, dtype: str = "float16", **tiles):
+    """The specialized kernel (a ``T.function``) for one problem size, dtype and tile set."""
+    return gemm_tn.specialize(M=M, N=N, K=K, DT=dtype, **tiles)
+
+
+def best_config(M: int, N: int, K: int, dtype: str = "float16") -> dict:
+    """Tiles measured best on the H200 (docs/benchmarks.md, "Hopper kernels"): 128x256x64,
+    4 stages, GROUP_M 8; a 2-CTA cluster with B multicast from 8192^2 outputs up."""
+    cfg = dict(BM=128, BN=256, STAGES=4, GROUP_M=8)
+    if M * N >= 8192 * 8192 and (M // 128) % 2 == 0:
+        cfg["CLUSTER"] = 2
+    return cfg
+
+
+def plans(
+    M: int,
+    N: int,
+    K: int,
+    dtype: str = "float16",
+    BM: int = 128,
+    BN: int = 256,
+    BK: int = 64,
+    CLUSTER: int = 1,
+):
+    """Host TMA plans of A and B for ``make_gemm`` (tirx.runtime.tma.TensorMapPlan); with a
+    2-CTA cluster each CTA loads half of the B tile (multicast)."""
+    from tirx.runtime.tma import TensorMapPlan
+
+    return (
+        TensorMapPlan(dtype, (M, K), (BM, BK), 128),
+        TensorMapPlan(dtype, (N, K), (BN // CLUSTER, BK), 128),
+    )
+
+
+KERNELS = {
+    "gemm_f16_4096": lambda: make_gemm(4096, 4096, 4096, "float16", **best_config(4096, 4096, 4096)),
+    "gemm_bf16_8192": lambda: make_gemm(8192, 8192, 8192, "bfloat16", **best_config(8192, 8192, 8192)),
+    "gemm_f16_4096_cluster2": lambda: make_gemm(4096, 4096, 4096, "float16", CLUSTER=2),
+    "gemm_bf16_4096_global_tmap": lambda: make_gemm(4096, 4096, 4096, "bfloat16", TMAP="global"),
+}

@@ -1,0 +1,1 @@
+"""GPU example kernels (tirx script). Each module has a ``KERNELS`` dict of builders."""

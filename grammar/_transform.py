@@ -1,0 +1,1343 @@
+"""The inline transformer: grammar rules -> IRBuilder calls, with spans from tokens.
+
+Lark calls one method per rule as the LALR parser reduces it (``transformer=`` on an
+LALR parser), bottom-up and in source order. Rules named ``*_open`` / ``*_head`` reduce
+before their bodies, so they open the builder frame (function, loop, branch, device
+entry) and define the names the body sees; the matching block rule closes it. Simple
+statements are emitted into the open frame as soon as they reduce. Nothing here runs
+code from the text: names resolve through builder scopes, ``T.<name>`` through the
+dtype table, the special forms below and the op table.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from typing import Any
+
+from ..diagnostics import error as _diag
+from ..errors import DiagnosticError
+from ..ir import op as _opmod
+from ..ir.buffer import Buffer
+from ..ir.expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    BitAnd,
+    BitNot,
+    BitOr,
+    BitXor,
+    Broadcast,
+    BufferLoad,
+    Call,
+    Cast,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    GlobalVar,
+    IntImm,
+    Let,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    PrimExpr,
+    Ramp,
+    Select,
+    Shl,
+    Shr,
+    StringImm,
+    Sub,
+    Var,
+    binop,
+    const,
+    convert,
+)  # fmt: skip
+from ..ir.node import Attrs
+from ..ir.span import Span
+from ..ir.stmt import LAUNCH_FIELDS, LAUNCH_FIELDS_KEY, ForKind
+from ..ir.structural import structural_equal
+from ..ir.types import PointerType, PrimType, TensorType, Type, VoidType, int32, parse_dtype
+from ..script.builder import IRBuilder
+
+__all__ = ["TextBuilder"]
+
+_NUMBER = (int, float)
+_RESERVED = frozenset(keyword.kwlist) | {"T", "I", "True", "False", "None"}
+_CONSTS = {"True": True, "False": False, "None": None}
+
+_BIN = {
+    "PLUS": Add, "MINUS": Sub, "STAR": Mul, "SLASH": Div, "DSLASH": FloorDiv, "PERCENT": FloorMod,
+    "LSHIFT": Shl, "RSHIFT": Shr, "AMP": BitAnd, "VBAR": BitOr, "CIRC": BitXor,
+    "EQEQ": EQ, "NOTEQ": NE, "LT": LT, "LE": LE, "GT": GT, "GE": GE, "AND": And, "OR": Or,
+}  # fmt: skip
+_PREC = {
+    "OR": 1, "AND": 2, "EQEQ": 4, "NOTEQ": 4, "LT": 4, "LE": 4, "GT": 4, "GE": 4, "VBAR": 5, "CIRC": 6,
+    "AMP": 7, "LSHIFT": 8, "RSHIFT": 8, "PLUS": 9, "MINUS": 9, "STAR": 10, "SLASH": 10, "DSLASH": 10,
+    "PERCENT": 10,
+}  # fmt: skip
+_CMP = frozenset(("EQEQ", "NOTEQ", "LT", "LE", "GT", "GE"))
+_INT_KINDS = frozenset(("int", "uint"))
+
+_LOOP_KINDS = {
+    "serial": ForKind.SERIAL,
+    "unroll": ForKind.UNROLLED,
+    "vectorized": ForKind.VECTORIZED,
+    "parallel": ForKind.PARALLEL,
+    "thread_binding": ForKind.THREAD_BINDING,
+}
+_BINFORMS = {
+    "min": Min, "max": Max, "truncmod": Mod, "truncdiv": Div, "floordiv": FloorDiv, "floormod": FloorMod,
+}  # fmt: skip
+# T.<name> special forms handled here rather than through the op table
+_FORMS = frozenset(
+    {
+        "Cast", "Select", "Ramp", "Broadcast", "Let", "Call", "evaluate", "func_attr", "alloc_tensor",
+        "decl_tensor", "Tensor", "Buffer", "Ptr", "device_entry", "attr", "let", "function", "prim_func",
+        "ir_module", *_LOOP_KINDS, *_BINFORMS,
+    }
+)  # fmt: skip
+_DECORATOR_ONLY = frozenset({"function", "prim_func", "ir_module"})
+_IMPORTS = {
+    "__future__": {"annotations"},
+    "tirx.script": {"tirx", "ir"},
+    "tvm_tirx.script": {"tirx", "ir"},
+    "tvm.script": {"tirx", "ir"},
+}
+
+
+# ------------------------------------------------------------------ value markers
+class _LetAnnot:
+    __slots__ = ("ty",)
+
+    def __init__(self, ty: Type):
+        self.ty = ty
+
+
+class _Kw:
+    __slots__ = ("name", "tok", "value")
+
+    def __init__(self, tok, value):
+        self.name = tok.value
+        self.tok = tok
+        self.value = value
+
+
+class _Walrus:
+    __slots__ = ("tok", "value", "var")
+
+    def __init__(self, var, value, tok):
+        self.var = var
+        self.value = value
+        self.tok = tok
+
+
+class _FuncRef:
+    __slots__ = ("name", "span")
+
+    def __init__(self, name, span):
+        self.name = name
+        self.span = span
+
+
+class _Ret:
+    __slots__ = ("ty",)
+
+    def __init__(self, ty):
+        self.ty = ty
+
+
+class _Spec:
+    """The value of a call that is only meaningful in one statement position."""
+
+    __slots__ = ("args", "kind", "span")
+
+    def __init__(self, kind: str, span, *args):
+        self.kind = kind
+        self.span = span
+        self.args = args
+
+
+_LET = object()  # the value of ``T.let`` (subscripted: ``T.let[T.int32]``)
+
+_DESC = {
+    int: "an int literal",
+    float: "a float literal",
+    bool: "a bool literal",
+    str: "a string literal",
+    list: "a list",
+    tuple: "a tuple",
+    dict: "a dict",
+    type(None): "None",
+}
+
+
+def _desc(v: Any) -> str:
+    if isinstance(v, PrimExpr):
+        return f"an expression of dtype {v.ty}"
+    if isinstance(v, TensorType):
+        return "a T.Tensor type"
+    if isinstance(v, Type):
+        return f"the type {v.script() if hasattr(v, 'script') else v}"
+    if isinstance(v, _Spec):
+        return f"T.{v.kind}(...)"
+    if isinstance(v, _FuncRef):
+        return f"the function reference {v.name}"
+    if isinstance(v, _Walrus):
+        return "an assignment expression (:=)"
+    if isinstance(v, _LetAnnot) or v is _LET:
+        return "T.let"
+    return _DESC.get(type(v), type(v).__name__)
+
+
+_ESC = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)", re.S)
+_SIMPLE_ESC = {
+    "n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0", "a": "\a", "b": "\b",
+    "f": "\f", "v": "\v", "\n": "",
+}  # fmt: skip
+
+
+def _unescape_one(m: re.Match) -> str:
+    s = m.group(1)
+    c = s[0]
+    if c in "xuU" and len(s) > 1:
+        return chr(int(s[1:], 16))
+    if c.isdigit() and c in "01234567":
+        if s in _SIMPLE_ESC:
+            return _SIMPLE_ESC[s]
+        return chr(int(s, 8))
+    r = _SIMPLE_ESC.get(s)
+    if r is None:
+        return "\\" + s  # unknown escapes stay as written (Python's behaviour)
+    return r
+
+
+def unescape(body: str) -> str:
+    """Decode a string literal's body (no quotes), without eval."""
+    if "\\" not in body:
+        return body
+    return _ESC.sub(_unescape_one, body)
+
+
+# ------------------------------------------------------------------ T.<name> resolution
+_RES: dict[str, tuple[str, Any]] = {}
+
+
+def _resolve_t(rest: str) -> tuple[str, Any] | None:
+    r = _RES.get(rest)
+    if r is not None:
+        return r
+    if rest in _FORMS:
+        r = ("form", rest)
+    else:
+        try:
+            r = ("type", parse_dtype(rest))
+        except ValueError:
+            o = _opmod.lookup(rest)
+            if o is None:
+                return None
+            r = ("op", o)
+    _RES[rest] = r
+    return r
+
+
+class TextBuilder:
+    """The per-parse state and one callback per grammar rule (see ``tirx.lark``)."""
+
+    def __init__(self, post=None) -> None:
+        self.post = post
+        self.reset(None, None)
+
+    # ------------------------------------------------------------- state
+    def reset(self, source_name, text) -> None:
+        self.src = source_name
+        self.text = text
+        self.b = IRBuilder(source_name or "<string>")
+        self.open: list = []  # (context manager, span) of the open frames
+        self.chains: list = []  # per if statement: else frames opened by elif
+        self.let_scope: dict[str, list] = {}
+        self.module_name: str | None = None
+        self.module_fnames: set[str] = set()
+        self.gv_refs: list = []
+        self.private = False
+        self.func_attrs = None
+        self.func_span = None
+
+    # ------------------------------------------------------------- helpers
+    def err(self, msg: str, span, cause: BaseException | None = None) -> DiagnosticError:
+        return _diag(msg, span, self.text, cause)
+
+    def tsp(self, t) -> Span:
+        return Span(self.src, t.line, t.column, t.end_line, t.end_column)
+
+    def stmt_span(self, t, nl) -> Span:
+        return Span(self.src, t.line, t.column, nl.line, nl.column)
+
+    def expr(self, v, span, what: str = "an expression") -> PrimExpr:
+        if isinstance(v, PrimExpr):
+            return v
+        if type(v) in (int, float, bool):
+            return convert(v)
+        if type(v) is str:
+            return StringImm(v)
+        raise self.err(f"expected {what}, got {_desc(v)}", span)
+
+    def as_type(self, v, span, what: str = "a type") -> Type:
+        if isinstance(v, Type):
+            return v
+        if isinstance(v, _LetAnnot):
+            return v.ty
+        if type(v) is str:
+            try:
+                return parse_dtype(v)
+            except ValueError as e:
+                raise self.err(f"unknown dtype {v!r}", span, e) from e
+        raise self.err(f"expected {what}, got {_desc(v)}", span)
+
+    def check_new_name(self, tok) -> str:
+        name = tok.value
+        if name in _RESERVED:
+            raise self.err(f"'{name}' is a reserved name and cannot be defined", self.tsp(tok))
+        if self.b.is_defined(name) or self.let_scope.get(name):
+            raise self.err(f"redefinition of '{name}' (a name still in scope)", self.tsp(tok))
+        return name
+
+    def enter(self, cm, span):
+        spans = self.b.spans
+        spans.append(span)
+        try:
+            v = cm.__enter__()
+        except DiagnosticError:
+            raise
+        except (TypeError, ValueError, IndexError, RuntimeError) as e:
+            raise self.err(str(e), span, e) from e
+        finally:
+            spans.pop()
+        self.open.append((cm, span))
+        return v
+
+    def close(self):
+        cm, span = self.open.pop()
+        try:
+            cm.__exit__(None, None, None)
+        except DiagnosticError:
+            raise
+        except (TypeError, ValueError, IndexError, RuntimeError) as e:
+            raise self.err(str(e), span, e) from e
+
+    def emit(self, span, fn, *args):
+        spans = self.b.spans
+        spans.append(span)
+        try:
+            return fn(*args)
+        except DiagnosticError:
+            raise
+        except (TypeError, ValueError, IndexError, RuntimeError) as e:
+            raise self.err(str(e), span, e) from e
+        finally:
+            spans.pop()
+
+    def cond(self, v, span, what: str) -> PrimExpr:
+        c = self.expr(v, span, "a bool condition")
+        t = c.ty
+        if not (isinstance(t, PrimType) and t.is_bool and t.lanes == 1):
+            raise self.err(f"{what} condition must be a bool expression, got dtype {t}", span)
+        return c
+
+    def buffer(self, tok) -> Buffer:
+        name = tok.value
+        v = self.b.lookup(name)
+        if v is None:
+            if self.let_scope.get(name):
+                raise self.err(f"'{name}' is not a buffer", self.tsp(tok))
+            raise self.err(f"undefined name '{name}'", self.tsp(tok))
+        if type(v) is not Buffer:
+            raise self.err(f"'{name}' is not a buffer and cannot be indexed", self.tsp(tok))
+        return v
+
+    def indices(self, buf: Buffer, idx: list, span) -> tuple:
+        if len(idx) == 1 and type(idx[0]) is tuple and not idx[0]:
+            idx = ()
+        out = []
+        for x in idx:
+            if isinstance(x, PrimExpr):
+                t = x.ty
+                if not (isinstance(t, PrimType) and t.is_int):
+                    raise self.err(
+                        f"buffer {buf.name}: index must be an integer expression, got dtype {t}", span
+                    )
+                out.append(x)
+            elif type(x) is int:
+                try:
+                    out.append(convert(x))
+                except (TypeError, ValueError) as e:
+                    raise self.err(str(e), span, e) from e
+            else:
+                raise self.err(
+                    f"buffer {buf.name}: index must be an integer expression, got {_desc(x)}", span
+                )
+        if len(out) != len(buf.shape):
+            raise self.err(
+                f"buffer {buf.name} has rank {len(buf.shape)}, got {len(out)} ind{'ex' if len(out) == 1 else 'ices'}",
+                span,
+            )
+        return tuple(out)
+
+    def split_args(self, args, span, fname: str, allow_walrus: bool = False):
+        pos: list = []
+        kw: dict = {}
+        for a in args:
+            if type(a) is _Kw:
+                if a.name in kw:
+                    raise self.err(f"{fname}: keyword argument '{a.name}' repeated", self.tsp(a.tok))
+                kw[a.name] = a.value
+            else:
+                if kw:
+                    raise self.err(f"{fname}: positional argument follows keyword argument", span)
+                if type(a) is _Walrus and not (allow_walrus and not pos):
+                    raise self.err(
+                        "an assignment expression (:=) is only allowed as T.Let's first argument",
+                        self.tsp(a.tok),
+                    )
+                pos.append(a)
+        return pos, kw
+
+    def nargs(self, fname, pos, kw, span, lo, hi=None, kws=()):
+        hi = lo if hi is None else hi
+        if not lo <= len(pos) <= hi:
+            want = f"{lo}" if lo == hi else f"{lo} to {hi}"
+            raise self.err(f"{fname} takes {want} positional argument(s), got {len(pos)}", span)
+        for k in kw:
+            if k not in kws:
+                raise self.err(f"{fname} got an unexpected keyword argument '{k}'", span)
+
+    # ------------------------------------------------------------- tokens
+    def INT(self, tok):
+        s = tok.value
+        try:
+            if len(s) > 1 and s[0] == "0" and s[1] in "xXbBoO":
+                return int(s, 0)
+            return int(s, 10)
+        except ValueError as e:
+            raise self.err(f"invalid integer literal {s!r}", self.tsp(tok), e) from e
+
+    def FLOAT(self, tok):
+        try:
+            return float(tok.value)
+        except ValueError as e:
+            raise self.err(f"invalid float literal {tok.value!r}", self.tsp(tok), e) from e
+
+    def STRING(self, tok):
+        return unescape(tok.value[1:-1])
+
+    # ------------------------------------------------------------- file / module / function
+    def start(self, c):
+        try:
+            return self.b.get()
+        except RuntimeError as e:
+            raise self.err("the text defines no function", None, e) from e
+
+    def header(self, c):
+        mod = c[1].value
+        names = _IMPORTS.get(mod)
+        if names is None or c[3].value not in names:
+            raise self.err(f"unsupported import: from {mod} import {c[3].value}", self.tsp(c[0]))
+        return None
+
+    def decorator(self, c):
+        at, nm = c[0], c[1]
+        args = c[2] if len(c) == 4 else None
+        return (nm.value, args, at, nm)
+
+    def decorators(self, c):
+        return c
+
+    def class_open(self, c):
+        decos, name_tok = c[0], c[2]
+        for name, args, _at, nm in decos:
+            if name not in ("T.ir_module", "I.ir_module") or args:
+                raise self.err(f"unsupported class decorator @{name}", self.tsp(nm))
+        self.module_name = name_tok.value
+        self.enter(self.b.module(name_tok.value), self.tsp(name_tok))
+        return None
+
+    def classdef(self, c):
+        self.close()
+        for name, span in self.gv_refs:
+            if name not in self.module_fnames:
+                raise self.err(f"module {self.module_name} has no function '{name}'", span)
+        return None
+
+    def func_open(self, c):
+        decos, def_tok, name_tok = c[0], c[1], c[2]
+        tparams = c[3] if len(c) > 3 else ()
+        private = None
+        for name, args, at, nm in decos:
+            if name not in ("T.function", "T.prim_func"):
+                raise self.err(f"unsupported function decorator @{name}", self.tsp(nm))
+            if private is not None:
+                raise self.err("more than one function decorator", self.tsp(at))
+            private = False
+            if args:
+                pos, kw = self.split_args(args, self.tsp(nm), "@" + name)
+                self.nargs("@" + name, pos, kw, self.tsp(nm), 0, 0, ("private", "check_well_formed"))
+                p = kw.get("private", False)
+                if type(p) is not bool:
+                    raise self.err(f"@{name}: private= must be True or False", self.tsp(nm))
+                private = p
+        if private is None:
+            raise self.err(f"function '{name_tok.value}' needs the @T.function decorator", self.tsp(def_tok))
+        fname = name_tok.value
+        if self.module_name is not None:
+            if fname in self.module_fnames:
+                raise self.err(f"module {self.module_name} defines '{fname}' twice", self.tsp(name_tok))
+            self.module_fnames.add(fname)
+        span = Span(self.src, def_tok.line, def_tok.column, name_tok.end_line, name_tok.end_column)
+        self.private = private
+        self.func_attrs = None
+        self.func_span = span
+        self.enter(self.b.function(fname, private=private), span)
+        for tok, ty in tparams:
+            name = self.check_new_name(tok)
+            sp = self.tsp(tok)
+            t = int32 if ty is None else self.as_type(ty, sp, "a dtype")
+            if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
+                raise self.err(f"shape variable '{name}' must have an integer dtype, got {t}", sp)
+            self.b.define(name, Var(name, t, span=sp))
+        return None
+
+    def tparams(self, c):
+        return c
+
+    def tparam(self, c):
+        return (c[0], c[1] if len(c) > 1 else None)
+
+    def params(self, c):
+        return None
+
+    def param(self, c):
+        tok, tyv = c
+        sp = self.tsp(tok)
+        name = self.check_new_name(tok)
+        if isinstance(tyv, _LetAnnot) or tyv is _LET:
+            raise self.err(f"parameter '{name}': T.let is for bindings, not parameters", sp)
+        ty = self.as_type(tyv, sp, "a parameter type (T.Tensor(...), a dtype or T.Ptr(...))")
+        if isinstance(ty, VoidType):
+            raise self.err(f"parameter '{name}' cannot have type T.void", sp)
+        self.emit(sp, self.b.param, name, ty)
+        return None
+
+    def ret(self, c):
+        return _Ret(c[0])
+
+    def funcdef(self, c):
+        for x in c:
+            if type(x) is _Ret:
+                ty = self.as_type(x.ty, self.func_span, "a return type")
+                self.b.set_ret_type(ty)
+        self.close()
+        if self.func_attrs is not None:
+            b = self.b
+            try:
+                if b.module_funcs is not None:
+                    b.module_funcs[-1] = b.module_funcs[-1].replace(attrs=self.func_attrs)
+                else:
+                    b.result = b.result.replace(attrs=self.func_attrs)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), self.func_span, e) from e
+        return None
+
+    # ------------------------------------------------------------- simple statements
+    def suite(self, c):
+        return None
+
+    def stmts(self, c):
+        return None
+
+    def store(self, c):
+        tok, idx, val, nl = c
+        span = self.stmt_span(tok, nl)
+        buf = self.buffer(tok)
+        ind = self.indices(buf, idx, span)
+        if not isinstance(val, PrimExpr) and type(val) not in (int, float, bool):
+            raise self.err(f"cannot store {_desc(val)} into buffer {buf.name}", span)
+        self.emit(span, self.b.store, buf, ind, val)
+        return None
+
+    def bind(self, c):
+        tok, ann, val, nl = c
+        span = self.stmt_span(tok, nl)
+        name = self.check_new_name(tok)
+        if isinstance(ann, _LetAnnot):
+            ty = ann.ty
+        else:
+            ty = self.as_type(ann, span, "a T.let[...] annotation")
+        if not isinstance(val, PrimExpr):
+            if type(val) in (int, float, bool) and isinstance(ty, PrimType):
+                try:
+                    val = const(val, ty)
+                except (TypeError, ValueError) as e:
+                    raise self.err(str(e), span, e) from e
+            else:
+                raise self.err(f"cannot bind '{name}' to {_desc(val)}", span)
+        v = self.emit(span, self.b.bind, name, val, ty)
+        self.b.define(name, v)
+        return None
+
+    def assign(self, c):
+        tok, val, nl = c
+        span = self.stmt_span(tok, nl)
+        name = self.check_new_name(tok)
+        b = self.b
+        if type(val) is _Spec:
+            k = val.kind
+            if k == "alloc_tensor":
+                ty, ann = val.args
+                buf = self.emit(span, b.alloc, name, ty, ann)
+            elif k == "decl_tensor":
+                data, ty = val.args
+                buf = self.emit(span, b.decl, name, ty, data)
+            else:
+                raise self.err(f"T.{k}(...) cannot be assigned to a name", span)
+            b.define(name, buf)
+            return None
+        if isinstance(val, PrimExpr) or type(val) in (int, float, bool):
+            v = self.emit(span, b.bind, name, val, None)
+            b.define(name, v)
+            return None
+        raise self.err(f"cannot assign {_desc(val)} to '{name}'", span)
+
+    def exprstmt(self, c):
+        val, nl = c
+        span = getattr(val, "span", None) or self.tsp(nl)
+        span = Span(self.src, span.line, span.col, nl.line, nl.column)
+        if type(val) is _Spec:
+            k = val.kind
+            if k == "evaluate":
+                self.emit(span, self.b.evaluate, val.args[0])
+            elif k == "func_attr":
+                if self.func_attrs is not None:
+                    raise self.err("T.func_attr given twice", span)
+                try:
+                    self.func_attrs = Attrs(val.args[0])
+                except (TypeError, ValueError) as e:
+                    raise self.err(str(e), span, e) from e
+            else:
+                raise self.err(f"T.{k}(...) cannot be used as a statement", span)
+            return None
+        if isinstance(val, Call):
+            self.emit(span, self.b.evaluate, val)
+            return None
+        raise self.err(f"{_desc(val)} cannot be used as a statement (wrap it in T.evaluate(...))", span)
+
+    def pass_stmt(self, c):
+        return None
+
+    def break_stmt(self, c):
+        span = self.stmt_span(c[0], c[1])
+        if not self.b.in_loop():
+            raise self.err("'break' outside a loop", span)
+        self.emit(span, self.b.break_)
+        return None
+
+    def continue_stmt(self, c):
+        span = self.stmt_span(c[0], c[1])
+        if not self.b.in_loop():
+            raise self.err("'continue' outside a loop", span)
+        self.emit(span, self.b.continue_)
+        return None
+
+    def return_stmt(self, c):
+        span = self.stmt_span(c[0], c[-1])
+        val = None
+        if len(c) == 3:
+            val = self.expr(c[1], span, "a return value")
+        self.emit(span, self.b.return_, val)
+        return None
+
+    def assert_stmt(self, c):
+        span = self.stmt_span(c[0], c[-1])
+        cond = self.cond(c[1], span, "assert")
+        kind, msg = "RuntimeError", ()
+        if len(c) == 4:
+            m = c[2]
+            if type(m) is str:
+                msg = (m,)
+            elif (
+                type(m) is tuple
+                and len(m) == 2
+                and type(m[0]) is str
+                and type(m[1]) in (list, tuple)
+                and all(type(x) is str for x in m[1])
+            ):
+                kind, msg = m[0], tuple(m[1])
+            else:
+                raise self.err('assert message must be ("Kind", ["message", ...]) or a string', span)
+        self.emit(span, self.b.assert_, cond, kind, msg)
+        return None
+
+    # ------------------------------------------------------------- compound statements
+    def for_head(self, c):
+        for_tok, name_tok, spec = c
+        if type(spec) is not _Spec or spec.kind != "loop":
+            raise self.err(
+                f"a for loop iterates over range(...), T.serial/unroll/vectorized/parallel/thread_binding(...), got {_desc(spec)}",
+                self.tsp(for_tok),
+            )
+        sp = spec.span
+        span = Span(self.src, for_tok.line, for_tok.column, sp.end_line, sp.end_col)
+        name = self.check_new_name(name_tok)
+        start, extent, kind, step, ann, thread = spec.args
+        v = self.enter(self.b.for_(name, start, extent, kind, step, ann, thread), span)
+        self.b.define(name, v)
+        return None
+
+    def for_stmt(self, c):
+        self.close()
+        return None
+
+    def while_head(self, c):
+        tok, v = c
+        span = self.tsp(tok)
+        cond = self.cond(v, span, "while")
+        self.enter(self.b.while_(cond), span)
+        return None
+
+    while_stmt = for_stmt
+
+    def with_head(self, c):
+        tok, spec = c
+        span = self.tsp(tok)
+        if type(spec) is not _Spec or spec.kind not in ("device_entry", "attr"):
+            raise self.err(f"with takes T.device_entry(...) or T.attr(...), got {_desc(spec)}", span)
+        span = Span(self.src, tok.line, tok.column, spec.span.end_line, spec.span.end_col)
+        if spec.kind == "device_entry":
+            self.enter(self.b.device_entry(*spec.args), span)
+        else:
+            self.enter(self.b.attr(*spec.args), span)
+        return None
+
+    with_stmt = for_stmt
+
+    def if_head(self, c):
+        tok, v = c
+        span = self.tsp(tok)
+        cond = self.cond(v, span, "if")
+        self.chains.append([])
+        self.enter(self.b.if_(cond), span)
+        return None
+
+    def if_block(self, c):
+        self.close()
+        return None
+
+    elif_block = if_block
+    else_block = if_block
+
+    def elif_head(self, c):
+        tok, v = c
+        span = self.tsp(tok)
+        cond = self.cond(v, span, "elif")
+        self.enter(self.b.else_(), span)
+        self.chains[-1].append(self.open.pop())
+        self.enter(self.b.if_(cond), span)
+        return None
+
+    def else_head(self, c):
+        self.enter(self.b.else_(), self.tsp(c[0]))
+        return None
+
+    def if_stmt(self, c):
+        chain = self.chains.pop()
+        while chain:
+            self.open.append(chain.pop())
+            self.close()
+        return None
+
+    # ------------------------------------------------------------- expressions
+    def name(self, c):
+        tok = c[0]
+        n = tok.value
+        if self.let_scope:
+            vs = self.let_scope.get(n)
+            if vs:
+                return vs[-1]
+        v = self.b.lookup(n)
+        if v is None:
+            if n in _CONSTS:
+                return _CONSTS[n]
+            raise self.err(f"undefined name '{n}'", self.tsp(tok))
+        if type(v) is Buffer:
+            return v.data
+        return v
+
+    def dotted(self, c):
+        tok = c[0]
+        s = tok.value
+        head, _, rest = s.partition(".")
+        if head == "T":
+            r = _resolve_t(rest)
+            if r is not None:
+                kind, val = r
+                if kind == "type":
+                    return val
+                if val == "let":
+                    return _LET
+                if kind == "op":
+                    raise self.err(f"T.{rest} is an op: call it, T.{rest}(...)", self.tsp(tok))
+                raise self.err(f"T.{rest} must be called: T.{rest}(...)", self.tsp(tok))
+        elif head == self.module_name and "." not in rest:
+            sp = self.tsp(tok)
+            self.gv_refs.append((rest, sp))
+            return _FuncRef(rest, sp)
+        raise self.err(f"unknown name {s}", self.tsp(tok))
+
+    def call(self, c):
+        tok = c[0]
+        rpar = c[-1]
+        args = c[1] if len(c) == 3 else ()
+        span = Span(self.src, tok.line, tok.column, rpar.end_line, rpar.end_column)
+        s = tok.value
+        if tok.type == "NAME":
+            if s == "range" and self.b.lookup("range") is None:
+                pos, kw = self.split_args(args, span, "range")
+                return self.loop("range", pos, kw, span)
+            if self.b.lookup(s) is None and not self.let_scope.get(s):
+                raise self.err(f"undefined name '{s}'", self.tsp(tok))
+            raise self.err(f"'{s}' is not callable", self.tsp(tok))
+        head, _, rest = s.partition(".")
+        r = _resolve_t(rest) if head == "T" else None
+        if r is None:
+            raise self.err(f"unknown name {s}", self.tsp(tok))
+        kind, val = r
+        fname = s
+        if kind == "op":
+            pos, kw = self.split_args(args, span, fname)
+            return self.op_call(val, pos, kw, span)
+        if kind == "type":
+            pos, kw = self.split_args(args, span, fname)
+            return self.typed_const(val, pos, kw, span, fname)
+        pos, kw = self.split_args(args, span, fname, allow_walrus=val == "Let")
+        if val in _LOOP_KINDS:
+            return self.loop(val, pos, kw, span)
+        if val in _BINFORMS:
+            self.nargs(fname, pos, kw, span, 2)
+            a, b = pos
+            self.operand(a, span)
+            self.operand(b, span)
+            try:
+                return binop(_BINFORMS[val], a, b, span)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), span, e) from e
+        if val in _DECORATOR_ONLY or val == "let":
+            raise self.err(f"T.{val} cannot be called here", span)
+        return getattr(self, "f_" + val)(pos, kw, span, fname)
+
+    def arguments(self, c):
+        return c
+
+    def kwarg(self, c):
+        return _Kw(c[0], c[1])
+
+    def walrus(self, c):
+        tok, val = c
+        sp = self.tsp(tok)
+        e = self.expr(val, sp)
+        name = self.check_new_name(tok)
+        v = Var(name, e.ty, span=sp)
+        self.let_scope.setdefault(name, []).append(v)
+        return _Walrus(v, e, tok)
+
+    def subscript(self, c):
+        tok, idx, rsqb = c
+        span = Span(self.src, tok.line, tok.column, rsqb.end_line, rsqb.end_column)
+        if tok.type == "DOTTED":
+            if tok.value == "T.let":
+                if len(idx) != 1:
+                    raise self.err("T.let[...] takes one type", span)
+                return _LetAnnot(self.as_type(idx[0], span))
+            self.dotted([tok])  # raises the right error for unknown names
+            raise self.err(f"{tok.value} cannot be indexed", span)
+        buf = self.buffer(tok)
+        return BufferLoad(buf, self.indices(buf, idx, span), span=span)
+
+    def subs(self, c):
+        return c
+
+    def tuple(self, c):
+        return tuple(c)
+
+    def empty_tuple(self, c):
+        return ()
+
+    def list(self, c):
+        return c
+
+    def dict(self, c):
+        d = {}
+        for k, v in c:
+            d[k] = v
+        return d
+
+    def dictitem(self, c):
+        k, colon, v = c
+        if type(k) is not str:
+            raise self.err(f"dict keys must be string literals, got {_desc(k)}", self.tsp(colon))
+        return (k, v)
+
+    def operand(self, v, span):
+        if isinstance(v, PrimExpr) or type(v) in (int, float, bool):
+            return v
+        raise self.err(f"expected an expression, got {_desc(v)}", span)
+
+    def bin(self, op, a, b):
+        cls = _BIN[op.type]
+        if not (isinstance(a, PrimExpr) or type(a) in (int, float, bool)):
+            raise self.err(f"unsupported left operand of '{op.value}': {_desc(a)}", self.tsp(op))
+        if not (isinstance(b, PrimExpr) or type(b) in (int, float, bool)):
+            raise self.err(f"unsupported right operand of '{op.value}': {_desc(b)}", self.tsp(op))
+        # literals next to a typed scalar take its dtype (what binop's convert does, minus the detour)
+        ta, tb = type(a), type(b)
+        if tb is int and ta is not int and isinstance(a, PrimExpr):
+            t = a.ty
+            if type(t) is PrimType and t.lanes == 1 and t.kind in _INT_KINDS:
+                try:
+                    b = IntImm(b, t)
+                except (TypeError, ValueError) as e:
+                    raise self.err(str(e), self.tsp(op), e) from e
+        elif ta is int and tb is not int and isinstance(b, PrimExpr):
+            t = b.ty
+            if type(t) is PrimType and t.lanes == 1 and t.kind in _INT_KINDS:
+                try:
+                    a = IntImm(a, t)
+                except (TypeError, ValueError) as e:
+                    raise self.err(str(e), self.tsp(op), e) from e
+        sa = a.span if type(a) is not Var and isinstance(a, PrimExpr) else None
+        sb = b.span if type(b) is not Var and isinstance(b, PrimExpr) else None
+        if sa is not None:
+            l0, c0 = sa.line, sa.col
+        else:
+            l0, c0 = op.line, op.column
+        if sb is not None:
+            l1, c1 = sb.end_line, sb.end_col
+        else:
+            l1, c1 = op.end_line, op.end_column
+        try:
+            if isinstance(a, PrimExpr) and isinstance(b, PrimExpr) and a.ty is b.ty:
+                return cls(a, b, span=Span(self.src, l0, c0, l1, c1))  # what binop builds, minus its detours
+            return binop(cls, a, b, Span(self.src, l0, c0, l1, c1))
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), self.tsp(op), e) from e
+
+    def arith(self, c):
+        if len(c) == 3:
+            return self.bin(c[1], c[0], c[2])
+        vals = [c[0]]
+        flags = [False]
+        ops: list = []
+        for i in range(1, len(c), 2):
+            op = c[i]
+            p = _PREC[op.type]
+            while ops and _PREC[ops[-1].type] >= p:
+                self._reduce(vals, flags, ops)
+            ops.append(op)
+            vals.append(c[i + 1])
+            flags.append(False)
+        while ops:
+            self._reduce(vals, flags, ops)
+        return vals[0]
+
+    def _reduce(self, vals, flags, ops):
+        op = ops.pop()
+        b = vals.pop()
+        fb = flags.pop()
+        a = vals.pop()
+        fa = flags.pop()
+        is_cmp = op.type in _CMP
+        if is_cmp and (fa or fb):
+            raise self.err("comparisons cannot be chained; parenthesize one side", self.tsp(op))
+        vals.append(self.bin(op, a, b))
+        flags.append(is_cmp)
+
+    test = arith
+
+    def not_expr(self, c):
+        tok, v = c
+        sp = self.tsp(tok)
+        e = self.expr(v, sp)
+        try:
+            return Not(e, span=sp)
+        except (TypeError, ValueError) as ex:
+            raise self.err(str(ex), sp, ex) from ex
+
+    def neg(self, c):
+        tok, v = c
+        t = type(v)
+        if t is int or t is float:
+            return -v
+        sp = self.tsp(tok)
+        e = self.expr(v, sp)
+        ty = e.ty
+        if not (isinstance(ty, PrimType) and not ty.is_bool):
+            raise self.err(f"cannot negate an expression of dtype {ty}", sp)
+        try:
+            return Sub(const(0, ty), e, span=sp)
+        except (TypeError, ValueError) as ex:
+            raise self.err(str(ex), sp, ex) from ex
+
+    def pos(self, c):
+        tok, v = c
+        return self.operand(v, self.tsp(tok))
+
+    def invert(self, c):
+        tok, v = c
+        sp = self.tsp(tok)
+        e = self.expr(v, sp)
+        try:
+            return BitNot(e, span=sp)
+        except (TypeError, ValueError) as ex:
+            raise self.err(str(ex), sp, ex) from ex
+
+    # ------------------------------------------------------------- calls
+    def typed_const(self, ty, pos, kw, span, fname):
+        if len(pos) == 1 and not kw and type(ty) is PrimType and ty.lanes == 1:
+            a = pos[0]
+            ta = type(a)
+            try:
+                if ta is float and ty.is_float:
+                    return FloatImm(a, ty, span=span)
+                if ta is int and ty.is_int:
+                    return IntImm(a, ty, span=span)
+            except (TypeError, ValueError) as e:
+                raise self.err(f"{fname}: {e}", span, e) from e
+        if not isinstance(ty, PrimType):
+            raise self.err(f"{fname} is a type and cannot be called", span)
+        self.nargs(fname, pos, kw, span, 1)
+        a = pos[0]
+        if type(a) is str:
+            if ty.is_float and a in ("inf", "-inf", "nan", "+inf"):
+                a = float(a)
+            else:
+                raise self.err(f"{fname}: cannot make a constant from the string {a!r}", span)
+        if isinstance(a, PrimExpr):
+            return a if a.ty == ty else Cast(ty, a, span=span)
+        if type(a) not in (int, float, bool):
+            raise self.err(f"{fname}: expected a number, got {_desc(a)}", span)
+        try:
+            return const(a, ty, span=span)
+        except (TypeError, ValueError) as e:
+            raise self.err(f"{fname}: {e}", span, e) from e
+
+    def op_call(self, o, pos, kw, span):
+        ty = None
+        if kw:
+            for k in kw:
+                if k != "ty":
+                    raise self.err(f"T.{o.name} got an unexpected keyword argument '{k}'", span)
+            ty = self.as_type(kw["ty"], span, "a result type for ty=")
+        if o.device_only and not self.private and not self.b.in_device():
+            raise self.err(
+                f"T.{o.name} can only be used inside a device entry (with T.device_entry(...))", span
+            )
+        for i, a in enumerate(pos):
+            if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
+                raise self.err(f"T.{o.name}: argument {i + 1} must be an expression, got {_desc(a)}", span)
+        try:
+            return _opmod.call(o, *pos, ty=ty, span=span)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e
+
+    def loop(self, kind, pos, kw, span):
+        fname = "range" if kind == "range" else f"T.{kind}"
+        if kind == "range":
+            self.nargs(fname, pos, kw, span, 1, 3)
+        else:
+            self.nargs(fname, pos, kw, span, 1, 3, ("step", "thread", "annotations"))
+            if kind == "thread_binding" and type(kw.get("thread")) is not str:
+                raise self.err('T.thread_binding needs thread="threadIdx.x" (or another axis)', span)
+            if "thread" in kw and type(kw["thread"]) is not str:
+                raise self.err(f"{fname}: thread= must be a string", span)
+            if len(pos) == 3 and "step" in kw:
+                raise self.err(f"{fname}: step given twice", span)
+        if len(pos) == 1:
+            start, stop = None, pos[0]
+        else:
+            start, stop = pos[0], pos[1]
+        step = pos[2] if len(pos) == 3 else kw.get("step")
+        ann = kw.get("annotations")
+        if ann is not None and type(ann) is not dict:
+            raise self.err(f"{fname}: annotations= must be a dict", span)
+        self.operand(stop, span)
+        if start is not None:
+            self.operand(start, span)
+        try:
+            if start is None:
+                stop_e = convert(stop)
+                t = stop_e.ty
+                self._int_bound(t, fname, span)
+                start_e = IntImm(0, t)
+                extent = stop_e
+            else:
+                if isinstance(stop, PrimExpr):
+                    stop_e = stop
+                    start_e = convert(start, stop)
+                elif isinstance(start, PrimExpr):
+                    start_e = start
+                    stop_e = convert(stop, start)
+                else:
+                    start_e, stop_e = convert(start), convert(stop)
+                self._int_bound(start_e.ty, fname, span)
+                self._int_bound(stop_e.ty, fname, span)
+                if type(start_e) is IntImm and start_e.value == 0:
+                    # start 0: the printer writes the extent itself as the stop
+                    extent = stop_e
+                    if start_e.ty != stop_e.ty:
+                        start_e = IntImm(0, stop_e.ty)
+                elif type(start_e) is IntImm and type(stop_e) is IntImm and start_e.ty == stop_e.ty:
+                    extent = IntImm(stop_e.value - start_e.value, stop_e.ty)
+                elif type(stop_e) is Add and structural_equal(stop_e.a, start_e):
+                    # the printer writes `start + extent` when extent is not Sub(x, start)
+                    extent = stop_e.b
+                else:
+                    extent = binop(Sub, stop_e, start_e)
+            if step is not None:
+                self.operand(step, span)
+                step = convert(step, start_e)
+                self._int_bound(step.ty, fname, span)
+        except DiagnosticError:
+            raise
+        except (TypeError, ValueError) as e:
+            raise self.err(f"{fname}: {e}", span, e) from e
+        lk = ForKind.SERIAL if kind == "range" else _LOOP_KINDS[kind]
+        return _Spec("loop", span, start_e, extent, lk, step, ann, kw.get("thread"))
+
+    def _int_bound(self, t, fname, span):
+        if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
+            raise self.err(f"{fname}: loop bounds must be scalar integers, got dtype {t}", span)
+
+    def f_Cast(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 2)
+        ty = self.as_type(pos[0], span, "a dtype")
+        v = self.expr(pos[1], span)
+        try:
+            return Cast(ty, v, span=span)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e
+
+    def f_Select(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 3)
+        c, a, b = pos
+        c = self.expr(c, span)
+        self.operand(a, span)
+        self.operand(b, span)
+        try:
+            if isinstance(a, PrimExpr):
+                b = convert(b, a)
+            elif isinstance(b, PrimExpr):
+                a = convert(a, b)
+            else:
+                b = convert(b)
+                a = convert(a, b)
+            return Select(c, a, b, span=span)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e
+
+    def f_Ramp(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 3)
+        base, stride, lanes = pos
+        self.operand(base, span)
+        self.operand(stride, span)
+        if type(lanes) is not int:
+            raise self.err("T.Ramp: lanes must be an int literal", span)
+        try:
+            if isinstance(base, PrimExpr):
+                stride = convert(stride, base)
+            else:
+                stride = convert(stride)
+                base = convert(base, stride)
+            return Ramp(base, stride, lanes, span=span)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e
+
+    def f_Broadcast(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 2)
+        v, lanes = pos
+        v = self.expr(v, span)
+        if type(lanes) is not int:
+            raise self.err("T.Broadcast: lanes must be an int literal", span)
+        try:
+            return Broadcast(v, lanes, span=span)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e
+
+    def f_Let(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 2)
+        w, body = pos
+        if type(w) is not _Walrus:
+            raise self.err(
+                "T.Let's first argument must be an assignment expression: T.Let(x := value, body)", span
+            )
+        vs = self.let_scope.get(w.var.name)
+        if vs and vs[-1] is w.var:
+            vs.pop()
+            if not vs:
+                del self.let_scope[w.var.name]
+        body = self.expr(body, span)
+        try:
+            return Let(w.var, w.value, body, span=span)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e
+
+    def f_Call(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 2, 2, ("ty",))
+        ref, args = pos
+        if type(ref) is not _FuncRef:
+            raise self.err(
+                f"T.Call's first argument must be a module function ({self.module_name or 'Module'}.f)", span
+            )
+        if type(args) not in (list, tuple):
+            raise self.err("T.Call's second argument must be a list of arguments", span)
+        cargs = tuple(self.expr(a, span) for a in args)
+        ty = self.as_type(kw["ty"], span, "a result type") if "ty" in kw else VoidType()
+        try:
+            return Call(GlobalVar(ref.name), cargs, ty, span=span)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e
+
+    def f_evaluate(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 1)
+        return _Spec("evaluate", span, self.expr(pos[0], span))
+
+    def f_func_attr(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 1)
+        if type(pos[0]) is not dict:
+            raise self.err("T.func_attr takes a dict", span)
+        return _Spec("func_attr", span, pos[0])
+
+    def tensor_arg(self, kw, span, fname) -> TensorType:
+        ta = kw.get("ty_args")
+        if type(ta) not in (list, tuple) or len(ta) != 1 or not isinstance(ta[0], TensorType):
+            raise self.err(f"{fname} needs ty_args=[T.Tensor(shape, dtype, ...)]", span)
+        return ta[0]
+
+    def f_alloc_tensor(self, pos, kw, span, fname):
+        if pos:
+            # also accept the positional form T.alloc_tensor(shape, dtype, scope=...)
+            self.nargs(
+                fname, pos, kw, span, 2, 2, ("scope", "strides", "elem_offset", "align", "annotations")
+            )
+            ann = kw.pop("annotations", None)
+            ty = self.f_Tensor(pos, kw, span, fname)
+        else:
+            self.nargs(fname, pos, kw, span, 0, 0, ("ty_args", "annotations"))
+            ty = self.tensor_arg(kw, span, fname)
+            ann = kw.get("annotations")
+        if ann is not None and type(ann) is not dict:
+            raise self.err(f"{fname}: annotations= must be a dict", span)
+        return _Spec("alloc_tensor", span, ty, ann)
+
+    def f_decl_tensor(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 1, 1, ("ty_args",))
+        data = pos[0]
+        if not (isinstance(data, Var) and isinstance(data.ty, PointerType)):
+            raise self.err(f"{fname}: the first argument must be a pointer variable, got {_desc(data)}", span)
+        return _Spec("decl_tensor", span, data, self.tensor_arg(kw, span, fname))
+
+    def f_Tensor(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 2, 2, ("scope", "strides", "elem_offset", "align"))
+        shape, dtype = pos
+        if type(shape) in (int,) or isinstance(shape, PrimExpr):
+            shape = (shape,)
+        if type(shape) not in (tuple, list):
+            raise self.err(f"{fname}: shape must be a tuple, got {_desc(shape)}", span)
+        dims = tuple(self._dim(x, span, fname, "shape") for x in shape)
+        dt = self.as_type(dtype, span, "a dtype")
+        if not isinstance(dt, PrimType):
+            raise self.err(f"{fname}: dtype must be a primitive dtype, got {dt}", span)
+        scope = kw.get("scope", "global")
+        if type(scope) is not str:
+            raise self.err(f"{fname}: scope= must be a string", span)
+        strides = kw.get("strides", ())
+        if type(strides) not in (tuple, list):
+            raise self.err(f"{fname}: strides= must be a tuple", span)
+        strides = tuple(self._dim(x, span, fname, "strides") for x in strides)
+        off = kw.get("elem_offset")
+        if off is not None:
+            off = self._dim(off, span, fname, "elem_offset")
+        align = kw.get("align", 0)
+        if type(align) is not int or align < 0:
+            raise self.err(f"{fname}: align= must be a non-negative int literal", span)
+        return TensorType(dims, dt, scope, strides, align, off)
+
+    def _dim(self, x, span, fname, what):
+        if isinstance(x, PrimExpr):
+            t = x.ty
+            if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
+                raise self.err(f"{fname}: {what} entries must be integers, got dtype {t}", span)
+            return x
+        if type(x) is int:
+            try:
+                return convert(x)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), span, e) from e
+        raise self.err(f"{fname}: {what} entries must be integers, got {_desc(x)}", span)
+
+    f_Buffer = f_Tensor
+
+    def f_Ptr(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 1, 2, ("scope",))
+        el = self.as_type(pos[0], span, "an element type")
+        if isinstance(el, TensorType):
+            raise self.err("T.Ptr takes an element dtype, not a T.Tensor", span)
+        scope = pos[1] if len(pos) == 2 else kw.get("scope", "global")
+        if type(scope) is not str:
+            raise self.err("T.Ptr: the scope must be a string", span)
+        return PointerType(el, scope)
+
+    def f_device_entry(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 1, 64, ("attrs",))
+        args = []
+        for a in pos:
+            e = self.expr(a, span, "an integer launch value")
+            t = e.ty
+            if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
+                raise self.err(f"{fname}: launch values must be scalar integers, got dtype {t}", span)
+            args.append(e)
+        attrs = kw.get("attrs")
+        if attrs is None:
+            if len(args) not in (6, 9, 10):
+                raise self.err(
+                    f"{fname}: without attrs= it takes 6 launch values (grid.xyz, block.xyz)", span
+                )
+            attrs = {"cuda.kernel_attrs": {}, LAUNCH_FIELDS_KEY: list(LAUNCH_FIELDS[: len(args)])}
+        if type(attrs) is not dict:
+            raise self.err(f"{fname}: attrs= must be a dict", span)
+        fields = attrs.get(LAUNCH_FIELDS_KEY)
+        if type(fields) is not list or len(fields) != len(args):
+            raise self.err(
+                f'{fname}: attrs["{LAUNCH_FIELDS_KEY}"] must list one launch field per value ({len(args)})',
+                span,
+            )
+        try:
+            fa = Attrs(attrs)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e
+        return _Spec("device_entry", span, tuple(args), fa)
+
+    def f_attr(self, pos, kw, span, fname):
+        self.nargs(fname, pos, kw, span, 2)
+        key, val = pos
+        if type(key) is not str:
+            raise self.err("T.attr: the key must be a string literal", span)
+        return _Spec("attr", span, key, self.expr(val, span))
+
+
+_ = (FloatImm, Type)

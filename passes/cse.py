@@ -1,0 +1,498 @@
+"""CommonSubexprElim: bind repeated pure subexpressions once, as ``cse_v1``, ``cse_v2``, ...
+
+How it works (linear apart from one sort):
+
+1. One walk numbers every subexpression by value (hash-consing: equal keys ⇔ structurally
+   equal expressions over the same var *definitions* — a var bound again gets a new
+   generation, so non-SSA input is handled). Each candidate occurrence records the
+   body ("region") and the statement index in it where it is evaluated. If conditions,
+   loop bounds, while conditions and device-entry launch values count as evaluated in
+   the enclosing body.
+2. Candidates are taken largest first (ties: first occurrence). A candidate still seen
+   at least twice (occurrences inside an already bound larger expression no longer
+   count, except in its one bound copy) gets a Bind placed in the deepest body enclosing
+   all its occurrences, just before the first statement that evaluates it there. So an
+   expression used in both branches of an ``if`` goes above it, one used twice in one
+   branch stays in the branch, one depending on a loop var stays in the loop (its
+   occurrences cannot be outside), and nothing crosses a device-entry boundary.
+3. One rewrite walk inserts the Binds and replaces occurrences.
+
+Never bound: vars and constants, BufferLoad or anything containing one, calls of impure
+ops or of module functions (or containing one), the lazy arms of ``if_then_else``, Let
+expressions, boolean-typed expressions (predicates), pointers, Ramp and Broadcast. Every
+binding is used at least twice. The output is deterministic and the pass is idempotent
+(a second run finds nothing and returns the same object).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tirx.ir import (
+    AllocBuffer,
+    Assert,
+    AttrStmt,
+    Bind,
+    Break,
+    Broadcast,
+    BufferLoad,
+    BufferStore,
+    Call,
+    Continue,
+    DeclBuffer,
+    DeviceEntry,
+    Evaluate,
+    FloatImm,
+    For,
+    Function,
+    IfThenElse,
+    IntImm,
+    Let,
+    Module,
+    Op,
+    PrimType,
+    Ramp,
+    Return,
+    StringImm,
+    Var,
+    While,
+)
+from tirx.ir.expr import NODE, SEQ, VALUE, BinaryOp
+
+from ._util import flatten, make_body
+from .infra import FunctionPass
+
+__all__ = ["CommonSubexprElim"]
+
+_LEAVES = (Var, IntImm, FloatImm, StringImm)
+_NEVER = (BufferLoad, Let, Ramp, Broadcast)
+_NAME_RE = re.compile(r"^cse_v(\d+)$")
+
+
+_CLS_OK: dict[type, bool] = {}
+_TY_OK: dict[int, tuple[Any, bool]] = {}
+
+
+def _candidate(e: Any) -> bool:
+    t = type(e)
+    ok = _CLS_OK.get(t)
+    if ok is None:
+        ok = _CLS_OK[t] = t not in _LEAVES and t not in _NEVER
+    if not ok:
+        return False
+    ty = e.ty
+    ent = _TY_OK.get(id(ty))
+    if ent is None or ent[0] is not ty:
+        ent = _TY_OK[id(ty)] = (ty, isinstance(ty, PrimType) and not ty.is_bool)
+    if not ent[1]:
+        return False
+    if t is Call:
+        op = e.op
+        return isinstance(op, Op) and op.pure and op.name != "if_then_else"
+    return True
+
+
+class _CSE:
+    def __init__(self) -> None:
+        # value numbering
+        self.vn: dict[tuple, int] = {}
+        self.tyid: dict[int, tuple[Any, int]] = {}
+        self.tycanon: dict[Any, int] = {}
+        self.gen: dict[Var, int] = {}
+        self.gen_undo: list[list] = []
+        self.gen_ctr = 0
+        # regions
+        self.r_parent: list[int] = []
+        self.r_pidx: list[int] = []
+        self.r_depth: list[int] = []
+        # occurrences
+        self.o_key: list[int] = []
+        self.o_region: list[int] = []
+        self.o_idx: list[int] = []
+        self.o_end: list[int] = []
+        self.o_node: list[Any] = []
+        # groups
+        self.groups: dict[tuple, int] = {}
+        self.g_occ: list[list[int]] = []
+        self.g_size: list[int] = []
+        self.cur_r = 0
+        self.cur_i = 0
+        self.dev = 0
+        self.dev_ctr = 0
+        self.max_name = 0
+
+    # ------------------------------------------------------------------ scan
+    def define(self, v: Var) -> None:
+        self.gen_ctr += 1
+        self.gen_undo[-1].append((v, self.gen.get(v)))
+        self.gen[v] = self.gen_ctr
+        m = _NAME_RE.match(v.name)
+        if m:
+            self.max_name = max(self.max_name, int(m.group(1)))
+
+    def _ty(self, t: Any) -> int:
+        ent = self.tyid.get(id(t))
+        if ent is None or ent[0] is not t:
+            ent = self.tyid[id(t)] = (t, self.tycanon.setdefault(t, len(self.tycanon)))
+        return ent[1]
+
+    def _num(self, key: tuple) -> int:
+        n = self.vn.get(key)
+        if n is None:
+            n = self.vn[key] = len(self.vn)
+        return n
+
+    def sc(self, e: Any) -> tuple[int | None, int]:
+        t = type(e)
+        if t is Var:
+            return self._num(("v", e, self.gen.get(e, 0))), 1
+        if t is IntImm:
+            return self._num(("i", self._ty(e.ty), e.value)), 1
+        if t is FloatImm:
+            return self._num(("f", self._ty(e.ty), e.value.hex())), 1
+        if t is StringImm:
+            return self._num(("s", e.value)), 1
+        slot = -1
+        if _candidate(e):
+            slot = len(self.o_key)
+            self.o_key.append(-1)
+            self.o_region.append(self.cur_r)
+            self.o_idx.append(self.cur_i)
+            self.o_end.append(0)
+            self.o_node.append(e)
+        vn: int | None = None
+        size = 1
+        if isinstance(e, BinaryOp):
+            a, sa = self.sc(e.a)
+            b, sb = self.sc(e.b)
+            size += sa + sb
+            if a is not None and b is not None:
+                vn = self._num((t, self._ty(e.ty), a, b))
+        elif t is BufferLoad:
+            for x in e.indices:
+                self.sc(x)
+        elif t is Call:
+            op = e.op
+            if not isinstance(op, Op) or not op.pure:
+                for a in e.args:
+                    self.sc(a)
+            elif op.name == "if_then_else":
+                self.sc(e.args[0])
+            else:
+                key: list = ["c", op.name, self._ty(e.ty)]
+                ok = True
+                for a in e.args:
+                    n, s = self.sc(a)
+                    size += s
+                    ok = ok and n is not None
+                    key.append(n)
+                if ok:
+                    vn = self._num(tuple(key))
+        elif t is Let:
+            pass
+        else:
+            key = [t, self._ty(e.ty)]
+            ok = True
+            for name, kind in t._sfields:
+                v = getattr(e, name)
+                if kind is NODE:
+                    if v is None:
+                        key.append(None)
+                        continue
+                    n, s = self.sc(v)
+                    size += s
+                    ok = ok and n is not None
+                    key.append(n)
+                elif kind is SEQ:
+                    for x in v:
+                        n, s = self.sc(x)
+                        size += s
+                        ok = ok and n is not None
+                        key.append(n)
+                    key.append(len(v))
+                elif kind is VALUE:
+                    key.append(v)
+            if ok:
+                vn = self._num(tuple(key))
+        if slot >= 0:
+            self.o_end[slot] = len(self.o_key)
+            if vn is not None:
+                gk = (vn, self.dev)
+                gid = self.groups.get(gk)
+                if gid is None:
+                    gid = self.groups[gk] = len(self.g_occ)
+                    self.g_occ.append([])
+                    self.g_size.append(size)
+                self.g_occ[gid].append(slot)
+                self.o_key[slot] = gid
+        return vn, size
+
+    def scan_region(self, body: Any, pre_defs: tuple = ()) -> None:
+        parent, pidx = self.cur_r, self.cur_i
+        r = len(self.r_parent)
+        self.r_parent.append(parent)
+        self.r_pidx.append(pidx)
+        self.r_depth.append(self.r_depth[parent] + 1 if r else 0)
+        self.gen_undo.append([])
+        for v in pre_defs:
+            self.define(v)
+        for i, s in enumerate(flatten(body)):
+            self.cur_r, self.cur_i = r, i
+            self.scan_stmt(s)
+        for v, old in reversed(self.gen_undo.pop()):
+            if old is None:
+                self.gen.pop(v, None)
+            else:
+                self.gen[v] = old
+        self.cur_r, self.cur_i = parent, pidx
+
+    def scan_stmt(self, s: Any) -> None:
+        t = type(s)
+        if t is Bind:
+            self.sc(s.value)
+            self.define(s.var)
+        elif t is BufferStore:
+            self.sc(s.value)
+            for x in s.indices:
+                self.sc(x)
+        elif t is Evaluate:
+            self.sc(s.value)
+        elif t is Assert:
+            self.sc(s.cond)
+        elif t is Return:
+            if s.value is not None:
+                self.sc(s.value)
+        elif t is For:
+            self.sc(s.start)
+            self.sc(s.extent)
+            if s.step is not None:
+                self.sc(s.step)
+            self.scan_region(s.body, (s.var,))
+        elif t is While:
+            self.sc(s.cond)
+            self.scan_region(s.body)
+        elif t is IfThenElse:
+            self.sc(s.cond)
+            self.scan_region(s.then_case)
+            if s.else_case is not None:
+                self.scan_region(s.else_case)
+        elif t is DeviceEntry:
+            for a in s.args:
+                self.sc(a)
+            saved = self.dev
+            self.dev_ctr += 1
+            self.dev = self.dev_ctr
+            self.scan_region(s.body)
+            self.dev = saved
+        elif t is AttrStmt:
+            self.sc(s.value)
+            self.scan_region(s.body)
+        elif t is AllocBuffer:
+            self.define(s.buffer.data)
+        elif t in (DeclBuffer, Break, Continue):
+            pass
+        else:  # pragma: no cover - new statement kinds
+            raise TypeError(f"CommonSubexprElim: unknown statement {t.__name__}")
+
+    # ------------------------------------------------------------------ choose
+    def choose(self) -> None:
+        order = [g for g in range(len(self.g_occ)) if len(self.g_occ[g]) >= 2]
+        order.sort(key=lambda g: (-self.g_size[g], self.g_occ[g][0]))
+        dead = bytearray(len(self.o_key))
+        o_region, o_idx, o_end = self.o_region, self.o_idx, self.o_end
+        r_parent, r_pidx, r_depth = self.r_parent, self.r_pidx, self.r_depth
+        self.replace: dict[int, int] = {}
+        self.chosen: list[tuple[int, Var]] = []  # (representative occurrence, var)
+        self.slots: dict[tuple[int, int], list[int]] = {}
+        for g in order:
+            live = [o for o in self.g_occ[g] if not dead[o]]
+            if len(live) < 2:
+                continue
+            # deepest common body and first statement index there
+            r, i = o_region[live[0]], o_idx[live[0]]
+            for o in live[1:]:
+                r2, i2 = o_region[o], o_idx[o]
+                while r_depth[r2] > r_depth[r]:
+                    i2 = r_pidx[r2]
+                    r2 = r_parent[r2]
+                while r_depth[r] > r_depth[r2]:
+                    i = r_pidx[r]
+                    r = r_parent[r]
+                while r != r2:
+                    i, r = r_pidx[r], r_parent[r]
+                    i2, r2 = r_pidx[r2], r_parent[r2]
+                if i2 < i:
+                    i = i2
+            k = len(self.chosen)
+            node = self.o_node[live[0]]
+            self.chosen.append((live[0], Var(f"cse_v{self.max_name + k + 1}", node.ty)))
+            self.slots.setdefault((r, i), []).append(k)
+            for o in live:
+                self.replace[o] = k
+            rep = live[0]
+            for d in range(rep + 1, o_end[rep]):
+                o_region[d] = r
+                o_idx[d] = i
+            for o in live[1:]:
+                for d in range(o + 1, o_end[o]):
+                    dead[d] = 1
+
+    # ------------------------------------------------------------------ rewrite
+    def rw(self, e: Any, root: bool = True) -> Any:
+        t = type(e)
+        if t in _LEAVES:
+            return e
+        if _candidate(e):
+            oid = self.ctr
+            self.ctr += 1
+            if root:
+                k = self.replace.get(oid)
+                if k is not None:
+                    self.ctr = self.o_end[oid]
+                    return self.chosen[k][1]
+        if isinstance(e, BinaryOp):
+            a = self.rw(e.a)
+            b = self.rw(e.b)
+            if a is e.a and b is e.b:
+                return e
+            return t(a, b, e.ty, span=e.span)
+        if t is BufferLoad:
+            idx = self.rw_seq(e.indices)
+            return e if idx is e.indices else BufferLoad(e.buffer, idx, e.ty, span=e.span)
+        if t is Call:
+            op = e.op
+            if isinstance(op, Op) and op.pure and op.name == "if_then_else":
+                c = self.rw(e.args[0])
+                if c is e.args[0]:
+                    return e
+                return Call(op, (c, *e.args[1:]), e.ty, span=e.span)
+            args = self.rw_seq(e.args)
+            return e if args is e.args else Call(op, args, e.ty, span=e.span)
+        if t is Let:
+            return e
+        changes = None
+        for name, kind in t._sfields:
+            v = getattr(e, name)
+            if kind is NODE:
+                if v is None:
+                    continue
+                nv = self.rw(v)
+            elif kind is SEQ:
+                nv = self.rw_seq(v)
+            else:
+                continue
+            if nv is not v:
+                if changes is None:
+                    changes = {}
+                changes[name] = nv
+        if changes is None:
+            return e
+        return e.replace(**changes)
+
+    def rw_seq(self, v: tuple) -> tuple:
+        out = None
+        for j, x in enumerate(v):
+            nx = self.rw(x)
+            if nx is not x and out is None:
+                out = list(v[:j])
+            if out is not None:
+                out.append(nx)
+        return v if out is None else tuple(out)
+
+    def bind_for(self, k: int) -> Bind:
+        rep, var = self.chosen[k]
+        saved = self.ctr
+        self.ctr = rep
+        value = self.rw(self.o_node[rep], root=False)
+        self.ctr = saved
+        return Bind(var, value)
+
+    def rw_region(self, body: Any) -> Any:
+        r = self.r_ctr
+        self.r_ctr += 1
+        stmts = flatten(body)
+        out: list = []
+        changed = False
+        for i, s in enumerate(stmts):
+            ks = self.slots.get((r, i))
+            if ks:
+                changed = True
+                for k in reversed(ks):
+                    out.append(self.bind_for(k))
+            ns = self.rw_stmt(s)
+            changed |= ns is not s
+            out.append(ns)
+        if not changed:
+            return body
+        return make_body(out)
+
+    def rw_stmt(self, s: Any) -> Any:
+        t = type(s)
+        if t is Bind:
+            v = self.rw(s.value)
+            return s if v is s.value else Bind(s.var, v, span=s.span)
+        if t is BufferStore:
+            v = self.rw(s.value)
+            idx = self.rw_seq(s.indices)
+            return s if v is s.value and idx is s.indices else BufferStore(s.buffer, v, idx, span=s.span)
+        if t is Evaluate:
+            v = self.rw(s.value)
+            return s if v is s.value else Evaluate(v, span=s.span)
+        if t is Assert:
+            c = self.rw(s.cond)
+            return s if c is s.cond else s.replace(cond=c)
+        if t is Return:
+            if s.value is None:
+                return s
+            v = self.rw(s.value)
+            return s if v is s.value else Return(v, span=s.span)
+        if t is For:
+            start = self.rw(s.start)
+            extent = self.rw(s.extent)
+            step = None if s.step is None else self.rw(s.step)
+            body = self.rw_region(s.body)
+            if start is s.start and extent is s.extent and step is s.step and body is s.body:
+                return s
+            return s.replace(start=start, extent=extent, step=step, body=body)
+        if t is While:
+            c = self.rw(s.cond)
+            body = self.rw_region(s.body)
+            return s if c is s.cond and body is s.body else While(c, body, span=s.span)
+        if t is IfThenElse:
+            c = self.rw(s.cond)
+            then = self.rw_region(s.then_case)
+            els = None if s.else_case is None else self.rw_region(s.else_case)
+            if c is s.cond and then is s.then_case and els is s.else_case:
+                return s
+            return IfThenElse(c, then, els, span=s.span)
+        if t is DeviceEntry:
+            args = self.rw_seq(s.args)
+            body = self.rw_region(s.body)
+            return s if args is s.args and body is s.body else DeviceEntry(args, s.attrs, body, span=s.span)
+        if t is AttrStmt:
+            v = self.rw(s.value)
+            body = self.rw_region(s.body)
+            return s if v is s.value and body is s.body else AttrStmt(s.key, v, body, span=s.span)
+        return s
+
+    # ------------------------------------------------------------------ driver
+    def function(self, f: Function) -> Function:
+        self.cur_r, self.cur_i = 0, 0
+        self.gen_undo.append([])
+        for p in f.params:
+            self.define(p)
+        self.scan_region(f.body)
+        self.choose()
+        if not self.chosen:
+            return f
+        self.ctr = 0
+        self.r_ctr = 0
+        return f.with_body(self.rw_region(f.body))
+
+
+class CommonSubexprElim(FunctionPass):
+    """Hoist repeated pure subexpressions into Binds named ``cse_v1``, ``cse_v2``, ..."""
+
+    def transform_function(self, func: Function, mod: Module | None) -> Function:
+        return _CSE().function(func)

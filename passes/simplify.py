@@ -1,0 +1,495 @@
+"""Simplify: exact constant folding, integer identities, dead branches, trivial loops.
+
+Expressions (bottom-up):
+
+- integer constants fold with the dtype's exact semantics: results wrap around
+  (two's complement for signed, modulo 2**bits for unsigned); ``Div`` / ``Mod`` truncate
+  toward zero (C), ``FloorDiv`` / ``FloorMod`` round toward minus infinity (Python);
+  division by zero and out-of-range shifts are left alone;
+- float constants fold with IEEE rounding in their own dtype (float16/32/64 through numpy;
+  one operation at a time — floats are never reassociated; min/max with NaN are kept);
+- identities for integers: ``x*1``, ``x+0``, ``x-0``, ``x//1``, ``x-x`` → 0, ``x*0`` → 0,
+  ``x%1`` → 0, ``min(x, x)``, comparisons of ``x`` with itself, ``(x + c1) + c2`` →
+  ``x + (c1+c2)`` (exact under wraparound). An operand is only dropped when it has no
+  side effects;
+- ``min`` / ``max`` / comparisons / logic / casts of constants, ``not not x``,
+  ``Select`` and ``if_then_else`` with a constant condition.
+
+Statements: ``if`` with a constant condition keeps the taken branch; ``while False`` and
+loops of constant extent <= 0 disappear; a loop of extent 1 becomes its body (the loop var
+replaced by the start, or bound to it); ``assert True`` disappears. A branch or loop body is
+spliced into the enclosing body only when that cannot change which definition a name
+refers to (everything it defines is defined once in the function) and, for loops, when it
+has no ``break`` / ``continue`` of its own. Thread-bound and annotated loops are kept.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from tirx.ir import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    AllocBuffer,
+    And,
+    Assert,
+    AttrStmt,
+    Bind,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Break,
+    Call,
+    Cast,
+    Continue,
+    DeviceEntry,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    For,
+    ForKind,
+    Function,
+    IfThenElse,
+    IntImm,
+    Let,
+    Max,
+    Min,
+    Mod,
+    Module,
+    Mul,
+    Not,
+    Op,
+    Or,
+    PrimType,
+    Select,
+    SeqStmt,
+    Shl,
+    Shr,
+    Sub,
+    Var,
+    While,
+    structural_equal,
+)
+from tirx.ir.expr import NODE, SEQ, BinaryOp
+
+from ._scoped import ScopedRewriter
+from ._util import flatten, has_side_effects, make_body
+from .infra import FunctionPass
+
+__all__ = ["Simplify", "fold_expr"]
+
+_NP_FLOAT = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
+_EMPTY = SeqStmt(())
+
+
+def _wrap(v: int, t: PrimType) -> int:
+    bits = t.bits
+    mask = (1 << bits) - 1
+    v &= mask
+    if t.kind == "int" and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def _int_scalar(t: Any) -> bool:
+    return isinstance(t, PrimType) and t.is_int and t.lanes == 1
+
+
+def _fold_int(cls: type, a: int, b: int, t: PrimType) -> int | None:
+    if cls is Add:
+        return _wrap(a + b, t)
+    if cls is Sub:
+        return _wrap(a - b, t)
+    if cls is Mul:
+        return _wrap(a * b, t)
+    if cls is Div or cls is Mod:
+        if b == 0:
+            return None
+        q = abs(a) // abs(b)
+        if (a < 0) != (b < 0):
+            q = -q
+        return _wrap(q, t) if cls is Div else _wrap(a - b * q, t)
+    if cls is FloorDiv:
+        return None if b == 0 else _wrap(a // b, t)
+    if cls is FloorMod:
+        return None if b == 0 else _wrap(a % b, t)
+    if cls is Min:
+        return min(a, b)
+    if cls is Max:
+        return max(a, b)
+    if cls is BitAnd:
+        return _wrap(a & b, t)
+    if cls is BitOr:
+        return _wrap(a | b, t)
+    if cls is BitXor:
+        return _wrap(a ^ b, t)
+    if cls is Shl:
+        return _wrap(a << b, t) if 0 <= b < t.bits else None
+    if cls is Shr:
+        return _wrap(a >> b, t) if 0 <= b < t.bits else None
+    return None
+
+
+_CMP = {
+    EQ: lambda a, b: a == b,
+    NE: lambda a, b: a != b,
+    LT: lambda a, b: a < b,
+    LE: lambda a, b: a <= b,
+    GT: lambda a, b: a > b,
+    GE: lambda a, b: a >= b,
+}
+# x OP x for integers
+_CMP_SELF = {EQ: True, NE: False, LT: False, LE: True, GT: False, GE: True}
+
+
+def _fold_float(cls: type, a: float, b: float, t: PrimType) -> float | None:
+    npt = _NP_FLOAT.get(t.base)
+    if npt is None:
+        return None
+    x, y = npt(a), npt(b)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        if cls is Add:
+            r = x + y
+        elif cls is Sub:
+            r = x - y
+        elif cls is Mul:
+            r = x * y
+        elif cls is Div:
+            r = x / y
+        elif cls in (Min, Max):
+            if math.isnan(a) or math.isnan(b):
+                return None
+            r = min(x, y) if cls is Min else max(x, y)
+            if r == 0:  # signed zeros: keep IEEE-ambiguous cases unfolded
+                return None
+        else:
+            return None
+    return float(r)
+
+
+def _bool(v: bool, like: Any) -> IntImm:
+    return IntImm(
+        int(bool(v)), like.ty if isinstance(like.ty, PrimType) and like.ty.is_bool else PrimType("bool")
+    )
+
+
+def _pure(e: Any) -> bool:
+    return not has_side_effects(e)
+
+
+def fold_expr(e: Any) -> Any:
+    """Simplify one node whose children are already simplified."""
+    t = type(e)
+    if isinstance(e, BinaryOp):
+        return _fold_binary(e, t)
+    if t is Not:
+        a = e.a
+        if type(a) is IntImm:
+            return IntImm(1 - a.value, e.ty, span=e.span)
+        if type(a) is Not:
+            return a.a
+        return e
+    if t is Select:
+        c = e.cond
+        if type(c) is IntImm:
+            keep, drop = (e.true_value, e.false_value) if c.value else (e.false_value, e.true_value)
+            if _pure(drop):
+                return keep
+        return e
+    if t is Call and isinstance(e.op, Op) and e.op.name == "if_then_else":
+        c = e.args[0]
+        if type(c) is IntImm:
+            return e.args[1] if c.value else e.args[2]
+        return e
+    if t is Cast:
+        return _fold_cast(e)
+    return e
+
+
+def _fold_cast(e: Cast) -> Any:
+    v, t = e.value, e.ty
+    if v.ty == t:
+        return v
+    if not isinstance(t, PrimType) or t.lanes != 1:
+        return e
+    if type(v) is IntImm:
+        if t.is_bool:
+            return IntImm(int(v.value != 0), t, span=e.span)
+        if t.is_int:
+            return IntImm(_wrap(v.value, t), t, span=e.span)
+        npt = _NP_FLOAT.get(t.base)
+        if npt is not None:
+            with np.errstate(all="ignore"):
+                return FloatImm(float(npt(v.value)), t, span=e.span)
+        return e
+    if type(v) is FloatImm:
+        if t.is_float:
+            npt = _NP_FLOAT.get(t.base)
+            if npt is None or _NP_FLOAT.get(v.ty.base) is None:
+                return e
+            with np.errstate(all="ignore"):
+                return FloatImm(float(npt(v.value)), t, span=e.span)
+        if t.is_int and math.isfinite(v.value):
+            from tirx.ir.expr import int_range
+
+            iv = int(v.value)  # truncation toward zero, as C
+            lo, hi = int_range(t)
+            if lo <= iv <= hi:
+                return IntImm(iv, t, span=e.span)
+    return e
+
+
+def _fold_binary(e: Any, cls: type) -> Any:
+    a, b = e.a, e.b
+    ta, tb = type(a), type(b)
+    ty = a.ty
+    # logic
+    if cls is And or cls is Or:
+        _short, ident = (0, 1) if cls is And else (1, 0)
+        if ta is IntImm:
+            return b if a.value == ident else a
+        if tb is IntImm:
+            if b.value == ident:
+                return a
+            if _pure(a):
+                return b
+        return e
+    if cls in _CMP:
+        if ta is IntImm and tb is IntImm:
+            return _bool(_CMP[cls](a.value, b.value), e)
+        if ta is FloatImm and tb is FloatImm and _NP_FLOAT.get(ty.base) is not None:
+            return _bool(_CMP[cls](a.value, b.value), e)
+        if _int_scalar(ty) and structural_equal(a, b) and _pure(a):
+            return _bool(_CMP_SELF[cls], e)
+        return e
+    if ta is IntImm and tb is IntImm and _int_scalar(ty):
+        r = _fold_int(cls, a.value, b.value, ty)
+        return e if r is None else IntImm(r, ty, span=e.span)
+    if ta is FloatImm and tb is FloatImm and ty.lanes == 1:
+        r = _fold_float(cls, a.value, b.value, ty)
+        return e if r is None else FloatImm(r, ty, span=e.span)
+    if not _int_scalar(ty):
+        return e
+    # integer identities
+    if cls is Add:
+        if tb is IntImm and b.value == 0:
+            return a
+        if ta is IntImm and a.value == 0:
+            return b
+        if tb is IntImm and type(a) is Add and type(a.b) is IntImm:
+            c = _wrap(a.b.value + b.value, ty)
+            inner = a.a
+            return inner if c == 0 else Add(inner, IntImm(c, ty), ty, span=e.span)
+    elif cls is Sub:
+        if tb is IntImm and b.value == 0:
+            return a
+        if structural_equal(a, b) and _pure(a):
+            return IntImm(0, ty, span=e.span)
+    elif cls is Mul:
+        if tb is IntImm and b.value == 1:
+            return a
+        if ta is IntImm and a.value == 1:
+            return b
+        if tb is IntImm and b.value == 0 and _pure(a):
+            return b
+        if ta is IntImm and a.value == 0 and _pure(b):
+            return a
+    elif cls in (Div, FloorDiv):
+        if tb is IntImm and b.value == 1:
+            return a
+    elif cls in (Mod, FloorMod):
+        if tb is IntImm and b.value == 1 and _pure(a):
+            return IntImm(0, ty, span=e.span)
+    elif cls in (Min, Max):
+        if structural_equal(a, b) and _pure(a):
+            return a
+    elif cls in (Shl, Shr) and tb is IntImm and b.value == 0:
+        return a
+    return e
+
+
+def _has_own_loop_control(s: Any) -> bool:
+    """A break/continue in ``s`` that is not inside a nested loop or device entry."""
+    stack = [s]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is Break or t is Continue:
+            return True
+        if t in (For, While, DeviceEntry):
+            continue
+        if t is SeqStmt:
+            stack.extend(n.stmts)
+        elif t is IfThenElse:
+            stack.append(n.then_case)
+            if n.else_case is not None:
+                stack.append(n.else_case)
+        elif t is AttrStmt:
+            stack.append(n.body)
+    return False
+
+
+class _DefCount:
+    def __init__(self) -> None:
+        self.count: dict[Any, int] = {}
+
+    def add(self, v: Any) -> None:
+        self.count[v] = self.count.get(v, 0) + 1
+
+    def walk_expr(self, e: Any) -> None:
+        stack = [e]
+        while stack:
+            n = stack.pop()
+            if type(n) is Let:
+                self.add(n.var)
+            for name, kind in type(n)._sfields:
+                if kind is NODE:
+                    v = getattr(n, name)
+                    if v is not None:
+                        stack.append(v)
+                elif kind is SEQ:
+                    stack.extend(getattr(n, name))
+
+    def walk(self, s: Any) -> None:
+        stack = [s]
+        while stack:
+            n = stack.pop()
+            t = type(n)
+            if t is SeqStmt:
+                stack.extend(n.stmts)
+                continue
+            if t is Bind or t is For:
+                self.add(n.var)
+            elif t is AllocBuffer:
+                self.add(n.buffer.data)
+                self.add(n.buffer)
+            elif t.__name__ == "DeclBuffer":
+                self.add(n.buffer)
+            for name, kind in t._sfields:
+                v = getattr(n, name)
+                if kind is NODE and v is not None:
+                    if name in ("body", "then_case", "else_case"):
+                        stack.append(v)
+                    else:
+                        self.walk_expr(v)
+                elif kind is SEQ:
+                    for x in v:
+                        self.walk_expr(x)
+
+
+class _Simplify(ScopedRewriter):
+    def __init__(self, counts: dict) -> None:
+        super().__init__()
+        self.counts = counts
+
+    def expr(self, e: Any) -> Any:
+        ne = super().expr(e)
+        return fold_expr(ne)
+
+    def _spliceable(self, body: Any) -> bool:
+        for s in flatten(body):
+            t = type(s)
+            if t is Bind:
+                if self.counts.get(s.var, 0) > 1:
+                    return False
+            elif t is AllocBuffer:
+                if self.counts.get(s.buffer.data, 0) > 1 or self.counts.get(s.buffer, 0) > 1:
+                    return False
+            elif t.__name__ == "DeclBuffer" and self.counts.get(s.buffer, 0) > 1:
+                return False
+        return True
+
+    def stmt_SeqStmt(self, s: SeqStmt) -> Any:
+        out = None
+        for i, x in enumerate(s.stmts):
+            nx = self.stmt(x)
+            if nx is not x and out is None:
+                out = list(s.stmts[:i])
+            if out is not None:
+                out.extend(flatten(nx))
+        if out is None:
+            return s
+        return make_body(out) if out else _EMPTY
+
+    def stmt_IfThenElse(self, s: IfThenElse) -> Any:
+        cond = self.expr(s.cond)
+        if type(cond) is IntImm:
+            taken = s.then_case if cond.value else s.else_case
+            if taken is None:
+                return _EMPTY
+            if self._spliceable(taken):
+                return self.body(taken)
+        then = self.body(s.then_case)
+        els = self.body(s.else_case)
+        if cond is s.cond and then is s.then_case and els is s.else_case:
+            return s
+        return IfThenElse(cond, then, els, span=s.span)
+
+    def stmt_While(self, s: Any) -> Any:
+        cond = self.expr(s.cond)
+        if type(cond) is IntImm and cond.value == 0:
+            return _EMPTY
+        body = self.body(s.body)
+        if cond is s.cond and body is s.body:
+            return s
+        return While(cond, body, span=s.span)
+
+    def stmt_Assert(self, s: Assert) -> Any:
+        cond = self.expr(s.cond)
+        if type(cond) is IntImm and cond.value == 1:
+            return _EMPTY
+        return s if cond is s.cond else s.replace(cond=cond)
+
+    def stmt_For(self, s: For) -> Any:
+        if s.kind is ForKind.THREAD_BINDING or len(s.annotations):
+            return super().stmt_For(s)
+        start = self.expr(s.start)
+        extent = self.expr(s.extent)
+        step = None if s.step is None else self.expr(s.step)
+        step_ok = step is None or (type(step) is IntImm and step.value > 0)
+        if type(extent) is IntImm and step_ok:
+            if extent.value <= 0 and _pure(start):
+                return _EMPTY
+            once = self.counts.get(s.var, 0) <= 1
+            if extent.value == 1 and once and not _has_own_loop_control(s.body) and self._spliceable(s.body):
+                self.push()
+                if type(start) is IntImm:
+                    self.set_var(s.var, start)
+                    body = self.stmt(s.body)
+                    self.pop()
+                    return body
+                body = self.stmt(s.body)
+                self.pop()
+                return make_body([Bind(s.var, start, span=s.span), *flatten(body)])
+        self.push()
+        var = self.define_var(s.var, s)
+        body = self.stmt(s.body)
+        self.pop()
+        if start is s.start and extent is s.extent and step is s.step and var is s.var and body is s.body:
+            return s
+        return s.replace(var=var, start=start, extent=extent, step=step, body=body)
+
+
+class Simplify(FunctionPass):
+    """Exact constant folding and dead-code removal; see the module doc."""
+
+    def transform_function(self, func: Function, mod: Module | None) -> Function:
+        dc = _DefCount()
+        for p in func.params:
+            dc.add(p)
+        dc.walk(func.body)
+        return _Simplify(dc.count).function(func)
+
+
+_ = (Var,)

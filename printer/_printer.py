@@ -1,0 +1,846 @@
+"""The printer proper. See ``docs/text_format.md`` for the contract.
+
+Design notes:
+
+* One pass over the tree, dispatching on ``type(node)`` through dicts (no ``getattr``
+  visitor lookup), appending finished lines to a list.
+* Names: a var/buffer gets its printed name when it is defined; the name is made unique
+  against the names *live* at that point only (sibling scopes reuse names). Binds and
+  allocations are flat-scoped: they live until the enclosing body ends.
+* Parentheses: every expression has a Python precedence level; a child is parenthesized
+  only when Python would otherwise parse the text differently.
+* Deep trees: printing recurses; if Python's recursion limit is hit, the job is re-run
+  in a helper thread with a large stack and a raised limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import keyword
+import math
+import os
+import re
+import sys
+import tempfile
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from tirx.ir import expr as _e
+from tirx.ir import stmt as _s
+from tirx.ir.buffer import Buffer
+from tirx.ir.function import Function, Module
+from tirx.ir.node import Attrs
+from tirx.ir.op import Op
+from tirx.ir.types import PointerType, PrimType, TensorType, Type, VoidType, bool_, int32
+
+__all__ = ["HEADER", "Printer", "dumps", "save"]
+
+HEADER = "from __future__ import annotations\n\n# from tirx.script import tirx as T\n\n"
+
+_IntImm = _e.IntImm
+_Var = _e.Var
+
+# ------------------------------------------------------------------ precedence
+OR, AND, NOT, CMP, BOR, BXOR, BAND, SHIFT, ADD, MUL, UNARY, ATOM = range(1, 13)
+
+_INFIX: dict[type, tuple[str, int]] = {
+    _e.Add: (" + ", ADD),
+    _e.Sub: (" - ", ADD),
+    _e.Mul: (" * ", MUL),
+    _e.Div: (" / ", MUL),
+    _e.FloorDiv: (" // ", MUL),
+    _e.FloorMod: (" % ", MUL),
+    _e.BitAnd: (" & ", BAND),
+    _e.BitOr: (" | ", BOR),
+    _e.BitXor: (" ^ ", BXOR),
+    _e.Shl: (" << ", SHIFT),
+    _e.Shr: (" >> ", SHIFT),
+    _e.EQ: (" == ", CMP),
+    _e.NE: (" != ", CMP),
+    _e.LT: (" < ", CMP),
+    _e.LE: (" <= ", CMP),
+    _e.GT: (" > ", CMP),
+    _e.GE: (" >= ", CMP),
+    _e.And: (" and ", AND),
+    _e.Or: (" or ", OR),
+}
+_FUNC_BIN: dict[type, str] = {_e.Mod: "T.truncmod(", _e.Min: "T.min(", _e.Max: "T.max("}
+_PREC: dict[type, int] = {cls: p for cls, (_, p) in _INFIX.items()}
+_PREC[_e.Not] = NOT
+_PREC[_e.BitNot] = UNARY
+
+# ------------------------------------------------------------------ names
+_RESERVED = frozenset(keyword.kwlist) | {"T", "I", "range"}  # range: the loop builtin
+_NOT_IDENT = re.compile(r"\W", re.ASCII)
+
+
+def sanitize(name: str) -> str:
+    """A valid, non-reserved ASCII identifier base for ``name``."""
+    if not (name.isidentifier() and name.isascii()):
+        name = _NOT_IDENT.sub("_", name)
+        if not name:
+            name = "v"
+        elif name[0].isdigit():
+            name = "v" + name
+    return name
+
+
+# ------------------------------------------------------------------ literals
+_ESC = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def quote(s: str) -> str:
+    """A double-quoted Python string literal, ASCII only, escaped as the doc says."""
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return f'"{s}"'
+    out = ['"']
+    for ch in s:
+        r = _ESC.get(ch)
+        if r is not None:
+            out.append(r)
+            continue
+        o = ord(ch)
+        if 0x20 <= o < 0x7F:
+            out.append(ch)
+        elif o < 0x100:
+            out.append(f"\\x{o:02x}")
+        elif o < 0x10000:
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(f"\\U{o:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def global_name(name: str) -> str:
+    """The printed name of a module function (``Module.<name>``)."""
+    n = sanitize(name)
+    return n + "_1" if n in _RESERVED else n
+
+
+def float_text(v: float) -> str:
+    """Text of a Python float that parses back bit-exactly (strings for inf/nan)."""
+    if v != v:
+        return '"nan"'
+    if v in (math.inf, -math.inf):
+        return '"inf"' if v > 0 else '"-inf"'
+    return repr(v)
+
+
+# ------------------------------------------------------------------ types
+_TYPE_CACHE: dict[Type, str] = {}
+
+
+def type_text(t: Any) -> str:
+    s = _TYPE_CACHE.get(t) if isinstance(t, (PrimType, PointerType, VoidType)) else None
+    if s is not None:
+        return s
+    if isinstance(t, PrimType):
+        s = "T." + t.name
+    elif isinstance(t, VoidType):
+        s = "T.void"
+    elif isinstance(t, PointerType):
+        el = type_text(t.element)
+        s = f"T.Ptr({el})" if t.scope == "global" else f"T.Ptr({el}, {quote(t.scope)})"
+    elif isinstance(t, TensorType):
+        return _tensor_type_text(t)
+    else:
+        return f"T.{t}"  # unknown Type subclass: best effort, never raise
+    _TYPE_CACHE[t] = s
+    return s
+
+
+def _tensor_type_text(t: TensorType) -> str:
+    p = Printer()
+    return p.tensor_text(
+        [p.expr(x) if isinstance(x, _e.PrimExpr) else repr(x) for x in t.shape],
+        t.dtype,
+        t.scope,
+        [p.expr(x) if isinstance(x, _e.PrimExpr) else repr(x) for x in t.strides],
+        None if t.elem_offset is None else p.expr(_e.convert(t.elem_offset)),
+        t.align,
+    )
+
+
+class Printer:
+    """One printing job. Use :func:`dumps`; the class is exposed for subclassing/debugging."""
+
+    def __init__(self, module_name: str = "Module"):
+        self.module_name = module_name
+        self.lines: list[str] = []
+        self.names: dict[Any, str] = {}  # Var/Buffer -> printed name (live)
+        self.live: set[str] = set()
+        self.scopes: list[list[tuple[Any, str | None, str]]] = [[]]
+        self.in_func = False
+        self.defined_ever: set[Any] = set()
+        self.problems: list[str] = []
+
+    # -------------------------------------------------------------- names / scopes
+    def _fresh(self, hint: str) -> str:
+        base = sanitize(hint)
+        live = self.live
+        if base not in live and base not in _RESERVED:
+            return base
+        i = 1
+        while True:
+            cand = f"{base}_{i}"
+            if cand not in live:
+                return cand
+            i += 1
+
+    def define(self, key: Any, hint: str) -> str:
+        name = self._fresh(hint)
+        self.scopes[-1].append((key, self.names.get(key), name))
+        self.names[key] = name
+        self.live.add(name)
+        self.defined_ever.add(key)
+        return name
+
+    def push(self) -> None:
+        self.scopes.append([])
+
+    def pop(self) -> None:
+        names, live = self.names, self.live
+        for key, prev, name in reversed(self.scopes.pop()):
+            live.discard(name)
+            if prev is None:
+                names.pop(key, None)
+            else:
+                names[key] = prev
+
+    def _undefined(self, key: Any, hint: str, what: str) -> str:
+        name = self._fresh(hint)
+        # reserved for the rest of the job: later definitions avoid it
+        self.scopes[0].append((key, None, name))
+        self.names[key] = name
+        self.live.add(name)
+        if self.in_func:
+            why = "used out of scope" if key in self.defined_ever else "undefined"
+            self.problems.append(f"{why} {what} {name}")
+        return name
+
+    # -------------------------------------------------------------- output
+    def emit(self, depth: int, text: str) -> None:
+        if self.problems:
+            seen = list(dict.fromkeys(self.problems))
+            self.problems.clear()
+            text = f"{text}  # tirx: {', '.join(seen)}"
+        ind = _INDENTS[depth] if depth < 64 else "    " * depth
+        self.lines.append(ind + text)
+
+    # -------------------------------------------------------------- expressions
+    def expr(self, e: Any) -> str:
+        t = type(e)
+        if t is _Var:
+            n = self.names.get(e)
+            return n if n is not None else self._undefined(e, e.name, "var")
+        f = _EX.get(t)
+        if f is None:
+            return self._expr_fallback(e)
+        return f(self, e)
+
+    def _expr_fallback(self, e: Any) -> str:
+        for cls, f in _EX.items():
+            if isinstance(e, cls):
+                return f(self, e)
+        if isinstance(e, bool):
+            return "True" if e else "False"
+        if isinstance(e, int):
+            return str(e)
+        if isinstance(e, float):
+            return float_text(e)
+        if isinstance(e, str):
+            return quote(e)
+        self.problems.append(f"cannot print a {type(e).__name__}")
+        return f"T.unknown({quote(type(e).__name__)})"
+
+    def _var(self, v: _e.Var) -> str:
+        n = self.names.get(v)
+        if n is None:
+            return self._undefined(v, v.name, "var")
+        return n
+
+    def _gvar(self, g: _e.GlobalVar) -> str:
+        return f"{self.module_name}.{global_name(g.name)}"
+
+    def _int(self, e: _e.IntImm) -> str:
+        t = e.ty
+        if t is int32 or t == int32:
+            return str(e.value)
+        if t is bool_ or t == bool_:
+            return "T.bool(True)" if e.value else "T.bool(False)"
+        if isinstance(t, PrimType) and t.is_bool:
+            return f"T.{t.name}({'True' if e.value else 'False'})"
+        return f"{type_text(t)}({e.value})"
+
+    def _float(self, e: _e.FloatImm) -> str:
+        return f"{type_text(e.ty)}({float_text(e.value)})"
+
+    def _str(self, e: _e.StringImm) -> str:
+        return quote(e.value)
+
+    def _infix(self, e: Any) -> str:
+        sym, prec = _INFIX[type(e)]
+        a, b = e.a, e.b
+        sa = self.expr(a)
+        sb = self.expr(b)
+        if type(a) is _IntImm and type(b) is _IntImm and a.ty == int32 and b.ty == int32:
+            sa = f"T.int32({sa})"  # two bare literals would be folded by Python / the grammar
+        pa = _PREC.get(type(a), ATOM)
+        pb = _PREC.get(type(b), ATOM)
+        if prec == CMP:
+            if pa <= CMP:
+                sa = f"({sa})"
+            if pb <= CMP:
+                sb = f"({sb})"
+        else:
+            if pa < prec:
+                sa = f"({sa})"
+            if pb <= prec:
+                sb = f"({sb})"
+        return sa + sym + sb
+
+    def _funcbin(self, e: Any) -> str:
+        a, b = e.a, e.b
+        sa = self.expr(a)
+        if type(a) is _IntImm and type(b) is _IntImm and a.ty == int32 and b.ty == int32:
+            sa = f"T.int32({sa})"
+        return f"{_FUNC_BIN[type(e)]}{sa}, {self.expr(b)})"
+
+    def _not(self, e: _e.Not) -> str:
+        s = self.expr(e.a)
+        if _PREC.get(type(e.a), ATOM) < NOT:
+            s = f"({s})"
+        return "not " + s
+
+    def _bitnot(self, e: _e.BitNot) -> str:
+        s = self.expr(e.a)
+        if type(e.a) is _IntImm and e.a.ty == int32:
+            return f"~T.int32({s})"  # ~<literal> would be folded
+        if _PREC.get(type(e.a), ATOM) < UNARY:
+            s = f"({s})"
+        return "~" + s
+
+    def _select(self, e: _e.Select) -> str:
+        return f"T.Select({self.expr(e.cond)}, {self.expr(e.true_value)}, {self.expr(e.false_value)})"
+
+    def _cast(self, e: _e.Cast) -> str:
+        t = e.ty
+        name = t.name if isinstance(t, PrimType) else str(t)
+        if isinstance(t, PrimType):
+            return f'T.Cast("{name}", {self.expr(e.value)})'
+        return f"T.Cast({type_text(t)}, {self.expr(e.value)})"
+
+    def _call(self, e: _e.Call) -> str:
+        op = e.op
+        eargs = e.args
+        parts = [self.expr(a) for a in eargs]
+        if len(eargs) > 1 and isinstance(op, Op) and op.result == "arg0":
+            # op calls give bare int literals the dtype of the first typed argument;
+            # keep int32 literals int32 when that dtype differs
+            first = next((a for a in eargs if not (type(a) is _IntImm and a.ty == int32)), None)
+            if first is not None and first.ty != int32:
+                for k, a in enumerate(eargs):
+                    if type(a) is _IntImm and a.ty == int32:
+                        parts[k] = f"T.int32({parts[k]})"
+        args = ", ".join(parts)
+        if isinstance(op, Op):
+            if op.result == "ty" or not _default_ty_matches(op, e):
+                if args:
+                    return f"T.{op.name}({args}, ty={type_text(e.ty)})"
+                return f"T.{op.name}(ty={type_text(e.ty)})"
+            return f"T.{op.name}({args})"
+        return f"T.Call({self._gvar(op)}, [{args}], ty={type_text(e.ty)})"
+
+    def _buf(self, b: Buffer) -> str:
+        n = self.names.get(b)
+        if n is None:
+            return self._undefined(b, b.name, "buffer")
+        return n
+
+    def _indices(self, idx: tuple) -> str:
+        if not idx:
+            return "()"
+        return ", ".join([self.expr(i) for i in idx])
+
+    def _load(self, e: _e.BufferLoad) -> str:
+        return f"{self._buf(e.buffer)}[{self._indices(e.indices)}]"
+
+    def _ramp(self, e: _e.Ramp) -> str:
+        return f"T.Ramp({self.expr(e.base)}, {self.expr(e.stride)}, {e.lanes})"
+
+    def _broadcast(self, e: _e.Broadcast) -> str:
+        return f"T.Broadcast({self.expr(e.value)}, {e.lanes})"
+
+    def _let(self, e: _e.Let) -> str:
+        value = self.expr(e.value)
+        self.push()
+        name = self.define(e.var, e.var.name)
+        body = self.expr(e.body)
+        self.pop()
+        return f"T.Let({name} := {value}, {body})"
+
+    # -------------------------------------------------------------- attribute values
+    def attr_value(self, v: Any) -> str:
+        if isinstance(v, str):
+            return quote(v)
+        if isinstance(v, bool):
+            return "True" if v else "False"
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, float):
+            if v != v or v in (math.inf, -math.inf):
+                return f"T.float64({float_text(v)})"
+            return repr(v)
+        if v is None:
+            return "None"
+        if isinstance(v, (Attrs, Mapping)):
+            return self.attr_dict(v)
+        if isinstance(v, (tuple, list)):
+            return "[" + ", ".join([self.attr_value(x) for x in v]) + "]"
+        if isinstance(v, Type):
+            return type_text(v)
+        return self.expr(v)
+
+    def attr_dict(self, d: Mapping) -> str:
+        return "{" + ", ".join([f"{quote(str(k))}: {self.attr_value(v)}" for k, v in d.items()]) + "}"
+
+    # -------------------------------------------------------------- tensors
+    @staticmethod
+    def tensor_text(shape, dtype, scope, strides, elem_offset, align) -> str:
+        sh = f"({shape[0]},)" if len(shape) == 1 else "(" + ", ".join(shape) + ")"
+        parts = [f"T.Tensor({sh}, {type_text(dtype)}"]
+        if scope != "global":
+            parts.append(f", scope={quote(scope)}")
+        if strides:
+            st = f"({strides[0]},)" if len(strides) == 1 else "(" + ", ".join(strides) + ")"
+            parts.append(f", strides={st}")
+        if elem_offset is not None:
+            parts.append(f", elem_offset={elem_offset}")
+        if align:
+            parts.append(f", align={align}")
+        parts.append(")")
+        return "".join(parts)
+
+    def buffer_type(self, b: Buffer, with_scope: bool = True) -> str:
+        ex = self.expr
+        return self.tensor_text(
+            [ex(x) for x in b.shape],
+            b.dtype,
+            b.data.ty.scope if with_scope and isinstance(b.data.ty, PointerType) else "global",
+            [ex(x) for x in b.strides],
+            None if b.elem_offset is None else ex(b.elem_offset),
+            b.align,
+        )
+
+    # -------------------------------------------------------------- statements
+    def stmt(self, s: Any, depth: int) -> None:
+        f = _ST.get(type(s))
+        if f is None:
+            for cls, g in _ST.items():
+                if isinstance(s, cls):
+                    g(self, s, depth)
+                    return
+            self.emit(depth, f"pass  # tirx: cannot print {type(s).__name__}")
+            return
+        f(self, s, depth)
+
+    def body(self, s: Any, depth: int) -> None:
+        """A scoped body (loop, branch, device entry, attr, function)."""
+        self.push()
+        n = len(self.lines)
+        self.stmt(s, depth)
+        if len(self.lines) == n:
+            self.emit(depth, "pass")
+        self.pop()
+
+    def _seq(self, s: _s.SeqStmt, depth: int) -> None:
+        st = _ST
+        for c in s.stmts:
+            f = st.get(type(c))
+            if f is None:
+                self.stmt(c, depth)
+            else:
+                f(self, c, depth)
+
+    def _bind(self, s: _s.Bind, depth: int) -> None:
+        value = self.expr(s.value)
+        name = self.define(s.var, s.var.name)
+        self.emit(depth, f"{name}: T.let[{type_text(s.var.ty)}] = {value}")
+
+    def _store(self, s: _s.BufferStore, depth: int) -> None:
+        value = self.expr(s.value)
+        self.emit(depth, f"{self._buf(s.buffer)}[{self._indices(s.indices)}] = {value}")
+
+    def _evaluate(self, s: _s.Evaluate, depth: int) -> None:
+        v = s.value
+        if isinstance(v, _e.Call):
+            self.emit(depth, self._call(v))
+        else:
+            self.emit(depth, f"T.evaluate({self.expr(v)})")
+
+    def _range_bounds(self, s: _s.For) -> tuple[str, str]:
+        start, extent = s.start, s.extent
+        if isinstance(start, _e.IntImm) and start.value == 0:
+            return self.expr(start), self.expr(extent)
+        if isinstance(start, _e.IntImm) and isinstance(extent, _e.IntImm) and start.ty == extent.ty:
+            v = start.value + extent.value
+            try:
+                stop = _e.IntImm(v, extent.ty)
+            except (TypeError, ValueError):
+                stop = None
+            if stop is not None:
+                return self.expr(start), self.expr(stop)
+        if isinstance(extent, _e.Sub):
+            from tirx.ir.structural import structural_equal
+
+            try:
+                same = extent.b is start or structural_equal(extent.b, start, map_free_vars=False)
+            except Exception:
+                same = False
+            if same:
+                return self.expr(start), self.expr(extent.a)
+        a = self.expr(start)
+        b = self.expr(extent)
+        if _PREC.get(type(extent), ATOM) <= ADD:
+            b = f"({b})"
+        if _PREC.get(type(start), ATOM) < ADD:
+            a2 = f"({a})"
+        else:
+            a2 = a
+        return a, f"{a2} + {b}"
+
+    def _for(self, s: _s.For, depth: int) -> None:
+        start, stop = self._range_bounds(s)
+        kind = s.kind
+        ann = s.annotations
+        step = None if s.step is None else self.expr(s.step)
+        if kind is _s.ForKind.SERIAL and not ann and s.thread is None:
+            if step is not None:
+                it = f"range({start}, {stop}, {step})"
+            elif isinstance(s.start, _e.IntImm) and s.start.value == 0:
+                it = f"range({stop})"
+            else:
+                it = f"range({start}, {stop})"
+        else:
+            fn = _LOOP_FN[kind]
+            parts = [f"{fn}({start}, {stop}"]
+            if step is not None:
+                parts.append(f", step={step}")
+            if kind is _s.ForKind.THREAD_BINDING or s.thread is not None:
+                parts.append(f", thread={quote(s.thread or '')}")
+            if ann:
+                parts.append(f", annotations={self.attr_dict(ann)}")
+            parts.append(")")
+            it = "".join(parts)
+        self.push()
+        name = self.define(s.var, s.var.name)
+        self.emit(depth, f"for {name} in {it}:")
+        self.body(s.body, depth + 1)
+        self.pop()
+
+    def _while(self, s: _s.While, depth: int) -> None:
+        self.emit(depth, f"while {self.expr(s.cond)}:")
+        self.body(s.body, depth + 1)
+
+    def _if(self, s: _s.IfThenElse, depth: int) -> None:
+        self.emit(depth, f"if {self.expr(s.cond)}:")
+        self.body(s.then_case, depth + 1)
+        e = s.else_case
+        while isinstance(e, _s.IfThenElse):
+            self.emit(depth, f"elif {self.expr(e.cond)}:")
+            self.body(e.then_case, depth + 1)
+            e = e.else_case
+        if e is not None:
+            self.emit(depth, "else:")
+            self.body(e, depth + 1)
+
+    def _break(self, s: Any, depth: int) -> None:
+        self.emit(depth, "break")
+
+    def _continue(self, s: Any, depth: int) -> None:
+        self.emit(depth, "continue")
+
+    def _return(self, s: _s.Return, depth: int) -> None:
+        self.emit(depth, "return" if s.value is None else f"return {self.expr(s.value)}")
+
+    def _assert(self, s: _s.Assert, depth: int) -> None:
+        msg = ", ".join([quote(m) for m in s.message])
+        self.emit(depth, f"assert {self.expr(s.cond)}, ({quote(s.kind)}, [{msg}])")
+
+    def _alloc(self, s: _s.AllocBuffer, depth: int) -> None:
+        b = s.buffer
+        ty = self.buffer_type(b)
+        name = self.define(b, b.name)
+        self._define_data(b, name)
+        text = f"{name} = T.alloc_tensor(ty_args=[{ty}]"
+        if s.annotations:
+            text += f", annotations={self.attr_dict(s.annotations)}"
+        self.emit(depth, text + ")")
+
+    def _define_data(self, b: Buffer, name: str) -> None:
+        # the buffer's pointer var, when referenced, prints as ``X.data``
+        d = b.data
+        self.scopes[-1].append((d, self.names.get(d), ""))
+        self.names[d] = name + ".data"
+        self.defined_ever.add(d)
+
+    def _decl(self, s: _s.DeclBuffer, depth: int) -> None:
+        b = s.buffer
+        data = self.expr(b.data)
+        ty = self.buffer_type(b, with_scope=False)
+        name = self.define(b, b.name)
+        self.emit(depth, f"{name} = T.decl_tensor({data}, ty_args=[{ty}])")
+
+    def _device_entry(self, s: _s.DeviceEntry, depth: int) -> None:
+        args = ", ".join([self.expr(a) for a in s.args])
+        sep = ", " if args else ""
+        self.emit(depth, f"with T.device_entry({args}{sep}attrs={self.attr_dict(s.attrs)}):")
+        self.body(s.body, depth + 1)
+
+    def _attr_stmt(self, s: _s.AttrStmt, depth: int) -> None:
+        self.emit(depth, f"with T.attr({quote(s.key)}, {self.expr(s.value)}):")
+        self.body(s.body, depth + 1)
+
+    # -------------------------------------------------------------- functions
+    def function(self, f: Function, depth: int = 0) -> None:
+        self.in_func = True
+        self.push()
+        bufs = {}
+        for v, b in f.buffer_map:
+            bufs.setdefault(v, b)
+        # names: params first (they are what users see), then dynamic shape vars
+        pnames = []
+        for p in f.params:
+            b = bufs.get(p)
+            if b is not None:
+                name = self.define(b, b.name)
+                self._define_data(b, name)
+                if b.data is not p:
+                    self.names[p] = name + ".data"
+                    self.defined_ever.add(p)
+            else:
+                name = self.define(p, p.name)
+            pnames.append(name)
+        try:
+            dyn = f.dyn_vars()
+        except Exception:
+            dyn = []
+        dparts = []
+        for v in dyn:
+            if v in self.names:
+                continue
+            n = self.define(v, v.name)
+            dparts.append(n if v.ty == int32 else f"{n}: {type_text(v.ty)}")
+        params = []
+        for p, name in zip(f.params, pnames):
+            b = bufs.get(p)
+            if b is not None:
+                params.append(f"{name}: {self.buffer_type(b)}")
+            else:
+                params.append(f"{name}: {type_text(p.ty)}")
+        header_problems = list(self.problems)
+        self.problems.clear()
+        self.emit(depth, "@T.function(private=True)" if f.private else "@T.function")
+        dyn_text = f"[{', '.join(dparts)}]" if dparts else ""
+        ret = f" -> {type_text(f.ret_ty)}" if f.ret_ty is not None else ""
+        self.problems.extend(header_problems)
+        self.emit(depth, f"def {global_name(f.name)}{dyn_text}({', '.join(params)}){ret}:")
+        n = len(self.lines)
+        if f.attrs:
+            self.emit(depth + 1, f"T.func_attr({self.attr_dict(f.attrs)})")
+        self.push()
+        self.stmt(f.body, depth + 1)
+        self.pop()
+        if len(self.lines) == n:
+            self.emit(depth + 1, "pass")
+        self.pop()
+        self.in_func = False
+
+    def module(self, m: Module) -> None:
+        self.emit(0, "@T.ir_module")
+        self.emit(0, f"class {self.module_name}:")
+        if m.attrs:
+            self.emit(1, f"T.module_attrs({self.attr_dict(m.attrs)})")
+            if m.functions:
+                self.lines.append("")
+        for i, f in enumerate(m.functions):
+            if i:
+                self.lines.append("")
+            self.function(f, 1)
+        if not m.functions and not m.attrs:
+            self.emit(1, "pass")
+
+    # -------------------------------------------------------------- entry
+    def run(self, obj: Any) -> str:
+        if isinstance(obj, Function):
+            self.live.add(self.module_name)  # calls print as Module.f
+            self.function(obj)
+            return HEADER + "\n".join(self.lines) + "\n"
+        if isinstance(obj, Module):
+            self.module_name = sanitize(obj.name) if obj.name not in _RESERVED else "Module"
+            self.live.add(self.module_name)
+            self.module(obj)
+            return HEADER + "\n".join(self.lines) + "\n"
+        if isinstance(obj, _s.Stmt):
+            self.stmt(obj, 0)
+            if not self.lines:
+                self.lines.append("pass")
+            return "\n".join(self.lines)
+        if isinstance(obj, _e.PrimExpr):
+            return self.expr(obj)
+        if isinstance(obj, Buffer):
+            return self.buffer_type(obj)
+        if isinstance(obj, (Type, TensorType)):
+            return type_text(obj)
+        if isinstance(obj, Op):
+            return f"T.{obj.name}"
+        if isinstance(obj, (Attrs, Mapping)):
+            return self.attr_dict(obj)
+        raise TypeError(f"tirx.dumps: cannot print an object of type {type(obj).__name__}")
+
+
+# dispatch tables: type(node) -> unbound Printer method
+_EX = {
+    _e.Var: Printer._var,
+    _e.IntImm: Printer._int,
+    _e.FloatImm: Printer._float,
+    _e.StringImm: Printer._str,
+    _e.Not: Printer._not,
+    _e.BitNot: Printer._bitnot,
+    _e.Select: Printer._select,
+    _e.Cast: Printer._cast,
+    _e.Call: Printer._call,
+    _e.BufferLoad: Printer._load,
+    _e.Ramp: Printer._ramp,
+    _e.Broadcast: Printer._broadcast,
+    _e.Let: Printer._let,
+    _e.GlobalVar: Printer._gvar,
+}
+for cls in _INFIX:
+    _EX[cls] = Printer._infix
+for cls in _FUNC_BIN:
+    _EX[cls] = Printer._funcbin
+_ST = {
+    _s.Bind: Printer._bind,
+    _s.BufferStore: Printer._store,
+    _s.Evaluate: Printer._evaluate,
+    _s.SeqStmt: Printer._seq,
+    _s.For: Printer._for,
+    _s.While: Printer._while,
+    _s.IfThenElse: Printer._if,
+    _s.Break: Printer._break,
+    _s.Continue: Printer._continue,
+    _s.Return: Printer._return,
+    _s.Assert: Printer._assert,
+    _s.AllocBuffer: Printer._alloc,
+    _s.DeclBuffer: Printer._decl,
+    _s.DeviceEntry: Printer._device_entry,
+    _s.AttrStmt: Printer._attr_stmt,
+}
+
+_INDENTS = ["    " * i for i in range(64)]
+_LOOP_FN = {
+    _s.ForKind.SERIAL: "T.serial",
+    _s.ForKind.UNROLLED: "T.unroll",
+    _s.ForKind.VECTORIZED: "T.vectorized",
+    _s.ForKind.PARALLEL: "T.parallel",
+    _s.ForKind.THREAD_BINDING: "T.thread_binding",
+}
+
+
+def _default_ty_matches(op: Op, e: _e.Call) -> bool:
+    """Whether ``e.ty`` is what ``op``'s result rule gives (so no ``ty=`` is needed)."""
+    r = op.result
+    if isinstance(r, Type):
+        return r == e.ty
+    args = e.args
+    try:
+        if r == "arg0":
+            return bool(args) and args[0].ty == e.ty
+        if r == "bool0":
+            t0 = args[0].ty
+            return e.ty == (bool_ if not isinstance(t0, PrimType) else bool_.with_lanes(t0.lanes))
+        if callable(r):
+            return r(args) == e.ty
+    except Exception:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------ public API
+_BIG_STACK = 512 * 1024 * 1024
+_deep_lock = threading.Lock()
+
+
+def dumps(obj: Any) -> str:
+    """Print a Function or Module (a whole file: header, trailing newline), or a Stmt,
+    PrimExpr, Buffer or Type (the bare text)."""
+    try:
+        return Printer().run(obj)
+    except RecursionError:
+        return _dumps_deep(obj)
+
+
+def _dumps_deep(obj: Any) -> str:
+    """Re-run a printing job that was too deep for the default stack."""
+    result: list[Any] = []
+
+    def work() -> None:
+        try:
+            result.append(Printer().run(obj))
+        except BaseException as exc:  # re-raised in the caller's thread
+            result.append(exc)
+
+    with _deep_lock:
+        old_limit = sys.getrecursionlimit()
+        old_size = threading.stack_size()
+        try:
+            try:
+                threading.stack_size(_BIG_STACK)
+            except (ValueError, RuntimeError):  # pragma: no cover - platform limits
+                threading.stack_size(64 * 1024 * 1024)
+            sys.setrecursionlimit(max(old_limit, 2_000_000))
+            t = threading.Thread(target=work, name="tirx-printer-deep")
+            t.start()
+            t.join()
+        finally:
+            threading.stack_size(old_size)
+            sys.setrecursionlimit(old_limit)
+    r = result[0]
+    if isinstance(r, BaseException):
+        raise r
+    return r
+
+
+def save(obj: Any, path: Any) -> None:
+    """Write ``dumps(obj)`` to ``path`` atomically: UTF-8, trailing newline.
+
+    The text goes to a temporary file in the same directory, is flushed and fsynced,
+    then moved over ``path`` with ``os.replace``; on any failure the old file is left
+    untouched and the temporary file removed.
+    """
+    text = dumps(obj)
+    if not text.endswith("\n"):
+        text += "\n"
+    path = os.fspath(path)
+    d = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,121 @@
+"""On a GPU: the interpreter and the CUDA target agree on every compat kernel and on random
+runnable kernels (bit-exact for integers; floats bit-exact with ``--fmad=false`` except
+transcendental functions, which match within a few ulp).
+
+Skipped cleanly without a CUDA driver/device (``cuInit`` is probed before torch is touched).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cuda.bindings.driver")
+
+from tirx.runtime import driver as _drv
+
+_OK, _WHY = _drv.probe()
+if not _OK:
+    pytest.skip(f"no CUDA device: {_WHY}", allow_module_level=True)
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():  # pragma: no cover
+    pytest.skip("torch sees no CUDA device", allow_module_level=True)
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+import tirx  # noqa: E402
+import tirx.interp as ti  # noqa: E402
+from tirx.testing.compat_kernels import KERNELS  # noqa: E402
+from tirx.testing.runnable import runnable_kernels  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+EXACT = ("--fmad=false",)
+
+
+def _cuda_run(k, args):
+    dev = [torch.from_numpy(a.copy()).cuda() if isinstance(a, np.ndarray) else a for a in args]
+    k(*dev)
+    torch.cuda.synchronize()
+    return [d.cpu().numpy() for d in dev if isinstance(d, torch.Tensor)]
+
+
+def _interp_run(k, args):
+    host = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    k(*host)
+    return [a for a in host if isinstance(a, np.ndarray)]
+
+
+def _same(a, b, ulp_ok=False):
+    for x, y in zip(a, b):
+        if x.dtype.kind == "f" and ulp_ok:
+            np.testing.assert_allclose(x, y, rtol=2e-6, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(x, y)
+
+
+rng = np.random.default_rng(7)
+f32 = np.float32
+
+
+def _inputs(name):
+    r = rng
+    return {
+        "ew_add_f16_dyn": lambda: [r.standard_normal(5000).astype(np.float16), np.zeros(5000, np.float16)],
+        "let_bind": lambda: [r.integers(-(2**31), 2**31 - 1, 128).astype(np.int32), np.zeros(128, np.int64)],
+        "matmul_tiled_smem": lambda: (
+            [r.standard_normal((512, 512)).astype(f32) for _ in range(2)] + [np.zeros((512, 512), f32)]
+        ),
+        "ptr_reinterpret": lambda: [r.standard_normal(256).astype(f32), 200, np.full(256, -1, np.int32)],
+        "break_continue": lambda: [
+            np.where(r.random((256, 64)) < 0.05, 42, r.integers(-5, 50, (256, 64))).astype(np.int32),
+            np.zeros(256, np.int32),
+            np.zeros(256, np.int32),
+        ],
+        "dyn_multi_shape": lambda: [
+            r.standard_normal((3, 7, 64)).astype(f32),
+            np.zeros((3, 64), f32),
+            np.ones(40, f32),
+        ],
+        "reduce_smem_tree": lambda: [r.standard_normal(65536).astype(f32), np.zeros(256, f32)],
+        "mutable_scalars": lambda: [(r.standard_normal(256) * 4).astype(f32), np.zeros(256, f32)],
+        "inline_helpers": lambda: [r.standard_normal(2048).astype(f32), np.zeros(2048, f32)],
+        "jit_specialize": lambda: [r.standard_normal(1000).astype(f32) for _ in range(2)],
+    }[name]()
+
+
+@pytest.mark.parametrize("name", [n for n in KERNELS if n not in ("module_multi_func", "loops_kinds_cpu")])
+def test_compat_kernel_cuda_matches_interp(name):
+    f = KERNELS[name]()
+    args = _inputs(name)
+    want = _interp_run(ti.compile(f), args)
+    got = _cuda_run(tirx.compile(f, target="cuda", options=EXACT), args)
+    _same(want, got, ulp_ok=name in ("inline_helpers", "matmul_tiled_smem"))
+
+
+def test_module_cuda_matches_interp():
+    m = KERNELS["module_multi_func"]()
+    A, B = rng.standard_normal(1024).astype(f32), rng.standard_normal(1024).astype(f32)
+    mi, mc = ti.compile(m), tirx.compile(m, target="cuda", options=EXACT)
+    for name, args in (("k_relu", [A, np.zeros(1024, f32)]), ("k_lerp", [A, B, np.zeros(1024, f32)])):
+        _same(_interp_run(mi[name], args), _cuda_run(mc[name], args))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(runnable_kernels())
+def test_runnable_kernels_cuda_matches_interp(r):
+    if "device=True" not in r.note:
+        return  # host-only kernels have no CUDA launch
+    want = r.run()
+    got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT), r.fresh_args())
+    _same(want, got)
+
+
+def test_cpu_torch_tensors_on_interp():
+    f = KERNELS["ew_add_f16_dyn"]()
+    a = torch.arange(10, dtype=torch.float16)
+    b = torch.empty_like(a)
+    ti.compile(f)(a, b)
+    assert b.tolist() == [float(x) for x in range(2, 12)]
+    with pytest.raises(ValueError, match="CPU tensors"):
+        ti.compile(f)(a.cuda(), b.cuda())

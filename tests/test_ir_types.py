@@ -1,0 +1,173 @@
+"""Types: dtype parsing (all dtypes, vector lanes, float8, bfloat16), pointers, void/handle."""
+
+from __future__ import annotations
+
+import pytest
+
+from tirx.ir import PointerType, PrimType, TensorType, VoidType, as_type, parse_dtype, prim
+from tirx.ir.types import DTYPE_NAMES, as_prim, handle, void
+
+KINDS = {
+    "bool": ("bool", 1),
+    "int8": ("int", 8),
+    "int16": ("int", 16),
+    "int32": ("int", 32),
+    "int64": ("int", 64),
+    "uint8": ("uint", 8),
+    "uint16": ("uint", 16),
+    "uint32": ("uint", 32),
+    "uint64": ("uint", 64),
+    "float16": ("float", 16),
+    "float32": ("float", 32),
+    "float64": ("float", 64),
+    "bfloat16": ("bfloat", 16),
+    "float8_e4m3fn": ("float8", 8),
+    "float8_e5m2": ("float8", 8),
+}
+
+
+def test_every_dtype_is_known():
+    assert set(DTYPE_NAMES) == set(KINDS)
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_scalar_dtypes(name):
+    t = parse_dtype(name)
+    assert isinstance(t, PrimType)
+    assert (t.kind, t.bits, t.lanes) == (*KINDS[name], 1)
+    assert str(t) == t.name == name
+    assert t.script() == f"T.{name}"
+    assert t.element is t
+    assert parse_dtype(name) is t is prim(name)  # interned
+    assert t.is_int == (t.kind in ("int", "uint"))
+    assert t.is_float == (t.kind in ("float", "bfloat", "float8"))
+    assert t.is_bool == (name == "bool")
+    assert t.bytes == max(1, KINDS[name][1] // 8)
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+@pytest.mark.parametrize("lanes", [2, 4, 8, 16])
+def test_vector_lanes(name, lanes):
+    t = parse_dtype(f"{name}x{lanes}")
+    assert (t.base, t.lanes) == (name, lanes)
+    assert str(t) == f"{name}x{lanes}"
+    assert t.element is prim(name)
+    assert t == PrimType(name, lanes) and hash(t) == hash(PrimType(name, lanes))
+    assert t.with_lanes(1) is prim(name)
+    assert t.bytes == max(1, KINDS[name][1] // 8) * lanes
+
+
+@pytest.mark.parametrize(
+    "alias, canonical",
+    [
+        ("float8_e4m3", "float8_e4m3fn"),
+        ("e4m3", "float8_e4m3fn"),
+        ("e5m2", "float8_e5m2"),
+        ("e4m3x4", "float8_e4m3fnx4"),
+    ],
+)
+def test_float8_aliases(alias, canonical):
+    assert parse_dtype(alias) == parse_dtype(canonical)
+
+
+def test_bfloat16_is_not_float16():
+    assert parse_dtype("bfloat16") != parse_dtype("float16")
+    assert parse_dtype("bfloat16").kind == "bfloat"
+
+
+@pytest.mark.parametrize(
+    "bad", ["float33", "float", "int", "floatx4", "float32x", "float32x0", "", "x4", "Float32", "int32 "]
+)
+def test_bad_dtype_names(bad):
+    with pytest.raises(ValueError, match=r"dtype|lanes"):
+        parse_dtype(bad)
+
+
+def test_primtype_constructor_validates():
+    with pytest.raises(ValueError, match=r"PrimType\.base"):
+        PrimType("float33")
+    with pytest.raises(ValueError, match=r"PrimType\.lanes"):
+        PrimType("float32", 0)
+    with pytest.raises(ValueError, match=r"PrimType\.lanes"):
+        PrimType("float32", True)
+
+
+def test_void_and_handle():
+    assert parse_dtype("void") is void
+    assert isinstance(void, VoidType) and VoidType() == void
+    assert str(void) == "void" and void.script() == "T.void"
+    h = parse_dtype("handle")
+    assert h is handle
+    assert isinstance(h, PointerType) and h.element == void and h.scope == "global"
+    assert h.script() == "T.Ptr(T.void)"
+
+
+def test_pointer_type():
+    p = PointerType(prim("float32"))
+    assert p.scope == "global"
+    assert p == PointerType(prim("float32"), "global") and hash(p) == hash(PointerType(prim("float32")))
+    assert p != PointerType(prim("float32"), "shared")
+    assert p != PointerType(prim("float16"))
+    assert str(p) == "float32*"
+    assert str(PointerType(prim("uint8"), "shared.dyn")) == "uint8*@shared.dyn"
+    assert p.script() == "T.Ptr(T.float32)"
+    assert PointerType(prim("uint64"), "shared").script() == 'T.Ptr(T.uint64, "shared")'
+    for scope in ("global", "shared", "shared.dyn", "local"):
+        assert PointerType(prim("int8"), scope).scope == scope
+    pp = PointerType(PointerType(prim("float32"), "shared"))
+    assert pp.element == PointerType(prim("float32"), "shared")
+
+
+def test_pointer_type_validates_fields():
+    with pytest.raises(TypeError, match=r"PointerType\.element"):
+        PointerType("float32")
+    with pytest.raises(TypeError, match=r"PointerType\.scope"):
+        PointerType(prim("float32"), 3)
+
+
+def test_tensor_type():
+    t = TensorType((16, 16), prim("float32"), scope="shared")
+    assert t.scope == "shared" and t.dtype == prim("float32")
+    assert "Tensor" in str(t)
+
+
+def test_as_type_coercions():
+    assert as_type("float16x4") is prim("float16", 4)
+    assert as_type(prim("int8")) is prim("int8")
+
+    class Custom:
+        def __tirx_type__(self):
+            return prim("bfloat16")
+
+    assert as_type(Custom()) is prim("bfloat16")
+    with pytest.raises(ValueError, match="unknown dtype"):
+        as_type("nope")
+    with pytest.raises(TypeError, match="cannot interpret"):
+        as_type(3.5)
+    with pytest.raises(TypeError, match="primitive"):
+        as_prim("handle")
+
+
+def test_as_type_numpy_dtypes():
+    np = pytest.importorskip("numpy")
+    assert as_type(np.dtype("float16")) is prim("float16")
+    assert as_type(np.int64) is prim("int64")
+    assert as_type(np.dtype("bool")) is prim("bool")
+
+
+def test_types_are_values():
+    # value equality (with an identity fast path) and hashing that agrees with it
+    a, b = PrimType("int32"), prim("int32")
+    assert a is not b and a == b and (a != b) is False and hash(a) == hash(b)
+    assert {a: 1}[b] == 1
+    assert prim("int32") != prim("uint32") and prim("int32") != "int32"
+    assert (prim("float32") == handle) is False
+
+
+def test_structural_type_hash_is_stable():
+    # the per-type structural hash is computed from the name, not Python's seeded str hash
+    assert PrimType("float32")._sh == prim("float32")._sh
+    assert PointerType(prim("float32"))._sh == PointerType(PrimType("float32"))._sh
+    shs = {parse_dtype(n)._sh for n in KINDS} | {parse_dtype(n + "x4")._sh for n in KINDS}
+    shs |= {void._sh, handle._sh, PointerType(prim("float32"), "shared")._sh}
+    assert len(shs) == 2 * len(KINDS) + 3

@@ -1,0 +1,1490 @@
+"""IR -> CUDA C++.
+
+``generate(f_or_module)`` returns a :class:`CudaSource`: the translation unit, one
+:class:`KernelInfo` per ``DeviceEntry`` function (its C parameter list and launch
+configuration, which the runtime uses to check and pack arguments) and a map from
+generated line numbers to IR spans (used to map NVRTC errors back to the script).
+
+Layout of the output:
+
+* a prelude with only what the kernels use (fixed-width typedefs, fp16/bf16/fp8
+  headers, floor division helpers, vector structs, warp reductions, PTX helpers);
+* prototypes of ``__device__`` helpers (module functions without a device entry that
+  kernels call, or private ones), then their definitions;
+* one ``extern "C" __global__`` kernel per function with a ``DeviceEntry``.
+
+Semantics kept exactly: ``FloorDiv``/``FloorMod`` round toward negative infinity
+(helpers unless both operands are provably non-negative), ``Div``/``Mod`` truncate like C.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import attrs
+
+from ..errors import DiagnosticError, OpError
+from ..ir import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    AllocBuffer,
+    And,
+    Assert,
+    AttrStmt,
+    Bind,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Break,
+    Broadcast,
+    Buffer,
+    BufferLoad,
+    BufferStore,
+    Call,
+    Cast,
+    Continue,
+    DeclBuffer,
+    DeviceEntry,
+    Div,
+    Evaluate,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    For,
+    ForKind,
+    Function,
+    GlobalVar,
+    IfThenElse,
+    IntImm,
+    Let,
+    Max,
+    Min,
+    Mod,
+    Module,
+    Mul,
+    Or,
+    PointerType,
+    PrimExpr,
+    PrimType,
+    Ramp,
+    Return,
+    SeqStmt,
+    Shl,
+    Shr,
+    Stmt,
+    StringImm,
+    Sub,
+    Var,
+    VoidType,
+    While,
+)
+from ..ir import op as _op
+from ..ir.visitor import Visitor
+
+__all__ = ["CudaSource", "KernelInfo", "KernelParam", "generate"]
+
+BACKEND = "cuda"
+
+# --------------------------------------------------------------------------- types
+_C_SCALAR = {
+    "bool": "bool",
+    "int8": "signed char",
+    "int16": "short",
+    "int32": "int",
+    "int64": "int64_t",
+    "uint8": "unsigned char",
+    "uint16": "unsigned short",
+    "uint32": "unsigned int",
+    "uint64": "uint64_t",
+    "float16": "half",
+    "bfloat16": "__nv_bfloat16",
+    "float32": "float",
+    "float64": "double",
+    "float8_e4m3fn": "__nv_fp8_e4m3",
+    "float8_e5m2": "__nv_fp8_e5m2",
+}
+# CUDA's own vector types, where they exist with the natural alignment
+# (others are tirx_vec<T, N>: aligned like the CUDA vector types, with elementwise operators)
+_C_VECTOR = {
+    ("float16", 2): "half2",
+    ("bfloat16", 2): "__nv_bfloat162",
+}
+
+_KEYWORDS = set(
+    [
+        "alignas",
+        "alignof",
+        "and",
+        "asm",
+        "auto",
+        "bool",
+        "break",
+        "case",
+        "catch",
+        "char",
+        "class",
+        "const",
+        "constexpr",
+        "const_cast",
+        "continue",
+        "decltype",
+        "default",
+        "delete",
+        "do",
+        "double",
+        "dynamic_cast",
+        "else",
+        "enum",
+        "explicit",
+        "export",
+        "extern",
+        "false",
+        "float",
+        "for",
+        "friend",
+        "goto",
+        "if",
+        "inline",
+        "int",
+        "long",
+        "mutable",
+        "namespace",
+        "new",
+        "noexcept",
+        "not",
+        "nullptr",
+        "operator",
+        "or",
+        "private",
+        "protected",
+        "public",
+        "register",
+        "reinterpret_cast",
+        "return",
+        "short",
+        "signed",
+        "sizeof",
+        "static",
+        "static_assert",
+        "static_cast",
+        "struct",
+        "switch",
+        "template",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typedef",
+        "typeid",
+        "typename",
+        "union",
+        "unsigned",
+        "using",
+        "virtual",
+        "void",
+        "volatile",
+        "while",
+        "xor",
+        "threadIdx",
+        "blockIdx",
+        "blockDim",
+        "gridDim",
+        "warpSize",
+        "half",
+        "half2",
+        "float2",
+        "float4",
+        "int2",
+        "int4",
+        "uint2",
+        "uint4",
+        "double2",
+        "min",
+        "max",
+        "abs",
+        "main",
+        "printf",
+        "memcpy",
+        "int64_t",
+        "uint64_t",
+        "uint32_t",
+        "int32_t",
+    ]
+)
+
+
+@attrs.define
+class KernelParam:
+    """One C parameter of a kernel, in order."""
+
+    kind: str  # "buffer" | "scalar" | "handle" | "dyn" | "host"
+    name: str  # the IR name (for error messages)
+    c_name: str
+    ty: Any  # PrimType | PointerType
+    var: Var
+    buffer: Buffer | None = None
+    written: bool = False
+    align: int = 0  # required byte alignment of the data pointer (vector accesses)
+
+
+@attrs.define
+class KernelInfo:
+    name: str  # C symbol
+    func: Function
+    entry: DeviceEntry
+    params: list  # list[KernelParam]
+    host_stmts: list  # Bind/Assert statements before the device entry (evaluated on the host)
+    dyn_vars: list  # list[Var]
+
+
+@attrs.define
+class CudaSource:
+    text: str
+    kernels: list  # list[KernelInfo]
+    line_spans: dict  # 1-based line -> span
+    features: frozenset = frozenset()
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _error(msg: str, node: Any = None) -> DiagnosticError:
+    span = getattr(node, "span", None)
+    if span is not None:
+        inner = getattr(span, "innermost", span)
+        return DiagnosticError(f"{inner}: error: {msg}", span=span)
+    return DiagnosticError(msg)
+
+
+# --------------------------------------------------------------------------- analysis
+class _Usage(Visitor):
+    """Which buffers are written, widest vector access per buffer data var, used vars."""
+
+    def __init__(self) -> None:
+        self.written: set = set()
+        self.align: dict = {}
+        self.used_vars: set = set()
+        self.calls: set = set()
+
+    def visit_Var(self, v: Var) -> None:
+        self.used_vars.add(v)
+
+    def _access(self, buf: Buffer, indices: tuple) -> None:
+        self.used_vars.add(buf.data)
+        lanes = 1
+        for x in indices:
+            if isinstance(x.ty, PrimType) and x.ty.lanes > 1:
+                lanes = x.ty.lanes
+        if lanes > 1:
+            width = buf.dtype.bytes * lanes
+            a = 1
+            while a * 2 <= min(width, 16) and width % (a * 2) == 0:
+                a *= 2
+            self.align[buf.data] = max(self.align.get(buf.data, 0), a)
+
+    def visit_BufferLoad(self, e: BufferLoad) -> None:
+        self._access(e.buffer, e.indices)
+        self.generic_visit(e)
+
+    def visit_BufferStore(self, s: BufferStore) -> None:
+        self.written.add(s.buffer.data)
+        self._access(s.buffer, s.indices)
+        self.generic_visit(s)
+
+    def visit_Call(self, c: Call) -> None:
+        if isinstance(c.op, GlobalVar):
+            self.calls.add(c.op.name)
+        else:
+            # pointers handed to ops (atomics, asm, address_of) may be written
+            if c.op.name == "address_of" and isinstance(c.args[0], BufferLoad):
+                self.written.add(c.args[0].buffer.data)
+            for a in c.args:
+                if isinstance(a.ty, PointerType) and isinstance(a, Var):
+                    self.written.add(a)
+                elif not c.op.pure and isinstance(a, BufferLoad):
+                    # inline PTX may write a buffer element operand ({i:out} / {i:inout})
+                    self.written.add(a.buffer.data)
+        self.generic_visit(c)
+
+    def visit_buffer(self, b: Buffer) -> None:
+        self.generic_visit(b)
+
+
+def _split_host(f: Function) -> tuple[list, DeviceEntry | None]:
+    """Statements before the device entry, and the entry itself."""
+    body = f.body
+    stmts = list(body.stmts) if isinstance(body, SeqStmt) else [body]
+    host: list = []
+    entry = None
+    for i, s in enumerate(stmts):
+        if isinstance(s, DeviceEntry):
+            entry = s
+            rest = stmts[i + 1 :]
+            for r in rest:
+                if not (isinstance(r, SeqStmt) and not r.stmts):
+                    raise _error(
+                        f"function {f.name}: statements after the device entry are not supported by the cuda target",
+                        r,
+                    )
+            break
+        host.append(s)
+    if entry is None:
+        return host, None
+    for s in host:
+        if not isinstance(s, (Bind, Assert)) and not (isinstance(s, SeqStmt) and not s.stmts):
+            raise _error(
+                f"function {f.name}: only bindings and asserts may precede the device entry on the cuda "
+                f"target, got {type(s).__name__}",
+                s,
+            )
+    return host, entry
+
+
+def _contains_entry(s: Stmt) -> bool:
+    class _F(Visitor):
+        found = False
+
+        def visit_DeviceEntry(self, n):
+            self.found = True
+
+    v = _F()
+    v.visit(s)
+    return v.found
+
+
+# --------------------------------------------------------------------------- emitter
+_PREC_PRIMARY = 16
+_PREC_UNARY = 15
+_BIN = {
+    Mul: ("*", 13),
+    Div: ("/", 13),
+    Mod: ("%", 13),
+    Add: ("+", 12),
+    Sub: ("-", 12),
+    Shl: ("<<", 11),
+    Shr: (">>", 11),
+    LT: ("<", 10),
+    LE: ("<=", 10),
+    GT: (">", 10),
+    GE: (">=", 10),
+    EQ: ("==", 9),
+    NE: ("!=", 9),
+    BitAnd: ("&", 8),
+    BitXor: ("^", 7),
+    BitOr: ("|", 6),
+    And: ("&&", 5),
+    Or: ("||", 4),
+}
+_BITWISE = (BitAnd, BitOr, BitXor, Shl, Shr)
+
+
+class CodeGenCUDA:
+    """Generates one translation unit. Handlers in ``ops_cuda`` call back into it."""
+
+    def __init__(self, restrict: bool = True) -> None:
+        self.restrict = restrict
+        self.features: set[str] = set()
+        self.lines: list[str] = []
+        self.line_spans: dict[int, Any] = {}
+        self.indent = 0
+        self._last_loc: Any = None
+        self._cur_span: Any = None
+        self.names: dict[Any, str] = {}
+        self._taken: set[str] = set()
+        self.nonneg: set = set()
+        self.buf_ptr: dict[Buffer, str] = {}
+        self.scalar_bufs: set = set()
+        self.dyn_smem_offset = 0
+        self.in_kernel = False
+        self.func: Function | None = None
+        self.module: Module | None = None
+        self.ret_ty: Any = None
+
+    # -- names ----------------------------------------------------------------------
+    def fresh(self, hint: str) -> str:
+        base = re.sub(r"[^0-9A-Za-z_]", "_", hint or "v") or "v"
+        if base[0].isdigit():
+            base = "v_" + base
+        if base in _KEYWORDS or base.startswith("tirx_") or base.startswith("__"):
+            base = base.lstrip("_") + "_"
+            if base in _KEYWORDS:
+                base = base + "v"
+        name = base
+        k = 1
+        while name in self._taken:
+            name = f"{base}_{k}"
+            k += 1
+        self._taken.add(name)
+        return name
+
+    def var_name(self, v: Var) -> str:
+        n = self.names.get(v)
+        if n is None:
+            raise _error(f"variable {v.name!r} is used outside of its scope (no definition reaches it)", v)
+        return n
+
+    def define(self, v: Var, hint: str | None = None) -> str:
+        n = self.fresh(hint or v.name)
+        self.names[v] = n
+        return n
+
+    # -- output ---------------------------------------------------------------------
+    def line(self, text: str, node: Any = None) -> None:
+        span = getattr(node, "span", None) if node is not None else None
+        if span is not None:
+            self._cur_span = span
+            inner = getattr(span, "innermost", span)
+            loc = (inner.source, inner.line)
+            if loc != self._last_loc:
+                self._last_loc = loc
+                self.lines.append("  " * self.indent + f"// {inner.source}:{inner.line}")
+        self.lines.append("  " * self.indent + text)
+        if self._cur_span is not None:
+            self.line_spans[len(self.lines)] = self._cur_span
+
+    # -- types ----------------------------------------------------------------------
+    def ctype(self, t: Any, what: str = "type") -> str:
+        if isinstance(t, PrimType):
+            if t.base in ("float16",):
+                self.features.add("fp16")
+            elif t.base == "bfloat16":
+                self.features.add("bf16")
+            elif t.base.startswith("float8"):
+                self.features.update(("fp8", "fp16"))
+            el = _C_SCALAR[t.base]
+            if t.lanes == 1:
+                return el
+            v = _C_VECTOR.get((t.base, t.lanes))
+            if v is not None:
+                return v
+            self.features.add("vec")
+            return f"tirx_vec<{el}, {t.lanes}>"
+        if isinstance(t, PointerType):
+            el = t.element
+            inner = "void" if isinstance(el, VoidType) else self.ctype(el)
+            return f"{inner}*"
+        if isinstance(t, VoidType):
+            return "void"
+        raise _error(f"cuda codegen: {what} {t} has no C type")
+
+    # -- expressions ----------------------------------------------------------------
+    def expr(self, e: PrimExpr) -> str:
+        return self._expr(e)[0]
+
+    def wrap(self, e: PrimExpr, prec: int) -> str:
+        s, p = self._expr(e)
+        return s if p >= prec else f"({s})"
+
+    def _expr(self, e: PrimExpr) -> tuple[str, int]:
+        meth = getattr(self, "e_" + type(e).__name__, None)
+        if meth is None:
+            raise _error(f"cuda codegen: unsupported expression {type(e).__name__}", e)
+        return meth(e)
+
+    def e_Var(self, e: Var):
+        return self.var_name(e), _PREC_PRIMARY
+
+    def e_IntImm(self, e: IntImm):
+        t, v = e.ty, e.value
+        if t.is_bool:
+            return ("true" if v else "false"), _PREC_PRIMARY
+        b = t.base
+        if b == "int32":
+            if v == -(2**31):
+                return "(-2147483647 - 1)", _PREC_PRIMARY
+            return (str(v), _PREC_PRIMARY) if v >= 0 else (str(v), _PREC_UNARY)
+        if b == "int64":
+            if v == -(2**63):
+                return "(-9223372036854775807LL - 1)", _PREC_PRIMARY
+            return (f"{v}LL", _PREC_PRIMARY) if v >= 0 else (f"{v}LL", _PREC_UNARY)
+        if b == "uint32":
+            return f"{v}u", _PREC_PRIMARY
+        if b == "uint64":
+            return f"{v}ull", _PREC_PRIMARY
+        return f"(({_C_SCALAR[b]}){v})", _PREC_PRIMARY
+
+    def e_FloatImm(self, e: FloatImm):
+        t, v = e.ty, e.value
+        if math.isnan(v) or math.isinf(v):
+            if t.base == "float64":
+                bits = {
+                    "nan": "0x7ff8000000000000ull",
+                    "inf": "0x7ff0000000000000ull",
+                    "-inf": "0xfff0000000000000ull",
+                }
+                return f"__longlong_as_double({bits[_fname(v)]})", _PREC_PRIMARY
+            bits32 = {"nan": "0x7fc00000", "inf": "0x7f800000", "-inf": "0xff800000"}
+            f = f"__int_as_float({bits32[_fname(v)]})"
+            if t.base == "float32":
+                return f, _PREC_PRIMARY
+            return f"{self.ctype(t)}({f})", _PREC_PRIMARY
+        if t.base == "float64":
+            s = repr(v)
+            s = s if ("." in s or "e" in s) else s + ".0"
+        else:
+            s = repr(float(_to_f32(v)))
+            s = (s if ("." in s or "e" in s) else s + ".0") + "f"
+        neg = s.startswith("-")
+        if t.base in ("float32", "float64"):
+            return s, (_PREC_UNARY if neg else _PREC_PRIMARY)
+        return f"{self.ctype(t)}({s})", _PREC_PRIMARY
+
+    def e_StringImm(self, e: StringImm):
+        return _c_string(e.value), _PREC_PRIMARY
+
+    def _is_vec(self, t: Any) -> bool:
+        return isinstance(t, PrimType) and t.lanes > 1
+
+    def _binary(self, e, op: str, prec: int):
+        t = e.a.ty
+        if isinstance(t, PrimType) and t.base.startswith("float8") and t.lanes == 1:
+            # fp8 has no arithmetic: compute in float32 and round once
+            r = f"float({self.expr(e.a)}) {op} float({self.expr(e.b)})"
+            if isinstance(e, (EQ, NE, LT, LE, GT, GE)):
+                return r, prec
+            return f"{self.ctype(t)}({r})", _PREC_PRIMARY
+        if self._is_vec(e.a.ty) and (e.a.ty.lanes, e.a.ty.base) not in ((2, "float16"), (2, "bfloat16")):
+            self.features.add("vec")
+            self.ctype(e.a.ty)
+        if isinstance(e, (_BITWISE, EQ, NE, LT, LE, GT, GE)):
+            # parenthesize non-primary operands of bitwise ops and comparisons for clarity
+            lp = _PREC_UNARY if isinstance(e, _BITWISE) else prec
+            return f"{self.wrap(e.a, lp)} {op} {self.wrap(e.b, lp + (0 if lp == _PREC_UNARY else 1))}", prec
+        return f"{self.wrap(e.a, prec)} {op} {self.wrap(e.b, prec + 1)}", prec
+
+    def _arith(self, e):
+        op, prec = _BIN[type(e)]
+        t = e.a.ty
+        if isinstance(e, Mod) and isinstance(t, PrimType) and t.is_float:
+            return self._math_call("fmod", t, [e.a, e.b]), _PREC_PRIMARY
+        return self._binary(e, op, prec)
+
+    e_Add = e_Sub = e_Mul = e_Div = e_Mod = _arith
+    e_Shl = e_Shr = e_BitAnd = e_BitOr = e_BitXor = _arith
+    e_LT = e_LE = e_GT = e_GE = e_EQ = e_NE = _arith
+
+    def e_And(self, e):
+        return self._binary(e, "&&", 5)
+
+    def e_Or(self, e):
+        return self._binary(e, "||", 4)
+
+    def e_Not(self, e):
+        return f"!{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
+
+    def e_BitNot(self, e):
+        return f"~{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
+
+    def e_FloorDiv(self, e):
+        t = e.a.ty
+        if isinstance(t, PrimType) and t.is_float:
+            return self._math_call("floor", t, [Div(e.a, e.b)]), _PREC_PRIMARY
+        if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
+            return self._binary(e, "/", 13)
+        self.features.add("floordiv")
+        return f"tirx_floordiv({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+
+    def e_FloorMod(self, e):
+        t = e.a.ty
+        if isinstance(t, PrimType) and t.is_float:
+            self.features.add("floordiv")
+            return f"tirx_floormod({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
+            return self._binary(e, "%", 13)
+        self.features.add("floordiv")
+        return f"tirx_floormod({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+
+    def e_Min(self, e):
+        return self._minmax("min", e)
+
+    def e_Max(self, e):
+        return self._minmax("max", e)
+
+    def _minmax(self, which: str, e):
+        t = e.a.ty
+        if isinstance(t, PrimType) and t.base in ("float16", "bfloat16") and t.lanes == 1:
+            return f"__h{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        if isinstance(t, PrimType) and t.base.startswith("float8") and t.lanes == 1:
+            return (
+                f"{self.ctype(t)}(f{which}f(float({self.expr(e.a)}), float({self.expr(e.b)})))",
+                _PREC_PRIMARY,
+            )
+        if self._is_vec(t):
+            self.features.add("vec")
+            self.ctype(t)
+            return f"tirx_v{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        return f"{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+
+    def e_Select(self, e):
+        return (
+            f"{self.wrap(e.cond, 4)} ? {self.wrap(e.true_value, 4)} : {self.wrap(e.false_value, 3)}",
+            3,
+        )
+
+    def e_Cast(self, e):
+        return self.cast(e.ty, e.value), _PREC_PRIMARY
+
+    def cast(self, to: Any, value: PrimExpr) -> str:
+        fr = value.ty
+        if isinstance(to, PrimType) and isinstance(fr, PrimType):
+            if to == fr:
+                return self.expr(value)
+            if to.lanes > 1 or fr.lanes > 1:
+                self.features.add("vec")
+                self.ctype(to)
+                return f"tirx_vcast<{self.ctype(to.element)}>({self.expr(value)})"
+            ct = self.ctype(to)
+            low = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+            if to.is_bool:
+                if fr.base in low:
+                    return f"(float({self.expr(value)}) != 0.0f)"
+                return f"({self.wrap(value, 10)} != 0)"
+            if fr.base in low and to.base != "float32":
+                return f"(({ct})float({self.expr(value)}))"
+            if to.base in low and fr.base != "float32":
+                return f"{ct}((float){self.wrap(value, _PREC_UNARY)})"
+            if to.base in low:
+                return f"{ct}({self.expr(value)})"
+            return f"(({ct}){self.wrap(value, _PREC_UNARY)})"
+        if isinstance(to, PointerType):
+            return f"(({self.ctype(to)}){self.wrap(value, _PREC_UNARY)})"
+        raise _error(f"cuda codegen: cannot cast {fr} to {to}", value)
+
+    def e_Ramp(self, e: Ramp):
+        self.features.add("vec")
+        el = self.ctype(e.ty.element)
+        self.ctype(e.ty)
+        return f"tirx_ramp<{el}, {e.lanes}>({self.expr(e.base)}, {self.expr(e.stride)})", _PREC_PRIMARY
+
+    def e_Broadcast(self, e: Broadcast):
+        t = e.ty
+        if (t.base, t.lanes) == ("float16", 2):
+            return f"__half2half2({self.expr(e.value)})", _PREC_PRIMARY
+        if (t.base, t.lanes) == ("bfloat16", 2):
+            return f"__bfloat162bfloat162({self.expr(e.value)})", _PREC_PRIMARY
+        self.features.add("vec")
+        self.ctype(t)
+        return f"tirx_bcast<{self.ctype(t.element)}, {t.lanes}>({self.expr(e.value)})", _PREC_PRIMARY
+
+    def e_Let(self, e: Let):
+        # an immediately invoked lambda keeps the binding local to the expression
+        saved = self.names.get(e.var)
+        from ..ir.visitor import collect_vars
+
+        value = self.expr(e.value)
+        n = self.define(e.var)
+        body = self.expr(e.body)
+        unused = "" if e.var in collect_vars(e.body) else f" (void){n};"
+        s = f"[&]() {{ const {self.ctype(e.var.ty)} {n} = {value};{unused} return {body}; }}()"
+        if saved is not None:
+            self.names[e.var] = saved
+        return s, _PREC_PRIMARY
+
+    def e_Call(self, e: Call):
+        if isinstance(e.op, GlobalVar):
+            if self.module is None or e.op.name not in self.module:
+                raise _error(f"call of unknown function {e.op.name!r}", e)
+            args = ", ".join(self.expr(a) for a in e.args)
+            return f"{self.func_cname(e.op.name)}({args})", _PREC_PRIMARY
+        op = e.op
+        try:
+            fn = _op.handler(BACKEND, op)
+        except OpError:
+            from . import ops_cuda
+
+            fn = ops_cuda.generic_handler(op)
+            if fn is None:
+                raise OpError(f"op T.{op.name} has no handler in the cuda backend") from None
+        r = fn(self, e)
+        if isinstance(r, tuple):
+            return r
+        return r, _PREC_PRIMARY
+
+    def e_BufferLoad(self, e: BufferLoad):
+        return self.access(e.buffer, e.indices, e), _PREC_PRIMARY
+
+    def e_GlobalVar(self, e: GlobalVar):
+        return self.func_cname(e.name), _PREC_PRIMARY
+
+    # -- buffers ------------------------------------------------------------------
+    def ptr_of(self, buf: Buffer) -> str:
+        p = self.buf_ptr.get(buf)
+        if p is not None:
+            return p
+        if buf.data not in self.names:
+            raise _error(f"buffer {buf.name} is used outside of its scope", buf)
+        base = self.var_name(buf.data)
+        if buf.data in self.scalar_bufs:
+            return f"(&{base})"
+        el = buf.data.ty.element
+        if el != buf.dtype:
+            return f"(({self.ctype(buf.dtype)}*){base})"
+        return base
+
+    def flat_index(self, buf: Buffer, indices: tuple, node: Any = None) -> PrimExpr:
+        if len(indices) != len(buf.shape):
+            raise _error(f"buffer {buf.name} has rank {len(buf.shape)}, got {len(indices)} indices", node)
+        if not indices:
+            idx: PrimExpr = IntImm(0)
+        else:
+            strides = list(buf.strides) if buf.strides else None
+            if strides is None:
+                strides = []
+                acc: Any = 1
+                for s in reversed(buf.shape[1:]):
+                    acc = _mul(s, acc)
+                    strides.append(acc)
+                strides = [*list(reversed(strides)), 1]
+            idx = None  # type: ignore[assignment]
+            for x, s in zip(indices, strides):
+                term = _mul(x, s)
+                idx = term if idx is None else _add(idx, term)
+        if buf.elem_offset is not None and not (
+            isinstance(buf.elem_offset, IntImm) and buf.elem_offset.value == 0
+        ):
+            idx = _add(idx, buf.elem_offset)
+        return idx
+
+    def access(self, buf: Buffer, indices: tuple, node: Any = None) -> str:
+        idx = self.flat_index(buf, indices, node)
+        if buf.data in self.scalar_bufs and isinstance(idx, IntImm) and idx.value == 0:
+            return self.var_name(buf.data)
+        ptr = self.ptr_of(buf)
+        t = idx.ty
+        if isinstance(t, PrimType) and t.lanes > 1:
+            lanes = t.lanes
+            vt = self.ctype(buf.dtype.with_lanes(lanes))
+            if isinstance(idx, Ramp) and isinstance(idx.stride, IntImm) and idx.stride.value == 1:
+                return f"*({vt}*)({ptr} + {self.wrap(idx.base, 12)})"
+            self.features.add("vec")
+            return f"tirx_gather({ptr}, {self.expr(idx)})"
+        return f"{ptr}[{self.expr(idx)}]"
+
+    def store(self, s: BufferStore) -> None:
+        idx = self.flat_index(s.buffer, s.indices, s)
+        t = idx.ty
+        if (
+            isinstance(t, PrimType)
+            and t.lanes > 1
+            and not (isinstance(idx, Ramp) and isinstance(idx.stride, IntImm) and idx.stride.value == 1)
+        ):
+            self.features.add("vec")
+            ptr = self.ptr_of(s.buffer)
+            self.line(f"tirx_scatter({ptr}, {self.expr(idx)}, {self.expr(s.value)});", s)
+            return
+        self.line(f"{self.access(s.buffer, s.indices, s)} = {self.expr(s.value)};", s)
+
+    # -- non-negativity (plain / and % for floor division) -------------------------
+    def is_pos(self, e: PrimExpr) -> bool:
+        return isinstance(e, IntImm) and e.value > 0
+
+    def is_nonneg(self, e: PrimExpr) -> bool:
+        if isinstance(e, IntImm):
+            return e.value >= 0
+        t = e.ty
+        if isinstance(t, PrimType) and t.kind == "uint":
+            return True
+        if isinstance(e, Var):
+            return e in self.nonneg
+        if isinstance(e, (Add, Mul, Min, BitAnd, BitOr, Shr)):
+            if isinstance(e, BitAnd):
+                return self.is_nonneg(e.a) or self.is_nonneg(e.b)
+            if isinstance(e, Min):
+                return self.is_nonneg(e.a) and self.is_nonneg(e.b)
+            return self.is_nonneg(e.a) and self.is_nonneg(e.b)
+        if isinstance(e, Max):
+            return self.is_nonneg(e.a) or self.is_nonneg(e.b)
+        if isinstance(e, (FloorDiv, FloorMod)):
+            return (self.is_nonneg(e.a) and self.is_pos(e.b)) or (
+                isinstance(e, FloorMod) and self.is_pos(e.b)
+            )
+        if isinstance(e, Cast) and isinstance(e.value.ty, PrimType) and e.value.ty.is_int:
+            return self.is_nonneg(e.value) and e.ty.bits >= e.value.ty.bits
+        if isinstance(e, Call) and not isinstance(e.op, GlobalVar):
+            return e.op.name in (
+                "cuda.thread_idx", "cuda.block_idx", "cuda.block_dim", "cuda.grid_dim", "cuda.lane_id",
+                "cuda.warp_id", "cuda.cta_rank", "cuda.cluster_idx", "cuda.cluster_dim",
+                "cuda.block_idx_in_cluster", "popcount", "clz",
+            )  # fmt: skip
+        return False
+
+    # -- statements -----------------------------------------------------------------
+    def stmt(self, s: Stmt) -> None:
+        meth = getattr(self, "s_" + type(s).__name__, None)
+        if meth is None:
+            raise _error(f"cuda codegen: unsupported statement {type(s).__name__}", s)
+        meth(s)
+
+    def block(self, s: Stmt) -> None:
+        self.indent += 1
+        self.stmt(s)
+        self.indent -= 1
+
+    def s_SeqStmt(self, s: SeqStmt) -> None:
+        for x in s.stmts:
+            self.stmt(x)
+
+    def s_Bind(self, s: Bind) -> None:
+        v = s.var
+        if isinstance(s.value, Call) and not isinstance(s.value.op, GlobalVar):
+            from . import ops_cuda
+
+            if ops_cuda.emit_asm_bind(self, s):
+                return
+        val = self.expr(s.value)
+        if self.is_nonneg(s.value):
+            self.nonneg.add(v)
+        n = self.define(v)
+        t = self.ctype(v.ty)
+        if isinstance(v.ty, PointerType):
+            self.line(f"{t} const {n} = {val};", s)
+        else:
+            self.line(f"const {t} {n} = {val};", s)
+
+    def s_BufferStore(self, s: BufferStore) -> None:
+        self.store(s)
+
+    def s_Evaluate(self, s: Evaluate) -> None:
+        v = s.value
+        if isinstance(v, Call):
+            self.line(f"{self.expr(v)};", s)
+        elif isinstance(v, IntImm):
+            self.line(f"// evaluate {v.value}", s)
+        else:
+            self.line(f"(void)({self.expr(v)});", s)
+
+    def s_For(self, s: For) -> None:
+        v = s.var
+        if s.kind is ForKind.PARALLEL:
+            raise _error("parallel loops are a host (CPU) construct; the cuda target has no parallel for", s)
+        start, ext = s.start, s.extent
+        t = self.ctype(v.ty)
+        if s.kind is ForKind.THREAD_BINDING:
+            tag = s.thread or ""
+            m = re.fullmatch(r"(threadIdx|blockIdx)\.([xyz])", tag)
+            if m is None:
+                raise _error(f"thread_binding loop: unknown thread tag {tag!r}", s)
+            n = self.define(v)
+            self.nonneg.add(v) if self.is_nonneg(start) else None
+            self.line("{", s)
+            self.indent += 1
+            off = "" if isinstance(start, IntImm) and start.value == 0 else f"{self.wrap(start, 12)} + "
+            self.line(f"const {t} {n} = {off}(({t}){tag});", s)
+            self.line(f"if ({n} < {self.wrap(_add(start, ext), 10)}) {{", s)
+            self.block(s.body)
+            self.line("}")
+            self.indent -= 1
+            self.line("}")
+            return
+        if self.is_nonneg(start):
+            self.nonneg.add(v)
+        n = self.define(v)
+        if s.kind is ForKind.UNROLLED:
+            self.line("#pragma unroll", s)
+        elif s.kind is ForKind.VECTORIZED:
+            self.line("#pragma unroll  // vectorized", s)
+        stop = ext if isinstance(start, IntImm) and start.value == 0 else _add(start, ext)
+        step = s.step
+        inc = (
+            f"++{n}"
+            if step is None or (isinstance(step, IntImm) and step.value == 1)
+            else f"{n} += {self.expr(step)}"
+        )
+        self.line(f"for ({t} {n} = {self.expr(start)}; {n} < {self.wrap(stop, 10)}; {inc}) {{", s)
+        self.block(s.body)
+        self.line("}")
+
+    def s_While(self, s: While) -> None:
+        self.line(f"while ({self.expr(s.cond)}) {{", s)
+        self.block(s.body)
+        self.line("}")
+
+    def s_IfThenElse(self, s: IfThenElse) -> None:
+        self.line(f"if ({self.expr(s.cond)}) {{", s)
+        self.block(s.then_case)
+        e = s.else_case
+        while e is not None:
+            if isinstance(e, IfThenElse):
+                self.line(f"}} else if ({self.expr(e.cond)}) {{", e)
+                self.block(e.then_case)
+                e = e.else_case
+            else:
+                self.line("} else {")
+                self.block(e)
+                e = None
+        self.line("}")
+
+    def s_Break(self, s: Break) -> None:
+        self.line("break;", s)
+
+    def s_Continue(self, s: Continue) -> None:
+        self.line("continue;", s)
+
+    def s_Return(self, s: Return) -> None:
+        if s.value is None:
+            self.line("return;", s)
+        else:
+            if self.in_kernel:
+                raise _error("a kernel cannot return a value", s)
+            self.line(f"return {self.expr(s.value)};", s)
+
+    def s_Assert(self, s: Assert) -> None:
+        msg = " ".join(s.message).replace("*/", "* /")
+        self.line(f"if (!({self.expr(s.cond)})) {{  // assert: {s.kind}: {msg}"[:200], s)
+        self.indent += 1
+        self.line("__trap();")
+        self.indent -= 1
+        self.line("}")
+
+    def s_AttrStmt(self, s: AttrStmt) -> None:
+        self.line(
+            f"// attr {s.key} = {self.expr(s.value) if not isinstance(s.value, StringImm) else s.value.value}",
+            s,
+        )
+        self.line("{")
+        self.block(s.body)
+        self.line("}")
+
+    def _shape_size(self, buf: Buffer, node: Any) -> int:
+        n = 1
+        for d in buf.shape:
+            if not isinstance(d, IntImm):
+                raise _error(f"allocation {buf.name}: the shape must be constant on the cuda target", node)
+            n *= d.value
+        return n
+
+    def s_AllocBuffer(self, s: AllocBuffer) -> None:
+        buf = s.buffer
+        scope = buf.scope
+        el = buf.data.ty.element
+        ct = self.ctype(el if isinstance(el, PrimType) else buf.dtype)
+        n = self.define(buf.data, buf.name)
+        if scope == "shared.dyn":
+            size = 1
+            for d in buf.shape:
+                size = d.value * size if isinstance(d, IntImm) else None
+                if size is None:
+                    break
+            self.features.add("dyn_smem")
+            off = self.dyn_smem_offset
+            if isinstance(el, PrimType) and el.bytes > 1 and off % el.bytes:
+                off += el.bytes - off % el.bytes
+            self.line(f"{ct}* const {n} = ({ct}*)(tirx_dyn_smem + {off});", s)
+            if size is not None:
+                nb = size * (el.bytes if isinstance(el, PrimType) else buf.dtype.bytes)
+                self.dyn_smem_offset = (off + nb + 15) // 16 * 16
+            return
+        size = self._shape_size(buf, s)
+        if scope in ("shared", "shared.static"):
+            self.line(f"__shared__ __align__(16) {ct} {n}[{size}];", s)
+        elif scope in ("local", "register", "local.var"):
+            if size == 1 and len(buf.shape) <= 1 and el == buf.dtype:
+                # a mutable scalar cell: a plain C variable
+                self.scalar_bufs.add(buf.data)
+                self.line(f"{ct} {n};", s)
+            else:
+                self.line(f"{ct} {n}[{size}];", s)
+        else:
+            raise _error(
+                f"allocation {buf.name}: storage scope {scope!r} is not supported by the cuda target", s
+            )
+
+    def s_DeclBuffer(self, s: DeclBuffer) -> None:
+        buf = s.buffer
+        if buf.data not in self.names:
+            raise _error(f"decl_buffer {buf.name}: its data pointer {buf.data.name} is not defined here", s)
+        # the view's name is the data pointer, cast when the element types differ
+        self.line(f"// {buf.name}: {buf.dtype}{list(_dims(buf))} view over {self.var_name(buf.data)}", s)
+
+    def s_DeviceEntry(self, s: DeviceEntry) -> None:
+        raise _error("a device entry inside a kernel is not supported (one device entry per function)", s)
+
+    # -- functions --------------------------------------------------------------------
+    def func_cname(self, name: str) -> str:
+        return self._fnames[name]
+
+    def _reset_func(self) -> None:
+        self.names = {}
+        self._taken = set(self._fnames.values())
+        self.nonneg = set()
+        self.buf_ptr = {}
+        self.scalar_bufs = set()
+        self.dyn_smem_offset = 0
+        self._last_loc = None
+
+    def gen_kernel(self, f: Function, host: list, entry: DeviceEntry) -> KernelInfo:
+        self._reset_func()
+        self.func = f
+        self.in_kernel = True
+        use = _Usage()
+        use.visit(entry)
+        for h in host:
+            use.visit(h)
+        bufs = dict(f.buffer_map)
+        params: list[KernelParam] = []
+        dyn = f.dyn_vars()
+        for p in f.params:
+            b = bufs.get(p)
+            if b is not None:
+                c = self.define(p, b.name)
+                params.append(
+                    KernelParam(
+                        "buffer", b.name, c, p.ty, p, b, written=p in use.written, align=use.align.get(p, 0)
+                    )
+                )
+            elif isinstance(p.ty, PointerType) and p.ty.scope == "tensormap":
+                # a TMA descriptor passed by value (const __grid_constant__); the body sees its address
+                c = self.define(p)
+                params.append(KernelParam("tensormap", p.name, c, p.ty, p))
+            elif isinstance(p.ty, PointerType):
+                c = self.define(p)
+                params.append(KernelParam("handle", p.name, c, p.ty, p, written=True))
+            else:
+                c = self.define(p)
+                params.append(KernelParam("scalar", p.name, c, p.ty, p))
+        for v in dyn:
+            c = self.define(v)
+            self.nonneg.add(v)
+            params.append(KernelParam("dyn", v.name, c, v.ty, v))
+        # host bindings used on the device travel as parameters
+        for h in host:
+            if isinstance(h, Bind):
+                c = self.define(h.var)
+                if h.var in use.used_vars:
+                    params.append(KernelParam("host", h.var.name, c, h.var.ty, h.var))
+        sig = []
+        tmaps: dict = {}  # tensormap params: C name of the pointer -> C name of the by-value parameter
+        for kp in params:
+            t = self.ctype(kp.ty)
+            if kp.kind == "buffer":
+                el = kp.ty.element
+                ct = self.ctype(el)
+                const = "" if kp.written else "const "
+                if self.restrict:
+                    sig.append(f"{const}{ct}* __restrict__ {kp.c_name}")
+                else:
+                    sig.append(f"{const}{ct}* {kp.c_name}")
+                if not kp.written:
+                    # the body indexes through a const pointer
+                    pass
+            elif kp.kind == "tensormap":
+                self.features.add("tensormap")
+                tmaps[kp.c_name] = self.fresh(kp.c_name + "_param")
+                sig.append(f"const __grid_constant__ tirx_tensormap {tmaps[kp.c_name]}")
+            else:
+                sig.append(f"{t} {kp.c_name}")
+        name = self.func_cname(f.name)
+        lb = ""
+        block = entry.block
+        if all(isinstance(b, IntImm) for b in block):
+            threads = block[0].value * block[1].value * block[2].value
+            kattrs = entry.attrs.get("cuda.kernel_attrs") or {}
+            minb = kattrs.get("min_blocks_per_sm") if hasattr(kattrs, "get") else None
+            lb = f"__launch_bounds__({threads}{', ' + str(int(minb)) if minb else ''}) "
+        fs = getattr(f, "span", None)
+        self.line(f'extern "C" __global__ void {lb}{name}(', f if fs is not None else None)
+        self.indent += 2
+        for i, a in enumerate(sig):
+            self.line(a + ("," if i + 1 < len(sig) else ") {"))
+        if not sig:
+            self.lines[-1] = self.lines[-1]
+            self.lines.append("    ) {")
+        self.indent -= 2
+        self.indent += 1
+        for kp in params:
+            if kp.kind == "tensormap":
+                ct = self.ctype(kp.ty)
+                self.line(f"{ct} const {kp.c_name} = ({ct})&{tmaps[kp.c_name]};")
+        self.body_with_features(entry.body)
+        self.indent -= 1
+        self.line("}")
+        self.in_kernel = False
+        return KernelInfo(name, f, entry, params, host, dyn)
+
+    def body_with_features(self, body: Stmt) -> None:
+        self.stmt(body)
+
+    def gen_device_func(self, f: Function, proto: bool) -> str:
+        self._reset_func()
+        self.func = f
+        self.in_kernel = False
+        bufs = dict(f.buffer_map)
+        args = []
+        for p in f.params:
+            b = bufs.get(p)
+            c = self.define(p, b.name if b is not None else None)
+            args.append(f"{self.ctype(p.ty)} {c}")
+        for v in f.dyn_vars():
+            c = self.define(v)
+            args.append(f"{self.ctype(v.ty)} {c}")
+        rt = "void" if f.ret_ty is None else self.ctype(f.ret_ty)
+        head = f"__device__ __forceinline__ {rt} {self.func_cname(f.name)}({', '.join(args)})"
+        if proto:
+            return head + ";"
+        self.line(head + " {", f)
+        self.block(f.body)
+        self.line("}")
+        return head
+
+    def generate(self, obj: Function | Module) -> CudaSource:
+        if isinstance(obj, Function):
+            mod = Module((obj,), name=obj.name)
+            single = True
+        elif isinstance(obj, Module):
+            mod = obj
+            single = False
+        else:
+            raise TypeError(f"tirx.compile: expected a Function or Module, got {type(obj).__name__}")
+        self.module = mod
+        # C names for all functions
+        self._fnames = {}
+        taken: set = set()
+        for f in mod.functions:
+            base = re.sub(r"[^0-9A-Za-z_]", "_", f.name) or "kernel"
+            if base in _KEYWORDS or base[0].isdigit():
+                base = "k_" + base
+            n, k = base, 1
+            while n in taken:
+                n, k = f"{base}_{k}", k + 1
+            taken.add(n)
+            self._fnames[f.name] = n
+        kernels: list[tuple[Function, list, DeviceEntry]] = []
+        helpers: list[Function] = []
+        called: set = set()
+        for f in mod.functions:
+            u = _Usage()
+            u.visit(f.body)
+            called |= u.calls
+        for f in mod.functions:
+            host, entry = _split_host(f)
+            if entry is not None:
+                if _contains_entry(entry.body):
+                    raise _error(f"function {f.name}: nested device entries are not supported", entry)
+                kernels.append((f, host, entry))
+            elif _contains_entry(f.body):
+                raise _error(
+                    f"function {f.name}: the device entry must be a top-level statement of the function body",
+                    f,
+                )
+            elif f.private or f.name in called:
+                helpers.append(f)
+            else:
+                what = "function" if single else "module function"
+                raise _error(
+                    f"{what} {f.name} has no device entry: host-only functions cannot be compiled for the "
+                    f"cuda target (add `T.device_entry(...)`, or use target='interp')",
+                    f,
+                )
+        if not kernels:
+            raise _error(
+                "module has no kernel (no function with a device entry) to compile for the cuda target"
+            )
+        for f in helpers:
+            self.lines.append(self.gen_device_func(f, proto=True))
+        if helpers:
+            self.lines.append("")
+        for f in helpers:
+            self.gen_device_func(f, proto=False)
+            self.lines.append("")
+        infos = []
+        for f, host, entry in kernels:
+            infos.append(self.gen_kernel(f, host, entry))
+            self.lines.append("")
+        prelude = _prelude(self.features)
+        shift = len(prelude)
+        text = "\n".join(prelude + self.lines).rstrip() + "\n"
+        spans = {k + shift: v for k, v in self.line_spans.items()}
+        return CudaSource(text, infos, spans, frozenset(self.features))
+
+
+def _dims(buf: Buffer):
+    for d in buf.shape:
+        yield d.value if isinstance(d, IntImm) else getattr(d, "name", "?")
+
+
+def _fname(v: float) -> str:
+    if math.isnan(v):
+        return "nan"
+    return "inf" if v > 0 else "-inf"
+
+
+def _to_f32(v: float) -> float:
+    import struct
+
+    try:
+        return struct.unpack("f", struct.pack("f", v))[0]
+    except OverflowError:
+        return v
+
+
+def _c_string(s: str) -> str:
+    out = []
+    for ch in s:
+        o = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif o < 32 or o > 126:
+            out.append(f"\\{o:03o}" if o < 256 else "?")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _mul(a: Any, b: Any) -> PrimExpr:
+    if isinstance(b, int):
+        if b == 1:
+            return a
+        b = IntImm(b, a.ty.element) if isinstance(a.ty, PrimType) else IntImm(b)
+    if isinstance(b, IntImm) and b.value == 1:
+        return a
+    if isinstance(a, IntImm) and a.value == 1:
+        return b
+    if isinstance(a, IntImm) and a.value == 0 and isinstance(b.ty, PrimType) and b.ty.lanes == 1:
+        return IntImm(0, b.ty) if b.ty != a.ty else a
+    if isinstance(a, IntImm) and isinstance(b, IntImm) and a.ty == b.ty:
+        return IntImm(a.value * b.value, a.ty)
+    return _coerce(Mul, a, b)
+
+
+def _add(a: PrimExpr, b: PrimExpr) -> PrimExpr:
+    if isinstance(b, IntImm) and b.value == 0:
+        return a
+    if isinstance(a, IntImm) and a.value == 0:
+        return b
+    if isinstance(a, IntImm) and isinstance(b, IntImm) and a.ty == b.ty:
+        return IntImm(a.value + b.value, a.ty)
+    return _coerce(Add, a, b)
+
+
+def _coerce(cls, a: PrimExpr, b: PrimExpr) -> PrimExpr:
+    """Index arithmetic across int dtypes: widen to the wider one (int64 beats int32)."""
+    ta, tb = a.ty, b.ty
+    if ta == tb:
+        return cls(a, b)
+    if isinstance(ta, PrimType) and isinstance(tb, PrimType):
+        if ta.lanes > 1 or tb.lanes > 1:
+            # vector index times a scalar stride
+            el_a, el_b = ta.element, tb.element
+            wide = el_a if el_a.bits >= el_b.bits else el_b
+            lanes = max(ta.lanes, tb.lanes)
+            a2 = a if el_a == wide else Cast(wide.with_lanes(ta.lanes), a)
+            b2 = b if el_b == wide else Cast(wide.with_lanes(tb.lanes), b)
+            if a2.ty.lanes == 1:
+                a2 = Broadcast(a2, lanes) if not isinstance(a2, IntImm) or True else a2
+            if b2.ty.lanes == 1:
+                b2 = Broadcast(b2, lanes)
+            if isinstance(a2, Ramp) and isinstance(b2, Broadcast) and cls is Mul:
+                return Ramp(Mul(a2.base, b2.value), Mul(a2.stride, b2.value), lanes)
+            if isinstance(a2, Ramp) and isinstance(b2, Broadcast) and cls is Add:
+                return Ramp(Add(a2.base, b2.value), a2.stride, lanes)
+            if isinstance(b2, Ramp) and isinstance(a2, Broadcast) and cls is Add:
+                return Ramp(Add(a2.value, b2.base), b2.stride, lanes)
+            return cls(a2, b2)
+        wide = ta if ta.bits >= tb.bits else tb
+        if isinstance(a, IntImm):
+            a = IntImm(a.value, wide)
+        elif ta != wide:
+            a = Cast(wide, a)
+        if isinstance(b, IntImm):
+            b = IntImm(b.value, wide)
+        elif tb != wide:
+            b = Cast(wide, b)
+        return cls(a, b)
+    return cls(a, b)
+
+
+# --------------------------------------------------------------------------- prelude
+_P_TYPES = """\
+typedef unsigned int uint32_t;
+typedef int int32_t;
+typedef unsigned long long uint64_t;
+typedef long long int64_t;"""
+
+_P_FLOORDIV = """\
+// floor division and modulo (round toward negative infinity), as in Python
+template <typename T> __device__ __forceinline__ T tirx_floordiv(T a, T b) {
+  T q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+template <typename T> __device__ __forceinline__ T tirx_floormod(T a, T b) {
+  T r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+__device__ __forceinline__ float tirx_floormod(float a, float b) { return a - floorf(a / b) * b; }
+__device__ __forceinline__ double tirx_floormod(double a, double b) { return a - floor(a / b) * b; }"""
+
+_P_VEC = """\
+// N-lane vectors without a CUDA vector type: elementwise operators, aligned for wide accesses
+template <typename T, int N> struct alignas(sizeof(T) * N <= 16 ? sizeof(T) * N : 16) tirx_vec {
+  T v[N];
+  __device__ __forceinline__ T& operator[](int i) { return v[i]; }
+  __device__ __forceinline__ const T& operator[](int i) const { return v[i]; }
+};
+#define TIRX_VEC_BINOP(OP)                                                                  \\
+  template <typename T, int N>                                                              \\
+  __device__ __forceinline__ tirx_vec<T, N> operator OP(tirx_vec<T, N> a, tirx_vec<T, N> b) { \\
+    tirx_vec<T, N> r;                                                                       \\
+    _Pragma("unroll") for (int i = 0; i < N; ++i) r.v[i] = a.v[i] OP b.v[i];                \\
+    return r;                                                                               \\
+  }
+TIRX_VEC_BINOP(+) TIRX_VEC_BINOP(-) TIRX_VEC_BINOP(*) TIRX_VEC_BINOP(/)
+template <typename T, int N> __device__ __forceinline__ tirx_vec<T, N> tirx_bcast(T x) {
+  tirx_vec<T, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = x;
+  return r;
+}
+template <typename T, int N> __device__ __forceinline__ tirx_vec<T, N> tirx_ramp(T base, T stride) {
+  tirx_vec<T, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = base + (T)i * stride;
+  return r;
+}
+template <typename T, typename I, int N>
+__device__ __forceinline__ tirx_vec<T, N> tirx_gather(const T* p, tirx_vec<I, N> idx) {
+  tirx_vec<T, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = p[idx.v[i]];
+  return r;
+}
+template <typename T, typename I, int N>
+__device__ __forceinline__ void tirx_scatter(T* p, tirx_vec<I, N> idx, tirx_vec<T, N> x) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) p[idx.v[i]] = x.v[i];
+}
+template <typename To, typename T, int N> __device__ __forceinline__ tirx_vec<To, N> tirx_vcast(tirx_vec<T, N> x) {
+  tirx_vec<To, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = (To)x.v[i];
+  return r;
+}
+template <typename T, int N> __device__ __forceinline__ tirx_vec<T, N> tirx_vmin(tirx_vec<T, N> a, tirx_vec<T, N> b) {
+  tirx_vec<T, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = a.v[i] < b.v[i] ? a.v[i] : b.v[i];
+  return r;
+}
+template <typename T, int N> __device__ __forceinline__ tirx_vec<T, N> tirx_vmax(tirx_vec<T, N> a, tirx_vec<T, N> b) {
+  tirx_vec<T, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
+  return r;
+}"""
+
+_P_WARP = """\
+// reductions over the 32 lanes of a warp (butterfly: every lane gets the result)
+template <typename T> __device__ __forceinline__ T tirx_warp_sum(T x) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) x = x + __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+template <typename T> __device__ __forceinline__ T tirx_warp_max(T x) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = y > x ? y : x; }
+  return x;
+}
+template <typename T> __device__ __forceinline__ T tirx_warp_min(T x) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = y < x ? y : x; }
+  return x;
+}"""
+
+_P_BITCAST = """\
+template <typename To, typename From> __device__ __forceinline__ To tirx_bitcast(From x) {
+  static_assert(sizeof(To) == sizeof(From), "reinterpret: sizes differ");
+  To y;
+  memcpy(&y, &x, sizeof(To));
+  return y;
+}"""
+
+_P_ATOMIC = """\
+// atomics without a native CUDA overload, through compare-and-swap
+__device__ __forceinline__ float tirx_atomic_max(float* p, float v) {
+  int* ip = (int*)p;
+  int old = *ip;
+  while (__int_as_float(old) < v) {
+    int prev = atomicCAS(ip, old, __float_as_int(v));
+    if (prev == old) break;
+    old = prev;
+  }
+  return __int_as_float(old);
+}
+__device__ __forceinline__ float tirx_atomic_min(float* p, float v) {
+  int* ip = (int*)p;
+  int old = *ip;
+  while (__int_as_float(old) > v) {
+    int prev = atomicCAS(ip, old, __float_as_int(v));
+    if (prev == old) break;
+    old = prev;
+  }
+  return __int_as_float(old);
+}
+template <typename T> __device__ __forceinline__ T tirx_atomic_max(T* p, T v) { return atomicMax(p, v); }
+template <typename T> __device__ __forceinline__ T tirx_atomic_min(T* p, T v) { return atomicMin(p, v); }
+__device__ __forceinline__ int64_t tirx_atomic_add(int64_t* p, int64_t v) {
+  return (int64_t)atomicAdd((unsigned long long*)p, (unsigned long long)v);
+}
+template <typename T> __device__ __forceinline__ T tirx_atomic_add(T* p, T v) { return atomicAdd(p, v); }"""
+
+_P_CLUSTER = """\
+// cluster special registers and barriers (sm_90)
+__device__ __forceinline__ unsigned tirx_sreg_cluster_ctarank() {
+  unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r;
+}
+#define TIRX_SREG(NAME, REG) \\
+  __device__ __forceinline__ unsigned NAME() { unsigned r; asm volatile("mov.u32 %0, " REG ";" : "=r"(r)); return r; }
+TIRX_SREG(tirx_clusterid_x, "%%clusterid.x") TIRX_SREG(tirx_clusterid_y, "%%clusterid.y")
+TIRX_SREG(tirx_clusterid_z, "%%clusterid.z") TIRX_SREG(tirx_nclusterid_x, "%%nclusterid.x")
+TIRX_SREG(tirx_nclusterid_y, "%%nclusterid.y") TIRX_SREG(tirx_nclusterid_z, "%%nclusterid.z")
+TIRX_SREG(tirx_cluster_ctaid_x, "%%cluster_ctaid.x") TIRX_SREG(tirx_cluster_ctaid_y, "%%cluster_ctaid.y")
+TIRX_SREG(tirx_cluster_ctaid_z, "%%cluster_ctaid.z") TIRX_SREG(tirx_cluster_nctaid_x, "%%cluster_nctaid.x")
+TIRX_SREG(tirx_cluster_nctaid_y, "%%cluster_nctaid.y") TIRX_SREG(tirx_cluster_nctaid_z, "%%cluster_nctaid.z")
+__device__ __forceinline__ void tirx_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.aligned;\\n\\tbarrier.cluster.wait.aligned;" ::: "memory");
+}"""
+
+
+def _prelude(features: set) -> list[str]:
+    out = ["// generated by tirx (CUDA backend)", _P_TYPES]
+    if "fp16" in features or "bf16" in features or "fp8" in features:
+        out.append("#include <cuda_fp16.h>")
+    if "bf16" in features or "fp8" in features:
+        out.append("#include <cuda_bf16.h>")
+    if "fp8" in features:
+        out.append("#include <cuda_fp8.h>")
+    if "dyn_smem" in features:
+        out.append("extern __shared__ __align__(16) unsigned char tirx_dyn_smem[];")
+    if "floordiv" in features:
+        out.append(_P_FLOORDIV)
+    if "vec" in features:
+        out.append(_P_VEC)
+    if "warp" in features:
+        out.append(_P_WARP)
+    if "bitcast" in features:
+        out.append(_P_BITCAST)
+    if "atomic" in features:
+        out.append(_P_ATOMIC)
+    if "cluster" in features:
+        out.append(_P_CLUSTER)
+    if "tensormap" in features:
+        out.append("struct __align__(64) tirx_tensormap { unsigned long long v[16]; };  // a CUtensorMap")
+    text = "\n".join(out) + "\n"
+    return text.split("\n")
+
+
+def generate(obj: Function | Module, restrict: bool = True) -> CudaSource:
+    """Generate CUDA C++ for a Function or Module (see the module docstring)."""
+    return CodeGenCUDA(restrict=restrict).generate(obj)

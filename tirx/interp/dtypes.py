@@ -1,0 +1,219 @@
+"""numpy representations of tirx dtypes, bfloat16 rounding and CUDA-exact casts.
+
+A value of a tirx dtype lives in a numpy array of its *value* dtype; in memory it uses its
+*storage* dtype. They differ for bfloat16 and float8 (float32 values that are exactly
+representable in the narrow type, stored as their 16- or 8-bit patterns).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.types import PrimType
+from .errors import InterpError
+
+_NP = {
+    "bool": np.bool_,
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "float16": np.float16,
+    "float32": np.float32,
+    "float64": np.float64,
+    "bfloat16": np.float32,
+    "float8_e4m3fn": np.float32,
+    "float8_e5m2": np.float32,
+}
+_STORE = dict(_NP, bfloat16=np.uint16, float8_e4m3fn=np.uint8, float8_e5m2=np.uint8)
+
+
+def value_np(t: PrimType) -> np.dtype:
+    """The numpy dtype holding values of ``t`` (per element)."""
+    try:
+        return np.dtype(_NP[t.base])
+    except KeyError:
+        raise InterpError(
+            f"the interpreter cannot compute with dtype {t} (float8 is not supported)"
+        ) from None
+
+
+def storage_np(t: PrimType) -> np.dtype:
+    """The numpy dtype holding ``t`` in memory (per element)."""
+    try:
+        return np.dtype(_STORE[t.base])
+    except KeyError:
+        raise InterpError(f"the interpreter cannot store dtype {t} (float8 is not supported)") from None
+
+
+def round_bf16(x: np.ndarray) -> np.ndarray:
+    """Round float32 values to the nearest bfloat16 (ties to even), returned as float32."""
+    x = np.asarray(x, dtype=np.float32)
+    return bf16_bits_to_f32(f32_to_bf16_bits(x))
+
+
+def f32_to_bf16_bits(x: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 bit patterns (uint16), round-to-nearest-even; NaN stays NaN."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    u = x.view(np.uint32)
+    lsb = (u >> np.uint32(16)) & np.uint32(1)
+    r = ((u + np.uint32(0x7FFF) + lsb) >> np.uint32(16)).astype(np.uint16)
+    nan = np.isnan(x)
+    if nan.any():
+        r = np.where(nan, ((u >> np.uint32(16)) | np.uint32(0x40)).astype(np.uint16), r)
+    return r
+
+
+def bf16_bits_to_f32(b: np.ndarray) -> np.ndarray:
+    b = np.ascontiguousarray(b)
+    return (b.astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+# float8: (exponent bits, mantissa bits, has inf). e4m3fn has no infinities (S.1111.111 is
+# NaN, the largest finite is 448); e5m2 is IEEE-like (the top byte of a float16).
+_F8 = {"float8_e4m3fn": (4, 3, False), "float8_e5m2": (5, 2, True)}
+_F8_TABLES: dict = {}
+
+
+def _f8_table(base: str) -> tuple[np.ndarray, np.ndarray, float]:
+    """(value of each of the 256 codes, sorted non-negative finite values, largest finite)."""
+    t = _F8_TABLES.get(base)
+    if t is None:
+        eb, mb, has_inf = _F8[base]
+        bias = (1 << (eb - 1)) - 1
+        vals = np.empty(256, dtype=np.float64)
+        for code in range(256):
+            sgn = -1.0 if code & 0x80 else 1.0
+            e = (code >> mb) & ((1 << eb) - 1)
+            m = code & ((1 << mb) - 1)
+            if has_inf and e == (1 << eb) - 1:
+                vals[code] = sgn * np.inf if m == 0 else np.nan
+            elif not has_inf and e == (1 << eb) - 1 and m == (1 << mb) - 1:
+                vals[code] = np.nan
+            elif e == 0:
+                vals[code] = sgn * m * 2.0 ** (1 - bias - mb)
+            else:
+                vals[code] = sgn * (1 + m / (1 << mb)) * 2.0 ** (e - bias)
+        pos = vals[:128]
+        fin = np.isfinite(pos)
+        t = _F8_TABLES[base] = (vals.astype(np.float32), pos[fin], float(pos[fin].max()))
+    return t
+
+
+def round_f8(x: np.ndarray, base: str) -> np.ndarray:
+    """Round to the nearest float8 value (ties to even), saturating to the largest finite
+    value (CUDA's ``__NV_SATFINITE`` conversion); NaN stays NaN. Returned as float32."""
+    eb, mb, _ = _F8[base]
+    bias = (1 << (eb - 1)) - 1
+    _, _, fmax = _f8_table(base)
+    x = np.asarray(x, dtype=np.float64)
+    ax = np.abs(x)
+    with np.errstate(all="ignore"):
+        e = np.floor(np.log2(np.where(ax > 0, ax, 1.0)))
+        e = np.maximum(e, 1 - bias)
+        q = np.exp2(e - mb)
+        r = np.rint(x / q) * q
+    r = np.where(np.isinf(x), np.sign(x) * fmax, r)
+    r = np.clip(r, -fmax, fmax)
+    r = np.where(np.isnan(x), np.nan, r)
+    return r.astype(np.float32)
+
+
+def f8_to_bits(x: np.ndarray, base: str) -> np.ndarray:
+    _, pos, _ = _f8_table(base)
+    x = np.asarray(x, dtype=np.float32)
+    ax = np.abs(x).astype(np.float64)
+    code = np.searchsorted(pos, ax).astype(np.uint8)
+    code = np.where(np.signbit(x), code | np.uint8(0x80), code).astype(np.uint8)
+    return np.where(np.isnan(x), np.uint8(0x7F), code).astype(np.uint8)
+
+
+def f8_from_bits(b: np.ndarray, base: str) -> np.ndarray:
+    vals, _, _ = _f8_table(base)
+    return vals[np.asarray(b, dtype=np.uint8)]
+
+
+def round_to(x: np.ndarray, t: PrimType) -> np.ndarray:
+    """Round float32 results to ``t`` where ``t`` is narrower than its value dtype."""
+    k = t.kind
+    if k == "bfloat":
+        return round_bf16(x)
+    if k == "float8":
+        return round_f8(x, t.base)
+    return x
+
+
+def needs_rounding(t: PrimType) -> bool:
+    return t.kind in ("bfloat", "float8")
+
+
+def to_storage(x: np.ndarray, t: PrimType) -> np.ndarray:
+    if t.base == "bfloat16":
+        return f32_to_bf16_bits(x)
+    if t.kind == "float8":
+        return f8_to_bits(x, t.base)
+    return x
+
+
+def from_storage(x: np.ndarray, t: PrimType) -> np.ndarray:
+    if t.base == "bfloat16":
+        return bf16_bits_to_f32(x)
+    if t.kind == "float8":
+        return f8_from_bits(x, t.base)
+    return x
+
+
+def int_bounds(t: PrimType) -> tuple[int, int]:
+    b = t.bits
+    if t.kind == "uint":
+        return 0, (1 << b) - 1
+    return -(1 << (b - 1)), (1 << (b - 1)) - 1
+
+
+def cast(x: np.ndarray, src: PrimType, dst: PrimType) -> np.ndarray:
+    """Convert values as CUDA does: float->int truncates and saturates (NaN -> 0), int->int
+    wraps, to bool is ``!= 0``, to float rounds to nearest even."""
+    s, d = src.element, dst.element
+    if s == d:
+        return x
+    if d.is_bool:
+        return x != 0
+    if d.kind == "bfloat":
+        return round_bf16(np.asarray(x).astype(np.float32))
+    if d.kind == "float8":
+        return round_f8(x, d.base)
+    dn = value_np(d)
+    if s.is_float and d.is_int:
+        lo, hi = int_bounds(d)
+        y = np.trunc(np.asarray(x, dtype=np.float64))
+        nan = np.isnan(y)
+        over = y >= float(hi)  # float(hi) may round up past hi for 64-bit types
+        under = y <= float(lo)
+        y = np.where(nan | over | under, 0.0, y)
+        r = y.astype(dn)
+        if over.any():
+            r = np.where(over, dn.type(hi), r)
+        if under.any():
+            r = np.where(under, dn.type(lo), r)
+        return r
+    if s.is_bool:
+        return x.astype(dn)
+    return np.asarray(x).astype(dn)
+
+
+def make_const(value, t: PrimType) -> np.ndarray:
+    """A uniform value (shape (1,), or (1, lanes) for vectors) of dtype ``t``."""
+    el = t.element
+    if el.kind == "bfloat":
+        a = round_bf16(np.array([value], dtype=np.float32))
+    elif el.kind == "float8":
+        a = round_f8(np.array([value], dtype=np.float64), el.base)
+    else:
+        a = np.array([value], dtype=value_np(el))
+    if t.lanes > 1:
+        a = np.repeat(a[:, None], t.lanes, axis=1)
+    return a

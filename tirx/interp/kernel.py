@@ -1,0 +1,333 @@
+"""``tirx.interp.compile``: the kernel object and its argument checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir import expr as E
+from ..ir.function import Function, Module
+from ..ir.types import PointerType, PrimType
+from . import dtypes as D
+from .engine import Ctx, Program
+from .errors import InterpError
+from .memory import GLOBAL, Mem, PtrVal
+
+__all__ = ["Kernel", "ModuleKernel", "compile"]
+
+_OPTIONS = {"check_races", "check_bounds", "max_lanes", "max_loop_iters"}
+
+
+def compile(f: Function | Module, **options: Any):
+    """Compile a Function (or Module) for the CPU interpreter.
+
+    Options: ``check_races`` (default True) reports shared-memory races and reads of
+    unwritten shared memory; ``check_bounds`` (default True) reports out-of-bounds accesses;
+    ``max_lanes`` (default 2**15) is how many threads run at once (the grid runs in chunks of
+    whole blocks); ``max_loop_iters`` bounds each loop (an error instead of a hang).
+    Returns a ``Kernel`` (or a ``ModuleKernel`` for a Module) called like the CUDA one:
+    ``kernel(*arrays_and_scalars)``.
+    """
+    for k in options:
+        if k not in _OPTIONS:
+            raise TypeError(
+                f"tirx.interp.compile: unknown option {k!r} (known: {', '.join(sorted(_OPTIONS))})"
+            )
+    if isinstance(f, Module):
+        return ModuleKernel(f, options)
+    if not isinstance(f, Function):
+        raise TypeError(f"tirx.interp.compile: f must be a Function or Module, got {type(f).__name__}")
+    prog = Program(f, **options)
+    return Kernel(prog, f.name)
+
+
+class Kernel:
+    """A function compiled for the interpreter: ``kernel(*args)`` runs it."""
+
+    target = "interp"
+
+    def __init__(self, prog: Program, name: str):
+        self.prog = prog
+        self.name = name
+        self.func: Function = prog.funcs[name]
+        self._fc = prog.get(name)
+        self._shape_check = None
+
+    @property
+    def source(self) -> str:
+        try:
+            from .. import dumps
+
+            return dumps(self.func)
+        except Exception:  # the printer may be unavailable
+            return repr(self.func)
+
+    def __repr__(self) -> str:
+        return f"<tirx.interp.Kernel {self.name}>"
+
+    def __call__(self, *args: Any) -> Any:
+        f = self.func
+        params = f.params
+        if len(args) != len(params):
+            names = ", ".join(p.name for p in params)
+            raise TypeError(f"{f.name}() takes {len(params)} argument(s) ({names}), got {len(args)}")
+        env: dict = {}
+        dyn: dict = {}
+        copy_back: list = []
+        deferred: list = []
+        for p, a in zip(params, args):
+            buf = f.buffer_of(p)
+            if buf is not None:
+                self._bind_buffer(p, buf, a, env, dyn, copy_back, deferred)
+            elif isinstance(p.ty, PointerType):
+                arr = _as_array(a, p.name)
+                if arr is None:
+                    raise TypeError(f"{f.name}(): parameter {p.name} takes an array, got {type(a).__name__}")
+                raw = np.ascontiguousarray(arr)
+                if raw is not arr and raw.base is not arr:
+                    copy_back.append((arr, raw, None))
+                env[p] = PtrVal(Mem(p.name, raw.reshape(-1).view(np.uint8).reshape(1, -1), GLOBAL), 0)
+            else:
+                env[p] = _scalar(a, p, f.name)
+        # shapes that are expressions of dynamic vars (checked once every var is bound)
+        host = Ctx(self.prog, 1, None, env)
+        for pname, i, e, got in deferred:
+            try:
+                want = int(self._fc.expr(e)(host)[0])
+            except InterpError:
+                raise ValueError(f"{f.name}(): cannot evaluate the shape of parameter {pname}") from None
+            if want != got:
+                raise ValueError(f"{f.name}(): parameter {pname} dimension {i} is {got}, expected {want}")
+        with np.errstate(all="ignore"):
+            self._fc.body(host)
+        for user, work, fix in copy_back:
+            res = work if fix is None else fix(work)
+            _write_back(user, res)
+        rv = host.ret_val
+        if rv is None or f.ret_ty is None or not isinstance(f.ret_ty, PrimType):
+            return None
+        v = np.asarray(rv).reshape(-1) if f.ret_ty.lanes == 1 else np.asarray(rv)[0]
+        return v[0].item() if f.ret_ty.lanes == 1 else v.copy()
+
+    def _bind_buffer(self, p, buf, a, env, dyn, copy_back, deferred) -> None:
+        fname = self.func.name
+        arr = _as_array(a, p.name)
+        if arr is None:
+            raise TypeError(
+                f"{fname}(): parameter {p.name} takes an array (numpy or CPU torch), got {type(a).__name__}"
+            )
+        t = buf.dtype
+        if t.lanes != 1:
+            raise InterpError(f"{fname}(): vector-typed tensor parameter {p.name} ({t}) is not supported")
+        user = arr
+        arr = _dtype_view(arr, t, p.name, fname)
+        if arr.ndim != len(buf.shape):
+            raise ValueError(
+                f"{fname}(): parameter {p.name} must have rank {len(buf.shape)}, got an array of rank {arr.ndim}"
+            )
+        for i, (s, got) in enumerate(zip(buf.shape, arr.shape)):
+            _bind_dim(s, int(got), f"dimension {i}", p.name, fname, dyn, env, deferred)
+        itemsize = arr.dtype.itemsize
+        if buf.elem_offset is not None and isinstance(buf.elem_offset, E.Var):
+            env.setdefault(buf.elem_offset, np.zeros(1, dtype=D.value_np(buf.elem_offset.ty)))
+        if buf.strides:
+            st = []
+            for i, (s, got) in enumerate(zip(buf.strides, arr.strides)):
+                if got % itemsize or got < 0:
+                    raise ValueError(f"{fname}(): parameter {p.name} has a stride the kernel cannot address")
+                _bind_dim(s, got // itemsize, f"stride {i}", p.name, fname, dyn, env, deferred)
+                st.append(got // itemsize)
+            span = 1 + sum((n - 1) * s for n, s in zip(arr.shape, st)) if arr.size else 0
+            flat = np.lib.stride_tricks.as_strided(arr, shape=(span,), strides=(itemsize,))
+        else:
+            if arr.flags.c_contiguous:
+                flat = arr.reshape(-1)
+            else:
+                flat = np.ascontiguousarray(arr).reshape(-1)
+                copy_back.append((user, flat, _reshaper(arr.shape, t, user)))
+        if (
+            user is not arr
+            and not any(u is user for u, _, _ in copy_back)
+            and not np.shares_memory(user, arr)
+        ):
+            copy_back.append((user, flat, _reshaper(arr.shape, t, user)))
+        env[p] = PtrVal(Mem(buf.name, flat.reshape(1, -1), GLOBAL), 0)
+
+
+def _reshaper(shape, t, user):
+    def fix(work):
+        return work.reshape(shape)
+
+    return fix
+
+
+def _write_back(user, res) -> None:
+    try:
+        import torch  # type: ignore
+
+        if isinstance(user, torch.Tensor):
+            src = torch.from_numpy(np.ascontiguousarray(res))
+            if src.dtype != user.dtype:
+                src = (
+                    src.view(user.dtype) if src.element_size() == user.element_size() else src.to(user.dtype)
+                )
+            user.copy_(src.reshape(user.shape))
+            return
+    except ImportError:
+        pass
+    np.copyto(
+        user,
+        np.asarray(res).reshape(user.shape).view(user.dtype)
+        if res.dtype != user.dtype
+        else np.asarray(res).reshape(user.shape),
+    )
+
+
+def _bind_dim(s, got: int, what: str, pname: str, fname: str, dyn: dict, env: dict, deferred: list) -> None:
+    if isinstance(s, E.IntImm):
+        if s.value != got:
+            raise ValueError(f"{fname}(): parameter {pname} {what} is {got}, expected {s.value}")
+    elif isinstance(s, E.Var):
+        if s in dyn:
+            prev, prev_p = dyn[s]
+            if prev != got:
+                raise ValueError(
+                    f"{fname}(): parameter {pname} {what} is {got}, but {s.name} = {prev} from parameter {prev_p}"
+                )
+        else:
+            dt = D.value_np(s.ty)
+            lo, hi = D.int_bounds(s.ty)
+            if not lo <= got <= hi:
+                raise ValueError(f"{fname}(): parameter {pname} {what} ({got}) does not fit {s.name}: {s.ty}")
+            dyn[s] = (got, pname)
+            env[s] = np.array([got], dtype=dt)
+    else:
+        deferred.append((pname, what, s, got))
+
+
+def _as_array(a: Any, pname: str) -> np.ndarray | None:
+    if isinstance(a, np.ndarray):
+        return a
+    try:
+        import torch  # type: ignore
+    except ImportError:
+        return None
+    if isinstance(a, torch.Tensor):
+        if a.device.type != "cpu":
+            raise ValueError(f"parameter {pname}: the interp target takes CPU tensors, got one on {a.device}")
+        t = a.detach()
+        if t.dtype == torch.bfloat16:
+            return _TorchView(t.view(torch.int16).numpy().view(np.uint16), a)
+        return _TorchView(t.numpy(), a)
+    return None
+
+
+class _TorchView(np.ndarray):
+    """A numpy view of a CPU torch tensor that remembers it is bfloat16 when it was."""
+
+    def __new__(cls, arr, tensor):
+        obj = arr.view(cls)
+        obj._tirx_bf16 = "bfloat16" in str(tensor.dtype)
+        return obj
+
+    def __array_finalize__(self, obj):
+        self._tirx_bf16 = getattr(obj, "_tirx_bf16", False)
+
+
+def _dtype_view(arr: np.ndarray, t: PrimType, pname: str, fname: str) -> np.ndarray:
+    want = D.storage_np(t)
+    got = arr.dtype
+    if t.base == "bfloat16":
+        if got.name == "bfloat16" or getattr(arr, "_tirx_bf16", False):
+            return np.asarray(arr).view(np.uint16)
+        if got == np.uint16:
+            return np.asarray(arr)
+        raise TypeError(
+            f"{fname}(): parameter {pname} must be bfloat16 (a torch bfloat16 tensor, an ml_dtypes bfloat16 array "
+            f"or uint16 bit patterns), got {got}"
+        )
+    if getattr(arr, "_tirx_bf16", False) or got != want:
+        raise TypeError(f"{fname}(): parameter {pname} must have dtype {t}, got {got}")
+    return np.asarray(arr)
+
+
+def _scalar(a: Any, p, fname: str) -> np.ndarray:
+    t = p.ty
+    if not isinstance(t, PrimType) or t.lanes != 1:
+        raise TypeError(f"{fname}(): parameter {p.name} of type {t} is not supported by the interpreter")
+    if isinstance(a, np.ndarray):
+        if a.size != 1:
+            raise TypeError(
+                f"{fname}(): parameter {p.name} takes a {t} scalar, got an array of shape {a.shape}"
+            )
+        a = a.reshape(-1)[0]
+    if isinstance(a, np.generic):
+        a = a.item()
+    try:
+        import torch  # type: ignore
+
+        if isinstance(a, torch.Tensor) and a.numel() == 1:
+            a = a.item()
+    except ImportError:
+        pass
+    if t.is_bool:
+        if not isinstance(a, (bool, int)) or a not in (0, 1):
+            raise TypeError(f"{fname}(): parameter {p.name} takes a bool, got {a!r}")
+        return np.array([bool(a)])
+    if t.is_int:
+        if isinstance(a, float) or not isinstance(a, int):
+            raise TypeError(
+                f"{fname}(): parameter {p.name} takes an integer ({t}), got {type(a).__name__} {a!r}"
+            )
+        lo, hi = D.int_bounds(t)
+        if not lo <= a <= hi:
+            raise ValueError(f"{fname}(): parameter {p.name} = {a} does not fit in {t}")
+        return np.array([a], dtype=D.value_np(t))
+    if not isinstance(a, (int, float)) or isinstance(a, bool):
+        raise TypeError(f"{fname}(): parameter {p.name} takes a number ({t}), got {type(a).__name__}")
+    return D.make_const(float(a), t)
+
+
+class ModuleKernel:
+    """A compiled Module: ``mk.fname(*args)`` or ``mk["fname"](*args)``; calling ``mk(*args)``
+    runs its only public function."""
+
+    target = "interp"
+
+    def __init__(self, mod: Module, options: dict):
+        self.module = mod
+        self.prog = Program(mod, **options)
+        self._kernels: dict[str, Kernel] = {}
+        for fn in mod.functions:
+            self._kernels[fn.name] = Kernel(self.prog, fn.name)
+
+    def __getitem__(self, name: str) -> Kernel:
+        try:
+            return self._kernels[name]
+        except KeyError:
+            raise KeyError(f"module has no function {name!r}") from None
+
+    def __getattr__(self, name: str) -> Kernel:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        k = self.__dict__.get("_kernels", {}).get(name)
+        if k is None:
+            raise AttributeError(f"module has no function {name!r}")
+        return k
+
+    def __call__(self, *args: Any) -> Any:
+        public = [f for f in self.module.functions if not f.private]
+        if len(public) != 1:
+            names = ", ".join(f.name for f in public)
+            raise TypeError(f"the module has {len(public)} public functions ({names}); call one by name")
+        return self._kernels[public[0].name](*args)
+
+    @property
+    def source(self) -> str:
+        try:
+            from .. import dumps
+
+            return dumps(self.module)
+        except Exception:
+            return repr(self.module)

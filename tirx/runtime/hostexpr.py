@@ -1,0 +1,128 @@
+"""IR expressions evaluated on the host (launch configuration, host bindings, shape checks).
+
+``to_python(e, names)`` prints an integer/bool expression as Python source, with IR
+semantics: ``//`` and ``%`` floor (FloorDiv/FloorMod), ``Div``/``Mod`` on integers
+truncate (``_tdiv``/``_tmod``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    BitAnd,
+    BitNot,
+    BitOr,
+    BitXor,
+    Call,
+    Cast,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    PrimType,
+    Select,
+    Shl,
+    Shr,
+    Sub,
+    Var,
+)
+
+__all__ = ["HOST_GLOBALS", "HostExprError", "to_python"]
+
+
+class HostExprError(ValueError):
+    pass
+
+
+def _tdiv(a: int, b: int) -> int:
+    if isinstance(a, float) or isinstance(b, float):
+        return a / b
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _tmod(a: int, b: int) -> int:
+    return a - b * _tdiv(a, b)
+
+
+def _wrap(v: int, bits: int, signed: bool) -> int:
+    m = 1 << bits
+    v &= m - 1
+    return v - m if signed and v >= m >> 1 else v
+
+
+HOST_GLOBALS = {"_tdiv": _tdiv, "_tmod": _tmod, "_wrap": _wrap}
+
+_OPS = {
+    Add: "+", Sub: "-", Mul: "*", FloorDiv: "//", FloorMod: "%", BitAnd: "&", BitOr: "|", BitXor: "^",
+    Shl: "<<", Shr: ">>", LT: "<", LE: "<=", GT: ">", GE: ">=", EQ: "==", NE: "!=",
+}  # fmt: skip
+
+
+def to_python(e: Any, names: dict) -> str:
+    if isinstance(e, Var):
+        n = names.get(e)
+        if n is None:
+            raise HostExprError(
+                f"{e.name} is not known on the host (only parameters, shapes and host bindings are)"
+            )
+        return n
+    if isinstance(e, IntImm):
+        return repr(bool(e.value)) if e.ty.is_bool else repr(e.value)
+    if isinstance(e, FloatImm):
+        return (
+            repr(e.value)
+            if e.value == e.value and abs(e.value) != float("inf")
+            else f"float({str(e.value)!r})"
+        )
+    op = _OPS.get(type(e))
+    if op is not None:
+        return f"({to_python(e.a, names)} {op} {to_python(e.b, names)})"
+    if isinstance(e, Div):
+        if isinstance(e.ty, PrimType) and e.ty.is_float:
+            return f"({to_python(e.a, names)} / {to_python(e.b, names)})"
+        return f"_tdiv({to_python(e.a, names)}, {to_python(e.b, names)})"
+    if isinstance(e, Mod):
+        return f"_tmod({to_python(e.a, names)}, {to_python(e.b, names)})"
+    if isinstance(e, Min):
+        return f"min({to_python(e.a, names)}, {to_python(e.b, names)})"
+    if isinstance(e, Max):
+        return f"max({to_python(e.a, names)}, {to_python(e.b, names)})"
+    if isinstance(e, And):
+        return f"({to_python(e.a, names)} and {to_python(e.b, names)})"
+    if isinstance(e, Or):
+        return f"({to_python(e.a, names)} or {to_python(e.b, names)})"
+    if isinstance(e, Not):
+        return f"(not {to_python(e.a, names)})"
+    if isinstance(e, BitNot):
+        return f"(~{to_python(e.a, names)})"
+    if isinstance(e, Select):
+        return f"({to_python(e.true_value, names)} if {to_python(e.cond, names)} else {to_python(e.false_value, names)})"
+    if isinstance(e, Cast) and isinstance(e.ty, PrimType):
+        inner = to_python(e.value, names)
+        t = e.ty
+        if t.is_bool:
+            return f"bool({inner})"
+        if t.is_float:
+            return f"float({inner})"
+        return f"_wrap(int({inner}), {t.bits}, {t.kind == 'int'})"
+    if isinstance(e, Call) and getattr(e.op, "name", None) == "if_then_else":
+        c, a, b = e.args
+        return f"({to_python(a, names)} if {to_python(c, names)} else {to_python(b, names)})"
+    raise HostExprError(f"cannot evaluate {type(e).__name__} on the host")

@@ -1,0 +1,156 @@
+"""Host-side TMA plans: ``cuTensorMapEncodeTiled`` through ``cuda.bindings.driver``.
+
+A :class:`TensorMapPlan` describes a 2-d (or higher) tiled view of a row-major tensor:
+element dtype as a plain string (``"float16"``, ``"bfloat16"``, ...), the tensor's shape,
+the box (tile) shape copied per ``cp.async.bulk.tensor`` and the shared-memory swizzle.
+``plan.encode(ptr)`` returns the 128-byte ``CUtensorMap`` as bytes. Two ways to hand it
+to a kernel:
+
+* by value (``plan.param(tensor)``): the kernel parameter is ``T.Ptr(T.uint8,
+  "tensormap")``; the CUDA backend declares it ``const __grid_constant__`` (a 64-byte
+  aligned 128-byte struct) and the body sees the parameter's address, which the TMA ops
+  take (``T.ptx.tma_load_2d(dst, TM, ...)``);
+* in global memory (``plan.device(tensor)``): a 16-element ``uint64`` CUDA tensor taken
+  as ``T.Tensor((16,), "uint64")`` and passed as ``T.address_of(TM[0])``.
+
+Either way the kernel prefetches it with ``T.ptx.prefetch_tensormap``.
+
+Shapes are given outermost first, like the tensor (``(rows, cols)``); the driver wants
+them innermost first, which :meth:`encode` does.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import attrs
+
+__all__ = ["TensorMapPlan", "tensor_map"]
+
+_DTYPES = {
+    "uint8": ("UINT8", 1),
+    "uint16": ("UINT16", 2),
+    "uint32": ("UINT32", 4),
+    "int32": ("INT32", 4),
+    "uint64": ("UINT64", 8),
+    "int64": ("INT64", 8),
+    "float16": ("FLOAT16", 2),
+    "float32": ("FLOAT32", 4),
+    "float64": ("FLOAT64", 8),
+    "bfloat16": ("BFLOAT16", 2),
+}
+_SWIZZLE = {0: "NONE", 32: "32B", 64: "64B", 128: "128B"}
+
+
+@attrs.frozen
+class TensorMapPlan:
+    dtype: str  # element dtype, a plain string as in the IR
+    shape: tuple  # global shape, outermost first
+    box: tuple  # tile shape, outermost first
+    swizzle: int = 128  # bytes: 0, 32, 64, 128
+    l2_promotion: int = 256  # bytes: 0, 64, 128, 256
+
+    def __attrs_post_init__(self) -> None:
+        if self.dtype not in _DTYPES:
+            raise ValueError(f"TensorMapPlan: dtype must be one of {sorted(_DTYPES)}, got {self.dtype!r}")
+        if len(self.shape) != len(self.box) or not 1 <= len(self.shape) <= 5:
+            raise ValueError("TensorMapPlan: shape and box must have the same rank, 1..5")
+        if self.swizzle not in _SWIZZLE:
+            raise ValueError(f"TensorMapPlan: swizzle must be 0, 32, 64 or 128, got {self.swizzle}")
+        esz = _DTYPES[self.dtype][1]
+        for b in self.box:
+            if not 1 <= b <= 256:
+                raise ValueError(f"TensorMapPlan: box dims must be 1..256, got {self.box}")
+        if self.swizzle and self.box[-1] * esz > self.swizzle:
+            raise ValueError(
+                f"TensorMapPlan: the box's inner extent ({self.box[-1] * esz} bytes) exceeds the swizzle "
+                f"span ({self.swizzle} bytes)"
+            )
+        if (self.shape[-1] * esz) % 16:
+            raise ValueError("TensorMapPlan: the row pitch must be a multiple of 16 bytes")
+
+    @property
+    def box_bytes(self) -> int:
+        n = _DTYPES[self.dtype][1]
+        for b in self.box:
+            n *= b
+        return n
+
+    def encode(self, data_ptr: int) -> bytes:
+        """The 128-byte CUtensorMap for a contiguous row-major tensor at ``data_ptr``."""
+        from cuda.bindings import driver as d
+
+        from . import driver as _drv
+
+        ok, why = _drv.probe()
+        if not ok:
+            raise RuntimeError(f"TensorMapPlan.encode needs a CUDA driver: {why}")
+        if data_ptr % 16:
+            raise ValueError("TensorMapPlan: the tensor's address must be 16-byte aligned")
+        name, esz = _DTYPES[self.dtype]
+        rank = len(self.shape)
+        dims = [d.cuuint64_t(int(x)) for x in reversed(self.shape)]
+        strides = []
+        acc = esz
+        for x in reversed(self.shape[1:]):
+            acc *= int(x)
+            strides.append(acc)
+        strides = [d.cuuint64_t(s) for s in strides]
+        box = [d.cuuint32_t(int(x)) for x in reversed(self.box)]
+        estr = [d.cuuint32_t(1)] * rank
+        l2 = {0: "NONE", 64: "L2_64B", 128: "L2_128B", 256: "L2_256B"}[self.l2_promotion]
+        err, tm = d.cuTensorMapEncodeTiled(
+            getattr(d.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{name}"),
+            rank,
+            int(data_ptr),
+            dims,
+            strides,
+            box,
+            estr,
+            d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+            getattr(d.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{_SWIZZLE[self.swizzle]}"),
+            getattr(d.CUtensorMapL2promotion, f"CU_TENSOR_MAP_L2_PROMOTION_{l2}"),
+            d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+        if int(err) != 0:
+            raise RuntimeError(f"cuTensorMapEncodeTiled failed: {err} for {self}")
+        words = [int(w) for w in tm.opaque]
+        return struct.pack(f"<{len(words)}Q", *words)
+
+    def param(self, tensor: Any) -> bytes:
+        """The descriptor of ``tensor`` (checked against the plan) as the 128 bytes a kernel
+        takes by value: a ``T.Ptr(T.uint8, "tensormap")`` parameter, generated as
+        ``const __grid_constant__`` (the kernel body sees its address)."""
+        self._check(tensor)
+        return self.encode(tensor.data_ptr())
+
+    def device(self, tensor: Any) -> Any:
+        """The descriptor as a (16,) uint64 torch tensor on ``tensor``'s device (for kernels
+        that read it from global memory: a ``T.Tensor((16,), "uint64")`` parameter)."""
+        import torch
+
+        self._check(tensor)
+        raw = self.encode(tensor.data_ptr())
+        host = torch.frombuffer(bytearray(raw), dtype=torch.int64).clone()
+        return (
+            host.to(tensor.device).view(torch.uint64) if hasattr(torch, "uint64") else host.to(tensor.device)
+        )
+
+    def _check(self, tensor: Any) -> None:
+        want = tuple(int(s) for s in self.shape)
+        if tuple(tensor.shape) != want:
+            raise ValueError(
+                f"TensorMapPlan: tensor shape {tuple(tensor.shape)} differs from the plan's {want}"
+            )
+        if not tensor.is_contiguous():
+            raise ValueError("TensorMapPlan: the tensor must be contiguous (row-major)")
+        tname = str(tensor.dtype).replace("torch.", "")
+        if tname != self.dtype:
+            raise TypeError(f"TensorMapPlan: tensor dtype {tname} differs from the plan's {self.dtype}")
+
+
+def tensor_map(tensor: Any, box: tuple, swizzle: int = 128) -> Any:
+    """Shortcut: the device descriptor of ``tensor`` tiled by ``box`` (outermost first)."""
+    tname = str(tensor.dtype).replace("torch.", "")
+    return TensorMapPlan(tname, tuple(int(s) for s in tensor.shape), tuple(box), swizzle).device(tensor)

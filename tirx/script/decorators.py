@@ -1,0 +1,353 @@
+"""``@T.function``, ``@T.ir_module``/``@I.ir_module``, ``@T.inline``, ``T.macro`` and ``@T.jit``."""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+from typing import Any
+
+from ..errors import DiagnosticError
+from ..ir import Call, Function, GlobalVar, Module, PrimType, convert
+from ..ir.types import as_type, void
+from .builder import IRBuilder
+from .parser import (
+    Env,
+    Parser,
+    _Like,
+    _ReturnSignal,
+    build_function,
+    caller_locals,
+    closure_vars,
+    current_parser,
+    function_source,
+    in_class_body,
+    make_env,
+    parsing,
+)
+
+__all__ = [
+    "DeferredFunction",
+    "InlineFunction",
+    "JitFunction",
+    "function",
+    "inline",
+    "ir_module",
+    "jit",
+    "macro",
+]
+
+
+def _raw_annotations(func: Any) -> dict:
+    try:
+        return dict(func.__annotations__)
+    except Exception:  # pragma: no cover
+        return {}
+
+
+# ------------------------------------------------------------------ @T.function
+class DeferredFunction:
+    """A ``@T.function`` inside an ``@T.ir_module`` class body; the module parses it."""
+
+    def __init__(self, func: Any, private: bool, locals_: dict):
+        self.func = func
+        self.private = private
+        self.locals = locals_
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __repr__(self) -> str:
+        return f"<T.function {self.func.__qualname__} (parsed by @T.ir_module)>"
+
+
+def _make_function(func: Any, private: bool, locals_: dict, in_class: bool) -> Any:
+    if not callable(func) or not hasattr(func, "__code__"):
+        raise TypeError(f"@T.function decorates a Python function, got {type(func).__name__}")
+    if in_class:
+        return DeferredFunction(func, private, locals_)
+    src = function_source(func)
+    env = make_env(func, locals_)
+    b = IRBuilder(src.filename)
+    with b:
+        build_function(b, src, env, private=private, annotations=_raw_annotations(func))
+    return b.get()
+
+
+def function(func: Any = None, *, private: bool = False, check_well_formed: bool = True) -> Any:
+    """Parse a Python function into a ``tirx.Function`` (``@T.function`` or ``@T.function(private=True)``)."""
+    if func is None:
+
+        def deco(f: Any) -> Any:
+            return _make_function(f, private, caller_locals(1), in_class_body(1))
+
+        return deco
+    return _make_function(func, private, caller_locals(1), in_class_body(1))
+
+
+# ------------------------------------------------------------------ modules
+class GlobalRef:
+    """``Module.f`` / ``cls.f`` while the module is parsed: calling it builds a Call."""
+
+    __slots__ = ("name", "params", "ret")
+
+    def __init__(self, name: str, params: list, ret: Any):
+        self.name = name
+        self.params = params
+        self.ret = ret
+
+    def __call__(self, *args: Any) -> Call:
+        conv = []
+        for i, a in enumerate(args):
+            pt = self.params[i] if i < len(self.params) else None
+            conv.append(convert(a, _Like(pt)) if isinstance(pt, PrimType) else convert(a))
+        return Call(GlobalVar(self.name), tuple(conv), self.ret if self.ret is not None else void)
+
+
+class ModuleProxy:
+    """The class name (and ``cls``) inside an ``@T.ir_module`` body."""
+
+    def __init__(self, name: str):
+        self._name = name
+        self._refs: dict[str, GlobalRef] = {}
+
+    def __getattr__(self, name: str) -> GlobalRef:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._refs[name]
+        except KeyError:
+            raise AttributeError(f"module {self._name} has no function {name!r}") from None
+
+
+def ir_module(cls: Any) -> Module:
+    """Parse a class of ``@T.function`` methods into a ``tirx.Module``."""
+    if not isinstance(cls, type):
+        raise TypeError(f"@ir_module decorates a class, got {type(cls).__name__}")
+    proxy = ModuleProxy(cls.__name__)
+    front = {cls.__name__: proxy, "cls": proxy}
+    items = []
+    extra_funcs = []
+    for name, v in cls.__dict__.items():
+        if isinstance(v, DeferredFunction):
+            src = function_source(v.func)
+            env = make_env(v.func, v.locals, front=front)
+            items.append((name, v, src, env))
+        elif isinstance(v, Function):
+            extra_funcs.append(v if v.name == name else v.replace(name=name))
+    # signatures first, so functions can call ones defined later
+    sig_builder = IRBuilder(cls.__name__)
+    for name, _v, src, env in items:
+        p = Parser(sig_builder, src, env)
+        args = src.tree.args
+        params = []
+        for a in [*args.posonlyargs, *args.args]:
+            try:
+                t = p.eval(a.annotation) if a.annotation is not None else None
+                params.append(as_type(t) if isinstance(t, PrimType) or hasattr(t, "__tirx_type__") else None)
+            except Exception:
+                params.append(None)
+        ret = None
+        if src.tree.returns is not None:
+            r = p.eval(src.tree.returns)
+            ret = None if r is None else as_type(r)
+        proxy._refs[name] = GlobalRef(name, params, ret)
+    for f in extra_funcs:
+        proxy._refs[f.name] = GlobalRef(f.name, [p.ty for p in f.params], f.ret_ty)
+    b = IRBuilder(cls.__name__)
+    with b, b.module(cls.__name__):
+        for f in extra_funcs:
+            b.module_funcs.append(f)
+        for name, v, src, env in items:
+            build_function(b, src, env, name=name, private=v.private, annotations=_raw_annotations(v.func))
+    return b.get()
+
+
+# ------------------------------------------------------------------ inline helpers and macros
+class InlineFunction:
+    """``@T.inline``: its body is expanded at each call inside a kernel; no call remains.
+
+    Free names resolve when the call is expanded (like a Python function reading its
+    globals). ``T.macro`` snapshots them when it is defined instead; a non-hygienic
+    macro (``T.macro(hygienic=False)``) resolves them in the caller's scope.
+    """
+
+    def __init__(self, func: Any, locals_: dict, mode: str = "inline"):
+        self.func = func
+        self.locals = locals_
+        self.mode = mode
+        self.sig = inspect.signature(func)
+        self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+        self._env = None
+        if mode == "macro":
+            g = dict(func.__globals__)
+            self._env = Env([closure_vars(func), dict(locals_), g, builtins.__dict__])
+
+    def __repr__(self) -> str:
+        return f"<T.{'inline' if self.mode == 'inline' else 'macro'} {self.func.__qualname__}>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return _BoundInline(self, obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        p = current_parser()
+        if p is None:
+            raise RuntimeError(
+                f"{self!r} can only be called inside a kernel (a @T.function body or a helper it calls)"
+            )
+        try:
+            bound = self.sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.func.__name__}(): {e}") from None
+        bound.apply_defaults()
+        src = function_source(self.func)
+        site = p.call_site()
+        prefix = (*p.prefix, site) if site is not None else p.prefix
+        base = None
+        if self.mode == "inline":
+            env = make_env(self.func, self.locals)
+        elif self.mode == "macro":
+            env = self._env
+        else:  # non-hygienic macro: the caller's names first
+            own = make_env(self.func, self.locals)
+            env = Env([*p.env.layers, *own.layers])
+            base = p.scopes
+        child = Parser(p.b, src, env, prefix, inline=True, base_scopes=base)
+        for k, v in bound.arguments.items():
+            child.define(k, v)
+        with parsing(child):
+            try:
+                child.visit_body(src.tree.body)
+            except _ReturnSignal as r:
+                return r.value
+        return None
+
+
+class _BoundInline:
+    __slots__ = ("fn", "obj")
+
+    def __init__(self, fn: InlineFunction, obj: Any):
+        self.fn = fn
+        self.obj = obj
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(self.obj, *args, **kwargs)
+
+
+def inline(func: Any = None) -> Any:
+    """``@T.inline``: a reusable statement fragment or value-returning helper."""
+    if func is None:
+        return lambda f: InlineFunction(f, caller_locals(1))
+    return InlineFunction(func, caller_locals(1))
+
+
+def macro(func: Any = None, *, hygienic: bool = True) -> Any:
+    """``@T.macro``: like ``@T.inline`` but free names are captured when it is defined."""
+    mode = "macro" if hygienic else "macro-nonhygienic"
+    if func is None:
+        return lambda f: InlineFunction(f, caller_locals(1), mode)
+    return InlineFunction(func, caller_locals(1), mode)
+
+
+# ------------------------------------------------------------------ @T.jit
+class JitFunction:
+    """``@T.jit``: parsed by ``.specialize(**constexpr_values)``, once per value set."""
+
+    def __init__(self, func: Any, locals_: dict, private: bool = False):
+        self.func = func
+        self.locals = locals_
+        self.private = private
+        self.cache: dict = {}
+        self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__doc__ = func.__doc__
+        self._info = None
+
+    def __repr__(self) -> str:
+        return f"<T.jit {self.func.__qualname__}>"
+
+    def _signature(self) -> tuple:
+        if self._info is None:
+            from .tirx import constexpr
+
+            src = function_source(self.func)
+            env = make_env(self.func, self.locals)
+            p = Parser(IRBuilder(), src, env)
+            consts: dict[str, Any] = {}
+            kwd = self.func.__kwdefaults__ or {}
+            a = src.tree.args
+            for arg in a.kwonlyargs:
+                ann = arg.annotation
+                is_c = False
+                if ann is not None:
+                    try:
+                        is_c = p.eval(ann) is constexpr
+                    except DiagnosticError:
+                        is_c = False
+                if is_c:
+                    consts[arg.arg] = kwd.get(arg.arg, inspect.Parameter.empty)
+            others = [x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs] if x.arg not in consts]
+            self._info = (src, consts, others)
+        return self._info
+
+    @property
+    def constexpr_params(self) -> tuple:
+        return tuple(self._signature()[1])
+
+    def specialize(self, **values: Any) -> Function:
+        """A Function with the given ``T.constexpr`` values (and optional tensors set to None)."""
+        key_items = []
+        for k in sorted(values):
+            v = values[k]
+            try:
+                hash(v)
+            except TypeError:
+                raise TypeError(
+                    f"{self.__name__}.specialize: the value for {k!r} is unhashable "
+                    f"({type(v).__name__}); specialization values must be hashable (use a tuple)"
+                ) from None
+            key_items.append((k, type(v), v))
+        key = tuple(key_items)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        src, consts, others = self._signature()
+        front: dict[str, Any] = {}
+        drop: dict[str, Any] = {}
+        for k, v in values.items():
+            if k in consts:
+                front[k] = v
+            elif k in others:
+                if v is not None:
+                    raise TypeError(
+                        f"{self.__name__}.specialize: {k!r} is not a T.constexpr parameter "
+                        "(only None is accepted for a regular parameter, to drop an optional tensor)"
+                    )
+                drop[k] = None
+            else:
+                raise TypeError(f"{self.__name__}.specialize: unknown parameter {k!r}")
+        for k, d in consts.items():
+            if k not in front:
+                if d is inspect.Parameter.empty:
+                    raise TypeError(f"{self.__name__}.specialize: missing a value for T.constexpr {k!r}")
+                front[k] = d
+        env = make_env(self.func, self.locals, front=front)
+        b = IRBuilder(src.filename)
+        with b:
+            build_function(
+                b, src, env, private=self.private, drop=drop, skip_kwonly=frozenset(consts),
+                annotations=_raw_annotations(self.func),
+            )  # fmt: skip
+        f = b.get()
+        self.cache[key] = f
+        return f
+
+
+def jit(func: Any = None, *, private: bool = False) -> Any:
+    """``@T.jit``: keyword-only ``T.constexpr`` parameters, bound by ``.specialize(...)``."""
+    if func is None:
+        return lambda f: JitFunction(f, caller_locals(1), private)
+    return JitFunction(func, caller_locals(1), private)

@@ -1,0 +1,1570 @@
+"""The Python-AST frontend: a decorated Python function becomes IR through the IRBuilder.
+
+The parser walks the function's ``ast`` itself (no ``exec`` of the kernel body):
+statements drive the IRBuilder, expressions are evaluated by a small evaluator that runs
+ordinary Python for Python values (metaprogramming) and builds IR for IR values. Names
+resolve, in order, through the kernel's own scopes, the function's closure, the caller's
+locals at decoration time (names used only in annotations), the module globals and the
+builtins.
+
+Assignment rules (see docs/frontend.md):
+
+* ``x = <pointer expr>`` -> immutable ``Bind`` with the exact PointerType; reassigning
+  it in the kernel is a diagnostic.
+* ``x: T.let = e`` / ``x: T.let[ty] = e`` -> immutable ``Bind``.
+* ``x: T.int32 = e`` -> a mutable local (one-element ``local`` tensor).
+* ``x = <numeric>``: a ``Bind`` (a new var on each straight-line re-assignment) unless
+  the name is re-assigned inside a loop/branch nested below its definition; then a
+  mutable local.
+* anything else (buffers, tuples, Python objects) binds the Python name.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import inspect
+import itertools
+import linecache
+import operator
+import sys
+import textwrap
+import threading
+from typing import Any
+
+from ..diagnostics import render as _render
+from ..errors import DiagnosticError
+from ..ir import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Buffer,
+    BufferLoad,
+    Div,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mul,
+    Node,
+    Not,
+    Or,
+    PointerType,
+    PrimExpr,
+    PrimType,
+    Select,
+    SequentialSpan,
+    Shl,
+    Shr,
+    Span,
+    Sub,
+    TensorType,
+    Type,
+    Var,
+    binop,
+    convert,
+)  # fmt: skip
+from ..ir.stmt import ForKind
+from ..ir.types import as_type
+from .builder import IRBuilder
+
+__all__ = [
+    "Cell",
+    "DeviceEntrySpec",
+    "LoopSpec",
+    "MetaVar",
+    "Parser",
+    "current_parser",
+    "function_source",
+    "take_name",
+]
+
+_MISSING = object()
+_ZERO = IntImm(0)
+_state = threading.local()
+
+
+def _stack() -> list:
+    s = getattr(_state, "stack", None)
+    if s is None:
+        s = _state.stack = []
+    return s
+
+
+def current_parser() -> Parser | None:
+    s = getattr(_state, "stack", None)
+    return s[-1] if s else None
+
+
+def take_name(default: str) -> str:
+    """The name of the assignment target being evaluated (``As = T.alloc_shared(...)``)."""
+    p = current_parser()
+    if p is None or p.pending_name is None:
+        return default
+    n, p.pending_name = p.pending_name, None
+    return n
+
+
+# ------------------------------------------------------------------ script values
+class Cell:
+    """A mutable scalar: a one-element local tensor. Reading the name loads ``[0]``."""
+
+    __slots__ = ("buffer",)
+
+    def __init__(self, buffer: Buffer):
+        self.buffer = buffer
+
+    def load(self, span: Any = None) -> BufferLoad:
+        return BufferLoad(self.buffer, (_ZERO,), span=span)
+
+    def __tirx_expr__(self) -> BufferLoad:
+        return self.load()
+
+    def __repr__(self) -> str:
+        return f"Cell({self.buffer.name})"
+
+
+class MetaVar:
+    """``T.meta_var(v)``: assigning it binds the Python name to ``v`` itself (no Bind)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __tirx_expr__(self) -> PrimExpr:
+        return convert(self.value)
+
+
+class LoopSpec:
+    """What ``range``/``T.serial``/``T.grid``/... return: loops for a ``for`` statement.
+
+    ``loops`` is a list of (start, extent, kind, step, annotations, thread); ``bind``
+    maps the created loop vars to the values of the ``for`` targets (default: the
+    vars themselves). Iterating it in plain Python (comprehensions) works when the
+    bounds are constants.
+    """
+
+    __slots__ = ("bind", "loops", "names")
+
+    def __init__(self, loops: list, bind: Any = None, names: Any = None):
+        self.loops = loops
+        self.bind = bind
+        self.names = names
+
+    def __iter__(self):
+        ranges = []
+        for start, extent, _kind, step, _ann, _thr in self.loops:
+            vals = []
+            for x in (start, extent, 1 if step is None else step):
+                if isinstance(x, IntImm):
+                    x = x.value
+                if not isinstance(x, int):
+                    raise TypeError("only loops with constant bounds can be iterated in Python")
+                vals.append(x)
+            ranges.append(range(vals[0], vals[0] + vals[1], vals[2]))
+        if len(ranges) == 1:
+            return iter(ranges[0])
+        return iter(itertools.product(*ranges))
+
+
+class DeviceEntrySpec:
+    __slots__ = ("args", "attrs")
+
+    def __init__(self, args: tuple, attrs: Any):
+        self.args = args
+        self.attrs = attrs
+
+
+class AttrSpec:
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: str, value: Any):
+        self.key = key
+        self.value = value
+
+
+class LetBinding:
+    """``x := value`` inside ``T.Let(...)``: the var and its value."""
+
+    __slots__ = ("value", "var")
+
+    def __init__(self, var: Var, value: PrimExpr):
+        self.var = var
+        self.value = value
+
+
+class _ReturnSignal(BaseException):
+    def __init__(self, value: Any):
+        self.value = value
+
+
+class _Like:
+    __slots__ = ("ty",)
+
+    def __init__(self, ty: Type):
+        self.ty = ty
+
+
+# ------------------------------------------------------------------ environments
+class Env:
+    """Layered name lookup: closure, caller locals, extra values, globals, builtins."""
+
+    __slots__ = ("layers",)
+
+    def __init__(self, layers: list):
+        self.layers = layers
+
+    def get(self, name: str, default: Any = _MISSING) -> Any:
+        for d in self.layers:
+            v = d.get(name, _MISSING)
+            if v is not _MISSING:
+                return v
+        return default
+
+    def with_front(self, d: dict) -> Env:
+        return Env([d, *self.layers])
+
+
+def closure_vars(func: Any) -> dict:
+    code = func.__code__
+    cells = func.__closure__ or ()
+    out = {}
+    for name, cell in zip(code.co_freevars, cells):
+        with contextlib.suppress(ValueError):  # an empty cell
+            out[name] = cell.cell_contents
+    return out
+
+
+def caller_locals(depth: int) -> dict:
+    """Locals of the frame ``depth`` levels up, unless it is a module's top level."""
+    try:
+        f = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover
+        return {}
+    if f.f_code.co_name == "<module>":
+        return {}
+    loc = f.f_locals
+    if "__module__" in loc and "__qualname__" in loc:  # a class body: use its enclosing frame
+        g = f.f_back
+        extra = {} if g is None or g.f_code.co_name == "<module>" else dict(g.f_locals)
+        extra.update({k: v for k, v in loc.items() if not k.startswith("__")})
+        return extra
+    return dict(loc)
+
+
+def in_class_body(depth: int) -> bool:
+    try:
+        f = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover
+        return False
+    loc = f.f_locals
+    return f.f_code.co_name != "<module>" and "__module__" in loc and "__qualname__" in loc
+
+
+def make_env(func: Any, extra_locals: dict | None = None, front: dict | None = None) -> Env:
+    layers = []
+    if front:
+        layers.append(front)
+    cl = closure_vars(func)
+    if cl:
+        layers.append(cl)
+    if extra_locals:
+        layers.append(extra_locals)
+    layers.append(func.__globals__)
+    layers.append(builtins.__dict__)
+    return Env(layers)
+
+
+# ------------------------------------------------------------------ source
+class Source:
+    """A function's parsed source with the offsets that map it back to the file."""
+
+    __slots__ = ("col_off", "filename", "line_off", "mutable", "tree")
+
+    def __init__(self, filename: str, tree: ast.FunctionDef, line_off: int, col_off: int):
+        self.filename = filename
+        self.tree = tree
+        self.line_off = line_off
+        self.col_off = col_off
+        self.mutable = mutable_names(tree.body)
+
+
+_SOURCE_CACHE: dict = {}
+
+
+def clear_caches() -> None:
+    _SOURCE_CACHE.clear()
+
+
+def _block_text(lines: list, first: int) -> tuple[str, int] | None:
+    head = lines[first]
+    indent = len(head) - len(head.lstrip())
+    out = [head]
+    seen_def = head.lstrip().startswith(("def ", "async def "))
+    i = first + 1
+    n = len(lines)
+    while i < n:
+        s = lines[i]
+        st = s.strip()
+        if st and not st.startswith("#"):
+            ind = len(s) - len(s.lstrip())
+            if ind <= indent:
+                if not seen_def and st.startswith(("def ", "async def ")):
+                    seen_def = True
+                elif not seen_def and st.startswith("@"):
+                    pass
+                elif not st.startswith((")", "]", "}")):
+                    break
+        out.append(s)
+        i += 1
+    pre = head[:indent]
+    text = "".join(x[indent:] if x.startswith(pre) else x.lstrip() for x in out)
+    return text, indent
+
+
+def function_source(func: Any) -> Source:
+    """Parse ``func``'s source (cached per file version)."""
+    code = func.__code__
+    filename = code.co_filename
+    lines = linecache.getlines(filename, func.__globals__)
+    key = (filename, code.co_firstlineno, code.co_name)
+    hit = _SOURCE_CACHE.get(key)
+    if hit is not None and hit[0] is lines:
+        return hit[1]
+    if not lines:
+        raise DiagnosticError(
+            f"cannot read the source of {func.__qualname__}: define kernels in a file "
+            "(the parser needs the function's source)"
+        )
+    first = code.co_firstlineno - 1
+    tree = None
+    text, indent = _block_text(lines, first)
+    try:
+        mod = ast.parse(text)
+        if mod.body and isinstance(mod.body[0], ast.FunctionDef) and mod.body[0].name == code.co_name:
+            tree = mod.body[0]
+    except SyntaxError:
+        tree = None
+    if tree is None:  # fall back to inspect for unusual layouts
+        src = inspect.getsource(func)
+        first_line = src.splitlines()[0]
+        indent = len(first_line) - len(first_line.lstrip())
+        mod = ast.parse(textwrap.dedent(src))
+        tree = mod.body[0]
+    s = Source(filename, tree, first, indent)
+    _SOURCE_CACHE[key] = (lines, s)
+    return s
+
+
+def mutable_names(body: list) -> frozenset:
+    """Names re-assigned (unannotated) in a block nested below an earlier assignment."""
+    events: dict[str, list] = {}
+    counter = itertools.count(1)
+
+    def names(t: Any, path: tuple) -> None:
+        tt = type(t)
+        if tt is ast.Name:
+            events.setdefault(t.id, []).append(path)
+        elif tt is ast.Tuple or tt is ast.List:
+            for e in t.elts:
+                names(e, path)
+        elif tt is ast.Starred:
+            names(t.value, path)
+
+    def walk(stmts: list, path: tuple) -> None:
+        for st in stmts:
+            t = type(st)
+            if t is ast.Assign:
+                for tg in st.targets:
+                    names(tg, path)
+            elif t is ast.AugAssign:
+                names(st.target, path)
+            elif t in (ast.For, ast.While, ast.If, ast.With):
+                walk(st.body, (*path, next(counter)))
+                if t is not ast.With and st.orelse:
+                    walk(st.orelse, (*path, next(counter)))
+
+    walk(body, ())
+    out = set()
+    for name, paths in events.items():
+        if len(paths) < 2:
+            continue
+        seen: set = set()
+        for q in paths:  # source order: is an earlier path a proper prefix of q?
+            if any(q[:k] in seen for k in range(len(q))):
+                out.add(name)
+                break
+            seen.add(q)
+    return frozenset(out)
+
+
+# ------------------------------------------------------------------ helpers
+def _file_text(filename: str) -> str | None:
+    lines = linecache.getlines(filename)
+    return "".join(lines) if lines else None
+
+
+def located_error(msg: str, span: Any) -> DiagnosticError:
+    """A DiagnosticError at ``span``; an inline expansion adds a note per call site."""
+    inner = span.innermost if span is not None else None
+    text = _render(msg, span, _file_text(inner.source) if inner is not None else None)
+    if isinstance(span, SequentialSpan):
+        for site in reversed(span.spans[:-1]):
+            note = _render("in the inline expansion called here", site, _file_text(site.source))
+            text += "\n" + "note:" + note[len("error:") :]
+    return DiagnosticError(msg, span, text)
+
+
+def _exc_message(e: BaseException) -> str:
+    msg = str(e)
+    if isinstance(e, KeyError) and e.args:
+        msg = str(e.args[0])
+    if not msg:
+        msg = type(e).__name__
+    if isinstance(e, NameError):
+        return msg
+    return msg
+
+
+def _is_type_like(x: Any) -> bool:
+    return isinstance(x, Type) or hasattr(x, "__tirx_type__")
+
+
+_BIN = {
+    ast.Add: (Add, operator.add),
+    ast.Sub: (Sub, operator.sub),
+    ast.Mult: (Mul, operator.mul),
+    ast.Div: (Div, operator.truediv),
+    ast.FloorDiv: (FloorDiv, operator.floordiv),
+    ast.Mod: (FloorMod, operator.mod),
+    ast.BitAnd: (BitAnd, operator.and_),
+    ast.BitOr: (BitOr, operator.or_),
+    ast.BitXor: (BitXor, operator.xor),
+    ast.LShift: (Shl, operator.lshift),
+    ast.RShift: (Shr, operator.rshift),
+    ast.Pow: (None, operator.pow),
+    ast.MatMult: (None, operator.matmul),
+}
+_CMP = {
+    ast.Eq: (EQ, operator.eq),
+    ast.NotEq: (NE, operator.ne),
+    ast.Lt: (LT, operator.lt),
+    ast.LtE: (LE, operator.le),
+    ast.Gt: (GT, operator.gt),
+    ast.GtE: (GE, operator.ge),
+    ast.Is: (None, operator.is_),
+    ast.IsNot: (None, operator.is_not),
+    ast.In: (None, lambda a, b: a in b),
+    ast.NotIn: (None, lambda a, b: a not in b),
+}
+
+
+def lit(x: Any, like: Any, span: Any) -> Any:
+    """A Python number next to an IR value becomes a typed constant carrying ``span``."""
+    t = type(x)
+    if t is int or t is float or t is bool:
+        c = convert(x, like)
+        if c.span is None:
+            object.__setattr__(c, "span", span)  # a fresh node, not shared yet
+        return c
+    return x
+
+
+def apply_binop(opcls: Any, pyop: Any, a: Any, b: Any, span: Any = None) -> Any:
+    if isinstance(a, (PrimExpr, Cell, MetaVar)) or isinstance(b, (PrimExpr, Cell, MetaVar)):
+        if opcls is None:
+            raise TypeError("this operator is not supported on tirx expressions")
+        if isinstance(a, (Cell, MetaVar)):
+            a = a.__tirx_expr__()
+        if isinstance(b, (Cell, MetaVar)):
+            b = b.__tirx_expr__()
+        if span is not None:
+            if isinstance(a, PrimExpr):
+                b = lit(b, a, span)
+            elif isinstance(b, PrimExpr):
+                a = lit(a, b, span)
+        return binop(opcls, a, b, span=span)
+    return pyop(a, b)
+
+
+def _to_bool_expr(x: Any) -> PrimExpr:
+    e = convert(x)
+    if not (isinstance(e.ty, PrimType) and e.ty.is_bool):
+        raise TypeError(f"expected a bool expression, got dtype {e.ty}")
+    return e
+
+
+def range_spec(*args: Any, kind: ForKind = ForKind.SERIAL, step: Any = None, annotations: Any = None,
+               thread: str | None = None) -> LoopSpec:  # fmt: skip
+    """``range(stop)`` / ``range(start, stop[, step])`` as one loop."""
+    if len(args) == 1:
+        start, stop = 0, args[0]
+    elif len(args) == 2:
+        start, stop = args
+    elif len(args) == 3:
+        start, stop, step = args
+    else:
+        raise TypeError(f"a loop takes 1 to 3 positional bounds, got {len(args)}")
+    return LoopSpec([loop_bounds(start, stop, kind, step, annotations, thread)])
+
+
+def loop_bounds(start: Any, stop: Any, kind: ForKind, step: Any, annotations: Any, thread: Any) -> tuple:
+    if isinstance(start, IntImm) and isinstance(stop, int) and not isinstance(stop, bool):
+        stop = IntImm(stop, start.ty)
+    if isinstance(stop, IntImm) and isinstance(start, int) and not isinstance(start, bool):
+        start = IntImm(start, stop.ty)
+    s_const = start.value if isinstance(start, IntImm) else start
+    e_const = stop.value if isinstance(stop, IntImm) else stop
+    if type(s_const) is int and type(e_const) is int:
+        ty = start.ty if isinstance(start, IntImm) else stop.ty if isinstance(stop, IntImm) else None
+        extent: Any = e_const - s_const if ty is None else IntImm(e_const - s_const, ty)
+        if ty is not None and not isinstance(start, IntImm):
+            start = IntImm(start, ty)
+    elif type(s_const) is int and s_const == 0:
+        extent = stop
+        start = convert(0, stop) if isinstance(stop, PrimExpr) else 0
+    else:
+        if isinstance(stop, PrimExpr) and not isinstance(start, PrimExpr):
+            start = convert(start, stop)
+        extent = binop(Sub, stop, start)
+    return (start, extent, kind, step, annotations, thread)
+
+
+# ------------------------------------------------------------------ the parser
+class _Scope:
+    __slots__ = ("ptrs", "vars")
+
+    def __init__(self) -> None:
+        self.vars: dict[str, Any] = {}
+        self.ptrs: set[str] = set()
+
+
+class Parser:
+    """Parses one function body (a kernel, or one inline-helper expansion)."""
+
+    def __init__(self, builder: IRBuilder, src: Source, env: Env, prefix: tuple = (), inline: bool = False,
+                 ret_ty: Any = None, base_scopes: list | None = None):  # fmt: skip
+        self.b = builder
+        self.src = src
+        self.env = env
+        self.prefix = prefix
+        self.inline = inline
+        self.ret_ty = ret_ty
+        self.scopes: list[_Scope] = [*(base_scopes or ()), _Scope()]
+        self.mutable = src.mutable
+        self.pending_name: str | None = None
+        self.ir_depth = 0
+        self.cur_call: Any = None
+
+    # -- spans and errors -----------------------------------------------------------
+    def plain_span(self, node: Any) -> Span:
+        s = self.src
+        lo, co = s.line_off, s.col_off + 1
+        return Span(s.filename, node.lineno + lo, node.col_offset + co,
+                    (node.end_lineno or node.lineno) + lo, (node.end_col_offset or 0) + co)  # fmt: skip
+
+    def span(self, node: Any) -> Any:
+        sp = self.plain_span(node)
+        if self.prefix:
+            return SequentialSpan((*self.prefix, sp))
+        return sp
+
+    def diag(self, node: Any, e: BaseException | str) -> DiagnosticError:
+        msg = e if isinstance(e, str) else _exc_message(e)
+        return located_error(msg, self.span(node))
+
+    # -- scopes ---------------------------------------------------------------------
+    def push(self) -> None:
+        self.scopes.append(_Scope())
+
+    def pop(self) -> None:
+        self.scopes.pop()
+
+    def define(self, name: str, value: Any) -> None:
+        self.scopes[-1].vars[name] = value
+
+    def lookup_local(self, name: str) -> Any:
+        for sc in reversed(self.scopes):
+            v = sc.vars.get(name, _MISSING)
+            if v is not _MISSING:
+                return v
+        return _MISSING
+
+    def lookup(self, name: str, node: Any) -> Any:
+        for sc in reversed(self.scopes):
+            v = sc.vars.get(name, _MISSING)
+            if v is not _MISSING:
+                if type(v) is Cell:
+                    return v.load(self.span(node))
+                return v
+        v = self.env.get(name)
+        if v is _MISSING:
+            raise NameError(f"name {name!r} is not defined")
+        if type(v) is Cell:
+            return v.load(self.span(node))
+        return v
+
+    def is_ptr_bound(self, name: str) -> bool:
+        return any(name in sc.ptrs for sc in self.scopes)
+
+    # -- statements -----------------------------------------------------------------
+    def visit_body(self, stmts: list) -> None:
+        spans = self.b.spans
+        for idx, st in enumerate(stmts):
+            spans.append(self.span(st))
+            try:
+                r = _STMT.get(type(st), Parser.visit_unsupported)(self, st)
+            except DiagnosticError:
+                raise
+            except Exception as e:
+                raise self.diag(st, e) from e
+            finally:
+                spans.pop()
+            if r is not None:
+                self.region(r, stmts[idx + 1 :], st)
+                return
+
+    def region(self, spec: Any, rest: list, node: Any) -> None:
+        """A bare ``T.device_entry(...)`` / ``T.attr(...)``: the rest of the block goes inside."""
+        b = self.b
+        b.spans.append(self.span(node))
+        try:
+            if type(spec) is DeviceEntrySpec:
+                cm = b.device_entry(spec.args, spec.attrs)
+            else:
+                cm = b.attr(spec.key, spec.value)
+            cm.__enter__()
+        except Exception as e:
+            raise self.diag(node, e) from e
+        finally:
+            b.spans.pop()
+        self.ir_depth += 1
+        try:
+            self.visit_body(rest)
+        except BaseException:
+            self.ir_depth -= 1
+            cm.__exit__(*sys.exc_info())
+            raise
+        self.ir_depth -= 1
+        try:
+            cm.__exit__(None, None, None)
+        except Exception as e:
+            raise self.diag(node, e) from e
+
+    def visit_unsupported(self, st: Any) -> None:
+        raise self.diag(st, f"unsupported statement in a kernel: {type(st).__name__}")
+
+    def visit_Pass(self, st: ast.Pass) -> None:
+        return None
+
+    def visit_Expr(self, st: ast.Expr) -> Any:
+        v = st.value
+        if type(v) is ast.Constant and isinstance(v.value, str):
+            return None  # docstring / comment string
+        val = self.eval(v)
+        if isinstance(val, PrimExpr):
+            self.b.evaluate(val)
+        elif type(val) is DeviceEntrySpec or type(val) is AttrSpec:
+            return val
+        return None
+
+    def visit_Assign(self, st: ast.Assign) -> None:
+        targets = st.targets
+        if len(targets) == 1 and type(targets[0]) is ast.Name:
+            name = targets[0].id
+            self.pending_name = name
+            try:
+                val = self.eval(st.value)
+            finally:
+                self.pending_name = None
+            self.assign_name(name, val, targets[0])
+            return
+        val = self.eval(st.value)
+        for t in targets:
+            self.assign_target(t, val)
+
+    def assign_target(self, t: Any, val: Any, meta: bool = False) -> None:
+        tt = type(t)
+        if tt is ast.Name:
+            if meta:
+                self.define(t.id, val)
+            else:
+                self.assign_name(t.id, val, t)
+        elif tt is ast.Tuple or tt is ast.List:
+            if type(val) is MetaVar:
+                val = val.value
+            if isinstance(val, (PrimExpr, Buffer)):
+                raise self.diag(t, f"cannot unpack {type(val).__name__} into {len(t.elts)} names")
+            try:
+                vals = list(val)
+            except TypeError:
+                raise self.diag(t, f"cannot unpack a {type(val).__name__}") from None
+            stars = [i for i, e in enumerate(t.elts) if type(e) is ast.Starred]
+            n = len(t.elts)
+            if not stars:
+                if len(vals) != n:
+                    raise self.diag(t, f"cannot unpack {len(vals)} values into {n} targets")
+                for e, v in zip(t.elts, vals):
+                    self.assign_target(e, v, meta)
+                return
+            k = stars[0]
+            after = n - k - 1
+            if len(vals) < n - 1:
+                raise self.diag(t, f"cannot unpack {len(vals)} values into {n - 1}+ targets")
+            for e, v in zip(t.elts[:k], vals[:k]):
+                self.assign_target(e, v, meta)
+            mid = vals[k : len(vals) - after]
+            self.assign_target(t.elts[k].value, tuple(mid), True)
+            for e, v in zip(t.elts[k + 1 :], vals[len(vals) - after :]):
+                self.assign_target(e, v, meta)
+        elif tt is ast.Subscript:
+            obj = self.eval(t.value)
+            idx = self.eval(t.slice)
+            if isinstance(obj, Buffer):
+                sp = self.span(t)
+                if not isinstance(val, PrimExpr) and type(val) in (int, float, bool):
+                    val = lit(val, _Like(obj.dtype), sp)
+                self.b.store(obj, self.indices(obj, idx, sp), val)
+            else:
+                obj[idx] = val
+        elif tt is ast.Attribute:
+            setattr(self.eval(t.value), t.attr, val)
+        elif tt is ast.Starred:
+            self.assign_target(t.value, tuple(val), True)
+        else:
+            raise self.diag(t, f"cannot assign to {type(t).__name__}")
+
+    def assign_name(self, name: str, val: Any, node: Any) -> None:
+        cur = self.lookup_local(name)
+        if type(cur) is Cell:
+            if type(val) is Cell:  # x = T.local_scalar(...) again: a new cell
+                self.define(name, val)
+                return
+            self.b.store(cur.buffer, (_ZERO,), val)
+            return
+        if self.is_ptr_bound(name):
+            raise self.diag(
+                node,
+                f"cannot reassign {name!r}: a pointer assignment is an immutable binding (use a new name)",
+            )
+        tv = type(val)
+        if tv is MetaVar:
+            self.define(name, val.value)
+            return
+        if tv is Cell:
+            self.define(name, val)
+            return
+        if isinstance(val, PrimExpr) or tv is int or tv is float or tv is bool:
+            if tv is not bool and (tv is int or tv is float) and type(cur) in (int, float):
+                self.define(name, val)  # a Python-level number (T.meta_var) stays Python-level
+                return
+            e = convert(val)
+            if isinstance(e.ty, PointerType):
+                v = self.b.bind(name, e)
+                self.define(name, v)
+                self.scopes[-1].ptrs.add(name)
+                return
+            if name in self.mutable:
+                self.define(name, self.new_cell(name, e.ty, e))
+                return
+            self.define(name, self.b.bind(name, e))
+            return
+        self.define(name, val)
+
+    def new_cell(self, name: str, dtype: Any, init: Any = None) -> Cell:
+        buf = self.b.alloc(name, TensorType((1,), as_type(dtype), "local"))
+        if init is not None:
+            self.b.store(buf, (_ZERO,), init)
+        return Cell(buf)
+
+    def visit_AnnAssign(self, st: ast.AnnAssign) -> None:
+        if type(st.target) is not ast.Name:
+            raise self.diag(st.target, "an annotated assignment needs a plain name as target")
+        name = st.target.id
+        ann = self.eval(st.annotation)
+        from .tirx import LetAnn, constexpr
+
+        if type(ann) is LetAnn:
+            if st.value is None:
+                raise self.diag(st, "T.let needs a value: x: T.let = <expr>")
+            val = self.eval(st.value)
+            if type(val) is MetaVar:
+                val = val.value
+            if ann.ty is None:
+                e = convert(val)
+                v = self.b.bind(name, e)
+            else:
+                e = convert(val, _Like(ann.ty))
+                v = self.b.bind(name, e, ann.ty)
+            self.define(name, v)
+            if isinstance(v.ty, PointerType):
+                self.scopes[-1].ptrs.add(name)
+            return
+        if ann is constexpr:
+            raise self.diag(
+                st.annotation, "T.constexpr is only for keyword-only parameters of @T.jit functions"
+            )
+        if isinstance(ann, PointerType):
+            val = self.eval(st.value)
+            v = self.b.bind(name, convert(val, _Like(ann)), ann)
+            self.define(name, v)
+            self.scopes[-1].ptrs.add(name)
+            return
+        if _is_type_like(ann) and not isinstance(ann, TensorType):
+            ty = as_type(ann)
+            if not isinstance(ty, PrimType):
+                raise self.diag(st.annotation, f"a mutable local needs a primitive dtype, got {ty}")
+            init = None
+            if st.value is not None:
+                self.pending_name = name
+                try:
+                    val = self.eval(st.value)
+                finally:
+                    self.pending_name = None
+                init = convert(val, _Like(ty))
+            self.define(name, self.new_cell(name, ty, init))
+            return
+        # a Python annotation: plain assignment semantics
+        if st.value is not None:
+            self.visit_Assign(
+                ast.Assign(targets=[st.target], value=st.value, lineno=st.lineno, col_offset=st.col_offset)
+            )
+
+    def visit_AugAssign(self, st: ast.AugAssign) -> None:
+        t = st.target
+        opcls, pyop = _BIN[type(st.op)]
+        sp = self.span(st)
+        if type(t) is ast.Name:
+            old = self.lookup(t.id, t)
+            rhs = self.eval(st.value)
+            new = apply_binop(opcls, pyop, old, rhs, sp)
+            self.assign_name(t.id, new, t)
+        elif type(t) is ast.Subscript:
+            obj = self.eval(t.value)
+            idx = self.eval(t.slice)
+            rhs = self.eval(st.value)
+            if isinstance(obj, Buffer):
+                ind = obj._indices(idx)
+                new = apply_binop(opcls, pyop, BufferLoad(obj, ind, span=sp), rhs, sp)
+                self.b.store(obj, ind, new)
+            else:
+                obj[idx] = apply_binop(opcls, pyop, obj[idx], rhs, sp)
+        elif type(t) is ast.Attribute:
+            obj = self.eval(t.value)
+            rhs = self.eval(st.value)
+            setattr(obj, t.attr, apply_binop(opcls, pyop, getattr(obj, t.attr), rhs, sp))
+        else:
+            raise self.diag(t, f"cannot assign to {type(t).__name__}")
+
+    def visit_For(self, st: ast.For) -> None:
+        if st.orelse:
+            raise self.diag(st.orelse[0], "for ... else is not supported in a kernel")
+        it = self.eval(st.iter)
+        if type(it) is MetaVar:
+            it = it.value
+        if type(it) is not LoopSpec:
+            try:
+                items = iter(it)
+            except TypeError:
+                raise self.diag(
+                    st.iter,
+                    f"cannot loop over {type(it).__name__}: use range, T.serial, T.unroll, T.vectorized, "
+                    "T.parallel, T.grid or a Python sequence",
+                ) from None
+            for item in items:  # a Python sequence: unrolled while parsing
+                self.assign_target(st.target, item, True)
+                self.visit_body(st.body)
+            return
+        loops = it.loops
+        n = len(loops)
+        t = st.target
+        if it.bind is not None:
+            names = list(it.names or [f"i{k}" for k in range(n)])
+        elif type(t) is ast.Name:
+            names = [t.id] if n == 1 else [f"{t.id}_{k}" for k in range(n)]
+        elif type(t) in (ast.Tuple, ast.List):
+            elts = t.elts
+            stars = [i for i, e in enumerate(elts) if type(e) is ast.Starred]
+            if not stars:
+                if len(elts) != n:
+                    raise self.diag(t, f"{len(elts)} loop targets for {n} loops")
+                names = [self._target_name(e) for e in elts]
+            else:
+                k = stars[0]
+                nfix = len(elts) - 1
+                if n < nfix:
+                    raise self.diag(t, f"{len(elts)} loop targets for {n} loops")
+                base = self._target_name(elts[k].value)
+                names = [self._target_name(e) for e in elts[:k]]
+                names += [f"{base}_{j}" for j in range(n - nfix)]
+                names += [self._target_name(e) for e in elts[k + 1 :]]
+        else:
+            raise self.diag(t, "a loop target must be a name or a tuple of names")
+        b = self.b
+        vars_: list = []
+        it_span = self.span(st.iter)
+
+        def rec(k: int) -> None:
+            if k == n:
+                self.push()
+                try:
+                    if it.bind is not None:
+                        self.assign_target(t, it.bind(tuple(vars_)), True)
+                    elif type(t) is ast.Name:
+                        self.define(t.id, vars_[0] if n == 1 else tuple(vars_))
+                    else:
+                        self.assign_target(t, tuple(vars_), True)
+                    self.visit_body(st.body)
+                finally:
+                    self.pop()
+                return
+            start, extent, kind, step, ann, thread = loops[k]
+            if type(extent) is int:
+                extent = lit(extent, start if isinstance(start, PrimExpr) else None, it_span)
+            if type(start) is int:
+                start = lit(start, extent, it_span)
+            with b.for_(names[k], start, extent, kind, step, ann, thread) as v:
+                vars_.append(v)
+                rec(k + 1)
+
+        self.ir_depth += 1
+        try:
+            rec(0)
+        finally:
+            self.ir_depth -= 1
+
+    def _target_name(self, e: Any) -> str:
+        if type(e) is not ast.Name:
+            raise self.diag(e, "a loop target must be a name")
+        return e.id
+
+    def visit_While(self, st: ast.While) -> None:
+        if st.orelse:
+            raise self.diag(st.orelse[0], "while ... else is not supported in a kernel")
+        cond = self.eval(st.test)
+        if not isinstance(cond, PrimExpr):
+            if not cond:
+                return
+            cond = convert(True)
+        self.ir_depth += 1
+        try:
+            with self.b.while_(_to_bool_expr(cond)):
+                self.push()
+                try:
+                    self.visit_body(st.body)
+                finally:
+                    self.pop()
+        finally:
+            self.ir_depth -= 1
+
+    def visit_If(self, st: ast.If) -> None:
+        cond = self.eval(st.test)
+        if type(cond) is Cell or type(cond) is MetaVar:
+            cond = cond.__tirx_expr__() if type(cond) is Cell else cond.value
+        if not isinstance(cond, PrimExpr):  # decided while parsing
+            branch = st.body if cond else st.orelse
+            self.visit_body(branch)
+            return
+        b = self.b
+        self.ir_depth += 1
+        try:
+            try:
+                cm = b.if_(cond)
+                cm.__enter__()
+            except Exception as e:
+                raise self.diag(st.test, e) from e
+            ok = False
+            try:
+                self.push()
+                try:
+                    self.visit_body(st.body)
+                finally:
+                    self.pop()
+                ok = True
+            finally:
+                if ok:
+                    cm.__exit__(None, None, None)
+                else:
+                    cm.__exit__(*sys.exc_info())
+            if st.orelse:
+                orelse = st.orelse
+                if len(orelse) == 1 and type(orelse[0]) is ast.If:
+                    b.spans.append(self.span(orelse[0]))
+                else:
+                    b.spans.append(b.span)
+                try:
+                    with b.else_():
+                        self.push()
+                        try:
+                            self.visit_body(orelse)
+                        finally:
+                            self.pop()
+                finally:
+                    b.spans.pop()
+        finally:
+            self.ir_depth -= 1
+
+    def visit_With(self, st: ast.With) -> None:
+        self._with_items(st, 0)
+
+    def _with_items(self, st: ast.With, k: int) -> None:
+        if k == len(st.items):
+            self.push()
+            try:
+                self.visit_body(st.body)
+            finally:
+                self.pop()
+            return
+        item = st.items[k]
+        ctx = self.eval(item.context_expr)
+        tc = type(ctx)
+        if tc is DeviceEntrySpec or tc is AttrSpec:
+            if item.optional_vars is not None:
+                raise self.diag(item.optional_vars, "this with-statement binds no value")
+            cm = (
+                self.b.device_entry(ctx.args, ctx.attrs)
+                if tc is DeviceEntrySpec
+                else self.b.attr(ctx.key, ctx.value)
+            )
+            self.ir_depth += 1
+            try:
+                with cm:
+                    self._with_items(st, k + 1)
+            finally:
+                self.ir_depth -= 1
+            return
+        if not hasattr(ctx, "__enter__"):
+            raise self.diag(item.context_expr, f"{type(ctx).__name__} is not a context manager")
+        val = ctx.__enter__()
+        try:
+            if item.optional_vars is not None:
+                self.assign_target(item.optional_vars, val, True)
+            self._with_items(st, k + 1)
+        except BaseException:
+            if not ctx.__exit__(*sys.exc_info()):
+                raise
+        else:
+            ctx.__exit__(None, None, None)
+
+    def visit_Break(self, st: Any) -> None:
+        self.b.break_()
+
+    def visit_Continue(self, st: Any) -> None:
+        self.b.continue_()
+
+    def visit_Return(self, st: ast.Return) -> None:
+        val = None if st.value is None else self.eval(st.value)
+        if type(val) is MetaVar:
+            val = val.value
+        if self.inline:
+            if self.ir_depth:
+                raise self.diag(
+                    st, "return inside a kernel loop or branch is not supported in an inline helper"
+                )
+            raise _ReturnSignal(val)
+        if val is not None and self.ret_ty is not None and not isinstance(val, PrimExpr):
+            val = convert(val, _Like(self.ret_ty))
+        self.b.return_(val)
+
+    def visit_Assert(self, st: ast.Assert) -> None:
+        cond = self.eval(st.test)
+        msg = None if st.msg is None else self.eval(st.msg)
+        if not isinstance(cond, PrimExpr):
+            if not cond:
+                raise self.diag(st, f"assertion failed{': ' + str(msg) if msg is not None else ''}")
+            return
+        kind, parts = "RuntimeError", ()
+        if (
+            isinstance(msg, tuple)
+            and len(msg) == 2
+            and isinstance(msg[0], str)
+            and isinstance(msg[1], (list, tuple))
+        ):
+            kind, parts = msg[0], tuple(str(x) for x in msg[1])
+        elif msg is not None:
+            parts = (str(msg),)
+        self.b.assert_(_to_bool_expr(cond), kind, parts)
+
+    def visit_FunctionDef(self, st: Any) -> None:
+        raise self.diag(st, "a function definition inside a kernel is not supported; define helpers outside")
+
+    # -- expressions ----------------------------------------------------------------
+    def eval(self, node: Any) -> Any:
+        try:
+            return _EVAL.get(type(node), Parser.eval_unsupported)(self, node)
+        except DiagnosticError:
+            raise
+        except Exception as e:
+            raise self.diag(node, e) from e
+
+    def eval_unsupported(self, node: Any) -> Any:
+        raise self.diag(node, f"unsupported expression in a kernel: {type(node).__name__}")
+
+    def eval_Constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def eval_Name(self, node: ast.Name) -> Any:
+        return self.lookup(node.id, node)
+
+    def eval_Attribute(self, node: ast.Attribute) -> Any:
+        obj = self.eval(node.value)
+        try:
+            return getattr(obj, node.attr)
+        except AttributeError:
+            what = getattr(obj, "__name__", None) or type(obj).__name__
+            raise AttributeError(f"{what} has no attribute {node.attr!r}") from None
+
+    def _elts(self, elts: list) -> list:
+        out = []
+        for e in elts:
+            if type(e) is ast.Starred:
+                v = self.eval(e.value)
+                if type(v) is MetaVar:
+                    v = v.value
+                if isinstance(v, PrimExpr):
+                    raise self.diag(e, "cannot unpack a tirx expression with *")
+                out.extend(v)
+            else:
+                out.append(self.eval(e))
+        return out
+
+    def eval_Tuple(self, node: ast.Tuple) -> Any:
+        return tuple(self._elts(node.elts))
+
+    def eval_List(self, node: ast.List) -> Any:
+        return self._elts(node.elts)
+
+    def eval_Set(self, node: ast.Set) -> Any:
+        return set(self._elts(node.elts))
+
+    def eval_Dict(self, node: ast.Dict) -> Any:
+        out: dict = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                out.update(self.eval(v))
+            else:
+                out[self.eval(k)] = self.eval(v)
+        return out
+
+    def eval_Slice(self, node: ast.Slice) -> Any:
+        f = self.eval
+        return slice(
+            None if node.lower is None else f(node.lower),
+            None if node.upper is None else f(node.upper),
+            None if node.step is None else f(node.step),
+        )
+
+    def eval_Subscript(self, node: ast.Subscript) -> Any:
+        obj = self.eval(node.value)
+        idx = self.eval(node.slice)
+        if isinstance(obj, Buffer):
+            sp = self.span(node)
+            return BufferLoad(obj, self.indices(obj, idx, sp), span=sp)
+        if type(obj) is MetaVar:
+            obj = obj.value
+        return obj[idx]
+
+    def indices(self, buf: Buffer, idx: Any, span: Any) -> tuple:
+        if type(idx) is not tuple:
+            idx = (idx,)
+        if len(idx) != len(buf.shape):
+            raise IndexError(f"buffer {buf.name} has rank {len(buf.shape)}, got {len(idx)} indices")
+        out = []
+        for x in idx:
+            t = type(x)
+            if t is int or t is bool:
+                x = convert(x)
+                object.__setattr__(x, "span", span)
+            elif t is Cell or t is MetaVar:
+                x = convert(x)
+            elif t is slice:
+                raise TypeError(f"buffer {buf.name}: slices are not supported as indices")
+            elif not isinstance(x, PrimExpr):
+                x = convert(x)
+            out.append(x)
+        return tuple(out)
+
+    def eval_BinOp(self, node: ast.BinOp) -> Any:
+        a = self.eval(node.left)
+        b = self.eval(node.right)
+        opcls, pyop = _BIN[type(node.op)]
+        if (
+            isinstance(a, PrimExpr)
+            or isinstance(b, PrimExpr)
+            or type(a) in (Cell, MetaVar)
+            or type(b) in (Cell, MetaVar)
+        ):
+            return apply_binop(opcls, pyop, a, b, self.span(node))
+        return pyop(a, b)
+
+    def eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        a = self.eval(node.operand)
+        op = type(node.op)
+        if type(a) is MetaVar:
+            a = a.value
+        if isinstance(a, PrimExpr):
+            sp = self.span(node)
+            if op is ast.Not:
+                return Not(a, span=sp)
+            if op is ast.USub:
+                return binop(Sub, convert(0, a), a, span=sp)
+            if op is ast.Invert:
+                r = ~a
+                return r.with_span(sp)
+            return a
+        if op is ast.Not:
+            return not a
+        if op is ast.USub:
+            return -a
+        if op is ast.Invert:
+            return ~a
+        return +a
+
+    def eval_BoolOp(self, node: ast.BoolOp) -> Any:
+        is_and = type(node.op) is ast.And
+        cls = And if is_and else Or
+        acc: Any = _MISSING
+        for e in node.values:
+            v = self.eval(e)
+            if type(v) is MetaVar:
+                v = v.value
+            if type(v) is Cell:
+                v = v.load()
+            if acc is _MISSING:
+                acc = v
+            elif isinstance(acc, PrimExpr):
+                if isinstance(v, PrimExpr):
+                    acc = cls(_to_bool_expr(acc), _to_bool_expr(v), span=self.span(node))
+                elif (is_and and not v) or (not is_and and v):
+                    return v
+                # else: acc and True -> acc ; acc or False -> acc
+            else:
+                acc = v
+            if not isinstance(acc, PrimExpr) and ((is_and and not acc) or (not is_and and acc)):
+                return acc
+        return acc
+
+    def eval_Compare(self, node: ast.Compare) -> Any:
+        left = self.eval(node.left)
+        result: Any = _MISSING
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.eval(comp)
+            opcls, pyop = _CMP[type(op)]
+            if opcls is not None and (
+                isinstance(left, (PrimExpr, Cell)) or isinstance(right, (PrimExpr, Cell))
+            ):
+                r = apply_binop(opcls, pyop, left, right, self.span(node))
+            else:
+                r = pyop(left, right)
+            if result is _MISSING:
+                result = r
+            elif isinstance(result, PrimExpr) or isinstance(r, PrimExpr):
+                if not isinstance(result, PrimExpr):
+                    if not result:
+                        return result
+                    result = r
+                elif isinstance(r, PrimExpr):
+                    result = And(result, r, span=self.span(node))
+                elif not r:
+                    return r
+            else:
+                result = result and r
+                if not result:
+                    return result
+            left = right
+        return result
+
+    def eval_IfExp(self, node: ast.IfExp) -> Any:
+        c = self.eval(node.test)
+        if type(c) is Cell:
+            c = c.load()
+        if isinstance(c, PrimExpr):
+            a = self.eval(node.body)
+            b = self.eval(node.orelse)
+            if isinstance(a, PrimExpr):
+                b = convert(b, a)
+            else:
+                b = convert(b)
+                a = convert(a, b)
+            return Select(_to_bool_expr(c), a, b, span=self.span(node))
+        return self.eval(node.body) if c else self.eval(node.orelse)
+
+    def eval_JoinedStr(self, node: ast.JoinedStr) -> Any:
+        parts = []
+        for v in node.values:
+            if type(v) is ast.Constant:
+                parts.append(str(v.value))
+            else:
+                x = self.eval(v.value)
+                if v.conversion == ord("r"):
+                    x = repr(x)
+                elif v.conversion == ord("s"):
+                    x = str(x)
+                elif v.conversion == ord("a"):
+                    x = ascii(x)
+                spec = "" if v.format_spec is None else self.eval(v.format_spec)
+                parts.append(format(x, spec))
+        return "".join(parts)
+
+    def eval_NamedExpr(self, node: ast.NamedExpr) -> Any:
+        val = convert(self.eval(node.value))
+        var = Var(node.target.id, val.ty, span=self.span(node.target))
+        self.define(node.target.id, var)
+        return LetBinding(var, val)
+
+    def eval_Lambda(self, node: ast.Lambda) -> Any:
+        return _Lambda(self, node)
+
+    def _comprehension(self, node: Any, make: Any) -> Any:
+        self.push()
+        try:
+            out: list = []
+
+            def rec(k: int) -> None:
+                if k == len(node.generators):
+                    out.append(make())
+                    return
+                g = node.generators[k]
+                for item in self.eval(g.iter):
+                    self.assign_target(g.target, item, True)
+                    if all(self.eval(c) for c in g.ifs):
+                        rec(k + 1)
+
+            rec(0)
+            return out
+        finally:
+            self.pop()
+
+    def eval_ListComp(self, node: ast.ListComp) -> Any:
+        return self._comprehension(node, lambda: self.eval(node.elt))
+
+    def eval_GeneratorExp(self, node: ast.GeneratorExp) -> Any:
+        return iter(self._comprehension(node, lambda: self.eval(node.elt)))
+
+    def eval_SetComp(self, node: ast.SetComp) -> Any:
+        return set(self._comprehension(node, lambda: self.eval(node.elt)))
+
+    def eval_DictComp(self, node: ast.DictComp) -> Any:
+        return dict(self._comprehension(node, lambda: (self.eval(node.key), self.eval(node.value))))
+
+    def eval_Call(self, node: ast.Call) -> Any:
+        func = self.eval(node.func)
+        args = self._elts(node.args) if node.args else []
+        kwargs: dict = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                kwargs.update(self.eval(kw.value))
+            else:
+                kwargs[kw.arg] = self.eval(kw.value)
+        special = _SPECIAL_CALLS.get(func) if type(func) is type(len) or func is range else None
+        if special is not None:
+            r = special(self, node, args, kwargs)
+            if r is not NotImplemented:
+                return r
+        from ..ir.op import Op
+
+        if type(func) is Op:
+            sp = self.span(node)
+            r = func(*args, span=sp, **kwargs)
+            for a, c in zip(args, r.args):  # literal arguments became fresh constants here
+                if c.span is None and type(a) in (int, float, bool, str):
+                    object.__setattr__(c, "span", sp)
+            return r
+        saved = self.cur_call
+        self.cur_call = node
+        try:
+            r = func(*args, **kwargs)
+        finally:
+            self.cur_call = saved
+        if isinstance(r, Node) and r.span is None and isinstance(r, PrimExpr) and type(r) is not Var:
+            r = r.with_span(self.span(node))
+        return r
+
+    def call_site(self) -> Span:
+        node = self.cur_call
+        return self.plain_span(node) if node is not None else None
+
+
+def _special_range(p: Parser, node: Any, args: list, kwargs: dict) -> Any:
+    if kwargs:
+        raise TypeError("range() takes no keyword arguments")
+    return range_spec(*args)
+
+
+def _special_minmax(cls: Any, pyf: Any) -> Any:
+    def f(p: Parser, node: Any, args: list, kwargs: dict) -> Any:
+        if len(args) >= 2 and not kwargs and any(isinstance(a, (PrimExpr, Cell)) for a in args):
+            acc = args[0]
+            for a in args[1:]:
+                acc = apply_binop(cls, None, acc, a, p.span(node))
+            return acc
+        return NotImplemented
+
+    return f
+
+
+_SPECIAL_CALLS = {range: _special_range, min: _special_minmax(Min, min), max: _special_minmax(Max, max)}
+
+
+class _Lambda:
+    """A lambda written in a kernel: its body is evaluated by the parser when called."""
+
+    def __init__(self, parser: Parser, node: ast.Lambda):
+        self.parser = parser
+        self.node = node
+        self.arg_names = [a.arg for a in node.args.args]
+
+    def __call__(self, *args: Any) -> Any:
+        p = self.parser
+        if len(args) != len(self.arg_names):
+            raise TypeError(f"lambda takes {len(self.arg_names)} arguments, got {len(args)}")
+        p.push()
+        try:
+            for n, v in zip(self.arg_names, args):
+                p.define(n, v)
+            return p.eval(self.node.body)
+        finally:
+            p.pop()
+
+
+_STMT = {
+    getattr(ast, n): getattr(Parser, "visit_" + n)
+    for n in (
+        "Pass", "Expr", "Assign", "AnnAssign", "AugAssign", "For", "While", "If", "With", "Break",
+        "Continue", "Return", "Assert", "FunctionDef",
+    )
+}  # fmt: skip
+_EVAL = {
+    getattr(ast, n): getattr(Parser, "eval_" + n)
+    for n in (
+        "Constant", "Name", "Attribute", "Tuple", "List", "Set", "Dict", "Slice", "Subscript", "BinOp",
+        "UnaryOp", "BoolOp", "Compare", "IfExp", "JoinedStr", "NamedExpr", "Lambda", "ListComp",
+        "GeneratorExp", "SetComp", "DictComp", "Call",
+    )
+}  # fmt: skip
+
+
+# ------------------------------------------------------------------ running a parse
+class parsing:
+    """Make ``parser`` the current one (``T.inline`` calls and ``T.alloc_*`` names use it)."""
+
+    __slots__ = ("parser",)
+
+    def __init__(self, parser: Parser):
+        self.parser = parser
+
+    def __enter__(self) -> Parser:
+        _stack().append(self.parser)
+        return self.parser
+
+    def __exit__(self, *exc: Any) -> None:
+        _stack().pop()
+
+
+def _wrap_param_error(p: Parser, node: Any, e: BaseException) -> DiagnosticError:
+    return e if isinstance(e, DiagnosticError) else p.diag(node, e)
+
+
+def build_function(
+    builder: IRBuilder,
+    src: Source,
+    env: Env,
+    *,
+    name: str | None = None,
+    private: bool = False,
+    drop: dict | None = None,
+    skip_kwonly: frozenset = frozenset(),
+    annotations: dict | None = None,
+) -> None:
+    """Emit one Function into ``builder`` (which must be the active IRBuilder)."""
+    from .tirx import constexpr
+
+    fdef = src.tree
+    p = Parser(builder, src, env)
+    b = builder
+    drop = drop or {}
+    with parsing(p):
+        b.spans.append(p.span(fdef))
+        try:
+            fcm = b.function(name or fdef.name, private=private)
+            fcm.__enter__()
+        finally:
+            b.spans.pop()
+        ok = False
+        try:
+            for tp in getattr(fdef, "type_params", ()) or ():  # Python >= 3.12: def f[n, D: T.int64](...)
+                bound = getattr(tp, "bound", None)
+                dt = as_type(p.eval(bound)) if bound is not None else PrimType("int32")
+                p.define(tp.name, Var(tp.name, dt, span=p.span(tp)))
+            a = fdef.args
+            if a.vararg is not None or a.kwarg is not None:
+                raise p.diag(a.vararg or a.kwarg, "a kernel cannot take *args or **kwargs")
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+                pname = arg.arg
+                if pname in skip_kwonly:
+                    continue
+                if pname in drop:
+                    p.define(pname, drop[pname])
+                    continue
+                if arg.annotation is None:
+                    raise p.diag(
+                        arg, f"parameter {pname!r} needs a type annotation (T.Tensor(...), T.int32, ...)"
+                    )
+                sp = p.span(arg)
+                b.spans.append(sp)
+                try:
+                    ann_node = arg.annotation
+                    if type(ann_node) is ast.BinOp and type(ann_node.op) is ast.BitOr:
+                        lhs, rhs = ann_node.left, ann_node.right
+                        if type(rhs) is ast.Constant and rhs.value is None:
+                            ann_node = lhs
+                        elif type(lhs) is ast.Constant and lhs.value is None:
+                            ann_node = rhs
+                    try:
+                        ty = p.eval(ann_node)
+                    except DiagnosticError as e:
+                        ann = (annotations or {}).get(pname, _MISSING)
+                        if ann is _MISSING or isinstance(ann, str) or not isinstance(e.__cause__, NameError):
+                            raise
+                        ty = ann
+                    if ty is constexpr:
+                        raise p.diag(
+                            arg.annotation, f"parameter {pname!r}: T.constexpr parameters need @T.jit"
+                        )
+                    if type(ty) is LoopSpec or not (_is_type_like(ty)):
+                        raise p.diag(arg.annotation, f"parameter {pname!r}: {ty!r} is not a type")
+                    if isinstance(ty, TensorType):
+                        v = b.param(pname, ty)
+                    else:
+                        v = b.param(pname, as_type(ty))
+                    p.define(pname, v)
+                except DiagnosticError:
+                    raise
+                except Exception as e:
+                    raise p.diag(arg, e) from e
+                finally:
+                    b.spans.pop()
+            if fdef.returns is not None:
+                rt = p.eval(fdef.returns)
+                if rt is not None:
+                    rt = as_type(rt)
+                    b.set_ret_type(rt)
+                    p.ret_ty = rt
+            p.visit_body(fdef.body)
+            ok = True
+        finally:
+            if ok:
+                fcm.__exit__(None, None, None)
+            else:
+                fcm.__exit__(*sys.exc_info())

@@ -1,0 +1,154 @@
+"""Targets and the ``tirx.compile`` dispatcher.
+
+``tirx.compile(f, target="cuda")``: ``f`` is a Function (returns a :class:`Kernel`) or a
+Module (returns a :class:`CompiledModule`). Targets: ``"cuda"`` (the arch of the current
+device; ``sm_90a`` when there is no device), ``"cuda -arch=sm_90a"``, a :class:`Target`,
+or ``"interp"`` (the CPU interpreter, ``tirx.interp.compile``).
+
+CUDA options: ``restrict=True`` (``__restrict__`` on tensor pointers; aliasing arguments
+are then refused at launch), ``cache=True`` (memory and disk cache), ``options=()``
+(extra NVRTC flags, e.g. ``("-lineinfo",)``), ``launcher="bindings"|"ctypes"`` (how the
+fast path calls ``cuLaunchKernel``: through ``cuda.bindings.driver`` or the same libcuda
+symbol through ctypes; default ``$TIRX_LAUNCHER`` or ``bindings``).
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from typing import Any
+
+import attrs
+
+__all__ = ["Target", "compile", "parse_target"]
+
+
+@attrs.frozen
+class Target:
+    kind: str  # "cuda" | "interp"
+    arch: str | None = None
+    options: tuple = ()
+
+    def __str__(self) -> str:
+        s = self.kind
+        if self.arch:
+            s += f" -arch={self.arch}"
+        for o in self.options:
+            s += f" {o}"
+        return s
+
+
+def parse_target(target: Any) -> Target:
+    if isinstance(target, Target):
+        return target
+    if not isinstance(target, str):
+        raise TypeError(f"target must be a str or tirx.target.Target, got {type(target).__name__}")
+    parts = shlex.split(target)
+    if not parts:
+        raise ValueError("target: empty target string")
+    kind, rest = parts[0], parts[1:]
+    if kind not in ("cuda", "interp", "nvidia/cuda"):
+        raise ValueError(
+            f"target: unknown target kind {kind!r} (use 'cuda', 'cuda -arch=sm_90a' or 'interp')"
+        )
+    kind = "cuda" if kind == "nvidia/cuda" else kind
+    arch = None
+    opts = []
+    it = iter(rest)
+    for p in it:
+        if p.startswith("-arch="):
+            arch = p.split("=", 1)[1]
+        elif p == "-arch":
+            arch = next(it, None)
+        elif p.startswith("--gpu-architecture="):
+            arch = p.split("=", 1)[1]
+        else:
+            opts.append(p)
+    if arch is not None and not (arch.startswith("sm_") or arch.startswith("compute_")):
+        raise ValueError(f"target: -arch must look like sm_90a, got {arch!r}")
+    return Target(kind, arch, tuple(opts))
+
+
+_LAST_TIMES: dict[str, float] = {}
+
+
+def compile(f: Any, target: Any = "cuda", **options: Any):
+    t = parse_target(target)
+    if t.kind == "interp":
+        from . import interp
+
+        return interp.compile(f, **options)
+    return compile_cuda(f, t, **options)
+
+
+def compile_cuda(
+    f: Any,
+    t: Target,
+    restrict: bool = True,
+    cache: bool = True,
+    options: tuple = (),
+    source_name: str | None = None,
+    launcher: str | None = None,
+) -> Any:
+    from . import codegen
+    from .ir import Function, Module, structural_hash
+    from .runtime import cache as _cache
+    from .runtime import driver as _drv
+    from .runtime import nvrtc as _nvrtc
+    from .runtime.kernel import CompiledModule
+
+    if not isinstance(f, (Function, Module)):
+        conv = getattr(f, "__tirx_ir__", None)
+        if conv is None:
+            raise TypeError(f"tirx.compile: expected a tirx Function or Module, got {type(f).__name__}")
+        f = conv()
+    t0 = time.perf_counter()
+    arch = t.arch
+    if arch is None:
+        ok, _why = _drv.probe()
+        arch = _drv.device_arch(_drv.current_device_index()) if ok else "sm_90a"
+    opts = tuple(t.options) + tuple(options)
+    names = tuple(g.name for g in (f.functions if isinstance(f, Module) else (f,)))
+    key = ""
+    entry = None
+    hit = ""
+    if cache:
+        key = _cache.make_key(
+            structural_hash(f), (*names, f"restrict={restrict}"), arch, _nvrtc.nvrtc_version(), opts
+        )
+        entry = _cache.get(key, disk=True)
+        hit = "hit" if entry is not None else ""
+    src = codegen.generate(f, restrict=restrict)
+    if entry is not None and entry.source != src.text:
+        # same structure, different spans or names in comments: keep the cached binary, show the new text
+        entry = _cache.CacheEntry(src.text, entry.ptx, entry.cubin, entry.log, entry.meta)
+    if entry is None:
+        res = _nvrtc.compile_source(
+            src.text, arch, name=source_name or f"{names[0]}.cu", options=opts, line_spans=src.line_spans
+        )
+        entry = _cache.CacheEntry(src.text, res.ptx, res.cubin, res.log, {"arch": arch, "names": list(names)})
+        if cache:
+            _cache.put(key, entry, disk=True)
+    import os
+
+    launcher = launcher or os.environ.get("TIRX_LAUNCHER", "bindings")
+    if launcher not in ("bindings", "ctypes"):
+        raise ValueError(f"tirx.compile: launcher must be 'bindings' or 'ctypes', got {launcher!r}")
+    mod = CompiledModule(
+        f,
+        entry.source,
+        entry.ptx,
+        entry.cubin,
+        arch,
+        src.kernels,
+        restrict,
+        entry.log,
+        opts,
+        key,
+        hit,
+        launcher,
+    )
+    _LAST_TIMES["compile_s"] = time.perf_counter() - t0
+    if isinstance(f, Function):
+        return next(iter(mod.kernels.values()))
+    return mod

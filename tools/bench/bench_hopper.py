@@ -1,0 +1,267 @@
+# ruff: noqa: B023
+# (the timing lambdas are run by bench() before the loop moves on)
+"""Hopper kernels vs torch on the same GPU, in one run (METHOD.md timing).
+
+    python tools/bench/bench_hopper.py [--out DIR] [--quick] [--only mem|gemm]
+
+Prints, per kernel: correctness (relative L2 error against a float32/float64 reference on
+fresh random data, outputs poisoned with NaN first), the median time over rotating input
+sets (CUDA events around each launch, after warm-up), bandwidth as a fraction of the
+device copy bandwidth measured in the same run, and the ratio to torch (softmax,
+F.rms_norm, torch.add, torch.matmul / cuBLAS). With ``--out`` it writes the full log,
+the GEMM cubins and, when ``cuobjdump`` is on PATH, their SASS with HGMMA / local-memory
+counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+
+import torch  # noqa: E402
+
+import tirx  # noqa: E402
+from examples.hopper import gemm as G  # noqa: E402
+from examples.hopper import memory as MB  # noqa: E402
+
+LOG: list[str] = []
+ROWS: list[tuple] = []
+
+
+def log(*a) -> None:
+    s = " ".join(str(x) for x in a)
+    print(s, flush=True)
+    LOG.append(s)
+
+
+def bench(fn, sets: int, warmup: int = 5, reps: int = 30) -> float:
+    """Median ms of fn(i) with i rotating over ``sets`` input sets; events per launch."""
+    for i in range(warmup):
+        fn(i % sets)
+    torch.cuda.synchronize()
+    ts = []
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for i, (a, b) in enumerate(ev):
+        a.record()
+        fn(i % sets)
+        b.record()
+    torch.cuda.synchronize()
+    ts = [a.elapsed_time(b) for a, b in ev]
+    return statistics.median(ts)
+
+
+def rel(out, ref) -> float:
+    out = out.double()
+    ref = ref.double()
+    if torch.isnan(out).any():
+        return float("nan")
+    return float((out - ref).norm() / ref.norm())
+
+
+def copy_bw(nbytes: int = 2 << 30) -> float:
+    src = [torch.empty(nbytes // 2, dtype=torch.float16, device="cuda").normal_() for _ in range(2)]
+    dst = torch.empty_like(src[0])
+    ms = bench(lambda i: dst.copy_(src[i]), 2, reps=20)
+    bw = 2 * nbytes / (ms * 1e-3) / 1e12
+    log(f"copy: {nbytes / 2**30:.0f} GiB d2d copy {ms:.3f} ms -> {bw:.3f} TB/s (read+write)")
+    return bw
+
+
+def mem_section(copy: float, quick: bool) -> None:
+    # vector add
+    n = (1 << 28) if not quick else (1 << 26)
+    k = tirx.compile(MB.make_vector_add("float16"), target="cuda")
+    sets = 2
+    A = [torch.randn(n, device="cuda", dtype=torch.float16) for _ in range(sets)]
+    B = [torch.randn(n, device="cuda", dtype=torch.float16) for _ in range(sets)]
+    C = torch.full((n,), float("nan"), device="cuda", dtype=torch.float16)
+    k(A[0], B[0], C)
+    torch.cuda.synchronize()
+    err = rel(C, A[0].float() + B[0].float())
+    n_odd = n - 77
+    C2 = torch.full((n_odd,), float("nan"), device="cuda", dtype=torch.float16)
+    k(A[1][:n_odd], B[1][:n_odd], C2)
+    err2 = rel(C2, A[1][:n_odd].float() + B[1][:n_odd].float())
+    ms = bench(lambda i: k(A[i], B[i], C), sets)
+    ms_t = bench(lambda i: torch.add(A[i], B[i], out=C), sets)
+    by = 3 * n * 2
+    bw = by / (ms * 1e-3) / 1e12
+    log(
+        f"vector_add f16 n={n}: err {err:.2e} (tail {err2:.2e}) {ms:.3f} ms {bw:.3f} TB/s = {bw / copy:.1%} of copy; torch {ms_t:.3f} ms -> x{ms_t / ms:.2f}"
+    )
+    ROWS.append(("vector_add f16", f"{n}", err, ms, bw / copy, ms_t / ms))
+    # softmax / rmsnorm
+    total = (1 << 27) if not quick else (1 << 25)
+    for N, dt in ((4096, "float16"), (8192, "float16"), (4096, "bfloat16"), (8192, "bfloat16")):
+        tdt = getattr(torch, dt)
+        rows = total // N
+        blk = MB.softmax_block(N, dt)
+        X = [torch.randn(rows, N, device="cuda", dtype=tdt) * 3 for _ in range(sets)]
+        W = torch.randn(N, device="cuda", dtype=tdt)
+        Y = torch.full((rows, N), float("nan"), device="cuda", dtype=tdt)
+        by = 2 * rows * N * 2
+        # softmax
+        ks = tirx.compile(MB.make_softmax(N, dt, blk), target="cuda")
+        ks(X[0], Y)
+        torch.cuda.synchronize()
+        err = rel(Y, torch.softmax(X[0].double(), -1))
+        ms = bench(lambda i: ks(X[i], Y), sets)
+        ms_t = bench(lambda i: torch.softmax(X[i], -1), sets)
+        bw = by / (ms * 1e-3) / 1e12
+        log(
+            f"softmax {dt} {rows}x{N} block {blk}: err {err:.2e} {ms:.3f} ms {bw:.3f} TB/s = {bw / copy:.1%} of copy; torch {ms_t:.3f} ms -> x{ms_t / ms:.2f}"
+        )
+        ROWS.append((f"softmax {dt}", f"{rows}x{N}", err, ms, bw / copy, ms_t / ms))
+        # rmsnorm
+        Y.fill_(float("nan"))
+        kr = tirx.compile(MB.make_rmsnorm(N, dt, blk, 1e-6), target="cuda")
+        kr(X[0], W, Y)
+        torch.cuda.synchronize()
+        xd = X[0].double()
+        ref = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-6) * W.double()
+        err = rel(Y, ref)
+        ms = bench(lambda i: kr(X[i], W, Y), sets)
+        rms = getattr(torch.nn.functional, "rms_norm", None)
+        if rms is not None:
+            ms_t = bench(lambda i: rms(X[i], (N,), W, 1e-6), sets)
+            tname = "F.rms_norm"
+        else:  # manual
+            ms_t = bench(
+                lambda i: X[i] * torch.rsqrt(X[i].float().pow(2).mean(-1, keepdim=True) + 1e-6).to(tdt) * W,
+                sets,
+            )
+            tname = "manual"
+        bw = by / (ms * 1e-3) / 1e12
+        log(
+            f"rmsnorm {dt} {rows}x{N} block {blk}: err {err:.2e} {ms:.3f} ms {bw:.3f} TB/s = {bw / copy:.1%} of copy; torch {tname} {ms_t:.3f} ms -> x{ms_t / ms:.2f}"
+        )
+        ROWS.append((f"rmsnorm {dt}", f"{rows}x{N}", err, ms, bw / copy, ms_t / ms))
+
+
+GEMM_CONFIGS = [
+    dict(BM=128, BN=256, STAGES=4, GROUP_M=8),
+    dict(BM=128, BN=256, STAGES=4, GROUP_M=8, TMAP="global"),
+    dict(BM=128, BN=256, STAGES=4, GROUP_M=8, CLUSTER=2),
+    dict(BM=128, BN=256, STAGES=4, GROUP_M=16, CLUSTER=2),
+]
+
+
+def sass_check(k, name: str, out: str | None) -> str:
+    if out is None:
+        return "no --out"
+    path = os.path.join(out, f"{name}.cubin")
+    with open(path, "wb") as fh:
+        fh.write(k.cubin)
+    exe = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+    if not os.path.exists(exe):
+        return "no cuobjdump"
+    r = subprocess.run([exe, "-sass", path], capture_output=True, text=True)
+    sass = r.stdout
+    with open(os.path.join(out, f"{name}.sass"), "w") as fh:
+        fh.write(sass)
+    os.remove(path)
+    cnt = {w: sass.count(w) for w in ("HGMMA", "LDL", "STL", "UTMALDG", "SYNCS", "USETMAXREG")}
+    return " ".join(f"{a}={b}" for a, b in cnt.items())
+
+
+def gemm_section(out: str | None, quick: bool) -> None:
+    sizes = (4096, 8192) if not quick else (4096,)
+    for dt in ("float16", "bfloat16"):
+        tdt = getattr(torch, dt)
+        for S in sizes:
+            sets = 3 if S == 4096 else 2
+            As = [torch.randn(S, S, device="cuda", dtype=tdt) for _ in range(sets)]
+            Bs = [torch.randn(S, S, device="cuda", dtype=tdt) for _ in range(sets)]
+            Cs = [torch.empty(S, S, device="cuda", dtype=tdt) for _ in range(sets)]
+            flops = 2 * S**3
+            ms_t = bench(lambda i: torch.matmul(As[i], Bs[i].t(), out=Cs[i]), sets, reps=20)
+            tf_t = flops / (ms_t * 1e-3) / 1e12
+            log(f"torch.matmul {dt} {S}^3: {ms_t:.3f} ms {tf_t:.0f} TFLOP/s")
+            best = None
+            for cfg in GEMM_CONFIGS:
+                try:
+                    t0 = time.perf_counter()
+                    f = G.make_gemm(S, S, S, dt, **cfg)
+                    k = tirx.compile(f, target="cuda")
+                    tc = time.perf_counter() - t0
+                    pa, pb = G.plans(S, S, S, dt, BM=cfg["BM"], BN=cfg["BN"], CLUSTER=cfg.get("CLUSTER", 1))
+                    desc = (
+                        (lambda p, t: p.device(t))
+                        if cfg.get("TMAP") == "global"
+                        else (lambda p, t: p.param(t))
+                    )
+                    TA = [desc(pa, a) for a in As]
+                    TB = [desc(pb, b) for b in Bs]
+                    # correctness on fresh data
+                    a = torch.randn(S, S, device="cuda", dtype=tdt)
+                    b = torch.randn(S, S, device="cuda", dtype=tdt)
+                    c = torch.full((S, S), float("nan"), device="cuda", dtype=tdt)
+                    k(a, b, c, desc(pa, a), desc(pb, b))
+                    torch.cuda.synchronize()
+                    ref = torch.matmul(a.float(), b.float().t())
+                    err = rel(c, ref)
+                    ms = bench(lambda i: k(As[i], Bs[i], Cs[i], TA[i], TB[i]), sets, reps=20)
+                    tf = flops / (ms * 1e-3) / 1e12
+                    tag = "_".join(f"{kk}{v}" for kk, v in cfg.items())
+                    log(
+                        f"  tirx gemm {dt} {S}^3 {tag}: compile {tc:.1f}s err {err:.2e} {ms:.3f} ms {tf:.0f} TFLOP/s = {tf / tf_t:.1%} of torch"
+                    )
+                    if best is None or tf > best[0]:
+                        best = (tf, ms, err, tag, k)
+                except Exception as e:  # keep going: one bad config must not hide the others
+                    log(f"  tirx gemm {dt} {S}^3 {cfg}: FAILED {type(e).__name__}: {e}")
+                    LOG.append(traceback.format_exc())
+            if best is not None:
+                tf, ms, err, tag, k = best
+                sass = sass_check(k, f"gemm_{dt}_{S}_{tag}", out)
+                log(f"  best {tag}: SASS {sass}")
+                ROWS.append((f"gemm {dt} ({tag})", f"{S}^3", err, ms, tf / tf_t, tf_t / tf and tf / tf_t))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", choices=("mem", "gemm"), default=None)
+    a = ap.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    log(
+        f"device: {torch.cuda.get_device_name()} torch {torch.__version__} date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+    copy = copy_bw()
+    if a.only in (None, "mem"):
+        try:
+            mem_section(copy, a.quick)
+        except Exception as e:
+            log(f"memory section FAILED {type(e).__name__}: {e}")
+            LOG.append(traceback.format_exc())
+    if a.only in (None, "gemm"):
+        try:
+            gemm_section(a.out, a.quick)
+        except Exception as e:
+            log(f"gemm section FAILED {type(e).__name__}: {e}")
+            LOG.append(traceback.format_exc())
+    log("")
+    log(f"{'kernel':36s} {'size':>12s} {'rel err':>9s} {'ms':>8s} {'ratio':>8s} {'vs torch':>9s}")
+    for name, size, err, ms, r1, r2 in ROWS:
+        log(f"{name:36s} {size:>12s} {err:9.2e} {ms:8.3f} {r1:8.1%} {r2:9.2f}")
+    log(
+        "(ratio: fraction of copy bandwidth for memory kernels, of torch.matmul TFLOP/s for GEMM;"
+        " vs torch: torch time / tirx time)"
+    )
+    if a.out:
+        with open(os.path.join(a.out, f"bench_hopper_{a.only or 'all'}.log"), "w") as fh:
+            fh.write("\n".join(LOG) + "\n")
+
+
+if __name__ == "__main__":
+    main()
