@@ -19,7 +19,7 @@ from ..diagnostics import error as _diag
 from ..errors import DiagnosticError
 from ..ir.span import Span
 
-__all__ = ["load", "loads"]
+__all__ = ["load", "loads", "parse_reference"]
 
 _lock = threading.RLock()
 

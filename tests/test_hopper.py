@@ -56,6 +56,17 @@ def test_text_roundtrip(name):
     assert tirx.dumps(g) == text
 
 
+@pytest.mark.parametrize("name", sorted(_ALL))
+def test_ptxas_reports_no_spills(name):
+    k = tirx.compile(_ALL[name](), target=ARCH, cache=False, options=("--ptxas-options=-v",))
+    log = k.module.log
+    assert "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" in log, log
+    assert "warning" not in log.lower(), log
+    if name.startswith("gemm"):
+        regs = int(re.search(r"Used (\d+) registers", log).group(1))
+        assert regs <= 168, log  # __launch_bounds__(384, 1): setmaxnreg redistributes from here
+
+
 def test_memory_kernels_use_16_byte_accesses():
     for build in MB.KERNELS.values():
         ptx = tirx.compile(build(), target=ARCH, cache=False).ptx
@@ -117,6 +128,8 @@ def test_gemm_jit_specializes_over_tiles():
 def test_gemm_rejects_bad_tiles():
     with pytest.raises(Exception, match="multiples of the tile"):
         G.make_gemm(4000, 4096, 4096, "float16")
+    with pytest.raises(Exception, match="setmaxnreg budget"):
+        G.make_gemm(3072, 4096, 4096, "float16", BM=192)
 
 
 def test_wgmma_op_checks_its_arguments():
@@ -129,6 +142,35 @@ def test_wgmma_op_checks_its_arguments():
 
     with pytest.raises(tirx.DiagnosticError, match="multiple of 8"):
         tirx.compile(bad, target=ARCH, cache=False)
+
+
+def test_other_tma_ops_assemble():
+    @T.function
+    def tma_misc(X: T.Tensor((64, 64), "float16"), TM: T.Ptr(T.uint8, "tensormap")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128, dynamic_smem_bytes=9216))
+        dsm = T.alloc_buffer((9216,), "uint8", scope="shared.dyn")
+        bar = T.alloc_shared((1,), "uint64")
+        base = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
+        if T.cuda.thread_idx("x") == 0:
+            T.ptx.mbarrier_init(T.address_of(bar[0]), 1)
+            T.ptx.fence_proxy_async()
+            T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(bar[0]), 8192))
+            T.ptx.tma_load_3d(base, TM, 0, 0, 0, T.address_of(bar[0]))
+            while not T.ptx.mbarrier_try_wait_parity_u32(T.ptx.cvta_to_shared(T.address_of(bar[0])), 0):
+                pass
+            T.ptx.tma_store_2d(TM, 0, 0, base)
+            T.ptx.tma_store_commit()
+            T.ptx.tma_store_wait(0)
+        X[0, 0] = X[0, 1]
+
+    k = tirx.compile(tma_misc, target=ARCH, cache=False)
+    for ins in (
+        "cp.async.bulk.tensor.3d",
+        "cp.async.bulk.tensor.2d.global.shared::cta",
+        "cp.async.bulk.wait_group.read 0",
+    ):
+        assert ins in k.ptx
+    _clean(k)
 
 
 def test_tma_plan_validates():

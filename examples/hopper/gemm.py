@@ -77,11 +77,16 @@ def gemm_tn(
     PRODUCER_REGS: T.constexpr = 40,
     CONSUMER_REGS: T.constexpr = 232,
     CLUSTER: T.constexpr = 1,
-    TMAP: T.constexpr = "param",
+    TMAP: T.constexpr = BY_VALUE,
 ):
     T.static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle row of fp16/bf16)")
     T.static_assert(M % BM == 0 and N % BN == 0 and K % BK == 0, "sizes must be multiples of the tile")
     T.static_assert(CLUSTER in (1, 2) and (M // BM) % CLUSTER == 0, "CLUSTER is 1 or 2 and divides M // BM")
+    T.static_assert(BM % 64 == 0 and BN % 8 == 0 and 8 <= BN <= 256, "BM = 64 * consumers, BN in 8..256")
+    T.static_assert(
+        (BM // 64) * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
+        "setmaxnreg budget exceeds the register file",
+    )
     consumers = T.meta_var(BM // 64)
     threads = T.meta_var(128 * (1 + BM // 64))
     a_bytes = T.meta_var(BM * BK * 2)
@@ -105,8 +110,8 @@ def gemm_tn(
         ),
         attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 1}},
     )
-    tma_a = TA if TMAP == "param" else T.address_of(TA[0])
-    tma_b = TB if TMAP == "param" else T.address_of(TB[0])
+    tma_a = TA if TMAP == BY_VALUE else T.address_of(TA[0])
+    tma_b = TB if TMAP == BY_VALUE else T.address_of(TB[0])
     tx = T.cuda.thread_idx("x")
     wg = tx // 128
     rank = T.cuda.cta_rank() if CLUSTER > 1 else 0

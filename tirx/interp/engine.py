@@ -293,7 +293,10 @@ class FuncCompiler:
         sub = Ctx(c.prog, c.N, c.launch, env, c.mask if mask is None else mask)
         sub.depth = c.depth + 1
         sub.allocs = {} if c.launch is None else c.allocs
-        self.body(sub)
+        try:
+            self.body(sub)
+        except RecursionError:
+            raise InterpError(f"calls nest too deeply in {f.name!r} (unbounded recursion?)") from None
         return sub.ret_val
 
     # ------------------------------------------------------------------ expressions

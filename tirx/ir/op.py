@@ -161,13 +161,16 @@ def call(op: Op | str, *args: Any, ty: Any = None, span: Any = None) -> Call:
     for i, a in enumerate(args):
         k = kinds[i] if i < len(kinds) else kinds[-1]
         conv.append(_check_arg(op, i, k, a))
-    # literal ints next to typed exprs of variadic math ops take their dtype
-    if op.result == "arg0" and len(conv) > 1:
-        first = next((c for c, a in zip(conv, args) if isinstance(a, PrimExpr)), None)
+    # Python literals in "x"/"f" positions take the dtype of the first typed argument in
+    # such a position (T.max(x, 0) with float x gives a float 0); "i"/"n"/"s"/"b"/"p"
+    # positions keep their own typing (a shuffle's lane stays int32).
+    if len(conv) > 1:
+        same = [(kinds[i] if i < len(kinds) else kinds[-1]).lstrip("*").rstrip("?") in ("x", "f") for i in range(len(args))]
+        first = next((c for c, a, s in zip(conv, args, same) if s and isinstance(a, PrimExpr)), None)
         if first is not None:
             conv = [
-                convert(a, first) if not isinstance(a, PrimExpr) and not isinstance(a, str) else c
-                for c, a in zip(conv, args)
+                convert(a, first) if s and not isinstance(a, (PrimExpr, str)) else c
+                for c, a, s in zip(conv, args, same)
             ]
     cargs = tuple(conv)
     r = op.result

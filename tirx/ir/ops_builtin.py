@@ -175,7 +175,9 @@ _ptx(
     "TMA tile store: tensor map, inner coord, outer coord, smem addr (u32); completes a bulk group",
 )  # fmt: skip
 _ptx("ptx.tma_store_commit", "", void, "cp.async.bulk.commit_group;", "commit the TMA stores issued so far")
-_ptx("ptx.tma_store_wait", "n", void, "cp.async.bulk.wait_group.read {0:imm};", "wait until N store groups remain")
+_ptx(
+    "ptx.tma_store_wait", "n", void, "cp.async.bulk.wait_group.read {0:imm};", "wait until N store groups remain"
+)
 _ptx("ptx.prefetch_tensormap", "p", void, "prefetch.tensormap [{0}];", "prefetch a TMA descriptor")
 _ptx(
     "ptx.mbarrier_try_wait_parity_u32", "i i", bool_,
