@@ -270,6 +270,8 @@ class TextBuilder:
         self.private = False
         self.func_attrs = None
         self.func_span = None
+        self.ln_var = None
+        self.ln_tok = None
 
     # ------------------------------------------------------------- helpers
     def err(self, msg: str, span, cause: BaseException | None = None) -> DiagnosticError:
@@ -704,9 +706,16 @@ class TextBuilder:
         self.close()
         return None
 
+    def head_span(self, tok, v) -> Span:
+        """From a header keyword to the end of its condition (when the condition has a span)."""
+        sp = v.span if isinstance(v, PrimExpr) and type(v) is not Var else None
+        if sp is None:
+            return self.tsp(tok)
+        return Span(self.src, tok.line, tok.column, sp.end_line, sp.end_col)
+
     def while_head(self, c):
         tok, v = c
-        span = self.tsp(tok)
+        span = self.head_span(tok, v)
         cond = self.cond(v, span, "while")
         self.enter(self.b.while_(cond), span)
         return None
@@ -729,7 +738,7 @@ class TextBuilder:
 
     def if_head(self, c):
         tok, v = c
-        span = self.tsp(tok)
+        span = self.head_span(tok, v)
         cond = self.cond(v, span, "if")
         self.chains.append([])
         self.enter(self.b.if_(cond), span)
@@ -744,7 +753,7 @@ class TextBuilder:
 
     def elif_head(self, c):
         tok, v = c
-        span = self.tsp(tok)
+        span = self.head_span(tok, v)
         cond = self.cond(v, span, "elif")
         self.enter(self.b.else_(), span)
         self.chains[-1].append(self.open.pop())
@@ -776,7 +785,9 @@ class TextBuilder:
                 return _CONSTS[n]
             raise self.err(f"undefined name '{n}'", self.tsp(tok))
         if type(v) is Buffer:
-            return v.data
+            v = v.data
+        self.ln_var = v  # the last name used, for the end of a binop span
+        self.ln_tok = tok
         return v
 
     def dotted(self, c):
@@ -928,6 +939,9 @@ class TextBuilder:
             l0, c0 = op.line, op.column
         if sb is not None:
             l1, c1 = sb.end_line, sb.end_col
+        elif b is self.ln_var:  # the right operand is the name just read
+            t = self.ln_tok
+            l1, c1 = t.end_line, t.end_column
         else:
             l1, c1 = op.end_line, op.end_column
         try:

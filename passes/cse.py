@@ -26,6 +26,7 @@ binding is used at least twice. The output is deterministic and the pass is idem
 
 from __future__ import annotations
 
+import gc
 import re
 from typing import Any
 
@@ -146,7 +147,8 @@ class _CSE:
     def sc(self, e: Any) -> tuple[int | None, int]:
         t = type(e)
         if t is Var:
-            return self._num(("v", e, self.gen.get(e, 0))), 1
+            g = self.gen.get(e)
+            return self._num(e if g is None else (e, g)), 1
         if t is IntImm:
             return self._num(("i", self._ty(e.ty), e.value)), 1
         if t is FloatImm:
@@ -218,7 +220,7 @@ class _CSE:
         if slot >= 0:
             self.o_end[slot] = len(self.o_key)
             if vn is not None:
-                gk = (vn, self.dev)
+                gk = (vn, self.dev) if self.dev else vn
                 gid = self.groups.get(gk)
                 if gid is None:
                     gid = self.groups[gk] = len(self.g_occ)
@@ -495,4 +497,12 @@ class CommonSubexprElim(FunctionPass):
     """Hoist repeated pure subexpressions into Binds named ``cse_v1``, ``cse_v2``, ..."""
 
     def transform_function(self, func: Function, mod: Module | None) -> Function:
-        return _CSE().function(func)
+        # the pass allocates many small acyclic tuples; the cyclic GC would rescan the whole
+        # (large) heap over and over, so it is paused for the run (and restored)
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return _CSE().function(func)
+        finally:
+            if was:
+                gc.enable()

@@ -285,7 +285,7 @@ def test_spans_on_statements_and_expressions():
     bind = de.body.stmts[0]
     assert (bind.span.line, bind.span.col, bind.span.end_line) == (8, 9, 8)
     ite = de.body.stmts[1]
-    assert (ite.span.line, ite.span.col) == (9, 9)
+    assert (ite.span.line, ite.span.col, ite.span.end_col) == (9, 9, 17)  # `if i < n`
     st = ite.then_case
     assert (st.span.line, st.span.col) == (10, 13)
     add = st.value

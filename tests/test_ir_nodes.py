@@ -375,3 +375,40 @@ def test_construction_is_cheap():
     for name, fn in cases.items():
         us = _per_node_us(fn)
         assert us < 25, f"{name}: {us:.2f} us per node"
+
+
+# ------------------------------------------------------------------ visitor / mutator
+def test_mutator_returns_the_same_object_when_nothing_changed():
+    from tirx.ir import Mutator, collect_vars, post_order
+
+    n = Var("n")
+    B = buf("B", shape=(n,))
+    k, x = Var("k"), Var("x", "float32")
+    loop = For(k, IntImm(0), n, ForKind.SERIAL, SeqStmt((Bind(x, B[k] * 2.0), BufferStore(B, x, (k,)))))
+    fn = Function("f", (B.data,), loop, ((B.data, B),))
+    assert Mutator().visit(fn) is fn
+
+    class Twice(Mutator):
+        def visit_FloatImm(self, e):
+            return FloatImm(e.value * 2, e.ty)
+
+    g = Twice().visit(fn)
+    assert g is not fn and g.body.body.stmts[0].value.b.value == 4.0
+    # untouched parts stay shared
+    assert g.body.body.stmts[1] is fn.body.body.stmts[1] and g.buffer_map is fn.buffer_map
+    assert not structural_equal(g, fn)
+    assert collect_vars(fn.body) == [n, k, x]  # uses in field order (extent before body)
+    kinds = [type(m).__name__ for m in post_order(loop)]
+    assert kinds[-1] == "For" and "BufferStore" in kinds
+
+
+def test_scope_stack():
+    from tirx.ir import ScopeStack
+
+    s = ScopeStack()
+    s.current["a"] = 1
+    with s.scope() as inner:
+        inner["b"] = 2
+        assert s.lookup("a") == 1 and s.lookup("b") == 2 and len(s) == 2
+        assert [sorted(x) for x in s] == [["b"], ["a"]]  # innermost first
+    assert s.lookup("b") is None and s.lookup("b", 0) == 0 and len(s) == 1

@@ -271,6 +271,27 @@ def test_assert_structural_equal_reports_the_first_mismatch_path():
     tirx.assert_structural_equal(x + 1, y + 1, map_free_vars=True)
 
 
+def test_assert_structural_equal_shows_text_around_the_mismatch():
+    pytest.importorskip("tirx.printer")
+    sys.path.insert(0, str(ROOT / "tools" / "bench"))
+    try:
+        from bench_structural import build_tirx
+    finally:
+        sys.path.pop(0)
+    a, b = build_tirx(12), build_tirx(12)
+    loop = b.body.body.stmts[5]
+    store = loop.body.stmts[1].then_case
+    b2 = ir_gen._replace(b, store.value.b, FloatImm(9.5))
+    with pytest.raises(ValueError) as ei:
+        tirx.assert_structural_equal(a, b2)
+    msg = str(ei.value)
+    assert "--- lhs" in msg and "+++ rhs" in msg and "T.float32(9.5)" in msg
+    assert len(msg.splitlines()) < 30  # context around the change, not both whole kernels
+    # small IR: both whole texts
+    with pytest.raises(ValueError, match="--- lhs ---"):
+        tirx.assert_structural_equal(kernel(attrs={"x": 1}), kernel(attrs={"x": 2}))
+
+
 # ------------------------------------------------------------------ O(1) and caching
 def test_hash_of_a_hashed_root_and_equal_of_self_are_o1(monkeypatch):
     f = kernel()

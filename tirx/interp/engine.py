@@ -274,6 +274,9 @@ class FuncCompiler:
         self.body: Fn | None = None
         self.simple_bufs: set = set()
         self.in_device = False
+        # compile-time integer ranges (inclusive) of vars, for proving indices in bounds
+        self.ranges: dict = {}
+        self.launch_dims: dict | None = None
 
     def compile(self) -> None:
         for _, b in self.f.buffer_map:
@@ -551,6 +554,66 @@ class FuncCompiler:
 
         return ev
 
+    # ------------------------------------------------------------------ ranges
+    def range_of(self, e: Any) -> tuple[int, int] | None:
+        """An inclusive integer range holding every value of ``e`` (without wraparound), or None."""
+        r = self._range(e)
+        if r is None:
+            return None
+        t = e.ty
+        if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
+            return None
+        lo, hi = D.int_bounds(t)
+        if r[0] < lo or r[1] > hi:
+            return None
+        return r
+
+    def _range(self, e: Any) -> tuple[int, int] | None:
+        if isinstance(e, E.IntImm):
+            return (e.value, e.value)
+        if isinstance(e, E.Var):
+            return self.ranges.get(e)
+        if isinstance(e, E.Cast):
+            if isinstance(e.value.ty, PrimType) and e.value.ty.is_int:
+                return self.range_of(e.value)
+            return None
+        if isinstance(e, (E.Add, E.Sub, E.Mul, E.Min, E.Max)):
+            a, b = self.range_of(e.a), self.range_of(e.b)
+            if a is None or b is None:
+                return None
+            if isinstance(e, E.Add):
+                return (a[0] + b[0], a[1] + b[1])
+            if isinstance(e, E.Sub):
+                return (a[0] - b[1], a[1] - b[0])
+            if isinstance(e, E.Min):
+                return (min(a[0], b[0]), min(a[1], b[1]))
+            if isinstance(e, E.Max):
+                return (max(a[0], b[0]), max(a[1], b[1]))
+            ps = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
+            return (min(ps), max(ps))
+        if isinstance(e, (E.FloorMod, E.FloorDiv, E.BitAnd)):
+            b = self.range_of(e.b)
+            if b is None or b[0] != b[1]:
+                return None
+            c = b[0]
+            if isinstance(e, E.BitAnd):
+                return (0, c) if c >= 0 else None
+            if c <= 0:
+                return None
+            if isinstance(e, E.FloorMod):
+                return (0, c - 1)
+            a = self.range_of(e.a)
+            return None if a is None else (a[0] // c, a[1] // c)
+        if isinstance(e, E.Call) and isinstance(e.op, Op) and self.launch_dims is not None:
+            name = e.op.name
+            if name in ("cuda.thread_idx", "cuda.block_idx") and isinstance(e.args[0], E.StringImm):
+                key = ("block." if name == "cuda.thread_idx" else "grid.") + e.args[0].value
+                d = self.launch_dims.get(key, 1)
+                return (0, d - 1) if d >= 1 else None
+            if name == "cuda.lane_id":
+                return (0, 31)
+        return None
+
     # ------------------------------------------------------------------ buffers
     def _shape_fns(self, exprs) -> list:
         out = []
@@ -573,6 +636,11 @@ class FuncCompiler:
         if len(indices) != rank:
             raise InterpError(f"buffer {buf.name} has rank {rank}, accessed with {len(indices)} indices")
         idx_fns = [self.expr(i) for i in indices]
+        # indices proven inside their (constant) dimension need no run-time check
+        proven = [
+            isinstance(dim, int) and (r := self.range_of(ix)) is not None and 0 <= r[0] and r[1] < dim
+            for ix, dim in zip(indices, shape)
+        ]
         strides = self._shape_fns(buf.strides) if buf.strides else None
         eoff = None if buf.elem_offset is None else self.expr(buf.elem_offset)
         simple = buf in self.simple_bufs
@@ -613,7 +681,9 @@ class FuncCompiler:
                 strd.reverse()
             bad = None
             if check:
-                for ix, dim in zip(idx, shp):
+                for ix, dim, ok in zip(idx, shp, proven):
+                    if ok:
+                        continue
                     b = _out_of_range(ix, dim)
                     if b is not None:
                         bad = b if bad is None else (bad | b)
@@ -735,6 +805,9 @@ class FuncCompiler:
 
     def s_Bind(self, s):
         fv, var = self.expr(s.value), s.var
+        r = self.range_of(s.value)
+        if r is not None:
+            self.ranges[var] = r
 
         def ex(c):
             c.env[var] = fv(c)
@@ -857,6 +930,10 @@ class FuncCompiler:
             return self._thread_binding(s)
         fstart, fext = self.expr(s.start), self.expr(s.extent)
         fstep = None if s.step is None else self.expr(s.step)
+        rs, re_ = self.range_of(s.start), self.range_of(s.extent)
+        if rs is not None and re_ is not None and (s.step is None or self.range_of(s.step) == (1, 1)):
+            if re_[1] >= 1:
+                self.ranges[s.var] = (rs[0], rs[1] + re_[1] - 1)
         body = self.stmt(s.body)
         var = s.var
         vt = D.value_np(var.ty)
@@ -1084,12 +1161,16 @@ class FuncCompiler:
         fargs = [self.expr(a) for a in s.args]
         fields = list(s.attrs[S.LAUNCH_FIELDS_KEY])
         prog = self.prog
-        was = self.in_device
+        was, was_dims = self.in_device, self.launch_dims
         self.in_device = True
+        if all(isinstance(a, E.IntImm) for a in s.args):
+            self.launch_dims = {f: a.value for f, a in zip(fields, s.args)}
+        else:
+            self.launch_dims = None
         try:
             body = self.stmt(s.body)
         finally:
-            self.in_device = was
+            self.in_device, self.launch_dims = was, was_dims
 
         def ex(c):
             if c.launch is not None:

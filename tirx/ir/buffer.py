@@ -13,7 +13,7 @@ from .types import PointerType, PrimType, as_prim
 __all__ = ["Buffer"]
 
 
-@attrs.define(slots=True, eq=False, frozen=True)
+@attrs.define(slots=True, eq=False, frozen=True, repr=False)
 class Buffer(Node):
     """A multi-dimensional view: ``data`` (a pointer Var), ``dtype``, ``shape`` and layout.
 

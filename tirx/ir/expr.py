@@ -59,7 +59,7 @@ __all__ = [
     "convert",
 ]
 
-_frozen = attrs.define(slots=True, eq=False, frozen=True)
+_frozen = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
 # kinds of structural fields
 VALUE, NODE, SEQ, DEF, BUF_USE = "value", "node", "seq", "def", "buf_use"
 
@@ -629,6 +629,16 @@ def convert(x: Any, like: PrimExpr | None = None) -> PrimExpr:
     """Turn a Python value into an expression, taking ``like``'s dtype for literals."""
     if isinstance(x, PrimExpr):
         return x
+    tx = type(x)
+    if like is not None and (tx is int or tx is float):
+        # fast path: a literal next to a scalar int / float expression takes its dtype
+        lt = like.ty
+        if type(lt) is PrimType and lt.lanes == 1:
+            k = lt.kind
+            if tx is int and (k == "int" or k == "uint"):
+                return IntImm(x, lt)
+            if k == "float" or k == "bfloat" or k == "float8":
+                return FloatImm(float(x), lt)
     if isinstance(x, (bool, int, float)):
         if like is not None and isinstance(like.ty, PrimType):
             lt = like.ty

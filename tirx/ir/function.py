@@ -15,7 +15,7 @@ from .types import Type, as_type
 
 __all__ = ["Function", "Module"]
 
-_frozen = attrs.define(slots=True, eq=False, frozen=True)
+_frozen = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
 PARAMS, BUFMAP, FUNCS = "params", "bufmap", "funcs"
 
 

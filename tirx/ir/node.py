@@ -10,7 +10,7 @@ import attrs
 __all__ = ["Attrs", "Node", "freeze_attrs"]
 
 
-@attrs.define(slots=True, eq=False, frozen=True)
+@attrs.define(slots=True, eq=False, frozen=True, repr=False)
 class Node:
     """Base of every IR node.
 
@@ -26,6 +26,17 @@ class Node:
 
     # structural field spec, filled per class: tuple of (field name, kind)
     _sfields = ()
+
+    def __repr__(self) -> str:
+        # one generic repr (``Cls(field=value, ...)``, no span) instead of an attrs-generated
+        # one per class: generating ~60 reprs is a third of ``import tirx``
+        cls = type(self)
+        parts = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in attrs.fields(cls)
+            if f.init and f.repr and f.name != "span"
+        ]
+        return f"{cls.__name__}({', '.join(parts)})"
 
     def script(self) -> str:
         """Print this node as TVMScript text (same as ``tirx.dumps``)."""

@@ -37,7 +37,7 @@ __all__ = [
     "While",
 ]
 
-_frozen = attrs.define(slots=True, eq=False, frozen=True)
+_frozen = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
 BUF_DEF = "buf_def"
 ATTRS = "attrs"
 

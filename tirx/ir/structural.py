@@ -6,9 +6,10 @@ buffers compare up to a consistent renaming; free variables by identity unless
 matter; attribute key order and Module function order never matter; float constants
 compare exactly with NaN equal to NaN (and ``-0.0`` differs from ``0.0``).
 
-The hash is deterministic across processes: strings are hashed with blake2b (cached),
-never with Python's randomized ``hash(str)``; everything else is combined with CPython's
-tuple hash over ints, which has no per-process seed.
+The hash is deterministic across processes and Python versions: strings are hashed with
+blake2b (cached), never with Python's randomized ``hash(str)``; everything else is
+combined with CPython's tuple hash over ints and floats, which has no per-process seed and
+has not changed since 3.8 (64-bit builds; the tests compare 3.11 with 3.12).
 
 Speed: for every node class the comparer and the hasher are *generated code*: one
 specialised function per class, written from the class's ``_sfields`` once (the first
@@ -89,7 +90,9 @@ def _hs(s: str) -> int:
 
 _NAN_H = 0x4E614E
 _NEG1_H = 0x6E656731
-_NONE_H = 0x9
+_NONE_H = 0x4E6F6E65  # the small ints a node field can hold stay clear of these tokens
+_TRUE_H = 0x54727565
+_FALSE_H = 0x46616C73
 _CLS_H: dict[type, int] = {}
 
 
@@ -548,7 +551,7 @@ def _hv_generic(v: Any, H: dict) -> int:
     if t is float:
         return _hfloat(v)
     if t is bool:
-        return 0x7 if v else 0x3
+        return _TRUE_H if v else _FALSE_H
     if v is None:
         return _NONE_H
     if isinstance(v, Type):
@@ -743,10 +746,25 @@ def assert_structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> None
     try:
         from tirx.printer import dumps
 
-        msg += f"\n--- lhs ---\n{dumps(a)}\n--- rhs ---\n{dumps(b)}"
+        msg += "\n" + _texts_around(dumps(a), dumps(b))
     except Exception as e:  # the printer is a debugging aid here; never mask the mismatch
         msg += f"\n(printing failed: {type(e).__name__}: {e})"
     raise ValueError(msg)
+
+
+def _texts_around(lhs: str, rhs: str, short: int = 40, limit: int = 60) -> str:
+    """Both texts when short; else a unified diff with context around the differences."""
+    a, b = lhs.splitlines(), rhs.splitlines()
+    if max(len(a), len(b)) <= short:
+        return f"--- lhs ---\n{lhs}\n--- rhs ---\n{rhs}"
+    if a == b:
+        head = "\n".join(a[:short])
+        return f"(both sides print the same text; the difference is in var/buffer identity)\n{head}\n..."
+    import difflib
+
+    diff = list(difflib.unified_diff(a, b, "lhs", "rhs", n=3, lineterm=""))
+    more = f"\n... ({len(diff) - limit} more diff lines)" if len(diff) > limit else ""
+    return "\n".join(diff[:limit]) + more
 
 
 # ------------------------------------------------------------------------ reference comparer

@@ -217,7 +217,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-record", action="store_true")
     ap.add_argument("--tvm-python", default=TVM_PY)
     ap.add_argument("--tvm-sizes", default="1000,10000", help="sizes to run TIRx on (its parser is slow)")
-    ap.add_argument("--tvm-timeout", type=float, default=300.0, help="seconds per size for TIRx")
+    ap.add_argument("--tvm-timeout", type=float, default=150.0, help="seconds per size for TIRx")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
