@@ -809,6 +809,9 @@ class TextBuilder:
             sp = self.tsp(tok)
             self.gv_refs.append((rest, sp))
             return _FuncRef(rest, sp)
+        elif rest == "data" and isinstance(self.b.lookup(head), Buffer):
+            # a buffer's backing pointer, printed as ``X.data``
+            return self.b.lookup(head).data
         raise self.err(f"unknown name {s}", self.tsp(tok))
 
     def call(self, c):

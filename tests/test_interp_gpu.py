@@ -119,3 +119,37 @@ def test_cpu_torch_tensors_on_interp():
     assert b.tolist() == [float(x) for x in range(2, 12)]
     with pytest.raises(ValueError, match="CPU tensors"):
         ti.compile(f)(a.cuda(), b.cuda())
+
+
+def _example(path):
+    import importlib.util
+    import os
+
+    full = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", path)
+    spec = importlib.util.spec_from_file_location("tirx_gpu_interp_ex_" + path.replace("/", "_")[:-3], full)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+EXAMPLE_CASES = {
+    "add_f16": ("kernels/elementwise_add.py", lambda: [rng.standard_normal(4099).astype(np.float16), np.zeros(4099, np.float16)], False),
+    "add_f32": ("kernels/elementwise_add.py", lambda: [rng.standard_normal(4099).astype(f32), np.zeros(4099, f32)], False),
+    "add_f16_i64": ("kernels/elementwise_add.py", lambda: [rng.standard_normal(4099).astype(np.float16), np.zeros(4099, np.float16)], False),
+    "add_vec_f16": ("kernels/elementwise_add.py", lambda: [rng.standard_normal(4099).astype(np.float16), np.zeros(4099, np.float16)], False),
+    "matmul_256": ("kernels/matmul_tiled.py", lambda: [rng.standard_normal((256, 256)).astype(f32) for _ in range(2)] + [np.zeros((256, 256), f32)], False),
+    "block_sum": ("kernels/reduce_smem.py", lambda: [rng.standard_normal(1000).astype(f32), np.zeros(4, f32)], False),
+    "softmax_1024": ("kernels/softmax.py", lambda: [rng.standard_normal((3, 1024)).astype(f32), np.zeros((3, 1024), f32)], True),
+    "row_reduce": ("kernels/warp_reduce.py", lambda: [rng.standard_normal((10, 256)).astype(f32), np.zeros(10, f32), np.zeros(10, f32)], True),
+    "dsmem_exchange": ("kernels/dsmem_cluster.py", lambda: [np.zeros(1024, np.uint64)], False),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(EXAMPLE_CASES))
+def test_example_kernel_cuda_matches_interp(name):
+    path, inputs, ulp_ok = EXAMPLE_CASES[name]
+    f = _example(path).KERNELS[name]()
+    args = inputs()
+    want = _interp_run(ti.compile(f), args)
+    got = _cuda_run(tirx.compile(f, target="cuda", options=EXACT), args)
+    _same(want, got, ulp_ok=ulp_ok)

@@ -412,3 +412,11 @@ def test_scope_stack():
         assert s.lookup("a") == 1 and s.lookup("b") == 2 and len(s) == 2
         assert [sorted(x) for x in s] == [["b"], ["a"]]  # innermost first
     assert s.lookup("b") is None and s.lookup("b", 0) == 0 and len(s) == 1
+
+
+@pytest.mark.parametrize("bad", ["if", "a.b", "", "1st"])
+def test_function_name_must_be_an_identifier(bad):
+    from tirx.ir import Function, SeqStmt
+
+    with pytest.raises(ValueError, match="Function.name"):
+        Function(bad, (), SeqStmt(()))

@@ -83,3 +83,38 @@ def test_spans_do_not_matter():
     b = tirx.loads("\n\n" + text.replace("\n", "\n  # moved\n", 3), source_name="b.tirx")
     assert tirx.structural_equal(a, b)
     assert tirx.structural_hash(a) == tirx.structural_hash(b)
+
+
+_DATA_VIEW = '''from __future__ import annotations
+
+# from tirx.script import tirx as T
+
+@T.function
+def f(A: T.Tensor((64,), T.float32)):
+    with T.device_entry(1, 1, 1, 64, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):
+        S = T.alloc_tensor(ty_args=[T.Tensor((256,), T.uint8, scope="shared")])
+        p: T.let[T.Ptr(T.float32, "shared")] = T.reinterpret(S.data, ty=T.Ptr(T.float32, "shared"))
+        V = T.decl_tensor(p, ty_args=[T.Tensor((64,), T.float32)])
+        W = T.decl_tensor(S.data, ty_args=[T.Tensor((64,), T.uint8)])
+        tx: T.let[T.int32] = T.cuda.thread_idx("x")
+        V[tx] = A[tx]
+        W[tx] = T.uint8(1)
+'''
+
+
+def test_buffer_data_pointer_round_trips():
+    """``X.data`` names an allocation's backing pointer (views over byte storage)."""
+    f = tirx.loads(_DATA_VIEW)
+    assert tirx.dumps(f) == _DATA_VIEW
+    stmts = f.body.body.stmts
+    alloc, decl_w = stmts[0], stmts[3]
+    assert decl_w.buffer.data is alloc.buffer.data
+    assert stmts[1].value.args[0] is alloc.buffer.data
+    assert tirx.structural_equal(tirx.loads(tirx.dumps(f)), f)
+
+
+def test_buffer_data_of_unknown_name_is_a_diagnostic():
+    bad = _DATA_VIEW.replace("T.decl_tensor(S.data", "T.decl_tensor(Q.data")
+    with pytest.raises(tirx.DiagnosticError) as ei:
+        tirx.loads(bad, source_name="k.tirx")
+    assert "k.tirx:11:27" in str(ei.value)

@@ -215,6 +215,28 @@ def _out_of_range(ix: np.ndarray, dim: int) -> np.ndarray | None:
     return b if b.any() else None
 
 
+def _remote_base(c: Ctx, rank: np.ndarray, row: int) -> np.ndarray:
+    """Per lane, the row offset of the block of cluster rank ``rank`` in the lane's cluster."""
+    L = c.launch
+    if L is None:
+        raise InterpError("a distributed shared memory pointer used outside a device entry")
+    cx, cy, cz = L.cluster
+    gx, gy, _ = L.grid
+    rank = np.asarray(rank, dtype=np.int64)
+    if ((rank < 0) | (rank >= cx * cy * cz)).any():
+        bad = int(np.flatnonzero((rank < 0) | (rank >= cx * cy * cz))[0]) if rank.shape[0] > 1 else 0
+        raise OutOfBoundsError(
+            f"distributed shared memory: rank {int(rank.reshape(-1)[bad])} outside a cluster of {cx * cy * cz} "
+            f"blocks, by {c.describe(bad)}"
+        )
+    bx, by, bz = (L.get(f"b.{a}").astype(np.int64) for a in "xyz")
+    tx = bx - bx % cx + rank % cx
+    ty = by - by % cy + (rank // cx) % cy
+    tz = bz - bz % cz + rank // (cx * cy)
+    local = tx + ty * gx + tz * gx * gy - L.b0
+    return local * row
+
+
 def _unit_base(c: Ctx, mem: Mem, units: int, row: int) -> np.ndarray:
     """Per lane, the offset of its row of a per-block or per-thread allocation."""
     L = c.launch
@@ -638,7 +660,7 @@ class FuncCompiler:
         idx_fns = [self.expr(i) for i in indices]
         # indices proven inside their (constant) dimension need no run-time check
         proven = [
-            isinstance(dim, int) and (r := self.range_of(ix)) is not None and 0 <= r[0] and r[1] < dim
+            isinstance(dim, int) and (r := self.range_of(ix)) is not None and r[0] >= 0 and r[1] < dim
             for ix, dim in zip(indices, shape)
         ]
         strides = self._shape_fns(buf.strides) if buf.strides else None
@@ -733,7 +755,10 @@ class FuncCompiler:
                 flat = np.where(bad, 0, flat)
             if mem.per == GLOBAL:
                 return mem, view[0], flat, flat
-            ub = _unit_base(c, mem, view.shape[0], row)
+            if ptr.rank is not None:
+                ub = _remote_base(c, ptr.rank, row)
+            else:
+                ub = _unit_base(c, mem, view.shape[0], row)
             if flat.ndim > 1:
                 ub = ub[:, None]
             return mem, view.reshape(-1), flat + ub, flat
@@ -931,9 +956,9 @@ class FuncCompiler:
         fstart, fext = self.expr(s.start), self.expr(s.extent)
         fstep = None if s.step is None else self.expr(s.step)
         rs, re_ = self.range_of(s.start), self.range_of(s.extent)
-        if rs is not None and re_ is not None and (s.step is None or self.range_of(s.step) == (1, 1)):
-            if re_[1] >= 1:
-                self.ranges[s.var] = (rs[0], rs[1] + re_[1] - 1)
+        unit_step = s.step is None or self.range_of(s.step) == (1, 1)
+        if rs is not None and re_ is not None and unit_step and re_[1] >= 1:
+            self.ranges[s.var] = (rs[0], rs[1] + re_[1] - 1)
         body = self.stmt(s.body)
         var = s.var
         vt = D.value_np(var.ty)
@@ -1191,7 +1216,10 @@ class FuncCompiler:
             per = max(1, prog.max_lanes // T)
             if cluster is not None:
                 cs = cluster[0] * cluster[1] * cluster[2]
-                per = max(cs, (per // cs) * cs)
+                if cluster[1] * cluster[2] > 1 or grid[0] % cluster[0]:
+                    per = nblocks  # clusters are not runs of consecutive blocks: one chunk
+                else:
+                    per = max(cs, (per // cs) * cs)
             with np.errstate(all="ignore"):
                 for b0 in range(0, nblocks, per):
                     nb = min(per, nblocks - b0)

@@ -66,7 +66,9 @@ class Kernel:
     def __repr__(self) -> str:
         return f"<tirx.interp.Kernel {self.name}>"
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, stream: Any = None) -> Any:
+        """Run the function on ``args`` (``stream`` is accepted for the CUDA kernel's calling
+        convention and ignored: the interpreter is synchronous)."""
         f = self.func
         params = f.params
         if len(args) != len(params):
@@ -316,7 +318,7 @@ class ModuleKernel:
             raise AttributeError(f"module has no function {name!r}")
         return k
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, stream: Any = None) -> Any:
         public = [f for f in self.module.functions if not f.private]
         if len(public) != 1:
             names = ", ".join(f.name for f in public)

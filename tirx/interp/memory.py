@@ -50,13 +50,17 @@ class Mem:
 
 
 class PtrVal:
-    """A pointer value: an allocation plus a byte offset (an int, or one per lane)."""
+    """A pointer value: an allocation plus a byte offset (an int, or one per lane).
 
-    __slots__ = ("mem", "off")
+    ``rank`` (None, or an int array per lane) makes a shared-memory pointer refer to the
+    copy of the allocation in the block of that rank in the lane's cluster (``mapa``)."""
 
-    def __init__(self, mem: Mem, off=0):
+    __slots__ = ("mem", "off", "rank")
+
+    def __init__(self, mem: Mem, off=0, rank=None):
         self.mem = mem
         self.off = off
+        self.rank = rank
 
     def __repr__(self) -> str:
         return f"PtrVal({self.mem.name}, {self.off})"

@@ -207,7 +207,7 @@ def _ptr_byte_offset(fc, call):
         if not isinstance(p, PtrVal):
             raise InterpError("T.ptr_byte_offset of a value that is not a pointer")
         o = int(o[0]) if o.shape[0] == 1 else o.astype(np.int64)
-        return PtrVal(p.mem, p.off + o)
+        return PtrVal(p.mem, p.off + o, p.rank)
 
     return ev
 
@@ -219,7 +219,16 @@ def _reinterpret(fc, call):
     if isinstance(src, PointerType) and isinstance(dst, PointerType):
         return fa
     if isinstance(src, PointerType) or isinstance(dst, PointerType):
-        raise OpError(f"the interpreter cannot reinterpret between {src} and {dst} (no raw addresses)")
+        # only a pointer that travelled as an integer (mapa's raw address) turns back into one
+        def ev_ptr(c):
+            v = fa(c)
+            if isinstance(v, PtrVal):
+                return v
+            raise InterpError(
+                f"the interpreter cannot reinterpret between {src} and {dst}: raw integer addresses are not modelled"
+            )
+
+        return ev_ptr
     if src.bits * src.lanes != dst.bits * dst.lanes:
         raise OpError(f"T.reinterpret: {src} and {dst} differ in size")
     sd, dd = D.storage_np(src.element), D.storage_np(dst.element)
@@ -248,8 +257,25 @@ def _unsupported(name: str, why: str):
 _unsupported("call_extern", "it calls external C/CUDA code")
 _unsupported("call_pure_extern", "it calls external C/CUDA code")
 _unsupported("ptx.asm", "inline PTX (TMA, wgmma, mbarriers, ...) has no CPU meaning")
-_unsupported("ptx.map_shared_rank", "distributed shared memory addresses (mapa) are not modelled")
-_unsupported("ptx.mapa", "distributed shared memory addresses (mapa) are not modelled")
+def _mapa(name: str):
+    @register_handler(_R, name)
+    def h(fc, call):
+        fp, fr = fc.expr(call.args[0]), fc.expr(call.args[1])
+
+        def ev(c):
+            need_launch(c, name)
+            p, r = fp(c), fr(c)
+            if not isinstance(p, PtrVal) or p.mem.per != BLOCK:
+                raise InterpError(f"T.{name} takes a pointer into shared memory (e.g. buf.ptr_to([0]))")
+            return PtrVal(p.mem, p.off, r)
+
+        return ev
+
+    return h
+
+
+_mapa("ptx.map_shared_rank")
+_mapa("ptx.mapa")
 _unsupported("ptx.cvta_to_shared", "raw shared-window addresses are not modelled")
 
 
@@ -330,12 +356,8 @@ def _cta_sync(fc, call):
 @register_handler(_R, "cuda.cluster_sync")
 def _cluster_sync(fc, call):
     def ev(c):
-        L = need_launch(c, "cuda.cluster_sync")
-        if L.cluster != (1, 1, 1):
-            raise OpError(
-                "the interpreter cannot run T.cuda.cluster_sync for clusters of more than one block"
-            )
-        barrier(c, "T.cuda.cluster_sync")
+        need_launch(c, "cuda.cluster_sync")
+        barrier(c, "T.cuda.cluster_sync")  # every block of a chunk runs in lockstep
         return _ZERO
 
     return ev

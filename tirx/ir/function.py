@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import keyword
+
 import attrs
 from attrs import evolve, field
 
@@ -47,6 +49,9 @@ class Function(Node):
     def __attrs_post_init__(self):
         if not isinstance(self.name, str):
             raise TypeError(f"Function.name must be a str, got {type(self.name).__name__}")
+        if not self.name.isidentifier() or keyword.iskeyword(self.name):
+            # the name is a global symbol in text and in generated code
+            raise ValueError(f"Function.name must be an identifier and not a Python keyword, got {self.name!r}")
         if type(self.params) is not tuple:
             object.__setattr__(self, "params", tuple(self.params))
         for i, p in enumerate(self.params):

@@ -105,8 +105,11 @@ def get(name: str) -> Op:
     return op
 
 
-def all_ops() -> dict[str, Op]:
+def all_ops(builtin_only: bool = False) -> dict[str, Op]:
+    """Every declared op by name; ``builtin_only`` leaves out ops declared by users/tests."""
     _ensure_loaded()
+    if builtin_only:
+        return {n: o for n, o in _REGISTRY.items() if n in _BUILTIN}
     return dict(_REGISTRY)
 
 
@@ -222,6 +225,7 @@ def has_handler(backend: str, name: str) -> bool:
 
 
 _loaded = False
+_BUILTIN: set[str] = set()
 
 
 def _ensure_loaded() -> None:
@@ -229,3 +233,5 @@ def _ensure_loaded() -> None:
     if not _loaded:
         _loaded = True
         from . import ops_builtin  # noqa: F401
+
+        _BUILTIN.update(_REGISTRY)

@@ -214,7 +214,9 @@ class Kernel:
         self.name = info.name
         self.func = info.func
         self._fns: dict[int, Any] = {}
+        self._fnp: dict[int, Any] = {}  # device -> the CUfunction as a ctypes.c_void_p (ctypes launcher)
         self._blocks: dict[int, tuple] = {}
+        self._xblocks: dict[int, tuple] = {}  # thread -> cuLaunchKernelEx buffer (ctypes launcher)
         self._streams: dict[int, Any] = {}
         self._smem_max: dict[int, int] = {}
         self._lock = threading.Lock()
@@ -355,6 +357,7 @@ class Kernel:
                 fn = self._fns.get(dev)
                 if fn is None:
                     fn = self.module._load(dev, self.name)
+                    self._fnp[dev] = ctypes.c_void_p(int(fn))
                     self._fns[dev] = fn
         return fn
 
@@ -595,8 +598,14 @@ class Kernel:
     def _build_fast(self):
         """Source of the all-torch fast ``__call__``; None when the signature needs the general path.
 
-        Every check is a plain comparison; any failure hands the call to the general path
-        (``_general``), which raises the precise error or handles the other argument kinds.
+        Straight-line code specialised for the signature: per tensor five torch reads
+        (``get_device``, ``dtype`` compared by identity, ``is_contiguous``, ``shape`` unpacked
+        to its rank, ``data_ptr``), integer comparisons for every check of the general path,
+        then one precompiled ``struct.pack_into`` and the driver call (bound in
+        :meth:`_bind_fast`, ``@TAIL@``/``@LAUNCH@``). Any failed check raises ``_Slow``
+        inside the ``try``; the call then goes to the general path (``_general``), which
+        raises the precise error or handles the other argument kinds. Nothing is launched
+        unless every check passed.
         """
         f = self.func
         bufs = dict(f.buffer_map)
@@ -604,9 +613,12 @@ class Kernel:
             return None
         n = len(self.params)
         argn = [f"x{i}" for i in range(n)]
-        body = [f"if len(args) != {n}: return self._general(args, stream)"]
+        slow = "raise _Slow"
+        body: list[str] = []
         if n:
-            body.append(f"{', '.join(argn)}{',' if n == 1 else ''} = args")
+            body.append(f"{', '.join(argn)}{',' if n == 1 else ''} = args")  # wrong count: ValueError
+        else:
+            body.append(f"if args: {slow}")
         seen_dyn: set = set()
         deferred = []
         ext = []
@@ -614,45 +626,49 @@ class Kernel:
         if not tensors:
             return None
         conds = [f"type({argn[i]}) is not _T" for i in tensors]
-        conds.append("(stream is not None and type(stream) is not int)")
-        body.append(f"if {' or '.join(conds)}: return self._general(args, stream)")
+        body.append(f"if {' or '.join(conds)}: {slow}")
         first = True
         for i, p in enumerate(self.params):
             b = bufs.get(p)
             x = argn[i]
-            slow = "return self._general(args, stream)"
             if b is not None:
+                if b.strides:
+                    return None  # explicit strides: general path
                 if first:
                     body.append(f"dev = {x}.get_device()")
-                    body.append(f"if {x}.dtype is not _dt{i} or dev < 0: {slow}")
+                    body.append(f"if {x}.dtype is not _dt{i} or dev < 0 or not {x}.is_contiguous(): {slow}")
                     first = False
                 else:
-                    body.append(f"if {x}.dtype is not _dt{i} or {x}.get_device() != dev: {slow}")
-                body.append(f"s{i} = {x}.shape")
-                body.append(f"if len(s{i}) != {len(b.shape)}: {slow}")
+                    body.append(
+                        f"if {x}.dtype is not _dt{i} or {x}.get_device() != dev or not {x}.is_contiguous(): "
+                        f"{slow}"
+                    )
+                dims = [f"s{i}_{k}" for k in range(len(b.shape))]
+                if dims:
+                    body.append(f"{', '.join(dims)}{',' if len(dims) == 1 else ''} = {x}.shape")
+                else:
+                    body.append(f"if {x}.shape: {slow}")
                 for k, d in enumerate(b.shape):
+                    sk = dims[k]
                     if isinstance(d, IntImm):
-                        body.append(f"if s{i}[{k}] != {d.value}: {slow}")
+                        body.append(f"if {sk} != {d.value}: {slow}")
                     elif isinstance(d, Var) and d in self.dyn_src:
                         nm = self.host_names[d]
                         if d in seen_dyn:
-                            body.append(f"if s{i}[{k}] != {nm}: {slow}")
+                            body.append(f"if {sk} != {nm}: {slow}")
                         else:
                             seen_dyn.add(d)
                             t = d.ty
                             hi = (1 << (t.bits - 1)) - 1 if t.kind == "int" else (1 << t.bits) - 1
-                            body.append(f"{nm} = s{i}[{k}]")
+                            body.append(f"{nm} = {sk}")
                             body.append(f"if {nm} > {hi}: {slow}")
                     else:
-                        deferred.append((i, k, d))
-                if b.strides:
-                    return None  # explicit strides: general path
-                body.append(f"if not {x}.is_contiguous(): {slow}")
+                        deferred.append((sk, d))
                 body.append(f"_p{i} = {x}.data_ptr()")
                 need = max(b.dtype.bytes, self._align(i), int(b.align or 0))
                 if need > 1:
                     body.append(f"if _p{i} % {need}: {slow}")
-                ext.append((i, b))
+                ext.append((i, b, dims))
             elif isinstance(p.ty, PointerType):
                 return None
             else:
@@ -671,46 +687,51 @@ class Kernel:
                 else:
                     return None
                 body.append(f"_a{i} = {x}")
-        slow = "return self._general(args, stream)"
-        for i, k, d in deferred:
-            body.append(f"if s{i}[{k}] != {self._py(d, self.host_names, 'a shape')}: {slow}")
+        for sk, d in deferred:
+            body.append(f"if {sk} != {self._py(d, self.host_names, 'a shape')}: {slow}")
         if self.module.restrict:
             written = {q.var for q in self.info.params if q.written}
             for a in range(len(ext)):
                 for c in range(a + 1, len(ext)):
-                    (i, bi), (j, bj) = ext[a], ext[c]
+                    (i, bi, di), (j, bj, dj) = ext[a], ext[c]
                     if self.params[i] in written or self.params[j] in written:
-                        ni = " * ".join([f"s{i}[{k}]" for k in range(len(bi.shape))] + [str(bi.dtype.bytes)])
-                        nj = " * ".join([f"s{j}[{k}]" for k in range(len(bj.shape))] + [str(bj.dtype.bytes)])
+                        ni = " * ".join([*di, str(bi.dtype.bytes)])
+                        nj = " * ".join([*dj, str(bj.dtype.bytes)])
                         body.append(f"if _p{i} < _p{j} + {nj} and _p{j} < _p{i} + {ni}: {slow}")
         for name, code, _var in self.host_binds:
             body.append(f"{name} = {code}")
         for code, _msg in self.host_asserts:
             body.append(f"if not {code}: {slow}")
-        consts = {}
         for ax, code in zip("xyz", self.grid_code):
             body.append(f"g{ax} = {code}")
-        body.append(f"if gx <= 0 or gy <= 0 or gz <= 0: {slow}")
+        # grid 0 is a no-op and out-of-range grids are the driver's error: both on the general path
+        body.append(f"if not (0 < gx <= 2147483647 and 0 < gy <= 65535 and 0 < gz <= 65535): {slow}")
         for ax, code in zip("xyz", self.block_code):
-            consts[f"b{ax}"] = code
-        launch_dims = ", ".join(["gx", "gy", "gz"] + [consts[f"b{a}"] for a in "xyz"])
+            body.append(f"b{ax} = {code}")
+        body.append(f"if not (0 < bx and 0 < by and 0 < bz and bx * by * bz <= 1024): {slow}")
         sm = self.smem_code
         if sm != "0":
             body.append(f"sm = {sm}")
-            body.append(f"if sm > _smem.get(dev, 49152): {slow}")
+            body.append(f"if sm < 0 or sm > _smem.get(dev, 49152): {slow}")
         else:
             body.append("sm = 0")
-        body.append("fn = _fns.get(dev)")
-        body.append("blk = _blocks.get(_ident())")
-        body.append(f"if fn is None or blk is None: {slow}")
-        body.append(f"_pack(blk[0], 0, {', '.join(self.pack_exprs)})")
-        body.append("h = _raw(dev) if stream is None else stream")
-        body.append("@LAUNCH@")
-        body.append("return None")
-        lines = ["def __call__(self, *args, stream=None):"] + ["    " + x for x in body]
-        src = "\n".join(lines) + "\n"
-        self._launch_dims = launch_dims
-        return src
+        body.append("if stream is None: h = _raw(dev)")
+        body.append("elif type(stream) is int and 0 <= stream <= 18446744073709551615: h = stream")
+        body.append(f"else: {slow}")
+        body.append("@TAIL@")
+        lines = [
+            "def __call__(self, *args, stream=None):",
+            "    fn = None",
+            "    try:",
+            *["        " + x for x in body],
+            "    except Exception:",
+            "        pass",
+            "    if fn is None:",
+            "        return self._general(args, stream)",
+            "    @LAUNCH@",
+            "    return None",
+        ]
+        return "\n".join(lines) + "\n"
 
     def _bind_fast(self) -> Any:
         """Compile the fast path once torch and the driver are there (after the first launch)."""
@@ -720,7 +741,6 @@ class Kernel:
         torch = sys.modules.get("torch")
         if torch is None:
             return None
-        d = _drv.driver()
         ns = dict(HOST_GLOBALS)
         bufs = dict(self.func.buffer_map)
         for i, p in enumerate(self.params):
@@ -734,36 +754,64 @@ class Kernel:
             raw = torch._C._cuda_getCurrentRawStream
         except AttributeError:
             return None
-        dims = self._launch_dims
-        fns: dict = self._fns
-        if self.module.launcher == "ctypes" and _ctypes_launch() is not None:
-            # the same driver entry point through ctypes: plain ints, no wrapper objects per call
-            fns = {dev: int(fn) for dev, fn in self._fns.items()}
-            launch = f"if _launch(fn, {dims}, sm, h, blk[1], None): {{slow}}"
-            ns["_launch"] = _ctypes_launch()
+        packs = ", ".join(self.pack_exprs)
+        if self.module.launcher == "ctypes" and _ctypes_launch_ex() is not None:
+            # cuLaunchKernelEx(&config, f, params, NULL) of libcuda through ctypes: the launch
+            # config (grid, block, smem, stream) and the parameter values sit in one per-thread
+            # buffer written by a single pack_into; the call's four arguments are prebuilt
+            # ctypes objects (no per-call conversion of eleven Python ints)
+            tail = (
+                "blk = _xb.get(_ident()) or self._exblock()\n"
+                "f = _fnp[dev]\n"
+                f"_xpack(blk[0], 0, gx, gy, gz, bx, by, bz, sm, h{', ' if packs else ''}{packs})\n"
+                "fn = f"
+            )
+            launch = "if _launch(blk[1], fn, blk[2], None): return self._general(args, stream)"
+            ns["_launch"] = _ctypes_launch_ex()
+            ns["_xpack"] = struct.Struct(_EX_HEAD + self.fmt[1:]).pack_into
+            for dev, fn in self._fns.items():
+                self._fnp[dev] = ctypes.c_void_p(int(fn))
         else:
+            d = _drv.driver()
+            tail = (
+                f"blk = _blocks[_ident()]\nso = _streams[h]\nf = _fns[dev]\n_pack(blk[0], 0, {packs})\nfn = f"
+            )
             launch = (
-                "so = _streams.get(h)\n"
-                "    if so is None: {slow}\n"
-                f"    if _launch(fn, {dims}, sm, so, blk[1], 0)[0] is not _OK: {{slow}}"
+                "if _launch(fn, gx, gy, gz, bx, by, bz, sm, so, blk[1], 0)[0] is not _OK: "
+                "return self._general(args, stream)"
             )
             ns["_launch"] = d.cuLaunchKernel
-        launch = launch.replace("{slow}", "return self._general(args, stream)")
-        src = src.replace("@LAUNCH@", launch)
+            ns["_OK"] = d.CUresult.CUDA_SUCCESS
+        src = src.replace("@TAIL@", tail.replace("\n", "\n        ")).replace("@LAUNCH@", launch)
         ns.update(
             _T=torch.Tensor,
-            _fns=fns,
+            _Slow=_Slow,
+            _fns=self._fns,
+            _fnp=self._fnp,
             _blocks=self._blocks,
+            _xb=self._xblocks,
             _streams=self._streams,
             _smem=self._smem_max,
             _ident=threading.get_ident,
             _pack=struct.Struct(self.fmt).pack_into,
             _raw=raw,
-            _OK=d.CUresult.CUDA_SUCCESS,
         )
         self.fast_source = src
         exec(compile(src, f"<tirx fast path {self.name}>", "exec"), ns)
         return ns["__call__"]
+
+    def _exblock(self) -> tuple:
+        """This thread's cuLaunchKernelEx buffer: a CUlaunchConfig, then the parameter values."""
+        ident = threading.get_ident()
+        blk = self._xblocks.get(ident)
+        if blk is None:
+            n = len(self.param_offsets)
+            buf = (ctypes.c_char * (_EX_PARAMS + self.param_size))()  # zeroed: attrs = NULL, numAttrs = 0
+            base = ctypes.addressof(buf)
+            arr = (ctypes.c_void_p * max(n, 1))(*[base + _EX_PARAMS + o for o in self.param_offsets])
+            blk = (buf, ctypes.c_void_p(base), ctypes.c_void_p(ctypes.addressof(arr)), arr)
+            self._xblocks[ident] = blk
+        return blk
 
     def _general(self, args: tuple, stream: Any) -> None:
         self._check_and_launch(args, stream)
@@ -787,24 +835,48 @@ class Kernel:
     _fast_fn = None
 
 
-_SLOW = object()
+class _Slow(Exception):
+    """Raised inside the generated fast path: hand this call to the general path."""
 
+
+# cuLaunchKernelEx's CUlaunchConfig (cuda.h): 7 unsigned ints (grid, block, sharedMemBytes),
+# 4 bytes of padding, CUstream hStream at 32, CUlaunchAttribute* attrs at 40, unsigned numAttrs
+# at 48; 56 bytes. The parameter values start at 64 (a multiple of every parameter alignment);
+# the 24 pad bytes written with the config keep attrs = NULL and numAttrs = 0.
+_EX_HEAD = "=7I4xQ24x"
+_EX_PARAMS = 64
 
 _CT_LAUNCH: list = []
+_CT_LAUNCH_EX: list = []
+
+
+def _libcuda():
+    return ctypes.CDLL("libcuda.so.1")
 
 
 def _ctypes_launch():
     """``cuLaunchKernel`` from libcuda through ctypes (the library cuda-bindings loaded)."""
     if not _CT_LAUNCH:
         try:
-            lib = ctypes.CDLL("libcuda.so.1")
-            fn = lib.cuLaunchKernel
+            fn = _libcuda().cuLaunchKernel
             fn.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
             fn.restype = ctypes.c_int
             _CT_LAUNCH.append(fn)
         except (OSError, AttributeError):
             _CT_LAUNCH.append(None)
     return _CT_LAUNCH[0]
+
+
+def _ctypes_launch_ex():
+    """``cuLaunchKernelEx`` from libcuda through ctypes, called with ctypes objects only."""
+    if not _CT_LAUNCH_EX:
+        try:
+            fn = _libcuda().cuLaunchKernelEx
+            fn.restype = ctypes.c_int  # no argtypes: every argument is a c_void_p or None
+            _CT_LAUNCH_EX.append(fn)
+        except (OSError, AttributeError):
+            _CT_LAUNCH_EX.append(None)
+    return _CT_LAUNCH_EX[0]
 
 
 def _contig(shape: tuple) -> tuple:

@@ -16,7 +16,9 @@ trip) can be compared bit for bit::
         r.assert_same(r.run(), r.run(my_pass(r.func)))
 
 Covered: int32 and float32 arithmetic (wrapping, truncating and floor division/modulo,
-shifts, bit ops, min/max, selects, casts both ways), loads of input buffers, scalar
+shifts, bit ops, min/max, selects, casts both ways), detours through other integer types
+(int8..uint64: wrapping, unsigned division and shifts) and through float16/bfloat16
+arithmetic (rounding at every step), loads of input buffers, scalar
 params, Binds, local accumulators, ``if``/``else``, serial loops, ``while`` with
 ``break``/``continue``, dynamic or constant sizes, host-only loops or a device entry
 (grid x block with a bounds guard), sometimes a shared-memory exchange with barriers.
@@ -32,12 +34,13 @@ from hypothesis import strategies as st
 from tirx.ir import expr as E
 from tirx.ir.function import Function
 from tirx.ir.op import call
-from tirx.ir.types import TensorType, float32, int32
+from tirx.ir.types import TensorType, bfloat16, float16, float32, int32, prim
 from tirx.script.builder import IRBuilder, launch_args
 
 __all__ = ["Runnable", "runnable_kernels"]
 
 _FCONSTS = (0.0, 1.0, -1.0, 0.5, -2.5, 0.125, 3.0, 1024.0, -0.0, 7.75)
+_ITYPES = tuple(prim(n) for n in ("int64", "uint32", "int16", "uint8", "int8", "uint64"))
 _ICONSTS = (0, 1, -1, 2, 3, 7, -8, 100, -1000, 2**31 - 1, -(2**31), 65535, 12345)
 
 
@@ -110,8 +113,23 @@ class _Gen:
             if k == 2:
                 return self.X[E.FloorMod(draw(st.sampled_from(self.ivars)), self.N)]
             return draw(st.sampled_from(self.ivars))
-        k = draw(st.integers(0, 13))
+        k = draw(st.integers(0, 14))
         a = self.iexpr(d + 1)
+        if k == 14:  # a detour through another integer type (wraps / truncates / sign-changes)
+            t2 = draw(st.sampled_from(_ITYPES))
+            x, y = E.Cast(t2, a), E.Cast(t2, self.iexpr(d + 1))
+            j = draw(st.integers(0, 5))
+            if j <= 2:
+                r = (E.Add, E.Sub, E.Mul)[j](x, y)
+            elif j == 3:
+                one = E.const(1, t2)
+                den = E.Add(E.BitAnd(y, E.const(7, t2)), one)
+                r = draw(st.sampled_from((E.Div, E.Mod, E.FloorDiv, E.FloorMod)))(x, den)
+            elif j == 4:
+                r = E.Shr(x, E.BitAnd(y, E.const(t2.bits - 1, t2)))
+            else:
+                r = (E.Min if draw(st.booleans()) else E.Max)(x, y)
+            return E.Cast(int32, r)
         if k <= 5:
             cls = (E.Add, E.Sub, E.Mul, E.BitAnd, E.BitOr, E.BitXor)[k]
             return cls(a, self.iexpr(d + 1))
@@ -147,8 +165,14 @@ class _Gen:
             if k == 2 and self.fvars:
                 return draw(st.sampled_from(self.fvars))
             return self.F[self.index(d)]
-        k = draw(st.integers(0, 6))
+        k = draw(st.integers(0, 7))
         a = self.fexpr(d + 1)
+        if k == 7:  # arithmetic in a half type, rounded at every step
+            t2 = draw(st.sampled_from((float16, bfloat16)))
+            x, y = E.Cast(t2, a), E.Cast(t2, self.fexpr(d + 1))
+            j = draw(st.integers(0, 3))
+            r = (E.Add, E.Sub, E.Mul, E.Max)[j](x, y)
+            return E.Cast(float32, r)
         if k <= 2:
             return (E.Add, E.Sub, E.Mul)[k](a, self.fexpr(d + 1))
         if k == 3:

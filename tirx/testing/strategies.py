@@ -212,7 +212,7 @@ def _ptr_expr(draw, ctx: _Ctx, t: PointerType, depth: int) -> E.PrimExpr | None:
 
 def _op_call(draw, ctx: _Ctx, t: PrimType, depth: int) -> E.PrimExpr | None:
     """A call of an op from the op table, cast to ``t`` when its result differs."""
-    ops = [o for n, o in sorted(all_ops().items()) if (ctx.in_device or not o.device_only)]
+    ops = [o for n, o in sorted(all_ops(builtin_only=True).items()) if (ctx.in_device or not o.device_only)]
     op = draw(st.sampled_from(ops))
     if op.name == "address_of":
         return None

@@ -271,7 +271,8 @@ def _table(sizes, actual, rows, tvm) -> list[str]:
     out = [
         f"Run {when}, Python {sys.version.split()[0]}, sizes (statements) "
         + " / ".join(f"{actual[n]:,}" for n in sizes)
-        + ". Time = min of 3 runs (1 run at 100k); peak = tracemalloc peak during one run.",
+        + ". Time = min of 3 runs (1 run at 100k); peak = tracemalloc peak during one run;"
+        + f" load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
         "",
     ]
     head = (
@@ -280,8 +281,8 @@ def _table(sizes, actual, rows, tvm) -> list[str]:
         + " | "
         + " | ".join(f"{n // 1000}k peak MiB" for n in sizes)
     )
-    growth = [f"time x{sizes[i + 1] // sizes[i]}" for i in range(len(sizes) - 1)]
-    mgrowth = [f"mem x{sizes[i + 1] // sizes[i]}" for i in range(len(sizes) - 1)]
+    growth = [f"time {sizes[i] // 1000}k→{sizes[i + 1] // 1000}k" for i in range(len(sizes) - 1)]
+    mgrowth = [f"mem {sizes[i] // 1000}k→{sizes[i + 1] // 1000}k" for i in range(len(sizes) - 1)]
     head += " | " + " | ".join(growth + mgrowth) + " |"
     out.append(head)
     out.append("|" + " --- |" * (1 + 2 * len(sizes) + 2 * (len(sizes) - 1)))

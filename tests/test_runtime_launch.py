@@ -1,0 +1,273 @@
+"""The generated fast launch path without a GPU: a fake ``torch`` module and fake driver calls.
+
+Every call goes through the fast path (``launcher="ctypes"``: one ``pack_into`` into a
+``CUlaunchConfig`` + parameter buffer and ``cuLaunchKernelEx``; ``launcher="bindings"``:
+``cuda.bindings`` ``cuLaunchKernel``) and through the general path; both must launch the
+same thing, and every bad argument must be refused with the general path's error and
+without a launch.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import sys
+import threading
+import types
+
+import pytest
+
+pytest.importorskip("cuda.bindings.nvrtc")
+
+import tirx
+from tirx.ir import TensorType, Var, const
+from tirx.ir.op import call
+from tirx.ir.types import float16, float32, int32
+from tirx.runtime import cache as C
+from tirx.runtime import driver as D
+from tirx.runtime import kernel as K
+from tirx.script.builder import IRBuilder, launch_args
+
+ARCH = "cuda -arch=sm_90a"
+FN = 0xF00D000  # the fake CUfunction handle
+RAW_STREAM = 0x5E0000
+
+
+class _DType:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"torch.{self.name}"
+
+
+def make_fake_torch():
+    torch = types.ModuleType("torch")
+    for nm in ("float16", "float32", "float64", "bfloat16", "int32", "int64", "uint8", "bool"):
+        setattr(torch, nm, _DType(nm))
+
+    class Tensor:
+        def __init__(self, shape, dtype, ptr, dev=0, strides=None):
+            self.shape = tuple(shape)
+            self.dtype = dtype
+            self._ptr = ptr
+            self._dev = dev
+            self._strides = strides if strides is not None else K._contig(self.shape)
+
+        def get_device(self):
+            return self._dev
+
+        @property
+        def is_cuda(self):
+            return self._dev >= 0
+
+        @property
+        def device(self):
+            return f"cuda:{self._dev}" if self._dev >= 0 else "cpu"
+
+        def data_ptr(self):
+            return self._ptr
+
+        def stride(self):
+            return self._strides
+
+        def is_contiguous(self):
+            return K._is_contig(self.shape, self._strides)
+
+    torch.Tensor = Tensor
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda dev: RAW_STREAM + dev)
+    torch.cuda = types.SimpleNamespace(current_stream=lambda dev=None: types.SimpleNamespace(cuda_stream=0))
+    return torch
+
+
+class Recorder:
+    def __init__(self):
+        self.calls = []
+
+    # general path: Kernel._launch(device, grid, block, cluster, smem, values, stream)
+    def general(self, kern, device, grid, block, cluster, smem, values, stream):
+        kern._function(device)
+        kern._block()
+        h = K._stream_handle(stream, device)
+        kern._stream_obj(h)
+        vals = list(struct.unpack(kern.fmt, struct.pack(kern.fmt, *values)))
+        self.calls.append(("general", device, tuple(grid), tuple(block), smem, h, vals))
+
+    # ctypes fast path: cuLaunchKernelEx(&config, f, kernelParams, NULL)
+    def ex(self, cfgp, fn, parp, extra):
+        assert extra is None and fn.value == FN
+        head = struct.unpack_from(K._EX_HEAD, ctypes.string_at(cfgp.value, K._EX_PARAMS))
+        attrs, nattrs = struct.unpack_from("=QI", ctypes.string_at(cfgp.value + 40, 12))
+        assert attrs == 0 and nattrs == 0
+        kern = self.kern
+        ptrs = (ctypes.c_void_p * max(len(kern.param_offsets), 1)).from_address(parp.value)
+        vals = []
+        codes = [c for c in struct.Struct(kern.fmt).format if c.isalpha() and c != "x"]
+        for k, code in enumerate(codes):
+            vals.append(struct.unpack(code, ctypes.string_at(ptrs[k], struct.calcsize(code)))[0])
+        self.calls.append(("fast", None, head[0:3], head[3:6], head[6], head[7], vals))
+        return 0
+
+    # bindings fast path: cuLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra)
+    def bindings(self, fn, gx, gy, gz, bx, by, bz, sm, so, paddr, extra):
+        kern = self.kern
+        blk = kern._blocks[threading.get_ident()]
+        assert paddr == blk[1]
+        vals = list(struct.unpack_from(kern.fmt, blk[0], 0))
+        self.calls.append(("fast", None, (gx, gy, gz), (bx, by, bz), sm, so, vals))
+        return (FakeDriver.CUresult.CUDA_SUCCESS,)
+
+
+class FakeDriver:
+    class CUresult:
+        CUDA_SUCCESS = object()
+
+    @staticmethod
+    def CUstream(h):
+        return h
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path):
+    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
+    C.clear_memory()
+    torch = make_fake_torch()
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    rec = Recorder()
+    monkeypatch.setattr(K.Kernel, "_launch", lambda self, *a: rec.general(self, *a))
+    monkeypatch.setattr(K.CompiledModule, "_load", lambda self, dev, name: FN)
+    monkeypatch.setattr(K, "_ctypes_launch_ex", lambda: rec.ex)
+    drv = FakeDriver()
+    drv.cuLaunchKernel = rec.bindings
+    monkeypatch.setattr(D, "driver", lambda: drv)
+    yield torch, rec
+    C.clear_memory()
+
+
+def make_add(block=128, dtype=float16, scalar=False):
+    b = IRBuilder("launch_test.py")
+    with b, b.function("add"):
+        n = Var("n")
+        A = b.param("A", TensorType((n,), dtype))
+        B = b.param("B", TensorType((n,), dtype))
+        s = b.param("s", int32) if scalar else None
+        with b.device_entry(*launch_args((n + block - 1) // block, block)):
+            i = b.bind("i", call("cuda.block_idx", "x") * block + call("cuda.thread_idx", "x"))
+            with b.if_(i < n):
+                v = A[i] + const(2.0, dtype)
+                if s is not None:
+                    v = v + s.astype(dtype.base)
+                b.store(B, (i,), v)
+    return b.get()
+
+
+def compiled(rec, launcher, **kw):
+    k = tirx.compile(make_add(**kw), target=ARCH, cache=False, launcher=launcher)
+    rec.kern = k
+    return k
+
+
+def _both(rec, k, *args, **kw):
+    """Launch once through the fast path and once through the general path; return both records."""
+    k(*args, **kw)  # bindings: the first launch on a new stream wraps it on the general path
+    rec.calls.clear()
+    k(*args, **kw)
+    K.Kernel._general(k, args, kw.get("stream"))
+    assert [c[0] for c in rec.calls] == ["fast", "general"], rec.calls
+    return rec.calls[0][2:], rec.calls[1][2:]
+
+
+@pytest.mark.parametrize("launcher", ["ctypes", "bindings"])
+def test_fast_path_launches_what_the_general_path_launches(env, launcher):
+    torch, rec = env
+    k = compiled(rec, launcher, scalar=True)
+    a = torch.Tensor((1000,), torch.float16, 0x10000)
+    b = torch.Tensor((1000,), torch.float16, 0x20000)
+    k(a, b, 3)  # first call: general path, then the object switches
+    assert type(k).__name__ != "Kernel"
+    assert "raise _Slow" in k.fast_source
+    for n, s, stream in ((1000, 3, None), (1, -7, None), (129, 2**31 - 1, 0x777), (4096, 0, 0)):
+        a = torch.Tensor((n,), torch.float16, 0x10000)
+        b = torch.Tensor((n,), torch.float16, 0x30000)
+        fast, general = _both(rec, k, a, b, s, stream=stream)
+        assert fast == general
+        assert fast[0] == ((n + 127) // 128, 1, 1) and fast[1] == (128, 1, 1)
+        assert fast[3] == (RAW_STREAM if stream is None else stream)
+        assert fast[4] == [0x10000, 0x30000, s, n]
+
+
+@pytest.mark.parametrize("launcher", ["ctypes", "bindings"])
+def test_bad_arguments_are_refused_without_a_launch(env, launcher):
+    torch, rec = env
+    k = compiled(rec, launcher, scalar=True)
+    T = torch.Tensor
+    good = (T((64,), torch.float16, 0x10000), T((64,), torch.float16, 0x20000), 1)
+    k(*good)
+    assert type(k).__name__ != "Kernel"
+    bad = [
+        ((good[0], good[1]), TypeError, r"takes 3 argument\(s\)"),
+        ((*good, 1), TypeError, r"takes 3 argument\(s\)"),
+        ((T((64,), torch.float32, 0x10000), good[1], 1), TypeError, "parameter A: expected dtype float16"),
+        ((T((8, 8), torch.float16, 0x10000), good[1], 1), ValueError, "parameter A: expected rank 1"),
+        ((good[0], T((65,), torch.float16, 0x20000), 1), ValueError, "dynamic dimension n disagrees"),
+        ((good[0], T((64,), torch.float16, 0x20000, dev=1), 1), ValueError, "B is on cuda:1"),
+        ((good[0], T((64,), torch.float16, 0x20000, dev=-1), 1), ValueError, "parameter B: tensor is on cpu"),
+        ((T((64,), torch.float16, 0x10000, strides=(2,)), good[1], 1), ValueError, "not contiguous"),
+        ((good[0], T((64,), torch.float16, 0x20001), 1), ValueError, "not aligned to 2 bytes"),
+        ((good[0], T((64,), torch.float16, 0x10040), 1), ValueError, "parameters A and B overlap"),
+        ((*good[:2], 2**31), ValueError, "parameter s: 2147483648 does not fit in int32"),
+        ((*good[:2], 1.5), TypeError, "parameter s: expected an int"),
+        ((good[0], object(), 1), TypeError, "parameter B: expected a CUDA tensor"),
+    ]
+    for args, exc, msg in bad:
+        rec.calls.clear()
+        with pytest.raises(exc, match=msg):
+            k(*args)
+        assert rec.calls == [], (msg, rec.calls)
+    with pytest.raises(TypeError, match="stream"):
+        k(*good, stream="s")
+    rec.calls.clear()
+    try:  # a negative handle is never packed by the fast path (the real driver refuses it)
+        k(*good, stream=-1)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    assert not any(c[0] == "fast" for c in rec.calls)
+    # empty tensors: grid 0, no launch at all
+    rec.calls.clear()
+    k(T((0,), torch.float16, 0x10000), T((0,), torch.float16, 0x20000), 1)
+    assert rec.calls == []
+    # int32 n overflow
+    big = 2**31
+    with pytest.raises(ValueError, match="does not fit in int32"):
+        k(T((big,), torch.float16, 0x10000), T((big,), torch.float16, 0x10000 + 2**33), 1)
+    # and good calls still take the fast path
+    fast, general = _both(rec, k, *good)
+    assert fast == general
+
+
+def test_fast_path_per_thread_buffers(env):
+    torch, rec = env
+    k = compiled(rec, "ctypes")
+    T = torch.Tensor
+    k(T((64,), torch.float16, 0x10000), T((64,), torch.float16, 0x20000))
+    errors = []
+    start = threading.Barrier(3)
+
+    def worker(n):
+        try:
+            start.wait()
+            for _ in range(50):
+                k(T((n,), torch.float16, 0x10000), T((n,), torch.float16, 0x20000 + 64 * n))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=worker, args=(n,)) for n in (100, 200, 300)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
+    assert len(k._xblocks) == 3  # one buffer per thread
+    assert sum(c[0] == "fast" for c in rec.calls) >= 147
+    for c in rec.calls:
+        assert c[6][1] == 0x20000 + 64 * c[6][2] or c[6][2] == 64  # params belong to one call
