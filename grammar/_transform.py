@@ -464,11 +464,18 @@ class TextBuilder:
 
     def class_open(self, c):
         decos, name_tok = c[0], c[2]
+        mattrs = None
         for name, args, _at, nm in decos:
-            if name not in ("T.ir_module", "I.ir_module") or args:
+            if name not in ("T.ir_module", "I.ir_module"):
                 raise self.err(f"unsupported class decorator @{name}", self.tsp(nm))
+            if args:
+                pos, kw = self.split_args(args, self.tsp(nm), "@" + name)
+                self.nargs("@" + name, pos, kw, self.tsp(nm), 0, 0, ("attrs",))
+                mattrs = kw.get("attrs")
+                if not isinstance(mattrs, (dict, Attrs)):
+                    raise self.err(f"@{name}: attrs= must be a dict", self.tsp(nm))
         self.module_name = name_tok.value
-        self.enter(self.b.module(name_tok.value), self.tsp(name_tok))
+        self.enter(self.b.module(name_tok.value, mattrs), self.tsp(name_tok))
         return None
 
     def classdef(self, c):

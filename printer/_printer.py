@@ -659,12 +659,11 @@ class Printer:
         self.in_func = False
 
     def module(self, m: Module) -> None:
-        self.emit(0, "@T.ir_module")
-        self.emit(0, f"class {self.module_name}:")
         if m.attrs:
-            self.emit(1, f"T.module_attrs({self.attr_dict(m.attrs)})")
-            if m.functions:
-                self.lines.append("")
+            self.emit(0, f"@T.ir_module(attrs={self.attr_dict(m.attrs)})")
+        else:
+            self.emit(0, "@T.ir_module")
+        self.emit(0, f"class {self.module_name}:")
         for i, f in enumerate(m.functions):
             if i:
                 self.lines.append("")

@@ -118,3 +118,17 @@ def test_buffer_data_of_unknown_name_is_a_diagnostic():
     with pytest.raises(tirx.DiagnosticError) as ei:
         tirx.loads(bad, source_name="k.tirx")
     assert "k.tirx:11:27" in str(ei.value)
+
+
+def test_module_attrs_round_trip():
+    from tirx.ir import Function, Module, Return, Var
+
+    x = Var("x", "float32")
+    m = Module((Function("f", (x,), Return(x), ret_ty=x.ty, private=True),), {"target": "cuda", "opt": [1, 2]})
+    text = tirx.dumps(m)
+    assert '@T.ir_module(attrs={"target": "cuda", "opt": [1, 2]})' in text
+    back = tirx.loads(text)
+    assert tirx.structural_equal(back, m)
+    assert tirx.dumps(back) == text
+    with pytest.raises(tirx.DiagnosticError, match="attrs= must be a dict"):
+        tirx.loads(text.replace('attrs={"target": "cuda", "opt": [1, 2]}', "attrs=3"))

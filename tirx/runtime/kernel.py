@@ -702,13 +702,29 @@ class Kernel:
             body.append(f"{name} = {code}")
         for code, _msg in self.host_asserts:
             body.append(f"if not {code}: {slow}")
-        for ax, code in zip("xyz", self.grid_code):
-            body.append(f"g{ax} = {code}")
-        # grid 0 is a no-op and out-of-range grids are the driver's error: both on the general path
-        body.append(f"if not (0 < gx <= 2147483647 and 0 < gy <= 65535 and 0 < gz <= 65535): {slow}")
-        for ax, code in zip("xyz", self.block_code):
-            body.append(f"b{ax} = {code}")
-        body.append(f"if not (0 < bx and 0 < by and 0 < bz and bx * by * bz <= 1024): {slow}")
+        # grid 0 is a no-op and out-of-range grids are the driver's error: both on the general path;
+        # constant dims are checked here and become literals
+        dims = {}
+        for pre, codes, lims in (
+            ("g", self.grid_code, (2147483647, 65535, 65535)),
+            ("b", self.block_code, (1024,) * 3),
+        ):
+            for ax, code, hi in zip("xyz", codes, lims):
+                c = _int_literal(code)
+                if c is None:
+                    body.append(f"{pre}{ax} = {code}")
+                    body.append(f"if not 0 < {pre}{ax} <= {hi}: {slow}")
+                    dims[pre + ax] = f"{pre}{ax}"
+                elif not 0 < c <= hi:
+                    return None
+                else:
+                    dims[pre + ax] = str(c)
+        bdims = [_int_literal(c) for c in self.block_code]
+        if None in bdims:
+            body.append(f"if {dims['bx']} * {dims['by']} * {dims['bz']} > 1024: {slow}")
+        elif math.prod(bdims) > 1024:
+            return None
+        self._dims = ", ".join(dims[k] for k in ("gx", "gy", "gz", "bx", "by", "bz"))
         sm = self.smem_code
         if sm != "0":
             body.append(f"sm = {sm}")
@@ -763,7 +779,7 @@ class Kernel:
             tail = (
                 "blk = _xb.get(_ident()) or self._exblock()\n"
                 "f = _fnp[dev]\n"
-                f"_xpack(blk[0], 0, gx, gy, gz, bx, by, bz, sm, h{', ' if packs else ''}{packs})\n"
+                f"_xpack(blk[0], 0, {self._dims}, sm, h{', ' if packs else ''}{packs})\n"
                 "fn = f"
             )
             launch = "if _launch(blk[1], fn, blk[2], None): return self._general(args, stream)"
@@ -777,7 +793,7 @@ class Kernel:
                 f"blk = _blocks[_ident()]\nso = _streams[h]\nf = _fns[dev]\n_pack(blk[0], 0, {packs})\nfn = f"
             )
             launch = (
-                "if _launch(fn, gx, gy, gz, bx, by, bz, sm, so, blk[1], 0)[0] is not _OK: "
+                f"if _launch(fn, {self._dims}, sm, so, blk[1], 0)[0] is not _OK: "
                 "return self._general(args, stream)"
             )
             ns["_launch"] = d.cuLaunchKernel
@@ -833,6 +849,7 @@ class Kernel:
             self.__class__ = type(f"Kernel_{self.name}", (Kernel,), {"__call__": fast, "__slots__": ()})
 
     _fast_fn = None
+    _dims = ""
 
 
 class _Slow(Exception):
@@ -865,6 +882,15 @@ def _ctypes_launch():
         except (OSError, AttributeError):
             _CT_LAUNCH.append(None)
     return _CT_LAUNCH[0]
+
+
+def _int_literal(code: str) -> int | None:
+    """The value of ``code`` when it is an integer literal (``"128"``, ``"(1)"``, ``"-1"``), else None."""
+    c = code.strip()
+    while c.startswith("(") and c.endswith(")"):
+        c = c[1:-1].strip()
+    body = c[1:] if c.startswith("-") else c
+    return int(c) if body.isdigit() else None
 
 
 def _ctypes_launch_ex():

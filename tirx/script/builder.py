@@ -179,10 +179,10 @@ class IRBuilder:
             assert popped is fr
 
     @contextlib.contextmanager
-    def module(self, name: str = "Module") -> Iterator[None]:
+    def module(self, name: str = "Module", attrs: Any = None) -> Iterator[None]:
         self.module_funcs = []
         yield
-        self.result = Module(tuple(self.module_funcs), name=name)
+        self.result = Module(tuple(self.module_funcs), attrs if attrs is not None else EMPTY_ATTRS, name=name)
         self.module_funcs = None
 
     @contextlib.contextmanager

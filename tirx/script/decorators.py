@@ -118,8 +118,13 @@ class ModuleProxy:
             raise AttributeError(f"module {self._name} has no function {name!r}") from None
 
 
-def ir_module(cls: Any) -> Module:
-    """Parse a class of ``@T.function`` methods into a ``tirx.Module``."""
+def ir_module(cls: Any = None, *, attrs: Any = None) -> Any:
+    """Parse a class of ``@T.function`` methods into a ``tirx.Module``.
+
+    ``@T.ir_module(attrs={...})`` sets the module's attributes.
+    """
+    if cls is None:
+        return lambda c: ir_module(c, attrs=attrs)
     if not isinstance(cls, type):
         raise TypeError(f"@ir_module decorates a class, got {type(cls).__name__}")
     proxy = ModuleProxy(cls.__name__)
@@ -153,7 +158,7 @@ def ir_module(cls: Any) -> Module:
     for f in extra_funcs:
         proxy._refs[f.name] = GlobalRef(f.name, [p.ty for p in f.params], f.ret_ty)
     b = IRBuilder(cls.__name__)
-    with b, b.module(cls.__name__):
+    with b, b.module(cls.__name__, attrs):
         for f in extra_funcs:
             b.module_funcs.append(f)
         for name, v, src, env in items:
