@@ -69,6 +69,8 @@ __all__ = ["CommonSubexprElim"]
 _LEAVES = (Var, IntImm, FloatImm, StringImm)
 _NEVER = (BufferLoad, Let, Ramp, Broadcast)
 _NAME_RE = re.compile(r"^cse_v(\d+)$")
+# region kinds: a body run exactly once when reached, a loop body (maybe not at all), a branch
+_ONCE, _MAYBE, _BRANCH = 0, 1, 2
 
 
 _CLS_OK: dict[type, bool] = {}
@@ -107,6 +109,8 @@ class _CSE:
         self.r_parent: list[int] = []
         self.r_pidx: list[int] = []
         self.r_depth: list[int] = []
+        self.r_kind: list[int] = []
+        self.r_sib: list[int] = []  # then-region -> its else-region (-1: none)
         # occurrences
         self.o_key: list[int] = []
         self.o_region: list[int] = []
@@ -230,12 +234,14 @@ class _CSE:
                 self.o_key[slot] = gid
         return vn, size
 
-    def scan_region(self, body: Any, pre_defs: tuple = ()) -> None:
+    def scan_region(self, body: Any, pre_defs: tuple = (), kind: int = _ONCE) -> int:
         parent, pidx = self.cur_r, self.cur_i
         r = len(self.r_parent)
         self.r_parent.append(parent)
         self.r_pidx.append(pidx)
         self.r_depth.append(self.r_depth[parent] + 1 if r else 0)
+        self.r_kind.append(kind)
+        self.r_sib.append(-1)
         self.gen_undo.append([])
         for v in pre_defs:
             self.define(v)
@@ -248,6 +254,7 @@ class _CSE:
             else:
                 self.gen[v] = old
         self.cur_r, self.cur_i = parent, pidx
+        return r
 
     def scan_stmt(self, s: Any) -> None:
         t = type(s)
@@ -270,15 +277,15 @@ class _CSE:
             self.sc(s.extent)
             if s.step is not None:
                 self.sc(s.step)
-            self.scan_region(s.body, (s.var,))
+            self.scan_region(s.body, (s.var,), _MAYBE)
         elif t is While:
             self.sc(s.cond)
-            self.scan_region(s.body)
+            self.scan_region(s.body, (), _MAYBE)
         elif t is IfThenElse:
             self.sc(s.cond)
-            self.scan_region(s.then_case)
+            then = self.scan_region(s.then_case, (), _BRANCH)
             if s.else_case is not None:
-                self.scan_region(s.else_case)
+                self.r_sib[then] = self.scan_region(s.else_case, (), _BRANCH)
         elif t is DeviceEntry:
             for a in s.args:
                 self.sc(a)
@@ -298,47 +305,89 @@ class _CSE:
             raise TypeError(f"CommonSubexprElim: unknown statement {t.__name__}")
 
     # ------------------------------------------------------------------ choose
+    def _lca(self, occs: list[int]) -> tuple[int, int]:
+        """Deepest body enclosing all ``occs`` and the first statement index there."""
+        o_region, o_idx = self.o_region, self.o_idx
+        r_parent, r_pidx, r_depth = self.r_parent, self.r_pidx, self.r_depth
+        r, i = o_region[occs[0]], o_idx[occs[0]]
+        for o in occs[1:]:
+            r2, i2 = o_region[o], o_idx[o]
+            while r_depth[r2] > r_depth[r]:
+                i2 = r_pidx[r2]
+                r2 = r_parent[r2]
+            while r_depth[r] > r_depth[r2]:
+                i = r_pidx[r]
+                r = r_parent[r]
+            while r != r2:
+                i, r = r_pidx[r], r_parent[r]
+                i2, r2 = r_pidx[r2], r_parent[r2]
+            if i2 < i:
+                i = i2
+        return r, i
+
+    def _by_child(self, occs: list[int], p: int) -> dict[int, list[int]]:
+        """Occurrences below body ``p`` grouped by the child body of ``p`` they are in."""
+        out: dict[int, list[int]] = {}
+        r_parent, o_region = self.r_parent, self.o_region
+        for o in occs:
+            r = o_region[o]
+            while r_parent[r] != p:
+                r = r_parent[r]
+            out.setdefault(r, []).append(o)
+        return out
+
+    def _certain(self, occs: list[int], p: int) -> bool:
+        """Whether reaching body ``p`` surely evaluates the expression: an occurrence right
+        in ``p``, or (recursively) in both branches of an if, or in a body run once."""
+        o_region = self.o_region
+        if any(o_region[o] == p for o in occs):
+            return True
+        parts = self._by_child(occs, p)
+        for c, sub in parts.items():
+            kind = self.r_kind[c]
+            if kind == _ONCE:
+                if self._certain(sub, c):
+                    return True
+            elif kind == _BRANCH:
+                e = self.r_sib[c]
+                if e >= 0 and e in parts and self._certain(sub, c) and self._certain(parts[e], e):
+                    return True
+        return False
+
+    def _place(self, live: list[int], g: int) -> None:
+        r, i = self._lca(live)
+        if not self._certain(live, r):
+            # evaluating it at r could compute it where the program never did (one branch,
+            # a loop that may not run): bind it separately inside each part that repeats it
+            for sub in self._by_child(live, r).values():
+                if len(sub) >= 2:
+                    self._place(sub, g)
+            return
+        k = len(self.chosen)
+        rep = live[0]
+        self.chosen.append((rep, Var(f"cse_v{self.max_name + k + 1}", self.o_node[rep].ty)))
+        self.slots.setdefault((r, i), []).append(k)
+        for o in live:
+            self.replace[o] = k
+        o_region, o_idx, o_end, dead = self.o_region, self.o_idx, self.o_end, self.dead
+        for d in range(rep + 1, o_end[rep]):
+            o_region[d] = r
+            o_idx[d] = i
+        for o in live[1:]:
+            for d in range(o + 1, o_end[o]):
+                dead[d] = 1
+
     def choose(self) -> None:
         order = [g for g in range(len(self.g_occ)) if len(self.g_occ[g]) >= 2]
         order.sort(key=lambda g: (-self.g_size[g], self.g_occ[g][0]))
-        dead = bytearray(len(self.o_key))
-        o_region, o_idx, o_end = self.o_region, self.o_idx, self.o_end
-        r_parent, r_pidx, r_depth = self.r_parent, self.r_pidx, self.r_depth
+        self.dead = dead = bytearray(len(self.o_key))
         self.replace: dict[int, int] = {}
         self.chosen: list[tuple[int, Var]] = []  # (representative occurrence, var)
         self.slots: dict[tuple[int, int], list[int]] = {}
         for g in order:
             live = [o for o in self.g_occ[g] if not dead[o]]
-            if len(live) < 2:
-                continue
-            # deepest common body and first statement index there
-            r, i = o_region[live[0]], o_idx[live[0]]
-            for o in live[1:]:
-                r2, i2 = o_region[o], o_idx[o]
-                while r_depth[r2] > r_depth[r]:
-                    i2 = r_pidx[r2]
-                    r2 = r_parent[r2]
-                while r_depth[r] > r_depth[r2]:
-                    i = r_pidx[r]
-                    r = r_parent[r]
-                while r != r2:
-                    i, r = r_pidx[r], r_parent[r]
-                    i2, r2 = r_pidx[r2], r_parent[r2]
-                if i2 < i:
-                    i = i2
-            k = len(self.chosen)
-            node = self.o_node[live[0]]
-            self.chosen.append((live[0], Var(f"cse_v{self.max_name + k + 1}", node.ty)))
-            self.slots.setdefault((r, i), []).append(k)
-            for o in live:
-                self.replace[o] = k
-            rep = live[0]
-            for d in range(rep + 1, o_end[rep]):
-                o_region[d] = r
-                o_idx[d] = i
-            for o in live[1:]:
-                for d in range(o + 1, o_end[o]):
-                    dead[d] = 1
+            if len(live) >= 2:
+                self._place(live, g)
 
     # ------------------------------------------------------------------ rewrite
     def rw(self, e: Any, root: bool = True) -> Any:

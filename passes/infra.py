@@ -14,7 +14,7 @@ runs on a one-function module and returns that function.
 Every pass call goes through the current ``PassContext`` (a thread-local stack, the
 default context has no instruments). Instruments observe each pass: ``PrintIR`` (before /
 after, as a unified diff), ``PassTiming`` and ``VerifyAfterEach`` (well-formedness after
-each pass; on in tests).
+each pass; on in tests — set ``TIRX_VERIFY_PASSES=1`` to turn it on in the default context).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import inspect
+import os
 import sys
 import threading
 import time
@@ -102,7 +103,8 @@ class PassContext:
             return stack[-1]
         ctx = getattr(_tls, "default", None)
         if ctx is None:
-            ctx = _tls.default = PassContext()
+            # TIRX_VERIFY_PASSES=1 makes the default context verify after every pass
+            ctx = _tls.default = PassContext(verify=os.environ.get("TIRX_VERIFY_PASSES", "") == "1")
         return ctx
 
     def __enter__(self) -> PassContext:

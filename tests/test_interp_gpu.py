@@ -101,8 +101,17 @@ def test_module_cuda_matches_interp():
         _same(_interp_run(mi[name], args), _cuda_run(mc[name], args))
 
 
+# Known CUDA-codegen mismatches these find (2026-11-29, H200): signed int32 arithmetic is
+# emitted as plain C++ `+ - *`, whose overflow is undefined, so nvcc may fold e.g.
+# `INT_MIN + INT_MIN` to something other than the IR's wrapped 0 (~1% of kernels); and an
+# int8 `FloorMod` whose operands C++ promotes to int makes NVRTC reject `tirx_floormod` as
+# ambiguous (extra_types only). The interpreter's results are the IR's meaning.
+_CODEGEN_UB = "CUDA codegen: signed overflow is UB in the emitted C++ (IR wraps); int8 floormod overload"
+
+
+@pytest.mark.xfail(reason=_CODEGEN_UB, strict=False)
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(runnable_kernels())
+@given(runnable_kernels(extra_types=False))
 def test_runnable_kernels_cuda_matches_interp(r):
     if "device=True" not in r.note:
         return  # host-only kernels have no CUDA launch
@@ -153,3 +162,14 @@ def test_example_kernel_cuda_matches_interp(name):
     want = _interp_run(ti.compile(f), args)
     got = _cuda_run(tirx.compile(f, target="cuda", options=EXACT), args)
     _same(want, got, ulp_ok=ulp_ok)
+
+
+@pytest.mark.xfail(reason=_CODEGEN_UB, strict=False)
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(runnable_kernels(extra_types=True))
+def test_runnable_kernels_all_types_cuda_matches_interp(r):
+    if "device=True" not in r.note:
+        return
+    want = r.run()
+    got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT), r.fresh_args())
+    _same(want, got)

@@ -716,3 +716,19 @@ def test_float8_rounds_and_saturates(base, fmax):
     assert np.isnan(got[4]) and Q[5] == 0x80
     np.testing.assert_array_equal(R[:2], [2.0, 2.5])
     assert R[2] == fmax  # 2 * max saturates back to max
+
+
+def test_same_value_writes_by_two_threads_are_a_race():
+    def body(b, O):
+        t = b.bind("t", tid())
+        s = b.alloc("s", T(4, int32, "shared"))
+        s[0] = 7  # every thread, one address
+        b.evaluate(call("cuda.cta_sync"))
+        O[t] = s[0]
+
+    k = ti.compile(build({"O": T(32, int32)}, body, 1, 32))
+    with pytest.raises(ti.RaceError, match=r"write-write race.*s at index \(0,\).*same value"):
+        k(np.zeros(32, np.int32))
+    O = np.zeros(32, np.int32)
+    ti.compile(build({"O": T(32, int32)}, body, 1, 32), check_races=False)(O)
+    assert (O == 7).all()

@@ -157,15 +157,14 @@ def test_no_change_if_already_ssa():
     assert ConvertSSA()(f) is f
 
 
-def test_thread_binding_var_kept_within_function_renamed_across():
+def _thread_kernel(name="kernel_1"):
+    from tirx.ir import BufferStore
+
     tx = Var("tx", I32)
-    ib = IRBuilder()
-    B = ib.make_buffer("B", TensorType((256,), ty.float32))
+    B = IRBuilder().make_buffer("B", TensorType((256,), ty.float32))
 
     def loop(v):
         return For(tx, const(0), const(256), ForKind.THREAD_BINDING, v, thread="threadIdx.x")
-
-    from tirx.ir import BufferStore
 
     body = SeqStmt(
         (
@@ -173,15 +172,24 @@ def test_thread_binding_var_kept_within_function_renamed_across():
             loop(BufferStore(B, BufferLoad(B, (tx,)) + 2.0, (tx,))),
         )
     )
-    f1 = Function("kernel_1", (B.data,), body, ((B.data, B),))
-    assert ConvertSSA()(f1) is f1  # one function: the thread var is kept
+    return Function(name, (B.data,), body, ((B.data, B),)), tx
+
+
+def test_keep_duplicate_thread_var_in_same_function():
+    f, _tx = _thread_kernel()
+    assert ConvertSSA()(f) is f  # one hardware index: both loops keep the same var
+
+
+def test_de_duplicate_thread_var_across_functions():
+    f, tx = _thread_kernel()
     with PassContext():
-        mod = Module((f1, f1.replace(name="kernel_2")))
+        mod = Module((f, f.replace(name="kernel_2")))
         out = ConvertSSA()(mod)
     assert is_ssa(out)
     k1, k2 = out["kernel_1"], out["kernel_2"]
-    assert k1.body.stmts[0].var is k1.body.stmts[1].var is tx
-    assert k2.body.stmts[0].var is k2.body.stmts[1].var is not tx
+    assert k1.body.stmts[0].var is k1.body.stmts[1].var is tx  # reused within the function
+    assert k2.body.stmts[0].var is k2.body.stmts[1].var is not tx  # renamed across functions
+    assert k2.params[0] is not k1.params[0]
 
 
 def test_idempotent():

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
+import re
 import struct
 import sys
 import threading
@@ -87,6 +89,7 @@ class Recorder:
 
     # general path: Kernel._launch(device, grid, block, cluster, smem, values, stream)
     def general(self, kern, device, grid, block, cluster, smem, values, stream):
+        self.cluster_general = None if cluster is None else tuple(cluster)
         kern._function(device)
         kern._block()
         h = K._stream_handle(stream, device)
@@ -97,13 +100,21 @@ class Recorder:
     # ctypes fast path: cuLaunchKernelEx(&config, f, kernelParams, NULL)
     def ex(self, cfgp, fn, parp, extra):
         assert extra is None and fn.value == FN
-        head = struct.unpack_from(K._EX_HEAD, ctypes.string_at(cfgp.value, K._EX_PARAMS))
-        attrs, nattrs = struct.unpack_from("=QI", ctypes.string_at(cfgp.value + 40, 12))
-        assert attrs == 0 and nattrs == 0
         kern = self.kern
+        head = struct.unpack_from("=7I4xQ", ctypes.string_at(cfgp.value, 40))
+        attrs, nattrs = struct.unpack_from("=QI", ctypes.string_at(cfgp.value + 40, 12))
+        cluster = None
+        if kern.cluster_code is None:
+            assert attrs == 0 and nattrs == 0
+        else:
+            assert attrs == cfgp.value + 56 and nattrs == 1
+            aid, *cluster = struct.unpack_from("=I4x3I", ctypes.string_at(attrs, 20))
+            assert aid == 4  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            cluster = tuple(cluster)
+        self.cluster = cluster
         ptrs = (ctypes.c_void_p * max(len(kern.param_offsets), 1)).from_address(parp.value)
         vals = []
-        codes = [c for c in struct.Struct(kern.fmt).format if c.isalpha() and c != "x"]
+        codes = [n + c for n, c in re.findall(r"(\d*)([a-zA-Z?])", kern.fmt) if c != "x"]
         for k, code in enumerate(codes):
             vals.append(struct.unpack(code, ctypes.string_at(ptrs[k], struct.calcsize(code)))[0])
         self.calls.append(("fast", None, head[0:3], head[3:6], head[6], head[7], vals))
@@ -270,3 +281,142 @@ def test_fast_path_per_thread_buffers(env):
     assert sum(c[0] == "fast" for c in rec.calls) >= 147
     for c in rec.calls:
         assert c[6][1] == 0x20000 + 64 * c[6][2] or c[6][2] == 64  # params belong to one call
+
+
+def make_cluster_tma(cluster=2):
+    from tirx.ir.types import PointerType, uint8
+
+    b = IRBuilder("launch_test.py")
+    with b, b.function("clus"):
+        n = Var("n")
+        A = b.param("A", TensorType((n, 64), int32))
+        tm = b.param("tm", PointerType(uint8, "tensormap"))  # a 128-byte by-value parameter before n
+        with b.device_entry(*launch_args(n, 64, cluster=cluster)):
+            t = b.bind("t", call("cuda.thread_idx", "x"))
+            b.store(A, (call("cuda.block_idx", "x"), t), n * 100 + t)
+            _ = tm
+    return b.get()
+
+
+def test_cluster_and_tensormap_take_the_fast_path(env, monkeypatch):
+    torch, rec = env
+    monkeypatch.setattr(K, "_FAST_CLUSTER", True)
+    k = tirx.compile(make_cluster_tma(), target=ARCH, cache=False, launcher="ctypes")
+    rec.kern = k
+    T = torch.Tensor
+    a = T((8, 64), torch.int32, 0x10000)
+    tm = bytes(range(128))
+    k(a, tm)
+    assert type(k).__name__ != "Kernel"
+    fast, general = _both(rec, k, a, tm)
+    assert fast == general and rec.cluster == rec.cluster_general == (2, 1, 1)
+    assert "if gx % 2: raise _Slow" in k.fast_source
+    assert fast[0] == (8, 1, 1) and fast[4] == [0x10000, tm, 8]
+    # grid.x = 5 is not a multiple of cluster.x = 2: handed to the general path (whose launch,
+    # faked here, raises the error)
+    rec.calls.clear()
+    k(T((5, 64), torch.int32, 0x10000), tm)
+    assert [c[0] for c in rec.calls] == ["general"]
+    rec.calls.clear()
+    with pytest.raises(TypeError, match="128-byte TMA descriptor"):
+        k(a, tm[:64])
+    assert rec.calls == []
+    # bytearray / TensorMap-like objects: the general path
+    k(a, bytearray(tm))
+    assert [c[0] for c in rec.calls] == ["general"]
+
+
+def test_cluster_fast_path_is_opt_in(env, monkeypatch):
+    torch, rec = env
+    assert not K._FAST_CLUSTER or os.environ.get("TIRX_FAST_CLUSTER") == "1"
+    monkeypatch.setattr(K, "_FAST_CLUSTER", False)
+    k = tirx.compile(make_cluster_tma(), target=ARCH, cache=False, launcher="ctypes")
+    rec.kern = k
+    k(torch.Tensor((8, 64), torch.int32, 0x10000), bytes(128))
+    assert type(k).__name__ == "Kernel" and k._fast is None
+
+
+def test_cluster_fast_path_needs_the_ctypes_launcher(env, monkeypatch):
+    torch, rec = env
+    monkeypatch.setattr(K, "_FAST_CLUSTER", True)
+    k = tirx.compile(make_cluster_tma(), target=ARCH, cache=False, launcher="bindings")
+    rec.kern = k
+    k(torch.Tensor((8, 64), torch.int32, 0x10000), bytes(128))
+    assert type(k).__name__ == "Kernel" and k._fast is None
+
+
+# ------------------------------------------------------------------ on a GPU (skipped without one)
+def _gpu():
+    ok, why = D.probe()
+    if not ok:
+        pytest.skip(f"no CUDA device: {why}")
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch, "cuda") or not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA device")
+    return torch
+
+
+@pytest.mark.gpu
+def test_gpu_ctypes_fast_path_streams_and_threads(tmp_path, monkeypatch):
+    torch = _gpu()
+    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
+    k = tirx.compile(make_add(scalar=True), target="cuda", cache=False, launcher="ctypes")
+    a = torch.randn(4096, device="cuda").half()
+    b = torch.empty_like(a)
+    k(a, b, 1)
+    assert type(k).__name__ != "Kernel"
+
+    def general(*args):
+        raise AssertionError("the general path was used")
+
+    k._general = general
+    side = torch.cuda.Stream()
+    for n, s in ((4096, 1), (129, -3), (1, 0)):
+        x = torch.randn(n, device="cuda").half()
+        y = torch.full_like(x, float("nan"))
+        with torch.cuda.stream(side):
+            k(x, y, s)  # the current (side) stream
+        side.synchronize()
+        assert torch.equal(y, x + 2 + s)
+        y.fill_(float("nan"))
+        torch.cuda.synchronize()
+        k(x, y, s, stream=side.cuda_stream)
+        side.synchronize()
+        assert torch.equal(y, x + 2 + s)
+    del k._general
+    out = {}
+
+    def worker():  # a fresh thread: its first launch may need the context made current
+        x = torch.randn(1000, device="cuda").half()
+        y = torch.full_like(x, float("nan"))
+        for _ in range(3):
+            k(x, y, 5)
+        torch.cuda.synchronize()
+        out["ok"] = bool(torch.equal(y, x + 2 + 5))  # two fp16 roundings, as in the kernel
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert out == {"ok": True}
+    with pytest.raises(ValueError, match="parameters A and B overlap"):
+        k(a, a, 1)
+
+
+@pytest.mark.gpu
+def test_gpu_cluster_and_tensormap_fast_path(tmp_path, monkeypatch):
+    torch = _gpu()
+    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
+    if torch.cuda.get_device_capability()[0] < 9:
+        pytest.skip("clusters need sm_90")
+    monkeypatch.setattr(K, "_FAST_CLUSTER", True)
+    k = tirx.compile(make_cluster_tma(), target="cuda", cache=False, launcher="ctypes")
+    for i, n in enumerate((8, 8, 64, 2)):
+        A = torch.full((n, 64), -1, dtype=torch.int32, device="cuda")
+        k(A, bytes(128))
+        torch.cuda.synchronize()
+        ref = (n * 100 + torch.arange(64, device="cuda", dtype=torch.int32)).expand(n, 64)
+        assert torch.equal(A, ref), n
+        if i:
+            assert type(k).__name__ != "Kernel"
+    with pytest.raises(ValueError, match="not a multiple of cluster"):
+        k(torch.zeros((5, 64), dtype=torch.int32, device="cuda"), bytes(128))

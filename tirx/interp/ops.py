@@ -257,6 +257,8 @@ def _unsupported(name: str, why: str):
 _unsupported("call_extern", "it calls external C/CUDA code")
 _unsupported("call_pure_extern", "it calls external C/CUDA code")
 _unsupported("ptx.asm", "inline PTX (TMA, wgmma, mbarriers, ...) has no CPU meaning")
+
+
 def _mapa(name: str):
     @register_handler(_R, name)
     def h(fc, call):

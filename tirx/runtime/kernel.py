@@ -21,6 +21,7 @@ import contextlib
 import ctypes
 import math
 import numbers
+import os
 import struct
 import sys
 import threading
@@ -609,8 +610,6 @@ class Kernel:
         """
         f = self.func
         bufs = dict(f.buffer_map)
-        if self.cluster_code is not None:
-            return None
         n = len(self.params)
         argn = [f"x{i}" for i in range(n)]
         slow = "raise _Slow"
@@ -669,8 +668,12 @@ class Kernel:
                 if need > 1:
                     body.append(f"if _p{i} % {need}: {slow}")
                 ext.append((i, b, dims))
+            elif isinstance(p.ty, PointerType) and p.ty.scope == "tensormap":
+                body.append(f"if type({x}) is not bytes or len({x}) != 128: {slow}")  # plan.param(t)
+                body.append(f"_p{i} = {x}")
             elif isinstance(p.ty, PointerType):
-                return None
+                body.append(f"if type({x}) is not int: {slow}")  # a raw address (tensors: general path)
+                body.append(f"_p{i} = {x}")
             else:
                 t = p.ty
                 if t.is_bool:
@@ -725,6 +728,26 @@ class Kernel:
         elif math.prod(bdims) > 1024:
             return None
         self._dims = ", ".join(dims[k] for k in ("gx", "gy", "gz", "bx", "by", "bz"))
+        if self.cluster_code is not None:  # cuLaunchKernelEx with a cluster-dimension attribute
+            cl = []
+            for ax, code in zip("xyz", self.cluster_code):
+                c = _int_literal(code)
+                if c is None:
+                    body.append(f"c{ax} = {code}")
+                    body.append(f"if not 0 < c{ax} <= 65535 or {dims['g' + ax]} % c{ax}: {slow}")
+                    cl.append(f"c{ax}")
+                elif not 0 < c <= 65535:
+                    return None
+                else:
+                    g = _int_literal(dims["g" + ax])
+                    if g is None:
+                        body.append(f"if g{ax} % {c}: {slow}")
+                    elif g % c:
+                        return None
+                    cl.append(str(c))
+            self._dims += ", sm, h, blk[4], 1, 4, " + ", ".join(cl)  # attrs, numAttrs, CLUSTER_DIMENSION
+        else:
+            self._dims += ", sm, h"
         sm = self.smem_code
         if sm != "0":
             body.append(f"sm = {sm}")
@@ -771,6 +794,8 @@ class Kernel:
         except AttributeError:
             return None
         packs = ", ".join(self.pack_exprs)
+        if self.cluster_code is not None and not _FAST_CLUSTER:
+            return None  # see _FAST_CLUSTER
         if self.module.launcher == "ctypes" and _ctypes_launch_ex() is not None:
             # cuLaunchKernelEx(&config, f, params, NULL) of libcuda through ctypes: the launch
             # config (grid, block, smem, stream) and the parameter values sit in one per-thread
@@ -779,21 +804,24 @@ class Kernel:
             tail = (
                 "blk = _xb.get(_ident()) or self._exblock()\n"
                 "f = _fnp[dev]\n"
-                f"_xpack(blk[0], 0, {self._dims}, sm, h{', ' if packs else ''}{packs})\n"
+                f"_xpack(blk[0], 0, {self._dims}{', ' if packs else ''}{packs})\n"
                 "fn = f"
             )
             launch = "if _launch(blk[1], fn, blk[2], None): return self._general(args, stream)"
             ns["_launch"] = _ctypes_launch_ex()
-            ns["_xpack"] = struct.Struct(_EX_HEAD + self.fmt[1:]).pack_into
+            head = _EX_HEAD if self.cluster_code is None else _EX_HEAD_CLUSTER
+            ns["_xpack"] = struct.Struct(head + self.fmt[1:]).pack_into
             for dev, fn in self._fns.items():
                 self._fnp[dev] = ctypes.c_void_p(int(fn))
+        elif self.cluster_code is not None:
+            return None  # cluster launches: the general path's cuLaunchKernelEx through cuda-bindings
         else:
             d = _drv.driver()
             tail = (
                 f"blk = _blocks[_ident()]\nso = _streams[h]\nf = _fns[dev]\n_pack(blk[0], 0, {packs})\nfn = f"
             )
             launch = (
-                f"if _launch(fn, {self._dims}, sm, so, blk[1], 0)[0] is not _OK: "
+                f"if _launch(fn, {self._dims.replace(', sm, h', ', sm, so')}, blk[1], 0)[0] is not _OK: "
                 "return self._general(args, stream)"
             )
             ns["_launch"] = d.cuLaunchKernel
@@ -822,10 +850,12 @@ class Kernel:
         blk = self._xblocks.get(ident)
         if blk is None:
             n = len(self.param_offsets)
-            buf = (ctypes.c_char * (_EX_PARAMS + self.param_size))()  # zeroed: attrs = NULL, numAttrs = 0
+            at = _EX_PARAMS if self.cluster_code is None else _EX_PARAMS_CLUSTER
+            buf = (ctypes.c_char * (at + self.param_size))()
             base = ctypes.addressof(buf)
-            arr = (ctypes.c_void_p * max(n, 1))(*[base + _EX_PARAMS + o for o in self.param_offsets])
-            blk = (buf, ctypes.c_void_p(base), ctypes.c_void_p(ctypes.addressof(arr)), arr)
+            arr = (ctypes.c_void_p * max(n, 1))(*[base + at + o for o in self.param_offsets])
+            # (buffer, &config, kernelParams, keep-alive, &attribute: right after the 56-byte config)
+            blk = (buf, ctypes.c_void_p(base), ctypes.c_void_p(ctypes.addressof(arr)), arr, base + 56)
             self._xblocks[ident] = blk
         return blk
 
@@ -852,16 +882,29 @@ class Kernel:
     _dims = ""
 
 
+# Cluster launches on the fast path (launcher="ctypes": the attribute in the same buffer) are
+# tested without a GPU (the packed bytes) but not yet on one; until then they are opt-in
+# (TIRX_FAST_CLUSTER=1) and cluster kernels take the general path (cuda-bindings cuLaunchKernelEx).
+_FAST_CLUSTER = os.environ.get("TIRX_FAST_CLUSTER", "0") == "1"
+
+
 class _Slow(Exception):
     """Raised inside the generated fast path: hand this call to the general path."""
 
 
 # cuLaunchKernelEx's CUlaunchConfig (cuda.h): 7 unsigned ints (grid, block, sharedMemBytes),
 # 4 bytes of padding, CUstream hStream at 32, CUlaunchAttribute* attrs at 40, unsigned numAttrs
-# at 48; 56 bytes. The parameter values start at 64 (a multiple of every parameter alignment);
-# the 24 pad bytes written with the config keep attrs = NULL and numAttrs = 0.
+# at 48; 56 bytes. Without a cluster the parameter values start at 64 (a multiple of every
+# parameter alignment) and the 24 pad bytes written with the config keep attrs = NULL and
+# numAttrs = 0. With a cluster, one CUlaunchAttribute follows at 56 (CUlaunchAttributeID id,
+# 4 pad bytes, a 64-byte value union whose clusterDim is three unsigned ints; 72 bytes) and the
+# parameters start at 128; attrs points at the attribute, numAttrs = 1, id = 4
+# (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION).
 _EX_HEAD = "=7I4xQ24x"
 _EX_PARAMS = 64
+_EX_HEAD_CLUSTER = "=7I4xQQI4xI4x3I52x"
+_EX_PARAMS_CLUSTER = 128
+assert struct.calcsize(_EX_HEAD) == _EX_PARAMS and struct.calcsize(_EX_HEAD_CLUSTER) == _EX_PARAMS_CLUSTER
 
 _CT_LAUNCH: list = []
 _CT_LAUNCH_EX: list = []

@@ -260,19 +260,19 @@ class IRBuilder:
                 raise TypeError(f"binding {name}: value has dtype {value.ty}, annotation says {t}")
             raise TypeError(f"binding {name}: value has type {value.ty}, annotation says {t}")
         v = Var(name, t, span=self.span)
-        self.emit(Bind(v, value))
+        self.emit(Bind(v, value, span=self.span))
         return v
 
     def alloc(self, name: str, ty: TensorType, annotations: Any = None) -> Buffer:
         buf = self.make_buffer(name, ty)
-        self.emit(AllocBuffer(buf, annotations if annotations is not None else EMPTY_ATTRS))
+        self.emit(AllocBuffer(buf, annotations if annotations is not None else EMPTY_ATTRS, span=self.span))
         return buf
 
     def decl(self, name: str, ty: TensorType, data: Any) -> Buffer:
         if not isinstance(data, Var) or not isinstance(data.ty, PointerType):
             raise TypeError(f"decl_buffer {name}: data= must be a pointer variable, got {data!r}")
         buf = self.make_buffer(name, ty, data)
-        self.emit(DeclBuffer(buf))
+        self.emit(DeclBuffer(buf, span=self.span))
         return buf
 
     def store(self, buf: Buffer, indices: tuple, value: Any) -> None:
@@ -281,24 +281,24 @@ class IRBuilder:
         value = convert(value, _Like(buf.dtype))
         if value.ty != buf.dtype and isinstance(value.ty, PrimType) and value.ty.lanes == 1:
             raise TypeError(f"store to {buf.name}: value dtype {value.ty} differs from buffer dtype {buf.dtype}")
-        self.emit(BufferStore(buf, value, tuple(convert(i) for i in indices)))
+        self.emit(BufferStore(buf, value, tuple(convert(i) for i in indices), span=self.span))
 
     def evaluate(self, value: Any) -> None:
-        self.emit(Evaluate(convert(value)))
+        self.emit(Evaluate(convert(value), span=self.span))
 
     def break_(self) -> None:
-        self.emit(Break())
+        self.emit(Break(span=self.span))
 
     def continue_(self) -> None:
-        self.emit(Continue())
+        self.emit(Continue(span=self.span))
 
     def return_(self, value: Any = None) -> None:
-        self.emit(Return(None if value is None else convert(value)))
+        self.emit(Return(None if value is None else convert(value), span=self.span))
 
     def assert_(self, cond: Any, kind: str = "RuntimeError", message: Any = ()) -> None:
         if isinstance(message, str):
             message = (message,)
-        self.emit(Assert(convert(cond), kind, tuple(message)))
+        self.emit(Assert(convert(cond), kind, tuple(message), span=self.span))
 
     # -- scoped statements ---------------------------------------------------------
     @contextlib.contextmanager

@@ -97,6 +97,7 @@ class _Gen:
         self.facc = None
         self.loop_depth = 0
         self.budget = 0
+        self.extra_types = True
 
     # ------------------------------------------------------------- expressions
     def index(self, d: int):
@@ -113,7 +114,7 @@ class _Gen:
             if k == 2:
                 return self.X[E.FloorMod(draw(st.sampled_from(self.ivars)), self.N)]
             return draw(st.sampled_from(self.ivars))
-        k = draw(st.integers(0, 14))
+        k = draw(st.integers(0, 14 if self.extra_types else 13))
         a = self.iexpr(d + 1)
         if k == 14:  # a detour through another integer type (wraps / truncates / sign-changes)
             t2 = draw(st.sampled_from(_ITYPES))
@@ -165,7 +166,7 @@ class _Gen:
             if k == 2 and self.fvars:
                 return draw(st.sampled_from(self.fvars))
             return self.F[self.index(d)]
-        k = draw(st.integers(0, 7))
+        k = draw(st.integers(0, 7 if self.extra_types else 6))
         a = self.fexpr(d + 1)
         if k == 7:  # arithmetic in a half type, rounded at every step
             t2 = draw(st.sampled_from((float16, bfloat16)))
@@ -254,8 +255,11 @@ class _Gen:
 
 
 @st.composite
-def runnable_kernels(draw, max_stmts: int = 12) -> Runnable:
-    """A random kernel (host-only or with a device entry) and inputs for it."""
+def runnable_kernels(draw, max_stmts: int = 12, extra_types: bool = True) -> Runnable:
+    """A random kernel (host-only or with a device entry) and inputs for it.
+
+    ``extra_types=False`` keeps all arithmetic in int32 and float32 (no detours through
+    other integer widths or half types)."""
     n = draw(st.integers(1, 40))
     dyn = draw(st.booleans())
     device = draw(st.booleans())
@@ -272,6 +276,7 @@ def runnable_kernels(draw, max_stmts: int = 12) -> Runnable:
         OF = b.param("OF", TensorType((size,), float32))
         N = nvar if dyn else E.const(n, int32)
         g = _Gen(draw, b, X, F, s, N)
+        g.extra_types = extra_types
         g.budget = draw(st.integers(1, max_stmts))
 
         def body(i):

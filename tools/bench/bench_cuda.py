@@ -4,11 +4,14 @@
    access variant) against a device-to-device copy of the same bytes and torch.add.
    CUDA events around each launch, warm-up, median of the timed runs.
 2. Host cost per launch, including argument checks: a tirx kernel call on a small
-   tensor vs torch's smallest op and a raw ``cuLaunchKernel`` of the same cubin.
+   tensor vs torch's smallest op and a raw ``cuLaunchKernel`` of the same cubin (through
+   cuda-bindings, and through ctypes as ``cuLaunchKernel``/``cuLaunchKernelEx``); the
+   variants are timed round-robin in bursts of 256 launches (below the driver's queue
+   depth, so the GPU's own rate never throttles the host), median over 201 bursts.
 3. Compile time: IR -> cubin for the seed kernel in a warm process (no cache), and a
    cache hit.
 
-``python tools/bench/bench_cuda.py [--json out.json] [--quick]``
+``python tools/bench/bench_cuda.py [--json out.json] [--quick] [--only launch|bandwidth|compile]``
 """
 
 from __future__ import annotations
@@ -109,16 +112,14 @@ def bench_launch(calls: int, rounds: int) -> dict:
     kc(a, b)
     torch.cuda.synchronize()
 
-    def per_call(fn) -> float:
-        ts = []
-        for _ in range(rounds):
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            ts.append((time.perf_counter() - t) / calls)
-            torch.cuda.synchronize()
-        return min(ts), statistics.median(ts)
+    def one_round(fn) -> float:
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        dt = (time.perf_counter() - t) / calls  # host time only: the sync below is not timed
+        torch.cuda.synchronize()
+        return dt
 
     d = drv.driver()
     fn = k._fns[a.get_device()]
@@ -127,31 +128,69 @@ def bench_launch(calls: int, rounds: int) -> dict:
     for i, v in enumerate(vals):
         params[i] = ctypes.addressof(v)
     paddr = ctypes.addressof(params)
-    stream = d.CUstream(torch.cuda.current_stream().cuda_stream)
+    hs = torch.cuda.current_stream().cuda_stream
+    stream = d.CUstream(hs)
 
     def raw():
         d.cuLaunchKernel(fn, 8, 1, 1, 128, 1, 1, 0, stream, paddr, 0)
 
+    # the same launch through libcuda and ctypes: cuLaunchKernel with argtypes (eleven conversions
+    # per call) and cuLaunchKernelEx with prebuilt ctypes arguments (what launcher="ctypes" does)
+    from tirx.runtime import kernel as K
+
+    ct = K._ctypes_launch()
+    ctx = K._ctypes_launch_ex()
+    fni = int(fn)
+
+    def raw_ctypes():
+        ct(fni, 8, 1, 1, 128, 1, 1, 0, hs, paddr, None)
+
+    cfg = (ctypes.c_char * 64)()
+    import struct
+
+    struct.pack_into("=7I4xQ", cfg, 0, 8, 1, 1, 128, 1, 1, 0, hs)
+    cfgp, fnp, pp = ctypes.c_void_p(ctypes.addressof(cfg)), ctypes.c_void_p(fni), ctypes.c_void_p(paddr)
+
+    def raw_ctypes_ex():
+        ctx(cfgp, fnp, pp, None)
+
     res = {}
-    for name, f in (
+    variants = [
         ("tirx_kernel_call", lambda: k(a, b)),
         ("torch_add_out", lambda: torch.add(a, 2, out=b)),
         ("torch_add_", lambda: b.add_(1)),
         ("raw_cuLaunchKernel", raw),
+        ("raw_ctypes_cuLaunchKernel", raw_ctypes),
+        ("raw_ctypes_cuLaunchKernelEx", raw_ctypes_ex),
         ("tirx_kernel_call_again", lambda: k(a, b)),
         ("tirx_kernel_call_ctypes", lambda: kc(a, b)),
+        ("tirx_general_path", lambda: k._general((a, b), None)),
         ("tirx_kernel_call_ctypes_again", lambda: kc(a, b)),
-    ):
-        mn, med = per_call(f)
-        res[f"{name}_us_min"] = mn * 1e6
-        res[f"{name}_us_median"] = med * 1e6
+        ("torch_add__again", lambda: b.add_(1)),
+    ]
+    variants = [
+        (n, f)
+        for n, f in variants
+        if not ((f is raw_ctypes and ct is None) or (f is raw_ctypes_ex and ctx is None))
+    ]
+    # round-robin: every round times every variant once, so a drift of the host's speed during the
+    # run (seen: torch's own op 10.4 -> 6.5 us within one run) hits all variants alike
+    times: dict = {n: [] for n, _f in variants}
+    for _ in range(rounds):
+        for name, f in variants:
+            times[name].append(one_round(f))
+    for name, ts in times.items():
+        res[f"{name}_us_min"] = min(ts) * 1e6
+        res[f"{name}_us_median"] = statistics.median(ts) * 1e6
     for name, kk in (("bindings", k), ("ctypes", kc)):
         b.fill_(float("nan"))
         kk(a, b)
         torch.cuda.synchronize()
         res[f"correct_after_{name}"] = bool(torch.equal(b, a + 2))
         res[f"fast_path_{name}"] = type(kk).__name__ != "Kernel"
-    res["torch_smallest_us"] = min(res["torch_add_out_us_median"], res["torch_add__us_median"])
+    res["torch_smallest_us"] = min(
+        res["torch_add_out_us_median"], res["torch_add__us_median"], res["torch_add__again_us_median"]
+    )
     res["tirx_us"] = min(res["tirx_kernel_call_us_median"], res["tirx_kernel_call_again_us_median"])
     res["tirx_ctypes_us"] = min(
         res["tirx_kernel_call_ctypes_us_median"], res["tirx_kernel_call_ctypes_again_us_median"]
@@ -204,23 +243,41 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--log2n", type=int, default=31)
+    ap.add_argument(
+        "--only", choices=("all", "launch", "bandwidth", "compile"), default="all", help="run one part only"
+    )
     args = ap.parse_args(argv)
     from tirx.runtime import driver as drv
 
     ok, why = drv.probe()
     out: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    out["compile"] = bench_compile(5 if args.quick else 20)
-    print("compile:", json.dumps(out["compile"], indent=1))
-    if not ok:
+    if args.only in ("all", "compile"):
+        out["compile"] = bench_compile(5 if args.quick else 20)
+        print("compile:", json.dumps(out["compile"], indent=1))
+    if args.only == "compile":
+        pass
+    elif not ok:
         print(f"no GPU ({why}): bandwidth and launch benchmarks skipped")
     else:
         import torch
 
         out["device"] = torch.cuda.get_device_name()
-        out["launch"] = bench_launch(2000 if args.quick else 20000, 3 if args.quick else 7)
+        # bursts of 256 launches (fewer than the driver's launch queue holds, so the host never
+        # waits for the GPU to drain it; 20,000 back-to-back launches measured the GPU's rate of tiny
+        # kernels for every variant), synchronized between bursts, variants round-robin
+        out["launch"] = bench_launch(256, 21 if args.quick else 201)
         print("launch:", json.dumps(out["launch"], indent=1))
+        la = out["launch"]
+        print(
+            f"| host cost per launch | {la['tirx_us']:.2f} us (bindings), {la['tirx_ctypes_us']:.2f} us (ctypes) "
+            f"| torch {la['torch_smallest_us']:.2f} us, raw cuLaunchKernel {la['raw_cuLaunchKernel_us_median']:.2f} us "
+            f"(ctypes {la.get('raw_ctypes_cuLaunchKernel_us_median', float('nan')):.2f} us, "
+            f"cuLaunchKernelEx {la.get('raw_ctypes_cuLaunchKernelEx_us_median', float('nan')):.2f} us) | goal <= 6 us |"
+        )
+    if ok and args.only in ("all", "bandwidth"):
         out["bandwidth"] = bench_bandwidth(24 if args.quick else args.log2n, 10 if args.quick else 30)
         print("bandwidth:", json.dumps(out["bandwidth"], indent=1))
+    if {"bandwidth", "launch", "compile"} <= out.keys():
         bw, la, co = out["bandwidth"], out["launch"], out["compile"]
         print("\n| metric | tirx | peer | ratio / goal |")
         print("| --- | --- | --- | --- |")
