@@ -1,6 +1,6 @@
 """CommonSubexprElim: bind repeated pure subexpressions once, as ``cse_v1``, ``cse_v2``, ...
 
-How it works (linear apart from one sort):
+How it works (linear apart from one sort; the placement walk is bounded by the nesting depth):
 
 1. One walk numbers every subexpression by value (hash-consing: equal keys ⇔ structurally
    equal expressions over the same var *definitions* — a var bound again gets a new
@@ -11,10 +11,14 @@ How it works (linear apart from one sort):
 2. Candidates are taken largest first (ties: first occurrence). A candidate still seen
    at least twice (occurrences inside an already bound larger expression no longer
    count, except in its one bound copy) gets a Bind placed in the deepest body enclosing
-   all its occurrences, just before the first statement that evaluates it there. So an
-   expression used in both branches of an ``if`` goes above it, one used twice in one
-   branch stays in the branch, one depending on a loop var stays in the loop (its
-   occurrences cannot be outside), and nothing crosses a device-entry boundary.
+   all its occurrences, just before the first statement that evaluates it there —
+   provided reaching that body surely evaluates it (an occurrence right in the body, or
+   in both branches of an ``if`` in it, recursively). Otherwise each sub-body that
+   repeats it gets its own Bind: nothing is computed where the program did not compute it
+   (one-sided branches, loops that may not run — ``x // y`` guarded by ``y != 0`` stays
+   guarded). So an expression used in both branches of an ``if`` goes above it, one used
+   twice in one branch stays in the branch, one depending on a loop var stays in the loop
+   (its occurrences cannot be outside), and nothing crosses a device-entry boundary.
 3. One rewrite walk inserts the Binds and replaces occurrences.
 
 Never bound: vars and constants, BufferLoad or anything containing one, calls of impure

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import glob
-import os
 import re
 import time
 from pathlib import Path
 
 import pytest
+from compat_dir import COMPAT_TIRX as COMPAT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,11 +17,6 @@ from tirx.diagnostics import error as diag_error
 from tirx.diagnostics import render
 from tirx.ir import Span
 
-COMPAT = sorted(glob.glob("/work/shared/compat/tirx-0.1.0a4/*.tirx")) or sorted(
-    glob.glob(
-        os.path.join(os.path.dirname(__file__), "..", "..", "shared", "compat", "tirx-0.1.0a4", "*.tirx")
-    )
-)
 BASE = """from __future__ import annotations
 
 # from tirx.script import tirx as T

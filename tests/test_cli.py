@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import glob
 import shutil
 
 import pytest
+from compat_dir import COMPAT_TIRX as COMPAT
 from tirx.tools.cli import main
 
 import tirx
-
-COMPAT = sorted(glob.glob("/work/shared/compat/tirx-0.1.0a4/*.tirx"))
 
 GOOD = """from __future__ import annotations
 

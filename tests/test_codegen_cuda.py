@@ -21,7 +21,9 @@ from tirx.script.builder import IRBuilder, launch_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples", "kernels")
-COMPAT = os.path.normpath(os.path.join(ROOT, "..", "shared", "compat", "tirx-0.1.0a4"))
+from compat_dir import COMPAT_DIR  # noqa: E402
+
+COMPAT = str(COMPAT_DIR)
 ARCH = "cuda -arch=sm_90a"
 
 
@@ -149,9 +151,25 @@ def test_floor_division_semantics_emitted():
     f = _kernel(body, params=(("A", TensorType((64,), float32)), ("x", int32)))
     src = generate(f).text
     # a signed scalar: exact floor helpers; a thread index (non-negative): plain C
-    assert "tirx_floordiv(x, 4)" in src and "tirx_floormod(x, 4)" in src
+    assert "tirx_floordiv<int>(x, 4)" in src and "tirx_floormod<int>(x, 4)" in src
     assert "A[t / 4] = ((float)(t % 4));" in src
     _assert_clean(tirx.compile(f, target=ARCH, cache=False))
+
+
+@pytest.mark.parametrize("dt", ["int8", "int16", "int64"])
+def test_floor_ops_on_small_and_wide_ints_compile(dt):
+    """C++ promotes small ints to int: the helpers take an explicit template argument."""
+    from tirx.ir import Cast
+
+    def body(b, A, x):
+        t = b.bind("t", call("cuda.thread_idx", "x"))
+        y = Cast(dt, x)
+        b.store(A, (t,), Cast("float32", y // const(3, dt) + y % const(7, dt)))
+
+    f = _kernel(body, params=(("A", TensorType((64,), float32)), ("x", int32)))
+    k = tirx.compile(f, target=ARCH, cache=False)
+    assert "tirx_floormod<" in k.source
+    _assert_clean(k)
 
 
 def test_trunc_div_mod_are_c_operators():

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from compat_dir import COMPAT_DIR as COMPAT
 from test_frontend_util import load_module, printed_text_as_python
 
 import tirx
 
-COMPAT = Path(__file__).resolve().parents[2] / "shared" / "compat" / "tirx-0.1.0a4"
-if not COMPAT.is_dir():  # the checkout may live elsewhere
-    COMPAT = Path("/work/shared/compat/tirx-0.1.0a4")
 SAMPLES = sorted(p.stem for p in COMPAT.glob("*.py"))
 
 

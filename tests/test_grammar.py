@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import glob
 import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
+from compat_dir import COMPAT_TIRX as COMPAT
 from tirx.grammar import loads, parse_reference
 
 import tirx
 from tirx import ir
-
-COMPAT = sorted(
-    glob.glob(
-        os.path.join(os.path.dirname(__file__), "..", "..", "shared", "compat", "tirx-0.1.0a4", "*.tirx")
-    )
-)
-if not COMPAT:
-    COMPAT = sorted(glob.glob("/work/shared/compat/tirx-0.1.0a4/*.tirx"))
 
 HEADER = "from __future__ import annotations\n\n# from tirx.script import tirx as T\n\n"
 LAUNCH = 'attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}'

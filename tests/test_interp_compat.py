@@ -6,18 +6,13 @@ when the grammar can load it, from the printed ``.tirx`` text as well.
 
 from __future__ import annotations
 
-import pathlib
-
 import numpy as np
 import pytest
+from compat_dir import COMPAT_DIR as COMPAT
 
 import tirx
 import tirx.interp as ti
 from tirx.testing.compat_kernels import KERNELS
-
-COMPAT = pathlib.Path(__file__).resolve().parents[2] / "shared" / "compat" / "tirx-0.1.0a4"
-if not COMPAT.exists():  # pragma: no cover - layout differs outside the workspace
-    COMPAT = pathlib.Path("/work/shared/compat/tirx-0.1.0a4")
 
 
 def _from_text(name):

@@ -732,3 +732,20 @@ def test_same_value_writes_by_two_threads_are_a_race():
     O = np.zeros(32, np.int32)
     ti.compile(build({"O": T(32, int32)}, body, 1, 32), check_races=False)(O)
     assert (O == 7).all()
+
+
+def test_global_write_conflict_in_one_statement():
+    def body(b, A, O):
+        t = b.bind("t", tid())
+        O[t // 2] = A[t]  # threads 2k and 2k+1 write one element
+
+    k = ti.compile(build({"A": T(8, float32), "O": T(4, float32)}, body, 1, 8))
+    with pytest.raises(
+        ti.RaceError, match=r"global buffer O at element 0 .*thread \(0, 0, 0\).*thread \(1, 0, 0\)"
+    ):
+        k(np.arange(8, dtype=np.float32), np.zeros(4, np.float32))
+    O = np.zeros(4, np.float32)
+    k(np.ones(8, np.float32), O)  # the same value: benign in global memory
+    ti.compile(build({"A": T(8, float32), "O": T(4, float32)}, body, 1, 8), check_races=False)(
+        np.arange(8, dtype=np.float32), O
+    )

@@ -418,5 +418,5 @@ def test_scope_stack():
 def test_function_name_must_be_an_identifier(bad):
     from tirx.ir import Function, SeqStmt
 
-    with pytest.raises(ValueError, match="Function.name"):
+    with pytest.raises(ValueError, match=r"Function\.name"):
         Function(bad, (), SeqStmt(()))

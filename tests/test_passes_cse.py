@@ -464,3 +464,45 @@ def test_if_stmt_kept_identity_when_unchanged():
     f = fn(before, BUF, ("x", I32))
     assert CommonSubexprElim()(f) is f
     assert isinstance(f.body, IfThenElse)
+
+
+def test_not_hoisted_out_of_one_sided_branches():
+    # x // y only evaluated when y != 0: binding it above both ifs would divide by zero
+    def before(ib, B, x, y):
+        with ib.if_(y.ne(0)):
+            ib.store(B, (0,), x // y)
+        with ib.if_(y.ne(0)):
+            ib.store(B, (1,), x // y)
+
+    f = fn(before, BUF, ("x", I32), ("y", I32))
+    assert CommonSubexprElim()(f) is f
+
+
+def test_not_hoisted_out_of_loops_that_may_not_run():
+    def before(ib, B, n, y, z):
+        with ib.for_("i", 0, n) as i:
+            ib.store(B, (i,), y * z)
+        with ib.for_("j", 0, n) as j:
+            ib.store(B, (j,), y * z + 1)
+            ib.store(B, (j + 1,), y * z + 2)
+
+    f = fn(before, BUF, ("n", I32), ("y", I32), ("z", I32))
+    g = CommonSubexprElim()(f)
+    assert g.body.stmts[0] is f.body.stmts[0]  # the first loop keeps its single use
+    second = g.body.stmts[1].body.stmts
+    assert isinstance(second[0], Bind) and second[0].var.name == "cse_v1"  # bound inside the loop
+    assert CommonSubexprElim()(g) is g
+
+
+def test_hoisted_when_certain_through_nested_branches():
+    def before(ib, B, c, d, y, z):
+        with ib.if_(c > 0):
+            with ib.if_(d > 0):
+                ib.store(B, (0,), y - z)
+            with ib.else_():
+                ib.store(B, (1,), y - z)
+        with ib.else_():
+            ib.store(B, (2,), y - z)
+
+    g = CommonSubexprElim()(fn(before, BUF, ("c", I32), ("d", I32), ("y", I32), ("z", I32)))
+    assert isinstance(g.body.stmts[0], Bind) and isinstance(g.body.stmts[1], IfThenElse)

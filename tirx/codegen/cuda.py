@@ -589,7 +589,8 @@ class CodeGenCUDA:
         if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
             return self._binary(e, "/", 13)
         self.features.add("floordiv")
-        return f"tirx_floordiv({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        # explicit template argument: small int types promote to int in C++ (ambiguous otherwise)
+        return f"tirx_floordiv<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
 
     def e_FloorMod(self, e):
         t = e.a.ty
@@ -599,7 +600,7 @@ class CodeGenCUDA:
         if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
             return self._binary(e, "%", 13)
         self.features.add("floordiv")
-        return f"tirx_floormod({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        return f"tirx_floormod<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
 
     def e_Min(self, e):
         return self._minmax("min", e)

@@ -34,8 +34,6 @@ from .memory import BLOCK, GLOBAL, THREAD, Mem, PtrVal
 
 Fn = Callable[["Ctx"], Any]
 
-_TRUE1 = np.ones(1, dtype=bool)
-
 
 # ----------------------------------------------------------------------------- launch
 class Launch:
@@ -198,9 +196,6 @@ def _can_fault(e: Any) -> bool:
     return any(
         isinstance(n, (E.BufferLoad, E.Call, E.Div, E.Mod, E.FloorDiv, E.FloorMod)) for n in post_order(e)
     )
-
-
-_MISSING = object()
 
 
 def _out_of_range(ix: np.ndarray, dim: int) -> np.ndarray | None:
@@ -763,7 +758,6 @@ class FuncCompiler:
                 ub = ub[:, None]
             return mem, view.reshape(-1), flat + ub, flat
 
-        loc.idx_fns = idx_fns  # type: ignore[attr-defined]
         return loc
 
     def _local_col(self, buf: Buffer, indices: tuple) -> int | None:
@@ -869,8 +863,11 @@ class FuncCompiler:
         def ex(c):
             val = fval(c)
             mem, v1, flat, _ = loc(c)
-            if races and mem.per == BLOCK and c.launch is not None:
-                _race_write(c, mem, st, flat, val, buf)
+            if races and c.launch is not None:
+                if mem.per == BLOCK:
+                    _race_write(c, mem, st, flat, val, buf)
+                elif mem.per == GLOBAL and flat.ndim == 1 and flat.shape[0] > 1:
+                    _global_conflict(c, flat, val, buf)
             sv = D.to_storage(val, st)
             if c.count == c.N:
                 if flat.shape == sv.shape or sv.shape[0] == 1:
@@ -1421,6 +1418,30 @@ def _race_write(c: Ctx, mem: Mem, t: PrimType, flat: np.ndarray, val: np.ndarray
     wst[fi] = a.mine
 
 
+def _global_conflict(c: Ctx, flat: np.ndarray, val: np.ndarray, buf: Buffer) -> None:
+    """Two threads of one store statement writing different values to one global address."""
+    m = None if c.count == c.N else c.mask
+    f = flat if m is None else flat[m]
+    if f.size < 2 or (f[1:] > f[:-1]).all():  # strictly increasing: no address twice (the usual case)
+        return
+    v = _full(val, c.N) if val.shape[0] != flat.shape[0] else val
+    if m is not None:
+        v = v[m]
+    order = np.argsort(f, kind="stable")
+    sf, sv = f[order], v[order]
+    diff = (sf[1:] == sf[:-1]) & (sv[1:] != sv[:-1])
+    if sv.dtype.kind == "f":
+        diff &= ~(np.isnan(sv[1:]) & np.isnan(sv[:-1]))
+    if diff.any():
+        k = int(np.flatnonzero(diff)[0])
+        lanes = np.arange(c.N) if m is None else np.flatnonzero(m)
+        la, lb = int(lanes[order[k]]), int(lanes[order[k + 1]])
+        raise RaceError(
+            f"write-write race: global buffer {buf.name} at element {int(sf[k])} is written with different "
+            f"values by {c.describe(la)} and {c.describe(lb)} in one statement"
+        )
+
+
 # ----------------------------------------------------------------------------- barriers
 def barrier(c: Ctx, what: str = "T.cuda.cta_sync") -> None:
     L = c.launch
@@ -1461,6 +1482,3 @@ def need_launch(c: Ctx, what: str) -> Launch:
     if c.launch is None:
         raise InterpError(f"T.{what} used outside a device entry (host code has no threads)")
     return c.launch
-
-
-_ = (math, OpError, RaceError, _MISSING, _TRUE1)

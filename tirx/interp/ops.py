@@ -17,7 +17,7 @@ from ..ir.op import lookup
 from ..ir.op import register_handler as _register_handler
 from ..ir.types import PointerType, PrimType
 from . import dtypes as D
-from .engine import BLOCK, GLOBAL, THREAD, _full, _lane_mask, barrier, need_launch
+from .engine import BLOCK, GLOBAL, _full, barrier, need_launch
 from .errors import InterpError, OutOfBoundsError, RaceError
 from .memory import PtrVal
 
@@ -589,8 +589,6 @@ def compile_atomic(fc, call, want_old: bool = True):
 
 for _n in _ATOMIC_OPS:
     register_handler(_R, _n)(compile_atomic)
-
-_ = (THREAD, _lane_mask)
 
 
 # ----------------------------------------------------------------------------- typed PTX
