@@ -27,21 +27,29 @@ def make_add(dtype, value, block=256):
     return add
 
 
-def _gpu_available() -> bool:
+def _gpu_available() -> tuple[bool, str]:
+    """Whether a CUDA device can run the kernel (cuInit probed before anything else)."""
     try:
-        from tirx.runtime import device_available
+        from tirx.runtime.driver import probe
+    except ImportError as e:  # cuda extra not installed
+        return False, f"CUDA support not installed ({e})"
+    ok, why = probe()
+    if not ok:
+        return False, why
+    try:
+        import torch
     except ImportError:
-        return False
-    try:
-        return bool(device_available())
-    except Exception:
-        return False
+        return False, "torch is not installed"
+    if not torch.cuda.is_available():
+        return False, "torch sees no CUDA device"
+    return True, ""
 
 
 def main(argv: list[str] | None = None) -> int:
     add_two_f16 = make_add(T.float16, 2, block=128)
     print(tirx.dumps(add_two_f16))
-    if _gpu_available():
+    ok, why = _gpu_available()
+    if ok:
         import torch
 
         kernel = tirx.compile(add_two_f16, target="cuda")
@@ -55,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         a = np.arange(10, dtype=np.float16)
         b = np.empty_like(a)
         kernel(a, b)
-        print("target: interp (no usable GPU; ran on the CPU interpreter)")
+        print(f"target: interp (no usable GPU: {why}; ran on the CPU interpreter)")
         print(b)
     return 0
 
