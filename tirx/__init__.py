@@ -59,7 +59,7 @@ def load(path):
     return _load(path)
 
 
-def compile(f, target: str = "cuda", **options):  # noqa: A001 - mirrors tvm_tirx.compile
+def compile(f, target: str = "cuda", **options):
     """Compile a Function or Module for ``target`` ("cuda", "cuda -arch=sm_90a", "interp")."""
     from .target import compile as _compile
 

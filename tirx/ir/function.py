@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import keyword
+from typing import Any
 
 import attrs
 from attrs import evolve, field

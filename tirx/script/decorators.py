@@ -7,7 +7,7 @@ import inspect
 from typing import Any
 
 from ..errors import DiagnosticError
-from ..ir import Call, Function, GlobalVar, Module, PrimType, convert
+from ..ir import Call, Function, GlobalVar, PrimType, convert
 from ..ir.types import as_type, void
 from .builder import IRBuilder
 from .parser import (
