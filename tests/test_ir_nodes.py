@@ -420,3 +420,34 @@ def test_function_name_must_be_an_identifier(bad):
 
     with pytest.raises(ValueError, match=r"Function\.name"):
         Function(bad, (), SeqStmt(()))
+
+
+def test_visitor_defines_buffer_data_only_where_allocated():
+    """AllocBuffer defines its data pointer; DeclBuffer and buffer-map params only use one."""
+    import tirx
+    from tirx.ir import Visitor
+
+    f = tirx.loads(
+        "@T.function\n"
+        "def f(A: T.Tensor((64,), T.float32)):\n"
+        '    with T.device_entry(1, 1, 1, 64, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
+        '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
+        '        S = T.alloc_tensor(ty_args=[T.Tensor((64,), T.uint8, scope="shared")])\n'
+        "        W = T.decl_tensor(S.data, ty_args=[T.Tensor((64,), T.uint8)])\n"
+        '        W[T.cuda.thread_idx("x")] = T.uint8(1)\n'
+    )
+
+    class Defs(Visitor):
+        def __init__(self):
+            self.defs, self.uses = [], []
+
+        def visit_var_def(self, v):
+            self.defs.append(v.name)
+
+        def visit_Var(self, v):
+            self.uses.append(v.name)
+
+    d = Defs()
+    d.visit(f)
+    assert sorted(d.defs) == ["A", "S"]
+    assert d.uses.count("S") == 1 and d.uses.count("A") == 1

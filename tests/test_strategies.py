@@ -74,7 +74,9 @@ def _features(root, out: set) -> None:
 def test_generated_ir_covers_every_node_kind():
     seen: set = set()
 
-    @settings(max_examples=150, phases=[Phase.generate], **_SET)
+    # 300 examples: the coverage must not hinge on one lucky draw (the draws depend on
+    # object identities, which vary with what ran before in the process)
+    @settings(max_examples=300, phases=[Phase.generate], **_SET)
     @given(st.one_of(tst.functions(), tst.modules()))
     def collect(x):
         for f in x.functions if isinstance(x, Module) else (x,):

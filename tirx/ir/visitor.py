@@ -18,7 +18,7 @@ from .buffer import Buffer
 from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, PrimExpr, Var
 from .function import BUFMAP, FUNCS, PARAMS, Function, Module
 from .node import Attrs, Node
-from .stmt import ATTRS, BUF_DEF, Stmt
+from .stmt import ATTRS, BUF_DEF, AllocBuffer, Stmt
 
 __all__ = ["Mutator", "ScopeStack", "Visitor", "collect_vars", "post_order"]
 
@@ -77,11 +77,15 @@ class Visitor:
         return self.generic_visit(node)
 
     def visit_buffer(self, buf: Buffer) -> None:
-        """Called at each buffer definition (params, allocs, decls)."""
+        """Called at each buffer definition (params, allocs, decls).
+
+        The buffer's ``data`` pointer is visited by the defining statement: a definition
+        for ``AllocBuffer``, a use for ``DeclBuffer`` and buffer-map parameters.
+        """
         self.generic_visit(buf)
 
     def visit_var_def(self, var: Var) -> None:
-        """Called where a var is defined (params, Bind, For, Let, buffer data)."""
+        """Called where a var is defined (params, Bind, For, Let, allocated buffer data)."""
 
     def generic_visit(self, node: Any) -> None:
         for name, kind in type(node)._sfields:
@@ -94,14 +98,20 @@ class Visitor:
                     if isinstance(e, Node):
                         self.visit(e)
             elif kind is DEF:
-                self.visit_var_def(v)
+                if type(node) is not Buffer:  # a buffer's data: see BUF_DEF / BUFMAP
+                    self.visit_var_def(v)
             elif kind is BUF_DEF:
+                if type(node) is AllocBuffer:
+                    self.visit_var_def(v.data)
+                else:
+                    self.visit(v.data)
                 self.visit_buffer(v)
             elif kind is PARAMS:
                 for p in v:
                     self.visit_var_def(p)
             elif kind is BUFMAP:
                 for _, b in v:
+                    self.visit(b.data)
                     self.visit_buffer(b)
             elif kind is FUNCS:
                 for f in v:
@@ -124,6 +134,8 @@ class Mutator:
     Buffers are rebuilt at most once: every use of an old buffer maps to the same new
     buffer (``self.buffer_map``), and likewise vars redefined by ``visit_var_def``.
     """
+
+    _alloc_data = False
 
     def __init__(self) -> None:
         self.buffer_map: dict[Buffer, Buffer] = {}
@@ -169,9 +181,18 @@ class Mutator:
             elif kind is SEQ:
                 nv = self._seq(v)
             elif kind is DEF:
-                nv = self.visit_var_def(v)
+                if type(node) is Buffer and not self._alloc_data:
+                    nv = self.visit(v)  # a use: DeclBuffer / buffer-map data pointer
+                    if not isinstance(nv, Var):
+                        nv = v
+                else:
+                    nv = self.visit_var_def(v)
             elif kind is BUF_DEF:
-                nv = self.visit_buffer(v)
+                self._alloc_data = type(node) is AllocBuffer
+                try:
+                    nv = self.visit_buffer(v)
+                finally:
+                    self._alloc_data = False
             elif kind is BUF_USE:
                 nv = self.visit_buffer_use(v)
             elif kind is PARAMS:
