@@ -85,7 +85,7 @@ def test_spans_do_not_matter():
     assert tirx.structural_hash(a) == tirx.structural_hash(b)
 
 
-_DATA_VIEW = '''from __future__ import annotations
+_DATA_VIEW = """from __future__ import annotations
 
 # from tirx.script import tirx as T
 
@@ -99,7 +99,7 @@ def f(A: T.Tensor((64,), T.float32)):
         tx: T.let[T.int32] = T.cuda.thread_idx("x")
         V[tx] = A[tx]
         W[tx] = T.uint8(1)
-'''
+"""
 
 
 def test_buffer_data_pointer_round_trips():
@@ -124,7 +124,9 @@ def test_module_attrs_round_trip():
     from tirx.ir import Function, Module, Return, Var
 
     x = Var("x", "float32")
-    m = Module((Function("f", (x,), Return(x), ret_ty=x.ty, private=True),), {"target": "cuda", "opt": [1, 2]})
+    m = Module(
+        (Function("f", (x,), Return(x), ret_ty=x.ty, private=True),), {"target": "cuda", "opt": [1, 2]}
+    )
     text = tirx.dumps(m)
     assert '@T.ir_module(attrs={"target": "cuda", "opt": [1, 2]})' in text
     back = tirx.loads(text)

@@ -59,7 +59,9 @@ class Buffer(Node):
                     raise TypeError(f"Buffer.{f}[{i}] must be an integer expression, got dtype {x.ty}")
             object.__setattr__(self, f, v)
         if self.strides and len(self.strides) != len(self.shape):
-            raise TypeError(f"Buffer.strides has {len(self.strides)} entries for a rank-{len(self.shape)} shape")
+            raise TypeError(
+                f"Buffer.strides has {len(self.strides)} entries for a rank-{len(self.shape)} shape"
+            )
         if isinstance(self.elem_offset, int):
             object.__setattr__(self, "elem_offset", convert(self.elem_offset))
         eo = self.elem_offset

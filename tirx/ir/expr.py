@@ -412,9 +412,7 @@ class Select(PrimExpr):
         if not (isinstance(ct, PrimType) and ct.is_bool):
             raise TypeError(f"Select.cond must be a bool expression, got dtype {ct}")
         if self.true_value.ty != self.false_value.ty:
-            raise TypeError(
-                f"Select: arm dtypes differ: {self.true_value.ty} vs {self.false_value.ty}"
-            )
+            raise TypeError(f"Select: arm dtypes differ: {self.true_value.ty} vs {self.false_value.ty}")
         want = self.true_value.ty
         if self.ty is None:
             object.__setattr__(self, "ty", want)

@@ -50,7 +50,9 @@ class Function(Node):
             raise TypeError(f"Function.name must be a str, got {type(self.name).__name__}")
         if not self.name.isidentifier() or keyword.iskeyword(self.name):
             # the name is a global symbol in text and in generated code
-            raise ValueError(f"Function.name must be an identifier and not a Python keyword, got {self.name!r}")
+            raise ValueError(
+                f"Function.name must be an identifier and not a Python keyword, got {self.name!r}"
+            )
         if type(self.params) is not tuple:
             object.__setattr__(self, "params", tuple(self.params))
         for i, p in enumerate(self.params):
@@ -65,7 +67,10 @@ class Function(Node):
             bm = tuple(bm)
         for i, pair in enumerate(bm):
             if not (
-                isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], Var) and isinstance(pair[1], Buffer)
+                isinstance(pair, tuple)
+                and len(pair) == 2
+                and isinstance(pair[0], Var)
+                and isinstance(pair[1], Buffer)
             ):
                 raise TypeError(f"Function.buffer_map[{i}] must be a (Var, Buffer) pair")
         object.__setattr__(self, "buffer_map", bm)

@@ -168,7 +168,10 @@ def call(op: Op | str, *args: Any, ty: Any = None, span: Any = None) -> Call:
     # such a position (T.max(x, 0) with float x gives a float 0); "i"/"n"/"s"/"b"/"p"
     # positions keep their own typing (a shuffle's lane stays int32).
     if len(conv) > 1:
-        same = [(kinds[i] if i < len(kinds) else kinds[-1]).lstrip("*").rstrip("?") in ("x", "f") for i in range(len(args))]
+        same = [
+            (kinds[i] if i < len(kinds) else kinds[-1]).lstrip("*").rstrip("?") in ("x", "f")
+            for i in range(len(args))
+        ]
         first = next((c for c, a, s in zip(conv, args, same) if s and isinstance(a, PrimExpr)), None)
         if first is not None:
             conv = [

@@ -102,7 +102,13 @@ declare(
     device_only=True,
     doc="mapa: the address of the same shared location in CTA `rank` of the cluster (raw uint64)",
 )
-declare("ptx.mapa", "x i", _mapped_ptr, device_only=True, doc="mapa.shared::cluster in its printed positional form")
+declare(
+    "ptx.mapa",
+    "x i",
+    _mapped_ptr,
+    device_only=True,
+    doc="mapa.shared::cluster in its printed positional form",
+)
 declare(
     "ptx.asm",
     "s *x?",
@@ -124,25 +130,67 @@ def _ptx(name: str, args: str, result, template: str, doc: str, pure: bool = Fal
     declare(name, args, result, pure=pure, device_only=True, doc=doc, extra={"ptx": template})
 
 
-_ptx("ptx.mbarrier_init", "p i", void, "mbarrier.init.shared::cta.b64 [{0:smem}], {1};", "init an mbarrier with an arrival count")
-_ptx("ptx.mbarrier_arrive", "p", uint64, "mbarrier.arrive.shared::cta.b64 {out}, [{0:smem}];", "arrive; returns the state")
+_ptx(
+    "ptx.mbarrier_init",
+    "p i",
+    void,
+    "mbarrier.init.shared::cta.b64 [{0:smem}], {1};",
+    "init an mbarrier with an arrival count",
+)
+_ptx(
+    "ptx.mbarrier_arrive",
+    "p",
+    uint64,
+    "mbarrier.arrive.shared::cta.b64 {out}, [{0:smem}];",
+    "arrive; returns the state",
+)
 _ptx(
     "ptx.mbarrier_arrive_expect_tx", "p i", uint64,
     "mbarrier.arrive.expect_tx.shared::cta.b64 {out}, [{0:smem}], {1};", "arrive and expect tx bytes",
 )  # fmt: skip
-_ptx("ptx.mbarrier_expect_tx", "p i", void, "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{0:smem}], {1};", "expect tx bytes")
+_ptx(
+    "ptx.mbarrier_expect_tx",
+    "p i",
+    void,
+    "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{0:smem}], {1};",
+    "expect tx bytes",
+)
 _ptx(
     "ptx.mbarrier_try_wait_parity", "p i", bool_,
     "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{0:smem}], {1}; selp.u32 {out}, 1, 0, p; }}",
     "try to wait for the phase with the given parity; true when it completed",
 )  # fmt: skip
-_ptx("ptx.fence_proxy_async", "", void, "fence.proxy.async.shared::cta;", "order generic-proxy smem writes before async-proxy reads")
-_ptx("ptx.fence_mbarrier_init", "", void, "fence.mbarrier_init.release.cluster;", "make mbarrier inits visible to the cluster")
+_ptx(
+    "ptx.fence_proxy_async",
+    "",
+    void,
+    "fence.proxy.async.shared::cta;",
+    "order generic-proxy smem writes before async-proxy reads",
+)
+_ptx(
+    "ptx.fence_mbarrier_init",
+    "",
+    void,
+    "fence.mbarrier_init.release.cluster;",
+    "make mbarrier inits visible to the cluster",
+)
 _ptx("ptx.wgmma_fence", "", void, "wgmma.fence.sync.aligned;", "wgmma.fence")
 _ptx("ptx.wgmma_commit_group", "", void, "wgmma.commit_group.sync.aligned;", "wgmma.commit_group")
 _ptx("ptx.wgmma_wait_group", "n", void, "wgmma.wait_group.sync.aligned {0:imm};", "wgmma.wait_group N")
-_ptx("ptx.setmaxnreg_inc", "n", void, "setmaxnreg.inc.sync.aligned.u32 {0:imm};", "raise the warpgroup's register cap")
-_ptx("ptx.setmaxnreg_dec", "n", void, "setmaxnreg.dec.sync.aligned.u32 {0:imm};", "lower the warpgroup's register cap")
+_ptx(
+    "ptx.setmaxnreg_inc",
+    "n",
+    void,
+    "setmaxnreg.inc.sync.aligned.u32 {0:imm};",
+    "raise the warpgroup's register cap",
+)
+_ptx(
+    "ptx.setmaxnreg_dec",
+    "n",
+    void,
+    "setmaxnreg.dec.sync.aligned.u32 {0:imm};",
+    "lower the warpgroup's register cap",
+)
 _ptx(
     "ptx.elect_sync", "", bool_, "{{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 {out}, 1, 0, p; }}",
     "true in exactly one lane of the warp",
@@ -176,7 +224,11 @@ _ptx(
 )  # fmt: skip
 _ptx("ptx.tma_store_commit", "", void, "cp.async.bulk.commit_group;", "commit the TMA stores issued so far")
 _ptx(
-    "ptx.tma_store_wait", "n", void, "cp.async.bulk.wait_group.read {0:imm};", "wait until N store groups remain"
+    "ptx.tma_store_wait",
+    "n",
+    void,
+    "cp.async.bulk.wait_group.read {0:imm};",
+    "wait until N store groups remain",
 )
 _ptx("ptx.prefetch_tensormap", "p", void, "prefetch.tensormap [{0}];", "prefetch a TMA descriptor")
 _ptx(

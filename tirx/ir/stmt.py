@@ -314,9 +314,7 @@ class DeviceEntry(Stmt):
         if fields is None:
             raise TypeError("DeviceEntry.attrs must name the launch fields under 'cuda.launch_fields'")
         if len(fields) != len(self.args):
-            raise TypeError(
-                f"DeviceEntry: {len(self.args)} launch values for {len(fields)} launch fields"
-            )
+            raise TypeError(f"DeviceEntry: {len(self.args)} launch values for {len(fields)} launch fields")
         for f in fields:
             if f not in LAUNCH_FIELDS:
                 raise TypeError(f"DeviceEntry: unknown launch field {f!r}")

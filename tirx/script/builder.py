@@ -61,7 +61,9 @@ class _Frame:
         self.names: dict[str, Any] = {}
 
 
-def launch_args(grid: Any, block: Any, cluster: Any = None, dynamic_smem_bytes: Any = None) -> tuple[tuple, Attrs]:
+def launch_args(
+    grid: Any, block: Any, cluster: Any = None, dynamic_smem_bytes: Any = None
+) -> tuple[tuple, Attrs]:
     """Normalize a launch configuration to DeviceEntry's (args, attrs), as TIRx prints it."""
 
     def dims(v: Any, what: str) -> list:
@@ -116,7 +118,9 @@ class IRBuilder:
     def current() -> IRBuilder:
         stack = getattr(_tls, "stack", None)
         if not stack:
-            raise RuntimeError("no IRBuilder is active: statements can only be emitted while a kernel is built")
+            raise RuntimeError(
+                "no IRBuilder is active: statements can only be emitted while a kernel is built"
+            )
         return stack[-1]
 
     @staticmethod
@@ -280,7 +284,9 @@ class IRBuilder:
             raise IndexError(f"buffer {buf.name} has rank {len(buf.shape)}, got {len(indices)} indices")
         value = convert(value, _Like(buf.dtype))
         if value.ty != buf.dtype and isinstance(value.ty, PrimType) and value.ty.lanes == 1:
-            raise TypeError(f"store to {buf.name}: value dtype {value.ty} differs from buffer dtype {buf.dtype}")
+            raise TypeError(
+                f"store to {buf.name}: value dtype {value.ty} differs from buffer dtype {buf.dtype}"
+            )
         self.emit(BufferStore(buf, value, tuple(convert(i) for i in indices), span=self.span))
 
     def evaluate(self, value: Any) -> None:
