@@ -80,6 +80,8 @@ from tirx.ir import (
     While,
     structural_equal,
 )
+from tirx.ir.arith import trunc_div, trunc_mod
+from tirx.ir.arith import wrap as _wrap
 from tirx.ir.expr import NODE, SEQ, BinaryOp
 
 from ._scoped import ScopedRewriter
@@ -90,15 +92,6 @@ __all__ = ["Simplify", "fold_expr"]
 
 _NP_FLOAT = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 _EMPTY = SeqStmt(())
-
-
-def _wrap(v: int, t: PrimType) -> int:
-    bits = t.bits
-    mask = (1 << bits) - 1
-    v &= mask
-    if t.kind == "int" and v >> (bits - 1):
-        v -= 1 << bits
-    return v
 
 
 def _int_scalar(t: Any) -> bool:
@@ -115,10 +108,7 @@ def _fold_int(cls: type, a: int, b: int, t: PrimType) -> int | None:
     if cls is Div or cls is Mod:
         if b == 0:
             return None
-        q = abs(a) // abs(b)
-        if (a < 0) != (b < 0):
-            q = -q
-        return _wrap(q, t) if cls is Div else _wrap(a - b * q, t)
+        return _wrap(trunc_div(a, b) if cls is Div else trunc_mod(a, b), t)
     if cls is FloorDiv:
         return None if b == 0 else _wrap(a // b, t)
     if cls is FloorMod:

@@ -42,6 +42,7 @@ from ..ir import (
     Sub,
     Var,
 )
+from ..ir.arith import trunc_div, trunc_mod, wrap_bits
 
 __all__ = ["HOST_GLOBALS", "HostExprError", "to_python"]
 
@@ -53,21 +54,10 @@ class HostExprError(ValueError):
 def _tdiv(a: int, b: int) -> int:
     if isinstance(a, float) or isinstance(b, float):
         return a / b
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
+    return trunc_div(a, b)
 
 
-def _tmod(a: int, b: int) -> int:
-    return a - b * _tdiv(a, b)
-
-
-def _wrap(v: int, bits: int, signed: bool) -> int:
-    m = 1 << bits
-    v &= m - 1
-    return v - m if signed and v >= m >> 1 else v
-
-
-HOST_GLOBALS = {"_tdiv": _tdiv, "_tmod": _tmod, "_wrap": _wrap}
+HOST_GLOBALS = {"_tdiv": _tdiv, "_tmod": trunc_mod, "_wrap": wrap_bits}
 
 _OPS = {
     Add: "+", Sub: "-", Mul: "*", FloorDiv: "//", FloorMod: "%", BitAnd: "&", BitOr: "|", BitXor: "^",
