@@ -14,7 +14,7 @@ pytest.importorskip("cuda.bindings.nvrtc")
 
 import tirx
 from tirx.codegen import generate
-from tirx.ir import TensorType, Var, const
+from tirx.ir import Cast, TensorType, Var, const
 from tirx.ir.op import call
 from tirx.ir.types import PointerType, bool_, float16, float32, int32, int64, uint64
 from tirx.script.builder import IRBuilder, launch_args
@@ -169,6 +169,41 @@ def test_floor_ops_on_small_and_wide_ints_compile(dt):
     f = _kernel(body, params=(("A", TensorType((64,), float32)), ("x", int32)))
     k = tirx.compile(f, target=ARCH, cache=False)
     assert "tirx_floormod<" in k.source
+    _assert_clean(k)
+
+
+def test_wrap_int_makes_signed_overflow_wrap():
+    """wrap_int=True computes signed + - * << in the unsigned type (the IR's wraparound)."""
+
+    def body(b, A, x):
+        t = b.bind("t", call("cuda.thread_idx", "x"))
+        y = b.bind("y", Cast("int64", x) * const(3, "int64") + const(1, "int64"))
+        b.store(A, (t,), Cast("float32", x * 7 - t) + Cast("float32", y << const(2, "int64")))
+
+    f = _kernel(body, params=(("A", TensorType((64,), float32)), ("x", int32)))
+    plain = generate(f).text
+    wrapped = generate(f, wrap_int=True).text
+    assert "(unsigned int)" not in plain
+    assert "((int)((unsigned int)(x) * (unsigned int)(7)))" in wrapped
+    assert "(unsigned long long)" in wrapped
+    _assert_clean(tirx.compile(f, target=ARCH, cache=False, wrap_int=True))
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int8", "uint16", "int16"])
+def test_narrow_int_arithmetic_is_truncated_to_its_dtype(dt):
+    """C++ promotes 8/16-bit operands to int; the IR's result has the narrow dtype (found
+    by the GPU-vs-interpreter differential test: uint8 200 + 200 must be 144, not 400)."""
+
+    def body(b, A, x):
+        t = b.bind("t", call("cuda.thread_idx", "x"))
+        u = Cast(dt, x)
+        b.store(A, (t,), Cast("float32", ~(u + u) * u - u))
+
+    f = _kernel(body, params=(("A", TensorType((64,), float32)), ("x", int32)))
+    k = tirx.compile(f, target=ARCH, cache=False)
+    ct = {"uint8": "unsigned char", "int8": "signed char", "uint16": "unsigned short", "int16": "short"}[dt]
+    line = next(ln for ln in k.source.splitlines() if "A[t] =" in ln)
+    assert line.count(f"(({ct})(") >= 3, line  # +, ~ and * - each truncated
     _assert_clean(k)
 
 

@@ -106,17 +106,14 @@ def test_module_cuda_matches_interp():
 # `INT_MIN + INT_MIN` to something other than the IR's wrapped 0 (~1% of kernels); and an
 # int8 `FloorMod` whose operands C++ promotes to int makes NVRTC reject `tirx_floormod` as
 # ambiguous (extra_types only). The interpreter's results are the IR's meaning.
-_CODEGEN_UB = "CUDA codegen: signed overflow is UB in the emitted C++ (IR wraps); int8 floormod overload"
-
-
-@pytest.mark.xfail(reason=_CODEGEN_UB, strict=False)
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(runnable_kernels(extra_types=False))
 def test_runnable_kernels_cuda_matches_interp(r):
     if "device=True" not in r.note:
         return  # host-only kernels have no CUDA launch
     want = r.run()
-    got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT), r.fresh_args())
+    # wrap_int: signed overflow wraps in the generated C++ as it does in the IR
+    got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True), r.fresh_args())
     _same(want, got)
 
 
@@ -164,12 +161,11 @@ def test_example_kernel_cuda_matches_interp(name):
     _same(want, got, ulp_ok=ulp_ok)
 
 
-@pytest.mark.xfail(reason=_CODEGEN_UB, strict=False)
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(runnable_kernels(extra_types=True))
 def test_runnable_kernels_all_types_cuda_matches_interp(r):
     if "device=True" not in r.note:
         return
     want = r.run()
-    got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT), r.fresh_args())
+    got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True), r.fresh_args())
     _same(want, got)

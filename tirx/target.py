@@ -9,7 +9,10 @@ CUDA options: ``restrict=True`` (``__restrict__`` on tensor pointers; aliasing a
 are then refused at launch), ``cache=True`` (memory and disk cache), ``options=()``
 (extra NVRTC flags, e.g. ``("-lineinfo",)``), ``launcher="bindings"|"ctypes"`` (how the
 fast path calls ``cuLaunchKernel``: through ``cuda.bindings.driver`` or the same libcuda
-symbol through ctypes; default ``$TIRX_LAUNCHER`` or ``bindings``).
+symbol through ctypes; default ``$TIRX_LAUNCHER`` or ``bindings``), ``wrap_int=False``
+(``True``: signed int32/int64 ``+ - * <<`` wrap around exactly as the IR and the
+interpreter define them; by default they are plain C++ signed operations, whose overflow
+is undefined, which lets NVRTC optimize index arithmetic).
 """
 
 from __future__ import annotations
@@ -89,6 +92,7 @@ def compile_cuda(
     options: tuple = (),
     source_name: str | None = None,
     launcher: str | None = None,
+    wrap_int: bool = False,
 ) -> Any:
     from . import codegen
     from .ir import Function, Module, structural_hash
@@ -114,11 +118,15 @@ def compile_cuda(
     hit = ""
     if cache:
         key = _cache.make_key(
-            structural_hash(f), (*names, f"restrict={restrict}"), arch, _nvrtc.nvrtc_version(), opts
+            structural_hash(f),
+            (*names, f"restrict={restrict}", f"wrap_int={wrap_int}"),
+            arch,
+            _nvrtc.nvrtc_version(),
+            opts,
         )
         entry = _cache.get(key, disk=True)
         hit = "hit" if entry is not None else ""
-    src = codegen.generate(f, restrict=restrict)
+    src = codegen.generate(f, restrict=restrict, wrap_int=wrap_int)
     if entry is not None and entry.source != src.text:
         # same structure, different spans or names in comments: keep the cached binary, show the new text
         entry = _cache.CacheEntry(src.text, entry.ptx, entry.cubin, entry.log, entry.meta)

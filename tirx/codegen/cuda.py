@@ -385,11 +385,20 @@ _BIN = {
 _BITWISE = (BitAnd, BitOr, BitXor, Shl, Shr)
 
 
+def _narrow_int(t: Any) -> bool:
+    """8/16-bit scalar integers, which C++ promotes to int before arithmetic."""
+    return isinstance(t, PrimType) and t.is_int and t.lanes == 1 and t.bits < 32
+
+
 class CodeGenCUDA:
     """Generates one translation unit. Handlers in ``ops_cuda`` call back into it."""
 
-    def __init__(self, restrict: bool = True) -> None:
+    def __init__(self, restrict: bool = True, wrap_int: bool = False) -> None:
         self.restrict = restrict
+        # wrap_int: signed + - * << wrap around (two's complement) as the IR defines them,
+        # by computing in the unsigned type; off by default (C++ leaves signed overflow
+        # undefined, which lets NVRTC optimize index math)
+        self.wrap_int = wrap_int
         self.features: set[str] = set()
         self.lines: list[str] = []
         self.line_spans: dict[int, Any] = {}
@@ -564,6 +573,20 @@ class CodeGenCUDA:
         t = e.a.ty
         if isinstance(e, Mod) and isinstance(t, PrimType) and t.is_float:
             return self._math_call("fmod", t, [e.a, e.b]), _PREC_PRIMARY
+        if (
+            self.wrap_int
+            and isinstance(e, (Add, Sub, Mul, Shl))
+            and isinstance(t, PrimType)
+            and t.kind == "int"
+            and t.lanes == 1
+            and t.bits >= 32
+        ):
+            u = "unsigned int" if t.bits == 32 else "unsigned long long"
+            a, b = self.expr(e.a), self.expr(e.b)
+            return f"(({self.ctype(t)})(({u})({a}) {op} ({u})({b})))", _PREC_PRIMARY
+        if isinstance(e, (Add, Sub, Mul, Div, Mod, Shl)) and _narrow_int(t):
+            # C++ computes 8/16-bit integers in int: truncate back to the IR's dtype
+            return f"(({self.ctype(t)})({self._binary(e, op, prec)[0]}))", _PREC_PRIMARY
         return self._binary(e, op, prec)
 
     e_Add = e_Sub = e_Mul = e_Div = e_Mod = _arith
@@ -580,6 +603,8 @@ class CodeGenCUDA:
         return f"!{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
 
     def e_BitNot(self, e):
+        if _narrow_int(e.a.ty):
+            return f"(({self.ctype(e.a.ty)})(~{self.wrap(e.a, _PREC_UNARY)}))", _PREC_PRIMARY
         return f"~{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
 
     def e_FloorDiv(self, e):
@@ -1486,6 +1511,6 @@ def _prelude(features: set) -> list[str]:
     return text.split("\n")
 
 
-def generate(obj: Function | Module, restrict: bool = True) -> CudaSource:
+def generate(obj: Function | Module, restrict: bool = True, wrap_int: bool = False) -> CudaSource:
     """Generate CUDA C++ for a Function or Module (see the module docstring)."""
-    return CodeGenCUDA(restrict=restrict).generate(obj)
+    return CodeGenCUDA(restrict=restrict, wrap_int=wrap_int).generate(obj)
