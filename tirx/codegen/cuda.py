@@ -834,11 +834,8 @@ class CodeGenCUDA:
         if isinstance(e, Cast) and isinstance(e.value.ty, PrimType) and e.value.ty.is_int:
             return self.is_nonneg(e.value) and e.ty.bits >= e.value.ty.bits
         if isinstance(e, Call) and not isinstance(e.op, GlobalVar):
-            return e.op.name in (
-                "cuda.thread_idx", "cuda.block_idx", "cuda.block_dim", "cuda.grid_dim", "cuda.lane_id",
-                "cuda.warp_id", "cuda.cta_rank", "cuda.cluster_idx", "cuda.cluster_dim",
-                "cuda.block_idx_in_cluster", "popcount", "clz",
-            )  # fmt: skip
+            ex = e.op.extra
+            return isinstance(ex, dict) and bool(ex.get("nonneg"))
         return False
 
     # -- statements -----------------------------------------------------------------

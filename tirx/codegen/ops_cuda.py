@@ -81,11 +81,7 @@ def _math_handler(name: str):
     return h
 
 
-for _n in (
-    "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "erf", "sigmoid", "fabs", "abs", "floor", "ceil", "round",
-    "trunc", "nearbyint", "pow", "atan2", "fmod", "fma",
-):  # fmt: skip
+for _n in (*_F32, "sigmoid"):  # the table of C names is the list of math ops handled here
     _reg(_n)(_math_handler(_n))
 
 

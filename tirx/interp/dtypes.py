@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir.arith import int_range
 from ..ir.types import PrimType
 from .errors import InterpError
 
@@ -167,11 +168,7 @@ def from_storage(x: np.ndarray, t: PrimType) -> np.ndarray:
     return x
 
 
-def int_bounds(t: PrimType) -> tuple[int, int]:
-    b = t.bits
-    if t.kind == "uint":
-        return 0, (1 << b) - 1
-    return -(1 << (b - 1)), (1 << (b - 1)) - 1
+int_bounds = int_range  # one definition: tirx.ir.arith
 
 
 def cast(x: np.ndarray, src: PrimType, dst: PrimType) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .types import PrimType
 
-__all__ = ["trunc_div", "trunc_mod", "wrap", "wrap_bits"]
+__all__ = ["int_range", "trunc_div", "trunc_mod", "wrap", "wrap_bits"]
 
 
 def wrap_bits(v: int, bits: int, signed: bool) -> int:
@@ -35,3 +35,11 @@ def trunc_div(a: int, b: int) -> int:
 def trunc_mod(a: int, b: int) -> int:
     """C remainder: takes the sign of ``a`` (``b`` must be non-zero)."""
     return a - b * trunc_div(a, b)
+
+
+def int_range(t: PrimType) -> tuple[int, int]:
+    """The smallest and largest value of integer dtype ``t``."""
+    b = t.bits
+    if t.kind == "uint":
+        return 0, (1 << b) - 1
+    return -(1 << (b - 1)), (1 << (b - 1)) - 1

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from .arith import int_range
 from .node import Node
 from .types import PrimType, Type, as_type, bool_, float32, handle, int32, int64, prim
 
@@ -580,13 +581,6 @@ def _lazy(name: str) -> type:
         _LAZY.update(Op=Op, Buffer=Buffer)
         c = _LAZY[name]
     return c
-
-
-def int_range(t: PrimType) -> tuple[int, int]:
-    b = t.bits
-    if t.kind == "uint":
-        return 0, (1 << b) - 1
-    return -(1 << (b - 1)), (1 << (b - 1)) - 1
 
 
 def const(value: Any, dtype: Any = None, span: Any = None) -> PrimExpr:

@@ -24,8 +24,10 @@ declare("fma", "x x x", "arg0", doc="fused multiply-add a*b+c")
 declare("isnan", "x", "bool0")
 declare("isinf", "x", "bool0")
 declare("isfinite", "x", "bool0")
-declare("popcount", "i", "arg0")
-declare("clz", "i", "arg0")
+# extra={"nonneg": True}: the result is never negative (codegen uses plain / and % on it)
+NONNEG = {"nonneg": True}
+declare("popcount", "i", "arg0", extra=NONNEG)
+declare("clz", "i", "arg0", extra=NONNEG)
 declare("if_then_else", "b x x", lambda a: a[1].ty, doc="lazy select: only the taken arm is evaluated")
 
 
@@ -46,7 +48,7 @@ declare("ptr_byte_offset", "p i", "arg0", doc="advance a pointer by a byte offse
 
 # ---------------------------------------------------------------- CUDA thread model
 def _axis(name: str, doc: str):
-    declare(name, "s", int32, device_only=True, doc=doc)
+    declare(name, "s", int32, device_only=True, doc=doc, extra=NONNEG)
 
 
 _axis("cuda.thread_idx", "threadIdx.<axis>")
@@ -56,9 +58,9 @@ _axis("cuda.grid_dim", "gridDim.<axis>")
 _axis("cuda.cluster_idx", "cluster index in the grid")
 _axis("cuda.cluster_dim", "cluster shape")
 _axis("cuda.block_idx_in_cluster", "block index within the cluster")
-declare("cuda.lane_id", "", int32, device_only=True, doc="threadIdx.x % 32")
-declare("cuda.warp_id", "", int32, device_only=True, doc="threadIdx.x / 32 (warp-uniform)")
-declare("cuda.cta_rank", "", int32, device_only=True, doc="rank of this block in its cluster")
+declare("cuda.lane_id", "", int32, device_only=True, doc="threadIdx.x % 32", extra=NONNEG)
+declare("cuda.warp_id", "", int32, device_only=True, doc="threadIdx.x / 32 (warp-uniform)", extra=NONNEG)
+declare("cuda.cta_rank", "", int32, device_only=True, doc="rank of this block in its cluster", extra=NONNEG)
 declare("cuda.cta_sync", "", void, pure=False, device_only=True, doc="__syncthreads()")
 declare("cuda.warp_sync", "", void, pure=False, device_only=True, doc="__syncwarp()")
 declare("cuda.cluster_sync", "", void, pure=False, device_only=True, doc="cluster-wide barrier")
