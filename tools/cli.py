@@ -37,15 +37,14 @@ def _load_file(path: str) -> tuple[Any, str]:
     return tirx.loads(text, source_name=path), text
 
 
-# ------------------------------------------------------------------ fmt
-def cmd_fmt(args: argparse.Namespace) -> int:
+def _load_all(paths: list[str]) -> tuple[list[tuple[str, Any, str]], int]:
+    """Load each file; report the ones that fail on stderr. ((path, obj, text)s, failures)."""
     import tirx
 
-    changed, failed = [], 0
-    for path in args.files:
+    loaded, failed = [], 0
+    for path in paths:
         try:
             obj, text = _load_file(path)
-            new = tirx.dumps(obj)
         except tirx.DiagnosticError as e:
             _err(str(e))
             failed += 1
@@ -54,7 +53,18 @@ def cmd_fmt(args: argparse.Namespace) -> int:
             _err(f"error: {path}: {e}")
             failed += 1
             continue
-        if new != text:
+        loaded.append((path, obj, text))
+    return loaded, failed
+
+
+# ------------------------------------------------------------------ fmt
+def cmd_fmt(args: argparse.Namespace) -> int:
+    import tirx
+
+    changed = []
+    loaded, failed = _load_all(args.files)
+    for path, obj, text in loaded:
+        if tirx.dumps(obj) != text:
             changed.append(path)
             if not args.check:
                 tirx.save(obj, path)
@@ -89,20 +99,9 @@ def _verify(obj: Any, text: str) -> list[str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    import tirx
 
-    bad = 0
-    for path in args.files:
-        try:
-            obj, text = _load_file(path)
-        except tirx.DiagnosticError as e:
-            _err(str(e))
-            bad += 1
-            continue
-        except (OSError, UnicodeDecodeError) as e:
-            _err(f"error: {path}: {e}")
-            bad += 1
-            continue
+    loaded, bad = _load_all(args.files)
+    for path, obj, text in loaded:
         problems = _verify(obj, text)
         if problems:
             for p in problems:
@@ -144,20 +143,9 @@ def roundtrip_problems(obj: Any) -> list[str]:
 
 
 def cmd_roundtrip(args: argparse.Namespace) -> int:
-    import tirx
 
-    bad = 0
-    for path in args.files:
-        try:
-            obj, _ = _load_file(path)
-        except tirx.DiagnosticError as e:
-            _err(str(e))
-            bad += 1
-            continue
-        except (OSError, UnicodeDecodeError) as e:
-            _err(f"error: {path}: {e}")
-            bad += 1
-            continue
+    loaded, bad = _load_all(args.files)
+    for path, obj, _text in loaded:
         probs = roundtrip_problems(obj)
         if probs:
             bad += 1
