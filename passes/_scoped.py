@@ -40,6 +40,7 @@ from tirx.ir import (
 )
 from tirx.ir.expr import NODE, SEQ, BinaryOp
 from tirx.ir.node import Attrs, Node
+from tirx.ir.visitor import map_tuple
 
 _MISSING = object()
 
@@ -115,14 +116,7 @@ class ScopedRewriter:
         return e if changes is None else attrs.evolve(e, **changes)
 
     def exprs(self, v: tuple) -> tuple:
-        out = None
-        for i, x in enumerate(v):
-            nx = self.expr(x)
-            if nx is not x and out is None:
-                out = list(v[:i])
-            if out is not None:
-                out.append(nx)
-        return v if out is None else tuple(out)
+        return map_tuple(v, self.expr)
 
     def expr_BufferLoad(self, e: BufferLoad) -> Any:
         b = self.bmap.get(e.buffer, e.buffer) if self.bmap else e.buffer

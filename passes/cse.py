@@ -64,6 +64,7 @@ from tirx.ir import (
     While,
 )
 from tirx.ir.expr import NODE, SEQ, VALUE, BinaryOp
+from tirx.ir.visitor import map_tuple
 
 from ._util import flatten, make_body
 from .infra import FunctionPass
@@ -446,14 +447,7 @@ class _CSE:
         return e.replace(**changes)
 
     def rw_seq(self, v: tuple) -> tuple:
-        out = None
-        for j, x in enumerate(v):
-            nx = self.rw(x)
-            if nx is not x and out is None:
-                out = list(v[:j])
-            if out is not None:
-                out.append(nx)
-        return v if out is None else tuple(out)
+        return map_tuple(v, self.rw)
 
     def bind_for(self, k: int) -> Bind:
         rep, var = self.chosen[k]

@@ -20,7 +20,7 @@ from .function import BUFMAP, FUNCS, PARAMS, Function, Module
 from .node import Attrs, Node
 from .stmt import ATTRS, BUF_DEF, AllocBuffer, Stmt
 
-__all__ = ["Mutator", "ScopeStack", "Visitor", "collect_vars", "post_order"]
+__all__ = ["Mutator", "ScopeStack", "Visitor", "collect_vars", "map_tuple", "post_order"]
 
 T = TypeVar("T")
 
@@ -213,14 +213,7 @@ class Mutator:
         return attrs.evolve(node, **changes)
 
     def _seq(self, v: tuple) -> tuple:
-        out = None
-        for i, e in enumerate(v):
-            ne = self.visit(e) if isinstance(e, Node) else e
-            if ne is not e and out is None:
-                out = list(v[:i])
-            if out is not None:
-                out.append(ne)
-        return v if out is None else tuple(out)
+        return map_tuple(v, lambda e: self.visit(e) if isinstance(e, Node) else e)
 
     def _seq_with(self, v: tuple, fn) -> tuple:
         new = [fn(e) for e in v]
@@ -243,6 +236,19 @@ class Mutator:
         if all(a is b for a, b in zip(s.stmts, new)):
             return s
         return seq(new) if new else s
+
+
+def map_tuple(v: tuple, fn) -> tuple:
+    """``tuple(map(fn, v))``, but ``v`` itself when ``fn`` returned every element unchanged
+    (so rewriters keep untouched subtrees identical)."""
+    out = None
+    for i, e in enumerate(v):
+        ne = fn(e)
+        if ne is not e and out is None:
+            out = list(v[:i])
+        if out is not None:
+            out.append(ne)
+    return v if out is None else tuple(out)
 
 
 class _VarCollector(Visitor):
