@@ -24,6 +24,7 @@ from .infra import (
 from .pointer import InferPointerTypes
 from .simplify import Simplify
 from .ssa import ConvertSSA
+from .vectorize_threads import VectorizeThreads
 from .verify import VerifyWellFormed, WellFormedError, verify_well_formed
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "ScopedRewriter",
     "Sequential",
     "Simplify",
+    "VectorizeThreads",
     "VerifyAfterEach",
     "VerifyWellFormed",
     "WellFormedError",

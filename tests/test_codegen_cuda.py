@@ -108,7 +108,10 @@ def test_module_kernels_and_device_helpers():
 
 def test_seed_source_is_readable():
     ex = _load_example("elementwise_add")
-    k = tirx.compile(ex.make_add(tirx.script.tirx.float16, 2, block=128), target=ARCH, cache=False)
+    # as written (vectorize=False): the statements map one to one onto the script's
+    k = tirx.compile(
+        ex.make_add(tirx.script.tirx.float16, 2, block=128), target=ARCH, cache=False, vectorize=False
+    )
     src = k.source
     assert "#include <cuda_fp16.h>" in src
     assert "const half* __restrict__ A," in src
@@ -172,8 +175,13 @@ def test_floor_ops_on_small_and_wide_ints_compile(dt):
     _assert_clean(k)
 
 
-def test_wrap_int_makes_signed_overflow_wrap():
-    """wrap_int=True computes signed + - * << in the unsigned type (the IR's wraparound)."""
+_WRAPPED = re.compile(r"\(\((int|int64_t)\)\(\((unsigned int|unsigned long long)\)|tirx_sh[lr]<")
+
+
+def test_wrap_int_wraps_where_overflow_is_possible():
+    """By default (wrap_int=True) signed + - * << are computed in the unsigned type (the
+    IR's wraparound) exactly where the bounds analysis cannot prove the result fits;
+    wrap_int=False is plain C++ everywhere."""
 
     def body(b, A, x):
         t = b.bind("t", call("cuda.thread_idx", "x"))
@@ -181,12 +189,99 @@ def test_wrap_int_makes_signed_overflow_wrap():
         b.store(A, (t,), Cast("float32", x * 7 - t) + Cast("float32", y << const(2, "int64")))
 
     f = _kernel(body, params=(("A", TensorType((64,), float32)), ("x", int32)))
-    plain = generate(f).text
-    wrapped = generate(f, wrap_int=True).text
-    assert "(unsigned int)" not in plain
+    wrapped = generate(f).text
+    plain = generate(f, wrap_int=False).text
+    assert not _WRAPPED.search(plain)
+    # x * 7 can overflow int32, and so can (x * 7) - t
     assert "((int)((unsigned int)(x) * (unsigned int)(7)))" in wrapped
-    assert "(unsigned long long)" in wrapped
-    _assert_clean(tirx.compile(f, target=ARCH, cache=False, wrap_int=True))
+    assert "(unsigned int)(t)" in wrapped
+    # int64(x) * 3 + 1 and its << 2 fit int64: plain C++
+    assert "const int64_t y = ((int64_t)x) * 3LL + 1LL;" in wrapped
+    assert "(y << 2LL)" in wrapped
+    _assert_clean(tirx.compile(f, target=ARCH, cache=False))
+    _assert_clean(tirx.compile(f, target=ARCH, cache=False, wrap_int=False))
+
+
+def test_product_of_scalar_params_is_wrapped():
+    def body(b, A, x, y):
+        b.store(A, (const(0),), Cast("float32", x * y))
+
+    f = _kernel(body, params=(("A", TensorType((64,), float32)), ("x", int32), ("y", int32)))
+    assert "((int)((unsigned int)(x) * (unsigned int)(y)))" in generate(f).text
+    assert "A[0] = ((float)(x * y));" in generate(f, wrap_int=False).text
+    _assert_clean(tirx.compile(f, target=ARCH, cache=False))
+
+
+@pytest.mark.parametrize("dt", ["int32", "int64", "uint32", "uint64"])
+def test_shift_amounts_follow_the_ir(dt):
+    """Amounts not provably in [0, bits) go through helpers with the IR's rule (read as
+    unsigned; >= bits gives 0, or the sign fill for >>); constant amounts stay plain."""
+    from tirx.ir import Shl, Shr
+
+    def body(b, A, x, s):
+        u, v = Cast(dt, x), Cast(dt, s)
+        b.store(A, (const(0),), Cast("float32", Shl(u, v) + Shr(u, v)))
+        t = b.bind("t", call("cuda.thread_idx", "x"))
+        b.store(A, (t,), Cast("float32", Shr(u, const(3, dt)) + Shl(Cast(dt, t), const(4, dt))))
+
+    f = _kernel(body, params=(("A", TensorType((64,), float32)), ("x", int32), ("s", int32)))
+    src = generate(f).text
+    ct = {"int32": "int", "int64": "int64_t", "uint32": "unsigned int", "uint64": "uint64_t"}[dt]
+    assert f"tirx_shl<{ct}>(" in src and f"tirx_shr<{ct}>(" in src
+    line = next(ln for ln in src.splitlines() if "A[t] =" in ln)
+    assert not _WRAPPED.search(line), line
+    assert "tirx_sh" not in generate(f, wrap_int=False).text
+    _assert_clean(tirx.compile(f, target=ARCH, cache=False))
+
+
+def test_floor_division_by_a_positive_variable_is_plain():
+    """Floor division of a non-negative value by a provably positive variable is C's ``/``."""
+
+    def body(b, A):
+        t = b.bind("t", call("cuda.thread_idx", "x"))
+        with b.for_("k", 1, 8) as k:
+            b.store(A, (t,), Cast("float32", t // k + t % k))
+
+    f = _kernel(body)
+    src = generate(f).text
+    assert "t / k" in src and "t % k" in src and "tirx_floor" not in src
+    _assert_clean(tirx.compile(f, target=ARCH, cache=False))
+
+
+def _wrapped_sites(f, **kw):
+    return len(_WRAPPED.findall(generate(f, **kw).text))
+
+
+def test_seed_and_hot_kernels_need_no_wrapping():
+    """The bounds analysis proves the index math of the seed add kernel and the Hopper
+    kernels (launch configuration, loop bounds, counters) free of overflow."""
+    import sys
+
+    sys.path.insert(0, ROOT)
+    from examples import seed_guide
+    from examples.hopper import gemm, memory
+
+    ex = _load_example("elementwise_add")
+    kernels = {
+        "seed": seed_guide.make_add(tirx.script.tirx.float16, 2, block=128),
+        **{k: b() for k, b in ex.KERNELS.items()},
+        **{k: b() for k, b in gemm.KERNELS.items()},
+        **{k: b() for k, b in memory.KERNELS.items()},
+    }
+    for name, f in kernels.items():
+        assert _wrapped_sites(f) == 0, name
+    src = generate(kernels["seed"]).text
+    assert "const int i = ((int)blockIdx.x) * 128 + ((int)threadIdx.x);" in src
+
+
+def test_index_math_that_can_overflow_stays_wrapped():
+    """block_sum launches m blocks (m a dynamic int32): blockIdx.x * 256 + threadIdx.x can
+    leave int32, so it keeps the wrapped form; its loop counter (halved) does not."""
+    f = _load_example("reduce_smem").make_block_sum()
+    src = generate(f).text
+    assert "((int)((unsigned int)(bx) * (unsigned int)(256)))" in src
+    assert "stride = stride / 2;" in src
+    assert _wrapped_sites(f, wrap_int=False) == 0
 
 
 @pytest.mark.parametrize("dt", ["uint8", "int8", "uint16", "int16"])

@@ -173,8 +173,9 @@ def make_add(block=128, dtype=float16, scalar=False):
     return b.get()
 
 
-def compiled(rec, launcher, **kw):
-    k = tirx.compile(make_add(**kw), target=ARCH, cache=False, launcher=launcher)
+def compiled(rec, launcher, vectorize=False, **kw):
+    # the launch plumbing of the kernel as written (VectorizeThreads has its own test below)
+    k = tirx.compile(make_add(**kw), target=ARCH, cache=False, launcher=launcher, vectorize=vectorize)
     rec.kern = k
     return k
 
@@ -206,6 +207,23 @@ def test_fast_path_launches_what_the_general_path_launches(env, launcher):
         assert fast[0] == ((n + 127) // 128, 1, 1) and fast[1] == (128, 1, 1)
         assert fast[3] == (RAW_STREAM if stream is None else stream)
         assert fast[4] == [0x10000, 0x30000, s, n]
+
+
+@pytest.mark.parametrize("launcher", ["ctypes", "bindings"])
+def test_vectorized_kernel_fast_path_launches_what_the_general_path_launches(env, launcher):
+    """VectorizeThreads: the grid is ceil(G / 8) of the original G, and the original G travels
+    as a host-computed parameter after the written ones."""
+    torch, rec = env
+    k = compiled(rec, launcher, vectorize=True, scalar=True)
+    assert "grid_x" in k.source
+    for n in (1000, 1, 129, 4096, 2**31 - 1):
+        a = torch.Tensor((n,), torch.float16, 0x10000)
+        b = torch.Tensor((n,), torch.float16, 0x30000 + 2 * n)
+        fast, general = _both(rec, k, a, b, 5)
+        assert fast == general
+        g = (n + 127) // 128
+        assert fast[0] == ((g - 1) // 8 + 1, 1, 1) and fast[1] == (128, 1, 1)
+        assert fast[4] == [0x10000, 0x30000 + 2 * n, 5, n, g]
 
 
 @pytest.mark.parametrize("launcher", ["ctypes", "bindings"])

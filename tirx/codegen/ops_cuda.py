@@ -198,6 +198,14 @@ def _ptr_byte_offset(cg: CodeGenCUDA, c: Call) -> str:
     return f"(({cg.ctype(p.ty)})((char*){cg.wrap(p, 15)} + {cg.wrap(off, 12)}))"
 
 
+@_reg("is_aligned")
+def _is_aligned(cg: CodeGenCUDA, c: Call) -> str:
+    p, n = c.args
+    if not isinstance(n, IntImm) or n.value <= 0 or n.value & (n.value - 1):
+        raise _error("T.is_aligned: the alignment must be a power-of-two integer literal", c)
+    return f"((((unsigned long long){cg.wrap(p, 15)}) & {n.value - 1}ULL) == 0ULL)"
+
+
 # --------------------------------------------------------------------------- thread model
 def _axis_arg(c: Call) -> str:
     a = c.args[0]

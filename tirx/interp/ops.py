@@ -212,6 +212,24 @@ def _ptr_byte_offset(fc, call):
     return ev
 
 
+@register_handler(_R, "is_aligned")
+def _is_aligned(fc, call):
+    """Every interpreter allocation starts 256-byte aligned (as cudaMalloc's do); the
+    pointer's byte offset decides."""
+    fp, n = fc.expr(call.args[0]), call.args[1]
+    if not isinstance(n, E.IntImm) or n.value <= 0 or n.value & (n.value - 1) or n.value > 256:
+        raise OpError("T.is_aligned: the alignment must be a power-of-two integer literal <= 256")
+    m = n.value - 1
+
+    def ev(c):
+        p = fp(c)
+        if not isinstance(p, PtrVal):
+            raise InterpError("T.is_aligned of a value that is not a pointer")
+        return np.atleast_1d((np.asarray(p.off, dtype=np.int64) & m) == 0)
+
+    return ev
+
+
 @register_handler(_R, "reinterpret")
 def _reinterpret(fc, call):
     src, dst = call.args[0].ty, call.ty

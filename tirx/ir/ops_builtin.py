@@ -44,6 +44,12 @@ declare("reinterpret", "x", "ty", doc="reinterpret the bits (or pointer) as ty")
 declare("call_extern", "s *x?", "ty", pure=False, doc="call an external C/CUDA function by name")
 declare("call_pure_extern", "s *x?", "ty", doc="call an external side-effect-free function by name")
 declare("ptr_byte_offset", "p i", "arg0", doc="advance a pointer by a byte offset, keeping its type")
+declare(
+    "is_aligned",
+    "p n",
+    bool_,
+    doc="whether a pointer's address is a multiple of n bytes (chooses a vector path at run time)",
+)
 
 
 # ---------------------------------------------------------------- CUDA thread model
