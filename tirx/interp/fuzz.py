@@ -1,5 +1,5 @@
-"""``tirx fuzz`` semantic mode: random runnable kernels must mean the same thing before and
-after every built-in pass, and after a print/parse round trip, as judged by the interpreter.
+"""``tirx fuzz`` semantic mode: random runnable kernels (general ones and elementwise ones)
+must mean the same thing before and after every built-in pass, and after a print/parse round trip, as judged by the interpreter.
 
 ``run_semantic(examples, seed)`` returns a report dict (the CLI prints it); it never raises
 for a found bug — the bug (shrunk by hypothesis) is in ``report["failure"]``.
@@ -12,7 +12,7 @@ from typing import Any
 
 __all__ = ["check_runnable", "run_semantic", "semantic_checks"]
 
-_PASS_NAMES = ("ConvertSSA", "CommonSubexprElim", "Simplify")
+_PASS_NAMES = ("ConvertSSA", "CommonSubexprElim", "Simplify", "VectorizeThreads")
 
 
 def semantic_checks() -> list[tuple[str, Any]]:
@@ -76,6 +76,9 @@ def run_semantic(examples: int = 100, seed: int = 0, *, max_stmts: int = 12) -> 
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
+    from hypothesis import strategies as st
+
+    from tirx.testing.elementwise import elementwise_kernels
     from tirx.testing.runnable import runnable_kernels
 
     checks = semantic_checks()
@@ -89,7 +92,8 @@ def run_semantic(examples: int = 100, seed: int = 0, *, max_stmts: int = 12) -> 
         suppress_health_check=list(HealthCheck),
         print_blob=False,
     )
-    @given(runnable_kernels(max_stmts=max_stmts))
+    # general kernels, and elementwise ones (the shape VectorizeThreads rewrites)
+    @given(st.one_of(runnable_kernels(max_stmts=max_stmts), elementwise_kernels()))
     def prop(r):
         count[0] += 1
         check_runnable(r, checks)

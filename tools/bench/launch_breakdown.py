@@ -1,0 +1,88 @@
+"""Where a tirx kernel call's host time goes (run on a GPU machine).
+
+Times, on the seed kernel compiled by ``tirx.compile`` (bursts of 256 calls, synchronized
+between bursts, median of many bursts): the whole call; the generated fast path with the
+driver call replaced by a no-op (the Python part alone); the raw ``cuLaunchKernel`` the fast
+path ends in; and each torch/driver-binding operation the fast path performs, alone.
+
+``python tools/bench/launch_breakdown.py``
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import statistics
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _per_call(fn, n: int = 256, rounds: int = 201, sync=None) -> float:
+    ts = []
+    for _ in range(rounds):
+        if sync:
+            sync()
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        ts.append((time.perf_counter() - t) / n)
+    if sync:
+        sync()
+    return statistics.median(ts) * 1e6
+
+
+def main() -> None:
+    import torch
+
+    import tirx
+    from tirx.runtime import driver as drv
+    from tirx.script import tirx as T
+
+    spec = importlib.util.spec_from_file_location(
+        "ex", os.path.join(ROOT, "examples", "kernels", "elementwise_add.py")
+    )
+    ex = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ex)
+    k = tirx.compile(ex.make_add(T.float16, 2, block=128), target="cuda")
+    a = torch.randn(1024, device="cuda", dtype=torch.float16)
+    b = torch.empty_like(a)
+    k(a, b)
+    k(a, b)
+    torch.cuda.synchronize()
+    call = type(k).__call__
+    ns = dict(call.__globals__)
+    ok = ns["_OK"]
+    ns["_launch"] = lambda *args: (ok,)
+    exec(compile(k.fast_source, "<python part only>", "exec"), ns)
+    py_only = ns["__call__"]
+    sync = torch.cuda.synchronize
+    d = drv.driver()
+    fn = k._fns[0]
+    blk = k._blocks[threading.get_ident()]
+    so = d.CUstream(torch.cuda.current_stream().cuda_stream)
+    raw = torch._C._cuda_getCurrentRawStream
+    rows = [
+        ("tirx kernel call (fast path + launch)", _per_call(lambda: k(a, b), sync=sync)),
+        ("fast path, launch replaced by a no-op", _per_call(lambda: py_only(k, a, b))),
+        (
+            "raw cuLaunchKernel (cuda-bindings)",
+            _per_call(lambda: d.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, so, blk[1], 0), sync=sync),
+        ),
+        ("x.get_device()", _per_call(a.get_device)),
+        ("x.dtype", _per_call(lambda: a.dtype)),
+        ("x.is_contiguous()", _per_call(a.is_contiguous)),
+        ("x.shape (unpacked)", _per_call(lambda: a.shape)),
+        ("x.data_ptr()", _per_call(a.data_ptr)),
+        ("getCurrentRawStream(dev)", _per_call(lambda: raw(0))),
+        ("threading.get_ident()", _per_call(threading.get_ident)),
+        ("empty lambda (loop overhead)", _per_call(lambda: None)),
+    ]
+    print("| step | µs per call |\n| --- | ---: |")
+    for name, us in rows:
+        print(f"| {name} | {us:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
