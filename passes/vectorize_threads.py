@@ -59,6 +59,7 @@ from tirx.ir import (
     Function,
     IfThenElse,
     IntImm,
+    Let,
     Module,
     Mul,
     PointerType,
@@ -184,6 +185,8 @@ class _Analysis:
             raise _Refuse("a vector expression")
         if isinstance(e, Var):
             return self.form.get(e)
+        if isinstance(e, Let):
+            raise _Refuse("a Let expression")
         if isinstance(e, Call):
             op = e.op
             if not hasattr(op, "pure"):

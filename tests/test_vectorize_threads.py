@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 import tirx
-from tirx.ir import Cast, TensorType, Var
+from tirx.ir import Cast, Let, TensorType, Var
 from tirx.ir.op import call
 from tirx.ir.types import float16, float32, int32
 from tirx.passes import VectorizeThreads
@@ -116,6 +116,11 @@ def _kernel(body, block=128, dtype=float32):
     return b.get()
 
 
+def _let_i(i):
+    v = Var("v")
+    return Let(v, i, v)  # a lane-dependent Let var would look lane-invariant to a naive walk
+
+
 @pytest.mark.parametrize(
     ("body", "why"),
     [
@@ -124,6 +129,7 @@ def _kernel(body, block=128, dtype=float32):
         (lambda b, A, B, i, n: (b.store(B, (i,), A[i]), b.store(A, (i,), B[i])), "after a store"),
         (lambda b, A, B, i, n: b.store(B, (call("cuda.thread_idx", "y"),), A[i]), "threadIdx.y"),
         (lambda b, A, B, i, n: b.store(B, (Cast(int32, A[i]),), A[i]), "store to B"),
+        (lambda b, A, B, i, n: b.store(B, (_let_i(i),), A[i]), "Let"),
     ],
 )
 def test_refusals_name_the_reason(body, why):
