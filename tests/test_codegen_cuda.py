@@ -248,6 +248,21 @@ def test_floor_division_by_a_positive_variable_is_plain():
     _assert_clean(tirx.compile(f, target=ARCH, cache=False))
 
 
+def test_branch_conditions_bound_variables():
+    """Inside `if 0 <= x and x < 1000:` the product x * 1000 fits: plain C++ there only."""
+    from tirx.ir import GE, LT, And
+
+    def body(b, A, x):
+        with b.if_(And(GE(x, const(0)), LT(x, const(1000)))):
+            b.store(A, (const(0),), Cast("float32", x * 1000))
+        b.store(A, (const(1),), Cast("float32", x * 1000))
+
+    f = _kernel(body, params=(("A", TensorType((64,), float32)), ("x", int32)))
+    src = generate(f).text
+    assert "A[0] = ((float)(x * 1000));" in src
+    assert "A[1] = ((float)((int)((unsigned int)(x) * (unsigned int)(1000))));" in src
+
+
 def _wrapped_sites(f, **kw):
     return len(_WRAPPED.findall(generate(f, **kw).text))
 

@@ -122,7 +122,7 @@ def compile_cuda(
     source_name: str | None = None,
     launcher: str | None = None,
     vectorize: bool = True,
-    wrap_int: bool = False,
+    wrap_int: bool = True,
 ) -> Any:
     from .ir import Function, Module, structural_hash
     from .runtime import cache as _cache

@@ -14,7 +14,15 @@ Layout of the output:
 * one ``extern "C" __global__`` kernel per function with a ``DeviceEntry``.
 
 Semantics kept exactly: ``FloorDiv``/``FloorMod`` round toward negative infinity
-(helpers unless both operands are provably non-negative), ``Div``/``Mod`` truncate like C.
+(helpers unless the dividend is provably non-negative and the divisor positive), ``Div``/
+``Mod`` truncate like C. With ``wrap_int`` (the default) signed 32/64-bit ``+ - * <<`` wrap
+around as in the IR: an operation is computed in the unsigned type where the interval
+analysis (``tirx.ir.bounds``) cannot prove its exact result fits, and shifts whose amount is
+not provably in ``[0, bits)`` use helpers with the IR's rule (amounts are read as unsigned;
+``>= bits`` gives 0, or the sign fill for ``>>``). Variable ranges come from where variables
+are defined: dynamic shapes ``[0, max]``, thread/block indices from the launch
+configuration (and the hardware limits), loop variables from their bounds, bindings from
+their values.
 """
 
 from __future__ import annotations
@@ -55,8 +63,6 @@ from ..ir import (
     Div,
     Evaluate,
     FloatImm,
-    FloorDiv,
-    FloorMod,
     For,
     ForKind,
     Function,
@@ -64,8 +70,6 @@ from ..ir import (
     IfThenElse,
     IntImm,
     Let,
-    Max,
-    Min,
     Mod,
     Module,
     Mul,
@@ -84,8 +88,11 @@ from ..ir import (
     Var,
     VoidType,
     While,
+    convert,
 )
 from ..ir import op as _op
+from ..ir.arith import int_range
+from ..ir.bounds import Bounds, local_ranges
 from ..ir.visitor import Visitor
 
 __all__ = ["CudaSource", "KernelInfo", "KernelParam", "generate"]
@@ -390,14 +397,26 @@ def _narrow_int(t: Any) -> bool:
     return isinstance(t, PrimType) and t.is_int and t.lanes == 1 and t.bits < 32
 
 
+def _wide_int(t: Any) -> bool:
+    """32/64-bit scalar integers (C++ computes them in their own type)."""
+    return isinstance(t, PrimType) and t.is_int and t.lanes == 1 and t.bits >= 32
+
+
+# hardware limits of the launch configuration: the largest grid and block per axis
+_MAX_GRID = {"x": 2**31 - 1, "y": 65535, "z": 65535}
+_MAX_BLOCK = {"x": 1024, "y": 1024, "z": 64}
+_MAX_CLUSTER = 16  # blocks per cluster (non-portable maximum on sm_90)
+
+
 class CodeGenCUDA:
     """Generates one translation unit. Handlers in ``ops_cuda`` call back into it."""
 
-    def __init__(self, restrict: bool = True, wrap_int: bool = False) -> None:
+    def __init__(self, restrict: bool = True, wrap_int: bool = True) -> None:
         self.restrict = restrict
-        # wrap_int: signed + - * << wrap around (two's complement) as the IR defines them,
-        # by computing in the unsigned type; off by default (C++ leaves signed overflow
-        # undefined, which lets NVRTC optimize index math)
+        # wrap_int: signed + - * << wrap around (two's complement) as the IR defines them
+        # (computed in the unsigned type where the bounds analysis cannot prove the exact
+        # result fits), and shift amounts follow the IR's rule; False: plain C++ operators
+        # (signed overflow and out-of-range shift amounts undefined)
         self.wrap_int = wrap_int
         self.features: set[str] = set()
         self.lines: list[str] = []
@@ -407,7 +426,10 @@ class CodeGenCUDA:
         self._cur_span: Any = None
         self.names: dict[Any, str] = {}
         self._taken: set[str] = set()
-        self.nonneg: set = set()
+        # value ranges of integer expressions (variables are recorded where they are defined)
+        self.bounds = Bounds(call_range=self._call_range)
+        self.launch_ranges: dict = {}  # op name, axis -> (lo, hi) for this kernel's launch
+        self._address_arith: set = set()  # Add/Mul nodes made by flat_index (plain C++)
         self.buf_ptr: dict[Buffer, str] = {}
         self.scalar_bufs: set = set()
         self.dyn_smem_offset = 0
@@ -573,17 +595,16 @@ class CodeGenCUDA:
         t = e.a.ty
         if isinstance(e, Mod) and isinstance(t, PrimType) and t.is_float:
             return self._math_call("fmod", t, [e.a, e.b]), _PREC_PRIMARY
-        if (
-            self.wrap_int
-            and isinstance(e, (Add, Sub, Mul, Shl))
-            and isinstance(t, PrimType)
-            and t.kind == "int"
-            and t.lanes == 1
-            and t.bits >= 32
-        ):
-            u = "unsigned int" if t.bits == 32 else "unsigned long long"
-            a, b = self.expr(e.a), self.expr(e.b)
-            return f"(({self.ctype(t)})(({u})({a}) {op} ({u})({b})))", _PREC_PRIMARY
+        if self.wrap_int and isinstance(e, (Add, Sub, Mul, Shl, Shr)) and _wide_int(t):
+            if isinstance(e, (Shl, Shr)) and not self.bounds.shift_in_range(e):
+                # C++ defines only amounts in [0, bits): the IR's rule in a helper
+                self.features.add("shift")
+                name = "tirx_shl" if isinstance(e, Shl) else "tirx_shr"
+                return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+            if t.kind == "int" and self.int_overflows(e):
+                u = "unsigned int" if t.bits == 32 else "unsigned long long"
+                a, b = self.expr(e.a), self.expr(e.b)
+                return f"(({self.ctype(t)})(({u})({a}) {op} ({u})({b})))", _PREC_PRIMARY
         if isinstance(e, (Add, Sub, Mul, Div, Mod, Shl)) and _narrow_int(t):
             # C++ computes 8/16-bit integers in int: truncate back to the IR's dtype
             return f"(({self.ctype(t)})({self._binary(e, op, prec)[0]}))", _PREC_PRIMARY
@@ -705,6 +726,7 @@ class CodeGenCUDA:
         from ..ir.visitor import collect_vars
 
         value = self.expr(e.value)
+        self.bounds.define(e.var, self.bounds(e.value))
         n = self.define(e.var)
         body = self.expr(e.body)
         unused = "" if e.var in collect_vars(e.body) else f" (void){n};"
@@ -776,6 +798,20 @@ class CodeGenCUDA:
             isinstance(buf.elem_offset, IntImm) and buf.elem_offset.value == 0
         ):
             idx = _add(idx, buf.elem_offset)
+        # the arithmetic built here is addressing, not the IR's: never wrapped (int_overflows)
+        own = {id(x) for x in (*indices, *buf.shape, *(buf.strides or ()), buf.elem_offset)}
+        todo = [idx]
+        while todo:
+            x = todo.pop()
+            if id(x) in own:
+                continue
+            if isinstance(x, (Add, Mul)):
+                self._address_arith.add(x)
+                todo += (x.a, x.b)
+            elif isinstance(x, (Cast, Broadcast)):
+                todo.append(x.value)
+            elif isinstance(x, Ramp):
+                todo += (x.base, x.stride)
         return idx
 
     def access(self, buf: Buffer, indices: tuple, node: Any = None) -> str:
@@ -807,36 +843,65 @@ class CodeGenCUDA:
             return
         self.line(f"{self.access(s.buffer, s.indices, s)} = {self.expr(s.value)};", s)
 
-    # -- non-negativity (plain / and % for floor division) -------------------------
+    # -- value ranges (tirx.ir.bounds) ----------------------------------------------
     def is_pos(self, e: PrimExpr) -> bool:
-        return isinstance(e, IntImm) and e.value > 0
+        """``e`` is provably > 0 (floor division by it may use C's ``/`` and ``%``)."""
+        return self.bounds.is_pos(e)
 
     def is_nonneg(self, e: PrimExpr) -> bool:
-        if isinstance(e, IntImm):
-            return e.value >= 0
-        t = e.ty
-        if isinstance(t, PrimType) and t.kind == "uint":
-            return True
-        if isinstance(e, Var):
-            return e in self.nonneg
-        if isinstance(e, (Add, Mul, Min, BitAnd, BitOr, Shr)):
-            if isinstance(e, BitAnd):
-                return self.is_nonneg(e.a) or self.is_nonneg(e.b)
-            if isinstance(e, Min):
-                return self.is_nonneg(e.a) and self.is_nonneg(e.b)
-            return self.is_nonneg(e.a) and self.is_nonneg(e.b)
-        if isinstance(e, Max):
-            return self.is_nonneg(e.a) or self.is_nonneg(e.b)
-        if isinstance(e, (FloorDiv, FloorMod)):
-            return (self.is_nonneg(e.a) and self.is_pos(e.b)) or (
-                isinstance(e, FloorMod) and self.is_pos(e.b)
-            )
-        if isinstance(e, Cast) and isinstance(e.value.ty, PrimType) and e.value.ty.is_int:
-            return self.is_nonneg(e.value) and e.ty.bits >= e.value.ty.bits
-        if isinstance(e, Call) and not isinstance(e.op, GlobalVar):
-            ex = e.op.extra
-            return isinstance(ex, dict) and bool(ex.get("nonneg"))
-        return False
+        """``e`` is provably >= 0."""
+        return self.bounds.is_nonneg(e)
+
+    def int_overflows(self, e: PrimExpr) -> bool:
+        """Signed ``+ - * <<`` node ``e`` may leave its dtype (its C++ form would be undefined).
+
+        Address arithmetic that ``flat_index`` adds (strides, offsets) is never wrapped: the
+        IR defines an access by its indices, and a flattened offset that leaves the index
+        type is wrong wrapped or not."""
+        return e not in self._address_arith and self.bounds.overflows(e)
+
+    def _call_range(self, c: Call) -> tuple[int, int] | None:
+        """Ranges of the thread-model ops, from the launch configuration of this kernel."""
+        name = c.op.name
+        if not name.startswith("cuda."):
+            return None
+        if c.args and isinstance(c.args[0], StringImm):
+            return self.launch_ranges.get((name, c.args[0].value))
+        return self.launch_ranges.get((name, None))
+
+    def _set_launch(self, entry: DeviceEntry | None, host: Bounds | None = None) -> None:
+        """Ranges of the thread-model ops: from the launch configuration of the kernel
+        (its expressions bounded by ``host``), capped by the hardware limits; device helpers
+        (``entry`` None) get the hardware limits. A launch without a cluster is a cluster of
+        one block."""
+
+        def rng(e: Any, cap: int) -> tuple[int, int]:
+            # a launch dimension: at least 1 (an empty grid launches nothing), at most cap
+            r = host(e) if host is not None and e is not None else None
+            if r is None:
+                return 1, cap
+            hi = max(1, min(r[1], cap))
+            return min(max(1, r[0]), hi), hi
+
+        lr: dict = {}
+        cl = None if entry is None else (entry.cluster or (1, 1, 1))
+        size = 1
+        for k, ax in enumerate("xyz"):
+            g = rng(entry.grid[k] if entry else None, _MAX_GRID[ax])
+            b = rng(entry.block[k] if entry else None, _MAX_BLOCK[ax])
+            n = rng(convert(cl[k]) if cl else None, _MAX_CLUSTER)
+            size *= n[1]
+            lr["cuda.thread_idx", ax] = (0, b[1] - 1)
+            lr["cuda.block_idx", ax] = (0, g[1] - 1)
+            lr["cuda.block_dim", ax] = b
+            lr["cuda.grid_dim", ax] = g
+            lr["cuda.cluster_dim", ax] = n
+            lr["cuda.block_idx_in_cluster", ax] = (0, n[1] - 1)
+            lr["cuda.cluster_idx", ax] = (0, g[1] - 1)
+        lr["cuda.cta_rank", None] = (0, min(size, _MAX_CLUSTER) - 1)
+        lr["cuda.lane_id", None] = (0, 31)
+        lr["cuda.warp_id", None] = (0, (lr["cuda.block_dim", "x"][1] - 1) >> 5)
+        self.launch_ranges = lr
 
     # -- statements -----------------------------------------------------------------
     def stmt(self, s: Stmt) -> None:
@@ -862,8 +927,7 @@ class CodeGenCUDA:
             if ops_cuda.emit_asm_bind(self, s):
                 return
         val = self.expr(s.value)
-        if self.is_nonneg(s.value):
-            self.nonneg.add(v)
+        self.bounds.define(v, self.bounds(s.value))
         n = self.define(v)
         t = self.ctype(v.ty)
         if isinstance(v.ty, PointerType):
@@ -895,7 +959,9 @@ class CodeGenCUDA:
             if m is None:
                 raise _error(f"thread_binding loop: unknown thread tag {tag!r}", s)
             n = self.define(v)
-            self.nonneg.add(v) if self.is_nonneg(start) else None
+            op = "cuda.thread_idx" if m.group(1) == "threadIdx" else "cuda.block_idx"
+            idx = self.launch_ranges.get((op, m.group(2)))
+            self.bounds.define(v, self.bounds.loop_range(v, start, ext, count=idx[1] if idx else None))
             self.line("{", s)
             self.indent += 1
             off = "" if isinstance(start, IntImm) and start.value == 0 else f"{self.wrap(start, 12)} + "
@@ -906,15 +972,14 @@ class CodeGenCUDA:
             self.indent -= 1
             self.line("}")
             return
-        if self.is_nonneg(start):
-            self.nonneg.add(v)
+        step = s.step
+        self.bounds.define(v, self.bounds.loop_range(v, start, ext, step))
         n = self.define(v)
         if s.kind is ForKind.UNROLLED:
             self.line("#pragma unroll", s)
         elif s.kind is ForKind.VECTORIZED:
             self.line("#pragma unroll  // vectorized", s)
         stop = ext if isinstance(start, IntImm) and start.value == 0 else _add(start, ext)
-        step = s.step
         inc = (
             f"++{n}"
             if step is None or (isinstance(step, IntImm) and step.value == 1)
@@ -931,12 +996,14 @@ class CodeGenCUDA:
 
     def s_IfThenElse(self, s: IfThenElse) -> None:
         self.line(f"if ({self.expr(s.cond)}) {{", s)
-        self.block(s.then_case)
+        with self.bounds.assume(s.cond):  # e.g. `if i < n:` bounds i in the branch
+            self.block(s.then_case)
         e = s.else_case
         while e is not None:
             if isinstance(e, IfThenElse):
                 self.line(f"}} else if ({self.expr(e.cond)}) {{", e)
-                self.block(e.then_case)
+                with self.bounds.assume(e.cond):
+                    self.block(e.then_case)
                 e = e.else_case
             else:
                 self.line("} else {")
@@ -1036,7 +1103,9 @@ class CodeGenCUDA:
     def _reset_func(self) -> None:
         self.names = {}
         self._taken = set(self._fnames.values())
-        self.nonneg = set()
+        self.bounds = Bounds(call_range=self._call_range)
+        self._address_arith = set()
+        self._set_launch(None)
         self.buf_ptr = {}
         self.scalar_bufs = set()
         self.dyn_smem_offset = 0
@@ -1072,13 +1141,18 @@ class CodeGenCUDA:
             else:
                 c = self.define(p)
                 params.append(KernelParam("scalar", p.name, c, p.ty, p))
+        # host expressions (bindings, launch configuration) are evaluated with Python ints
+        hb = Bounds(exact=True)
         for v in dyn:
             c = self.define(v)
-            self.nonneg.add(v)
+            self.bounds.define(v, (0, int_range(v.ty)[1]))
+            hb.define(v, (0, int_range(v.ty)[1]))
             params.append(KernelParam("dyn", v.name, c, v.ty, v))
         # host bindings used on the device travel as parameters
         for h in host:
             if isinstance(h, Bind):
+                hb.define(h.var, hb(h.value))
+                self.bounds.define(h.var, hb.ranges.get(h.var))
                 c = self.define(h.var)
                 if h.var in use.used_vars:
                     params.append(KernelParam("host", h.var.name, c, h.var.ty, h.var))
@@ -1103,6 +1177,7 @@ class CodeGenCUDA:
                 sig.append(f"const __grid_constant__ tirx_tensormap {tmaps[kp.c_name]}")
             else:
                 sig.append(f"{t} {kp.c_name}")
+        self._set_launch(entry, hb)
         name = self.func_cname(f.name)
         lb = ""
         block = entry.block
@@ -1125,6 +1200,7 @@ class CodeGenCUDA:
             if kp.kind == "tensormap":
                 ct = self.ctype(kp.ty)
                 self.line(f"{ct} const {kp.c_name} = ({ct})&{tmaps[kp.c_name]};")
+        self.bounds.set_buffer_ranges(local_ranges(entry.body, self.bounds))
         self.body_with_features(entry.body)
         self.indent -= 1
         self.line("}")
@@ -1146,12 +1222,14 @@ class CodeGenCUDA:
             args.append(f"{self.ctype(p.ty)} {c}")
         for v in f.dyn_vars():
             c = self.define(v)
+            self.bounds.define(v, (0, int_range(v.ty)[1]))
             args.append(f"{self.ctype(v.ty)} {c}")
         rt = "void" if f.ret_ty is None else self.ctype(f.ret_ty)
         head = f"__device__ __forceinline__ {rt} {self.func_cname(f.name)}({', '.join(args)})"
         if proto:
             return head + ";"
         self.line(head + " {", f)
+        self.bounds.set_buffer_ranges(local_ranges(f.body, self.bounds))
         self.block(f.body)
         self.line("}")
         return head
@@ -1349,6 +1427,24 @@ template <typename T> __device__ __forceinline__ T tirx_floormod(T a, T b) {
 __device__ __forceinline__ float tirx_floormod(float a, float b) { return a - floorf(a / b) * b; }
 __device__ __forceinline__ double tirx_floormod(double a, double b) { return a - floor(a / b) * b; }"""
 
+_P_SHIFT = """\
+// shifts as the IR defines them for any amount: it is read as unsigned, and amounts of the
+// width or more give 0 (<<) or the sign fill (>>); << wraps around (two's complement)
+template <typename T> struct tirx_uint;
+template <> struct tirx_uint<int> { typedef unsigned int t; static const bool sign = true; };
+template <> struct tirx_uint<unsigned int> { typedef unsigned int t; static const bool sign = false; };
+template <> struct tirx_uint<long long> { typedef unsigned long long t; static const bool sign = true; };
+template <> struct tirx_uint<unsigned long long> { typedef unsigned long long t; static const bool sign = false; };
+template <typename T> __device__ __forceinline__ T tirx_shl(T a, T b) {
+  typedef typename tirx_uint<T>::t U;
+  return (U)b < (U)(sizeof(T) * 8) ? (T)((U)a << (U)b) : (T)0;
+}
+template <typename T> __device__ __forceinline__ T tirx_shr(T a, T b) {
+  typedef typename tirx_uint<T>::t U;
+  const T fill = tirx_uint<T>::sign ? (T)(a >> (sizeof(T) * 8 - 1)) : (T)0;
+  return (U)b < (U)(sizeof(T) * 8) ? (T)(a >> (U)b) : fill;
+}"""
+
 _P_VEC = """\
 // N-lane vectors without a CUDA vector type: elementwise operators, aligned for wide accesses
 template <typename T, int N> struct alignas(sizeof(T) * N <= 16 ? sizeof(T) * N : 16) tirx_vec {
@@ -1492,6 +1588,8 @@ def _prelude(features: set) -> list[str]:
         out.append("extern __shared__ __align__(16) unsigned char tirx_dyn_smem[];")
     if "floordiv" in features:
         out.append(_P_FLOORDIV)
+    if "shift" in features:
+        out.append(_P_SHIFT)
     if "vec" in features:
         out.append(_P_VEC)
     if "warp" in features:
@@ -1508,6 +1606,6 @@ def _prelude(features: set) -> list[str]:
     return text.split("\n")
 
 
-def generate(obj: Function | Module, restrict: bool = True, wrap_int: bool = False) -> CudaSource:
+def generate(obj: Function | Module, restrict: bool = True, wrap_int: bool = True) -> CudaSource:
     """Generate CUDA C++ for a Function or Module (see the module docstring)."""
     return CodeGenCUDA(restrict=restrict, wrap_int=wrap_int).generate(obj)
