@@ -9,12 +9,13 @@ CUDA options: ``restrict=True`` (``__restrict__`` on tensor pointers; aliasing a
 are then refused at launch), ``cache=True`` (memory and disk cache), ``options=()``
 (extra NVRTC flags, e.g. ``("-lineinfo",)``), ``launcher="bindings"|"ctypes"`` (how the
 fast path calls ``cuLaunchKernel``: through ``cuda.bindings.driver`` or the same libcuda
-symbol through ctypes; default ``$TIRX_LAUNCHER`` or ``bindings``), ``wrap_int=False``
-(``True``: signed int32/int64 ``+ - * <<`` wrap around exactly as the IR and the
-interpreter define them; by default they are plain C++ signed operations, whose overflow
-is undefined, which lets NVRTC optimize index arithmetic), ``vectorize=True`` (kernels whose
-threads are independent and whose accesses are contiguous across threads get V threads'
-work per thread with 16-byte loads and stores: ``tirx.passes.VectorizeThreads``).
+symbol through ctypes; default ``$TIRX_LAUNCHER`` or ``bindings``), ``wrap_int=True``
+(signed int32/int64 ``+ - * <<`` wrap around exactly as the IR and the interpreter define
+them, computed in the unsigned type only where ``tirx.ir.bounds`` cannot prove the result
+fits; ``False``: plain C++ operators, whose signed overflow is undefined),
+``vectorize=True`` (kernels whose threads are independent and whose accesses are contiguous
+across threads get V threads' work per thread with 16-byte loads and stores:
+``tirx.passes.VectorizeThreads``).
 """
 
 from __future__ import annotations

@@ -279,6 +279,10 @@ class _Usage(Visitor):
         self.align: dict = {}
         self.used_vars: set = set()
         self.calls: set = set()
+        # (data var, index, bytes) of each T.is_aligned(T.address_of(X[i]), bytes) in the
+        # and-chain conditions around the statement: a vector access at exactly that element
+        # needs no alignment promise from the caller
+        self.checked: list = []
 
     def visit_Var(self, v: Var) -> None:
         self.used_vars.add(v)
@@ -289,7 +293,7 @@ class _Usage(Visitor):
         for x in indices:
             if isinstance(x.ty, PrimType) and x.ty.lanes > 1:
                 lanes = x.ty.lanes
-        if lanes > 1:
+        if lanes > 1 and not self._checked(buf, indices, buf.dtype.bytes * lanes):
             width = buf.dtype.bytes * lanes
             a = 1
             while a * 2 <= min(width, 16) and width % (a * 2) == 0:
@@ -305,9 +309,28 @@ class _Usage(Visitor):
         self._access(s.buffer, s.indices)
         self.generic_visit(s)
 
+    def _checked(self, buf: Buffer, indices: tuple, width: int) -> bool:
+        from ..ir.structural import structural_equal
+
+        if len(indices) != 1 or not isinstance(indices[0], Ramp):
+            return False
+        base = indices[0].base
+        return any(d is buf.data and n >= width and structural_equal(i, base) for d, i, n in self.checked)
+
+    def visit_IfThenElse(self, s: Any) -> None:
+        self.visit(s.cond)
+        n = len(self.checked)
+        self.checked += _aligned_operands(s.cond)
+        self.visit(s.then_case)
+        del self.checked[n:]
+        self.visit(s.else_case)
+
     def visit_Call(self, c: Call) -> None:
         if isinstance(c.op, GlobalVar):
             self.calls.add(c.op.name)
+        elif c.op.name == "is_aligned" and _is_address_of_load(c.args[0]):
+            self.visit(c.args[0].args[0])  # reads the address only: not a write
+            return
         else:
             # pointers handed to ops (atomics, asm, address_of) may be written
             if c.op.name == "address_of" and isinstance(c.args[0], BufferLoad):
@@ -322,6 +345,34 @@ class _Usage(Visitor):
 
     def visit_buffer(self, b: Buffer) -> None:
         self.generic_visit(b)
+
+
+def _is_address_of_load(e: Any) -> bool:
+    return (
+        isinstance(e, Call)
+        and getattr(e.op, "name", None) == "address_of"
+        and isinstance(e.args[0], BufferLoad)
+    )
+
+
+def _aligned_operands(cond: Any) -> list:
+    """``(data var, index, bytes)`` of each 1-D element address ``T.is_aligned`` checks in the
+    and-chain ``cond``."""
+    out: list = []
+    stack = [cond]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, And):
+            stack += [e.a, e.b]
+        elif (
+            isinstance(e, Call)
+            and getattr(e.op, "name", None) == "is_aligned"
+            and _is_address_of_load(e.args[0])
+        ):
+            ld, n = e.args[0].args[0], e.args[1]
+            if len(ld.indices) == 1 and isinstance(n, IntImm):
+                out.append((ld.buffer.data, ld.indices[0], n.value))
+    return out
 
 
 def _split_host(f: Function) -> tuple[list, DeviceEntry | None]:
@@ -1080,7 +1131,10 @@ class CodeGenCUDA:
                 self.scalar_bufs.add(buf.data)
                 self.line(f"{ct} {n};", s)
             else:
-                self.line(f"{ct} {n}[{size}];", s)
+                # 16-byte aligned when whole vectors fit: vector accesses (uint4 etc.) need it
+                nb = size * (el.bytes if isinstance(el, PrimType) else buf.dtype.bytes)
+                align = "__align__(16) " if nb % 16 == 0 else ""
+                self.line(f"{align}{ct} {n}[{size}];", s)
         else:
             raise _error(
                 f"allocation {buf.name}: storage scope {scope!r} is not supported by the cuda target", s
