@@ -75,7 +75,6 @@ def run_semantic(examples: int = 100, seed: int = 0, *, max_stmts: int = 12) -> 
     """Run the semantic properties on ``examples`` random kernels; return a report."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
-
     from hypothesis import strategies as st
 
     from tirx.testing.elementwise import elementwise_kernels
