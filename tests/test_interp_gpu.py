@@ -22,7 +22,7 @@ torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():  # pragma: no cover
     pytest.skip("torch sees no CUDA device", allow_module_level=True)
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 
 import tirx  # noqa: E402
 import tirx.interp as ti  # noqa: E402
@@ -101,6 +101,54 @@ def test_module_cuda_matches_interp():
         _same(_interp_run(mi[name], args), _cuda_run(mc[name], args))
 
 
+def _negation(e) -> bool:
+    from tirx.ir import IntImm, Mul, Sub
+
+    if isinstance(e, Mul):
+        return any(isinstance(x, IntImm) and x.value == -1 for x in (e.a, e.b))
+    return isinstance(e, Sub) and isinstance(e.a, IntImm) and e.a.value == 0
+
+
+def _hits_ptxas_minmax_bug(f) -> bool:
+    """A nested integer min/max with a negated operand: the shape the CUDA 13.0 ptxas bug of
+    ``test_known_ptxas_bug_drops_a_negated_min_operand`` miscompiles."""
+    from tirx.ir import Max, Min
+    from tirx.ir.visitor import post_order
+
+    for n in post_order(f):
+        if isinstance(n, (Min, Max)) and n.ty.is_int:
+            inner = [x for x in (n.a, n.b) if isinstance(x, (Min, Max))]
+            ops = [n.a, n.b] + [y for x in inner for y in (x.a, x.b)]
+            if inner and any(_negation(x) for x in ops):
+                return True
+    return False
+
+
+KNOWN_PTXAS_BUG = """
+@T.function
+def k(s: T.int32, O: T.Tensor((1,), T.int32)):
+    with T.device_entry(1, 1, 1, 1, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):
+        i: T.let[T.int32] = T.cuda.block_idx("x") + T.cuda.thread_idx("x")
+        if i < 1:
+            O[i] = O[i] + T.min(T.min(-1 * s, i), 0)
+"""
+
+
+# NVRTC/ptxas 13.0 (the driver 580 toolchain), sm_90a: `min(min(-s, i), 0)` with `s` a kernel
+# parameter becomes `VIMNMX3 R0, R7, UR6, RZ` -- min(i, s, 0): the negation is dropped (the
+# PTX is right: `neg.s32; min.s32; min.s32`; the same source through cupy gives the same wrong
+# value). Found by the random test below on 2026-11-29. Strict: when a fixed toolchain makes
+# this pass, the known-bug filter in the random tests must go.
+@pytest.mark.xfail(strict=True, reason="ptxas 13.0 drops the negation in a fused 3-operand int min")
+def test_known_ptxas_bug_drops_a_negated_min_operand():
+    f = tirx.loads(KNOWN_PTXAS_BUG)
+    assert _hits_ptxas_minmax_bug(f)
+    o = torch.zeros(1, dtype=torch.int32, device="cuda")
+    tirx.compile(f, target="cuda", cache=False)(1, o)
+    torch.cuda.synchronize()
+    assert o.item() == -1  # min(min(-1, 0), 0); the GPU gives 0
+
+
 # Known CUDA-codegen mismatches these find (2026-11-29, H200): signed int32 arithmetic is
 # emitted as plain C++ `+ - *`, whose overflow is undefined, so nvcc may fold e.g.
 # `INT_MIN + INT_MIN` to something other than the IR's wrapped 0 (~1% of kernels); and an
@@ -111,6 +159,7 @@ def test_module_cuda_matches_interp():
 def test_runnable_kernels_cuda_matches_interp(r):
     if "device=True" not in r.note:
         return  # host-only kernels have no CUDA launch
+    assume(not _hits_ptxas_minmax_bug(r.func))  # see test_known_ptxas_bug_drops_a_negated_min_operand
     want = r.run()
     # wrap_int: signed overflow wraps in the generated C++ as it does in the IR
     got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True), r.fresh_args())
@@ -166,6 +215,7 @@ def test_example_kernel_cuda_matches_interp(name):
 def test_runnable_kernels_all_types_cuda_matches_interp(r):
     if "device=True" not in r.note:
         return
+    assume(not _hits_ptxas_minmax_bug(r.func))
     want = r.run()
     got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True), r.fresh_args())
     _same(want, got)
