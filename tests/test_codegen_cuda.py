@@ -4,13 +4,14 @@ to a cubin for sm_90a without warnings; generated text is readable; errors are c
 from __future__ import annotations
 
 import glob
-import importlib.util
 import os
 import re
 
 import pytest
 
 pytest.importorskip("cuda.bindings.nvrtc")
+
+from examples_dir import load_example
 
 import tirx
 from tirx.codegen import generate
@@ -33,12 +34,7 @@ def _no_disk_cache(monkeypatch, tmp_path):
 
 
 def _load_example(stem: str):
-    spec = importlib.util.spec_from_file_location(
-        f"tirx_example_{stem}", os.path.join(EXAMPLES, stem + ".py")
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_example(f"kernels/{stem}.py")
 
 
 def _example_builders():

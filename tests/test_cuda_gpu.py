@@ -6,12 +6,13 @@ any other CUDA object is touched.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import pytest
 
 pytest.importorskip("cuda.bindings.driver")
+
+from examples_dir import load_example
 
 from tirx.runtime import driver as _drv
 
@@ -33,12 +34,7 @@ DEV = "cuda"
 
 
 def _ex(stem: str):
-    spec = importlib.util.spec_from_file_location(
-        f"tirx_gpu_example_{stem}", os.path.join(EXAMPLES, stem + ".py")
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_example(f"kernels/{stem}.py")
 
 
 @pytest.fixture(autouse=True)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from examples_dir import load_example
 
 import tirx
 
@@ -14,10 +14,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_example(f"{name}.py")
 
 
 @pytest.fixture(scope="module")

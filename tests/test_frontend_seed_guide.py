@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from examples_dir import load_example
 from test_frontend_util import load_module, printed_text_as_python
 
 import tirx
@@ -46,10 +46,7 @@ def add_one_fixed(A: T.Tensor((256,), T.float32), B: T.Tensor((256,), T.float32)
 
 @pytest.fixture(scope="module")
 def guide():
-    spec = importlib.util.spec_from_file_location("seed_guide_example", EXAMPLE)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_example("seed_guide.py")
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

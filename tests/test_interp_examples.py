@@ -3,11 +3,11 @@ Hopper examples (TMA, wgmma, mbarriers) are refused with a clear error."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import numpy as np
 import pytest
+from examples_dir import load_example
 
 import tirx
 import tirx.interp as ti
@@ -22,10 +22,7 @@ def _ex(path: str):
     full = os.path.join(EXAMPLES, path)
     if not os.path.exists(full):
         pytest.skip(f"no {path}")
-    spec = importlib.util.spec_from_file_location("tirx_interp_example_" + path.replace("/", "_")[:-3], full)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_example(path)
 
 
 rng = np.random.default_rng(11)

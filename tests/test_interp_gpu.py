@@ -12,6 +12,8 @@ import pytest
 
 pytest.importorskip("cuda.bindings.driver")
 
+from examples_dir import load_example
+
 from tirx.runtime import driver as _drv
 
 _OK, _WHY = _drv.probe()
@@ -177,14 +179,7 @@ def test_cpu_torch_tensors_on_interp():
 
 
 def _example(path):
-    import importlib.util
-    import os
-
-    full = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", path)
-    spec = importlib.util.spec_from_file_location("tirx_gpu_interp_ex_" + path.replace("/", "_")[:-3], full)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_example(path)
 
 
 EXAMPLE_CASES = {

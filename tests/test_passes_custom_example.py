@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 
 import pytest
+from examples_dir import load_example
 from tirx.passes import PassContext
 
 import tirx
@@ -16,10 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def _load_example():
-    spec = importlib.util.spec_from_file_location("custom_pass_example", ROOT / "examples" / "custom_pass.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_example("custom_pass.py")
 
 
 ex = _load_example()

@@ -3,11 +3,11 @@ random elementwise kernels), 16-byte accesses in the PTX, clear refusals elsewhe
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import numpy as np
 import pytest
+from examples_dir import load_example
 from hypothesis import given, settings
 from tirx.passes import VectorizeThreads
 from tirx.passes.vectorize_threads import explain
@@ -23,12 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _example(stem: str):
-    spec = importlib.util.spec_from_file_location(
-        f"vt_{stem}", os.path.join(ROOT, "examples", "kernels", stem + ".py")
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_example(f"kernels/{stem}.py")
 
 
 @settings(max_examples=60)
