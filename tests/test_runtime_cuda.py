@@ -66,6 +66,31 @@ def test_cache_key_covers_names_arch_and_options():
     assert tirx.compile(f, target="cuda -arch=sm_80").module.cache_key != k1.module.cache_key
     assert tirx.compile(f, target=ARCH, options=("-lineinfo",)).module.cache_key != k1.module.cache_key
     assert tirx.compile(f, target=ARCH, restrict=False).module.cache_key != k1.module.cache_key
+    assert tirx.compile(f, target=ARCH, vectorize=False).module.cache_key != k1.module.cache_key
+    assert tirx.compile(f, target=ARCH, wrap_int=False).module.cache_key != k1.module.cache_key
+
+
+def test_cache_key_covers_the_code_generator_itself(monkeypatch):
+    """A changed tirx (IR, passes, CUDA generator, NVRTC driver) never reuses an older binary:
+    the key includes a digest of their source files."""
+    import builtins
+
+    opened: list = []
+    real_open = builtins.open
+
+    def spy(path, *a, **kw):
+        opened.append(os.path.basename(str(path)))
+        return real_open(path, *a, **kw)
+
+    monkeypatch.setattr(C, "_CODEGEN_VERSION", None)
+    monkeypatch.setattr(builtins, "open", spy)
+    v = C.codegen_version()
+    monkeypatch.setattr(builtins, "open", real_open)
+    for name in ("cuda.py", "ops_cuda.py", "vectorize_threads.py", "bounds.py", "ops_builtin.py", "nvrtc.py"):
+        assert name in opened
+    key = C.make_key(1, ("f",), "sm_90a", (13, 0), ())
+    monkeypatch.setattr(C, "_CODEGEN_VERSION", v + "x")
+    assert C.make_key(1, ("f",), "sm_90a", (13, 0), ()) != key
 
 
 def test_corrupted_entries_are_ignored_and_rebuilt(tmp_path):

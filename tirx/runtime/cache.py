@@ -1,6 +1,8 @@
 """Compile cache: in memory and on disk.
 
-Key: sha256 over the codegen version, the structural hash of the IR, the function names
+Key: sha256 over the code generator's version — a digest of the source of everything that
+turns IR into a cubin (``tirx.ir``, ``tirx.passes``, ``tirx.codegen``, the NVRTC driver), so
+a changed tirx never reuses a binary an older one built —, the structural hash of the IR, the function names
 (they are C symbols), the arch, the NVRTC version and the compile options. Entries are
 one file each, ``<key>.tirxbin``: a header line, a JSON meta block and the payloads
 (source, PTX, cubin), with a sha256 over all of it. Writes go to a temporary file in
@@ -24,7 +26,30 @@ from typing import Any
 
 __all__ = ["CacheEntry", "cache_dir", "clear_memory", "get", "make_key", "put"]
 
-CODEGEN_VERSION = "tirx-cuda-1"
+_CODEGEN_VERSION: str | None = None
+
+
+def codegen_version() -> str:
+    """Digest of the source files of the IR, the passes, the CUDA generator and the NVRTC
+    driver (computed once per process): any change to how IR becomes a cubin changes it."""
+    global _CODEGEN_VERSION
+    if _CODEGEN_VERSION is None:
+        import tirx.codegen
+        import tirx.ir
+        import tirx.passes
+
+        h = hashlib.sha256(b"tirx-cuda")
+        files = [os.path.join(os.path.dirname(__file__), "nvrtc.py")]
+        for pkg in (tirx.ir, tirx.passes, tirx.codegen):
+            d = os.path.dirname(pkg.__file__)
+            files += [os.path.join(d, n) for n in sorted(os.listdir(d)) if n.endswith(".py")]
+        for path in files:
+            with open(path, "rb") as fh:
+                h.update(os.path.basename(path).encode() + b"\x00" + fh.read() + b"\x00")
+        _CODEGEN_VERSION = h.hexdigest()[:16]
+    return _CODEGEN_VERSION
+
+
 _MAGIC = b"TIRXBIN1\n"
 _MEM: OrderedDict[str, CacheEntry] = OrderedDict()
 _MEM_MAX = 512
@@ -55,7 +80,7 @@ def cache_dir() -> str | None:
 def make_key(shash: int, names: tuple, arch: str, nvrtc: tuple, options: tuple) -> str:
     h = hashlib.sha256()
     for part in (
-        CODEGEN_VERSION,
+        codegen_version(),
         str(shash),
         "|".join(names),
         arch,
