@@ -86,7 +86,6 @@ VECTOR_BYTES = 16
 _THREAD_OPS = ("cuda.thread_idx", "cuda.block_idx", "cuda.block_dim")
 _INT32 = PrimType("int32")
 _INT64 = PrimType("int64")
-_BOOL = PrimType("bool")
 
 
 class _Refuse(Exception):
@@ -117,9 +116,8 @@ class _Analysis:
     """Classifies the kernel body. An expression's lane form is ``None`` (the same for every
     lane), an int (affine in the lane with that coefficient) or ``"var"`` (lane-dependent)."""
 
-    def __init__(self, func: Function, block: int) -> None:
+    def __init__(self, func: Function) -> None:
         self.params = {b for _, b in func.buffer_map}
-        self.block = block
         self.binds: dict[Var, PrimExpr] = {}
         self.form: dict[Var, Any] = {}
         self.guards: list[PrimExpr] = []
@@ -262,7 +260,7 @@ def _entry(func: Function) -> DeviceEntry:
 def _plan(func: Function) -> tuple:
     entry = _entry(func)
     block = entry.block[0].value
-    an = _Analysis(func, block)
+    an = _Analysis(func)
     an.stmt(entry.body)
     vec_bufs = [x.buffer for x in an.loads] + [x.buffer for x in an.stores]
     if not vec_bufs:
