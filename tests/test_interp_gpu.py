@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 import tirx  # noqa: E402
 import tirx.interp as ti  # noqa: E402
 from tirx.testing.compat_kernels import KERNELS  # noqa: E402
+from tirx.testing.elementwise import elementwise_kernels  # noqa: E402
 from tirx.testing.runnable import runnable_kernels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -165,6 +166,16 @@ def test_runnable_kernels_cuda_matches_interp(r):
     want = r.run()
     # wrap_int: signed overflow wraps in the generated C++ as it does in the IR
     got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True), r.fresh_args())
+    _same(want, got)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(elementwise_kernels())
+def test_elementwise_kernels_cuda_matches_interp(r):
+    """tirx.compile's VectorizeThreads (16-byte lanes, scalar fallback for tails and offsets
+    that break alignment) against the interpreter running the kernel as written."""
+    want = r.run()
+    got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT), r.fresh_args())
     _same(want, got)
 
 
