@@ -295,6 +295,37 @@ def test_index_math_that_can_overflow_stays_wrapped():
     assert _wrapped_sites(f, wrap_int=False) == 0
 
 
+@pytest.mark.parametrize("lanes", [1, 4])
+@pytest.mark.parametrize("src", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("dst", ["int8", "uint8", "int16", "uint16"])
+def test_float_to_narrow_int_saturates_like_the_ir(src, dst, lanes):
+    """The IR (and the interpreter) convert float -> int by truncating and saturating to the
+    target dtype; C++ leaves out-of-range conversions undefined and NVCC, converting through
+    int32, kept the low bits (128.0 -> int8 gave -128 on the H200, the interpreter 127)."""
+    from tirx.ir import IntImm, Ramp
+    from tirx.ir.types import prim
+
+    b = IRBuilder("cast_test.py")
+    with b, b.function("k"):
+        n = Var("n")
+        A = b.param("A", TensorType((n,), prim(src)))
+        B = b.param("B", TensorType((n,), prim(dst)))
+        with b.device_entry(*launch_args((n + 127) // 128, 128)):
+            i = b.bind("i", call("cuda.block_idx", "x") * 128 + call("cuda.thread_idx", "x"))
+            if lanes == 1:
+                b.store(B, (i,), Cast(prim(dst), A[i]))
+            else:
+                r = Ramp(i * lanes, IntImm(1, int32), lanes)
+                b.store(B, (r,), Cast(prim(dst).with_lanes(lanes), A[r]))
+    k = tirx.compile(b.get(), target=ARCH, cache=False, vectorize=False)
+    _assert_clean(k)
+    lo, hi = tirx.ir.arith.int_range(prim(dst))
+    if lanes == 1:
+        assert "min(max((int)(" in k.source and f", {lo}), {hi}))" in k.source
+    else:
+        assert f"tirx_bcast<int, {lanes}>({lo})" in k.source and f"tirx_bcast<int, {lanes}>({hi})" in k.source
+
+
 @pytest.mark.parametrize("dt", ["uint8", "int8", "uint16", "int16"])
 def test_narrow_int_arithmetic_is_truncated_to_its_dtype(dt):
     """C++ promotes 8/16-bit operands to int; the IR's result has the narrow dtype (found

@@ -734,12 +734,14 @@ class CodeGenCUDA:
         if isinstance(to, PrimType) and isinstance(fr, PrimType):
             if to == fr:
                 return self.expr(value)
+            low = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+            if fr.is_float and to.is_int and to.bits < 32:
+                return self._float_to_narrow_int(to, value, fr.base in low)
             if to.lanes > 1 or fr.lanes > 1:
                 self.features.add("vec")
                 self.ctype(to)
                 return f"tirx_vcast<{self.ctype(to.element)}>({self.expr(value)})"
             ct = self.ctype(to)
-            low = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
             if to.is_bool:
                 if fr.base in low:
                     return f"(float({self.expr(value)}) != 0.0f)"
@@ -754,6 +756,24 @@ class CodeGenCUDA:
         if isinstance(to, PointerType):
             return f"(({self.ctype(to)}){self.wrap(value, _PREC_UNARY)})"
         raise _error(f"cuda codegen: cannot cast {fr} to {to}", value)
+
+    def _float_to_narrow_int(self, to: PrimType, value: PrimExpr, low: bool) -> str:
+        """float -> 8/16-bit integer as the IR defines it (truncate, saturate to the dtype, NaN
+        -> 0). C++ leaves out-of-range conversions undefined, and NVCC converts through int32
+        and keeps the low bits; ``(int)`` is PTX's saturating ``cvt.rzi.s32``, then a clamp."""
+        lo, hi = int_range(to)
+        if to.lanes == 1:
+            x = f"float({self.expr(value)})" if low else self.expr(value)
+            return f"(({self.ctype(to)})min(max((int)({x}), {lo}), {hi}))"
+        self.features.add("vec")
+        self.ctype(to)
+        n = to.lanes
+        x = self.expr(value)
+        if low:
+            x = f"tirx_vcast<float>({x})"
+        i = f"tirx_vcast<int>({x})"
+        clamped = f"tirx_vmin(tirx_vmax({i}, tirx_bcast<int, {n}>({lo})), tirx_bcast<int, {n}>({hi}))"
+        return f"tirx_vcast<{self.ctype(to.element)}>({clamped})"
 
     def e_Ramp(self, e: Ramp):
         self.features.add("vec")
