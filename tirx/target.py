@@ -21,6 +21,7 @@ across threads get V threads' work per thread with 16-byte loads and stores:
 from __future__ import annotations
 
 import shlex
+import threading
 import time
 from collections import OrderedDict
 from typing import Any
@@ -90,6 +91,7 @@ def compile(f: Any, target: Any = "cuda", **options: Any):
 
 _LOWERED: OrderedDict = OrderedDict()
 _LOWERED_MAX = 128
+_LOWERED_LOCK = threading.Lock()
 
 
 def _lower(f: Any, vectorize: bool, restrict: bool, wrap_int: bool) -> tuple:
@@ -98,19 +100,21 @@ def _lower(f: Any, vectorize: bool, restrict: bool, wrap_int: bool) -> tuple:
     from . import codegen
 
     key = (id(f), vectorize, restrict, wrap_int)
-    hit = _LOWERED.get(key)
-    if hit is not None and hit[0] is f:
-        _LOWERED.move_to_end(key)
-        return hit[1], hit[2]
+    with _LOWERED_LOCK:
+        hit = _LOWERED.get(key)
+        if hit is not None and hit[0] is f:
+            _LOWERED.move_to_end(key)
+            return hit[1], hit[2]
     g = f
     if vectorize:
         from .passes.vectorize_threads import VectorizeThreads
 
         g = VectorizeThreads()(f)
     src = codegen.generate(g, restrict=restrict, wrap_int=wrap_int)
-    _LOWERED[key] = (f, g, src)
-    if len(_LOWERED) > _LOWERED_MAX:
-        _LOWERED.popitem(last=False)
+    with _LOWERED_LOCK:
+        _LOWERED[key] = (f, g, src)
+        if len(_LOWERED) > _LOWERED_MAX:
+            _LOWERED.popitem(last=False)
     return g, src
 
 
