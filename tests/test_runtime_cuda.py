@@ -70,6 +70,21 @@ def test_cache_key_covers_names_arch_and_options():
     assert tirx.compile(f, target=ARCH, wrap_int=False).module.cache_key != k1.module.cache_key
 
 
+def test_repeated_compile_of_one_object_skips_passes_and_codegen(monkeypatch):
+    import tirx.codegen
+
+    f = make_add()
+    k1 = tirx.compile(f, target=ARCH)
+    calls = []
+    real = tirx.codegen.generate
+    monkeypatch.setattr(tirx.codegen, "generate", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    k2 = tirx.compile(f, target=ARCH)
+    assert calls == [] and k2.source == k1.source and k2.cubin == k1.cubin
+    tirx.compile(f, target=ARCH, vectorize=False)  # other options: lowered again
+    tirx.compile(make_add(), target=ARCH)  # an equal but other object: lowered again
+    assert len(calls) == 2
+
+
 def test_cache_key_covers_the_code_generator_itself(monkeypatch):
     """A changed tirx (IR, passes, CUDA generator, NVRTC driver) never reuses an older binary:
     the key includes a digest of their source files."""
