@@ -72,9 +72,8 @@ from tirx.ir import (
 )
 from tirx.ir.arith import int_range
 from tirx.ir.bounds import Bounds, dtype_range
-from tirx.ir.expr import NODE, SEQ
 from tirx.ir.op import call as op_call
-from tirx.ir.visitor import Mutator, collect_vars
+from tirx.ir.visitor import Mutator, child_nodes, collect_vars
 
 from ._util import flatten, make_body
 from .infra import FunctionPass
@@ -99,17 +98,6 @@ def _is_int(t: Any) -> bool:
 def _axis(c: Call) -> str:
     a = c.args[0]
     return getattr(a, "value", "?")
-
-
-def _children(e: Any) -> list:
-    out = []
-    for name, kind in type(e)._sfields:
-        v = getattr(e, name)
-        if kind is NODE and v is not None:
-            out.append(v)
-        elif kind is SEQ:
-            out.extend(x for x in v if isinstance(x, PrimExpr))
-    return out
 
 
 class _Analysis:
@@ -213,7 +201,7 @@ class _Analysis:
             self.affine.append(e.indices[0])
             self.loads.append(e)
             return "var"
-        kids = _children(e)
+        kids = child_nodes(e)
         fs = [self.expr(k) for k in kids]
         if all(f is None for f in fs):
             return None
@@ -318,7 +306,7 @@ def _prove_exact(an: _Analysis, func: Function, entry: DeviceEntry, block: int) 
         stack = [sub.visit(e)]
         while stack:
             n = stack.pop()
-            if not _depends(n, tx):
+            if tx not in collect_vars(n):
                 continue
             if isinstance(n, (Add, Sub, Mul, Cast)) and _is_int(n.ty):
                 if n.ty.kind != "int":
@@ -330,17 +318,7 @@ def _prove_exact(an: _Analysis, func: Function, entry: DeviceEntry, block: int) 
                     exact = not bd.overflows(n)
                 if not exact:
                     raise _Refuse("index arithmetic may wrap around (not proven exact)")
-            stack.extend(_children(n))
-
-
-def _depends(e: Any, v: Var) -> bool:
-    stack = [e]
-    while stack:
-        n = stack.pop()
-        if n is v:
-            return True
-        stack.extend(_children(n))
-    return False
+            stack.extend(child_nodes(n))
 
 
 # ------------------------------------------------------------------------- rewriting

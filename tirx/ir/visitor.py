@@ -266,6 +266,33 @@ def collect_vars(node: Any) -> list[Var]:
     return list(c.seen)
 
 
+_CHILD_FIELDS: dict = {}
+
+
+def _child_fields(cls: type) -> tuple:
+    f = _CHILD_FIELDS.get(cls)
+    if f is None:
+        f = _CHILD_FIELDS[cls] = (
+            tuple(n for n, k in cls._sfields if k is NODE),
+            tuple(n for n, k in cls._sfields if k is SEQ),
+        )
+    return f
+
+
+def child_nodes(node: Any) -> list:
+    """The node's direct operand children (NODE and SEQ fields: an expression's operands, a
+    statement's expressions and sub-statements), without definitions, buffers or attrs."""
+    nodes, seqs = _child_fields(type(node))
+    out = []
+    for name in nodes:
+        v = getattr(node, name)
+        if v is not None:
+            out.append(v)
+    for name in seqs:
+        out += [x for x in getattr(node, name) if isinstance(x, Node)]
+    return out
+
+
 def post_order(node: Any) -> Iterator[Node]:
     """All nodes below ``node`` (children before parents), iteratively."""
     out: list[Node] = []

@@ -10,13 +10,14 @@ path ends in; and each torch/driver-binding operation the fast path performs, al
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import statistics
+import sys
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_cuda import _ex
 
 
 def _per_call(fn, n: int = 256, rounds: int = 201, sync=None) -> float:
@@ -40,11 +41,7 @@ def main() -> None:
     from tirx.runtime import driver as drv
     from tirx.script import tirx as T
 
-    spec = importlib.util.spec_from_file_location(
-        "ex", os.path.join(ROOT, "examples", "kernels", "elementwise_add.py")
-    )
-    ex = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ex)
+    ex = _ex("elementwise_add")
     k = tirx.compile(ex.make_add(T.float16, 2, block=128), target="cuda")
     a = torch.randn(1024, device="cuda", dtype=torch.float16)
     b = torch.empty_like(a)
