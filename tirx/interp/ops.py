@@ -121,28 +121,21 @@ _float_binary("fmod", np.fmod)
 _float_binary("fma", _fma)
 
 
-@register_handler(_R, "isnan")
-def _isnan(fc, call):
-    fa = fc.expr(call.args[0])
-    if not call.args[0].ty.is_float:
-        return lambda c: np.zeros_like(fa(c), dtype=bool)
-    return lambda c: np.isnan(fa(c))
+def _float_predicate(name: str, fn, for_ints: bool):
+    """``T.isnan``/``isinf``/``isfinite``: integers are never NaN or infinite."""
+
+    @register_handler(_R, name)
+    def _h(fc, call):
+        fa = fc.expr(call.args[0])
+        if not call.args[0].ty.is_float:
+            fill = np.ones_like if for_ints else np.zeros_like
+            return lambda c: fill(fa(c), dtype=bool)
+        return lambda c: fn(fa(c))
 
 
-@register_handler(_R, "isinf")
-def _isinf(fc, call):
-    fa = fc.expr(call.args[0])
-    if not call.args[0].ty.is_float:
-        return lambda c: np.zeros_like(fa(c), dtype=bool)
-    return lambda c: np.isinf(fa(c))
-
-
-@register_handler(_R, "isfinite")
-def _isfinite(fc, call):
-    fa = fc.expr(call.args[0])
-    if not call.args[0].ty.is_float:
-        return lambda c: np.ones_like(fa(c), dtype=bool)
-    return lambda c: np.isfinite(fa(c))
+_float_predicate("isnan", np.isnan, False)
+_float_predicate("isinf", np.isinf, False)
+_float_predicate("isfinite", np.isfinite, True)
 
 
 @register_handler(_R, "popcount")
