@@ -17,6 +17,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from ..diagnostics import error as _diag
 from ..errors import DiagnosticError
+from ..ir import deep
 from ..ir.span import Span
 
 __all__ = ["load", "loads", "parse_reference"]
@@ -127,21 +128,14 @@ def _fail_span(tok, src: str, post) -> Span:
 
 
 def _lex_error(e, src: str, text: str) -> DiagnosticError:
-    msg = e.message
-    lines = text.split("\n")
-    if 1 <= e.line <= len(lines):
-        ln = lines[e.line - 1]
-        ch = ln[e.column - 1 : e.column]
-        if ch in ('"', "'"):
-            msg = "unterminated string literal"
-    return _diag(msg, Span(src, e.line, e.column, e.line, e.column + 1), text, e)
+    return _diag(e.message, Span(src, e.line, e.column, e.line, e.column + 1), text, e)
 
 
 _reference = False
 
 
 def parse_reference(text: str, source_name: str = "<string>"):
-    """Load through Lark's own ``parse`` (contextual lexer + inline transformer).
+    """Load through Lark's own ``parse`` (its basic lexer + the inline transformer).
 
     The reference path the fast driver (grammar/_fast.py) must agree with; tests compare them.
     """
@@ -172,6 +166,11 @@ def loads(text: str, source_name: str = "<string>"):
         text = text[1:]
     if not text.endswith("\n"):
         text += "\n"
+    return deep.call(_parse, text, source_name)
+
+
+def _parse(text: str, source_name: str):
+    """Parse normalized text (retried on tirx.ir.deep's worker when nested too deeply)."""
     from ._fast import LexFail, NestFail, ParseFail
     from ._parser import NestingError, get_parser
 
@@ -199,6 +198,8 @@ def loads(text: str, source_name: str = "<string>"):
         except UnexpectedInput as e:
             raise _syntax_error(e, source_name, text, parser, post) from e
         except RecursionError as e:
+            if not deep.active():
+                raise  # deep.call retries on the large-stack worker
             last = post.last
             span = _tok_span(source_name, last) if last is not None else Span(source_name, 1, 1, 1, 2)
             raise _diag("the text is nested too deeply", span, text, e) from e

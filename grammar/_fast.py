@@ -1,13 +1,13 @@
 """A tight LALR driver and lexer over the tables Lark builds for ``tirx.lark``.
 
-Lark stays the source of truth: it reads the grammar, builds (or loads from its cache)
-the LALR(1) parse table, and its own ``Lark.parse`` with the contextual lexer and the
+Lark stays the source of truth: it reads the grammar, builds the LALR(1) parse table
+(shipped as JSON, ``_tables.py``), and its own ``Lark.parse`` with its basic lexer and the
 inline transformer is kept as the reference path (``_parser.parse_reference``; the tests
 check both give the same IR). This module runs that same table with the same
 transformer callbacks and the same child filtering (anonymous tokens dropped, ``_rule``
 children spliced, ``?rule`` single children passed through) in one loop with local
-variables, and lexes with one compiled regex whose alternatives are ordered the way the
-contextual lexer would decide (priorities, then longest strings first; keywords are
+variables, and lexes with one compiled regex whose alternatives are ordered the way
+Lark's lexer would decide (priorities, then longest strings first; keywords are
 NAMEs retyped by exact match). Indentation tokens, the nesting limits and token
 positions follow ``_parser.TirxIndenter``. That is about twice Lark's own throughput.
 """
@@ -20,12 +20,50 @@ from typing import Any
 from lark import Tree
 from lark.lexer import PatternStr
 
+from ._names import BadName, dotted_value, name_value
 from ._parser import MAX_BLOCK_DEPTH, MAX_PAREN_DEPTH
 
 __all__ = ["FastParser", "Tok"]
 
 _OPEN = frozenset(("LPAR", "LSQB", "LBRACE"))
 _CLOSE = frozenset(("RPAR", "RSQB", "RBRACE"))
+
+
+# NAME and DOTTED as one flat pattern: a name start, then name characters and dots
+# (``_names`` checks the parts); the same character sets as NAME / DOTTED in tirx.lark
+_WORD = r"[^\x00-\x40\x5b-\x5e\x60\x7b-\x7f][^\x00-\x2c\-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]*"
+# the run of a string literal up to its quote, backslash or line end: one character class
+_STRING_RUN = {'"': re.compile(r'[^"\\\n]*'), "'": re.compile(r"[^'\\\n]*")}
+
+
+def _blank_class(patterns: list[str]) -> str:
+    """``[...]*`` for the ignored blank patterns, which are each one character class + ``+``."""
+    chars = []
+    for p in patterns:
+        if not (p.startswith("[") and p.endswith("]+")) or "]" in p[1:-2]:
+            raise ValueError(f"grammar: the ignored pattern {p!r} is not a character class")
+        chars.append(p[1:-2])
+    return "[" + "".join(chars) + "]*" if chars else ""
+
+
+def _string_end(text: str, s: int, line: int, col: int) -> int:
+    """The index after the string literal opening at ``s`` (what STRING in tirx.lark matches).
+
+    One loop step per escape: runs without escapes are matched by one character class.
+    """
+    q = text[s]
+    run = _STRING_RUN[q].match
+    n = len(text)
+    i = s + 1
+    while True:
+        i = run(text, i).end()
+        c = text[i] if i < n else "\n"
+        if c == q:
+            return i + 1
+        if c == "\\" and i + 1 < n and text[i + 1] != "\n":
+            i += 2
+            continue
+        raise LexFail("unterminated string literal", line, col)
 
 
 class Tok:
@@ -182,9 +220,18 @@ class FastParser:
 
     # ------------------------------------------------------------------ lexer
     def _build_lexer(self, lark_inst) -> None:
+        """One master regex, in the order Lark's lexer would decide.
+
+        Every piece is a flat pattern (no quantifier inside a repeated group), so a match
+        attempt is linear in what it scans. Three things are finished in Python, in linear
+        loops: string literals (scanned escape by escape, see ``_string_end``; a regex
+        repeating a group keeps per-character backtracking state, hundreds of bytes per
+        character), runs of line ends (merged into one NL), and names (checked and
+        NFKC-normalized by ``_names``).
+        """
         ignore = set(lark_inst.lexer_conf.ignore)
-        name_re = None
         regexes, strings, keywords, ign = [], [], {}, []
+        name_re = None
         for t in lark_inst.terminals:
             p = t.pattern
             if t.name in ignore:
@@ -209,33 +256,40 @@ class FastParser:
         multi = sorted((v for v in punct if len(v) > 1), key=lambda v: (-len(v), v))
         single = sorted(v for v in punct if len(v) == 1)
         alts = []
+        ws = []
         for t in ign:
-            if "\n" in t.pattern.to_regexp() or "\\n" in t.pattern.to_regexp():
-                alts.append(f"(?P<_CONT>{t.pattern.to_regexp()})")
-        names = {t.name for t in regexes}
-        if {"NAME", "DOTTED"} <= names:
-            # NAME and DOTTED in one group (most tokens are names): DOTTED when it has a dot
-            name_pat = next(t for t in regexes if t.name == "NAME").pattern.to_regexp()
-            alts.append(f"(?P<_WORD>{name_pat}(?:\\.{name_pat})*)")
-            regexes = [t for t in regexes if t.name not in ("NAME", "DOTTED")]
-        alts += [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in regexes]
+            rx = t.pattern.to_regexp()
+            if "\n" in rx or "\\n" in rx:
+                alts.append(f"(?P<_CONT>{rx})")
+            else:
+                ws.append(rx)
+        by_name = {t.name: t for t in regexes}
+        # NAME and DOTTED in one flat group (most tokens are names): DOTTED when it has a dot
+        alts.append(f"(?P<_WORD>{_WORD})")
+        for t in regexes:
+            if t.name in ("NAME", "DOTTED"):
+                continue
+            if t.name == "STRING":
+                alts.append("(?P<STRING>[\"'])")  # the opening quote; _string_end finds the end
+                continue
+            alts.append(f"(?P<{t.name}>{t.pattern.to_regexp()})")
         if multi:
             alts.append("(?P<_MULTI>" + "|".join(re.escape(v) for v in multi) + ")")
         if single:
             alts.append("(?P<_SINGLE>[" + "".join(re.escape(v) for v in single) + "])")
-        ws = [
-            t.pattern.to_regexp()
-            for t in ign
-            if "\n" not in t.pattern.to_regexp() and "\\n" not in t.pattern.to_regexp()
-        ]
-        lead = "(?:" + "|".join(ws) + ")*" if ws else ""
+        # leading blanks: one character class, never a repeated group (``(?:[ ]+)*``
+        # backtracks exponentially when the token after the blanks fails to match)
+        lead = _blank_class(ws)
         self.master = re.compile(lead + "(?:" + "|".join(alts) + ")")
-        self.ws = re.compile(lead) if lead else None
+        self.ws = re.compile(lead)
+        nl = by_name["NL"].pattern.to_regexp()
+        self.nl_more = re.compile(lead + nl)  # the next line end of a run (blank/comment line)
         self.punct = punct
         self.keywords = keywords
 
     def tokens(self, text: str, post=None):
         match = self.master.match
+        nl_more = self.nl_more.match
         keywords = self.keywords
         punct = self.punct
         n = len(text)
@@ -248,9 +302,7 @@ class FastParser:
         while pos < n:
             m = match(text, pos)
             if m is None:
-                p = pos
-                if self.ws is not None:
-                    p = self.ws.match(text, pos).end()
+                p = self.ws.match(text, pos).end()
                 if p >= n:
                     break
                 raise LexFail(f"unexpected character {text[p]!r}", line, p - line_start + 1)
@@ -258,6 +310,10 @@ class FastParser:
             s = m.start(typ)
             end = m.end()
             if typ == "NL":
+                m2 = nl_more(text, end)
+                while m2 is not None:  # blank and comment-only lines: one NL for the run
+                    end = m2.end()
+                    m2 = nl_more(text, end)
                 val = text[s:end]
                 last_nl = val.rfind("\n")
                 new_line = line + val.count("\n")
@@ -298,11 +354,23 @@ class FastParser:
                 line_start = end
                 pos = end
                 continue
-            val = text[s:end]
             col = s - line_start + 1
+            if typ == "STRING":
+                end = _string_end(text, s, line, col)
+            val = text[s:end]
             pos = end
             if typ == "_WORD":
-                typ = "DOTTED" if "." in val else keywords.get(val, "NAME")
+                try:
+                    if "." in val:
+                        typ = "DOTTED"
+                        val = dotted_value(val)
+                    elif val.isascii():
+                        typ = keywords.get(val, "NAME")
+                    else:
+                        typ = "NAME"
+                        val = name_value(val)
+                except BadName as e:
+                    raise LexFail(e.message, line, col + e.offset) from e
             elif typ == "_SINGLE":
                 typ = punct[val]
                 tok = Tok(typ, val, line, col, line, col + 1)
@@ -316,8 +384,6 @@ class FastParser:
                 continue
             elif typ == "_MULTI":
                 typ = punct[val]
-            elif typ == "NAME":
-                typ = keywords.get(val, "NAME")
             tok = Tok(typ, val, line, col, line, col + end - s)
             yield tok
         col = pos - line_start + 1

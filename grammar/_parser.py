@@ -1,24 +1,22 @@
-"""The Lark parser for ``tirx.lark``: indenter, construction, and the saved-parser cache.
+"""The Lark parser for ``tirx.lark``: indenter, construction, and the shipped tables.
 
-Building the LALR tables costs about half a second, so it never happens at ``import
-tirx``: the parser is made on the first ``loads``, from a serialized copy in the user
-cache directory when one matches this grammar and Lark version, otherwise built and
-then saved there (best effort: a read-only cache directory just means building each
-process). ``TIRX_GRAMMAR_CACHE=0`` turns the cache off; ``TIRX_CACHE_DIR`` moves it.
+Building the LALR tables costs a few hundred milliseconds, so it never happens at ``import
+tirx`` nor, normally, at all: the parser is made on the first ``loads`` from the tables
+that ship with the package as plain JSON (``tirx_tables.json``, see ``_tables.py``). Only
+when they do not match this grammar or the installed Lark are they built, in memory.
+Nothing is read from or written to a cache directory, and nothing is unpickled.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import os
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token
 from lark.lark import PostLex
+
+from ._names import BadName, dotted_value, name_value
 
 GRAMMAR_PATH = Path(__file__).with_name("tirx.lark")
 
@@ -31,7 +29,7 @@ _CLOSE = frozenset(("RPAR", "RSQB", "RBRACE"))
 
 
 class NestingError(Exception):
-    """Raised by the indenter; turned into a located DiagnosticError by ``loads``."""
+    """Raised by the indenter and the name checks; ``loads`` makes it a located DiagnosticError."""
 
     def __init__(self, message: str, token: Token):
         super().__init__(message)
@@ -54,7 +52,7 @@ class TirxIndenter(PostLex):
 
     def process(self, stream):
         self.last = None
-        return self._process(stream)
+        return self._process(_merge_nl(stream))
 
     def _process(self, stream):
         paren = 0
@@ -111,6 +109,57 @@ class TirxIndenter(PostLex):
                 yield Token.new_borrow_pos("DEDENT", "", tok)
 
 
+def _merge_nl(stream):
+    """One NL token per run of line ends (blank and comment-only lines), as Python does."""
+    pending: list = []
+    for tok in stream:
+        if tok.type == "NL":
+            pending.append(tok)
+            continue
+        if pending:
+            yield _joined_nl(pending)
+            pending = []
+        yield tok
+    if pending:
+        yield _joined_nl(pending)
+
+
+def _joined_nl(toks: list) -> Token:
+    first, last = toks[0], toks[-1]
+    if len(toks) == 1:
+        return first
+    value = "".join(toks)
+    return Token(
+        "NL", value, first.start_pos, first.line, first.column, last.end_line, last.end_column, last.end_pos
+    )
+
+
+def _name_cb(tok: Token) -> Token:
+    """Lexer callback (Lark path): check / NFKC-normalize a NAME token like Python."""
+    if tok.isascii():
+        return tok
+    return _checked(tok, name_value)
+
+
+def _dotted_cb(tok: Token) -> Token:
+    return _checked(tok, dotted_value)
+
+
+def _checked(tok: Token, fn) -> Token:
+    try:
+        v = fn(str(tok))
+    except BadName as e:
+        col = tok.column + e.offset
+        raise NestingError(
+            e.message, Token(tok.type, tok, tok.start_pos, tok.line, col, tok.line, col + 1)
+        ) from e
+    return tok if v == tok else tok.update(value=v)
+
+
+# NAME last: Lark chains a callback after its keyword check with ``lambda t: t.type == type_``,
+# a closure over its loop variable, so only the last chained terminal's check is right
+LEXER_CALLBACKS = {"DOTTED": _dotted_cb, "NAME": _name_cb}
+
 _lock = threading.Lock()
 _parser: Lark | None = None
 _transformer: Any = None
@@ -121,20 +170,12 @@ def grammar_text() -> str:
     return GRAMMAR_PATH.read_text(encoding="utf-8")
 
 
-def _cache_dir() -> Path | None:
-    if os.environ.get("TIRX_GRAMMAR_CACHE", "1") == "0":
-        return None
-    d = os.environ.get("TIRX_CACHE_DIR")
-    if d:
-        return Path(d)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tirx"
-
-
 def _options(transformer, postlex, **extra):
     opts = dict(
         parser="lalr",
-        lexer="contextual",
+        # the basic lexer: the indenter merges runs of NL tokens, which needs one token of
+        # lookahead, and a contextual lexer would lex that token in a stale parser state
+        lexer="basic",
         transformer=transformer,
         postlex=postlex,
         maybe_placeholders=False,
@@ -145,38 +186,19 @@ def _options(transformer, postlex, **extra):
     return opts
 
 
-def build(transformer=None, postlex=None, strict: bool = False, cache: bool | str = False) -> Lark:
-    """Construct the parser (``strict=True`` makes Lark reject any conflict or collision)."""
+def build(transformer=None, postlex=None, strict: bool = False) -> Lark:
+    """Construct the parser from the grammar (``strict=True``: Lark rejects any conflict or collision)."""
     postlex = postlex if postlex is not None else TirxIndenter()
-    return Lark(grammar_text(), **_options(transformer, postlex, strict=strict, cache=cache))
-
-
-def cache_file() -> Path | None:
-    d = _cache_dir()
-    if d is None:
-        return None
-    import lark
-
-    py = f"{sys.version_info[0]}{sys.version_info[1]}"
-    key = hashlib.sha256(f"{lark.__version__}\0{py}\0{grammar_text()}".encode()).hexdigest()[:20]
-    return d / f"grammar-{key}.lark.cache"
+    return Lark(
+        grammar_text(), **_options(transformer, postlex, strict=strict, lexer_callbacks=LEXER_CALLBACKS)
+    )
 
 
 def _make(transformer, postlex) -> Lark:
-    path = cache_file()
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            writable = os.access(path.parent, os.W_OK)
-        except OSError:
-            writable = False
-        if path.exists() or writable:
-            try:
-                return build(transformer, postlex, cache=str(path))
-            except Exception:  # a corrupt or foreign cache file: rebuild without it
-                with contextlib.suppress(OSError):
-                    path.unlink()
-    return build(transformer, postlex)
+    from ._tables import load_tables
+
+    p = load_tables(grammar_text(), transformer=transformer, postlex=postlex, lexer_callbacks=LEXER_CALLBACKS)
+    return p if p is not None else build(transformer, postlex)
 
 
 def get_parser() -> tuple[Lark, Any, Any]:

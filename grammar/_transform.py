@@ -260,7 +260,7 @@ class TextBuilder:
     def reset(self, source_name, text) -> None:
         self.src = source_name
         self.text = text
-        self.b = IRBuilder(source_name or "<string>")
+        self.b = IRBuilder(source_name or "<string>", check_well_formed=True, source_text=text)
         self.open: list = []  # (context manager, span) of the open frames
         self.chains: list = []  # per if statement: else frames opened by elif
         self.let_scope: dict[str, list] = {}

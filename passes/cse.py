@@ -3,8 +3,8 @@
 How it works (linear apart from one sort; the placement walk is bounded by the nesting depth):
 
 1. One walk numbers every subexpression by value (hash-consing: equal keys ⇔ structurally
-   equal expressions over the same var *definitions* — a var bound again gets a new
-   generation, so non-SSA input is handled). Each candidate occurrence records the
+   equal expressions over the same var *definitions* — vars by identity, never by name;
+   a var bound again gets a new generation, so non-SSA input is handled). Each candidate occurrence records the
    body ("region") and the statement index in it where it is evaluated. If conditions,
    loop bounds, while conditions and device-entry launch values count as evaluated in
    the enclosing body.
@@ -224,6 +224,8 @@ class _CSE:
                     key.append(len(v))
                 elif kind is VALUE:
                     key.append(v)
+                else:  # a buffer or a binder: not modelled by the numbering, never merged
+                    ok = False
             if ok:
                 vn = self._num(tuple(key))
         if slot >= 0:

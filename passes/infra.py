@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from tirx.ir import Function, Module
+from tirx.ir import Function, Module, deep
 
 __all__ = [
     "FunctionPass",
@@ -46,6 +46,19 @@ __all__ = [
 ]
 
 _tls = threading.local()
+
+
+def _capture_ctx() -> tuple:
+    return (list(getattr(_tls, "stack", None) or ()), getattr(_tls, "default", None))
+
+
+def _restore_ctx(state: tuple) -> None:
+    _tls.stack, default = list(state[0]), state[1]
+    if default is not None:
+        _tls.default = default
+
+
+deep.carry(_capture_ctx, _restore_ctx)  # a pass retried on the deep worker sees the same context
 
 
 # ---------------------------------------------------------------------------- context
@@ -132,7 +145,9 @@ class PassContext:
                 return ir
         for ins in self.instruments:
             ins.run_before_pass(pass_, ir)
-        out = pass_.run(ir)
+        # A composite pass's children go through this method themselves; a leaf pass is
+        # retried on the large-stack worker if the IR is too deep for this thread.
+        out = pass_.run(ir) if pass_.composite else deep.call(pass_.run, ir)
         for ins in self.instruments:
             ins.run_after_pass(pass_, ir, out)
         return out

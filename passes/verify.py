@@ -12,7 +12,8 @@ Checks, each reported as a located message (``WellFormedError``):
   are bool, op arguments match the op's declared kinds and arity, calls of module
   functions match the callee's parameters, ``return`` matches the function's type;
 - ``break`` / ``continue`` only inside a loop (a device entry starts a fresh context);
-- device-only ops only inside a device entry; no device entry inside another;
+- device-only ops only inside a device entry or a ``private`` function (a device helper
+  that kernels call); no device entry inside another;
 - pointer types are consistent with the buffers declared over them: a buffer's data var
   points to ``void``, to the buffer's element type, or to bytes (``int8``/``uint8``
   storage viewed with another dtype).
@@ -20,10 +21,12 @@ Checks, each reported as a located message (``WellFormedError``):
 
 from __future__ import annotations
 
+import linecache
 from typing import Any
 
 import attrs
 
+from tirx.diagnostics import render as render_text
 from tirx.errors import DiagnosticError
 from tirx.ir import (
     AllocBuffer,
@@ -56,10 +59,10 @@ from tirx.ir import (
     Var,
     VoidType,
     While,
+    deep,
 )
 from tirx.ir.expr import NODE, SEQ, BinaryOp
 
-from ._util import render_diagnostic
 from .infra import Pass
 
 __all__ = ["VerifyWellFormed", "WellFormedError", "raise_errors", "verify_well_formed"]
@@ -67,11 +70,16 @@ __all__ = ["VerifyWellFormed", "WellFormedError", "raise_errors", "verify_well_f
 
 @attrs.frozen(slots=True)
 class WellFormedError:
-    """One problem: a message, the best span found (or None) and the offending node."""
+    """One problem: a message, the best span found (or None), the offending node, the
+    name of the function it is in (None outside any) and, for checks that callers may
+    leave to someone else, a short name of the check (``"callee"``: a call names no
+    function of the module)."""
 
     message: str
     span: Any = None
     node: Any = attrs.field(default=None, repr=False)
+    function: str | None = None
+    check: str | None = None
 
     def __str__(self) -> str:
         return f"{self.span}: {self.message}" if self.span is not None else self.message
@@ -139,7 +147,7 @@ class _Checker:
         self._defs: set | None = None
 
     # -- reporting ----------------------------------------------------------------------
-    def error(self, msg: str, node: Any = None) -> None:
+    def error(self, msg: str, node: Any = None, check: str | None = None) -> None:
         span = getattr(node, "span", None)
         if span is None:
             for s in reversed(self.stmt_stack):
@@ -148,8 +156,9 @@ class _Checker:
                     break
         if span is None and self.func is not None:
             span = self.func.span
-        where = f" (in function {self.func.name})" if self.func is not None else ""
-        self.errors.append(WellFormedError(msg + where, span, node))
+        fname = self.func.name if self.func is not None else None
+        where = f" (in function {fname})" if fname is not None else ""
+        self.errors.append(WellFormedError(msg + where, span, node, fname, check))
 
     # -- scopes -------------------------------------------------------------------------
     def push(self) -> None:
@@ -270,7 +279,7 @@ class _Checker:
             if self.module is not None and op.name in self.module:
                 callee = self.module[op.name]
             if callee is None:
-                self.error(f"call of unknown function {op.name}", e)
+                self.error(f"call of unknown function {op.name}", e, "callee")
             else:
                 if len(callee.params) != len(e.args):
                     self.error(
@@ -284,8 +293,12 @@ class _Checker:
                                 e,
                             )
         else:
-            if op.device_only and self.device_depth == 0:
-                self.error(f"device-only op T.{op.name} used outside a device entry", e)
+            if op.device_only and self.device_depth == 0 and not self.func.private:
+                self.error(
+                    f"device-only op T.{op.name} can only be used inside a device entry "
+                    "(with T.device_entry(...)) or a private=True helper",
+                    e,
+                )
             lo, hi = op.arity()
             n = len(e.args)
             if n < lo or (hi is not None and n > hi):
@@ -451,6 +464,10 @@ class _Checker:
 
 def verify_well_formed(ir: Any, require_ssa: bool = False) -> list[WellFormedError]:
     """Check a Function or Module; return the problems found (empty when well-formed)."""
+    return deep.call(_verify, ir, require_ssa)
+
+
+def _verify(ir: Any, require_ssa: bool) -> list[WellFormedError]:
     if isinstance(ir, Module):
         c = _Checker(require_ssa, ir)
         for f in ir.functions:
@@ -463,13 +480,33 @@ def verify_well_formed(ir: Any, require_ssa: bool = False) -> list[WellFormedErr
     raise TypeError(f"verify_well_formed: expected a Function or Module, got {type(ir).__name__}")
 
 
-def raise_errors(errors: list[WellFormedError], header: str = "IR is not well-formed") -> None:
-    """Raise a DiagnosticError for ``errors`` (located at the first; all listed)."""
+def raise_errors(
+    errors: list[WellFormedError],
+    header: str | None = "IR is not well-formed",
+    source_text: str | None = None,
+    source_name: str | None = None,
+) -> None:
+    """Raise a DiagnosticError for ``errors`` (located at the first; all listed).
+
+    ``header`` prefixes the first message (None: the bare message, as the front ends
+    report it). The caret snippet comes from ``source_text`` for spans in
+    ``source_name`` (text given to ``tirx.loads``), else from the span's file.
+    """
     first = errors[0]
-    lines = [render_diagnostic(f"{header}: {first.message}", first.span)]
+    msg = first.message if header is None else f"{header}: {first.message}"
+
+    def render(m: str, span: Any) -> str:
+        inner = getattr(span, "innermost", span)
+        src = getattr(inner, "source", None)
+        if source_text is not None and src == source_name:
+            return render_text(m, span, source_text)
+        lines = linecache.getlines(src) if isinstance(src, str) else []
+        return render_text(m, span, "".join(lines) if lines else None)
+
+    lines = [render(msg, first.span)]
     for e in errors[1:]:
-        lines.append(render_diagnostic(e.message, e.span))
-    err = DiagnosticError(f"{header}: {first.message}", first.span, "\n".join(lines))
+        lines.append(render(e.message, e.span))
+    err = DiagnosticError(msg, first.span, "\n".join(lines))
     err.errors = list(errors)
     raise err
 

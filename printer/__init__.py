@@ -8,6 +8,8 @@ trailing ``# tirx: ...`` comment instead of failing.
 
 from __future__ import annotations
 
-from ._printer import HEADER, Printer, dumps, save
+from tirx.fileio import save
+
+from ._printer import HEADER, Printer, dumps
 
 __all__ = ["HEADER", "Printer", "dumps", "save"]

@@ -15,17 +15,13 @@ Design notes:
 
 from __future__ import annotations
 
-import contextlib
 import keyword
 import math
-import os
-import re
-import sys
-import tempfile
-import threading
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from tirx.ir import deep
 from tirx.ir import expr as _e
 from tirx.ir import stmt as _s
 from tirx.ir.buffer import Buffer
@@ -34,7 +30,7 @@ from tirx.ir.node import Attrs
 from tirx.ir.op import Op
 from tirx.ir.types import PointerType, PrimType, TensorType, Type, VoidType, bool_, int32
 
-__all__ = ["HEADER", "Printer", "dumps", "save"]
+__all__ = ["HEADER", "Printer", "dumps"]
 
 HEADER = "from __future__ import annotations\n\n# from tirx.script import tirx as T\n\n"
 
@@ -72,18 +68,34 @@ _PREC[_e.BitNot] = UNARY
 
 # ------------------------------------------------------------------ names
 _RESERVED = frozenset(keyword.kwlist) | {"T", "I", "range"}  # range: the loop builtin
-_NOT_IDENT = re.compile(r"\W", re.ASCII)
+
+
+def is_printable_name(name: str) -> bool:
+    """Whether ``name`` prints as itself and loads back as itself (here and in Python).
+
+    Python identifiers, non-ASCII included, in NFKC normal form (Python, and the grammar,
+    read identifiers NFKC-normalized: ``ﬁx`` would come back as ``fix``), not keywords.
+    """
+    if name.isascii():
+        return name.isidentifier() and not keyword.iskeyword(name)
+    return name.isidentifier() and unicodedata.is_normalized("NFKC", name) and not keyword.iskeyword(name)
 
 
 def sanitize(name: str) -> str:
-    """A valid, non-reserved ASCII identifier base for ``name``."""
-    if not (name.isidentifier() and name.isascii()):
-        name = _NOT_IDENT.sub("_", name)
-        if not name:
-            name = "v"
-        elif name[0].isdigit():
-            name = "v" + name
-    return name
+    """An identifier base for a bound var / buffer hint (those names are hints: the printer
+    also makes them unique). Identifiers are kept as they are, NFKC-normalized; other
+    characters become ``_``; a leading digit gets a ``v`` prefix."""
+    if name.isascii() and name.isidentifier():
+        return name
+    name = unicodedata.normalize("NFKC", name)
+    if name.isidentifier():
+        return name
+    out = ["_" if not ("a" + ch).isidentifier() else ch for ch in name]
+    if not out:
+        return "v"
+    if not out[0].isidentifier():  # a digit (or another continue-only character)
+        out.insert(0, "v")
+    return "".join(out)
 
 
 # ------------------------------------------------------------------ literals
@@ -114,9 +126,20 @@ def quote(s: str) -> str:
 
 
 def global_name(name: str) -> str:
-    """The printed name of a module function (``Module.<name>``)."""
-    n = sanitize(name)
-    return n + "_1" if n in _RESERVED else n
+    """The printed name of a function (a global symbol): the name itself, never changed.
+
+    ValueError when it cannot be printed so that it loads back as the same name."""
+    if not is_printable_name(name):
+        raise ValueError(f"tirx.dumps: the function name {name!r} cannot be printed: {_why_not(name)}")
+    return name
+
+
+def _why_not(name: str) -> str:
+    if keyword.iskeyword(name):
+        return "it is a Python keyword"
+    if not name.isidentifier():
+        return "it is not a Python identifier"
+    return f"Python reads it NFKC-normalized, as {unicodedata.normalize('NFKC', name)!r}"
 
 
 def float_text(v: float) -> str:
@@ -383,6 +406,11 @@ class Printer:
 
     # -------------------------------------------------------------- attribute values
     def attr_value(self, v: Any) -> str:
+        """An attribute value in the text that loads back as the same value and type.
+
+        In a dict, a bare literal stays a Python value (``5`` is an int, ``"s"`` a str), so
+        an int32 IntImm prints typed (``T.int32(5)``); Python's inf is ``1e999``. A NaN float
+        or a StringImm has no such form: ValueError rather than a different value."""
         if isinstance(v, str):
             return quote(v)
         if isinstance(v, bool):
@@ -390,9 +418,18 @@ class Printer:
         if isinstance(v, int):
             return str(v)
         if isinstance(v, float):
-            if v != v or v in (math.inf, -math.inf):
-                return f"T.float64({float_text(v)})"
+            if v != v:
+                raise ValueError("tirx.dumps: a NaN float attribute value cannot be printed (no literal)")
+            if v in (math.inf, -math.inf):
+                return "1e999" if v > 0 else "-1e999"
             return repr(v)
+        if type(v) is _IntImm and v.ty == int32:
+            return f"T.int32({v.value})"
+        if isinstance(v, _e.StringImm):
+            raise ValueError(
+                f"tirx.dumps: the StringImm attribute value {v.value!r} cannot be printed "
+                "(it would load back as a str); store a str"
+            )
         if v is None:
             return "None"
         if isinstance(v, (Attrs, Mapping)):
@@ -481,35 +518,33 @@ class Printer:
             self.emit(depth, f"T.evaluate({self.expr(v)})")
 
     def _range_bounds(self, s: _s.For) -> tuple[str, str]:
+        """``(start, stop)`` texts from which the grammar rebuilds exactly ``s.extent``.
+
+        The grammar's rule (``_transform.loop``): a literal-0 start gives extent = stop; two
+        constants of one dtype give extent = stop - start, folded; a stop ``start + e``
+        (``start`` structurally) gives e; anything else gives ``Sub(stop, start)``. So the
+        stop printed here is the extent itself after a 0 start, the folded sum of two
+        constants, ``x`` for an extent ``Sub(x, start)`` only when the grammar would not
+        read ``x`` by one of the earlier rules, and otherwise the sum ``start + extent``
+        (an Add node, printed like any expression). Nothing is simplified.
+        """
         start, extent = s.start, s.extent
-        if isinstance(start, _e.IntImm) and start.value == 0:
+        if type(start) is _IntImm and start.value == 0:
             return self.expr(start), self.expr(extent)
-        if isinstance(start, _e.IntImm) and isinstance(extent, _e.IntImm) and start.ty == extent.ty:
-            v = start.value + extent.value
+        if type(start) is _IntImm and type(extent) is _IntImm and start.ty == extent.ty:
             try:
-                stop = _e.IntImm(v, extent.ty)
-            except (TypeError, ValueError):
+                stop = _IntImm(start.value + extent.value, extent.ty)
+            except (TypeError, ValueError):  # the sum overflows the dtype: print start + extent
                 stop = None
             if stop is not None:
                 return self.expr(start), self.expr(stop)
-        if isinstance(extent, _e.Sub):
-            from tirx.ir.structural import structural_equal
-
-            try:
-                same = extent.b is start or structural_equal(extent.b, start, map_free_vars=False)
-            except Exception:
-                same = False
-            if same:
-                return self.expr(start), self.expr(extent.a)
-        a = self.expr(start)
-        b = self.expr(extent)
-        if _PREC.get(type(extent), ATOM) <= ADD:
-            b = f"({b})"
-        if _PREC.get(type(start), ATOM) < ADD:
-            a2 = f"({a})"
-        else:
-            a2 = a
-        return a, f"{a2} + {b}"
+        if type(extent) is _e.Sub and _same(extent.b, start):
+            x = extent.a
+            if not (type(x) is _IntImm and type(start) is _IntImm and x.ty == start.ty) and not (
+                type(x) is _e.Add and _same(x.a, start)
+            ):
+                return self.expr(start), self.expr(x)
+        return self.expr(start), self.expr(_e.Add(start, extent))
 
     def _for(self, s: _s.For, depth: int) -> None:
         start, stop = self._range_bounds(s)
@@ -571,6 +606,7 @@ class Printer:
 
     def _alloc(self, s: _s.AllocBuffer, depth: int) -> None:
         b = s.buffer
+        _check_own_pointer(b, "allocation")
         ty = self.buffer_type(b)
         name = self.define(b, b.name)
         self._define_data(b, name)
@@ -615,6 +651,7 @@ class Printer:
         for p in f.params:
             b = bufs.get(p)
             if b is not None:
+                _check_own_pointer(b, "tensor parameter")
                 name = self.define(b, b.name)
                 self._define_data(b, name)
                 if b.data is not p:
@@ -678,7 +715,11 @@ class Printer:
             self.function(obj)
             return HEADER + "\n".join(self.lines) + "\n"
         if isinstance(obj, Module):
-            self.module_name = sanitize(obj.name) if obj.name not in _RESERVED else "Module"
+            name = obj.name
+            if not is_printable_name(name) or name == "T":
+                why = "T.<name> would name an op" if name == "T" else _why_not(name)
+                raise ValueError(f"tirx.dumps: the module name {name!r} cannot be printed: {why}")
+            self.module_name = name
             self.live.add(self.module_name)
             self.module(obj)
             return HEADER + "\n".join(self.lines) + "\n"
@@ -749,6 +790,28 @@ _LOOP_FN = {
 }
 
 
+def _check_own_pointer(b: Buffer, what: str) -> None:
+    """A tensor parameter / allocation prints as ``T.Tensor(shape, dtype, scope=...)``, which
+    loads with a data pointer ``T.Ptr(dtype, scope)``; any other pointer type would come back
+    different, so it is refused (a view over other storage is a ``T.decl_tensor``)."""
+    t = b.data.ty
+    if not (isinstance(t, PointerType) and t.element == b.dtype):
+        raise ValueError(
+            f"tirx.dumps: the {what} {b.name} of dtype {b.dtype} is over a pointer of type "
+            f"{type_text(t)}, which the text cannot express (it would load as "
+            f"{type_text(PointerType(b.dtype, t.scope))}); declare it with a DeclBuffer over the pointer"
+        )
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Structural equality as the grammar tests it when it reads loop bounds back."""
+    if a is b:
+        return True
+    from tirx.ir.structural import structural_equal
+
+    return structural_equal(a, b, map_free_vars=False)
+
+
 def _default_ty_matches(op: Op, e: _e.Call) -> bool:
     """Whether ``e.ty`` is what ``op``'s result rule gives (so no ``ty=`` is needed)."""
     r = op.result
@@ -769,77 +832,11 @@ def _default_ty_matches(op: Op, e: _e.Call) -> bool:
 
 
 # ------------------------------------------------------------------ public API
-_BIG_STACK = 512 * 1024 * 1024
-_deep_lock = threading.Lock()
-
-
 def dumps(obj: Any) -> str:
     """Print a Function or Module (a whole file: header, trailing newline), or a Stmt,
     PrimExpr, Buffer or Type (the bare text)."""
-    try:
-        return Printer().run(obj)
-    except RecursionError:
-        return _dumps_deep(obj)
+    return deep.call(_print, obj)
 
 
-def _dumps_deep(obj: Any) -> str:
-    """Re-run a printing job that was too deep for the default stack."""
-    result: list[Any] = []
-
-    def work() -> None:
-        try:
-            result.append(Printer().run(obj))
-        except BaseException as exc:  # re-raised in the caller's thread
-            result.append(exc)
-
-    with _deep_lock:
-        old_limit = sys.getrecursionlimit()
-        old_size = threading.stack_size()
-        try:
-            try:
-                threading.stack_size(_BIG_STACK)
-            except (ValueError, RuntimeError):  # pragma: no cover - platform limits
-                threading.stack_size(64 * 1024 * 1024)
-            sys.setrecursionlimit(max(old_limit, 2_000_000))
-            t = threading.Thread(target=work, name="tirx-printer-deep")
-            t.start()
-            t.join()
-        finally:
-            threading.stack_size(old_size)
-            sys.setrecursionlimit(old_limit)
-    r = result[0]
-    if isinstance(r, BaseException):
-        raise r
-    return r
-
-
-def save(obj: Any, path: Any) -> None:
-    """Write ``dumps(obj)`` to ``path`` atomically: UTF-8, trailing newline.
-
-    The text goes to a temporary file in the same directory, is flushed and fsynced,
-    then moved over ``path`` with ``os.replace``; on any failure the old file is left
-    untouched and the temporary file removed.
-    """
-    text = dumps(obj)
-    if not text.endswith("\n"):
-        text += "\n"
-    path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+def _print(obj: Any) -> str:
+    return Printer().run(obj)

@@ -7,7 +7,7 @@
   Broadcast, special floats).
 * ``rebuild(x, ...)``: a separately built copy of ``x`` -- every node is a new object;
   bound vars and buffers are fresh (alpha-renamed, optionally with new name hints);
-  free vars are kept; spans can be attached everywhere; attr dicts can be reordered.
+  free vars and free buffers are kept; spans can be attached everywhere; attr dicts can be reordered.
 * ``mutations(x)``: yields copies of ``x`` that differ in exactly one constant, one op,
   one loop kind, one statement, or one dtype (substituted consistently), so each must
   compare unequal.
@@ -402,6 +402,7 @@ class _Rebuilder:
         self.shuffle = shuffle
         self.rng = random.Random(seed)
         self.defining = False
+        self.alloc = False  # rebuilding an AllocBuffer's buffer: its data var is defined there
 
     def span(self) -> Any:
         if not self.spans:
@@ -465,9 +466,15 @@ class _Rebuilder:
             elif kind is SEQ:
                 ch[name] = tuple(self.value(e) for e in v)
             elif kind is DEF:
-                ch[name] = self.var_def(v)
-            elif kind is BUF_USE or kind is BUF_DEF:
+                # a buffer's data is defined by an allocation, used by a decl / buffer map
+                use = isinstance(x, Buffer) and not self.alloc
+                ch[name] = self.var_use(v) if use else self.var_def(v)
+            elif kind is BUF_USE:
+                ch[name] = self.bmap.get(v, v)  # a free buffer is kept, as a free var is
+            elif kind is BUF_DEF:
+                self.alloc = isinstance(x, AllocBuffer)
                 ch[name] = self.buf(v)
+                self.alloc = False
             elif kind is ATTRS:
                 ch[name] = self.attrs(v)
             elif kind is PARAMS:

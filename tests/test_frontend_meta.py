@@ -139,7 +139,7 @@ def test_inline_statement_fragments_and_values():
     n = T.dynamic("n")
     ops = Ops(3.0)
 
-    @T.function
+    @T.function(private=True)  # a device helper: device ops outside a device entry
     def f(A: T.Tensor((n,), "float32"), B: T.Tensor((n,), "float32")):
         i = T.cuda.thread_idx("x") * 2
         add_one_if_valid(A, B, i, n)

@@ -103,9 +103,9 @@ def test_cache_key_covers_the_code_generator_itself(monkeypatch):
     monkeypatch.setattr(builtins, "open", real_open)
     for name in ("cuda.py", "ops_cuda.py", "vectorize_threads.py", "bounds.py", "ops_builtin.py", "nvrtc.py"):
         assert name in opened
-    key = C.make_key(1, ("f",), "sm_90a", (13, 0), ())
+    key = C.make_key("src", ("f",), "sm_90a", (13, 0), ())
     monkeypatch.setattr(C, "_CODEGEN_VERSION", v + "x")
-    assert C.make_key(1, ("f",), "sm_90a", (13, 0), ()) != key
+    assert C.make_key("src", ("f",), "sm_90a", (13, 0), ()) != key
 
 
 def test_corrupted_entries_are_ignored_and_rebuilt(tmp_path):

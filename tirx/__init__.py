@@ -39,8 +39,10 @@ def dumps(obj) -> str:
 
 
 def save(obj, path) -> None:
-    """Write ``dumps(obj)`` to ``path`` atomically (UTF-8, trailing newline)."""
-    from .printer import save as _save
+    """Write ``dumps(obj)`` to ``path`` atomically (UTF-8, trailing newline). A symlink is
+    written through to its target; a FIFO, device, socket or directory raises
+    ``tirx.fileio.NotARegularFile`` (an OSError and a ValueError) naming the path."""
+    from .fileio import save as _save
 
     _save(obj, path)
 

@@ -129,7 +129,7 @@ def compile_cuda(
     vectorize: bool = True,
     wrap_int: bool = True,
 ) -> Any:
-    from .ir import Function, Module, structural_hash
+    from .ir import Function, Module
     from .runtime import cache as _cache
     from .runtime import driver as _drv
     from .runtime import nvrtc as _nvrtc
@@ -150,24 +150,22 @@ def compile_cuda(
     key = ""
     entry = None
     hit = ""
-    if cache:
-        key = _cache.make_key(
-            structural_hash(f),
-            (*names, f"restrict={restrict}", f"wrap_int={wrap_int}", f"vectorize={vectorize}"),
-            arch,
-            _nvrtc.nvrtc_version(),
-            opts,
-        )
-        entry = _cache.get(key, disk=True)
-        hit = "hit" if entry is not None else ""
     f, src = _lower(f, vectorize, restrict, wrap_int)
-    if entry is not None and entry.source != src.text:
-        # same structure, different spans or names in comments: keep the cached binary, show the new text
-        entry = _cache.CacheEntry(src.text, entry.ptx, entry.cubin, entry.log, entry.meta)
-    if entry is None:
-        res = _nvrtc.compile_source(
-            src.text, arch, name=source_name or f"{names[0]}.cu", options=opts, line_spans=src.line_spans
+    cu_name = source_name or f"{names[0]}.cu"
+    if cache:
+        # keyed by the exact CUDA source NVRTC would compile (never by structural_hash), and a
+        # hit must carry that same source: a binary is only ever served for its own code
+        key = _cache.make_key(
+            src.text,
+            (*names, cu_name, f"restrict={restrict}", f"wrap_int={wrap_int}", f"vectorize={vectorize}"),
+            arch,
+            _nvrtc.toolchain_id(),
+            _nvrtc.base_options(arch, opts),
         )
+        entry = _cache.get(key, disk=True, source=src.text)
+        hit = "hit" if entry is not None else ""
+    if entry is None:
+        res = _nvrtc.compile_source(src.text, arch, name=cu_name, options=opts, line_spans=src.line_spans)
         entry = _cache.CacheEntry(src.text, res.ptx, res.cubin, res.log, {"arch": arch, "names": list(names)})
         if cache:
             _cache.put(key, entry, disk=True)

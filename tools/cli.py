@@ -12,11 +12,18 @@ import contextlib
 import importlib
 import os
 import sys
-import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 __all__ = ["main"]
+
+
+_TRACEBACK_ENV = "TIRX_TRACEBACK"
+_DEEP = (
+    "the input nests too deeply for tirx to process (Python's recursion limit was reached); "
+    "please report this as a tirx bug"
+)
+_error_file: list[str] = []  # the file whose processing raised, for the internal-error message
 
 
 def _read(path: str) -> str:
@@ -26,7 +33,60 @@ def _read(path: str) -> str:
 
 
 def _err(msg: str) -> None:
-    print(msg, file=sys.stderr)
+    """Print to stderr; a closed or broken stderr is not worth a traceback."""
+    with contextlib.suppress(OSError, ValueError):
+        print(msg, file=sys.stderr)
+
+
+def _os_message(e: OSError, path: str | None = None) -> str:
+    """``error: PATH: reason`` for any OSError (ENOSPC, EACCES, EISDIR, ENOENT, ...)."""
+    reason = e.strerror or str(e) or type(e).__name__
+    name = path or e.filename
+    other = e.filename if e.filename is not None and path is not None and str(e.filename) != path else None
+    where = f" ({other})" if other is not None else ""
+    if name is None:
+        return f"error: {reason}{where}"
+    return f"error: {name}: {reason}{where}"
+
+
+def _file_problem(path: str, e: BaseException) -> str | None:
+    """The one-line (or diagnostic) message for an error while processing ``path``; None when
+    ``e`` is not an input or environment problem (then it is an internal error)."""
+    import tirx
+
+    if isinstance(e, tirx.DiagnosticError):
+        return str(e)
+    if isinstance(e, UnicodeDecodeError):
+        bad = e.object[e.start : e.start + 1]
+        byte = f"byte 0x{bad[0]:02x} " if isinstance(bad, bytes) and bad else ""
+        return f"error: {path}: not UTF-8 text ({byte}at offset {e.start}: {e.reason})"
+    if isinstance(e, OSError) and not isinstance(e, BrokenPipeError):
+        return _os_message(e, path)
+    if isinstance(e, RecursionError):
+        return f"error: {path}: {_DEEP}"
+    if isinstance(e, MemoryError):
+        return f"error: {path}: out of memory while processing this input"
+    return None
+
+
+class _Files:
+    """Per-file error handling: ``with files.guard(path): ...`` prints a diagnostic for an
+    input/environment problem with that file, counts it, and goes on with the next file."""
+
+    def __init__(self) -> None:
+        self.failed = 0
+
+    @contextlib.contextmanager
+    def guard(self, path: str) -> Iterator[None]:
+        try:
+            yield
+        except Exception as e:
+            msg = _file_problem(path, e)
+            if msg is None:
+                _error_file[:] = [path]
+                raise
+            _err(msg)
+            self.failed += 1
 
 
 def _load_file(path: str) -> tuple[Any, str]:
@@ -37,51 +97,34 @@ def _load_file(path: str) -> tuple[Any, str]:
     return tirx.loads(text, source_name=path), text
 
 
-def _load_all(paths: list[str]) -> tuple[list[tuple[str, Any, str]], int]:
-    """Load each file; report the ones that fail on stderr. ((path, obj, text)s, failures)."""
-    import tirx
-
-    loaded, failed = [], 0
-    for path in paths:
-        try:
-            obj, text = _load_file(path)
-        except tirx.DiagnosticError as e:
-            _err(str(e))
-            failed += 1
-            continue
-        except (OSError, UnicodeDecodeError) as e:
-            _err(f"error: {path}: {e}")
-            failed += 1
-            continue
-        loaded.append((path, obj, text))
-    return loaded, failed
-
-
 # ------------------------------------------------------------------ fmt
 def cmd_fmt(args: argparse.Namespace) -> int:
     import tirx
 
     changed = []
-    loaded, failed = _load_all(args.files)
-    for path, obj, text in loaded:
-        if tirx.dumps(obj) != text:
-            changed.append(path)
-            if not args.check:
-                tirx.save(obj, path)
+    files = _Files()
+    for path in args.files:
+        with files.guard(path):
+            obj, text = _load_file(path)
+            if tirx.dumps(obj) != text:
+                if not args.check:
+                    tirx.save(obj, path)
+                changed.append(path)
+    failed = files.failed
     if args.check:
         for p in changed:
             print(f"would reformat {p}")
         n = len(args.files) - failed
         _err(
             f"{len(changed)} file(s) would be reformatted, {n - len(changed)} already formatted"
-            + (f", {failed} failed to load" if failed else "")
+            + (f", {failed} failed" if failed else "")
         )
         return 1 if changed or failed else 0
     for p in changed:
         print(f"reformatted {p}")
     _err(
         f"{len(changed)} file(s) reformatted, {len(args.files) - failed - len(changed)} unchanged"
-        + (f", {failed} failed to load" if failed else "")
+        + (f", {failed} failed" if failed else "")
     )
     return 1 if failed else 0
 
@@ -99,16 +142,19 @@ def _verify(obj: Any, text: str) -> list[str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-
-    loaded, bad = _load_all(args.files)
-    for path, obj, text in loaded:
-        problems = _verify(obj, text)
-        if problems:
+    files = _Files()
+    bad = 0
+    for path in args.files:
+        with files.guard(path):
+            obj, text = _load_file(path)
+            problems = _verify(obj, text)
             for p in problems:
                 _err(p)
-            bad += 1
-        elif not args.quiet:
-            print(f"{path}: ok")
+            if problems:
+                bad += 1
+            elif not args.quiet:
+                print(f"{path}: ok")
+    bad += files.failed
     if bad:
         _err(f"{bad} of {len(args.files)} file(s) have errors")
     return 1 if bad else 0
@@ -116,142 +162,123 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ roundtrip
 def roundtrip_problems(obj: Any) -> list[str]:
-    """The three text invariants for one loaded object; the list of violations."""
-    import tirx
+    """The three text invariants for one loaded object (``tirx.tools.fuzzing``)."""
+    from tirx.tools.fuzzing import roundtrip_problems as _problems
 
-    out = []
-    d1 = tirx.dumps(obj)
-    try:
-        again = tirx.loads(d1)
-    except tirx.DiagnosticError as e:
-        return [f"the printed text does not load back:\n{e}"]
-    if not tirx.structural_equal(again, obj):
-        out.append("structural_equal(loads(dumps(x)), x) is false")
-    d2 = tirx.dumps(again)
-    if d2 != d1:
-        import difflib
-
-        diff = "\n".join(
-            difflib.unified_diff(
-                d1.splitlines(), d2.splitlines(), "dumps(x)", "dumps(loads(dumps(x)))", lineterm=""
-            )
-        )
-        out.append(f"printing is not a fixpoint:\n{diff}")
-    if tirx.structural_equal(again, obj) and tirx.structural_hash(again) != tirx.structural_hash(obj):
-        out.append("structurally equal objects have different structural_hash values")
-    return out
+    return _problems(obj)
 
 
 def cmd_roundtrip(args: argparse.Namespace) -> int:
-
-    loaded, bad = _load_all(args.files)
-    for path, obj, _text in loaded:
-        probs = roundtrip_problems(obj)
-        if probs:
-            bad += 1
-            print(f"{path}: FAIL")
-            for p in probs:
-                _err(f"{path}: {p}")
-        else:
-            print(f"{path}: ok (equal, fixpoint, hash)")
-    return 1 if bad else 0
+    files = _Files()
+    bad = 0
+    for path in args.files:
+        with files.guard(path):
+            obj, _text = _load_file(path)
+            probs = roundtrip_problems(obj)
+            if probs:
+                bad += 1
+                print(f"{path}: FAIL")
+                for p in probs:
+                    _err(f"{path}: {p}")
+            else:
+                print(f"{path}: ok (equal, fixpoint, hash)")
+    return 1 if bad or files.failed else 0
 
 
 # ------------------------------------------------------------------ fuzz
 class _Progress:
-    def __init__(self, total: int, stream=None):
-        self.total = max(1, total)
-        self.n = 0
-        self.stream = stream or sys.stderr
-        self.t0 = time.perf_counter()
-        self.tty = getattr(self.stream, "isatty", lambda: False)()
-        self.last = -1
+    """One self-overwriting status line on a terminal; nothing when stderr is a file or pipe
+    (CI logs get the summary line only)."""
 
-    def step(self) -> None:
-        self.n += 1
-        pct = min(100, self.n * 100 // self.total)
-        if not self.tty and pct // 10 == self.last // 10 and self.n < self.total:
+    def __init__(self, what: str, stream: Any = None):
+        self.what = what
+        self.stream = stream or sys.stderr
+        self.tty = getattr(self.stream, "isatty", lambda: False)()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, n: int, seconds: float) -> None:
+        if not self.tty or seconds - self.last < 0.5:
             return
-        self.last = pct
-        width = 30
-        fill = width * min(self.n, self.total) // self.total
-        bar = "#" * fill + "-" * (width - fill)
-        rate = self.n / max(1e-9, time.perf_counter() - self.t0)
-        end = "\r" if self.tty else "\n"
-        self.stream.write(f"[{bar}] {min(self.n, self.total)}/{self.total} programs ({rate:.1f}/s){end}")
+        self.last = seconds
+        self.shown = True
+        self.stream.write(f"\r{self.what}: {n} in {seconds:.0f} s ({n / max(seconds, 1e-9):.1f}/s)  ")
         self.stream.flush()
 
     def done(self) -> None:
-        if self.tty:
-            self.stream.write("\n")
+        if self.shown:
+            self.stream.write("\r\033[K")
             self.stream.flush()
 
 
-def cmd_fuzz(args: argparse.Namespace) -> int:
-    if args.semantic:
-        try:
-            fz = importlib.import_module("tirx.interp.fuzz")
-            run_semantic = fz.run_semantic
-        except (ImportError, AttributeError):
-            _err("error: tirx fuzz --semantic is not available yet (tirx.interp provides no run_semantic)")
-            return 2
-        try:
-            rep = run_semantic(args.examples, args.seed)
-        except ImportError as e:
-            _err(f"error: tirx fuzz --semantic is not available yet ({e})")
-            return 2
-        print(
-            f"semantic fuzz: {rep.get('examples')} kernels, checks {', '.join(rep.get('checks', []))}: {'ok' if rep.get('ok') else 'FAIL'}"
-        )
-        if not rep.get("ok"):
-            print(rep.get("failure"))
-            return 1
-        return 0
-    try:
-        from hypothesis import HealthCheck, given, settings
-        from hypothesis import seed as hseed
-        from hypothesis import strategies as st
+def _print_failure(out: Any) -> None:
+    f = out.failure
+    print(f"{out.mode} fuzz FAILED (seed {f.seed}):")
+    if f.text is not None:
+        print(f.text, end="" if f.text.endswith("\n") else "\n")
+    print(f.error)
+    print(f"replay: {f.replay}")
+    for p in out.saved:
+        print(f"saved: {p}")
 
-        from tirx.testing import strategies as tst
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    try:
+        from tirx.tools import fuzzing
     except ImportError as e:
         _err(f"error: tirx fuzz needs hypothesis and tirx.testing.strategies ({e})")
         return 2
-    import tirx
+    seed = fuzzing.fresh_seed() if args.seed is None else args.seed
+    examples = args.examples if args.examples is not None else (None if args.time else 100)
+    save = None if args.no_save else args.save
+    common = {
+        "seed": seed,
+        "examples": examples,
+        "time_budget": args.time,
+        "max_shrink_time": args.max_shrink_time,
+        "save_dir": save,
+    }
+    if args.mutate:
+        from tirx.tools import mutate
 
-    prog = _Progress(args.examples)
-    shrunk: list = []
-
-    @hseed(args.seed)
-    @settings(
-        max_examples=args.examples,
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-        print_blob=False,
-    )
-    @given(st.one_of(tst.functions(), tst.modules()))
-    def prop(x):
-        prog.step()
-        probs = roundtrip_problems(x)
-        if probs:
-            shrunk.append((x, probs))
-            raise AssertionError(probs[0])
-
-    with contextlib.suppress(AssertionError):
-        prop()
-    prog.done()
-    if shrunk:
-        x, probs = shrunk[-1]  # hypothesis replays the shrunk example last
-        print("round-trip property failed on (shrunk):")
+        rep = mutate.run_mutate(
+            seed=seed,
+            examples=examples,
+            time_budget=args.time,
+            save_dir=save,
+            input_timeout=args.input_timeout,
+            corpus=args.corpus,
+            max_reduce_time=args.max_shrink_time,
+            on_progress=_Progress("mutate"),
+        )
+        print(rep.summary())
+        for line in rep.failure_lines():
+            print(line)
+        return 0 if rep.ok else 1
+    if args.semantic:
         try:
-            print(tirx.dumps(x))
-        except Exception as e:  # pragma: no cover - the printer never raises on generated IR
-            print(f"<cannot print: {e}>")
-        for p in probs:
-            print(p)
-        return 1
-    print(f"fuzz: {args.examples} programs, seed {args.seed}: all round-trip invariants hold")
-    return 0
+            fz = importlib.import_module("tirx.interp.fuzz")
+            fz.semantic_strategy  # noqa: B018 - probe: the interpreter provides the properties
+        except (ImportError, AttributeError) as e:
+            _err(f"error: tirx fuzz --semantic is not available yet ({e})")
+            return 2
+        prog = _Progress("semantic fuzz")
+        out = fuzzing.run_semantic(**common, on_progress=prog)
+        checks = ", ".join(n for n, _ in fz.semantic_checks())
+        what = f"kernels, checks {checks}"
+    else:
+        prog = _Progress("fuzz")
+        out = fuzzing.run_roundtrip(**common, problems=roundtrip_problems, on_progress=prog)
+        what = "programs"
+    prog.done()
+    head = f"{out.mode} fuzz: {out.examples} {what} in {out.seconds:.1f} s ({out.rate:.1f}/s), seed {seed}"
+    if out.ok:
+        tail = "all round-trip invariants hold" if out.mode == "roundtrip" else "ok"
+        print(f"{head}: {tail}")
+        return 0
+    print(f"{head}: FAIL")
+    _print_failure(out)
+    return 1
 
 
 # ------------------------------------------------------------------ compile
@@ -259,24 +286,24 @@ def cmd_compile(args: argparse.Namespace, extra: list[str]) -> int:
     import tirx
 
     target = " ".join([args.target, *extra]).strip()
-    try:
+    files = _Files()
+    k = None
+    with files.guard(args.file):
         obj, _ = _load_file(args.file)
-    except tirx.DiagnosticError as e:
-        _err(str(e))
-        return 1
-    except (OSError, UnicodeDecodeError) as e:
-        _err(f"error: {args.file}: {e}")
-        return 2
-    try:
-        k = tirx.compile(obj, target=target)
-    except ImportError as e:
-        _err(f"error: compiling for {target!r} is not available: {e}")
-        return 1
-    except tirx.DiagnosticError as e:
-        _err(str(e))
-        return 1
-    except (ValueError, TypeError, RuntimeError) as e:
-        _err(f"error: cannot compile {args.file} for {target!r}: {e}")
+        try:
+            k = tirx.compile(obj, target=target)
+        except ImportError as e:
+            _err(f"error: compiling for {target!r} is not available: {e}")
+            return 1
+        except (ValueError, TypeError) as e:
+            _err(f"error: cannot compile {args.file} for {target!r}: {e}")
+            return 1
+        except RuntimeError as e:
+            if isinstance(e, (tirx.DiagnosticError, RecursionError)):
+                raise  # the guard prints these
+            _err(f"error: cannot compile {args.file} for {target!r}: {e}")
+            return 1
+    if files.failed or k is None:
         return 1
     src = getattr(k, "source", None)
     if src is None:
@@ -320,22 +347,73 @@ def _parser() -> argparse.ArgumentParser:
 
     z = sub.add_parser(
         "fuzz",
-        help="round-trip properties on generated programs",
-        description="Run the round-trip invariants on N programs from tirx.testing.strategies; prints the shrunk failing program.",
+        help="round-trip / semantic / mutation campaigns on generated programs",
+        description=(
+            "Run the round-trip invariants on programs from tirx.testing.strategies (default), the "
+            "passes against the interpreter (--semantic), or the whole pipeline on mutated .tirx text "
+            "(--mutate). Prints one summary line, and for a failure the shrunk program, the error and "
+            "the command that replays it; failures are saved under --save DIR. Exit 1 on a failure."
+        ),
     )
     z.add_argument(
         "--examples",
         "-n",
         type=int,
-        default=100,
+        default=None,
         metavar="N",
-        help="number of generated programs (default 100)",
+        help="number of generated programs (default 100; with --time: no limit)",
     )
-    z.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
     z.add_argument(
+        "--time",
+        "-t",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="run as many programs as fit in SECONDS (shrinking a failure may add --max-shrink-time)",
+    )
+    z.add_argument(
+        "--seed", "-s", type=int, default=None, metavar="S", help="random seed (default: a new one, printed)"
+    )
+    z.add_argument(
+        "--max-shrink-time",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="stop shrinking a failure after SECONDS and report the smallest so far (default 30)",
+    )
+    z.add_argument(
+        "--save",
+        default="fuzz-failures",
+        metavar="DIR",
+        help="write each failure here: a .tirx reproducer and a .json with seed, replay command and error "
+        "(default fuzz-failures/; created only on a failure)",
+    )
+    z.add_argument("--no-save", action="store_true", help="do not write failure files")
+    mode = z.add_mutually_exclusive_group()
+    mode.add_argument(
         "--semantic",
         action="store_true",
         help="compare interpreter results before/after passes and round trips (needs tirx.interp)",
+    )
+    mode.add_argument(
+        "--mutate",
+        action="store_true",
+        help="mutate .tirx texts and run loads/dumps/equal/hash/verify/compile on each, in a worker process",
+    )
+    z.add_argument(
+        "--corpus",
+        nargs="+",
+        default=None,
+        metavar="PATH",
+        help="--mutate: .tirx files or folders to mutate (default: the repository's tests/data and "
+        "examples, plus printed generated programs)",
+    )
+    z.add_argument(
+        "--input-timeout",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="--mutate: an input whose pipeline runs longer is a failure (default 1)",
     )
 
     k = sub.add_parser(
@@ -352,7 +430,67 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush is silent."""
+    with contextlib.suppress(Exception):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _internal_error(e: BaseException) -> None:
+    where = f" while processing {_error_file[-1]}" if _error_file else ""
+    _err(
+        f"internal error{where}: {type(e).__name__}: {e}\n"
+        f"This is a bug in tirx; please report it (set {_TRACEBACK_ENV}=1 to see the traceback)."
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``tirx`` entry point. Never lets a Python traceback out: every error becomes a
+    diagnostic and exit code 1 (2 for usage errors, 130 for Ctrl-C); ``TIRX_TRACEBACK=1``
+    adds the traceback of unexpected errors."""
+    show_tb = os.environ.get(_TRACEBACK_ENV, "") not in ("", "0")
+    _error_file.clear()
+    try:
+        rc = _main(argv)
+        sys.stdout.flush()
+        return rc
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except BrokenPipeError:  # `tirx compile k.tirx | head`: the reader left; exit quietly
+        _quiet_stdout()
+        return 1
+    except Exception as e:
+        if show_tb:
+            import traceback
+
+            traceback.print_exc()
+        try:
+            from tirx.errors import DiagnosticError
+        except Exception:  # a broken install: report e itself
+            DiagnosticError = ()  # type: ignore[assignment]
+        if isinstance(e, DiagnosticError):
+            _err(str(e))
+        elif isinstance(e, OSError):
+            _err(_os_message(e))
+        elif isinstance(e, UnicodeEncodeError):
+            enc = getattr(sys.stdout, "encoding", "?")
+            _err(
+                f"error: cannot write this output in the terminal's encoding ({enc}); set PYTHONIOENCODING=utf-8"
+            )
+        elif isinstance(e, RecursionError):
+            _err(f"error: {_DEEP}")
+        elif isinstance(e, MemoryError):
+            _err("error: out of memory")
+        else:
+            _internal_error(e)
+        return 1
+    finally:
+        _error_file.clear()
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "demo":
         try:
@@ -379,12 +517,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _err(f"tirx compile: error: unrecognized argument: {x}")
                 return 2
         return cmd_compile(args, extra)
-    if args.cmd == "fuzz" and args.examples < 1:
-        _err("tirx fuzz: error: --examples must be at least 1")
-        return 2
+    if args.cmd == "fuzz":
+        for flag, v in (
+            ("--examples", args.examples),
+            ("--time", args.time),
+            ("--max-shrink-time", args.max_shrink_time),
+            ("--input-timeout", args.input_timeout),
+        ):
+            if v is not None and not v > 0:
+                _err(f"tirx fuzz: error: {flag} must be positive")
+                return 2
     for path in getattr(args, "files", ()):
         if not os.path.exists(path):
             _err(f"tirx {args.cmd}: error: no such file: {path}")
+            return 2
+        if os.path.isdir(path):
+            _err(f"tirx {args.cmd}: error: {path} is a directory (give .tirx files)")
             return 2
     return {"fmt": cmd_fmt, "check": cmd_check, "roundtrip": cmd_roundtrip, "fuzz": cmd_fuzz}[args.cmd](args)
 

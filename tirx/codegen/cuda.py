@@ -89,6 +89,7 @@ from ..ir import (
     VoidType,
     While,
     convert,
+    deep,
 )
 from ..ir import op as _op
 from ..ir.arith import int_range
@@ -418,6 +419,19 @@ def _contains_entry(s: Stmt) -> bool:
 
 
 # --------------------------------------------------------------------------- emitter
+# conversions to a half type that a detour through float would round twice (the IR rounds
+# once, to nearest even): float64 -> float16/bfloat16/float8, and 32/64-bit integers -> bfloat16
+# (an int32 -> float16 detour is exact wherever the result is finite)
+_ROUND_ONCE = {
+    ("float64", "float16"): "__double2half",
+    ("float64", "bfloat16"): "__double2bfloat16",
+    ("float64", "float8_e4m3fn"): "__nv_fp8_e4m3",  # its double constructor rounds once
+    ("float64", "float8_e5m2"): "__nv_fp8_e5m2",
+    ("int32", "bfloat16"): "__int2bfloat16_rn",
+    ("uint32", "bfloat16"): "__uint2bfloat16_rn",
+    ("int64", "bfloat16"): "__ll2bfloat16_rn",
+    ("uint64", "bfloat16"): "__ull2bfloat16_rn",
+}
 _PREC_PRIMARY = 16
 _PREC_UNARY = 15
 _BIN = {
@@ -526,7 +540,7 @@ class CodeGenCUDA:
             loc = (inner.source, inner.line)
             if loc != self._last_loc:
                 self._last_loc = loc
-                self.lines.append("  " * self.indent + f"// {inner.source}:{inner.line}")
+                self.lines.append("  " * self.indent + f"// {_comment(inner.source)}:{inner.line}")
         self.lines.append("  " * self.indent + text)
         if self._cur_span is not None:
             self.line_spans[len(self.lines)] = self._cur_span
@@ -646,6 +660,15 @@ class CodeGenCUDA:
         t = e.a.ty
         if isinstance(e, Mod) and isinstance(t, PrimType) and t.is_float:
             return self._math_call("fmod", t, [e.a, e.b]), _PREC_PRIMARY
+        if (
+            isinstance(e, Div)
+            and isinstance(t, PrimType)
+            and t.lanes == 1
+            and t.base in ("float16", "bfloat16")
+        ):
+            # cuda_fp16's operator/ (__hdiv) multiplies by an approximate reciprocal; the IR's
+            # division rounds the quotient once (float32's IEEE division rounded to the type is)
+            return f"{self.ctype(t)}(float({self.expr(e.a)}) / float({self.expr(e.b)}))", _PREC_PRIMARY
         if self.wrap_int and isinstance(e, (Add, Sub, Mul, Shl, Shr)) and _wide_int(t):
             if isinstance(e, (Shl, Shr)) and not self.bounds.shift_in_range(e):
                 # C++ defines only amounts in [0, bits): the IR's rule in a helper
@@ -679,8 +702,22 @@ class CodeGenCUDA:
             return f"(({self.ctype(e.a.ty)})(~{self.wrap(e.a, _PREC_UNARY)}))", _PREC_PRIMARY
         return f"~{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
 
+    def _half_float_op(self, t: Any, e, fn: str) -> str | None:
+        """``fn(float(a), float(b))`` rounded once to a scalar half type (float16, bfloat16,
+        float8): the meaning the interpreter gives (their ops compute in float32)."""
+        if (
+            isinstance(t, PrimType)
+            and t.lanes == 1
+            and t.base in ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+        ):
+            self.features.add("floordiv")
+            return f"{self.ctype(t)}({fn}(float({self.expr(e.a)}), float({self.expr(e.b)})))"
+        return None
+
     def e_FloorDiv(self, e):
         t = e.a.ty
+        if (h := self._half_float_op(t, e, "tirx_floordiv_f")) is not None:
+            return h, _PREC_PRIMARY
         if isinstance(t, PrimType) and t.is_float:
             return self._math_call("floor", t, [Div(e.a, e.b)]), _PREC_PRIMARY
         if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
@@ -691,6 +728,8 @@ class CodeGenCUDA:
 
     def e_FloorMod(self, e):
         t = e.a.ty
+        if (h := self._half_float_op(t, e, "tirx_floormod")) is not None:
+            return h, _PREC_PRIMARY
         if isinstance(t, PrimType) and t.is_float:
             self.features.add("floordiv")
             return f"tirx_floormod({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
@@ -748,6 +787,9 @@ class CodeGenCUDA:
                 return f"({self.wrap(value, 10)} != 0)"
             if fr.base in low and to.base != "float32":
                 return f"(({ct})float({self.expr(value)}))"
+            once = _ROUND_ONCE.get((fr.base, to.base))
+            if once is not None:  # rounded once, as the interpreter does (no detour via float)
+                return f"{once}({self.expr(value)})"
             if to.base in low and fr.base != "float32":
                 return f"{ct}((float){self.wrap(value, _PREC_UNARY)})"
             if to.base in low:
@@ -1014,7 +1056,7 @@ class CodeGenCUDA:
         if isinstance(v, Call):
             self.line(f"{self.expr(v)};", s)
         elif isinstance(v, IntImm):
-            self.line(f"// evaluate {v.value}", s)
+            self.line(f"// evaluate {_comment(v.value)}", s)
         else:
             self.line(f"(void)({self.expr(v)});", s)
 
@@ -1106,7 +1148,8 @@ class CodeGenCUDA:
 
     def s_AttrStmt(self, s: AttrStmt) -> None:
         self.line(
-            f"// attr {s.key} = {self.expr(s.value) if not isinstance(s.value, StringImm) else s.value.value}",
+            f"// attr {_comment(s.key)} = "
+            + _comment(self.expr(s.value) if not isinstance(s.value, StringImm) else s.value.value),
             s,
         )
         self.line("{")
@@ -1165,7 +1208,9 @@ class CodeGenCUDA:
         if buf.data not in self.names:
             raise _error(f"decl_buffer {buf.name}: its data pointer {buf.data.name} is not defined here", s)
         # the view's name is the data pointer, cast when the element types differ
-        self.line(f"// {buf.name}: {buf.dtype}{list(_dims(buf))} view over {self.var_name(buf.data)}", s)
+        self.line(
+            _comment(f"// {buf.name}: {buf.dtype}{list(_dims(buf))} view over {self.var_name(buf.data)}"), s
+        )
 
     def s_DeviceEntry(self, s: DeviceEntry) -> None:
         raise _error("a device entry inside a kernel is not supported (one device entry per function)", s)
@@ -1399,6 +1444,22 @@ def _to_f32(v: float) -> float:
         return v
 
 
+def _comment(s: Any) -> str:
+    """Text safe inside a ``//`` comment: no line break can end the comment and no trailing
+    backslash can splice the next line into it (names and source paths come from users)."""
+    s = str(s)
+    if s.isascii() and s.isprintable() and "\\" not in s:
+        return s
+    out = []
+    for ch in s:
+        o = ord(ch)
+        if ch == "\\" or o < 32 or o >= 127:
+            out.append(f"\\x{o:02x}" if o < 256 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _c_string(s: str) -> str:
     out = []
     for ch in s:
@@ -1498,6 +1559,7 @@ template <typename T> __device__ __forceinline__ T tirx_floormod(T a, T b) {
   T r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+__device__ __forceinline__ float tirx_floordiv_f(float a, float b) { return floorf(a / b); }
 __device__ __forceinline__ float tirx_floormod(float a, float b) { return a - floorf(a / b) * b; }
 __device__ __forceinline__ double tirx_floormod(double a, double b) { return a - floor(a / b) * b; }"""
 
@@ -1604,12 +1666,15 @@ template <typename To, typename From> __device__ __forceinline__ To tirx_bitcast
 }"""
 
 _P_ATOMIC = """\
-// atomics without a native CUDA overload, through compare-and-swap
+// atomics without a native CUDA overload, through compare-and-swap (float max/min: the
+// value fmaxf/fminf gives, so NaN and signed zeros behave as in the interpreter)
 __device__ __forceinline__ float tirx_atomic_max(float* p, float v) {
   int* ip = (int*)p;
   int old = *ip;
-  while (__int_as_float(old) < v) {
-    int prev = atomicCAS(ip, old, __float_as_int(v));
+  for (;;) {  // store fmaxf(old, v), as the interpreter does (NaN in memory replaced, -0 < +0)
+    int want = __float_as_int(fmaxf(__int_as_float(old), v));
+    if (want == old) break;
+    int prev = atomicCAS(ip, old, want);
     if (prev == old) break;
     old = prev;
   }
@@ -1618,8 +1683,10 @@ __device__ __forceinline__ float tirx_atomic_max(float* p, float v) {
 __device__ __forceinline__ float tirx_atomic_min(float* p, float v) {
   int* ip = (int*)p;
   int old = *ip;
-  while (__int_as_float(old) > v) {
-    int prev = atomicCAS(ip, old, __float_as_int(v));
+  for (;;) {  // store fminf(old, v), as the interpreter does (NaN in memory replaced, -0 < +0)
+    int want = __float_as_int(fminf(__int_as_float(old), v));
+    if (want == old) break;
+    int prev = atomicCAS(ip, old, want);
     if (prev == old) break;
     old = prev;
   }
@@ -1682,4 +1749,8 @@ def _prelude(features: set) -> list[str]:
 
 def generate(obj: Function | Module, restrict: bool = True, wrap_int: bool = True) -> CudaSource:
     """Generate CUDA C++ for a Function or Module (see the module docstring)."""
+    return deep.call(_generate, obj, restrict, wrap_int)
+
+
+def _generate(obj: Function | Module, restrict: bool, wrap_int: bool) -> CudaSource:
     return CodeGenCUDA(restrict=restrict, wrap_int=wrap_int).generate(obj)

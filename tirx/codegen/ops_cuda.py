@@ -55,6 +55,12 @@ def math_call(cg: CodeGenCUDA, name: str, ty: Any, args: list) -> str:
     if not isinstance(ty, PrimType) or ty.lanes != 1:
         raise OpError(f"op T.{name}: the cuda backend has no {ty} form (scalar types only)")
     if ty.is_int:
+        # the meaning the interpreter gives (tirx/interp/ops.py): rounding an integer is the
+        # identity, abs of an unsigned integer too
+        if name in ("floor", "ceil", "round", "trunc", "nearbyint") or (
+            name in ("abs", "fabs") and ty.kind == "uint"
+        ):
+            return f"({cg.expr(args[0])})"
         if name in ("abs", "fabs"):
             fn = "llabs" if ty.bits == 64 else "abs"
             return f"(({_C_SCALAR[ty.base]}){fn}({cg.expr(args[0])}))"
@@ -110,11 +116,18 @@ _reg("isinf")(_float_pred("isinf", "__hisinf"))
 _reg("isfinite")(_float_pred("isfinite", ""))
 
 
+def _bits_of(cg: CodeGenCUDA, x: Any, t: PrimType) -> str:
+    """An 8/16-bit integer's own bits, zero-extended (a signed one would sign-extend)."""
+    if t.bits in (8, 16):
+        return f"({_C_SCALAR[f'uint{t.bits}']}){cg.wrap(x, 15)}"
+    return cg.wrap(x, 15)
+
+
 @_reg("popcount")
 def _popcount(cg: CodeGenCUDA, c: Call) -> str:
     t = c.args[0].ty
     fn = "__popcll((unsigned long long)" if t.bits == 64 else "__popc((unsigned)"
-    return f"(({_C_SCALAR[t.base]}){fn}{cg.wrap(c.args[0], 15)}))"
+    return f"(({_C_SCALAR[t.base]}){fn}{_bits_of(cg, c.args[0], t)}))"
 
 
 @_reg("clz")
@@ -123,7 +136,7 @@ def _clz(cg: CodeGenCUDA, c: Call) -> str:
     if t.bits == 64:
         return f"(({_C_SCALAR[t.base]})__clzll((long long){cg.wrap(c.args[0], 15)}))"
     extra = 32 - t.bits
-    r = f"__clz((int){cg.wrap(c.args[0], 15)})"
+    r = f"__clz((int){_bits_of(cg, c.args[0], t)})"
     return f"(({_C_SCALAR[t.base]})({r} - {extra}))" if extra else f"(({_C_SCALAR[t.base]}){r})"
 
 

@@ -6,19 +6,21 @@ grid of blocks and threads vectorized with numpy (one lane per thread, masks for
 control flow), models shared/local memory, barriers, warp shuffles and atomics, rounds
 float16/bfloat16 as the GPU does, and reports what a GPU hides: out-of-bounds accesses
 (``OutOfBoundsError``), shared-memory races and uninitialized shared reads (``RaceError``),
-divergent barriers (``BarrierError``). See docs/interp.md.
+divergent barriers (``BarrierError``), and stops loops and runs past their budget
+(``LimitError``) instead of hanging. See docs/interp.md.
 """
 
 from __future__ import annotations
 
 from . import ops as _ops  # noqa: F401 - registers the op handlers
-from .errors import BarrierError, InterpError, OutOfBoundsError, RaceError
+from .errors import BarrierError, InterpError, LimitError, OutOfBoundsError, RaceError
 from .kernel import Kernel, ModuleKernel, compile
 
 __all__ = [
     "BarrierError",
     "InterpError",
     "Kernel",
+    "LimitError",
     "ModuleKernel",
     "OutOfBoundsError",
     "RaceError",

@@ -7,6 +7,8 @@ representable in the narrow type, stored as their 16- or 8-bit patterns).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..ir.arith import int_range
@@ -171,6 +173,82 @@ def from_storage(x: np.ndarray, t: PrimType) -> np.ndarray:
 int_bounds = int_range  # one definition: tirx.ir.arith
 
 
+def fmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IEEE 754-2019 minimumNumber (``fminf``, PTX ``min.f32``): a NaN operand is ignored and
+    -0.0 < +0.0 (numpy's ``fmin`` may return either zero)."""
+    r = np.fmin(a, b)
+    z = (a == 0) & (b == 0)
+    return np.where(z, np.where(np.signbit(a), a, b), r) if z.any() else r
+
+
+def fmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IEEE 754-2019 maximumNumber (``fmaxf``): a NaN operand is ignored, +0.0 > -0.0."""
+    r = np.fmax(a, b)
+    z = (a == 0) & (b == 0)
+    return np.where(z, np.where(np.signbit(a), b, a), r) if z.any() else r
+
+
+def _round_to_odd_f64(s: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """``s`` (float64, the nearest value to ``s + err`` exactly) moved to the float64 neighbour
+    with an odd last bit when it is inexact: rounding that to float32 (or any type with at
+    least two fewer bits) then rounds the exact value correctly, once."""
+    fix = (err != 0) & np.isfinite(s) & ((s.view(np.uint64) & np.uint64(1)) == 0)
+    if not fix.any():
+        return s
+    return np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+
+
+def _to_f32_odd(x: np.ndarray) -> np.ndarray:
+    """``x`` (any int or float dtype) as float32 rounded to odd: rounding that to bfloat16
+    then rounds ``x`` once (a plain float32 detour would round twice)."""
+    if x.dtype.itemsize < 4 or x.dtype == np.float32:
+        return x.astype(np.float32)  # exact in float32
+    if x.dtype.kind in "iu" and x.dtype.itemsize == 8:
+        hi = (x >> 32).astype(np.float64) * 4294967296.0  # both parts exact in float64
+        lo = (x & 0xFFFFFFFF).astype(np.float64)
+        s = hi + lo
+        bb = s - hi
+        x64 = _round_to_odd_f64(s, (hi - (s - bb)) + (lo - bb))
+    else:
+        x64 = x.astype(np.float64)
+    y = x64.astype(np.float32)
+    away = np.abs(y.astype(np.float64)) > np.abs(x64)
+    y = np.where(away, np.nextafter(y, np.float32(0)), y).astype(np.float32)
+    inexact = (y.astype(np.float64) != x64) & np.isfinite(x64)
+    return (y.view(np.uint32) | inexact.astype(np.uint32)).view(np.float32)
+
+
+def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``a * b + c`` rounded once to the arguments' dtype (float32 or float64), as CUDA's
+    ``fmaf``/``fma``."""
+    if a.dtype != np.float64:
+        dt = a.dtype
+        p = a.astype(np.float64) * b.astype(np.float64)  # exact: 2 x 24 bits fit in 53
+        c64 = c.astype(np.float64)
+        s = p + c64
+        bb = s - p
+        err = (p - (s - bb)) + (c64 - bb)  # s + err == p + c exactly (TwoSum)
+        return _round_to_odd_f64(s, err).astype(dt)
+    r = a * b + c
+    a, b, c, r = np.broadcast_arrays(a, b, c, r)
+    fin_ab = np.isfinite(a) & np.isfinite(b)
+    if (fin_ab & np.isinf(c)).any():  # a finite product (even past float64's range) + inf
+        r = np.where(fin_ab & np.isinf(c), c, r)
+    exact = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (a != 0) & (b != 0) & (c != 0)
+    if not exact.any():
+        return r
+    from fractions import Fraction
+
+    r = r.copy()
+    for k in zip(*np.nonzero(exact)):  # float64 has no wider type: exact rationals, rounded once
+        v = Fraction(float(a[k])) * Fraction(float(b[k])) + Fraction(float(c[k]))
+        try:
+            r[k] = float(v)
+        except OverflowError:
+            r[k] = math.inf if v > 0 else -math.inf
+    return r
+
+
 def cast(x: np.ndarray, src: PrimType, dst: PrimType) -> np.ndarray:
     """Convert values as CUDA does: float->int truncates and saturates (NaN -> 0), int->int
     wraps, to bool is ``!= 0``, to float rounds to nearest even."""
@@ -180,7 +258,7 @@ def cast(x: np.ndarray, src: PrimType, dst: PrimType) -> np.ndarray:
     if d.is_bool:
         return x != 0
     if d.kind == "bfloat":
-        return round_bf16(np.asarray(x).astype(np.float32))
+        return round_bf16(_to_f32_odd(np.asarray(x)))
     if d.kind == "float8":
         return round_f8(x, d.base)
     dn = value_np(d)

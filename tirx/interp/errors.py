@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["BarrierError", "InterpError", "OutOfBoundsError", "RaceError"]
+__all__ = ["BarrierError", "InterpError", "LimitError", "OutOfBoundsError", "RaceError"]
 
 
 class InterpError(RuntimeError):
@@ -19,3 +19,8 @@ class RaceError(InterpError):
 
 class BarrierError(InterpError):
     """A barrier (``T.cuda.cta_sync``) reached by only part of a block's threads."""
+
+
+class LimitError(InterpError):
+    """A loop past ``max_loop_iters`` or a run past its ``max_steps`` budget (instead of a
+    hang); names the loop or launch's source location and the option that raises the limit."""

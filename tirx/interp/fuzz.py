@@ -1,16 +1,16 @@
 """``tirx fuzz`` semantic mode: random runnable kernels (general ones and elementwise ones)
 must mean the same thing before and after every built-in pass, and after a print/parse round trip, as judged by the interpreter.
 
-``run_semantic(examples, seed)`` returns a report dict (the CLI prints it); it never raises
-for a found bug — the bug (shrunk by hypothesis) is in ``report["failure"]``.
+``run_semantic(examples, seed)`` returns a report dict; it never raises for a found bug — the
+bug (shrunk by hypothesis) is in ``report["failure"]``. The CLI (``tirx fuzz --semantic
+--time S``) runs the same properties through ``tirx.tools.fuzzing``.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-__all__ = ["check_runnable", "run_semantic", "semantic_checks"]
+__all__ = ["check_runnable", "run_semantic", "semantic_checks", "semantic_strategy"]
 
 _PASS_NAMES = ("ConvertSSA", "CommonSubexprElim", "Simplify", "VectorizeThreads")
 
@@ -71,44 +71,45 @@ def check_runnable(r, checks=None) -> None:
             raise AssertionError(f"{name} failed: {type(e).__name__}: {e}\n{r!r}") from None
 
 
-def run_semantic(examples: int = 100, seed: int = 0, *, max_stmts: int = 12) -> dict:
-    """Run the semantic properties on ``examples`` random kernels; return a report."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import seed as hseed
+def semantic_strategy(max_stmts: int = 12):
+    """The kernels the semantic campaign draws: general runnable ones and elementwise ones
+    (the shape VectorizeThreads rewrites)."""
     from hypothesis import strategies as st
 
     from tirx.testing.elementwise import elementwise_kernels
     from tirx.testing.runnable import runnable_kernels
 
-    checks = semantic_checks()
-    count = [0]
+    return st.one_of(runnable_kernels(max_stmts=max_stmts), elementwise_kernels())
 
-    @hseed(seed)
-    @settings(
-        max_examples=max(1, int(examples)),
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-        print_blob=False,
+
+def run_semantic(
+    examples: int | None = 100,
+    seed: int = 0,
+    *,
+    time_budget: float | None = None,
+    max_shrink_time: float = 30.0,
+    save_dir: str | None = None,
+) -> dict:
+    """Run the semantic properties on ``examples`` random kernels (or for ``time_budget``
+    seconds); return a report. The campaign engine is ``tirx.tools.fuzzing``."""
+    from tirx.tools.fuzzing import run_semantic as _run
+
+    out = _run(
+        seed=seed,
+        examples=examples,
+        time_budget=time_budget,
+        max_shrink_time=max_shrink_time,
+        save_dir=save_dir,
     )
-    # general kernels, and elementwise ones (the shape VectorizeThreads rewrites)
-    @given(st.one_of(runnable_kernels(max_stmts=max_stmts), elementwise_kernels()))
-    def prop(r):
-        count[0] += 1
-        check_runnable(r, checks)
-
-    t0 = time.perf_counter()
-    failure = None
-    try:
-        prop()
-    except AssertionError as e:
-        failure = str(e)
+    f = out.failure
     return {
         "mode": "semantic",
         "seed": seed,
-        "examples": count[0],
-        "checks": [n for n, _ in checks],
-        "ok": failure is None,
-        "failure": failure,
-        "seconds": round(time.perf_counter() - t0, 3),
+        "examples": out.examples,
+        "checks": [n for n, _ in semantic_checks()],
+        "ok": f is None,
+        "failure": None if f is None else f.error,
+        "replay": None if f is None else f.replay,
+        "saved": out.saved,
+        "seconds": round(out.seconds, 3),
     }

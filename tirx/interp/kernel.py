@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ir import deep
 from ..ir import expr as E
 from ..ir.function import Function, Module
 from ..ir.types import PointerType, PrimType
@@ -16,7 +17,7 @@ from .memory import GLOBAL, Mem, PtrVal
 
 __all__ = ["Kernel", "ModuleKernel", "compile"]
 
-_OPTIONS = {"check_races", "check_bounds", "max_lanes", "max_loop_iters"}
+_OPTIONS = {"check_races", "check_bounds", "max_lanes", "max_loop_iters", "max_steps"}
 
 
 def compile(f: Function | Module, **options: Any):
@@ -25,7 +26,8 @@ def compile(f: Function | Module, **options: Any):
     Options: ``check_races`` (default True) reports shared-memory races and reads of
     unwritten shared memory; ``check_bounds`` (default True) reports out-of-bounds accesses;
     ``max_lanes`` (default 2**15) is how many threads run at once (the grid runs in chunks of
-    whole blocks); ``max_loop_iters`` bounds each loop (an error instead of a hang).
+    whole blocks); ``max_loop_iters`` (default 10**7) bounds each loop and ``max_steps``
+    (default 2**31 thread-steps) the work of one call (``LimitError`` instead of a hang).
     Returns a ``Kernel`` (or a ``ModuleKernel`` for a Module) called like the CUDA one:
     ``kernel(*arrays_and_scalars)``.
     """
@@ -69,6 +71,8 @@ class Kernel:
     def __call__(self, *args: Any, stream: Any = None) -> Any:
         """Run the function on ``args`` (``stream`` is accepted for the CUDA kernel's calling
         convention and ignored: the interpreter is synchronous)."""
+        if self.prog.needs_deep and not deep.active():  # IR too deep for this thread's stack
+            return deep.run(self.__call__, *args, stream=stream)
         f = self.func
         params = f.params
         if len(args) != len(params):

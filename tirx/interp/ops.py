@@ -36,6 +36,27 @@ def _ty(e) -> PrimType:
 
 
 # ----------------------------------------------------------------------------- math
+# One meaning per math op (docs/interp.md, "Math functions"): float32 and float64 ops are the
+# exact mathematical function rounded once to the type (computed in float64 and rounded for
+# float32, so the result does not depend on the host's SIMD libm); half types (float16,
+# bfloat16, float8) compute the float32 op and round, as the CUDA code does. ``round`` is
+# ties-to-even (``rintf``). Integer arguments: ``abs``/``fabs`` wrap, the rounding ops are the
+# identity, every other math op is refused by both backends.
+_INT_IDENTITY = ("floor", "ceil", "round", "trunc", "nearbyint")
+
+
+def _via_f64(fn):
+    """``fn`` computed in float64 and rounded once to the argument's float type."""
+
+    def g(*xs):
+        dt = xs[0].dtype
+        if dt == np.float64:
+            return fn(*xs)
+        return fn(*[x.astype(np.float64) for x in xs]).astype(dt)
+
+    return g
+
+
 def _float_unary(name: str, fn):
     @register_handler(_R, name)
     def h(fc, call, fn=fn):
@@ -56,15 +77,9 @@ def _float_unary(name: str, fn):
 def _int_unary(name, fa, t):
     if name in ("abs", "fabs"):
         return lambda c: np.abs(fa(c))
-    if name in ("floor", "ceil", "round", "trunc", "nearbyint"):
+    if name in _INT_IDENTITY:
         return fa
     raise OpError(f"T.{name} needs a float argument, got {t} (interpreter)")
-
-
-def _round_half_away(x):
-    r = np.trunc(x)
-    frac = x - r
-    return r + np.where(np.abs(frac) >= 0.5, np.sign(x), 0).astype(x.dtype)
 
 
 def _erf(x):
@@ -73,19 +88,27 @@ def _erf(x):
 
 
 def _sigmoid(x):
-    return (1.0 / (1.0 + np.exp(-x))).astype(x.dtype)
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _rsqrt(x):
+    return 1.0 / np.sqrt(x)
+
+
+def _exp10(x):
+    return np.power(10.0, x)
 
 
 _UNARY = {
-    "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(x.dtype.type(10), x), "log": np.log,
-    "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sqrt": np.sqrt,
-    "rsqrt": lambda x: (1 / np.sqrt(x)).astype(x.dtype), "tanh": np.tanh, "sin": np.sin, "cos": np.cos,
+    "exp": np.exp, "exp2": np.exp2, "exp10": _exp10, "log": np.log, "log2": np.log2, "log10": np.log10,
+    "log1p": np.log1p, "sqrt": np.sqrt, "rsqrt": _rsqrt, "tanh": np.tanh, "sin": np.sin, "cos": np.cos,
     "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
     "erf": _erf, "sigmoid": _sigmoid, "fabs": np.abs, "abs": np.abs, "floor": np.floor, "ceil": np.ceil,
-    "round": _round_half_away, "trunc": np.trunc, "nearbyint": np.rint,
+    "round": np.rint, "trunc": np.trunc, "nearbyint": np.rint,
 }  # fmt: skip
+_EXACT = {"fabs", "abs", "floor", "ceil", "round", "trunc", "nearbyint"}  # exact in any precision
 for _n, _f in _UNARY.items():
-    _float_unary(_n, _f)
+    _float_unary(_n, _f if _n in _EXACT else _via_f64(_f))
 
 
 def _float_binary(name: str, fn):
@@ -94,10 +117,6 @@ def _float_binary(name: str, fn):
         fs = [fc.expr(a) for a in call.args]
         t = call.ty
         if not (isinstance(t, PrimType) and t.is_float):
-            if name == "pow":
-                return lambda c: np.power(fs[0](c), fs[1](c))
-            if name == "fmod":
-                return lambda c: np.fmod(fs[0](c), fs[1](c))
             raise OpError(f"T.{name} needs float arguments, got {t} (interpreter)")
         if t.element.base in ("float32", "float64"):
             return lambda c: fn(*[f(c) for f in fs]).astype(D.value_np(t.element), copy=False)
@@ -110,13 +129,12 @@ def _float_binary(name: str, fn):
 
 
 def _fma(a, b, c):
-    if a.dtype == np.float64:
-        return a * b + c
-    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(a.dtype)
+    """``a * b + c`` rounded once (``fmaf``/``fma``)."""
+    return D.fma(a, b, c)
 
 
-_float_binary("pow", np.power)
-_float_binary("atan2", np.arctan2)
+_float_binary("pow", _via_f64(np.power))
+_float_binary("atan2", _via_f64(np.arctan2))
 _float_binary("fmod", np.fmod)
 _float_binary("fma", _fma)
 
@@ -142,7 +160,8 @@ _float_predicate("isfinite", np.isfinite, True)
 def _popcount(fc, call):
     fa = fc.expr(call.args[0])
     t = call.ty
-    return lambda c: np.bitwise_count(fa(c)).astype(D.value_np(t))
+    ut = np.dtype(f"uint{max(t.bits, 8)}")  # the bits of a negative value, not of its magnitude
+    return lambda c: np.bitwise_count(fa(c).astype(ut)).astype(D.value_np(t))
 
 
 @register_handler(_R, "clz")
@@ -451,9 +470,9 @@ def _warp_reduce(name: str, kind: str):
         if kind == "sum":
             op = np.add
         elif kind == "max":
-            op = np.fmax if is_f else np.maximum
+            op = D.fmax if is_f else np.maximum
         else:
-            op = np.fmin if is_f else np.minimum
+            op = D.fmin if is_f else np.minimum
 
         def ev(c):
             L = need_launch(c, name)
@@ -505,9 +524,9 @@ def compile_atomic(fc, call, want_old: bool = True):
             r = old + v
             return D.round_to(r, t)
         if kind == "max":
-            return np.fmax(old, v) if is_f else np.maximum(old, v)
+            return D.fmax(old, v) if is_f else np.maximum(old, v)
         if kind == "min":
-            return np.fmin(old, v) if is_f else np.minimum(old, v)
+            return D.fmin(old, v) if is_f else np.minimum(old, v)
         if kind == "exch":
             return v
         return np.where(old == cmp, v, old)

@@ -131,6 +131,12 @@ class Bounds:
         self._memo: dict = {}
         self._over: set = set()
         self._defaulted: set = set()  # vars read with their dtype's range so far
+        # Results that read no variable, local buffer or call range (constant subtrees)
+        # survive ``_reset``: narrowing a range for every ``if`` must not make a long
+        # constant chain cost O(statements x length). ``_reads`` counts context reads.
+        self._pure: dict = {}
+        self._pure_over: set = set()
+        self._reads = 0
 
     # -- variables --------------------------------------------------------------------
     def define(self, v: Var, r: tuple[int, int] | None) -> None:
@@ -236,11 +242,22 @@ class Bounds:
     # -- queries ----------------------------------------------------------------------
     def __call__(self, e: Any) -> tuple[int, int] | None:
         """The range of scalar integer/bool expression ``e``; None for other expressions."""
+        r = self._pure.get(e)
+        if r is not None:
+            return r
         r = self._memo.get(e)
-        if r is None:
-            if dtype_range(e.ty) is None:
-                return None
-            r = self._bound(e)
+        if r is not None:
+            self._reads += 1  # a context-dependent result: so is whatever uses it
+            return r
+        if dtype_range(e.ty) is None:
+            return None
+        before = self._reads
+        r = self._bound(e)
+        if self._reads == before:
+            self._pure[e] = r
+            if e in self._over:
+                self._pure_over.add(e)
+        else:
             self._memo[e] = r
         return r
 
@@ -249,7 +266,7 @@ class Bounds:
     def overflows(self, e: Any) -> bool:
         """Whether ``+ - * <<`` node ``e`` of a signed dtype can leave its dtype (exact value)."""
         self(e)
-        return e in self._over
+        return e in self._over or e in self._pure_over
 
     def shift_in_range(self, e: Any) -> bool:
         """Whether the amount of shift ``e`` is provably in ``[0, bits)`` (C++ defines only that)."""
@@ -283,6 +300,7 @@ class Bounds:
         if t.is_bool:
             return full
         if isinstance(e, Var):
+            self._reads += 1
             r = self.ranges.get(e)
             if r is None:
                 self._defaulted.add(e)
@@ -437,6 +455,7 @@ class Bounds:
         return -a[1] - 1, -a[0] - 1
 
     def _b_BufferLoad(self, e):
+        self._reads += 1
         br = self.buffer_ranges.get(e.buffer.data)
         if br is not None and br[0] == e.ty:
             return br[1]
@@ -450,6 +469,7 @@ class Bounds:
         if isinstance(e.op, GlobalVar):
             return None
         if self.call_range is not None:
+            self._reads += 1
             r = self.call_range(e)
             if r is not None:
                 return r
@@ -543,13 +563,39 @@ def _reads(e: Any, data: Var) -> bool:
     return r.found
 
 
-def _increment(e: Any, data: Var) -> tuple[Any, int] | None:
-    """``load + d`` / ``d + load`` / ``load - d`` of ``data`` (d not reading it): (d, sign)."""
-    if isinstance(e, (Add, Sub)):
-        for x, y, sign in ((e.a, e.b, 1), (e.b, e.a, 1)) if isinstance(e, Add) else ((e.a, e.b, -1),):
-            if isinstance(x, BufferLoad) and x.buffer.data is data and not _reads(y, data):
-                return y, sign
-    return None
+def _increment(e: Any, data: Var) -> list[tuple[Any, int]] | None:
+    """``load ± d1 ± d2 ...`` of ``data`` (one ``+load`` term in a chain of ``+``/``-``, no
+    other term reading it): the other terms with their signs."""
+    if not isinstance(e, (Add, Sub)):
+        return None
+    terms: list[tuple[Any, int]] = []
+    todo = [(e, 1)]
+    while todo:  # flatten the +/- tree (left-deep chains are long: no recursion)
+        x, sign = todo.pop()
+        if isinstance(x, Add):
+            todo += ((x.a, sign), (x.b, sign))
+        elif isinstance(x, Sub):
+            todo += ((x.a, sign), (x.b, -sign))
+        else:
+            terms.append((x, sign))
+    loads = [i for i, (x, sign) in enumerate(terms) if isinstance(x, BufferLoad) and x.buffer.data is data]
+    if len(loads) != 1 or terms[loads[0]][1] != 1:
+        return None
+    rest = terms[: loads[0]] + terms[loads[0] + 1 :]
+    if any(_reads(x, data) for x, _ in rest):
+        return None
+    return rest
+
+
+def _sum_range(b: Bounds, terms: list[tuple[Any, int]]) -> tuple[int, int]:
+    """The exact range of a signed sum of terms (each term's range from ``b``)."""
+    lo = hi = 0
+    for x, sign in terms:
+        r = b(x)
+        if r is None:
+            return -UNBOUNDED, UNBOUNDED
+        lo, hi = (lo + r[0], hi + r[1]) if sign > 0 else (lo - r[1], hi - r[0])
+    return lo, hi
 
 
 def local_ranges(body: Any, bounds: Bounds, widen_after: int = 70) -> dict:
@@ -582,8 +628,7 @@ def local_ranges(body: Any, bounds: Bounds, widen_after: int = 70) -> dict:
                     r = b(v)
                     lo, hi = min(lo, r[0]), max(hi, r[1])
                 else:
-                    r = b(inc[0])
-                    r = r if inc[1] > 0 else (-r[1], -r[0])
+                    r = _sum_range(b, inc)
                     dlo += n * r[0] if r[0] < 0 else 0
                     dhi += n * r[1] if r[1] > 0 else 0
             lo, hi = lo + dlo, hi + dhi

@@ -1,10 +1,18 @@
 """Structural equality and hash.
 
-Bound variables (params, Bind/Let/For vars, buffer data vars, dynamic shape vars) and
-buffers compare up to a consistent renaming; free variables by identity unless
-``map_free_vars``. Names never matter except a public function's symbol; spans never
-matter; attribute key order and Module function order never matter; float constants
-compare exactly with NaN equal to NaN (and ``-0.0`` differs from ``0.0``).
+Vars and buffers are bound only where they are defined: function params (with the buffer
+map and the dynamic shape vars it introduces), ``Bind`` / ``Let`` / ``For`` vars,
+``AllocBuffer`` (the buffer and its data pointer) and ``DeclBuffer`` (the buffer; the
+pointer it views is a use). Bound ones compare up to a consistent renaming. A var or a
+buffer *used* (in a ``BufferLoad`` / ``BufferStore``, an attr value, as the root) that is
+not bound in the compared trees is free: it equals only itself unless ``map_free_vars``,
+which maps free vars and buffers one-to-one (dtype and shape still exact). So ``A[i]`` and
+``C[i]`` over two parameter buffers differ, as sub-expressions of one function must for
+the passes that compare them (Simplify's ``x - x``). Names never matter except a public
+function's symbol; spans never matter; attribute key order and Module function order
+never matter; float constants compare exactly with NaN equal to NaN (and ``-0.0``
+differs from ``0.0``). A free buffer hashes by its name, dtype, pointer type and rank
+(equal only to itself, it needs nothing more to keep equal => same hash).
 
 The hash is deterministic across processes and Python versions: strings are hashed with
 blake2b (cached), never with Python's randomized ``hash(str)``; everything else is
@@ -25,50 +33,26 @@ from __future__ import annotations
 
 import hashlib
 import math
-import sys
 from typing import Any
 
+from . import deep
 from .buffer import Buffer
 from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, FloatImm, IntImm, PrimExpr, StringImm, Var
 from .function import BUFMAP, FUNCS, PARAMS, Function
 from .node import Attrs, Node
 from .op import Op
-from .stmt import ATTRS, BUF_DEF
+from .stmt import ATTRS, BUF_DEF, AllocBuffer
 from .types import Type
 
 __all__ = ["assert_structural_equal", "structural_equal", "structural_hash"]
 
 _MASK = (1 << 64) - 1
-_RECURSION = 20000
-
-
-class _Recursion:
-    """Raise the recursion limit for deep (but legal) IR trees."""
-
-    __slots__ = ("old",)
-
-    def __enter__(self):
-        self.old = sys.getrecursionlimit()
-        if self.old < _RECURSION:
-            sys.setrecursionlimit(_RECURSION)
-
-    def __exit__(self, *exc):
-        if self.old < _RECURSION:
-            sys.setrecursionlimit(self.old)
 
 
 def _deep(fn, *args):
-    """Run ``fn(*args)``; a tree too deep even for the raised limit is a ValueError."""
-    old = sys.getrecursionlimit()
-    if old < _RECURSION:
-        sys.setrecursionlimit(_RECURSION)
-    try:
-        return fn(*args)
-    except RecursionError:
-        raise ValueError(f"IR tree nested deeper than {_RECURSION} levels") from None
-    finally:
-        if old < _RECURSION:
-            sys.setrecursionlimit(old)
+    """Run ``fn(*args)``; a tree too deep for this thread's stack is retried on the
+    large-stack worker (``tirx.ir.deep``), and one too deep even there is a ValueError."""
+    return deep.call(fn, *args)
 
 
 # ------------------------------------------------------------------------ string / value hashing
@@ -147,6 +131,10 @@ _STR_FIELDS = {(StringImm, "value")}
 
 
 def _field_kind(cls: type, name: str, kind: str) -> str:
+    if cls is Buffer and name == "data":
+        return "skip"  # compared/hashed by the definition or use of the buffer (_bind)
+    if kind is BUF_DEF and cls is not AllocBuffer:
+        return "bdecl"  # a declaration over an existing pointer: the pointer is a use
     if kind is VALUE:
         if name == "ty" and issubclass(cls, PrimExpr):
             return "ty"
@@ -187,6 +175,10 @@ def _gen_hash(cls: type, fn: str, seed: str) -> str:
             parts.append(f"hbuse({v})")
         elif k is BUF_DEF:
             parts.append(f"hbdef({v})")
+        elif k == "bdecl":
+            parts.append(f"hbdecl({v})")
+        elif k == "skip":
+            continue
         elif k is ATTRS:
             parts.append(f"hattrs({v})")
         elif k is PARAMS:
@@ -226,6 +218,10 @@ def _gen_equal(cls: type, fn: str) -> str:
             lines.append(f"        if not ebuse({p}, {q}): return False")
         elif k is BUF_DEF:
             lines.append(f"        if not ebdef({p}, {q}): return False")
+        elif k == "bdecl":
+            lines.append(f"        if not ebdecl({p}, {q}): return False")
+        elif k == "skip":
+            continue
         elif k is ATTRS:
             lines.append(f"        if not eattrs({p}, {q}): return False")
         elif k is PARAMS:
@@ -279,15 +275,26 @@ def _make(map_free, G):
         i = bidx.get(b)
         if i is not None:
             return hash((0xB0F, i))
-        return hbdef(b)
+        if map_free:
+            return hbind(b, False)
+        # free: equal only to itself, so anything fixed by the object will do; nothing
+        # that depends on the traversal state (a bound data or shape var) may enter
+        return hash((0xFB0F, hs(b.name), b.dtype._sh, b.data.ty._sh, len(b.shape)))
 
-    def hbdef(b):
+    def hbind(b, data_def):
         i = bidx.get(b)
         if i is not None:
             return hash((0xB0F, i))
-        h = H[Buffer_cls](b)
+        d = b.data
+        h = hash((hdef(d) if data_def else hvar(d), bfields(b)))
         bidx[b] = len(bidx)
         return h
+
+    def hbdef(b):
+        return hbind(b, True)
+
+    def hbdecl(b):
+        return hbind(b, False)
 
     def hattrs(a):
         if not a:
@@ -302,7 +309,7 @@ def _make(map_free, G):
         nonlocal defining
         defining = True
         try:
-            return hash(tuple([(hvar(v), hbdef(b)) for v, b in bm]))
+            return hash(tuple([(hvar(v), hbind(b, False)) for v, b in bm]))
         finally:
             defining = False
 
@@ -318,6 +325,13 @@ def _make(map_free, G):
         bidx.clear()
         defining = False
 
+    def finish():
+        # the generated Buffer hasher hashes the fields; a Buffer met as a value is a use
+        nonlocal bfields
+        bfields = H[Buffer_cls]
+        H[Buffer_cls] = hbuse
+
+    bfields = None
     Buffer_cls = G["Buffer"]
     C = G["C"]
     H[type(None)] = hnone
@@ -387,9 +401,13 @@ def _make(map_free, G):
         m = bmap.get(a)
         if m is not None:
             return m is b
-        return ebdef(a, b)
+        if b in rbmap:
+            return False
+        if map_free:
+            return ebind(a, b, False)
+        return a is b
 
-    def ebdef(a, b):
+    def ebind(a, b, data_def):
         if type(a) is not Buffer_cls or type(b) is not Buffer_cls:
             return False
         m = bmap.get(a)
@@ -397,11 +415,22 @@ def _make(map_free, G):
             return m is b
         if b in rbmap:
             return False
-        if not E[Buffer_cls](a, b):
+        if data_def:
+            if not edef(a.data, b.data):
+                return False
+        elif not evar(a.data, b.data):
+            return False
+        if not bfields(a, b):
             return False
         bmap[a] = b
         rbmap[b] = a
         return True
+
+    def ebdef(a, b):
+        return ebind(a, b, True)
+
+    def ebdecl(a, b):
+        return ebind(a, b, False)
 
     def eattrs(x, y):
         if x is y and not x:
@@ -429,7 +458,7 @@ def _make(map_free, G):
         defining = True
         try:
             for (pv, pb), (qv, qb) in zip(x, y):
-                if type(pv) is not Var or type(qv) is not Var or not evar(pv, qv) or not ebdef(pb, qb):
+                if type(pv) is not Var or type(qv) is not Var or not evar(pv, qv) or not ebind(pb, qb, False):
                     return False
             return True
         finally:
@@ -455,6 +484,13 @@ def _make(map_free, G):
         rbmap.clear()
         defining = False
 
+    def finish():
+        # the generated Buffer comparer compares the fields; a Buffer met as a value is a use
+        nonlocal bfields
+        bfields = E[Buffer_cls]
+        E[Buffer_cls] = ebuse
+
+    bfields = None
     Buffer_cls = G["Buffer"]
     C = G["C"]
     E[type(None)] = enone
@@ -492,6 +528,7 @@ class _Gen:
                 src.append(_gen_equal(c, fn))
             names.append(f"    {self.table}[C[{i}]] = {fn}")
         src.extend(names)
+        src.append("    finish()")
         src.append(f"    return {self.table}, reset")
         ns: dict[str, Any] = {}
         code = compile("\n".join(src), f"<tirx.structural {self.table}>", "exec")
@@ -735,11 +772,8 @@ def assert_structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> None
     """Raise ``ValueError`` naming the access path of the first mismatch, with both texts."""
     if structural_equal(a, b, map_free_vars):
         return
-    eq = _Equal(map_free_vars)
-    eq.path = []
-    with _Recursion():
-        ok = _top_equal(a, b, eq)
-    path = "root" + "".join(p if p.startswith(("[", "<")) else "." + p for p in reversed(eq.path or []))
+    ok, where = deep.call(_mismatch_path, a, b, map_free_vars)
+    path = "root" + _path_text([p if p.startswith(("[", "<")) else "." + p for p in reversed(where)])
     if ok:  # pragma: no cover - the two comparers disagree: a bug in tirx
         path += " (the path-tracking comparer found no mismatch)"
     msg = f"structural mismatch at {path}"
@@ -750,6 +784,28 @@ def assert_structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> None
     except Exception as e:  # the printer is a debugging aid here; never mask the mismatch
         msg += f"\n(printing failed: {type(e).__name__}: {e})"
     raise ValueError(msg)
+
+
+def _path_text(segs: list[str]) -> str:
+    """Join access-path segments, writing a run of one repeated segment (a long operator
+    chain) as ``(.a)*2997``."""
+    out: list[str] = []
+    i = 0
+    while i < len(segs):
+        j = i
+        while j < len(segs) and segs[j] == segs[i]:
+            j += 1
+        out.append(f"({segs[i]})*{j - i}" if j - i > 3 else segs[i] * (j - i))
+        i = j
+    return "".join(out)
+
+
+def _mismatch_path(a: Any, b: Any, map_free: bool) -> tuple[bool, list]:
+    """Run the path-tracking comparer; return (equal, reversed access path of the mismatch)."""
+    eq = _Equal(map_free)
+    eq.path = []
+    ok = _top_equal(a, b, eq)
+    return ok, eq.path or []
 
 
 def _texts_around(lhs: str, rhs: str, short: int = 40, limit: int = 60) -> str:
@@ -817,7 +873,8 @@ class _Equal:
         self.rmap[b] = a
         return True
 
-    def buf_def(self, a: Any, b: Any) -> bool:
+    def buf_bind(self, a: Any, b: Any, data_def: bool) -> bool:
+        """Bind buffer ``a`` to ``b``; their data pointers are defined here or used."""
         if type(a) is not Buffer or type(b) is not Buffer:
             return self.fail("<buffer>")
         m = self.bmap.get(a)
@@ -825,6 +882,9 @@ class _Equal:
             return m is b or self.fail(f"<buffer {a.name} bound inconsistently>")
         if b in self.rbmap:
             return self.fail(f"<buffer {b.name} already bound>")
+        ok = self.var_def(a.data, b.data) if data_def else self.var_use(a.data, b.data)
+        if not ok:
+            return self.fail(f"<buffer {a.name}>", "data")
         if not self.fields(a, b):
             return self.fail(f"<buffer {a.name}>")
         self.bmap[a] = b
@@ -832,10 +892,16 @@ class _Equal:
         return True
 
     def buf_use(self, a: Any, b: Any) -> bool:
+        if type(b) is not Buffer:
+            return self.fail(f"<Buffer vs {type(b).__name__}>")
         m = self.bmap.get(a)
         if m is not None:
-            return m is b or self.fail(f"<buffer {a.name} vs {getattr(b, 'name', b)}>")
-        return self.buf_def(a, b)
+            return m is b or self.fail(f"<buffer {a.name} vs {b.name}>")
+        if b in self.rbmap:
+            return self.fail(f"<buffer {b.name} already bound>")
+        if self.map_free:
+            return self.buf_bind(a, b, False)
+        return a is b or self.fail(f"<free buffer {a.name} vs {b.name}>")
 
     def node(self, a: Any, b: Any) -> bool:
         if a is None or b is None:
@@ -845,6 +911,8 @@ class _Equal:
             return self.fail(f"<{ta.__name__} vs {type(b).__name__}>")
         if ta is Var:
             return self.var_use(a, b)
+        if ta is Buffer:
+            return self.buf_use(a, b)
         return self.fields(a, b)
 
     def fields(self, a: Any, b: Any) -> bool:
@@ -864,13 +932,15 @@ class _Equal:
                     if not self.node(p, q):
                         return self.fail(name, f"[{i}]")
             elif kind is DEF:
+                if type(a) is Buffer:
+                    continue  # a buffer's data: compared where the buffer is bound (buf_bind)
                 if not self.var_def(x, y):
                     return self.fail(name)
             elif kind is BUF_USE:
                 if not self.buf_use(x, y):
                     return self.fail(name)
             elif kind is BUF_DEF:
-                if not self.buf_def(x, y):
+                if not self.buf_bind(x, y, type(a) is AllocBuffer):
                     return self.fail(name)
             elif kind is ATTRS:
                 if not self.attrs(x, y):
@@ -887,7 +957,7 @@ class _Equal:
                 self.defining = True
                 try:
                     for i, ((pv, pb), (qv, qb)) in enumerate(zip(x, y)):
-                        if not (self.node(pv, qv) and self.buf_def(pb, qb)):
+                        if not (self.node(pv, qv) and self.buf_bind(pb, qb, False)):
                             return self.fail(name, f"[{i}]")
                 finally:
                     self.defining = False

@@ -1,13 +1,23 @@
 """Compile cache: in memory and on disk.
 
-Key: sha256 over the code generator's version — a digest of the source of everything that
-turns IR into a cubin (``tirx.ir``, ``tirx.passes``, ``tirx.codegen``, the NVRTC driver), so
-a changed tirx never reuses a binary an older one built —, the structural hash of the IR, the function names
-(they are C symbols), the arch, the NVRTC version and the compile options. Entries are
-one file each, ``<key>.tirxbin``: a header line, a JSON meta block and the payloads
-(source, PTX, cubin), with a sha256 over all of it. Writes go to a temporary file in
-the same directory and ``os.replace`` it in (atomic on POSIX), so concurrent writers
-never leave a torn entry; a corrupted or truncated entry is ignored and rebuilt.
+Key: sha256 over the exact generated CUDA source (what NVRTC compiles: a binary is a function
+of it, the options and the toolchain, so two kernels share a binary only when NVRTC would be
+given the same input), the function names and source name, the arch, the full NVRTC option
+list, the toolchain (``nvrtc.toolchain_id``: NVRTC and CUDA wheel versions, the headers) and
+the code generator's version (a digest of the source of ``tirx.ir``, ``tirx.passes``,
+``tirx.codegen`` and the NVRTC driver). Never the 61-bit ``structural_hash``: constants
+equal modulo 2^61-1 hash alike. A hit is also checked against the source it was asked for.
+
+Entries are one file each, ``<key>.tirxbin``: a header line, a JSON meta block and the
+payloads (source, PTX, cubin), with a sha256 over all of it. Writes are atomic
+(``tirx.fileio.atomic_write``), so concurrent writers never leave a torn entry; a corrupted
+or truncated entry is ignored and rebuilt.
+
+Trust: the directory must be the current user's and not writable by group or others (it is
+created 0o700; entries 0o600); an entry must be a regular file of the user's that only the
+user can write, at most ``MAX_ENTRY_BYTES``. It is opened without following symlinks and
+without blocking. Anything else is refused with one ``RuntimeWarning`` and tirx compiles
+without it: a refused entry is never served.
 
 Directory: ``$TIRX_CACHE_DIR``, else ``$XDG_CACHE_HOME/tirx``, else ``~/.cache/tirx``.
 ``TIRX_CACHE_DIR=`` (empty) or ``TIRX_DISABLE_DISK_CACHE=1`` turn the disk cache off.
@@ -19,10 +29,10 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import threading
 from collections import OrderedDict
-from typing import Any
+
+from .. import fileio
 
 __all__ = ["CacheEntry", "cache_dir", "clear_memory", "get", "make_key", "put"]
 
@@ -51,6 +61,7 @@ def codegen_version() -> str:
 
 
 _MAGIC = b"TIRXBIN1\n"
+MAX_ENTRY_BYTES = 256 << 20  # an entry larger than this is refused, not read
 _MEM: OrderedDict[str, CacheEntry] = OrderedDict()
 _MEM_MAX = 512
 _LOCK = threading.Lock()
@@ -77,18 +88,21 @@ def cache_dir() -> str | None:
     return os.path.join(xdg, "tirx")
 
 
-def make_key(shash: int, names: tuple, arch: str, nvrtc: tuple, options: tuple) -> str:
-    h = hashlib.sha256()
-    for part in (
-        codegen_version(),
-        str(shash),
-        "|".join(names),
-        arch,
-        ".".join(map(str, nvrtc)),
-        "\x00".join(options),
-    ):
-        h.update(part.encode())
-        h.update(b"\x00")
+def make_key(source: str, names: tuple, arch: str, toolchain: tuple | str, options: tuple) -> str:
+    """sha256 over the generated ``source`` text and everything else that decides the binary.
+    Each part is length-prefixed and the lists are counted, so no two different inputs give
+    the same byte stream."""
+    if not isinstance(source, str):
+        raise TypeError(
+            f"make_key: source must be the generated CUDA source (str), got {type(source).__name__}"
+        )
+    tc = toolchain if isinstance(toolchain, str) else ".".join(map(str, toolchain))
+    h = hashlib.sha256(b"tirx-cache-key-2")
+    parts = (codegen_version(), source, len(names), *names, arch, tc, len(options), *options)
+    for part in parts:
+        b = str(part).encode("utf-8", "surrogatepass")
+        h.update(len(b).to_bytes(8, "little"))
+        h.update(b)
     return h.hexdigest()
 
 
@@ -97,20 +111,21 @@ def clear_memory() -> None:
         _MEM.clear()
 
 
-def get(key: str, disk: bool = True) -> CacheEntry | None:
+def get(key: str, disk: bool = True, source: str | None = None) -> CacheEntry | None:
+    """The entry for ``key`` (memory first, then disk), or None. With ``source``, an entry
+    whose source differs from it is not a hit (checked on every hit, whatever the key)."""
     with _LOCK:
         e = _MEM.get(key)
         if e is not None:
             _MEM.move_to_end(key)
-            return e
-    if not disk:
+    if e is None and disk:
+        d = _trusted_dir(create=False)
+        if d is not None:
+            e = _read(os.path.join(d, key + ".tirxbin"))
+            if e is not None and (source is None or e.source == source):
+                _remember(key, e)
+    if e is not None and source is not None and e.source != source:
         return None
-    d = cache_dir()
-    if d is None:
-        return None
-    e = _read(os.path.join(d, key + ".tirxbin"))
-    if e is not None:
-        _remember(key, e)
     return e
 
 
@@ -118,12 +133,30 @@ def put(key: str, entry: CacheEntry, disk: bool = True) -> None:
     _remember(key, entry)
     if not disk:
         return
-    d = cache_dir()
+    d = _trusted_dir(create=True)
     if d is None:
         return
     # a read-only or full cache directory only costs a recompile
     with contextlib.suppress(OSError):
         _write(d, key, entry)
+
+
+def _trusted_dir(create: bool) -> str | None:
+    """The disk cache directory when it is on and private (see the module docstring)."""
+    d = cache_dir()
+    if d is None:
+        return None
+    try:
+        return fileio.private_dir(d, create=create)
+    except fileio.Untrusted as e:
+        fileio.warn_once(
+            f"tirx: not using the disk cache: {e}. Make it private to you (chmod 700, owned by you), "
+            "or set TIRX_CACHE_DIR to a private directory (TIRX_DISABLE_DISK_CACHE=1 turns it off)",
+            stacklevel=4,
+        )
+    except OSError:
+        pass  # cannot be created or examined: compile without it
+    return None
 
 
 def _remember(key: str, e: CacheEntry) -> None:
@@ -166,9 +199,13 @@ def _decode(data: bytes) -> CacheEntry | None:
 
 def _read(path: str) -> CacheEntry | None:
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = fileio.read_private(path, MAX_ENTRY_BYTES)
+    except fileio.Untrusted as e:
+        fileio.warn_once(f"tirx: not using the disk cache entry: {e}; it is recompiled", stacklevel=5)
+        return None
     except OSError:
+        return None
+    if data is None:
         return None
     try:
         return _decode(data)
@@ -177,18 +214,5 @@ def _read(path: str) -> CacheEntry | None:
 
 
 def _write(d: str, key: str, e: CacheEntry) -> None:
-    os.makedirs(d, exist_ok=True)
-    data = _encode(e)
-    fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, os.path.join(d, key + ".tirxbin"))
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _unused(_: Any) -> None:  # pragma: no cover
-    pass
+    # private (0o600), atomic; a stale temp file of a killed writer is removed on the way
+    fileio.atomic_write(os.path.join(d, key + ".tirxbin"), _encode(e), mode=0o600, durable=False)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import DiagnosticError
 
-__all__ = ["CompileResult", "compile_source", "include_dirs", "nvrtc_version"]
+__all__ = ["CompileResult", "compile_source", "include_dirs", "nvrtc_version", "toolchain_id"]
 
 _LOCK = threading.Lock()
 
@@ -46,6 +46,33 @@ def nvrtc_version() -> tuple[int, int]:
     err, major, minor = nv.nvrtcVersion()
     _check(nv, err, "nvrtcVersion")
     return int(major), int(minor)
+
+
+@functools.lru_cache(maxsize=1)
+def toolchain_id() -> str:
+    """What besides the source and the options decides the binary (part of the cache key):
+    the NVRTC version, the versions of the CUDA wheels (a patch release of NVRTC keeps
+    ``nvrtcVersion``), and the name, size and mtime of every header in the include
+    directories (``cuda_fp16.h`` & co and what they include)."""
+    import hashlib
+    import importlib.metadata as md
+
+    h = hashlib.sha256(".".join(map(str, nvrtc_version())).encode())
+    for dist in ("cuda-bindings", "nvidia-cuda-nvrtc", "nvidia-cuda-runtime"):
+        try:
+            h.update(f"\0{dist}={md.version(dist)}".encode())
+        except md.PackageNotFoundError:
+            h.update(f"\0{dist}=-".encode())
+    for d in include_dirs():
+        h.update(b"\0dir=" + os.fsencode(d))
+        try:
+            with os.scandir(d) as it:
+                ents = sorted((e.name, e.stat()) for e in it if e.is_file())
+        except OSError:
+            continue
+        for name, st in ents:
+            h.update(f"\0{name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:32]
 
 
 @functools.lru_cache(maxsize=1)

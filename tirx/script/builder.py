@@ -41,14 +41,16 @@ from ..ir import (
     Var,
     While,
     convert,
+    deep,
 )
 from ..ir.node import EMPTY_ATTRS, Attrs
 from ..ir.stmt import LAUNCH_FIELDS_KEY, seq
 from ..ir.types import as_prim, as_type
 
-__all__ = ["IRBuilder", "launch_args"]
+__all__ = ["IRBuilder", "launch_args", "range_extent"]
 
 _tls = threading.local()
+deep.carry_stack(_tls)  # a deep function body is built on tirx.ir.deep's worker thread
 
 
 class _Frame:
@@ -94,14 +96,29 @@ class IRBuilder:
 
     Use as a context manager to make it ``IRBuilder.current()`` (plain Python helpers
     called from a kernel emit statements through it).
+
+    With ``check_well_formed=True`` (what both front ends pass) every finished function
+    (or module) goes through ``tirx.passes.verify_well_formed``, so the Python frontend
+    and the text loader reject exactly the same programs, with one located message per
+    rule. ``source_text`` is the text being loaded (for the caret snippet of spans in
+    ``source_name``; Python sources are read from their files).
     """
 
-    def __init__(self, source_name: str = "<script>"):
+    def __init__(
+        self,
+        source_name: str = "<script>",
+        *,
+        check_well_formed: bool = False,
+        source_text: str | None = None,
+    ):
         self.source_name = source_name
+        self.source_text = source_text
+        self.check_well_formed = check_well_formed
         self.frames: list[_Frame] = []
         self.spans: list[Any] = []
         self.result: Function | Module | None = None
         self.module_funcs: list[Function] | None = None
+        self.module_checked: set[str] = set()
 
     # -- current builder -----------------------------------------------------------
     def __enter__(self) -> IRBuilder:
@@ -185,12 +202,41 @@ class IRBuilder:
     @contextlib.contextmanager
     def module(self, name: str = "Module", attrs: Any = None) -> Iterator[None]:
         self.module_funcs = []
+        self.module_checked = set()
         yield
-        self.result = Module(tuple(self.module_funcs), attrs if attrs is not None else EMPTY_ATTRS, name=name)
+        mod = Module(tuple(self.module_funcs), attrs if attrs is not None else EMPTY_ATTRS, name=name)
         self.module_funcs = None
+        if self.module_checked:
+            self.verify(mod, self.module_checked)
+        self.result = mod
+
+    def verify(self, ir: Function | Module, functions: set[str] | None = None) -> None:
+        """Raise a located ``DiagnosticError`` if ``ir`` is not well-formed.
+
+        ``functions`` limits the report to those functions of a module (the others
+        opted out with ``check_well_formed=False``); calls between functions are checked
+        against the whole module. A call naming no function of the module is left to the
+        front ends, which resolve callee names themselves and locate the error at the name
+        (the Python frontend when ``Module.f`` is read, the text loader when the module
+        ends).
+        """
+        from tirx.passes.verify import raise_errors, verify_well_formed
+
+        errors = verify_well_formed(ir)
+        if functions is not None:
+            errors = [
+                e for e in errors if (e.function is None or e.function in functions) and e.check != "callee"
+            ]
+        if errors:
+            raise_errors(errors, None, self.source_text, self.source_name)
 
     @contextlib.contextmanager
-    def function(self, name: str, private: bool = False, attrs: Any = None) -> Iterator[_Frame]:
+    def function(
+        self, name: str, private: bool = False, attrs: Any = None, check_well_formed: bool | None = None
+    ) -> Iterator[_Frame]:
+        """A function frame. ``check_well_formed`` (default: the builder's setting) verifies
+        the finished function (inside a module: at the module's end, with its callees)."""
+        check = self.check_well_formed if check_well_formed is None else check_well_formed
         span = self.span
         payload = {"params": [], "buffer_map": [], "ret_ty": None, "attrs": attrs}
         with self._frame("function", payload) as fr:
@@ -208,7 +254,11 @@ class IRBuilder:
         )
         if self.module_funcs is not None:
             self.module_funcs.append(f)
+            if check:
+                self.module_checked.add(name)
         else:
+            if check:
+                self.verify(f)
             self.result = f
 
     def _function_frame(self) -> _Frame:
@@ -408,6 +458,26 @@ class _Like:
 
     def __init__(self, ty: Type):
         self.ty = ty
+
+
+def range_extent(start: PrimExpr, stop: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
+    """``(start, extent)`` of ``range(start, stop)`` over two IR expressions.
+
+    The rule the printer inverts (``printer._range_bounds``), so any loop prints to a
+    ``range(...)`` that gives back exactly its extent: a literal-0 start gives extent =
+    stop; two constants of one dtype give the folded difference; a stop ``start + e``
+    (``start`` structurally) gives ``e``; anything else gives ``stop - start`` (a Sub
+    node, not simplified). The text grammar applies the same rule (``_transform.loop``).
+    """
+    from ..ir import Add, IntImm, Sub, binop, structural_equal
+
+    if type(start) is IntImm and start.value == 0:
+        return (start if start.ty == stop.ty else IntImm(0, stop.ty)), stop
+    if type(start) is IntImm and type(stop) is IntImm and start.ty == stop.ty:
+        return start, IntImm(stop.value - start.value, stop.ty)
+    if type(stop) is Add and structural_equal(stop.a, start):
+        return start, stop.b
+    return start, binop(Sub, stop, start)
 
 
 def _wider(a: Type, b: Type) -> Type:

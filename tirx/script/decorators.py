@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import struct
+import sys
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from ..errors import DiagnosticError
@@ -26,6 +30,7 @@ from .parser import (
 )
 
 __all__ = [
+    "DEFAULT_JIT_CACHE_SIZE",
     "DeferredFunction",
     "InlineFunction",
     "JitFunction",
@@ -34,6 +39,7 @@ __all__ = [
     "ir_module",
     "jit",
     "macro",
+    "specialization_key",
 ]
 
 
@@ -48,10 +54,11 @@ def _raw_annotations(func: Any) -> dict:
 class DeferredFunction:
     """A ``@T.function`` inside an ``@T.ir_module`` class body; the module parses it."""
 
-    def __init__(self, func: Any, private: bool, locals_: dict):
+    def __init__(self, func: Any, private: bool, locals_: dict, check_well_formed: bool = True):
         self.func = func
         self.private = private
         self.locals = locals_
+        self.check_well_formed = check_well_formed
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
 
@@ -59,28 +66,33 @@ class DeferredFunction:
         return f"<T.function {self.func.__qualname__} (parsed by @T.ir_module)>"
 
 
-def _make_function(func: Any, private: bool, locals_: dict, in_class: bool) -> Any:
+def _make_function(func: Any, private: bool, locals_: dict, in_class: bool, check: bool = True) -> Any:
     if not callable(func) or not hasattr(func, "__code__"):
         raise TypeError(f"@T.function decorates a Python function, got {type(func).__name__}")
     if in_class:
-        return DeferredFunction(func, private, locals_)
+        return DeferredFunction(func, private, locals_, check)
     src = function_source(func)
     env = make_env(func, locals_)
-    b = IRBuilder(src.filename)
+    b = IRBuilder(src.filename, check_well_formed=check)
     with b:
         build_function(b, src, env, private=private, annotations=_raw_annotations(func))
     return b.get()
 
 
 def function(func: Any = None, *, private: bool = False, check_well_formed: bool = True) -> Any:
-    """Parse a Python function into a ``tirx.Function`` (``@T.function`` or ``@T.function(private=True)``)."""
+    """Parse a Python function into a ``tirx.Function`` (``@T.function`` or ``@T.function(private=True)``).
+
+    The result is checked by the well-formedness verifier, as ``tirx.loads`` checks text,
+    so a function the frontend accepts prints to text that loads back;
+    ``check_well_formed=False`` skips that (for deliberately malformed IR in tests).
+    """
     if func is None:
 
         def deco(f: Any) -> Any:
-            return _make_function(f, private, caller_locals(1), in_class_body(1))
+            return _make_function(f, private, caller_locals(1), in_class_body(1), check_well_formed)
 
         return deco
-    return _make_function(func, private, caller_locals(1), in_class_body(1))
+    return _make_function(func, private, caller_locals(1), in_class_body(1), check_well_formed)
 
 
 # ------------------------------------------------------------------ modules
@@ -118,13 +130,15 @@ class ModuleProxy:
             raise AttributeError(f"module {self._name} has no function {name!r}") from None
 
 
-def ir_module(cls: Any = None, *, attrs: Any = None) -> Any:
+def ir_module(cls: Any = None, *, attrs: Any = None, check_well_formed: bool = True) -> Any:
     """Parse a class of ``@T.function`` methods into a ``tirx.Module``.
 
-    ``@T.ir_module(attrs={...})`` sets the module's attributes.
+    ``@T.ir_module(attrs={...})`` sets the module's attributes. The module is verified
+    (calls between its functions included) unless ``check_well_formed=False`` here or
+    on a function.
     """
     if cls is None:
-        return lambda c: ir_module(c, attrs=attrs)
+        return lambda c: ir_module(c, attrs=attrs, check_well_formed=check_well_formed)
     if not isinstance(cls, type):
         raise TypeError(f"@ir_module decorates a class, got {type(cls).__name__}")
     proxy = ModuleProxy(cls.__name__)
@@ -162,7 +176,10 @@ def ir_module(cls: Any = None, *, attrs: Any = None) -> Any:
         for f in extra_funcs:
             b.module_funcs.append(f)
         for name, v, src, env in items:
-            build_function(b, src, env, name=name, private=v.private, annotations=_raw_annotations(v.func))
+            build_function(
+                b, src, env, name=name, private=v.private, annotations=_raw_annotations(v.func),
+                check_well_formed=check_well_formed and v.check_well_formed,
+            )  # fmt: skip
     return b.get()
 
 
@@ -258,14 +275,77 @@ def macro(func: Any = None, *, hygienic: bool = True) -> Any:
 
 
 # ------------------------------------------------------------------ @T.jit
-class JitFunction:
-    """``@T.jit``: parsed by ``.specialize(**constexpr_values)``, once per value set."""
+#: How many specializations one ``@T.jit`` function keeps by default; past it the least
+#: recently used is dropped (``@T.jit(cache_size=...)``; ``None``: unbounded).
+DEFAULT_JIT_CACHE_SIZE = 128
 
-    def __init__(self, func: Any, locals_: dict, private: bool = False):
+
+def specialization_key(value: Any, where: str = "value") -> Any:
+    """A hashable key that is equal for two values only when they have the same type and
+    exactly the same value.
+
+    Python's ``==`` is not that: ``-0.0 == 0.0``, ``True == 1 == 1.0`` and
+    ``nan != nan``. Floats and complex numbers are keyed by their bits (so ``-0.0`` and
+    ``0.0`` differ and a NaN matches a NaN with the same payload), numpy scalars by dtype
+    and bytes, tuples and frozensets element by element; every key carries the value's
+    type. Other hashable values (ints, strings, dtypes, enums, objects) are keyed by type
+    and their own ``==``/``hash``. An unhashable value is a ``TypeError`` naming ``where``.
+    """
+    t = type(value)
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.generic):
+        return (t, value.dtype.str, value.tobytes())
+    if isinstance(value, float):
+        return (t, struct.pack("<d", value))
+    if isinstance(value, complex):
+        return (t, struct.pack("<dd", value.real, value.imag))
+    if isinstance(value, tuple):
+        return (t, tuple(specialization_key(x, f"{where}[{i}]") for i, x in enumerate(value)))
+    if isinstance(value, frozenset):
+        return (t, frozenset(specialization_key(x, f"an element of {where}") for x in value))
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(
+            f"the value for {where} is unhashable ({t.__name__}); "
+            "specialization values must be hashable (use a tuple)"
+        ) from None
+    return (t, value)
+
+
+def _check_cache_size(cache_size: Any) -> int | None:
+    if cache_size is None:
+        return None
+    if type(cache_size) is not int:
+        raise TypeError(f"@T.jit: cache_size must be an int or None, got {type(cache_size).__name__}")
+    if cache_size < 0:
+        raise ValueError(f"@T.jit: cache_size must be >= 0, got {cache_size}")
+    return cache_size
+
+
+class JitFunction:
+    """``@T.jit``: parsed by ``.specialize(**constexpr_values)``, once per value set.
+
+    Specializations are kept in ``cache``, an LRU of at most ``cache_size`` entries
+    (``None``: unbounded, ``0``: none kept) keyed by ``specialization_key`` of every
+    constexpr value (defaults filled in) and the dropped optional tensors.
+    """
+
+    def __init__(
+        self,
+        func: Any,
+        locals_: dict,
+        private: bool = False,
+        cache_size: int | None = DEFAULT_JIT_CACHE_SIZE,
+        check_well_formed: bool = True,
+    ):
         self.func = func
         self.locals = locals_
         self.private = private
-        self.cache: dict = {}
+        self.cache_size = _check_cache_size(cache_size)
+        self.check_well_formed = check_well_formed
+        self.cache: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
         self.__doc__ = func.__doc__
@@ -304,21 +384,6 @@ class JitFunction:
 
     def specialize(self, **values: Any) -> Function:
         """A Function with the given ``T.constexpr`` values (and optional tensors set to None)."""
-        key_items = []
-        for k in sorted(values):
-            v = values[k]
-            try:
-                hash(v)
-            except TypeError:
-                raise TypeError(
-                    f"{self.__name__}.specialize: the value for {k!r} is unhashable "
-                    f"({type(v).__name__}); specialization values must be hashable (use a tuple)"
-                ) from None
-            key_items.append((k, type(v), v))
-        key = tuple(key_items)
-        hit = self.cache.get(key)
-        if hit is not None:
-            return hit
         src, consts, others = self._signature()
         front: dict[str, Any] = {}
         drop: dict[str, Any] = {}
@@ -339,20 +404,54 @@ class JitFunction:
                 if d is inspect.Parameter.empty:
                     raise TypeError(f"{self.__name__}.specialize: missing a value for T.constexpr {k!r}")
                 front[k] = d
+        try:
+            key = (
+                tuple((k, specialization_key(front[k], repr(k))) for k in sorted(front)),
+                tuple(sorted(drop)),
+            )
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}.specialize: {e}") from None
+        except RecursionError:
+            raise TypeError(f"{self.__name__}.specialize: a value is nested too deeply to be a key") from None
+        with self._lock:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.cache.move_to_end(key)
+                return hit
         env = make_env(self.func, self.locals, front=front)
-        b = IRBuilder(src.filename)
+        b = IRBuilder(src.filename, check_well_formed=self.check_well_formed)
         with b:
             build_function(
                 b, src, env, private=self.private, drop=drop, skip_kwonly=frozenset(consts),
                 annotations=_raw_annotations(self.func),
             )  # fmt: skip
         f = b.get()
-        self.cache[key] = f
+        if self.cache_size == 0:
+            return f
+        with self._lock:
+            hit = self.cache.get(key)  # another thread built it meanwhile: one answer per key
+            if hit is not None:
+                self.cache.move_to_end(key)
+                return hit
+            self.cache[key] = f
+            if self.cache_size is not None:
+                while len(self.cache) > self.cache_size:
+                    self.cache.popitem(last=False)
         return f
 
 
-def jit(func: Any = None, *, private: bool = False) -> Any:
-    """``@T.jit``: keyword-only ``T.constexpr`` parameters, bound by ``.specialize(...)``."""
+def jit(
+    func: Any = None,
+    *,
+    private: bool = False,
+    cache_size: int | None = DEFAULT_JIT_CACHE_SIZE,
+    check_well_formed: bool = True,
+) -> Any:
+    """``@T.jit``: keyword-only ``T.constexpr`` parameters, bound by ``.specialize(...)``.
+
+    ``cache_size`` bounds the specializations kept (LRU; ``None`` unbounded).
+    """
+    cache_size = _check_cache_size(cache_size)
     if func is None:
-        return lambda f: JitFunction(f, caller_locals(1), private)
-    return JitFunction(func, caller_locals(1), private)
+        return lambda f: JitFunction(f, caller_locals(1), private, cache_size, check_well_formed)
+    return JitFunction(func, caller_locals(1), private, cache_size, check_well_formed)

@@ -73,10 +73,11 @@ from ..ir import (
     Var,
     binop,
     convert,
+    deep,
 )  # fmt: skip
 from ..ir.stmt import ForKind
 from ..ir.types import as_type
-from .builder import IRBuilder
+from .builder import IRBuilder, range_extent
 
 __all__ = [
     "Cell",
@@ -92,6 +93,7 @@ __all__ = [
 _MISSING = object()
 _ZERO = IntImm(0)
 _state = threading.local()
+deep.carry_stack(_state)  # a deep function body is built on tirx.ir.deep's worker thread
 
 
 def _stack() -> list:
@@ -290,7 +292,7 @@ def make_env(func: Any, extra_locals: dict | None = None, front: dict | None = N
 class Source:
     """A function's parsed source with the offsets that map it back to the file."""
 
-    __slots__ = ("col_off", "filename", "line_off", "mutable", "tree")
+    __slots__ = ("col_off", "deep", "filename", "line_off", "mutable", "tree")
 
     def __init__(self, filename: str, tree: ast.FunctionDef, line_off: int, col_off: int):
         self.filename = filename
@@ -298,6 +300,24 @@ class Source:
         self.line_off = line_off
         self.col_off = col_off
         self.mutable = mutable_names(tree.body)
+        #: nested too deeply to build on the caller's stack: build on tirx.ir.deep's worker
+        self.deep = ast_depth(tree) > _SHALLOW_AST
+
+
+#: AST depth up to which a function is built on the caller's thread (each level costs the
+#: recursive frontend about three Python frames of the default limit of 1000)
+_SHALLOW_AST = 120
+
+
+def ast_depth(tree: ast.AST) -> int:
+    """Nesting depth of a Python AST, measured without recursion."""
+    best = 0
+    todo = [(tree, 1)]
+    while todo:
+        node, d = todo.pop()
+        best = max(best, d)
+        todo.extend((c, d + 1) for c in ast.iter_child_nodes(node))
+    return best
 
 
 _SOURCE_CACHE: dict = {}
@@ -537,7 +557,10 @@ def loop_bounds(start: Any, stop: Any, kind: ForKind, step: Any, annotations: An
     else:
         if isinstance(stop, PrimExpr) and not isinstance(start, PrimExpr):
             start = convert(start, stop)
-        extent = binop(Sub, stop, start)
+        if isinstance(start, PrimExpr) and isinstance(stop, PrimExpr):
+            start, extent = range_extent(start, stop)  # the text loader's rule, so printed loops reparse
+        else:
+            extent = binop(Sub, stop, start)
     return (start, extent, kind, step, annotations, thread)
 
 
@@ -1486,8 +1509,19 @@ def build_function(
     drop: dict | None = None,
     skip_kwonly: frozenset = frozenset(),
     annotations: dict | None = None,
+    check_well_formed: bool | None = None,
 ) -> None:
-    """Emit one Function into ``builder`` (which must be the active IRBuilder)."""
+    """Emit one Function into ``builder`` (which must be the active IRBuilder).
+
+    ``check_well_formed`` (default: the builder's setting) verifies the function when it
+    is finished; see ``IRBuilder.function``.
+    """
+    if src.deep and not deep.active():  # runs user code once, so decided up front, not retried
+        deep.run(
+            build_function, builder, src, env, name=name, private=private, drop=drop,
+            skip_kwonly=skip_kwonly, annotations=annotations, check_well_formed=check_well_formed,
+        )  # fmt: skip
+        return
     from .tirx import constexpr
 
     fdef = src.tree
@@ -1497,7 +1531,7 @@ def build_function(
     with parsing(p):
         b.spans.append(p.span(fdef))
         try:
-            fcm = b.function(name or fdef.name, private=private)
+            fcm = b.function(name or fdef.name, private=private, check_well_formed=check_well_formed)
             fcm.__enter__()
         finally:
             b.spans.pop()

@@ -57,8 +57,8 @@ Well-formedness guarantees: vars and buffers are used only where they are in sco
 (Binds and allocations are visible to the following statements of their body; loop
 vars and Let vars only inside); ``break``/``continue`` only inside a loop of the same
 device region; device-only ops only inside a device entry; dtypes agree as the node
-constructors demand; loops are built in the forms the text format round-trips
-(start 0, constant bounds, or ``extent = stop - start``); float constants are exactly
+constructors demand; loop bounds take any form (start 0, constants, ``stop - start``,
+and arbitrary start / extent expressions); float constants are exactly
 representable in their dtype. Names are drawn from a small pool so they often collide
 (exercising the printer's uniquifying), sometimes with keywords / ``T`` / non-identifiers.
 
@@ -76,6 +76,7 @@ from tirx.ir.buffer import Buffer
 from tirx.ir.function import Function, Module
 from tirx.ir.op import all_ops, call
 from tirx.ir.types import DTYPE_NAMES, PointerType, PrimType, bool_, float32, handle, int32, int64, prim, void
+from tirx.ir.visitor import post_order
 
 __all__ = [
     "closed_exprs",
@@ -459,8 +460,16 @@ def _annotations(draw) -> dict:
 
 def _for(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
     lt = draw(st.sampled_from((int32, int32, int64)))
-    form = draw(st.integers(0, 2))
-    if form == 0:
+    form = draw(st.integers(0, 3))
+    if form == 3:
+        # any start and extent, also the forms a simplifying printer would fold
+        # (``(a + b) - a`` printed as ``range(a, a + b)`` once loaded back with extent b)
+        start = _expr(draw, ctx, lt, MAX_DEPTH - 1)
+        if any(isinstance(n, E.Let) for n in post_order(start)):
+            start = E.IntImm(draw(st.integers(-4, 8)), lt)  # start is used twice: no shared binder
+        e = _expr(draw, ctx, lt, MAX_DEPTH - 1)
+        extent = draw(st.sampled_from((e, E.Sub(E.Add(start, e), start), E.Add(start, e), E.Sub(e, start))))
+    elif form == 0:
         start = E.IntImm(0, lt)
         extent = _expr(draw, ctx, lt, MAX_DEPTH - 1)
     elif form == 1:

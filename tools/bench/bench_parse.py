@@ -9,8 +9,9 @@ Same text, same run, two workloads:
 Throughput is printed lines per second (best of ``--reps`` timed runs). The TIRx side runs
 in a subprocess under ``--tvm-python`` (default ``/work/venv-tvm/bin/python``) and is
 skipped with a note when that interpreter is missing. It also measures ``import tirx``
-plus the first ``loads`` in a fresh interpreter, with the saved parser in the cache
-directory and with an empty cache directory (the one-time grammar build).
+plus the first ``loads`` in a fresh interpreter, with the parse tables that ship with the
+package (``grammar/tirx_tables.json``) and with the tables built from the grammar instead
+(what happens when they do not match the grammar or the installed Lark).
 
 Usage::
 
@@ -172,9 +173,12 @@ def time_tvm(text: str, reps: int, tvm_py: str) -> float | None:
 
 
 _IMPORT_SNIPPET = r"""
-import json, time
+import json, os, time
 t0 = time.perf_counter()
 import tirx
+if os.environ.get("BENCH_BUILD_TABLES") == "1":  # pretend the shipped tables do not fit
+    import tirx.grammar._tables as _t
+    _t.TABLES_PATH = _t.TABLES_PATH.with_name("no-such-tables.json")
 t1 = time.perf_counter()
 tirx.loads(open(__import__("sys").argv[1]).read())
 t2 = time.perf_counter()
@@ -182,10 +186,10 @@ print(json.dumps({"import": t1 - t0, "first_loads": t2 - t1}))
 """
 
 
-def import_cost(small_path: str, cache_dir: str | None, runs: int = 3) -> dict:
+def import_cost(small_path: str, build_tables: bool = False, runs: int = 3) -> dict:
     env = dict(os.environ)
-    if cache_dir is not None:
-        env["TIRX_CACHE_DIR"] = cache_dir
+    if build_tables:
+        env["BENCH_BUILD_TABLES"] = "1"
     best: dict = {}
     for _ in range(runs):
         r = subprocess.run(
@@ -245,30 +249,18 @@ def main(argv=None) -> int:
         small = os.path.join(td, "small.tirx")
         with open(small, "w", encoding="utf-8") as f:
             f.write(big_kernel(2))
-        warm_dir = os.path.join(td, "warm")
-        import_cost(small, warm_dir, runs=1)  # populate the cache
-        warm = import_cost(small, warm_dir)
-        cold = import_cost(small, os.path.join(td, "cold"), runs=1)
-        nocache = dict(os.environ, TIRX_GRAMMAR_CACHE="0")
-        r = subprocess.run(
-            [sys.executable, "-c", _IMPORT_SNIPPET, small],
-            capture_output=True,
-            text=True,
-            env=nocache,
-            check=True,
-        )
-        build = json.loads(r.stdout)
+        warm = import_cost(small)
+        build = import_cost(small, build_tables=True)
     print(
-        f"import tirx {warm['import'] * 1e3:.0f} ms; first loads with the saved parser {warm['first_loads'] * 1e3:.0f} ms; "
-        f"first loads with an empty cache {cold['first_loads'] * 1e3:.0f} ms (builds and saves); "
-        f"with the cache off {build['first_loads'] * 1e3:.0f} ms"
+        f"import tirx {warm['import'] * 1e3:.0f} ms; first loads with the shipped tables {warm['first_loads'] * 1e3:.0f} ms; "
+        f"with the tables built from the grammar {build['first_loads'] * 1e3:.0f} ms"
     )
     if args.append:
-        _append(rows, warm, cold, build, args)
+        _append(rows, warm, build, args)
     return 0
 
 
-def _append(rows, warm, cold, build, args) -> None:
+def _append(rows, warm, build, args) -> None:
     path = os.path.join(ROOT, "docs", "benchmarks.md")
     today = datetime.date.today().isoformat()
     cmd = (
@@ -291,9 +283,8 @@ def _append(rows, warm, cold, build, args) -> None:
     lines += [
         "",
         f"`import tirx`: {warm['import'] * 1e3:.0f} ms (Lark is not imported). First `loads` in a fresh process: "
-        f"{warm['first_loads'] * 1e3:.0f} ms with the saved parser, {cold['first_loads'] * 1e3:.0f} ms with an empty "
-        f"cache directory (builds the LALR tables once and saves them), {build['first_loads'] * 1e3:.0f} ms with the "
-        "cache off (`TIRX_GRAMMAR_CACHE=0`).",
+        f"{warm['first_loads'] * 1e3:.0f} ms with the shipped tables (`grammar/tirx_tables.json`), "
+        f"{build['first_loads'] * 1e3:.0f} ms with the tables built from the grammar.",
         "",
     ]
     text = ""
