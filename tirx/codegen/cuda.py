@@ -776,6 +776,12 @@ class CodeGenCUDA:
             low = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
             if fr.is_float and to.is_int and to.bits < 32:
                 return self._float_to_narrow_int(to, value, fr.base in low)
+            if fr.is_float and to.is_int and to.lanes == 1 and (to.bits == 64 or fr.base == "float64"):
+                # PTX's cvt.rzi.{s,u}64 and cvt.rzi.*.f64 saturate but turn NaN into the
+                # minimum; the IR says 0
+                self.features.add("f2i")
+                x = f"float({self.expr(value)})" if fr.base in low else self.expr(value)
+                return f"tirx_f2i<{self.ctype(to)}>({x})"
             if to.lanes > 1 or fr.lanes > 1:
                 self.features.add("vec")
                 self.ctype(to)
@@ -806,7 +812,11 @@ class CodeGenCUDA:
         lo, hi = int_range(to)
         if to.lanes == 1:
             x = f"float({self.expr(value)})" if low else self.expr(value)
-            return f"(({self.ctype(to)})min(max((int)({x}), {lo}), {hi}))"
+            i = f"(int)({x})"
+            if value.ty.base == "float64":  # cvt.rzi.s32.f64 turns NaN into INT_MIN
+                self.features.add("f2i")
+                i = f"tirx_f2i<int>({x})"
+            return f"(({self.ctype(to)})min(max({i}, {lo}), {hi}))"
         self.features.add("vec")
         self.ctype(to)
         n = to.lanes
@@ -1581,6 +1591,13 @@ template <typename T> __device__ __forceinline__ T tirx_shr(T a, T b) {
   return (U)b < (U)(sizeof(T) * 8) ? (T)(a >> (U)b) : fill;
 }"""
 
+_P_F2I = """\
+// float -> integer as the IR defines it: truncate, saturate, NaN -> 0 (PTX gives the
+// minimum for NaN in 64-bit and f64 conversions)
+template <typename To, typename From> __device__ __forceinline__ To tirx_f2i(From x) {
+  return x != x ? (To)0 : (To)x;
+}"""
+
 _P_VEC = """\
 // N-lane vectors without a CUDA vector type: elementwise operators, aligned for wide accesses
 template <typename T, int N> struct alignas(sizeof(T) * N <= 16 ? sizeof(T) * N : 16) tirx_vec {
@@ -1623,7 +1640,8 @@ __device__ __forceinline__ void tirx_scatter(T* p, tirx_vec<I, N> idx, tirx_vec<
 template <typename To, typename T, int N> __device__ __forceinline__ tirx_vec<To, N> tirx_vcast(tirx_vec<T, N> x) {
   tirx_vec<To, N> r;
 #pragma unroll
-  for (int i = 0; i < N; ++i) r.v[i] = (To)x.v[i];
+  for (int i = 0; i < N; ++i)  // float -> integer: NaN -> 0, as the IR defines it
+    r.v[i] = ((To)0.5 == (To)0 && x.v[i] != x.v[i]) ? (To)0 : (To)x.v[i];
   return r;
 }
 template <typename T, int N> __device__ __forceinline__ tirx_vec<T, N> tirx_vmin(tirx_vec<T, N> a, tirx_vec<T, N> b) {
@@ -1731,6 +1749,8 @@ def _prelude(features: set) -> list[str]:
         out.append(_P_FLOORDIV)
     if "shift" in features:
         out.append(_P_SHIFT)
+    if "f2i" in features:
+        out.append(_P_F2I)
     if "vec" in features:
         out.append(_P_VEC)
     if "warp" in features:
