@@ -29,8 +29,6 @@ import math
 import warnings
 from typing import Any
 
-import numpy as np
-
 from tirx.ir import (
     EQ,
     GE,
@@ -90,7 +88,20 @@ from .infra import FunctionPass
 
 __all__ = ["Simplify", "fold_expr"]
 
-_NP_FLOAT = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
+_FLOAT_BASES = ("float16", "float32", "float64")
+
+
+def _np() -> Any:
+    """numpy, imported on first use: loading text imports this module (through the
+    verifier) and must not pay numpy's import time."""
+    import numpy
+
+    return numpy
+
+
+def _np_float(base: str) -> Any:
+    """The numpy scalar type that rounds like ``base`` (None: not folded)."""
+    return getattr(_np(), base) if base in _FLOAT_BASES else None
 _EMPTY = SeqStmt(())
 
 
@@ -143,11 +154,11 @@ _CMP_SELF = {EQ: True, NE: False, LT: False, LE: True, GT: False, GE: True}
 
 
 def _fold_float(cls: type, a: float, b: float, t: PrimType) -> float | None:
-    npt = _NP_FLOAT.get(t.base)
+    npt = _np_float(t.base)
     if npt is None:
         return None
     x, y = npt(a), npt(b)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
+    with warnings.catch_warnings(), _np().errstate(all="ignore"):
         warnings.simplefilter("ignore")
         if cls is Add:
             r = x + y
@@ -218,17 +229,17 @@ def _fold_cast(e: Cast) -> Any:
             return IntImm(int(v.value != 0), t, span=e.span)
         if t.is_int:
             return IntImm(_wrap(v.value, t), t, span=e.span)
-        npt = _NP_FLOAT.get(t.base)
+        npt = _np_float(t.base)
         if npt is not None:
-            with np.errstate(all="ignore"):
+            with _np().errstate(all="ignore"):
                 return FloatImm(float(npt(v.value)), t, span=e.span)
         return e
     if type(v) is FloatImm:
         if t.is_float:
-            npt = _NP_FLOAT.get(t.base)
-            if npt is None or _NP_FLOAT.get(v.ty.base) is None:
+            npt = _np_float(t.base)
+            if npt is None or v.ty.base not in _FLOAT_BASES:
                 return e
-            with np.errstate(all="ignore"):
+            with _np().errstate(all="ignore"):
                 return FloatImm(float(npt(v.value)), t, span=e.span)
         if t.is_int and math.isfinite(v.value):
             from tirx.ir.expr import int_range
@@ -258,7 +269,7 @@ def _fold_binary(e: Any, cls: type) -> Any:
     if cls in _CMP:
         if ta is IntImm and tb is IntImm:
             return _bool(_CMP[cls](a.value, b.value), e)
-        if ta is FloatImm and tb is FloatImm and _NP_FLOAT.get(ty.base) is not None:
+        if ta is FloatImm and tb is FloatImm and ty.base in _FLOAT_BASES:
             return _bool(_CMP[cls](a.value, b.value), e)
         if _int_scalar(ty) and structural_equal(a, b) and _pure(a):
             return _bool(_CMP_SELF[cls], e)

@@ -582,11 +582,11 @@ class Printer:
     def _if(self, s: _s.IfThenElse, depth: int) -> None:
         self.emit(depth, f"if {self.expr(s.cond)}:")
         self.body(s.then_case, depth + 1)
-        e = s.else_case
+        e = _lone(s.else_case)
         while isinstance(e, _s.IfThenElse):
             self.emit(depth, f"elif {self.expr(e.cond)}:")
             self.body(e.then_case, depth + 1)
-            e = e.else_case
+            e = _lone(e.else_case)
         if e is not None:
             self.emit(depth, "else:")
             self.body(e, depth + 1)
@@ -801,6 +801,18 @@ def _check_own_pointer(b: Buffer, what: str) -> None:
             f"{type_text(t)}, which the text cannot express (it would load as "
             f"{type_text(PointerType(b.dtype, t.scope))}); declare it with a DeclBuffer over the pointer"
         )
+
+
+def _lone(s: Any) -> Any:
+    """The one statement of a SeqStmt that flattens to one (``else: if`` of a one-element
+    sequence prints as ``elif``, as the text loads back), else ``s``."""
+    if type(s) is _s.SeqStmt:
+        from tirx.ir.structural import _flat_stmts
+
+        x = _flat_stmts(s)
+        if len(x) == 1:
+            return x[0]
+    return s
 
 
 def _same(a: Any, b: Any) -> bool:

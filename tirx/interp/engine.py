@@ -121,6 +121,7 @@ def where(node: Any) -> str:
     return f"at {sp}" if sp is not None else "(no source location)"
 
 
+_UNBOUND = object()  # env lookup default: the var had no binding
 _RAISE = "raise it with tirx.interp.compile(f, {opt}=...) or tirx.compile(f, target='interp', {opt}=...)"
 
 
@@ -615,8 +616,18 @@ class FuncCompiler:
         fv, fb, var = self.expr(e.value), self.expr(e.body), e.var
 
         def ev(c):
-            c.env[var] = fv(c)
-            return fb(c)
+            # the var is bound in the body only: an outer binding of the same var object
+            # (a shadowed Bind / Let / loop var) is visible again afterwards
+            env = c.env
+            old = env.get(var, _UNBOUND)
+            env[var] = fv(c)
+            try:
+                return fb(c)
+            finally:
+                if old is _UNBOUND:
+                    env.pop(var, None)
+                else:
+                    env[var] = old
 
         return ev
 
@@ -930,6 +941,8 @@ class FuncCompiler:
         r = self.range_of(s.value)
         if r is not None:
             self.ranges[var] = r
+        else:  # a var bound again: the earlier value's range no longer holds
+            self.ranges.pop(var, None)
 
         def ex(c):
             c.env[var] = fv(c)
@@ -1052,8 +1065,30 @@ class FuncCompiler:
             c.set_mask(entry)
 
     def s_For(self, s):
-        if s.kind == S.ForKind.THREAD_BINDING:
-            return self._thread_binding(s)
+        # the loop var is bound in the body only: an outer binding of the same var object
+        # (its static range and its value) holds again after the loop
+        var = s.var
+        had, old_r = var in self.ranges, self.ranges.get(var)
+        inner = self._thread_binding(s) if s.kind == S.ForKind.THREAD_BINDING else self._for(s)
+        if had:
+            self.ranges[var] = old_r
+        else:
+            self.ranges.pop(var, None)
+
+        def ex(c):
+            env = c.env
+            old = env.get(var, _UNBOUND)
+            try:
+                inner(c)
+            finally:
+                if old is _UNBOUND:
+                    env.pop(var, None)
+                else:
+                    env[var] = old
+
+        return ex
+
+    def _for(self, s):
         fstart, fext = self.expr(s.start), self.expr(s.extent)
         fstep = None if s.step is None else self.expr(s.step)
         rs, re_ = self.range_of(s.start), self.range_of(s.extent)

@@ -14,6 +14,16 @@ never matter; float constants compare exactly with NaN equal to NaN (and ``-0.0`
 differs from ``0.0``). A free buffer hashes by its name, dtype, pointer type and rank
 (equal only to itself, it needs nothing more to keep equal => same hash).
 
+Bindings are scoped as the verifier scopes them: a ``Let`` var is bound in the Let's body,
+a ``For`` var in the loop body, a ``Bind`` / ``AllocBuffer`` / ``DeclBuffer`` until its
+enclosing body (loop, branch, device entry, attr, function) ends. When the scope closes
+the binding is dropped (an undo trail), so one binder node used twice (a shared ``Let``
+in a loop's start and extent, one ``For`` node twice in a body) equals the two distinct
+binders its text loads as; an inner binding shadows an outer one. The hash numbers each
+binding by its place in traversal order, so it follows the same rule. A ``SeqStmt`` is not
+a scope: statement sequences compare and hash *flattened* (nested sequences spliced in),
+and a one-statement sequence equals its statement -- they print alike.
+
 The hash is deterministic across processes and Python versions: strings are hashed with
 blake2b (cached), never with Python's randomized ``hash(str)``; everything else is
 combined with CPython's tuple hash over ints and floats, which has no per-process seed and
@@ -41,7 +51,7 @@ from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, FloatImm, IntImm, PrimExpr, St
 from .function import BUFMAP, FUNCS, PARAMS, Function
 from .node import Attrs, Node
 from .op import Op
-from .stmt import ATTRS, BUF_DEF, AllocBuffer
+from .stmt import ATTRS, BUF_DEF, AllocBuffer, SeqStmt
 from .types import Type
 
 __all__ = ["assert_structural_equal", "structural_equal", "structural_hash"]
@@ -147,12 +157,52 @@ def _field_kind(cls: type, name: str, kind: str) -> str:
     return kind
 
 
+# Fields that hold a body: a binding scope. Same names as the visitor's SCOPED_BODIES.
+_SCOPED_BODIES = frozenset(("body", "then_case", "else_case"))
+_SCOPES: dict[type, tuple[frozenset, frozenset]] = {}
+
+
+def _scope_marks(cls: type) -> tuple[frozenset, frozenset]:
+    """Field indices before which a binding scope opens and after which it closes.
+
+    A scoped body (``body``, ``then_case``, ``else_case``) is one scope; a var or buffer
+    defined by the node before its body (``For.var``, ``Let.var``) belongs to that scope.
+    Whatever is bound inside (Binds, allocations, loop and Let vars) is dropped when the
+    scope closes, so the same object can be bound again elsewhere."""
+    r = _SCOPES.get(cls)
+    if r is not None:
+        return r
+    fields = cls._sfields
+    opens, closes, is_open = set(), set(), False
+    for i, (name, kind) in enumerate(fields):
+        if name in _SCOPED_BODIES and kind is NODE:
+            if not is_open:
+                opens.add(i)
+            closes.add(i)
+            is_open = False
+        elif (
+            kind in (DEF, BUF_DEF, PARAMS)
+            and not is_open
+            and cls is not Function  # a function is a whole root: params stay bound
+            and any(n in _SCOPED_BODIES for n, _ in fields[i + 1 :])
+        ):
+            opens.add(i)
+            is_open = True
+    r = _SCOPES[cls] = (frozenset(opens), frozenset(closes))
+    return r
+
+
 def _gen_hash(cls: type, fn: str, seed: str) -> str:
     lines = [f"    def {fn}(x):"]
     parts = [seed]
+    opens, closes = _scope_marks(cls)
     for i, (name, kind) in enumerate(cls._sfields):
         k = _field_kind(cls, name, kind)
         v = f"x.{name}"
+        if i in opens:
+            lines.append("        m = len(trail)")
+        if opens or closes:  # evaluate in field order so the scope brackets its fields
+            n0 = len(parts)
         if k == "ty":
             parts.append(f"{v}._sh")
         elif k == "int":
@@ -189,15 +239,23 @@ def _gen_hash(cls: type, fn: str, seed: str) -> str:
             parts.append(f"hfuncs({v})")
         else:  # pragma: no cover - a new field kind needs a line here
             raise AssertionError(f"{cls.__name__}.{name}: unknown structural kind {kind!r}")
+        if (opens or closes) and len(parts) > n0:
+            lines.append(f"        h{i} = {parts[-1]}")
+            parts[-1] = f"h{i}"
+        if i in closes:
+            lines.append("        if len(trail) > m: undo(m)")
     lines.append(f"        return hash(({', '.join(parts)},))")
     return "\n".join(lines)
 
 
 def _gen_equal(cls: type, fn: str) -> str:
     lines = [f"    def {fn}(a, b):"]
-    for name, kind in cls._sfields:
+    opens, closes = _scope_marks(cls)
+    for i, (name, kind) in enumerate(cls._sfields):
         k = _field_kind(cls, name, kind)
         p, q = f"a.{name}", f"b.{name}"
+        if i in opens:
+            lines.append("        m = len(trail)")
         if k == "ty":
             lines.append(f"        p = {p}; q = {q}")
             lines.append("        if p is not q and p != q: return False")
@@ -209,7 +267,9 @@ def _gen_equal(cls: type, fn: str) -> str:
             lines.append(f"        if not veq({p}, {q}): return False")
         elif k is NODE:
             lines.append(f"        p = {p}; q = {q}; t = type(p)")
-            lines.append("        if t is not type(q) or not E[t](p, q): return False")
+            lines.append("        if t is not type(q):")
+            lines.append("            if not emix(p, q): return False")  # a SeqStmt vs its flat form
+            lines.append("        elif not E[t](p, q): return False")
         elif k is SEQ:
             lines.append(f"        if not eseq({p}, {q}): return False")
         elif k is DEF:
@@ -232,6 +292,8 @@ def _gen_equal(cls: type, fn: str) -> str:
             lines.append(f"        if not efuncs({p}, {q}): return False")
         else:  # pragma: no cover
             raise AssertionError(f"{cls.__name__}.{name}: unknown structural kind {kind!r}")
+        if i in closes:
+            lines.append("        if len(trail) > m: undo(m)")
     lines.append("        return True")
     return "\n".join(lines)
 
@@ -239,11 +301,26 @@ def _gen_equal(cls: type, fn: str) -> str:
 _HASH_PRELUDE = """
 def _make(map_free, G):
     hs = G["hs"]; hfloat = G["hfloat"]; NEG1 = G["NEG1"]; hv_generic = G["hv_generic"]; hash_function = G["hash_function"]
-    Var = G["Var"]; NONE_H = G["NONE_H"]
+    Var = G["Var"]; NONE_H = G["NONE_H"]; flat = G["flat"]; SeqStmt = G["SeqStmt"]; SEQ_H = G["SEQ_H"]
     vidx = {}
     bidx = {}
+    trail = []  # (table, key, previous index or None): bindings to drop when a scope closes
+    count = 0  # binding events so far: a binding hashes by its place in traversal order
     defining = False
     H = {}
+
+    def fresh():
+        nonlocal count
+        count += 1
+        return count
+
+    def undo(m):
+        while len(trail) > m:
+            d, k, o = trail.pop()
+            if o is None:
+                del d[k]
+            else:
+                d[k] = o
 
     def hnone(x):
         return NONE_H
@@ -253,15 +330,22 @@ def _make(map_free, G):
         if i is not None:
             return i
         if map_free or defining:
-            i = vidx[v] = len(vidx)
+            i = vidx[v] = fresh()  # a free var mapped for the whole comparison
             return hash((0x5151, i, v.ty._sh))
         return hash((0x7777, hs(v.name), v.ty._sh))
 
     def hdef(v):
-        i = vidx.get(v)
-        if i is None:
-            i = vidx[v] = len(vidx)
+        trail.append((vidx, v, vidx.get(v)))
+        i = vidx[v] = fresh()
         return hash((0xDEF, i, v.ty._sh))
+
+    def hstmts(s):
+        # a SeqStmt is not a scope: sequences hash flattened, one statement as itself
+        x = flat(s)
+        if len(x) == 1:
+            e = x[0]
+            return H[type(e)](e)
+        return hash((SEQ_H, *[H[type(e)](e) for e in x]))
 
     def hseq(s):
         return hash(tuple([H[type(e)](e) for e in s]))
@@ -276,18 +360,17 @@ def _make(map_free, G):
         if i is not None:
             return hash((0xB0F, i))
         if map_free:
-            return hbind(b, False)
+            return hbind(b, False, False)
         # free: equal only to itself, so anything fixed by the object will do; nothing
         # that depends on the traversal state (a bound data or shape var) may enter
         return hash((0xFB0F, hs(b.name), b.dtype._sh, b.data.ty._sh, len(b.shape)))
 
-    def hbind(b, data_def):
-        i = bidx.get(b)
-        if i is not None:
-            return hash((0xB0F, i))
+    def hbind(b, data_def, scoped=True):
         d = b.data
         h = hash((hdef(d) if data_def else hvar(d), bfields(b)))
-        bidx[b] = len(bidx)
+        if scoped:
+            trail.append((bidx, b, bidx.get(b)))
+        bidx[b] = fresh()
         return h
 
     def hbdef(b):
@@ -320,9 +403,11 @@ def _make(map_free, G):
         return acc
 
     def reset():
-        nonlocal defining
+        nonlocal defining, count
         vidx.clear()
         bidx.clear()
+        trail.clear()
+        count = 0
         defining = False
 
     def finish():
@@ -330,6 +415,7 @@ def _make(map_free, G):
         nonlocal bfields
         bfields = H[Buffer_cls]
         H[Buffer_cls] = hbuse
+        H[SeqStmt] = hstmts
 
     bfields = None
     Buffer_cls = G["Buffer"]
@@ -342,13 +428,17 @@ def _make(map_free, G):
 _EQ_PRELUDE = """
 def _make(map_free, G):
     feq = G["feq"]; veq_generic = G["veq_generic"]; equal_function = G["equal_function"]
-    Var = G["Var"]
+    Var = G["Var"]; bind = G["bind_pair"]; undo_to = G["undo"]; flat = G["flat"]; SeqStmt = G["SeqStmt"]
     vmap = {}
     rmap = {}
     bmap = {}
     rbmap = {}
+    trail = []  # (table, key, previous value or None): bindings to drop when a scope closes
     defining = False
     E = {}
+
+    def undo(m):
+        undo_to(trail, m)
 
     def enone(a, b):
         return True
@@ -371,17 +461,25 @@ def _make(map_free, G):
     def edef(a, b):
         if type(a) is not Var or type(b) is not Var:
             return False
-        m = vmap.get(a)
-        if m is not None:
-            return m is b
-        if b in rmap:
-            return False
         p = a.ty; q = b.ty
         if p is not q and p != q:
             return False
-        vmap[a] = b
-        rmap[b] = a
+        bind(trail, vmap, rmap, a, b)
         return True
+
+    def estmts(a, b):
+        # a SeqStmt is not a scope: sequences compare flattened, one statement as itself
+        x = flat(a); y = flat(b)
+        if len(x) != len(y):
+            return False
+        for p, q in zip(x, y):
+            t = type(p)
+            if t is not type(q) or not E[t](p, q):
+                return False
+        return True
+
+    def emix(a, b):
+        return (type(a) is SeqStmt or type(b) is SeqStmt) and estmts(a, b)
 
     def eseq(x, y):
         if len(x) != len(y):
@@ -404,16 +502,11 @@ def _make(map_free, G):
         if b in rbmap:
             return False
         if map_free:
-            return ebind(a, b, False)
+            return ebind(a, b, False, False)
         return a is b
 
-    def ebind(a, b, data_def):
+    def ebind(a, b, data_def, scoped=True):
         if type(a) is not Buffer_cls or type(b) is not Buffer_cls:
-            return False
-        m = bmap.get(a)
-        if m is not None:
-            return m is b
-        if b in rbmap:
             return False
         if data_def:
             if not edef(a.data, b.data):
@@ -422,8 +515,11 @@ def _make(map_free, G):
             return False
         if not bfields(a, b):
             return False
-        bmap[a] = b
-        rbmap[b] = a
+        if scoped:
+            bind(trail, bmap, rbmap, a, b)
+        else:  # a free buffer mapped for the whole comparison (both sides unbound here)
+            bmap[a] = b
+            rbmap[b] = a
         return True
 
     def ebdef(a, b):
@@ -482,6 +578,7 @@ def _make(map_free, G):
         rmap.clear()
         bmap.clear()
         rbmap.clear()
+        trail.clear()
         defining = False
 
     def finish():
@@ -489,6 +586,7 @@ def _make(map_free, G):
         nonlocal bfields
         bfields = E[Buffer_cls]
         E[Buffer_cls] = ebuse
+        E[SeqStmt] = estmts
 
     bfields = None
     Buffer_cls = G["Buffer"]
@@ -576,7 +674,7 @@ def _run_hash(x: Any, map_free: bool) -> int:
 def _run_equal(a: Any, b: Any, map_free: bool) -> bool:
     inst = _EQ.acquire(map_free)
     try:
-        return inst[0][type(a)](a, b)
+        return inst[0][SeqStmt if type(b) is SeqStmt else type(a)](a, b)
     finally:
         _EQ.release(map_free, inst)
 
@@ -645,7 +743,68 @@ def _veq_generic(x: Any, y: Any, E: dict) -> bool:
     return x == y
 
 
+_SHADOW = object()  # in a binding table: bound, but hidden by an inner binding of its partner
+_SEQ_H = 0x536571
+
+
+def _bind_pair(trail: list, fw: dict, bw: dict, a: Any, b: Any) -> None:
+    """Bind ``a`` (left tree) to ``b`` (right tree) until the scope closes, recording in
+    ``trail`` every table entry changed. An earlier binding of ``a`` (or ``b``) to another
+    partner is shadowed: that partner stays bound but matches nothing until ``_undo``."""
+    ob = fw.get(a)
+    oa = bw.get(b)
+    if ob is not None and ob is not b and ob is not _SHADOW:
+        trail.append((bw, ob, bw[ob]))
+        bw[ob] = _SHADOW
+    if oa is not None and oa is not a and oa is not _SHADOW:
+        trail.append((fw, oa, fw[oa]))
+        fw[oa] = _SHADOW
+    trail.append((fw, a, ob))
+    fw[a] = b
+    trail.append((bw, b, oa))
+    bw[b] = a
+
+
+def _undo(trail: list, m: int) -> None:
+    """Restore the binding tables to what they were when ``trail`` had length ``m``."""
+    while len(trail) > m:
+        d, k, o = trail.pop()
+        if o is None:
+            del d[k]
+        else:
+            d[k] = o
+
+
+def _flat_stmts(s: Any) -> Any:
+    """The statements of ``s`` with nested SeqStmts spliced in (iteratively); a
+    statement other than a SeqStmt is a sequence of one."""
+    if type(s) is not SeqStmt:
+        return (s,)
+    st = s.stmts
+    for c in st:
+        if type(c) is SeqStmt:
+            break
+    else:
+        return st
+    out: list = []
+    stack = [iter(st)]
+    while stack:
+        for c in stack[-1]:
+            if type(c) is SeqStmt:
+                stack.append(iter(c.stmts))
+                break
+            out.append(c)
+        else:
+            stack.pop()
+    return out
+
+
 _G: dict[str, Any] = {
+    "bind_pair": _bind_pair,
+    "undo": _undo,
+    "flat": _flat_stmts,
+    "SeqStmt": SeqStmt,
+    "SEQ_H": _SEQ_H,
     "hs": _hs,
     "hfloat": _hfloat,
     "NEG1": _NEG1_H,
@@ -755,7 +914,7 @@ def structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> bool:
 
 def _equal_root(a: Any, b: Any, map_free: bool) -> bool:
     ta = type(a)
-    if ta is not type(b):
+    if ta is not type(b) and ta is not SeqStmt and type(b) is not SeqStmt:
         return False
     if ta is Function:
         return _equal_function_inner(a, b, map_free)
@@ -827,13 +986,14 @@ def _texts_around(lhs: str, rhs: str, short: int = 40, limit: int = 60) -> str:
 class _Equal:
     """The readable, path-tracking comparer (used to explain a mismatch; same semantics)."""
 
-    __slots__ = ("bmap", "defining", "map_free", "path", "rbmap", "rmap", "vmap")
+    __slots__ = ("bmap", "defining", "map_free", "path", "rbmap", "rmap", "trail", "vmap")
 
     def __init__(self, map_free: bool):
         self.vmap: dict = {}
         self.rmap: dict = {}
         self.bmap: dict = {}
         self.rbmap: dict = {}
+        self.trail: list = []
         self.map_free = map_free
         self.defining = False
         self.path: list | None = None
@@ -847,6 +1007,8 @@ class _Equal:
         if type(b) is not Var:
             return self.fail(f"<Var vs {type(b).__name__}>")
         m = self.vmap.get(a)
+        if m is _SHADOW:
+            return self.fail(f"<var {a.name} is shadowed here, {b.name} is not>")
         if m is not None:
             return m is b or self.fail(f"<var {a.name} bound to a different var than {b.name}>")
         if b in self.rmap:
@@ -862,33 +1024,25 @@ class _Equal:
     def var_def(self, a: Any, b: Any) -> bool:
         if type(a) is not Var or type(b) is not Var:
             return self.fail("<var def>")
-        m = self.vmap.get(a)
-        if m is not None:
-            return m is b or self.fail(f"<var {a.name} redefined inconsistently>")
-        if b in self.rmap:
-            return self.fail(f"<var {b.name} already bound>")
         if a.ty != b.ty:
             return self.fail(f"<var dtype {a.ty} vs {b.ty}>")
-        self.vmap[a] = b
-        self.rmap[b] = a
+        _bind_pair(self.trail, self.vmap, self.rmap, a, b)
         return True
 
-    def buf_bind(self, a: Any, b: Any, data_def: bool) -> bool:
+    def buf_bind(self, a: Any, b: Any, data_def: bool, scoped: bool = True) -> bool:
         """Bind buffer ``a`` to ``b``; their data pointers are defined here or used."""
         if type(a) is not Buffer or type(b) is not Buffer:
             return self.fail("<buffer>")
-        m = self.bmap.get(a)
-        if m is not None:
-            return m is b or self.fail(f"<buffer {a.name} bound inconsistently>")
-        if b in self.rbmap:
-            return self.fail(f"<buffer {b.name} already bound>")
         ok = self.var_def(a.data, b.data) if data_def else self.var_use(a.data, b.data)
         if not ok:
             return self.fail(f"<buffer {a.name}>", "data")
         if not self.fields(a, b):
             return self.fail(f"<buffer {a.name}>")
-        self.bmap[a] = b
-        self.rbmap[b] = a
+        if scoped:
+            _bind_pair(self.trail, self.bmap, self.rbmap, a, b)
+        else:
+            self.bmap[a] = b
+            self.rbmap[b] = a
         return True
 
     def buf_use(self, a: Any, b: Any) -> bool:
@@ -900,13 +1054,15 @@ class _Equal:
         if b in self.rbmap:
             return self.fail(f"<buffer {b.name} already bound>")
         if self.map_free:
-            return self.buf_bind(a, b, False)
+            return self.buf_bind(a, b, False, False)
         return a is b or self.fail(f"<free buffer {a.name} vs {b.name}>")
 
     def node(self, a: Any, b: Any) -> bool:
         if a is None or b is None:
             return a is b or self.fail("<None>")
         ta = type(a)
+        if ta is SeqStmt or type(b) is SeqStmt:
+            return self.stmts(a, b)
         if ta is not type(b):
             return self.fail(f"<{ta.__name__} vs {type(b).__name__}>")
         if ta is Var:
@@ -915,66 +1071,89 @@ class _Equal:
             return self.buf_use(a, b)
         return self.fields(a, b)
 
+    def stmts(self, a: Any, b: Any) -> bool:
+        """Statement sequences, compared flattened (a SeqStmt is not a scope)."""
+        x, y = _flat_stmts(a), _flat_stmts(b)
+        # the plain path (``stmts[i]``) when nothing was flattened on the left
+        seg = "stmts" if type(a) is SeqStmt and x is a.stmts else "<flattened>"
+        if len(x) != len(y):
+            return self.fail(seg, f"<length {len(x)} vs {len(y)}>")
+        for i, (p, q) in enumerate(zip(x, y)):
+            if not self.node(p, q):
+                return self.fail(seg, f"[{i}]")
+        return True
+
     def fields(self, a: Any, b: Any) -> bool:
-        for name, kind in a._sfields:
-            x = getattr(a, name)
-            y = getattr(b, name)
-            if kind is NODE:
-                if not self.node(x, y):
-                    return self.fail(name)
-            elif kind is VALUE:
-                if not self.value(x, y):
-                    return self.fail(name, f"<{x!r} vs {y!r}>")
-            elif kind is SEQ:
-                if len(x) != len(y):
-                    return self.fail(name, f"<length {len(x)} vs {len(y)}>")
-                for i, (p, q) in enumerate(zip(x, y)):
-                    if not self.node(p, q):
+        opens, closes = _scope_marks(type(a))
+        m = 0
+        for i, (name, kind) in enumerate(a._sfields):
+            if i in opens:
+                m = len(self.trail)
+            if not self._field(a, b, name, kind):
+                return False
+            if i in closes:
+                _undo(self.trail, m)
+        return True
+
+    def _field(self, a: Any, b: Any, name: str, kind: str) -> bool:
+        x = getattr(a, name)
+        y = getattr(b, name)
+        if kind is NODE:
+            if not self.node(x, y):
+                return self.fail(name)
+        elif kind is VALUE:
+            if not self.value(x, y):
+                return self.fail(name, f"<{x!r} vs {y!r}>")
+        elif kind is SEQ:
+            if len(x) != len(y):
+                return self.fail(name, f"<length {len(x)} vs {len(y)}>")
+            for i, (p, q) in enumerate(zip(x, y)):
+                if not self.node(p, q):
+                    return self.fail(name, f"[{i}]")
+        elif kind is DEF:
+            if type(a) is Buffer:
+                return True  # a buffer's data: compared where the buffer is bound (buf_bind)
+            if not self.var_def(x, y):
+                return self.fail(name)
+        elif kind is BUF_USE:
+            if not self.buf_use(x, y):
+                return self.fail(name)
+        elif kind is BUF_DEF:
+            if not self.buf_bind(x, y, type(a) is AllocBuffer):
+                return self.fail(name)
+        elif kind is ATTRS:
+            if not self.attrs(x, y):
+                return self.fail(name)
+        elif kind is PARAMS:
+            if len(x) != len(y):
+                return self.fail(name, f"<{len(x)} vs {len(y)} params>")
+            for i, (p, q) in enumerate(zip(x, y)):
+                if not self.var_def(p, q):
+                    return self.fail(name, f"[{i}]")
+        elif kind is BUFMAP:
+            if len(x) != len(y):
+                return self.fail(name, f"<{len(x)} vs {len(y)} entries>")
+            self.defining = True
+            try:
+                for i, ((pv, pb), (qv, qb)) in enumerate(zip(x, y)):
+                    if not (self.node(pv, qv) and self.buf_bind(pb, qb, False)):
                         return self.fail(name, f"[{i}]")
-            elif kind is DEF:
-                if type(a) is Buffer:
-                    continue  # a buffer's data: compared where the buffer is bound (buf_bind)
-                if not self.var_def(x, y):
-                    return self.fail(name)
-            elif kind is BUF_USE:
-                if not self.buf_use(x, y):
-                    return self.fail(name)
-            elif kind is BUF_DEF:
-                if not self.buf_bind(x, y, type(a) is AllocBuffer):
-                    return self.fail(name)
-            elif kind is ATTRS:
-                if not self.attrs(x, y):
-                    return self.fail(name)
-            elif kind is PARAMS:
-                if len(x) != len(y):
-                    return self.fail(name, f"<{len(x)} vs {len(y)} params>")
-                for i, (p, q) in enumerate(zip(x, y)):
-                    if not self.var_def(p, q):
-                        return self.fail(name, f"[{i}]")
-            elif kind is BUFMAP:
-                if len(x) != len(y):
-                    return self.fail(name, f"<{len(x)} vs {len(y)} entries>")
-                self.defining = True
-                try:
-                    for i, ((pv, pb), (qv, qb)) in enumerate(zip(x, y)):
-                        if not (self.node(pv, qv) and self.buf_bind(pb, qb, False)):
-                            return self.fail(name, f"[{i}]")
-                finally:
-                    self.defining = False
-            elif kind is FUNCS:
-                if len(x) != len(y):
-                    return self.fail(name, f"<{len(x)} vs {len(y)} functions>")
-                ib = {f.name: f for f in y}
-                for f in x:
-                    g = ib.get(f.name)
-                    if g is None:
-                        return self.fail(name, f"<missing function {f.name}>")
-                    sub = _Equal(self.map_free)
-                    sub.path = self.path
-                    if not sub.function(f, g):
-                        return self.fail(name, f"[{f.name!r}]")
-            else:  # pragma: no cover
-                raise AssertionError(kind)
+            finally:
+                self.defining = False
+        elif kind is FUNCS:
+            if len(x) != len(y):
+                return self.fail(name, f"<{len(x)} vs {len(y)} functions>")
+            ib = {f.name: f for f in y}
+            for f in x:
+                g = ib.get(f.name)
+                if g is None:
+                    return self.fail(name, f"<missing function {f.name}>")
+                sub = _Equal(self.map_free)
+                sub.path = self.path
+                if not sub.function(f, g):
+                    return self.fail(name, f"[{f.name!r}]")
+        else:  # pragma: no cover
+            raise AssertionError(kind)
         return True
 
     def function(self, a: Function, b: Function) -> bool:
@@ -1007,7 +1186,7 @@ class _Equal:
 
 
 def _top_equal(a: Any, b: Any, eq: _Equal) -> bool:
-    if type(a) is not type(b):
+    if type(a) is not type(b) and type(a) is not SeqStmt and type(b) is not SeqStmt:
         return eq.fail(f"<{type(a).__name__} vs {type(b).__name__}>")
     if isinstance(a, Function):
         return eq.function(a, b)

@@ -62,6 +62,12 @@ and arbitrary start / extent expressions); float constants are exactly
 representable in their dtype. Names are drawn from a small pool so they often collide
 (exercising the printer's uniquifying), sometimes with keywords / ``T`` / non-identifiers.
 
+Shapes a pass may leave behind are generated on purpose: one node used in two places
+(an operand twice, ``x - x``; a statement repeated later in its block; a loop start
+that also appears in the extent), so a ``Let`` / ``For`` / ``Bind`` / ``AllocBuffer``
+binder is bound twice; and bodies that are nested or one-element ``SeqStmt`` s. The IR is
+therefore not SSA (``ConvertSSA`` makes it so).
+
 """
 
 from __future__ import annotations
@@ -76,7 +82,6 @@ from tirx.ir.buffer import Buffer
 from tirx.ir.function import Function, Module
 from tirx.ir.op import all_ops, call
 from tirx.ir.types import DTYPE_NAMES, PointerType, PrimType, bool_, float32, handle, int32, int64, prim, void
-from tirx.ir.visitor import post_order
 
 __all__ = [
     "closed_exprs",
@@ -364,9 +369,21 @@ def _expr(draw, ctx: _Ctx, t: Any, depth: int = 0) -> E.PrimExpr:
         if k == 0:
             return E.BitNot(_expr(draw, ctx, t, d))
         cls = draw(st.sampled_from(_BITS if k == 1 else _ARITH_INT))
-        return cls(_expr(draw, ctx, t, d), _expr(draw, ctx, t, d))
+        return cls(*_operands(draw, ctx, t, d, cls))
     cls = draw(st.sampled_from(_ARITH_FLOAT))
-    return cls(_expr(draw, ctx, t, d), _expr(draw, ctx, t, d))
+    return cls(*_operands(draw, ctx, t, d, cls))
+
+
+_SHARED_OPERAND_OK = (E.Add, E.Sub, E.Mul, E.Min, E.Max)  # not x / x: no new zero divisors
+
+
+def _operands(draw, ctx: _Ctx, t: Any, d: int, cls: type) -> tuple:
+    """Two operands; sometimes one node twice (``x - x``; a Let in it is then a binder
+    node bound in two places, which must print and compare like two Lets)."""
+    a = _expr(draw, ctx, t, d)
+    if cls in _SHARED_OPERAND_OK and draw(st.integers(0, 7)) == 0:
+        return a, a
+    return a, _expr(draw, ctx, t, d)
 
 
 def _safe_expr(draw, ctx: _Ctx, t: Any, depth: int = 0) -> E.PrimExpr | None:
@@ -464,9 +481,8 @@ def _for(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
     if form == 3:
         # any start and extent, also the forms a simplifying printer would fold
         # (``(a + b) - a`` printed as ``range(a, a + b)`` once loaded back with extent b)
+        # (start appears twice in some extents: a Let in it is a shared binder node)
         start = _expr(draw, ctx, lt, MAX_DEPTH - 1)
-        if any(isinstance(n, E.Let) for n in post_order(start)):
-            start = E.IntImm(draw(st.integers(-4, 8)), lt)  # start is used twice: no shared binder
         e = _expr(draw, ctx, lt, MAX_DEPTH - 1)
         extent = draw(st.sampled_from((e, E.Sub(E.Add(start, e), start), E.Add(start, e), E.Sub(e, start))))
     elif form == 0:
@@ -524,7 +540,7 @@ def _device_entry(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
         head.append(S.Bind(tx, call(draw(st.sampled_from(("cuda.thread_idx", "cuda.block_idx"))), axis)))
         inner.vars.append(tx)
     lst = head + _stmt_list(draw, inner, depth + 1, budget)
-    return S.DeviceEntry(args, attrs, S.seq(lst) if lst else S.SeqStmt(()))
+    return S.DeviceEntry(args, attrs, _block(draw, lst))
 
 
 def _stmt_list(draw, ctx: _Ctx, depth: int, budget: list) -> list:
@@ -534,15 +550,32 @@ def _stmt_list(draw, ctx: _Ctx, depth: int, budget: list) -> list:
         if budget[0] <= 0:
             break
         budget[0] -= 1
+        if out and draw(st.integers(0, 9)) == 0:
+            # an earlier statement node again (what it uses is still in scope): its loop,
+            # Let, Bind and buffer binders are bound twice, as after a pass that duplicates
+            out.append(draw(st.sampled_from(out)))
+            continue
         s = _one_stmt(draw, ctx, depth, budget)
         if s is not None:
             out.append(s)
     return out
 
 
-def _body(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
-    lst = _stmt_list(draw, ctx, depth, budget)
+def _block(draw, lst: list) -> S.Stmt:
+    """The statements as one body: mostly normalized (``S.seq``), sometimes as the nested
+    or one-element SeqStmts a pass may leave (they print like the flat form)."""
+    how = draw(st.integers(0, 5))
+    if how == 0:
+        return S.SeqStmt(tuple(lst))
+    if how == 1 and lst:
+        i = draw(st.integers(0, len(lst) - 1))
+        j = draw(st.integers(i + 1, len(lst)))
+        return S.SeqStmt((*lst[:i], S.SeqStmt(tuple(lst[i:j])), *lst[j:]))
     return S.seq(lst) if lst else S.SeqStmt(())
+
+
+def _body(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
+    return _block(draw, _stmt_list(draw, ctx, depth, budget))
 
 
 def _one_stmt(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt | None:
@@ -677,7 +710,7 @@ def stmts(draw, max_stmts: int = 25) -> S.Stmt:
         ctx.bufs.append(b)
         lst.append(S.AllocBuffer(b))
     lst += _stmt_list(draw, ctx, 0, [max_stmts])
-    return S.seq(lst) if lst else S.SeqStmt(())
+    return _block(draw, lst)
 
 
 # ------------------------------------------------------------------ functions and modules
@@ -776,7 +809,7 @@ def _function(draw, sig: dict, funcs: list, max_stmts: int) -> Function:
     lst += _stmt_list(draw, ctx, 0, budget)
     if sig["ret_ty"] is not None:
         lst.append(S.Return(_expr(draw, ctx, sig["ret_ty"])))
-    body = S.seq(lst) if lst else S.SeqStmt(())
+    body = _block(draw, lst)
     return Function(
         sig["name"],
         tuple(sig["params"]),
