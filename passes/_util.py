@@ -18,29 +18,14 @@ from tirx.ir import (
     While,
 )
 from tirx.ir.expr import NODE, SEQ
+from tirx.ir.stmt import flat_stmts
 
 __all__ = ["DiagnosticError", "flatten", "has_side_effects", "render_diagnostic"]
 
 
 def flatten(s: Stmt | None) -> list[Stmt]:
     """The statements of a body, with nested SeqStmts spliced in (iteratively)."""
-    if s is None:
-        return []
-    if type(s) is not SeqStmt:
-        return [s]
-    if not any(type(x) is SeqStmt for x in s.stmts):
-        return list(s.stmts)
-    out: list[Stmt] = []
-    stack = [iter(s.stmts)]
-    while stack:
-        for x in stack[-1]:
-            if type(x) is SeqStmt:
-                stack.append(iter(x.stmts))
-                break
-            out.append(x)
-        else:
-            stack.pop()
-    return out
+    return list(flat_stmts(s))
 
 
 def make_body(stmts: list[Stmt]) -> Stmt:

@@ -102,6 +102,8 @@ def _np() -> Any:
 def _np_float(base: str) -> Any:
     """The numpy scalar type that rounds like ``base`` (None: not folded)."""
     return getattr(_np(), base) if base in _FLOAT_BASES else None
+
+
 _EMPTY = SeqStmt(())
 
 

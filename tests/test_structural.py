@@ -13,6 +13,7 @@ import ir_gen
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from structural_check import differ, eq_both, same
 
 import tirx
 from tirx.ir import (
@@ -48,23 +49,6 @@ from tirx.ir.stmt import LAUNCH_FIELDS_KEY
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 i32, f32 = prim("int32"), prim("float32")
-
-
-def eq_both(a, b, map_free_vars=False) -> bool:
-    """The fast comparer, checked against the path-tracking reference comparer."""
-    fast = structural_equal(a, b, map_free_vars)
-    ref = S._top_equal(a, b, S._Equal(map_free_vars))
-    assert fast == ref, (fast, ref)
-    return fast
-
-
-def same(a, b, map_free_vars=False) -> None:
-    assert eq_both(a, b, map_free_vars) and eq_both(b, a, map_free_vars)
-    assert structural_hash(a, map_free_vars) == structural_hash(b, map_free_vars)
-
-
-def differ(a, b, map_free_vars=False) -> None:
-    assert not eq_both(a, b, map_free_vars) and not eq_both(b, a, map_free_vars)
 
 
 def kernel(names=("A", "B", "n", "i", "x"), fname="add", private=False, attrs=None, order=1):

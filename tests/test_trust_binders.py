@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from structural_check import differ, same
 from tirx.passes.verify import verify_well_formed
 
 import tirx
 from tirx.ir import expr as E
 from tirx.ir import stmt as S
-from tirx.ir import structural as SE
 from tirx.ir.buffer import Buffer
 from tirx.ir.function import Function
 from tirx.ir.types import PointerType, int32
@@ -33,23 +33,6 @@ def i32(v: int) -> E.IntImm:
 
 def ev(x) -> S.Evaluate:
     return S.Evaluate(x if isinstance(x, E.PrimExpr) else i32(x))
-
-
-def eq_both(a, b) -> bool:
-    """The fast comparer, checked against the path-tracking one (they must agree)."""
-    fast = tirx.structural_equal(a, b)
-    ref = SE._top_equal(a, b, SE._Equal(False))
-    assert fast == ref, (fast, ref)
-    return fast
-
-
-def same(a, b) -> None:
-    assert eq_both(a, b) and eq_both(b, a)
-    assert tirx.structural_hash(a) == tirx.structural_hash(b)
-
-
-def differ(a, b) -> None:
-    assert not eq_both(a, b) and not eq_both(b, a)
 
 
 def round_trips(f) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from structural_check import differ, eq_both, same
 from tirx.passes import CommonSubexprElim, Simplify, VectorizeThreads
 from tirx.passes.vectorize_threads import explain
 
@@ -42,7 +43,6 @@ from tirx.ir import (
     structural_hash,
 )
 from tirx.ir import expr as E
-from tirx.ir import structural as S
 from tirx.ir.bounds import Bounds, local_ranges
 from tirx.ir.op import call
 from tirx.ir.types import float32, int32, uint8
@@ -51,25 +51,6 @@ from tirx.script.builder import IRBuilder, launch_args
 
 i32, f32 = prim("int32"), prim("float32")
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-
-
-def eq_both(a, b, map_free_vars=False) -> bool:
-    """The fast comparer, checked against the path-tracking one (they must agree)."""
-    fast = structural_equal(a, b, map_free_vars)
-    ref = S._top_equal(a, b, S._Equal(map_free_vars))
-    assert fast == ref, (fast, ref)
-    return fast
-
-
-def same(a, b, map_free_vars=False) -> None:
-    assert eq_both(a, b, map_free_vars) and eq_both(b, a, map_free_vars)
-    assert structural_hash(a, map_free_vars) == structural_hash(b, map_free_vars)
-
-
-def differ(a, b, map_free_vars=False) -> None:
-    assert not eq_both(a, b, map_free_vars) and not eq_both(b, a, map_free_vars)
-    with pytest.raises(ValueError, match="structural mismatch"):
-        tirx.assert_structural_equal(a, b, map_free_vars)
 
 
 def _buf(name: str, dtype=i32, shape=(8,), scope: str = "global") -> Buffer:

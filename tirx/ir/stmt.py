@@ -361,6 +361,30 @@ class AttrStmt(Stmt):
         _need_stmt("AttrStmt", "body", self.body)
 
 
+def flat_stmts(s: Stmt | None) -> tuple | list:
+    """The statements of a body with nested SeqStmts spliced in, iteratively (nesting
+    depth is data); ``None`` is no statement, any other statement a sequence of one. A
+    SeqStmt is not a scope, so this is what a body means (and how it prints)."""
+    if s is None:
+        return ()
+    if type(s) is not SeqStmt:
+        return (s,)
+    st = s.stmts
+    if not any(type(c) is SeqStmt for c in st):
+        return st
+    out: list = []
+    stack = [iter(st)]
+    while stack:
+        for c in stack[-1]:
+            if type(c) is SeqStmt:
+                stack.append(iter(c.stmts))
+                break
+            out.append(c)
+        else:
+            stack.pop()
+    return out
+
+
 def seq(stmts: list | tuple) -> Stmt:
     """A SeqStmt, flattened, or the single statement when there is one."""
     flat: list = []

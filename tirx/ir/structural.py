@@ -51,7 +51,7 @@ from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, FloatImm, IntImm, PrimExpr, St
 from .function import BUFMAP, FUNCS, PARAMS, Function
 from .node import Attrs, Node
 from .op import Op
-from .stmt import ATTRS, BUF_DEF, AllocBuffer, SeqStmt
+from .stmt import ATTRS, BUF_DEF, AllocBuffer, SeqStmt, flat_stmts
 from .types import Type
 
 __all__ = ["assert_structural_equal", "structural_equal", "structural_hash"]
@@ -776,27 +776,8 @@ def _undo(trail: list, m: int) -> None:
 
 
 def _flat_stmts(s: Any) -> Any:
-    """The statements of ``s`` with nested SeqStmts spliced in (iteratively); a
-    statement other than a SeqStmt is a sequence of one."""
-    if type(s) is not SeqStmt:
-        return (s,)
-    st = s.stmts
-    for c in st:
-        if type(c) is SeqStmt:
-            break
-    else:
-        return st
-    out: list = []
-    stack = [iter(st)]
-    while stack:
-        for c in stack[-1]:
-            if type(c) is SeqStmt:
-                stack.append(iter(c.stmts))
-                break
-            out.append(c)
-        else:
-            stack.pop()
-    return out
+    """A body as the sequence it means (``flat_stmts``); here ``None`` stays a value."""
+    return (s,) if s is None else flat_stmts(s)
 
 
 _G: dict[str, Any] = {
