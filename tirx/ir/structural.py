@@ -469,14 +469,7 @@ def _make(map_free, G):
 
     def estmts(a, b):
         # a SeqStmt is not a scope: sequences compare flattened, one statement as itself
-        x = flat(a); y = flat(b)
-        if len(x) != len(y):
-            return False
-        for p, q in zip(x, y):
-            t = type(p)
-            if t is not type(q) or not E[t](p, q):
-                return False
-        return True
+        return eseq(flat(a), flat(b))
 
     def emix(a, b):
         return (type(a) is SeqStmt or type(b) is SeqStmt) and estmts(a, b)
