@@ -20,8 +20,8 @@ from typing import Any
 from lark import Tree
 from lark.lexer import PatternStr
 
+from ._limits import MAX_BLOCK_DEPTH, MAX_PAREN_DEPTH
 from ._names import BadName, dotted_value, name_value
-from ._parser import MAX_BLOCK_DEPTH, MAX_PAREN_DEPTH
 
 __all__ = ["FastParser", "Tok"]
 

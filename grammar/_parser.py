@@ -16,13 +16,11 @@ from typing import Any
 from lark import Lark, Token
 from lark.lark import PostLex
 
+from ._limits import MAX_BLOCK_DEPTH, MAX_PAREN_DEPTH
 from ._names import BadName, dotted_value, name_value
 
 GRAMMAR_PATH = Path(__file__).with_name("tirx.lark")
 
-# Python itself refuses more than 100 indentation levels and 200 nested brackets.
-MAX_BLOCK_DEPTH = 100
-MAX_PAREN_DEPTH = 200
 
 _OPEN = frozenset(("LPAR", "LSQB", "LBRACE"))
 _CLOSE = frozenset(("RPAR", "RSQB", "RBRACE"))

@@ -20,40 +20,20 @@ from ..errors import DiagnosticError
 from ..ir import op as _opmod
 from ..ir.buffer import Buffer
 from ..ir.expr import (
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
-    NE,
     Add,
-    And,
-    BitAnd,
     BitNot,
-    BitOr,
-    BitXor,
     Broadcast,
     BufferLoad,
     Call,
     Cast,
-    Div,
     FloatImm,
-    FloorDiv,
-    FloorMod,
     GlobalVar,
     IntImm,
     Let,
-    Max,
-    Min,
-    Mod,
-    Mul,
     Not,
-    Or,
     PrimExpr,
     Ramp,
     Select,
-    Shl,
-    Shr,
     StringImm,
     Sub,
     Var,
@@ -62,6 +42,7 @@ from ..ir.expr import (
     convert,
 )  # fmt: skip
 from ..ir.node import Attrs
+from ..ir.operators import OPERATORS
 from ..ir.span import Span
 from ..ir.stmt import LAUNCH_FIELDS, LAUNCH_FIELDS_KEY, ForKind
 from ..ir.structural import structural_equal
@@ -74,17 +55,10 @@ _NUMBER = (int, float)
 _RESERVED = frozenset(keyword.kwlist) | {"T", "I", "True", "False", "None"}
 _CONSTS = {"True": True, "False": False, "None": None}
 
-_BIN = {
-    "PLUS": Add, "MINUS": Sub, "STAR": Mul, "SLASH": Div, "DSLASH": FloorDiv, "PERCENT": FloorMod,
-    "LSHIFT": Shl, "RSHIFT": Shr, "AMP": BitAnd, "VBAR": BitOr, "CIRC": BitXor,
-    "EQEQ": EQ, "NOTEQ": NE, "LT": LT, "LE": LE, "GT": GT, "GE": GE, "AND": And, "OR": Or,
-}  # fmt: skip
-_PREC = {
-    "OR": 1, "AND": 2, "EQEQ": 4, "NOTEQ": 4, "LT": 4, "LE": 4, "GT": 4, "GE": 4, "VBAR": 5, "CIRC": 6,
-    "AMP": 7, "LSHIFT": 8, "RSHIFT": 8, "PLUS": 9, "MINUS": 9, "STAR": 10, "SLASH": 10, "DSLASH": 10,
-    "PERCENT": 10,
-}  # fmt: skip
-_CMP = frozenset(("EQEQ", "NOTEQ", "LT", "LE", "GT", "GE"))
+# operators by their text spelling (the token's value), from the one operator table
+_BIN = {o.text: o.node for o in OPERATORS if o.text is not None and not o.unary}
+_PREC = {o.text: o.prec for o in OPERATORS if o.text is not None and not o.unary}
+_CMP = frozenset(o.text for o in OPERATORS if o.assoc == "none")  # comparisons do not chain
 _INT_KINDS = frozenset(("int", "uint"))
 
 _LOOP_KINDS = {
@@ -94,9 +68,7 @@ _LOOP_KINDS = {
     "parallel": ForKind.PARALLEL,
     "thread_binding": ForKind.THREAD_BINDING,
 }
-_BINFORMS = {
-    "min": Min, "max": Max, "truncmod": Mod, "truncdiv": Div, "floordiv": FloorDiv, "floormod": FloorMod,
-}  # fmt: skip
+_BINFORMS = {name: o.node for o in OPERATORS for name in o.func}  # T.min(a, b), T.truncmod(a, b), ...
 # T.<name> special forms handled here rather than through the op table
 _FORMS = frozenset(
     {
@@ -920,7 +892,7 @@ class TextBuilder:
         raise self.err(f"expected an expression, got {_desc(v)}", span)
 
     def bin(self, op, a, b):
-        cls = _BIN[op.type]
+        cls = _BIN[op.value]
         if not (isinstance(a, PrimExpr) or type(a) in (int, float, bool)):
             raise self.err(f"unsupported left operand of '{op.value}': {_desc(a)}", self.tsp(op))
         if not (isinstance(b, PrimExpr) or type(b) in (int, float, bool)):
@@ -969,8 +941,8 @@ class TextBuilder:
         ops: list = []
         for i in range(1, len(c), 2):
             op = c[i]
-            p = _PREC[op.type]
-            while ops and _PREC[ops[-1].type] >= p:
+            p = _PREC[op.value]
+            while ops and _PREC[ops[-1].value] >= p:
                 self._reduce(vals, flags, ops)
             ops.append(op)
             vals.append(c[i + 1])
@@ -985,7 +957,7 @@ class TextBuilder:
         fb = flags.pop()
         a = vals.pop()
         fa = flags.pop()
-        is_cmp = op.type in _CMP
+        is_cmp = op.value in _CMP
         if is_cmp and (fa or fb):
             raise self.err("comparisons cannot be chained; parenthesize one side", self.tsp(op))
         vals.append(self.bin(op, a, b))

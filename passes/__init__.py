@@ -18,6 +18,7 @@ from .infra import (
     PrintIR,
     Sequential,
     VerifyAfterEach,
+    VerifyWellFormed,
     function_pass,
     module_pass,
 )
@@ -25,7 +26,7 @@ from .pointer import InferPointerTypes
 from .simplify import Simplify
 from .ssa import ConvertSSA
 from .vectorize_threads import VectorizeThreads
-from .verify import VerifyWellFormed, WellFormedError, verify_well_formed
+from .verify import WellFormedError, verify_well_formed
 
 __all__ = [
     "CommonSubexprElim",

@@ -97,7 +97,7 @@ def _candidate(e: Any) -> bool:
         return False
     if t is Call:
         op = e.op
-        return isinstance(op, Op) and op.pure and op.name != "if_then_else"
+        return isinstance(op, Op) and op.pure and not op.traits.lazy_args
     return True
 
 
@@ -188,8 +188,11 @@ class _CSE:
             if not isinstance(op, Op) or not op.pure:
                 for a in e.args:
                     self.sc(a)
-            elif op.name == "if_then_else":
-                self.sc(e.args[0])
+            elif op.traits.lazy_args:  # only the eagerly evaluated arguments (if_then_else's condition)
+                lazy = op.traits.lazy_args
+                for i, a in enumerate(e.args):
+                    if i not in lazy:
+                        self.sc(a)
             else:
                 key: list = ["c", op.name, self._ty(e.ty)]
                 ok = True
@@ -420,11 +423,12 @@ class _CSE:
             return e if idx is e.indices else BufferLoad(e.buffer, idx, e.ty, span=e.span)
         if t is Call:
             op = e.op
-            if isinstance(op, Op) and op.pure and op.name == "if_then_else":
-                c = self.rw(e.args[0])
-                if c is e.args[0]:
+            if isinstance(op, Op) and op.pure and op.traits.lazy_args:
+                lazy = op.traits.lazy_args
+                args = tuple(a if i in lazy else self.rw(a) for i, a in enumerate(e.args))
+                if all(x is y for x, y in zip(args, e.args)):
                     return e
-                return Call(op, (c, *e.args[1:]), e.ty, span=e.span)
+                return Call(op, args, e.ty, span=e.span)
             args = self.rw_seq(e.args)
             return e if args is e.args else Call(op, args, e.ty, span=e.span)
         if t is Let:

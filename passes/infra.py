@@ -31,6 +31,8 @@ from typing import Any
 
 from tirx.ir import Function, Module, deep
 
+from .verify import WellFormedError, raise_errors, verify_well_formed
+
 __all__ = [
     "FunctionPass",
     "ModulePass",
@@ -41,6 +43,7 @@ __all__ = [
     "PrintIR",
     "Sequential",
     "VerifyAfterEach",
+    "VerifyWellFormed",
     "function_pass",
     "module_pass",
 ]
@@ -394,13 +397,33 @@ class VerifyAfterEach(PassInstrument):
     def run_after_pass(self, pass_: Pass, before: Any, after: Any) -> None:
         if pass_.composite or after is before:
             return
-        from .verify import verify_well_formed
-
         errors = verify_well_formed(after, require_ssa=self.require_ssa)
         if errors:
-            from .verify import raise_errors
-
             raise_errors(errors, header=f"IR is not well-formed after pass {pass_.name}")
+
+
+class VerifyWellFormed(Pass):
+    """A pass that returns its input unchanged when well-formed.
+
+    Otherwise it raises ``tirx.DiagnosticError`` (``raising=True``, the default; the error's
+    ``errors`` attribute lists every problem) or records the problems in ``self.errors``.
+    ``check(ir)`` returns the list without raising.
+    """
+
+    def __init__(self, require_ssa: bool = False, raising: bool = True) -> None:
+        self.require_ssa = require_ssa
+        self.raising = raising
+        self.errors: list[WellFormedError] = []
+        super().__init__()
+
+    def check(self, ir: Any) -> list[WellFormedError]:
+        return verify_well_formed(ir, self.require_ssa)
+
+    def run(self, ir: Any) -> Any:
+        self.errors = self.check(ir)
+        if self.errors and self.raising:
+            raise_errors(self.errors)
+        return ir
 
 
 @contextlib.contextmanager

@@ -65,8 +65,17 @@ from .infra import ModulePass
 
 __all__ = ["InferPointerTypes"]
 
-_SAME_AS_ARG0 = ("ptr_byte_offset", "ptx.mapa")
-_ATOMICS = ("cuda.atomic_add", "cuda.atomic_max", "cuda.atomic_min", "cuda.atomic_exch", "cuda.atomic_cas")
+# ops are recognised by their declared traits (tirx/ir/op.py ``Traits``): ``takes_address``,
+# ``bitcast``, ``atomic`` (pointer argument), ``pointer_from`` (one source: same type as that
+# argument) and ``select`` (the arms share one type).
+
+
+def _one_source(tr: Any, args: Any) -> bool:
+    """The op's result is a pointer of the same type as its one ``pointer_from`` argument."""
+    if len(tr.pointer_from) != 1:
+        return False
+    i = tr.pointer_from[0]
+    return i < len(args) and isinstance(args[i].ty, PointerType)
 
 
 def _is_void_ptr(t: Any) -> bool:
@@ -116,13 +125,13 @@ class _Analysis:
         if type(e) is Var:
             return ("var", e)
         if type(e) is Call and isinstance(e.op, Op):
-            name = e.op.name
-            if name == "address_of" and e.args and isinstance(e.args[0], BufferLoad):
+            tr = e.op.traits
+            if tr.takes_address and e.args and isinstance(e.args[0], BufferLoad):
                 b = e.args[0].buffer
                 return ("fixed", PointerType(b.dtype, b.scope))
-            if name in _SAME_AS_ARG0 and e.args and isinstance(e.args[0].ty, PointerType):
-                return self.src(e.args[0])
-            if name == "if_then_else" and len(e.args) == 3:
+            if _one_source(tr, e.args):
+                return self.src(e.args[tr.pointer_from[0]])
+            if tr.select and len(e.args) == 3:
                 return self._join(self.src(e.args[1]), self.src(e.args[2]))
             if not _is_void_ptr(e.ty):
                 return ("fixed", e.ty)
@@ -170,13 +179,13 @@ class _Analysis:
                 self.add(e)
             return
         if t is Call and isinstance(e.op, Op):
-            name = e.op.name
-            if name == "reinterpret" and e.args and isinstance(e.ty, PointerType):
+            tr = e.op.traits
+            if tr.bitcast and e.args and isinstance(e.ty, PointerType):
                 if isinstance(e.args[0].ty, PointerType) and not _is_void_ptr(e.ty):
                     self.use(e.args[0], e.ty.element, e.ty.scope, explicit=True)
-            elif name in _ATOMICS and len(e.args) >= 2:
-                self.use(e.args[0], e.args[1].ty, None)
-            elif name in _SAME_AS_ARG0 or name == "if_then_else":
+            elif tr.atomic is not None and len(e.args) >= tr.atomic + 2:
+                self.use(e.args[tr.atomic], e.args[tr.atomic + 1].ty, None)
+            elif tr.pointer_from:
                 self.src(e)
         elif t is Select:
             self.src(e)
@@ -308,12 +317,13 @@ class _Rewrite(ScopedRewriter):
         ty = e.ty
         op = e.op
         if isinstance(op, Op):
-            if op.name == "address_of" and args and isinstance(args[0], BufferLoad):
+            tr = op.traits
+            if tr.takes_address and args and isinstance(args[0], BufferLoad):
                 b = args[0].buffer
                 ty = PointerType(b.dtype, b.scope)
-            elif op.name in _SAME_AS_ARG0 and args and isinstance(args[0].ty, PointerType):
-                ty = args[0].ty
-            elif op.name == "if_then_else" and len(args) == 3 and isinstance(ty, PointerType):
+            elif _one_source(tr, args):
+                ty = args[tr.pointer_from[0]].ty
+            elif tr.select and len(args) == 3 and isinstance(ty, PointerType):
                 ty = args[1].ty
         if args is e.args and ty == e.ty:
             return e
@@ -328,7 +338,7 @@ class _Rewrite(ScopedRewriter):
     def _fit(self, value: Any, ty: Any) -> Any:
         if value.ty == ty:
             return value
-        if type(value) is Call and isinstance(value.op, Op) and value.op.name == "reinterpret":
+        if type(value) is Call and isinstance(value.op, Op) and value.op.traits.bitcast:
             return Call(value.op, value.args, ty, span=value.span)
         return Call(_op.get("reinterpret"), (value,), ty, span=value.span)
 

@@ -210,7 +210,7 @@ def fold_expr(e: Any) -> Any:
             if _pure(drop):
                 return keep
         return e
-    if t is Call and isinstance(e.op, Op) and e.op.name == "if_then_else":
+    if t is Call and isinstance(e.op, Op) and e.op.traits.select:
         c = e.args[0]
         if type(c) is IntImm:
             return e.args[1] if c.value else e.args[2]

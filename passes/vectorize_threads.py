@@ -82,7 +82,17 @@ __all__ = ["VectorizeThreads", "explain"]
 
 #: bytes per vector access
 VECTOR_BYTES = 16
-_THREAD_OPS = ("cuda.thread_idx", "cuda.block_idx", "cuda.block_dim")
+# thread-model ops by their ``launch`` trait: threadIdx, blockIdx, blockDim
+_THREAD_IDX = ("idx", "block")
+_BLOCK_IDX = ("idx", "grid")
+_THREAD_OPS = (_THREAD_IDX, _BLOCK_IDX, ("dim", "block"))
+
+
+def _launch(c: Any) -> Any:
+    tr = getattr(c.op, "traits", None)
+    return None if tr is None else tr.launch
+
+
 _INT32 = PrimType("int32")
 _INT64 = PrimType("int64")
 
@@ -177,9 +187,9 @@ class _Analysis:
             op = e.op
             if not hasattr(op, "pure"):
                 raise _Refuse("a call of a module function")
-            if op.name in _THREAD_OPS:
+            if op.traits.launch in _THREAD_OPS:
                 ax = _axis(e)
-                if op.name == "cuda.thread_idx":
+                if op.traits.launch == _THREAD_IDX:
                     if ax != "x":
                         raise _Refuse(f"threadIdx.{ax}")
                     return 1
@@ -284,9 +294,9 @@ class _Subst(Mutator):
         return r
 
     def visit_Call(self, c: Call) -> PrimExpr:
-        if getattr(c.op, "name", None) == "cuda.thread_idx":
+        if _launch(c) == _THREAD_IDX:
             return self.tx
-        if getattr(c.op, "name", None) == "cuda.block_idx" and _axis(c) == "x":
+        if _launch(c) == _BLOCK_IDX and _axis(c) == "x":
             return self.bx
         return self.generic_visit(c)
 
@@ -338,10 +348,10 @@ class _Lane(Mutator):
         return nv
 
     def visit_Call(self, c: Call) -> PrimExpr:
-        name = getattr(c.op, "name", None)
-        if name == "cuda.thread_idx":
+        launch = _launch(c)
+        if launch == _THREAD_IDX:
             return self.tx
-        if name == "cuda.block_idx" and _axis(c) == "x":
+        if launch == _BLOCK_IDX and _axis(c) == "x":
             return self.bx
         return self.generic_visit(c)
 

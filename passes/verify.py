@@ -63,9 +63,9 @@ from tirx.ir import (
 )
 from tirx.ir.expr import NODE, SEQ, BinaryOp
 
-from .infra import Pass
-
-__all__ = ["VerifyWellFormed", "WellFormedError", "raise_errors", "verify_well_formed"]
+# ``VerifyWellFormed`` and ``VerifyAfterEach`` (the pass and the instrument running this
+# checker) live in passes/infra.py, which imports this module (no cycle).
+__all__ = ["WellFormedError", "raise_errors", "verify_well_formed"]
 
 
 @attrs.frozen(slots=True)
@@ -509,27 +509,3 @@ def raise_errors(
     err = DiagnosticError(msg, first.span, "\n".join(lines))
     err.errors = list(errors)
     raise err
-
-
-class VerifyWellFormed(Pass):
-    """A pass that returns its input unchanged when well-formed.
-
-    Otherwise it raises ``tirx.DiagnosticError`` (``raising=True``, the default; the error's
-    ``errors`` attribute lists every problem) or records the problems in ``self.errors``.
-    ``check(ir)`` returns the list without raising.
-    """
-
-    def __init__(self, require_ssa: bool = False, raising: bool = True) -> None:
-        self.require_ssa = require_ssa
-        self.raising = raising
-        self.errors: list[WellFormedError] = []
-        super().__init__()
-
-    def check(self, ir: Any) -> list[WellFormedError]:
-        return verify_well_formed(ir, self.require_ssa)
-
-    def run(self, ir: Any) -> Any:
-        self.errors = self.check(ir)
-        if self.errors and self.raising:
-            raise_errors(self.errors)
-        return ir

@@ -9,7 +9,10 @@ trailing ``# tirx: ...`` comment instead of failing.
 from __future__ import annotations
 
 from tirx.fileio import save
+from tirx.ir.node import register_printer
 
 from ._printer import HEADER, Printer, dumps
+
+register_printer(dumps)  # ``Node.script()`` and mismatch messages print through it
 
 __all__ = ["HEADER", "Printer", "dumps", "save"]

@@ -28,6 +28,7 @@ from tirx.ir.buffer import Buffer
 from tirx.ir.function import Function, Module
 from tirx.ir.node import Attrs
 from tirx.ir.op import Op
+from tirx.ir.operators import ATOM, BY_NODE, CMP, NOT, OPERATORS, UNARY
 from tirx.ir.types import PointerType, PrimType, TensorType, Type, VoidType, bool_, int32
 
 __all__ = ["HEADER", "Printer", "dumps"]
@@ -38,33 +39,14 @@ _IntImm = _e.IntImm
 _Var = _e.Var
 
 # ------------------------------------------------------------------ precedence
-OR, AND, NOT, CMP, BOR, BXOR, BAND, SHIFT, ADD, MUL, UNARY, ATOM = range(1, 13)
-
+# Spellings and precedence come from the one operator table (tirx/ir/operators.py).
 _INFIX: dict[type, tuple[str, int]] = {
-    _e.Add: (" + ", ADD),
-    _e.Sub: (" - ", ADD),
-    _e.Mul: (" * ", MUL),
-    _e.Div: (" / ", MUL),
-    _e.FloorDiv: (" // ", MUL),
-    _e.FloorMod: (" % ", MUL),
-    _e.BitAnd: (" & ", BAND),
-    _e.BitOr: (" | ", BOR),
-    _e.BitXor: (" ^ ", BXOR),
-    _e.Shl: (" << ", SHIFT),
-    _e.Shr: (" >> ", SHIFT),
-    _e.EQ: (" == ", CMP),
-    _e.NE: (" != ", CMP),
-    _e.LT: (" < ", CMP),
-    _e.LE: (" <= ", CMP),
-    _e.GT: (" > ", CMP),
-    _e.GE: (" >= ", CMP),
-    _e.And: (" and ", AND),
-    _e.Or: (" or ", OR),
+    o.node: (f" {o.text} ", o.prec) for o in OPERATORS if o.text is not None and not o.unary
 }
-_FUNC_BIN: dict[type, str] = {_e.Mod: "T.truncmod(", _e.Min: "T.min(", _e.Max: "T.max("}
-_PREC: dict[type, int] = {cls: p for cls, (_, p) in _INFIX.items()}
-_PREC[_e.Not] = NOT
-_PREC[_e.BitNot] = UNARY
+_FUNC_BIN: dict[type, str] = {o.node: f"T.{o.func[0]}(" for o in OPERATORS if o.text is None}
+_PREC: dict[type, int] = {o.node: o.prec for o in OPERATORS if o.text is not None}
+_NOT_TEXT = BY_NODE[_e.Not].text + " "
+_BITNOT_TEXT = BY_NODE[_e.BitNot].text
 
 # ------------------------------------------------------------------ names
 _RESERVED = frozenset(keyword.kwlist) | {"T", "I", "range"}  # range: the loop builtin
@@ -335,7 +317,7 @@ class Printer:
         s = self.expr(e.a)
         if _PREC.get(type(e.a), ATOM) < NOT:
             s = f"({s})"
-        return "not " + s
+        return _NOT_TEXT + s
 
     def _bitnot(self, e: _e.BitNot) -> str:
         s = self.expr(e.a)
@@ -343,7 +325,7 @@ class Printer:
             return f"~T.int32({s})"  # ~<literal> would be folded
         if _PREC.get(type(e.a), ATOM) < UNARY:
             s = f"({s})"
-        return "~" + s
+        return _BITNOT_TEXT + s
 
     def _select(self, e: _e.Select) -> str:
         return f"T.Select({self.expr(e.cond)}, {self.expr(e.true_value)}, {self.expr(e.false_value)})"

@@ -38,6 +38,11 @@ def dumps(obj) -> str:
     return _dumps(obj)
 
 
+# ``Node.script()`` prints through this (the IR does not import the printer; loading it is
+# deferred to the first print, and ``tirx.printer`` re-registers its own ``dumps`` on import)
+ir.node.register_printer(dumps)
+
+
 def save(obj, path) -> None:
     """Write ``dumps(obj)`` to ``path`` atomically (UTF-8, trailing newline). A symlink is
     written through to its target; a FIFO, device, socket or directory raises

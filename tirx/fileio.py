@@ -32,6 +32,8 @@ import time
 import warnings
 from typing import Any
 
+from .ir.node import print_text
+
 __all__ = [
     "NotARegularFile",
     "Untrusted",
@@ -319,13 +321,11 @@ def save(obj: Any, path: Any) -> None:
     ``ValueError``) naming it, before anything is written. The replaced file
     keeps its permission bits; a new file gets 0o666 less the umask.
     """
-    from .printer import dumps
-
     p = os.fspath(path)
     if isinstance(p, bytes):
         p = os.fsdecode(p)
     target, st = _save_target(p)
-    text = dumps(obj)
+    text = print_text(obj)  # the registered printer: tirx.printer.dumps
     if not text.endswith("\n"):
         text += "\n"
     atomic_write(target, text.encode("utf-8"), like=st)

@@ -47,9 +47,6 @@ from ..ir import (
     Assert,
     AttrStmt,
     Bind,
-    BitAnd,
-    BitOr,
-    BitXor,
     Break,
     Broadcast,
     Buffer,
@@ -73,6 +70,7 @@ from ..ir import (
     Mod,
     Module,
     Mul,
+    Not,
     Or,
     PointerType,
     PrimExpr,
@@ -94,6 +92,7 @@ from ..ir import (
 from ..ir import op as _op
 from ..ir.arith import int_range
 from ..ir.bounds import Bounds, local_ranges
+from ..ir.operators import BY_NODE, C_PREC_PRIMARY, C_PREC_UNARY, OPERATORS
 from ..ir.visitor import Visitor
 
 __all__ = ["CudaSource", "KernelInfo", "KernelParam", "generate"]
@@ -432,29 +431,12 @@ _ROUND_ONCE = {
     ("int64", "bfloat16"): "__ll2bfloat16_rn",
     ("uint64", "bfloat16"): "__ull2bfloat16_rn",
 }
-_PREC_PRIMARY = 16
-_PREC_UNARY = 15
-_BIN = {
-    Mul: ("*", 13),
-    Div: ("/", 13),
-    Mod: ("%", 13),
-    Add: ("+", 12),
-    Sub: ("-", 12),
-    Shl: ("<<", 11),
-    Shr: (">>", 11),
-    LT: ("<", 10),
-    LE: ("<=", 10),
-    GT: (">", 10),
-    GE: (">=", 10),
-    EQ: ("==", 9),
-    NE: ("!=", 9),
-    BitAnd: ("&", 8),
-    BitXor: ("^", 7),
-    BitOr: ("|", 6),
-    And: ("&&", 5),
-    Or: ("||", 4),
-}
-_BITWISE = (BitAnd, BitOr, BitXor, Shl, Shr)
+_PREC_PRIMARY = C_PREC_PRIMARY
+_PREC_UNARY = C_PREC_UNARY
+# C++ spelling and precedence from the one operator table (tirx/ir/operators.py)
+_BIN = {o.node: (o.c_text, o.c_prec) for o in OPERATORS if o.c_text is not None and not o.unary}
+_BITWISE = tuple(o.node for o in OPERATORS if o.kind == "bitwise" and not o.unary)
+_NOT_C = BY_NODE[Not].c_text
 
 
 def _narrow_int(t: Any) -> bool:
@@ -471,6 +453,14 @@ def _wide_int(t: Any) -> bool:
 _MAX_GRID = {"x": 2**31 - 1, "y": 65535, "z": 65535}
 _MAX_BLOCK = {"x": 1024, "y": 1024, "z": 64}
 _MAX_CLUSTER = 16  # blocks per cluster (non-portable maximum on sm_90)
+
+# Filled by ops_cuda.py, which imports this module (tirx.codegen loads both): the handler of an
+# op declared with a PTX template, and the ``x = <asm with a result>`` binder. Until then an op
+# without a handler has none, and a Bind is emitted as a plain assignment.
+OP_FALLBACKS: dict[str, Any] = {
+    "generic_handler": lambda op: None,
+    "emit_asm_bind": lambda cg, s: False,
+}
 
 
 class CodeGenCUDA:
@@ -689,13 +679,13 @@ class CodeGenCUDA:
     e_LT = e_LE = e_GT = e_GE = e_EQ = e_NE = _arith
 
     def e_And(self, e):
-        return self._binary(e, "&&", 5)
+        return self._binary(e, *_BIN[And])
 
     def e_Or(self, e):
-        return self._binary(e, "||", 4)
+        return self._binary(e, *_BIN[Or])
 
     def e_Not(self, e):
-        return f"!{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
+        return f"{_NOT_C}{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
 
     def e_BitNot(self, e):
         if _narrow_int(e.a.ty):
@@ -868,9 +858,7 @@ class CodeGenCUDA:
         try:
             fn = _op.handler(BACKEND, op)
         except OpError:
-            from . import ops_cuda
-
-            fn = ops_cuda.generic_handler(op)
+            fn = OP_FALLBACKS["generic_handler"](op)
             if fn is None:
                 raise OpError(f"op T.{op.name} has no handler in the cuda backend") from None
         r = fn(self, e)
@@ -985,9 +973,9 @@ class CodeGenCUDA:
 
     def _call_range(self, c: Call) -> tuple[int, int] | None:
         """Ranges of the thread-model ops, from the launch configuration of this kernel."""
-        name = c.op.name
-        if not name.startswith("cuda."):
+        if c.op.traits.range is None:
             return None
+        name = c.op.name
         if c.args and isinstance(c.args[0], StringImm):
             return self.launch_ranges.get((name, c.args[0].value))
         return self.launch_ranges.get((name, None))
@@ -1006,24 +994,24 @@ class CodeGenCUDA:
             hi = max(1, min(r[1], cap))
             return min(max(1, r[0]), hi), hi
 
-        lr: dict = {}
+        dims: dict = {}
         cl = None if entry is None else (entry.cluster or (1, 1, 1))
         size = 1
         for k, ax in enumerate("xyz"):
-            g = rng(entry.grid[k] if entry else None, _MAX_GRID[ax])
-            b = rng(entry.block[k] if entry else None, _MAX_BLOCK[ax])
-            n = rng(convert(cl[k]) if cl else None, _MAX_CLUSTER)
+            dims["grid." + ax] = rng(entry.grid[k] if entry else None, _MAX_GRID[ax])
+            dims["block." + ax] = rng(entry.block[k] if entry else None, _MAX_BLOCK[ax])
+            n = dims["cluster." + ax] = rng(convert(cl[k]) if cl else None, _MAX_CLUSTER)
             size *= n[1]
-            lr["cuda.thread_idx", ax] = (0, b[1] - 1)
-            lr["cuda.block_idx", ax] = (0, g[1] - 1)
-            lr["cuda.block_dim", ax] = b
-            lr["cuda.grid_dim", ax] = g
-            lr["cuda.cluster_dim", ax] = n
-            lr["cuda.block_idx_in_cluster", ax] = (0, n[1] - 1)
-            lr["cuda.cluster_idx", ax] = (0, g[1] - 1)
-        lr["cuda.cta_rank", None] = (0, min(size, _MAX_CLUSTER) - 1)
-        lr["cuda.lane_id", None] = (0, 31)
-        lr["cuda.warp_id", None] = (0, (lr["cuda.block_dim", "x"][1] - 1) >> 5)
+        dims["cluster.size"] = (1, min(size, _MAX_CLUSTER))
+        # each op's declared range trait (tirx/ir/ops_builtin.py), keyed by (op name, axis)
+        lr: dict = {}
+        for o in _op.all_ops().values():
+            if o.traits.range is None:
+                continue
+            for ax in "xyz" if o.args == ("s",) else (None,):
+                r = o.traits.value_range(ax, dims.get)
+                if r is not None:
+                    lr[o.name, ax] = r
         self.launch_ranges = lr
 
     # -- statements -----------------------------------------------------------------
@@ -1044,11 +1032,12 @@ class CodeGenCUDA:
 
     def s_Bind(self, s: Bind) -> None:
         v = s.var
-        if isinstance(s.value, Call) and not isinstance(s.value.op, GlobalVar):
-            from . import ops_cuda
-
-            if ops_cuda.emit_asm_bind(self, s):
-                return
+        if (
+            isinstance(s.value, Call)
+            and not isinstance(s.value.op, GlobalVar)
+            and OP_FALLBACKS["emit_asm_bind"](self, s)
+        ):
+            return
         val = self.expr(s.value)
         self.bounds.define(v, self.bounds(s.value))
         n = self.define(v)

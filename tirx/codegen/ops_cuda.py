@@ -27,7 +27,7 @@ from typing import Any
 from ..errors import OpError
 from ..ir import BufferLoad, Call, IntImm, PointerType, PrimType, StringImm, VoidType
 from ..ir.op import register_handler
-from .cuda import _C_SCALAR, CodeGenCUDA, _error
+from .cuda import _C_SCALAR, OP_FALLBACKS, CodeGenCUDA, _error
 
 __all__ = ["asm_call", "generic_handler"]
 
@@ -560,3 +560,7 @@ def _map_shared_rank(cg: CodeGenCUDA, c: Call) -> str:
 @_reg("ptx.mapa")
 def _ptx_mapa(cg: CodeGenCUDA, c: Call) -> str:
     return _mapa(cg, c, as_pointer=True)
+
+
+OP_FALLBACKS["generic_handler"] = generic_handler
+OP_FALLBACKS["emit_asm_bind"] = emit_asm_bind

@@ -33,6 +33,9 @@ from . import dtypes as D
 from .errors import BarrierError, InterpError, LimitError, OutOfBoundsError, RaceError
 from .memory import BLOCK, GLOBAL, THREAD, Mem, PtrVal
 
+# handlers for an op used as a statement (its value unused), registered by ops.py
+STMT_BACKEND = "interp.stmt"
+
 Fn = Callable[["Ctx"], Any]
 
 
@@ -734,13 +737,22 @@ class FuncCompiler:
             a = self.range_of(e.a)
             return None if a is None else (a[0] // c, a[1] // c)
         if isinstance(e, E.Call) and isinstance(e.op, Op) and self.launch_dims is not None:
-            name = e.op.name
-            if name in ("cuda.thread_idx", "cuda.block_idx") and isinstance(e.args[0], E.StringImm):
-                key = ("block." if name == "cuda.thread_idx" else "grid.") + e.args[0].value
-                d = self.launch_dims.get(key, 1)
-                return (0, d - 1) if d >= 1 else None
-            if name == "cuda.lane_id":
-                return (0, 31)
+            tr = e.op.traits
+            if tr.range is not None:
+                # the op's declared range given this launch's block/grid extents (others unknown)
+                dims = self.launch_dims
+
+                def dim(key: str):
+                    if not key.startswith(("block.", "grid.")):
+                        return None
+                    d = dims.get(key, 1)
+                    return (d, d) if d >= 1 else None
+
+                ax = e.args[0].value if e.args and isinstance(e.args[0], E.StringImm) else None
+                if e.args and ax is None:
+                    return None
+                r = tr.value_range(ax, dim)
+                return r if r is not None and r[0] <= r[1] else None
         return None
 
     # ------------------------------------------------------------------ buffers
@@ -951,10 +963,9 @@ class FuncCompiler:
 
     def s_Evaluate(self, s):
         v = s.value
-        if isinstance(v, E.Call) and isinstance(v.op, Op) and v.op.name.startswith("cuda.atomic_"):
-            from .ops import compile_atomic
-
-            fv = compile_atomic(self, v, want_old=False)
+        if isinstance(v, E.Call) and isinstance(v.op, Op) and v.op.traits.atomic is not None:
+            # its old value unused: the statement handler ops.py registers (no import of ops)
+            fv = handler(STMT_BACKEND, v.op)(self, v)
         else:
             fv = self.expr(v)
 

@@ -59,7 +59,7 @@ class Kernel:
     @property
     def source(self) -> str:
         try:
-            from .. import dumps
+            from ..printer import dumps
 
             return dumps(self.func)
         except Exception:  # the printer may be unavailable
@@ -332,7 +332,7 @@ class ModuleKernel:
     @property
     def source(self) -> str:
         try:
-            from .. import dumps
+            from ..printer import dumps
 
             return dumps(self.module)
         except Exception:

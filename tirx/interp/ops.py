@@ -17,11 +17,12 @@ from ..ir.op import lookup
 from ..ir.op import register_handler as _register_handler
 from ..ir.types import PointerType, PrimType
 from . import dtypes as D
-from .engine import BLOCK, GLOBAL, _full, barrier, need_launch
+from .engine import BLOCK, GLOBAL, STMT_BACKEND, _full, barrier, need_launch
 from .errors import InterpError, OutOfBoundsError, RaceError
 from .memory import PtrVal
 
 _R = "interp"
+_R_STMT = STMT_BACKEND
 
 
 def register_handler(backend: str, name: str):
@@ -617,8 +618,15 @@ def compile_atomic(fc, call, want_old: bool = True):
     return ev
 
 
+def _compile_atomic_stmt(fc, call):
+    return compile_atomic(fc, call, want_old=False)
+
+
 for _n in _ATOMIC_OPS:
     register_handler(_R, _n)(compile_atomic)
+    # as a statement (the old value unused): the engine looks this up by backend, so it
+    # does not import this module (no engine <-> ops cycle)
+    register_handler(_R_STMT, _n)(_compile_atomic_stmt)
 
 
 # ----------------------------------------------------------------------------- typed PTX

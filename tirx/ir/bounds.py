@@ -12,8 +12,8 @@ Rules: constants; variables (known range or the dtype's); ``+ - *`` by interval 
 as in the interpreter); ``min``/``max``; int->int casts (kept when the source range fits
 the target, else the target's range); ``Select`` and ``if_then_else``; shifts (amounts read
 as unsigned, amounts >= the width give 0, or the sign fill for ``>>``); ``&``, ``|``, ``^`` of
-non-negative values, ``~``; comparisons and logic in ``[0, 1]``; calls of ops declared
-``extra={"nonneg": True}`` in ``[0, max]``; ``Let``. Anything else (loads, other calls,
+non-negative values, ``~``; comparisons and logic in ``[0, 1]``; calls of ops with
+the ``nonneg`` trait in ``[0, max]``; ``Let``. Anything else (loads, other calls,
 vectors) ranges over its dtype. Unsigned types wrap modulo ``2**bits``; their results are
 kept exact when they stay in range, and never "overflow" in the sense above (C++ defines
 unsigned wraparound).
@@ -473,10 +473,10 @@ class Bounds:
             r = self.call_range(e)
             if r is not None:
                 return r
-        if e.op.name == "if_then_else":
+        tr = e.op.traits
+        if tr.select:
             return _hull(self(e.args[1]), self(e.args[2]))
-        ex = e.op.extra
-        if isinstance(ex, dict) and ex.get("nonneg"):
+        if tr.nonneg:
             return 0, int_range(e.ty)[1]
         return None
 
@@ -506,7 +506,7 @@ class _Stores(Visitor):
         if not isinstance(c.op, GlobalVar):
             for a in c.args:
                 # T.address_of(x[i]); inline PTX may write buffer element operands
-                if isinstance(a, BufferLoad) and (c.op.name == "address_of" or not c.op.pure):
+                if isinstance(a, BufferLoad) and (c.op.traits.takes_address or not c.op.pure):
                     self.escaped.add(a.buffer.data)
         self.generic_visit(c)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -9,6 +10,17 @@ import attrs
 from .expr import DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp, Var, convert
 from .node import Node
 from .types import PointerType, PrimType, as_prim
+
+# ``buf[i] = v`` emits a store statement: that is the IRBuilder's job, a layer above the IR.
+# ``tirx.script.builder`` registers its store here when imported (tests/test_layering.py).
+_store: Callable[[Buffer, tuple, Any], None] | None = None
+
+
+def register_store(store: Callable[[Buffer, tuple, Any], None]) -> None:
+    """Install the function ``Buffer.__setitem__`` emits stores with (the IRBuilder's)."""
+    global _store
+    _store = store
+
 
 __all__ = ["Buffer"]
 
@@ -98,9 +110,11 @@ class Buffer(Node):
         return BufferLoad(self, self._indices(idx))
 
     def __setitem__(self, idx: Any, value: Any) -> None:
-        from tirx.script.builder import IRBuilder
-
-        IRBuilder.current().store(self, self._indices(idx), value)
+        if _store is None:  # the builder was never imported, so none is active
+            raise RuntimeError(
+                "no IRBuilder is active: statements can only be emitted while a kernel is built"
+            )
+        _store(self, self._indices(idx), value)
 
     def vload(self, indices: Any, lanes: int) -> BufferLoad:
         """Load ``lanes`` consecutive elements starting at ``indices`` (last axis)."""

@@ -270,7 +270,6 @@ class BinaryOp(PrimExpr):
 
     __slots__ = ()
     _sfields = (("ty", VALUE), ("a", NODE), ("b", NODE))
-    symbol = ""
 
 
 def _check_bin(self):
@@ -317,40 +316,40 @@ def _logic_post(self):
         object.__setattr__(self, "ty", self.a.ty)
 
 
-def _defbin(name: str, symbol: str, post, doc: str):
+def _defbin(name: str, post, doc: str):
+    # spellings (text, Python, C++) and precedence: the operator table, tirx/ir/operators.py
     ns = {
         "__annotations__": {"a": "PrimExpr", "b": "PrimExpr", "ty": "Type"},
         "ty": attrs.field(default=None),
         "__attrs_post_init__": post,
-        "symbol": symbol,
         "__doc__": doc,
         "__slots__": (),
     }
     return _frozen(type(name, (BinaryOp,), ns))
 
 
-Add = _defbin("Add", "+", _arith_post, "a + b")
-Sub = _defbin("Sub", "-", _arith_post, "a - b")
-Mul = _defbin("Mul", "*", _arith_post, "a * b")
-Div = _defbin("Div", "/", _arith_post, "a / b (truncating for integers)")
-Mod = _defbin("Mod", "%t", _arith_post, "truncating remainder (C's %)")
-FloorDiv = _defbin("FloorDiv", "//", _arith_post, "floor division")
-FloorMod = _defbin("FloorMod", "%", _arith_post, "floor modulo (Python's %)")
-Min = _defbin("Min", "min", _arith_post, "min(a, b)")
-Max = _defbin("Max", "max", _arith_post, "max(a, b)")
-BitAnd = _defbin("BitAnd", "&", _bitwise_post, "a & b")
-BitOr = _defbin("BitOr", "|", _bitwise_post, "a | b")
-BitXor = _defbin("BitXor", "^", _bitwise_post, "a ^ b")
-Shl = _defbin("Shl", "<<", _bitwise_post, "a << b")
-Shr = _defbin("Shr", ">>", _bitwise_post, "a >> b (arithmetic for signed)")
-EQ = _defbin("EQ", "==", _cmp_post, "a == b")
-NE = _defbin("NE", "!=", _cmp_post, "a != b")
-LT = _defbin("LT", "<", _cmp_post, "a < b")
-LE = _defbin("LE", "<=", _cmp_post, "a <= b")
-GT = _defbin("GT", ">", _cmp_post, "a > b")
-GE = _defbin("GE", ">=", _cmp_post, "a >= b")
-And = _defbin("And", "and", _logic_post, "logical and")
-Or = _defbin("Or", "or", _logic_post, "logical or")
+Add = _defbin("Add", _arith_post, "a + b")
+Sub = _defbin("Sub", _arith_post, "a - b")
+Mul = _defbin("Mul", _arith_post, "a * b")
+Div = _defbin("Div", _arith_post, "a / b (truncating for integers)")
+Mod = _defbin("Mod", _arith_post, "truncating remainder (C's %)")
+FloorDiv = _defbin("FloorDiv", _arith_post, "floor division")
+FloorMod = _defbin("FloorMod", _arith_post, "floor modulo (Python's %)")
+Min = _defbin("Min", _arith_post, "min(a, b)")
+Max = _defbin("Max", _arith_post, "max(a, b)")
+BitAnd = _defbin("BitAnd", _bitwise_post, "a & b")
+BitOr = _defbin("BitOr", _bitwise_post, "a | b")
+BitXor = _defbin("BitXor", _bitwise_post, "a ^ b")
+Shl = _defbin("Shl", _bitwise_post, "a << b")
+Shr = _defbin("Shr", _bitwise_post, "a >> b (arithmetic for signed)")
+EQ = _defbin("EQ", _cmp_post, "a == b")
+NE = _defbin("NE", _cmp_post, "a != b")
+LT = _defbin("LT", _cmp_post, "a < b")
+LE = _defbin("LE", _cmp_post, "a <= b")
+GT = _defbin("GT", _cmp_post, "a > b")
+GE = _defbin("GE", _cmp_post, "a >= b")
+And = _defbin("And", _logic_post, "logical and")
+Or = _defbin("Or", _logic_post, "logical or")
 
 CmpOp = (EQ, NE, LT, LE, GT, GE)
 ARITH_OPS = (Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, BitAnd, BitOr, BitXor, Shl, Shr)

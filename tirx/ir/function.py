@@ -10,14 +10,13 @@ from attrs import evolve, field
 
 from .buffer import Buffer
 from .expr import DEF, NODE, VALUE, Var
-from .node import EMPTY_ATTRS, Attrs, Node, as_attrs
+from .node import BUFMAP, EMPTY_ATTRS, FUNCS, PARAMS, Attrs, Node, as_attrs
 from .stmt import ATTRS, Stmt
 from .types import Type, as_type
 
 __all__ = ["Function", "Module"]
 
 _frozen = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
-PARAMS, BUFMAP, FUNCS = "params", "bufmap", "funcs"
 
 
 @_frozen

@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
 
-__all__ = ["Attrs", "Node", "freeze_attrs"]
+__all__ = ["Attrs", "Node", "freeze_attrs", "print_text", "register_printer"]
+
+# Field kinds of Function / Module (``_sfields``), here so that the visitor, which walks
+# them, does not import function.py (which uses the visitor: tests/test_layering.py).
+PARAMS, BUFMAP, FUNCS = "params", "bufmap", "funcs"
+
+# The text printer is a layer above the IR. It registers its ``dumps`` here
+# (``tirx.printer`` on import; ``tirx/__init__`` a lazy one, so ``import tirx`` does not load
+# the printer), and the IR never imports upward (tests/test_layering.py).
+_printer: Callable[[Any], str] | None = None
+
+
+def register_printer(dumps: Callable[[Any], str]) -> None:
+    """Install the function ``Node.script()`` and mismatch messages print with."""
+    global _printer
+    _printer = dumps
+
+
+def print_text(obj: Any) -> str:
+    """``obj`` as TVMScript text, through the registered printer."""
+    if _printer is None:
+        raise RuntimeError("no printer is registered: import tirx (or tirx.printer) first")
+    return _printer(obj)
 
 
 @attrs.define(slots=True, eq=False, frozen=True, repr=False)
@@ -40,9 +62,7 @@ class Node:
 
     def script(self) -> str:
         """Print this node as TVMScript text (same as ``tirx.dumps``)."""
-        from tirx.printer import dumps
-
-        return dumps(self)
+        return print_text(self)
 
     def with_span(self, span: Any) -> Node:
         """Return a copy carrying ``span``."""

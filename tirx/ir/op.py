@@ -9,6 +9,7 @@ raises a clear ``OpError`` when a backend has none.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ from ..errors import OpError
 from .expr import Call, PrimExpr, StringImm, convert
 from .types import PointerType, PrimType, Type, as_type, bool_
 
-__all__ = ["Op", "all_ops", "call", "declare", "handler", "lookup", "register_handler"]
+__all__ = ["Op", "Traits", "all_ops", "call", "declare", "handler", "lookup", "register_handler"]
 
 # argument kinds: "x" any expression, "i" integer, "f" float, "b" bool, "p" pointer,
 # "s" string literal, "n" integer literal; a leading "*" makes the last kind variadic,
@@ -34,6 +35,54 @@ _KIND_DESC = {
 }
 
 
+@attrs.define(slots=True, frozen=True)
+class Traits:
+    """What passes, analyses and backends may ask about an op instead of testing its name.
+
+    - ``convergent``: every thread of the warp/block must reach it together (barriers,
+      shuffles, warp reductions); it may not be moved into or out of divergent control flow.
+    - ``atomic``: index of the pointer argument an atomic read-modify-write goes through.
+    - ``range``: the result's value range: ``(lo, hi)`` or a function
+      ``f(axis, dim) -> (lo, hi) | None`` where ``axis`` is the op's string argument (or
+      None) and ``dim(key)`` the ``(lo, hi)`` range of a launch dimension
+      (``"block.x"``, ``"grid.y"``, ``"cluster.z"``, ``"cluster.size"``) or None when unknown.
+    - ``nonneg``: the result is never negative (codegen uses plain ``/`` and ``%`` on it).
+    - ``select``: arguments are ``(cond, then, else)``; the result is the taken arm.
+    - ``lazy_args``: argument indices evaluated only conditionally (not hoistable, not CSE'd).
+    - ``pointer_from``: argument indices whose (pointer) type the result shares.
+    - ``takes_address``: argument 0 is a buffer element whose address the op takes.
+    - ``bitcast``: the op reinterprets its argument's bits as the result type.
+    - ``launch``: a thread-model index/extent: ``("idx" | "dim", "block" | "grid" | ...)``.
+    """
+
+    convergent: bool = False
+    atomic: int | None = None
+    range: Any = None
+    nonneg: bool = False
+    select: bool = False
+    lazy_args: tuple[int, ...] = ()
+    pointer_from: tuple[int, ...] = ()
+    takes_address: bool = False
+    bitcast: bool = False
+    launch: tuple[str, str] | None = None
+
+    def value_range(self, axis: str | None, dim: Callable[[str], Any]) -> tuple[int, int] | None:
+        """The declared value range given launch dimension ranges (``dim(key)``), or None."""
+        r = self.range
+        if r is None:
+            return None
+        if callable(r):
+            try:
+                return r(axis, dim)
+            except (TypeError, KeyError):  # a dimension is unknown
+                return None
+        return r
+
+
+_NO_TRAITS = Traits()
+_TRAIT_FIELDS = {a.name for a in attrs.fields(Traits)}
+
+
 @attrs.define(slots=True, eq=False, frozen=True)
 class Op:
     """An intrinsic. Ops are singletons: identity equality, hashed by name."""
@@ -46,6 +95,7 @@ class Op:
     doc: str = ""
     # optional: a C/PTX template or other backend hints consumed by handlers
     extra: Any = None
+    traits: Traits = _NO_TRAITS
 
     @property
     def needs_ty(self) -> bool:
@@ -64,6 +114,7 @@ class Op:
 
 
 _REGISTRY: dict[str, Op] = {}
+_DECL_SITE: dict[str, str] = {}  # op name -> file that declared it (tools/op_mentions.py)
 _HANDLERS: dict[str, dict[str, Callable]] = {}
 
 
@@ -76,8 +127,12 @@ def declare(
     device_only: bool = False,
     doc: str = "",
     extra: Any = None,
+    traits: Traits | None = None,
+    **trait_kw: Any,
 ) -> Op:
-    """Declare an op once. ``args`` may be a space-separated string of kinds."""
+    """Declare an op once. ``args`` may be a space-separated string of kinds; traits are
+    given as a ``Traits`` or as keywords (``declare(..., nonneg=True, atomic=0)``). An
+    ``extra={"nonneg": True}`` of older declarations still sets the ``nonneg`` trait."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is declared twice")
     if isinstance(args, str):
@@ -88,8 +143,21 @@ def declare(
             raise ValueError(f"op {name!r}: unknown argument kind {k!r}")
     if isinstance(result, str) and result not in ("arg0", "ty", "bool0"):
         result = as_type(result)
-    op = Op(name, tuple(args), result, pure, device_only, doc, extra)
+    bad = set(trait_kw) - _TRAIT_FIELDS
+    if bad:
+        raise TypeError(f"op {name!r}: unknown trait(s) {sorted(bad)}")
+    if isinstance(extra, dict) and extra.get("nonneg"):
+        trait_kw.setdefault("nonneg", True)
+    base = traits or _NO_TRAITS
+    tr = attrs.evolve(base, **trait_kw) if trait_kw else base
+    if tr.select and not tr.lazy_args:
+        tr = attrs.evolve(tr, lazy_args=(1, 2))
+    op = Op(name, tuple(args), result, pure, device_only, doc, extra, tr)
     _REGISTRY[name] = op
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename == __file__:
+        f = f.f_back
+    _DECL_SITE[name] = f.f_code.co_filename if f is not None else ""
     return op
 
 

@@ -24,11 +24,19 @@ declare("fma", "x x x", "arg0", doc="fused multiply-add a*b+c")
 declare("isnan", "x", "bool0")
 declare("isinf", "x", "bool0")
 declare("isfinite", "x", "bool0")
-# extra={"nonneg": True}: the result is never negative (codegen uses plain / and % on it)
+# extra={"nonneg": True} (kept for handlers reading it) also sets the ``nonneg`` trait
 NONNEG = {"nonneg": True}
 declare("popcount", "i", "arg0", extra=NONNEG)
 declare("clz", "i", "arg0", extra=NONNEG)
-declare("if_then_else", "b x x", lambda a: a[1].ty, doc="lazy select: only the taken arm is evaluated")
+declare(
+    "if_then_else",
+    "b x x",
+    lambda a: a[1].ty,
+    doc="lazy select: only the taken arm is evaluated",
+    select=True,
+    lazy_args=(1, 2),
+    pointer_from=(1, 2),
+)
 
 
 # ---------------------------------------------------------------- pointers and bits
@@ -39,11 +47,23 @@ def _address_of(args):
     return PointerType(a.buffer.dtype, a.buffer.scope)
 
 
-declare("address_of", "x", _address_of, doc="pointer to a buffer element, typed as the buffer's dtype")
-declare("reinterpret", "x", "ty", doc="reinterpret the bits (or pointer) as ty")
+declare(
+    "address_of",
+    "x",
+    _address_of,
+    doc="pointer to a buffer element, typed as the buffer's dtype",
+    takes_address=True,
+)
+declare("reinterpret", "x", "ty", doc="reinterpret the bits (or pointer) as ty", bitcast=True)
 declare("call_extern", "s *x?", "ty", pure=False, doc="call an external C/CUDA function by name")
 declare("call_pure_extern", "s *x?", "ty", doc="call an external side-effect-free function by name")
-declare("ptr_byte_offset", "p i", "arg0", doc="advance a pointer by a byte offset, keeping its type")
+declare(
+    "ptr_byte_offset",
+    "p i",
+    "arg0",
+    doc="advance a pointer by a byte offset, keeping its type",
+    pointer_from=(0,),
+)
 declare(
     "is_aligned",
     "p n",
@@ -53,23 +73,40 @@ declare(
 
 
 # ---------------------------------------------------------------- CUDA thread model
-def _axis(name: str, doc: str):
-    declare(name, "s", int32, device_only=True, doc=doc, extra=NONNEG)
+# ``range(axis, dim)``: value range from the launch dimension ranges ``dim("block.x")`` etc.
+def _index_in(scope: str):
+    return lambda ax, dim: (0, dim(f"{scope}.{ax}")[1] - 1)
 
 
-_axis("cuda.thread_idx", "threadIdx.<axis>")
-_axis("cuda.block_idx", "blockIdx.<axis>")
-_axis("cuda.block_dim", "blockDim.<axis>")
-_axis("cuda.grid_dim", "gridDim.<axis>")
-_axis("cuda.cluster_idx", "cluster index in the grid")
-_axis("cuda.cluster_dim", "cluster shape")
-_axis("cuda.block_idx_in_cluster", "block index within the cluster")
-declare("cuda.lane_id", "", int32, device_only=True, doc="threadIdx.x % 32", extra=NONNEG)
-declare("cuda.warp_id", "", int32, device_only=True, doc="threadIdx.x / 32 (warp-uniform)", extra=NONNEG)
-declare("cuda.cta_rank", "", int32, device_only=True, doc="rank of this block in its cluster", extra=NONNEG)
-declare("cuda.cta_sync", "", void, pure=False, device_only=True, doc="__syncthreads()")
-declare("cuda.warp_sync", "", void, pure=False, device_only=True, doc="__syncwarp()")
-declare("cuda.cluster_sync", "", void, pure=False, device_only=True, doc="cluster-wide barrier")
+def _extent_of(scope: str):
+    return lambda ax, dim: tuple(dim(f"{scope}.{ax}"))
+
+
+def _axis(name: str, doc: str, launch: tuple[str, str], rng):
+    declare(name, "s", int32, device_only=True, doc=doc, extra=NONNEG, launch=launch, range=rng)
+
+
+_axis("cuda.thread_idx", "threadIdx.<axis>", ("idx", "block"), _index_in("block"))
+_axis("cuda.block_idx", "blockIdx.<axis>", ("idx", "grid"), _index_in("grid"))
+_axis("cuda.block_dim", "blockDim.<axis>", ("dim", "block"), _extent_of("block"))
+_axis("cuda.grid_dim", "gridDim.<axis>", ("dim", "grid"), _extent_of("grid"))
+_axis("cuda.cluster_idx", "cluster index in the grid", ("idx", "cluster_grid"), _index_in("grid"))
+_axis("cuda.cluster_dim", "cluster shape", ("dim", "cluster"), _extent_of("cluster"))
+_axis("cuda.block_idx_in_cluster", "block index within the cluster", ("idx", "cluster"), _index_in("cluster"))
+declare("cuda.lane_id", "", int32, device_only=True, doc="threadIdx.x % 32", extra=NONNEG, range=(0, 31))
+declare(
+    "cuda.warp_id", "", int32, device_only=True, doc="threadIdx.x / 32 (warp-uniform)", extra=NONNEG,
+    range=lambda ax, dim: (0, (dim("block.x")[1] - 1) >> 5),
+)  # fmt: skip
+declare(
+    "cuda.cta_rank", "", int32, device_only=True, doc="rank of this block in its cluster", extra=NONNEG,
+    range=lambda ax, dim: (0, dim("cluster.size")[1] - 1),
+)  # fmt: skip
+declare("cuda.cta_sync", "", void, pure=False, device_only=True, doc="__syncthreads()", convergent=True)
+declare("cuda.warp_sync", "", void, pure=False, device_only=True, doc="__syncwarp()", convergent=True)
+declare(
+    "cuda.cluster_sync", "", void, pure=False, device_only=True, doc="cluster-wide barrier", convergent=True
+)
 declare("cuda.threadfence", "", void, pure=False, device_only=True, doc="__threadfence()")
 
 # warp-level data exchange (full mask, width 32): value, lane/offset
@@ -79,9 +116,17 @@ for _n, _d in (
     ("cuda.shfl_down_sync", "value from lane + delta"),
     ("cuda.shfl_up_sync", "value from lane - delta"),
 ):
-    declare(_n, "x i", "arg0", pure=False, device_only=True, doc=_d)
+    declare(_n, "x i", "arg0", pure=False, device_only=True, doc=_d, convergent=True)
 for _n in ("cuda.warp_sum", "cuda.warp_max", "cuda.warp_min"):
-    declare(_n, "x", "arg0", pure=False, device_only=True, doc="reduction over the 32 lanes of a warp")
+    declare(
+        _n,
+        "x",
+        "arg0",
+        pure=False,
+        device_only=True,
+        doc="reduction over the 32 lanes of a warp",
+        convergent=True,
+    )
 
 # atomics on a pointer to an element (T.address_of(A[i])); return the old value
 for _n in ("cuda.atomic_add", "cuda.atomic_max", "cuda.atomic_min", "cuda.atomic_exch"):
@@ -92,8 +137,9 @@ for _n in ("cuda.atomic_add", "cuda.atomic_max", "cuda.atomic_min", "cuda.atomic
         pure=False,
         device_only=True,
         doc="atomic read-modify-write; returns the old value",
+        atomic=0,
     )
-declare("cuda.atomic_cas", "p x x", lambda a: a[1].ty, pure=False, device_only=True)
+declare("cuda.atomic_cas", "p x x", lambda a: a[1].ty, pure=False, device_only=True, atomic=0)
 
 
 # ---------------------------------------------------------------- PTX
@@ -116,6 +162,7 @@ declare(
     _mapped_ptr,
     device_only=True,
     doc="mapa.shared::cluster in its printed positional form",
+    pointer_from=(0,),
 )
 declare(
     "ptx.asm",

@@ -49,7 +49,7 @@ from . import deep
 from .buffer import Buffer
 from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, FloatImm, IntImm, PrimExpr, StringImm, Var
 from .function import BUFMAP, FUNCS, PARAMS, Function
-from .node import Attrs, Node
+from .node import Attrs, Node, print_text
 from .op import Op
 from .stmt import ATTRS, BUF_DEF, AllocBuffer, SeqStmt, flat_stmts
 from .types import Type
@@ -911,9 +911,7 @@ def assert_structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> None
         path += " (the path-tracking comparer found no mismatch)"
     msg = f"structural mismatch at {path}"
     try:
-        from tirx.printer import dumps
-
-        msg += "\n" + _texts_around(dumps(a), dumps(b))
+        msg += "\n" + _texts_around(print_text(a), print_text(b))
     except Exception as e:  # the printer is a debugging aid here; never mask the mismatch
         msg += f"\n(printing failed: {type(e).__name__}: {e})"
     raise ValueError(msg)

@@ -16,8 +16,7 @@ import attrs
 
 from .buffer import Buffer
 from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, PrimExpr, Var
-from .function import BUFMAP, FUNCS, PARAMS, Function, Module
-from .node import Attrs, Node
+from .node import BUFMAP, FUNCS, PARAMS, Attrs, Node
 from .stmt import ATTRS, BUF_DEF, AllocBuffer, Stmt
 
 __all__ = ["Mutator", "ScopeStack", "Visitor", "collect_vars", "map_tuple", "post_order"]
@@ -318,4 +317,4 @@ def post_order(node: Any) -> Iterator[Node]:
     return iter(out)
 
 
-_ = (Function, Module, Stmt)
+_ = (Stmt,)

@@ -10,39 +10,24 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import (
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
-    NE,
-    Add,
     And,
-    BitAnd,
     BitNot,
-    BitOr,
-    BitXor,
     Call,
     Cast,
     Div,
     FloatImm,
-    FloorDiv,
-    FloorMod,
     IntImm,
     Max,
     Min,
     Mod,
-    Mul,
     Not,
     Or,
     PrimType,
     Select,
-    Shl,
-    Shr,
-    Sub,
     Var,
 )
 from ..ir.arith import trunc_div, trunc_mod, wrap_bits
+from ..ir.operators import OPERATORS
 
 __all__ = ["HOST_GLOBALS", "HostExprError", "to_python"]
 
@@ -59,10 +44,13 @@ def _tdiv(a: int, b: int) -> int:
 
 HOST_GLOBALS = {"_tdiv": _tdiv, "_tmod": trunc_mod, "_wrap": wrap_bits}
 
+# infix nodes whose Python operator computes them (from tirx/ir/operators.py); Div (truncating
+# for integers), Mod, Min, Max, And, Or and the unary nodes are spelled below
 _OPS = {
-    Add: "+", Sub: "-", Mul: "*", FloorDiv: "//", FloorMod: "%", BitAnd: "&", BitOr: "|", BitXor: "^",
-    Shl: "<<", Shr: ">>", LT: "<", LE: "<=", GT: ">", GE: ">=", EQ: "==", NE: "!=",
-}  # fmt: skip
+    o.node: o.text
+    for o in OPERATORS
+    if o.py_func is not None and not o.unary and o.kind != "logic" and o.node is not Div
+}
 
 
 def to_python(e: Any, names: dict) -> str:

@@ -43,6 +43,7 @@ from ..ir import (
     convert,
     deep,
 )
+from ..ir.buffer import register_store
 from ..ir.node import EMPTY_ATTRS, Attrs
 from ..ir.stmt import LAUNCH_FIELDS_KEY, seq
 from ..ir.types import as_prim, as_type
@@ -492,3 +493,10 @@ def _cast_int(e: PrimExpr, t: Type) -> PrimExpr:
     if isinstance(e, IntImm):
         return IntImm(e.value, t, span=e.span)
     return Cast(t, e)
+
+
+def _store(buf: Buffer, indices: tuple, value: Any) -> None:
+    IRBuilder.current().store(buf, indices, value)
+
+
+register_store(_store)  # ``buf[i] = v`` (tirx/ir/buffer.py) emits through the active builder

@@ -22,6 +22,7 @@ from .parser import (
     build_function,
     caller_locals,
     closure_vars,
+    constexpr,
     current_parser,
     function_source,
     in_class_body,
@@ -356,8 +357,6 @@ class JitFunction:
 
     def _signature(self) -> tuple:
         if self._info is None:
-            from .tirx import constexpr
-
             src = function_source(self.func)
             env = make_env(self.func, self.locals)
             p = Parser(IRBuilder(), src, env)

@@ -36,36 +36,19 @@ from typing import Any
 from ..diagnostics import render as _render
 from ..errors import DiagnosticError
 from ..ir import (
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
-    NE,
-    Add,
     And,
-    BitAnd,
-    BitOr,
-    BitXor,
     Buffer,
     BufferLoad,
-    Div,
-    FloorDiv,
-    FloorMod,
     IntImm,
     Max,
     Min,
-    Mul,
     Node,
     Not,
-    Or,
     PointerType,
     PrimExpr,
     PrimType,
     Select,
     SequentialSpan,
-    Shl,
-    Shr,
     Span,
     Sub,
     TensorType,
@@ -75,6 +58,7 @@ from ..ir import (
     convert,
     deep,
 )  # fmt: skip
+from ..ir.operators import OPERATORS
 from ..ir.stmt import ForKind
 from ..ir.types import as_type
 from .builder import IRBuilder, range_extent
@@ -204,6 +188,41 @@ class LetBinding:
     def __init__(self, var: Var, value: PrimExpr):
         self.var = var
         self.value = value
+
+
+class LetAnn:
+    """``x: T.let = e`` and ``x: T.let[T.int32] = e``: immutable bindings."""
+
+    __slots__ = ("ty",)
+
+    def __init__(self, ty: Any = None):
+        self.ty = ty
+
+    def __getitem__(self, ty: Any) -> LetAnn:
+        return LetAnn(as_type(ty, "T.let[...]"))
+
+    def __repr__(self) -> str:
+        return "T.let" if self.ty is None else f"T.let[{self.ty}]"
+
+
+let = LetAnn()
+
+
+class _Constexpr:
+    """``N: T.constexpr`` (a @T.jit parameter) and ``if T.constexpr(flag):``."""
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, MetaVar):
+            value = value.value
+        if isinstance(value, (PrimExpr, Cell)):
+            raise TypeError("T.constexpr(...) needs a compile-time Python value, got a tirx expression")
+        return value
+
+    def __repr__(self) -> str:
+        return "T.constexpr"
+
+
+constexpr = _Constexpr()
 
 
 class _ReturnSignal(BaseException):
@@ -461,33 +480,21 @@ def _is_type_like(x: Any) -> bool:
     return isinstance(x, Type) or hasattr(x, "__tirx_type__")
 
 
-_BIN = {
-    ast.Add: (Add, operator.add),
-    ast.Sub: (Sub, operator.sub),
-    ast.Mult: (Mul, operator.mul),
-    ast.Div: (Div, operator.truediv),
-    ast.FloorDiv: (FloorDiv, operator.floordiv),
-    ast.Mod: (FloorMod, operator.mod),
-    ast.BitAnd: (BitAnd, operator.and_),
-    ast.BitOr: (BitOr, operator.or_),
-    ast.BitXor: (BitXor, operator.xor),
-    ast.LShift: (Shl, operator.lshift),
-    ast.RShift: (Shr, operator.rshift),
-    ast.Pow: (None, operator.pow),
-    ast.MatMult: (None, operator.matmul),
-}
-_CMP = {
-    ast.Eq: (EQ, operator.eq),
-    ast.NotEq: (NE, operator.ne),
-    ast.Lt: (LT, operator.lt),
-    ast.LtE: (LE, operator.le),
-    ast.Gt: (GT, operator.gt),
-    ast.GtE: (GE, operator.ge),
-    ast.Is: (None, operator.is_),
-    ast.IsNot: (None, operator.is_not),
-    ast.In: (None, lambda a, b: a in b),
-    ast.NotIn: (None, lambda a, b: a not in b),
-}
+# Python operators that build IR nodes come from the one operator table (tirx/ir/operators.py);
+# the rest only compute on Python values (no IR node: None)
+_BIN = {o.py_ast: (o.node, o.py_func) for o in OPERATORS if o.kind != "cmp" and not o.unary and o.py_func}
+_BIN[ast.Pow] = (None, operator.pow)
+_BIN[ast.MatMult] = (None, operator.matmul)
+_CMP = {o.py_ast: (o.node, o.py_func) for o in OPERATORS if o.kind == "cmp"}
+_CMP.update(
+    {
+        ast.Is: (None, operator.is_),
+        ast.IsNot: (None, operator.is_not),
+        ast.In: (None, lambda a, b: a in b),
+        ast.NotIn: (None, lambda a, b: a not in b),
+    }
+)
+_BOOL = {o.py_ast: o.node for o in OPERATORS if o.kind == "logic" and not o.unary}
 
 
 def lit(x: Any, like: Any, span: Any) -> Any:
@@ -816,8 +823,6 @@ class Parser:
             raise self.diag(st.target, "an annotated assignment needs a plain name as target")
         name = st.target.id
         ann = self.eval(st.annotation)
-        from .tirx import LetAnn, constexpr
-
         if type(ann) is LetAnn:
             if st.value is None:
                 raise self.diag(st, "T.let needs a value: x: T.let = <expr>")
@@ -1255,8 +1260,8 @@ class Parser:
         return +a
 
     def eval_BoolOp(self, node: ast.BoolOp) -> Any:
-        is_and = type(node.op) is ast.And
-        cls = And if is_and else Or
+        cls = _BOOL[type(node.op)]
+        is_and = cls is And
         acc: Any = _MISSING
         for e in node.values:
             v = self.eval(e)
@@ -1522,8 +1527,6 @@ def build_function(
             skip_kwonly=skip_kwonly, annotations=annotations, check_well_formed=check_well_formed,
         )  # fmt: skip
         return
-    from .tirx import constexpr
-
     fdef = src.tree
     p = Parser(builder, src, env)
     b = builder

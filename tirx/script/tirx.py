@@ -114,39 +114,9 @@ def Ptr(element: Any = None, scope: str = "global") -> PointerType:
     return PointerType(void if element is None else _as_type(element, "T.Ptr element"), scope)
 
 
-class LetAnn:
-    """``x: T.let = e`` and ``x: T.let[T.int32] = e``: immutable bindings."""
-
-    __slots__ = ("ty",)
-
-    def __init__(self, ty: Any = None):
-        self.ty = ty
-
-    def __getitem__(self, ty: Any) -> LetAnn:
-        return LetAnn(_as_type(ty, "T.let[...]"))
-
-    def __repr__(self) -> str:
-        return "T.let" if self.ty is None else f"T.let[{self.ty}]"
-
-
-let = LetAnn()
-
-
-class _Constexpr:
-    """``N: T.constexpr`` (a @T.jit parameter) and ``if T.constexpr(flag):``."""
-
-    def __call__(self, value: Any) -> Any:
-        if isinstance(value, _MetaVar):
-            value = value.value
-        if isinstance(value, (_PrimExpr, _Cell)):
-            raise TypeError("T.constexpr(...) needs a compile-time Python value, got a tirx expression")
-        return value
-
-    def __repr__(self) -> str:
-        return "T.constexpr"
-
-
-constexpr = _Constexpr()
+# the markers the script parser recognizes (defined there, so parser.py needs no import of
+# this module: tests/test_layering.py)
+LetAnn, let, constexpr = _p.LetAnn, _p.let, _p.constexpr
 
 
 def dynamic(name: str, dtype: Any = "int32") -> _Var:
