@@ -488,7 +488,7 @@ def test_shipped_tables_match_the_grammar():
 
     doc = json.loads(TABLES_PATH.read_text(encoding="utf-8"))
     assert doc["grammar_sha256"] == grammar_digest(grammar_text()), (
-        "grammar/tirx_tables.json is stale: run python -m tirx.grammar._tables --write"
+        "grammar/tirx_tables.json is stale: run python -m tirx.grammar._tables_cli --write"
     )
     if doc["lark_version"] != lark.__version__:
         pytest.skip(f"tables made with lark {doc['lark_version']}, lark {lark.__version__} installed")

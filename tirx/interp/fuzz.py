@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tirx.testing.campaign import _printable, run_campaign
+
 __all__ = ["check_runnable", "run_semantic", "semantic_checks", "semantic_strategy"]
 
 _PASS_NAMES = ("ConvertSSA", "CommonSubexprElim", "Simplify", "VectorizeThreads")
@@ -82,6 +84,34 @@ def semantic_strategy(max_stmts: int = 12):
     return st.one_of(runnable_kernels(max_stmts=max_stmts), elementwise_kernels())
 
 
+def semantic_campaign(
+    *,
+    seed: int,
+    examples: int | None,
+    time_budget: float | None,
+    max_shrink_time: float,
+    save_dir: Any,
+    on_progress: Any = None,
+    campaign: Any = run_campaign,
+):
+    """The semantic properties as a ``campaign`` run (``tirx.testing.campaign.run_campaign``
+    or a wrapper of it); returns its ``Outcome``."""
+    checks = semantic_checks()
+    return campaign(
+        "semantic",
+        semantic_strategy(),
+        lambda r: check_runnable(r, checks),
+        seed=seed,
+        examples=examples,
+        time_budget=time_budget,
+        max_shrink_time=max_shrink_time,
+        replay_cmd="tirx fuzz --semantic --seed {seed} --examples {examples}",
+        text_of=lambda r: _printable(r.func),
+        save_dir=save_dir,
+        on_progress=on_progress,
+    )
+
+
 def run_semantic(
     examples: int | None = 100,
     seed: int = 0,
@@ -91,10 +121,9 @@ def run_semantic(
     save_dir: str | None = None,
 ) -> dict:
     """Run the semantic properties on ``examples`` random kernels (or for ``time_budget``
-    seconds); return a report. The campaign engine is ``tirx.tools.fuzzing``."""
-    from tirx.tools.fuzzing import run_semantic as _run
-
-    out = _run(
+    seconds); return a report. The campaign engine is ``tirx.testing.campaign``; the CLI runs
+    the same campaign through ``tirx.tools.fuzzing.run_semantic``."""
+    out = semantic_campaign(
         seed=seed,
         examples=examples,
         time_budget=time_budget,

@@ -7,8 +7,9 @@ from typing import Any
 
 import attrs
 
-from .expr import DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp, Var, convert
+from .expr import _LAZY, DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp, Var, convert
 from .node import Node
+from .op import call
 from .types import PointerType, PrimType, as_prim
 
 # ``buf[i] = v`` emits a store statement: that is the IRBuilder's job, a layer above the IR.
@@ -124,9 +125,10 @@ class Buffer(Node):
 
     def ptr_to(self, indices: Any) -> Call:
         """Pointer to an element: ``PointerType(self.dtype, scope of data)``."""
-        from .op import call
-
         return call("address_of", self[tuple(indices) if isinstance(indices, (list, tuple)) else indices])
 
     def access_ptr(self, *args, **kwargs):
         return self.ptr_to([0] * len(self.shape))
+
+
+_LAZY["Buffer"] = Buffer  # BufferLoad checks its buffer against it (expr.py)

@@ -567,18 +567,16 @@ class Let(PrimExpr):
 
 
 # ------------------------------------------------------------------- helpers
+# Op and Buffer live in modules that import this one: op.py and buffer.py register their
+# classes here when imported (tirx/ir/__init__ imports both), so nothing here imports them.
 _LAZY: dict[str, type] = {}
 
 
 def _lazy(name: str) -> type:
-    """Op / Buffer, imported once (they import this module)."""
+    """Op / Buffer, as registered by op.py / buffer.py."""
     c = _LAZY.get(name)
     if c is None:
-        from .buffer import Buffer
-        from .op import Op
-
-        _LAZY.update(Op=Op, Buffer=Buffer)
-        c = _LAZY[name]
+        raise RuntimeError(f"tirx.ir.{name.lower()} is not imported yet (import tirx.ir)")
     return c
 
 

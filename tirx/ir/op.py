@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from ..errors import OpError
-from .expr import Call, PrimExpr, StringImm, convert
+from .expr import _LAZY, Call, PrimExpr, StringImm, convert
 from .types import PointerType, PrimType, Type, as_type, bool_
 
 __all__ = ["Op", "Traits", "all_ops", "call", "declare", "handler", "lookup", "register_handler"]
@@ -113,6 +113,7 @@ class Op:
         return call(self, *args, ty=ty, span=span)
 
 
+_LAZY["Op"] = Op  # Call checks its op against it (expr.py)
 _REGISTRY: dict[str, Op] = {}
 _DECL_SITE: dict[str, str] = {}  # op name -> file that declared it (tools/op_mentions.py)
 _HANDLERS: dict[str, dict[str, Callable]] = {}
@@ -162,7 +163,6 @@ def declare(
 
 
 def lookup(name: str) -> Op | None:
-    _ensure_loaded()
     return _REGISTRY.get(name)
 
 
@@ -175,7 +175,6 @@ def get(name: str) -> Op:
 
 def all_ops(builtin_only: bool = False) -> dict[str, Op]:
     """Every declared op by name; ``builtin_only`` leaves out ops declared by users/tests."""
-    _ensure_loaded()
     if builtin_only:
         return {n: o for n, o in _REGISTRY.items() if n in _BUILTIN}
     return dict(_REGISTRY)
@@ -295,14 +294,9 @@ def has_handler(backend: str, name: str) -> bool:
     return name in _HANDLERS.get(backend, {})
 
 
-_loaded = False
 _BUILTIN: set[str] = set()
 
 
-def _ensure_loaded() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        from . import ops_builtin  # noqa: F401
-
-        _BUILTIN.update(_REGISTRY)
+def _mark_builtin() -> None:
+    """Called by ops_builtin.py when its declarations are done (tirx/ir/__init__ imports it)."""
+    _BUILTIN.update(_REGISTRY)

@@ -7,7 +7,7 @@ handlers by name with ``tirx.ir.op.register_handler``.
 from __future__ import annotations
 
 from .expr import BufferLoad
-from .op import declare
+from .op import _mark_builtin, declare
 from .types import PointerType, PrimType, bool_, int32, uint32, uint64, void
 
 # ---------------------------------------------------------------- math (pure, arg0-typed)
@@ -302,3 +302,5 @@ declare(
     doc="wgmma.mma_async (shape e.g. 'm64n256k16', input dtype 'f16'|'bf16', &acc[0] of a local float32 "
     "accumulator array, smem descriptor A, smem descriptor B, scale-d 0/1); fp32 accumulate",
 )  # fmt: skip
+
+_mark_builtin()

@@ -1,0 +1,264 @@
+"""The property-campaign engine: time-budgeted hypothesis runs with replayable seeds.
+
+``run_campaign`` runs a property as a sequence of hypothesis runs ("chunks") of ``chunk``
+examples each; chunk ``i`` uses seed ``seed + i``, so any failure replays alone. Shrinking
+stops after ``max_shrink_time`` seconds. Failures are written to a directory (``.tirx``
+reproducer when printable, and a ``.json`` with the seed, the replay command and the error).
+It lives below both of its users: ``tirx.interp.fuzz`` (semantic properties) and
+``tirx.tools.fuzzing`` (the ``tirx fuzz`` / campaign front end, which re-exports it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DEFAULT_CHUNK",
+    "DEFAULT_SAVE_DIR",
+    "Failure",
+    "Outcome",
+    "fresh_seed",
+    "run_budgeted",
+    "run_campaign",
+    "save_failure",
+]
+
+DEFAULT_SAVE_DIR = "fuzz-failures"
+DEFAULT_CHUNK = 100
+
+
+def fresh_seed() -> int:
+    """A seed that differs per run (printed by the callers, so a failure can be replayed)."""
+    return secrets.randbelow(2**31)
+
+
+@dataclass
+class Failure:
+    """One property failure: what failed, on which input, and how to replay it."""
+
+    mode: str
+    seed: int
+    error: str
+    replay: str
+    text: str | None = None  # the input as .tirx text, when it can be printed
+    detail: str = ""  # traceback or extra context
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """What a campaign did: examples run, wall time, and the failure (if any)."""
+
+    mode: str
+    seed: int
+    examples: int
+    seconds: float
+    failure: Failure | None = None
+    saved: list[str] = field(default_factory=list)
+    shrink_seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    @property
+    def rate(self) -> float:
+        return self.examples / max(self.seconds - self.shrink_seconds, 1e-9)
+
+
+class _StopRun(BaseException):
+    """Raised inside a property to end the hypothesis run (budget spent); not a failure."""
+
+
+def _chunk_property(
+    check: Callable[[Any], None],
+    state: dict,
+    t0: float,
+    deadline: float | None,
+    max_shrink_time: float,
+    chunk_seed: int,
+    n_chunk: int,
+    on_progress: Callable[[int, float], None] | None,
+) -> Callable[[Any], None]:
+    """The property one chunk runs: counts examples, ends the run when the budget is spent
+    (or shrinking took too long), remembers the latest (smallest) failing example."""
+
+    def prop(x: Any) -> None:
+        now = time.monotonic()
+        if state["failing_since"] is None:
+            if deadline is not None and now >= deadline:
+                raise _StopRun
+            state["n"] += 1
+            if on_progress is not None:
+                on_progress(state["n"], now - t0)
+        elif now - state["failing_since"] > max_shrink_time:
+            raise _StopRun
+        try:
+            check(x)
+        except Exception as e:
+            if state["failing_since"] is None:
+                state["failing_since"] = now
+            state["last"] = (chunk_seed, n_chunk, x, e)
+            raise
+
+    return prop
+
+
+def run_budgeted(
+    strategy: Any,
+    check: Callable[[Any], None],
+    *,
+    seed: int,
+    examples: int | None = None,
+    time_budget: float | None = None,
+    max_shrink_time: float = 30.0,
+    chunk: int = DEFAULT_CHUNK,
+    on_progress: Callable[[int, float], None] | None = None,
+) -> tuple[int, float, tuple[int, int, Any, BaseException] | None, float]:
+    """Run ``check`` on examples of ``strategy`` until ``examples`` or ``time_budget`` runs out.
+
+    ``check`` raises (AssertionError or anything else) on a counterexample. Returns
+    ``(examples_run, seconds, failure, shrink_seconds)`` where failure is ``(chunk_seed,
+    chunk_examples, example, exception)`` for the smallest failing example found, or None.
+    """
+    from hypothesis import HealthCheck, Verbosity, given, settings
+    from hypothesis import seed as hseed
+
+    if examples is None and time_budget is None:
+        examples = DEFAULT_CHUNK
+    t0 = time.monotonic()
+    deadline = None if time_budget is None else t0 + time_budget
+    state: dict[str, Any] = {"n": 0, "failing_since": None, "last": None}
+    i = 0
+    while True:
+        left = None if examples is None else examples - state["n"]
+        if (left is not None and left <= 0) or (deadline is not None and time.monotonic() >= deadline):
+            break
+        n_chunk = chunk if left is None else min(chunk, left)
+        chunk_seed = seed + i
+        i += 1
+
+        prop = _chunk_property(check, state, t0, deadline, max_shrink_time, chunk_seed, n_chunk, on_progress)
+        test = hseed(chunk_seed)(
+            settings(
+                max_examples=n_chunk,
+                deadline=None,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+                print_blob=False,
+                report_multiple_bugs=False,
+                verbosity=Verbosity.quiet,
+            )(given(strategy)(prop))
+        )
+        try:
+            test()
+        except _StopRun:
+            pass
+        except Exception:
+            if state["last"] is None:  # hypothesis itself failed (e.g. the strategy raised)
+                raise
+        if state["last"] is not None:
+            break
+    end = time.monotonic()
+    shrink = 0.0 if state["failing_since"] is None else end - state["failing_since"]
+    return state["n"], end - t0, state["last"], shrink
+
+
+def _describe(e: BaseException) -> str:
+    if isinstance(e, AssertionError):
+        return str(e)
+    return f"{type(e).__name__}: {e}"
+
+
+def save_failure(directory: str | os.PathLike, f: Failure, stem: str | None = None) -> list[str]:
+    """Write ``f`` as ``<stem>.tirx`` (when it has text) and ``<stem>.json``; return the paths."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    stem = stem or f"{f.mode}-{f.seed}"
+    n = 0
+    while (d / f"{stem}{'-' + str(n) if n else ''}.json").exists():
+        n += 1
+    stem = f"{stem}{'-' + str(n) if n else ''}"
+    paths = []
+    if f.text is not None:
+        p = d / f"{stem}.tirx"
+        p.write_bytes(f.text.encode("utf-8", "surrogatepass"))  # bytes: keep \r, NUL, ... as found
+        paths.append(str(p))
+    meta = {
+        "mode": f.mode,
+        "seed": f.seed,
+        "replay": f.replay,
+        "error": f.error,
+        "reproducer": paths[0] if paths else None,
+        "detail": f.detail,
+        "python": sys.version.split()[0],
+        **f.extra,
+    }
+    p = d / f"{stem}.json"
+    p.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    paths.append(str(p))
+    return paths
+
+
+def _printable(x: Any) -> str | None:
+    import tirx
+
+    try:
+        return tirx.dumps(x)
+    except Exception:
+        return None
+
+
+def run_campaign(
+    mode: str,
+    strategy: Any,
+    check: Callable[[Any], None],
+    *,
+    seed: int,
+    examples: int | None,
+    time_budget: float | None,
+    max_shrink_time: float,
+    replay_cmd: str,
+    text_of: Callable[[Any], str | None] = _printable,
+    save_dir: str | os.PathLike | None = DEFAULT_SAVE_DIR,
+    chunk: int = DEFAULT_CHUNK,
+    on_progress: Callable[[int, float], None] | None = None,
+    save: Callable[[str | os.PathLike, Failure], list[str]] = save_failure,
+) -> Outcome:
+    """``run_budgeted`` plus the failure record; ``replay_cmd`` is formatted with seed/examples;
+    ``save`` writes the failure to ``save_dir`` (unless that is None)."""
+    n, secs, last, shrink = run_budgeted(
+        strategy,
+        check,
+        seed=seed,
+        examples=examples,
+        time_budget=time_budget,
+        max_shrink_time=max_shrink_time,
+        chunk=chunk,
+        on_progress=on_progress,
+    )
+    out = Outcome(mode, seed, n, secs, shrink_seconds=shrink)
+    if last is not None:
+        cseed, cn, x, e = last
+        out.failure = Failure(
+            mode=mode,
+            seed=cseed,
+            error=_describe(e),
+            replay=replay_cmd.format(seed=cseed, examples=cn),
+            text=text_of(x),
+            detail=""
+            if isinstance(e, AssertionError)
+            else "".join(traceback.format_exception(type(e), e, e.__traceback__)),
+        )
+        if save_dir is not None:
+            out.saved = save(save_dir, out.failure)
+    return out
