@@ -105,7 +105,9 @@ def test_disk_full_saving_fuzz_failures(monkeypatch, capsys, tmp_path):
     def full(*a, **k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "out" / "x.json"))
 
-    monkeypatch.setattr(fuzzing, "save_failure", full)
+    import tirx.testing.campaign as engine
+
+    monkeypatch.setattr(engine, "save_failure", full)
     assert main(["fuzz", "-n", "2", "--seed", "1", "--save", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     _no_traceback(err)

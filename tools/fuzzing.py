@@ -16,13 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from tirx.interp import fuzz as ifz
-from tirx.testing import campaign as _engine
 from tirx.testing.campaign import (
     DEFAULT_SAVE_DIR,
     Failure,
     Outcome,
     fresh_seed,
     run_budgeted,
+    run_campaign,
     save_failure,
 )
 
@@ -87,13 +87,6 @@ def _roundtrip_check(problems: Callable[[Any], list[str]]) -> Callable[[Any], No
     return check
 
 
-def run_campaign(*args: Any, **kwargs: Any) -> Outcome:
-    """``tirx.testing.campaign.run_campaign``, saving failures with this module's
-    ``save_failure`` (looked up per call, so it can be replaced)."""
-    kwargs.setdefault("save", save_failure)
-    return _engine.run_campaign(*args, **kwargs)
-
-
 def run_roundtrip(
     *,
     seed: int,
@@ -140,5 +133,4 @@ def run_semantic(
         max_shrink_time=max_shrink_time,
         save_dir=save_dir,
         on_progress=on_progress,
-        campaign=run_campaign,
     )

@@ -92,12 +92,11 @@ def semantic_campaign(
     max_shrink_time: float,
     save_dir: Any,
     on_progress: Any = None,
-    campaign: Any = run_campaign,
 ):
-    """The semantic properties as a ``campaign`` run (``tirx.testing.campaign.run_campaign``
-    or a wrapper of it); returns its ``Outcome``."""
+    """The semantic properties as a ``tirx.testing.campaign.run_campaign`` run; returns its
+    ``Outcome``."""
     checks = semantic_checks()
-    return campaign(
+    return run_campaign(
         "semantic",
         semantic_strategy(),
         lambda r: check_runnable(r, checks),

@@ -232,10 +232,11 @@ def run_campaign(
     save_dir: str | os.PathLike | None = DEFAULT_SAVE_DIR,
     chunk: int = DEFAULT_CHUNK,
     on_progress: Callable[[int, float], None] | None = None,
-    save: Callable[[str | os.PathLike, Failure], list[str]] = save_failure,
+    save: Callable[[str | os.PathLike, Failure], list[str]] | None = None,
 ) -> Outcome:
     """``run_budgeted`` plus the failure record; ``replay_cmd`` is formatted with seed/examples;
-    ``save`` writes the failure to ``save_dir`` (unless that is None)."""
+    ``save`` (default: this module's ``save_failure``) writes the failure to ``save_dir``
+    unless that is None."""
     n, secs, last, shrink = run_budgeted(
         strategy,
         check,
@@ -260,5 +261,5 @@ def run_campaign(
             else "".join(traceback.format_exception(type(e), e, e.__traceback__)),
         )
         if save_dir is not None:
-            out.saved = save(save_dir, out.failure)
+            out.saved = (save or save_failure)(save_dir, out.failure)
     return out
