@@ -239,7 +239,6 @@ class TextBuilder:
         self.module_name: str | None = None
         self.module_fnames: set[str] = set()
         self.gv_refs: list = []
-        self.private = False
         self.func_attrs = None
         self.func_span = None
         self.ln_var = None
@@ -482,7 +481,6 @@ class TextBuilder:
                 raise self.err(f"module {self.module_name} defines '{fname}' twice", self.tsp(name_tok))
             self.module_fnames.add(fname)
         span = Span(self.src, def_tok.line, def_tok.column, name_tok.end_line, name_tok.end_column)
-        self.private = private
         self.func_attrs = None
         self.func_span = span
         self.enter(self.b.function(fname, private=private), span)
@@ -624,15 +622,11 @@ class TextBuilder:
 
     def break_stmt(self, c):
         span = self.stmt_span(c[0], c[1])
-        if not self.b.in_loop():
-            raise self.err("'break' outside a loop", span)
         self.emit(span, self.b.break_)
         return None
 
     def continue_stmt(self, c):
         span = self.stmt_span(c[0], c[1])
-        if not self.b.in_loop():
-            raise self.err("'continue' outside a loop", span)
         self.emit(span, self.b.continue_)
         return None
 
@@ -1039,10 +1033,6 @@ class TextBuilder:
                 if k != "ty":
                     raise self.err(f"T.{o.name} got an unexpected keyword argument '{k}'", span)
             ty = self.as_type(kw["ty"], span, "a result type for ty=")
-        if o.device_only and not self.private and not self.b.in_device():
-            raise self.err(
-                f"T.{o.name} can only be used inside a device entry (with T.device_entry(...))", span
-            )
         for i, a in enumerate(pos):
             if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
                 raise self.err(f"T.{o.name}: argument {i + 1} must be an expression, got {_desc(a)}", span)

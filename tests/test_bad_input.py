@@ -76,8 +76,8 @@ def test_render_format():
             9,
             9,
         ),
-        ("        if i < n:", "        break\n        if i < n:", "'break' outside a loop", 9, 9),
-        ("        if i < n:", "        continue\n        if i < n:", "'continue' outside a loop", 9, 9),
+        ("        if i < n:", "        break\n        if i < n:", "break outside a loop", 9, 9),
+        ("        if i < n:", "        continue\n        if i < n:", "continue outside a loop", 9, 9),
         (
             "    with T.device_entry",
             "    T.cuda.cta_sync()\n    with T.device_entry",

@@ -435,17 +435,6 @@ class IRBuilder:
         with self._frame("block") as fr:
             yield fr
 
-    def in_device(self) -> bool:
-        return any(f.kind == "device_entry" for f in self.frames)
-
-    def in_loop(self) -> bool:
-        for f in reversed(self.frames):
-            if f.kind in ("for", "while"):
-                return True
-            if f.kind in ("function", "device_entry"):
-                return False
-        return False
-
     def get(self) -> Function | Module:
         if self.result is None:
             raise RuntimeError("IRBuilder: nothing was built")
