@@ -5,6 +5,7 @@ from __future__ import annotations
 import linecache
 from typing import Any
 
+from tirx.diagnostics import render
 from tirx.errors import DiagnosticError
 from tirx.ir import (
     AttrStmt,
@@ -78,22 +79,8 @@ def span_of(*nodes: Any) -> Any:
 
 
 def render_diagnostic(message: str, span: Any) -> str:
-    """``error: message`` then ``--> file:line:col`` and a caret snippet when the file is readable."""
-    if span is None:
-        return f"error: {message}"
+    """``tirx.diagnostics.render`` with the snippet read from the span's file (passes see IR,
+    not the text it came from)."""
     inner = getattr(span, "innermost", span)
-    out = [f"error: {message}", f"  --> {span}"]
-    line = ""
-    try:
-        line = linecache.getline(inner.source, inner.line).rstrip("\n")
-    except Exception:  # pragma: no cover - odd source names
-        line = ""
-    if line:
-        width = 1
-        if getattr(inner, "end_line", 0) == inner.line and inner.end_col > inner.col:
-            width = inner.end_col - inner.col
-        pad = " " * len(str(inner.line))
-        out.append(f"{pad} |")
-        out.append(f"{inner.line} | {line}")
-        out.append(f"{pad} | {' ' * max(0, inner.col - 1)}{'^' * width}")
-    return "\n".join(out)
+    text = "".join(linecache.getlines(inner.source)) if span is not None else ""
+    return render(message, span, text or None)
