@@ -145,7 +145,6 @@ def test_pass_context_is_carried_to_the_deep_worker():
 
 def test_too_deep_even_for_the_worker_is_a_value_error(monkeypatch):
     monkeypatch.setattr(deep, "RECURSION_LIMIT", 5000)
-    monkeypatch.setattr(sys, "getrecursionlimit", lambda: 1000)
 
     def forever(k: int) -> int:
         return forever(k + 1) + 1
