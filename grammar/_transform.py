@@ -445,6 +445,10 @@ class TextBuilder:
                 mattrs = kw.get("attrs")
                 if not isinstance(mattrs, (dict, Attrs)):
                     raise self.err(f"@{name}: attrs= must be a dict", self.tsp(nm))
+        if name_tok.value == "T":  # T.<name> would name an op, not a function of the module
+            raise self.err(
+                "a module cannot be named T (T.<name> names the script namespace)", self.tsp(name_tok)
+            )
         self.module_name = name_tok.value
         self.enter(self.b.module(name_tok.value, mattrs), self.tsp(name_tok))
         return None

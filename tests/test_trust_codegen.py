@@ -38,3 +38,33 @@ def test_comment_text_is_one_safe_line(s):
     assert c.isascii() and c.isprintable()
     if s.isascii() and s.isprintable() and "\\" not in s:
         assert c == s
+
+
+def test_constant_index_folding_wraps_as_the_ir_does():
+    """Codegen folds constant index products; an out-of-range one wraps (the IR's int32
+    arithmetic) instead of failing with ValueError (found by the mutation campaign)."""
+    text = """# from tirx.script import tirx as T
+
+@T.function
+def f(A: T.Tensor((4, 123), T.float16)):
+    with T.device_entry(1, 1, 1, 1, 1, 1):
+        p: T.let[T.Ptr(T.float16)] = T.address_of(A[-2147483648, 0])
+"""
+    code = generate(tirx.loads(text)).text
+    assert "(A + (-2147483647 - 1))" in code  # -2^31 * 123 wraps to -2^31 in int32
+
+
+def test_a_module_named_T_is_a_located_error():
+    """The printer cannot print a module named T (``T.<name>`` names the script namespace),
+    so the loader refuses it too (found by the mutation campaign)."""
+    text = """# from tirx.script import tirx as T
+
+@T.ir_module
+class T:
+    @T.function
+    def f(A: T.Tensor((4,), T.int32)):
+        A[0] = 1
+"""
+    with pytest.raises(tirx.DiagnosticError) as info:
+        tirx.loads(text)
+    assert "cannot be named T" in str(info.value) and ":4:" in str(info.value)

@@ -90,7 +90,7 @@ from ..ir import (
     deep,
 )
 from ..ir import op as _op
-from ..ir.arith import int_range
+from ..ir.arith import int_range, wrap
 from ..ir.bounds import Bounds, local_ranges
 from ..ir.operators import BY_NODE, C_PREC_PRIMARY, C_PREC_UNARY, OPERATORS
 from ..ir.visitor import Visitor
@@ -1490,7 +1490,7 @@ def _mul(a: Any, b: Any) -> PrimExpr:
     if isinstance(a, IntImm) and a.value == 0 and isinstance(b.ty, PrimType) and b.ty.lanes == 1:
         return IntImm(0, b.ty) if b.ty != a.ty else a
     if isinstance(a, IntImm) and isinstance(b, IntImm) and a.ty == b.ty:
-        return IntImm(a.value * b.value, a.ty)
+        return IntImm(wrap(a.value * b.value, a.ty), a.ty)  # the IR's wrapping product
     return _coerce(Mul, a, b)
 
 
@@ -1500,7 +1500,7 @@ def _add(a: PrimExpr, b: PrimExpr) -> PrimExpr:
     if isinstance(a, IntImm) and a.value == 0:
         return b
     if isinstance(a, IntImm) and isinstance(b, IntImm) and a.ty == b.ty:
-        return IntImm(a.value + b.value, a.ty)
+        return IntImm(wrap(a.value + b.value, a.ty), a.ty)  # the IR's wrapping sum
     return _coerce(Add, a, b)
 
 
