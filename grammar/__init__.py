@@ -171,8 +171,8 @@ def loads(text: str, source_name: str = "<string>"):
 
 def _parse(text: str, source_name: str):
     """Parse normalized text (retried on tirx.ir.deep's worker when nested too deeply)."""
-    from ._fast import LexFail, NestFail, ParseFail
-    from ._parser import NestingError, get_parser
+    from ._fast import IndentFail, LexFail, ParseFail
+    from ._parser import IndentError, get_parser
 
     parser, tr, fast = get_parser()
     post = tr.post
@@ -184,7 +184,7 @@ def _parse(text: str, source_name: str):
             return fast.parse(text, post)
         except DiagnosticError:
             raise
-        except (NestingError, NestFail) as e:
+        except (IndentError, IndentFail) as e:
             raise _diag(e.message, _tok_span(source_name, e.token), text, e) from e
         except ParseFail as e:
             raise _diag(

@@ -20,7 +20,6 @@ from typing import Any
 from lark import Tree
 from lark.lexer import PatternStr
 
-from ._limits import MAX_BLOCK_DEPTH, MAX_PAREN_DEPTH
 from ._names import BadName, dotted_value, name_value
 
 __all__ = ["FastParser", "Tok"]
@@ -94,7 +93,7 @@ class LexFail(Exception):
         self.column = column
 
 
-class NestFail(Exception):
+class IndentFail(Exception):
     def __init__(self, message: str, tok: Tok):
         super().__init__(message)
         self.message = message
@@ -332,11 +331,6 @@ class FastParser:
                     continue
                 col = end - new_start + 1
                 if indent > cur:
-                    if len(levels) > MAX_BLOCK_DEPTH:
-                        raise NestFail(
-                            f"too many nested blocks (more than {MAX_BLOCK_DEPTH} levels of indentation)",
-                            Tok("INDENT", ind, line, col, line, col),
-                        )
                     levels.append(indent)
                     yield Tok("INDENT", ind, line, col, line, col)
                 else:
@@ -344,7 +338,7 @@ class FastParser:
                         levels.pop()
                         yield Tok("DEDENT", ind, line, col, line, col)
                     if indent != levels[-1]:
-                        raise NestFail(
+                        raise IndentFail(
                             "unindent does not match any outer indentation level",
                             Tok("DEDENT", ind, line, 1, line, col),
                         )
@@ -377,8 +371,6 @@ class FastParser:
                 yield tok
                 if typ in _OPEN:
                     paren += 1
-                    if paren > MAX_PAREN_DEPTH:
-                        raise NestFail(f"too many nested brackets (more than {MAX_PAREN_DEPTH})", tok)
                 elif typ in _CLOSE and paren:
                     paren -= 1
                 continue

@@ -16,7 +16,6 @@ from typing import Any
 from lark import Lark, Token
 from lark.lark import PostLex
 
-from ._limits import MAX_BLOCK_DEPTH, MAX_PAREN_DEPTH
 from ._names import BadName, dotted_value, name_value
 
 GRAMMAR_PATH = Path(__file__).with_name("tirx.lark")
@@ -26,7 +25,7 @@ _OPEN = frozenset(("LPAR", "LSQB", "LBRACE"))
 _CLOSE = frozenset(("RPAR", "RSQB", "RBRACE"))
 
 
-class NestingError(Exception):
+class IndentError(Exception):
     """Raised by the indenter and the name checks; ``loads`` makes it a located DiagnosticError."""
 
     def __init__(self, message: str, token: Token):
@@ -72,11 +71,6 @@ class TirxIndenter(PostLex):
                 line = tok.end_line
                 col = tok.end_column
                 if indent > cur:
-                    if len(levels) > MAX_BLOCK_DEPTH:
-                        raise NestingError(
-                            f"too many nested blocks (more than {MAX_BLOCK_DEPTH} levels of indentation)",
-                            Token("INDENT", ind, tok.end_pos, line, col, line, col, tok.end_pos),
-                        )
                     levels.append(indent)
                     yield Token("INDENT", ind, tok.end_pos, line, col, line, col, tok.end_pos)
                 else:
@@ -84,7 +78,7 @@ class TirxIndenter(PostLex):
                         levels.pop()
                         yield Token("DEDENT", ind, tok.end_pos, line, col, line, col, tok.end_pos)
                     if indent != levels[-1]:
-                        raise NestingError(
+                        raise IndentError(
                             "unindent does not match any outer indentation level",
                             Token("DEDENT", ind, tok.end_pos, line, 1, line, col, tok.end_pos),
                         )
@@ -92,11 +86,6 @@ class TirxIndenter(PostLex):
                 yield tok
                 if t in _OPEN:
                     paren += 1
-                    if paren > MAX_PAREN_DEPTH:
-                        raise NestingError(
-                            f"too many nested brackets (more than {MAX_PAREN_DEPTH})",
-                            tok,
-                        )
                 elif t in _CLOSE and paren:
                     paren -= 1
         while len(levels) > 1:
@@ -148,7 +137,7 @@ def _checked(tok: Token, fn) -> Token:
         v = fn(str(tok))
     except BadName as e:
         col = tok.column + e.offset
-        raise NestingError(
+        raise IndentError(
             e.message, Token(tok.type, tok, tok.start_pos, tok.line, col, tok.line, col + 1)
         ) from e
     return tok if v == tok else tok.update(value=v)

@@ -640,7 +640,7 @@ def _lex_work(text: str) -> tuple[int, int]:
     try:
         for _ in fast.tokens(text):
             pass
-    except (_fast.LexFail, _fast.NestFail):
+    except (_fast.LexFail, _fast.IndentFail):
         pass
     finally:
         fast.master, fast.nl_more, fast.ws = saved[:3]
