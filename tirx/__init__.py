@@ -8,6 +8,7 @@ interpreter targets, ``DiagnosticError`` for located script and text errors.
 from __future__ import annotations
 
 from . import ir
+from . import ops as _ops  # noqa: F401  (declares the built-in ops)
 from .errors import DiagnosticError, InternalError, OpError
 from .ir import Function, Module, assert_structural_equal, structural_equal, structural_hash
 

@@ -1,6 +1,5 @@
-"""tirx.codegen: IR -> CUDA C++ (``generate``). Importing it registers the CUDA op handlers."""
+"""tirx.codegen: IR -> CUDA C++ (``generate``). Op lowerings are declared with the ops (tirx/ops)."""
 
-from . import ops_cuda, ops_hopper  # noqa: F401  (register handlers; ops_hopper: wgmma)
 from .cuda import CudaSource, KernelInfo, KernelParam, generate
 
 __all__ = ["CudaSource", "KernelInfo", "KernelParam", "generate"]

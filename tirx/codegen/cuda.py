@@ -92,8 +92,10 @@ from ..ir import (
 from ..ir import op as _op
 from ..ir.arith import int_range, wrap
 from ..ir.bounds import Bounds, local_ranges
+from ..ir.op import PTX, CExpr, Helper
 from ..ir.operators import BY_NODE, C_PREC_PRIMARY, C_PREC_UNARY, OPERATORS
 from ..ir.visitor import Visitor
+from .asm import asm_bind, asm_call
 
 __all__ = ["CudaSource", "KernelInfo", "KernelParam", "generate"]
 
@@ -454,17 +456,12 @@ _MAX_GRID = {"x": 2**31 - 1, "y": 65535, "z": 65535}
 _MAX_BLOCK = {"x": 1024, "y": 1024, "z": 64}
 _MAX_CLUSTER = 16  # blocks per cluster (non-portable maximum on sm_90)
 
-# Filled by ops_cuda.py, which imports this module (tirx.codegen loads both): the handler of an
-# op declared with a PTX template, and the ``x = <asm with a result>`` binder. Until then an op
-# without a handler has none, and a Bind is emitted as a plain assignment.
-OP_FALLBACKS: dict[str, Any] = {
-    "generic_handler": lambda op: None,
-    "emit_asm_bind": lambda cg, s: False,
-}
+_C_FLOAT_FN = {"fmod": ("fmodf", "fmod"), "floor": ("floorf", "floor")}  # float Mod / FloorDiv
 
 
 class CodeGenCUDA:
-    """Generates one translation unit. Handlers in ``ops_cuda`` call back into it."""
+    """Generates one translation unit. Op lowerings (``tirx/ops``) call back into it through
+    ``expr``/``wrap``/``ctype``/``error``/``need``/``asm``... and never import it."""
 
     def __init__(self, restrict: bool = True, wrap_int: bool = True) -> None:
         self.restrict = restrict
@@ -474,6 +471,7 @@ class CodeGenCUDA:
         # (signed overflow and out-of-range shift amounts undefined)
         self.wrap_int = wrap_int
         self.features: set[str] = set()
+        self.helpers: dict[str, Helper] = {}  # C++ helpers of the ops used, in dependency order
         self.lines: list[str] = []
         self.line_spans: dict[int, Any] = {}
         self.indent = 0
@@ -520,6 +518,83 @@ class CodeGenCUDA:
         n = self.fresh(hint or v.name)
         self.names[v] = n
         return n
+
+    # -- the interface op lowerings use ---------------------------------------------------
+    @staticmethod
+    def error(msg: str, node: Any = None) -> DiagnosticError:
+        """A located error for ``node`` (raise it)."""
+        return _error(msg, node)
+
+    @staticmethod
+    def c_scalar(base: str) -> str:
+        """The C type of a scalar dtype name."""
+        return _C_SCALAR[base]
+
+    @staticmethod
+    def add_index(a: PrimExpr, b: PrimExpr) -> PrimExpr:
+        """``a + b`` folded as index arithmetic is."""
+        return _add(a, b)
+
+    def need(self, helper: Helper) -> None:
+        """Emit ``helper`` (after its dependencies) in this translation unit's prelude."""
+        if helper.name in self.helpers:
+            if self.helpers[helper.name] is not helper:
+                raise OpError(f"two different C++ helpers are named {helper.name!r}")
+            return
+        for d in helper.deps:
+            self.need(d)
+        self.helpers[helper.name] = helper
+
+    def asm(self, c: Call, template: str, operands: list, volatile: bool) -> Any:
+        """Inline PTX for ``c`` (tirx/codegen/asm.py)."""
+        return asm_call(self, c, template, operands, volatile)
+
+    def lower_call(self, e: Call) -> tuple[str, int]:
+        """A call of a declared op, through its cuda implementation."""
+        op = e.op
+        spec = _op.impl(BACKEND, op)
+        if spec is None:
+            raise OpError(f"op T.{op.name} has no handler in the cuda backend")
+        if isinstance(spec, PTX):
+            tmpl, operands = self._ptx_template(spec, e)
+            r = asm_call(self, e, tmpl, operands, volatile=not op.pure)
+        elif isinstance(spec, CExpr):
+            for h in spec.helpers:
+                self.need(h)
+            r = _fill_c(self, spec.template, e)
+        else:
+            r = spec(self, e)
+        if isinstance(r, tuple):
+            return r
+        return r, _PREC_PRIMARY
+
+    def _ptx_template(self, spec: PTX, e: Call) -> tuple[str, list]:
+        if spec.template is not None:
+            return spec.template, list(e.args)
+        t = e.args[0] if e.args else None
+        if not isinstance(t, StringImm):
+            raise _error(f"T.{e.op.name}: the first argument must be the PTX template string", e)
+        return t.value, list(e.args[1:])
+
+    def _bind_asm(self, s: Bind) -> bool:
+        """``x = <inline PTX with a result>``: the asm writes ``x`` directly."""
+        c = s.value
+        spec = _op.impl(BACKEND, c.op)
+        if not isinstance(spec, PTX):
+            return False
+        if spec.template is None and not (c.args and isinstance(c.args[0], StringImm)):
+            return False
+        tmpl, operands = self._ptx_template(spec, c)
+        return asm_bind(self, s, tmpl, operands, not c.op.pure)
+
+    def _c_float_fn(self, name: str, t: PrimType, args: list) -> str:
+        """``fmod``/``floor`` of a float type, computed in float32 for the half types."""
+        f32, f64 = _C_FLOAT_FN[name]
+        if t.base == "float64":
+            return f"{f64}({', '.join(self.expr(a) for a in args)})"
+        if t.base == "float32":
+            return f"{f32}({', '.join(self.expr(a) for a in args)})"
+        return f"{self.ctype(t)}({f32}({', '.join('float(' + self.expr(a) + ')' for a in args)}))"
 
     # -- output ---------------------------------------------------------------------
     def line(self, text: str, node: Any = None) -> None:
@@ -649,7 +724,7 @@ class CodeGenCUDA:
         op, prec = _BIN[type(e)]
         t = e.a.ty
         if isinstance(e, Mod) and isinstance(t, PrimType) and t.is_float:
-            return self._math_call("fmod", t, [e.a, e.b]), _PREC_PRIMARY
+            return self._c_float_fn("fmod", t, [e.a, e.b]), _PREC_PRIMARY
         if (
             isinstance(e, Div)
             and isinstance(t, PrimType)
@@ -709,7 +784,7 @@ class CodeGenCUDA:
         if (h := self._half_float_op(t, e, "tirx_floordiv_f")) is not None:
             return h, _PREC_PRIMARY
         if isinstance(t, PrimType) and t.is_float:
-            return self._math_call("floor", t, [Div(e.a, e.b)]), _PREC_PRIMARY
+            return self._c_float_fn("floor", t, [Div(e.a, e.b)]), _PREC_PRIMARY
         if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
             return self._binary(e, "/", 13)
         self.features.add("floordiv")
@@ -854,17 +929,7 @@ class CodeGenCUDA:
                 raise _error(f"call of unknown function {e.op.name!r}", e)
             args = ", ".join(self.expr(a) for a in e.args)
             return f"{self.func_cname(e.op.name)}({args})", _PREC_PRIMARY
-        op = e.op
-        try:
-            fn = _op.handler(BACKEND, op)
-        except OpError:
-            fn = OP_FALLBACKS["generic_handler"](op)
-            if fn is None:
-                raise OpError(f"op T.{op.name} has no handler in the cuda backend") from None
-        r = fn(self, e)
-        if isinstance(r, tuple):
-            return r
-        return r, _PREC_PRIMARY
+        return self.lower_call(e)
 
     def e_BufferLoad(self, e: BufferLoad):
         return self.access(e.buffer, e.indices, e), _PREC_PRIMARY
@@ -1003,7 +1068,7 @@ class CodeGenCUDA:
             n = dims["cluster." + ax] = rng(convert(cl[k]) if cl else None, _MAX_CLUSTER)
             size *= n[1]
         dims["cluster.size"] = (1, min(size, _MAX_CLUSTER))
-        # each op's declared range trait (tirx/ir/ops_builtin.py), keyed by (op name, axis)
+        # each op's declared range trait (tirx/ops), keyed by (op name, axis)
         lr: dict = {}
         for o in _op.all_ops().values():
             if o.traits.range is None:
@@ -1032,11 +1097,7 @@ class CodeGenCUDA:
 
     def s_Bind(self, s: Bind) -> None:
         v = s.var
-        if (
-            isinstance(s.value, Call)
-            and not isinstance(s.value.op, GlobalVar)
-            and OP_FALLBACKS["emit_asm_bind"](self, s)
-        ):
+        if isinstance(s.value, Call) and not isinstance(s.value.op, GlobalVar) and self._bind_asm(s):
             return
         val = self.expr(s.value)
         self.bounds.define(v, self.bounds(s.value))
@@ -1416,7 +1477,7 @@ class CodeGenCUDA:
         for f, host, entry in kernels:
             infos.append(self.gen_kernel(f, host, entry))
             self.lines.append("")
-        prelude = _prelude(self.features)
+        prelude = _prelude(self.features, self.helpers.values())
         shift = len(prelude)
         text = "\n".join(prelude + self.lines).rstrip() + "\n"
         spans = {k + shift: v for k, v in self.line_spans.items()}
@@ -1492,6 +1553,33 @@ def _mul(a: Any, b: Any) -> PrimExpr:
     if isinstance(a, IntImm) and isinstance(b, IntImm) and a.ty == b.ty:
         return IntImm(wrap(a.value * b.value, a.ty), a.ty)  # the IR's wrapping product
     return _coerce(Mul, a, b)
+
+
+_C_SLOT = re.compile(r"\{\{|\}\}|\{(\d+|ty)(?::(\w))?\}")
+
+
+def _fill_c(cg: CodeGenCUDA, template: str, c: Call) -> str:
+    """A ``CExpr`` template filled in: ``{i}`` argument i, ``{i:p}`` argument i wrapped as a
+    primary expression, ``{i:s}`` a string argument's text, ``{ty}`` the result's C type."""
+
+    def sub(m: re.Match) -> str:
+        t = m.group(0)
+        if t in ("{{", "}}"):
+            return t[0]
+        key, mod = m.group(1), m.group(2)
+        if key == "ty":
+            return cg.ctype(c.ty)
+        i = int(key)
+        if i >= len(c.args):
+            raise _error(f"T.{c.op.name}: its C template uses argument {i}, the call has {len(c.args)}", c)
+        a = c.args[i]
+        if mod == "s":
+            if not isinstance(a, StringImm):
+                raise _error(f"T.{c.op.name}: argument {i + 1} must be a string literal", c)
+            return a.value
+        return cg.wrap(a, _PREC_PRIMARY) if mod == "p" else cg.expr(a)
+
+    return _C_SLOT.sub(sub, template)
 
 
 def _add(a: PrimExpr, b: PrimExpr) -> PrimExpr:
@@ -1646,85 +1734,8 @@ template <typename T, int N> __device__ __forceinline__ tirx_vec<T, N> tirx_vmax
   return r;
 }"""
 
-_P_WARP = """\
-// reductions over the 32 lanes of a warp (butterfly: every lane gets the result)
-template <typename T> __device__ __forceinline__ T tirx_warp_sum(T x) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) x = x + __shfl_xor_sync(0xffffffffu, x, o);
-  return x;
-}
-template <typename T> __device__ __forceinline__ T tirx_warp_max(T x) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = y > x ? y : x; }
-  return x;
-}
-template <typename T> __device__ __forceinline__ T tirx_warp_min(T x) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = y < x ? y : x; }
-  return x;
-}"""
 
-_P_BITCAST = """\
-template <typename To, typename From> __device__ __forceinline__ To tirx_bitcast(From x) {
-  static_assert(sizeof(To) == sizeof(From), "reinterpret: sizes differ");
-  To y;
-  memcpy(&y, &x, sizeof(To));
-  return y;
-}"""
-
-_P_ATOMIC = """\
-// atomics without a native CUDA overload, through compare-and-swap (float max/min: the
-// value fmaxf/fminf gives, so NaN and signed zeros behave as in the interpreter)
-__device__ __forceinline__ float tirx_atomic_max(float* p, float v) {
-  int* ip = (int*)p;
-  int old = *ip;
-  for (;;) {  // store fmaxf(old, v), as the interpreter does (NaN in memory replaced, -0 < +0)
-    int want = __float_as_int(fmaxf(__int_as_float(old), v));
-    if (want == old) break;
-    int prev = atomicCAS(ip, old, want);
-    if (prev == old) break;
-    old = prev;
-  }
-  return __int_as_float(old);
-}
-__device__ __forceinline__ float tirx_atomic_min(float* p, float v) {
-  int* ip = (int*)p;
-  int old = *ip;
-  for (;;) {  // store fminf(old, v), as the interpreter does (NaN in memory replaced, -0 < +0)
-    int want = __float_as_int(fminf(__int_as_float(old), v));
-    if (want == old) break;
-    int prev = atomicCAS(ip, old, want);
-    if (prev == old) break;
-    old = prev;
-  }
-  return __int_as_float(old);
-}
-template <typename T> __device__ __forceinline__ T tirx_atomic_max(T* p, T v) { return atomicMax(p, v); }
-template <typename T> __device__ __forceinline__ T tirx_atomic_min(T* p, T v) { return atomicMin(p, v); }
-__device__ __forceinline__ int64_t tirx_atomic_add(int64_t* p, int64_t v) {
-  return (int64_t)atomicAdd((unsigned long long*)p, (unsigned long long)v);
-}
-template <typename T> __device__ __forceinline__ T tirx_atomic_add(T* p, T v) { return atomicAdd(p, v); }"""
-
-_P_CLUSTER = """\
-// cluster special registers and barriers (sm_90)
-__device__ __forceinline__ unsigned tirx_sreg_cluster_ctarank() {
-  unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r;
-}
-#define TIRX_SREG(NAME, REG) \\
-  __device__ __forceinline__ unsigned NAME() { unsigned r; asm volatile("mov.u32 %0, " REG ";" : "=r"(r)); return r; }
-TIRX_SREG(tirx_clusterid_x, "%%clusterid.x") TIRX_SREG(tirx_clusterid_y, "%%clusterid.y")
-TIRX_SREG(tirx_clusterid_z, "%%clusterid.z") TIRX_SREG(tirx_nclusterid_x, "%%nclusterid.x")
-TIRX_SREG(tirx_nclusterid_y, "%%nclusterid.y") TIRX_SREG(tirx_nclusterid_z, "%%nclusterid.z")
-TIRX_SREG(tirx_cluster_ctaid_x, "%%cluster_ctaid.x") TIRX_SREG(tirx_cluster_ctaid_y, "%%cluster_ctaid.y")
-TIRX_SREG(tirx_cluster_ctaid_z, "%%cluster_ctaid.z") TIRX_SREG(tirx_cluster_nctaid_x, "%%cluster_nctaid.x")
-TIRX_SREG(tirx_cluster_nctaid_y, "%%cluster_nctaid.y") TIRX_SREG(tirx_cluster_nctaid_z, "%%cluster_nctaid.z")
-__device__ __forceinline__ void tirx_cluster_sync() {
-  asm volatile("barrier.cluster.arrive.aligned;\\n\\tbarrier.cluster.wait.aligned;" ::: "memory");
-}"""
-
-
-def _prelude(features: set) -> list[str]:
+def _prelude(features: set, helpers: Any = ()) -> list[str]:
     out = ["// generated by tirx (CUDA backend)", _P_TYPES]
     if "fp16" in features or "bf16" in features or "fp8" in features:
         out.append("#include <cuda_fp16.h>")
@@ -1742,14 +1753,7 @@ def _prelude(features: set) -> list[str]:
         out.append(_P_F2I)
     if "vec" in features:
         out.append(_P_VEC)
-    if "warp" in features:
-        out.append(_P_WARP)
-    if "bitcast" in features:
-        out.append(_P_BITCAST)
-    if "atomic" in features:
-        out.append(_P_ATOMIC)
-    if "cluster" in features:
-        out.append(_P_CLUSTER)
+    out.extend(h.code for h in helpers)  # the ops' helpers, each after its dependencies
     if "tensormap" in features:
         out.append("struct __align__(64) tirx_tensormap { unsigned long long v[16]; };  // a CUtensorMap")
     text = "\n".join(out) + "\n"

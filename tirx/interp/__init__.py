@@ -12,7 +12,6 @@ divergent barriers (``BarrierError``), and stops loops and runs past their budge
 
 from __future__ import annotations
 
-from . import ops as _ops  # noqa: F401 - registers the op handlers
 from .errors import BarrierError, InterpError, LimitError, OutOfBoundsError, RaceError
 from .kernel import Kernel, ModuleKernel, compile
 

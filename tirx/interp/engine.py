@@ -27,13 +27,13 @@ from ..ir import expr as E
 from ..ir import stmt as S
 from ..ir.buffer import Buffer
 from ..ir.function import Function, Module
-from ..ir.op import Op, handler, has_handler
+from ..ir.op import PTX, NoInterp, Op, impl
 from ..ir.types import PointerType, PrimType, VoidType
 from . import dtypes as D
 from .errors import BarrierError, InterpError, LimitError, OutOfBoundsError, RaceError
 from .memory import BLOCK, GLOBAL, THREAD, Mem, PtrVal
 
-# handlers for an op used as a statement (its value unused), registered by ops.py
+# an op's interpreter form for a statement (its value unused): ``declare(interp_stmt=...)``
 STMT_BACKEND = "interp.stmt"
 
 Fn = Callable[["Ctx"], Any]
@@ -653,12 +653,19 @@ class FuncCompiler:
     def e_Call(self, e):
         if isinstance(e.op, E.GlobalVar):
             return self._call_global(e)
-        if not has_handler("interp", e.op.name) and isinstance(e.op.extra, dict) and "ptx" in e.op.extra:
-            raise OpError(
-                f"the interpreter cannot run T.{e.op.name}: it is inline PTX ({e.op.extra['ptx']!r}) with no CPU "
-                "model (TMA, wgmma and mbarrier pipelines need the cuda target)"
-            )
-        fn = handler("interp", e.op)
+        op = e.op
+        fn = impl("interp", op)
+        if isinstance(fn, NoInterp):
+            raise OpError(f"the interpreter cannot run T.{op.name}: {fn.reason}")
+        if fn is None:
+            cuda = impl("cuda", op)
+            if isinstance(cuda, PTX):
+                what = f" ({cuda.template!r})" if cuda.template else ""
+                raise OpError(
+                    f"the interpreter cannot run T.{op.name}: it is inline PTX{what} with no CPU model "
+                    "(TMA, wgmma and mbarrier pipelines need the cuda target)"
+                )
+            raise OpError(f"op T.{op.name} has no handler in the interp backend")
         return fn(self, e)
 
     def _call_global(self, e):
@@ -963,9 +970,9 @@ class FuncCompiler:
 
     def s_Evaluate(self, s):
         v = s.value
-        if isinstance(v, E.Call) and isinstance(v.op, Op) and v.op.traits.atomic is not None:
-            # its old value unused: the statement handler ops.py registers (no import of ops)
-            fv = handler(STMT_BACKEND, v.op)(self, v)
+        stmt_form = impl(STMT_BACKEND, v.op) if isinstance(v, E.Call) and isinstance(v.op, Op) else None
+        if stmt_form is not None:  # the op's declared form for an unused value (atomics)
+            fv = stmt_form(self, v)
         else:
             fv = self.expr(v)
 

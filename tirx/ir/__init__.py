@@ -1,6 +1,6 @@
 """The IR: immutable nodes, types, the op table, spans, structural equality and hash."""
 
-from . import op, ops_builtin  # noqa: F401  (ops_builtin: the op table, declared at import)
+from . import op
 from .buffer import Buffer
 from .expr import (
     EQ,

@@ -1,10 +1,15 @@
-"""The op table: every intrinsic is declared here once.
+"""The op table: every intrinsic is declared once, with everything that gives it meaning.
 
 An ``Op`` carries its script name (what follows ``T.``), argument kinds, result-type
-rule, purity and where it may be used. The Python frontend and the text grammar resolve
-``T.<name>`` through ``lookup``; the printer prints ``T.<name>(...)``; codegen and the
-interpreter register one handler per op name (``register_handler``) and ``handler``
-raises a clear ``OpError`` when a backend has none.
+rule, purity, traits, doc line and its implementations: ``cuda=`` (a ``CExpr`` expression
+template, a ``PTX`` inline-asm template, or a function ``(codegen, call)``, with the C++
+``Helper``s it needs) and ``interp=`` (a function ``(compiler, call) -> evaluator`` or
+``NoInterp(reason)``). The built-in ops are declared by family in ``tirx/ops/``. The
+Python frontend and the text grammar resolve ``T.<name>`` through ``lookup``; the printer
+prints ``T.<name>(...)``; codegen and the interpreter ask ``impl(backend, op)``. Other
+backends may add implementations by name with ``register_handler``.
+
+This module holds data only: it imports nothing above ``tirx.ir``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,21 @@ from ..errors import OpError
 from .expr import _LAZY, Call, PrimExpr, StringImm, convert
 from .types import PointerType, PrimType, Type, as_type, bool_
 
-__all__ = ["Op", "Traits", "all_ops", "call", "declare", "handler", "lookup", "register_handler"]
+__all__ = [
+    "PTX",
+    "CExpr",
+    "Helper",
+    "NoInterp",
+    "Op",
+    "Traits",
+    "all_ops",
+    "call",
+    "declare",
+    "handler",
+    "impl",
+    "lookup",
+    "register_handler",
+]
 
 # argument kinds: "x" any expression, "i" integer, "f" float, "b" bool, "p" pointer,
 # "s" string literal, "n" integer literal; a leading "*" makes the last kind variadic,
@@ -79,6 +98,45 @@ class Traits:
         return r
 
 
+@attrs.define(slots=True, frozen=True)
+class Helper:
+    """A C++ helper (function, template or macro) emitted once in the prelude of a
+    translation unit that uses it, after the helpers it ``deps`` on."""
+
+    name: str
+    code: str
+    deps: tuple[Helper, ...] = ()
+
+
+@attrs.define(slots=True, frozen=True)
+class CExpr:
+    """A CUDA lowering as a C expression template.
+
+    ``{0}``, ``{1}``... are the arguments as C expressions; ``{0:s}`` is a string-literal
+    argument's text; ``{ty}`` is the result's C type. ``helpers`` are emitted before use.
+    The expression is parenthesized by the template's author where it needs to be."""
+
+    template: str
+    helpers: tuple[Helper, ...] = ()
+
+
+@attrs.define(slots=True, frozen=True)
+class PTX:
+    """A CUDA lowering as inline PTX (``asm volatile`` unless the op is pure), in the
+    template language of ``T.ptx.asm`` (docs/cuda.md): ``{i}`` operand i, ``{i:smem}``,
+    ``{i:imm}``, ``{i:out}``, ``{i:inout}``, ``{out}`` the result, ``{{``/``}}``."""
+
+    template: str
+
+
+@attrs.define(slots=True, frozen=True)
+class NoInterp:
+    """The interpreter cannot run this op; ``reason`` says why (shown when a kernel using
+    it is compiled for the interpreter)."""
+
+    reason: str
+
+
 _NO_TRAITS = Traits()
 _TRAIT_FIELDS = {a.name for a in attrs.fields(Traits)}
 
@@ -93,9 +151,10 @@ class Op:
     pure: bool = True
     device_only: bool = False
     doc: str = ""
-    # optional: a C/PTX template or other backend hints consumed by handlers
-    extra: Any = None
     traits: Traits = _NO_TRAITS
+    #: backend -> implementation ("cuda": CExpr | PTX | function; "interp": function | NoInterp;
+    #: "interp.stmt": the interpreter's form when the value is unused)
+    impls: dict = attrs.field(factory=dict)
 
     @property
     def needs_ty(self) -> bool:
@@ -127,13 +186,15 @@ def declare(
     pure: bool = True,
     device_only: bool = False,
     doc: str = "",
-    extra: Any = None,
     traits: Traits | None = None,
+    cuda: Any = None,
+    interp: Any = None,
+    interp_stmt: Any = None,
     **trait_kw: Any,
 ) -> Op:
     """Declare an op once. ``args`` may be a space-separated string of kinds; traits are
-    given as a ``Traits`` or as keywords (``declare(..., nonneg=True, atomic=0)``). An
-    ``extra={"nonneg": True}`` of older declarations still sets the ``nonneg`` trait."""
+    given as a ``Traits`` or as keywords (``declare(..., nonneg=True, atomic=0)``);
+    ``cuda``/``interp``/``interp_stmt`` are its implementations (see the module doc)."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is declared twice")
     if isinstance(args, str):
@@ -147,13 +208,18 @@ def declare(
     bad = set(trait_kw) - _TRAIT_FIELDS
     if bad:
         raise TypeError(f"op {name!r}: unknown trait(s) {sorted(bad)}")
-    if isinstance(extra, dict) and extra.get("nonneg"):
-        trait_kw.setdefault("nonneg", True)
+    if cuda is not None and not (isinstance(cuda, (CExpr, PTX)) or callable(cuda)):
+        raise TypeError(f"op {name!r}: cuda= must be a CExpr or PTX template or a function, got {cuda!r}")
+    if interp is not None and not (isinstance(interp, NoInterp) or callable(interp)):
+        raise TypeError(f"op {name!r}: interp= must be a function or NoInterp(reason), got {interp!r}")
     base = traits or _NO_TRAITS
     tr = attrs.evolve(base, **trait_kw) if trait_kw else base
     if tr.select and not tr.lazy_args:
         tr = attrs.evolve(tr, lazy_args=(1, 2))
-    op = Op(name, tuple(args), result, pure, device_only, doc, extra, tr)
+    impls = {
+        k: v for k, v in (("cuda", cuda), ("interp", interp), ("interp.stmt", interp_stmt)) if v is not None
+    }
+    op = Op(name, tuple(args), result, pure, device_only, doc, tr, impls)
     _REGISTRY[name] = op
     f = sys._getframe(1)
     while f is not None and f.f_code.co_filename == __file__:
@@ -272,8 +338,11 @@ def register_handler(backend: str, name: str) -> Callable[[Callable], Callable]:
     """Decorator: register ``fn`` as ``backend``'s handler for op ``name``."""
 
     def deco(fn: Callable) -> Callable:
-        if lookup(name) is None:
+        op = lookup(name)
+        if op is None:
             raise ValueError(f"{backend}: handler for undeclared op {name!r}")
+        if backend in op.impls:
+            raise ValueError(f"{backend}: op {name!r} declares its {backend} implementation already")
         table = _HANDLERS.setdefault(backend, {})
         if name in table:
             raise ValueError(f"{backend}: op {name!r} has two handlers")
@@ -283,20 +352,31 @@ def register_handler(backend: str, name: str) -> Callable[[Callable], Callable]:
     return deco
 
 
+def impl(backend: str, op: Op) -> Any:
+    """``op``'s implementation for ``backend``: the declared one, else a registered handler,
+    else None."""
+    got = op.impls.get(backend)
+    if got is None:
+        got = _HANDLERS.get(backend, {}).get(op.name)
+    return got
+
+
 def handler(backend: str, op: Op) -> Callable:
-    fn = _HANDLERS.get(backend, {}).get(op.name)
-    if fn is None:
+    """``op``'s implementation for ``backend`` when it is a function; OpError otherwise."""
+    fn = impl(backend, op)
+    if fn is None or not callable(fn):
         raise OpError(f"op T.{op.name} has no handler in the {backend} backend")
     return fn
 
 
 def has_handler(backend: str, name: str) -> bool:
-    return name in _HANDLERS.get(backend, {})
+    op = lookup(name)
+    return op is not None and impl(backend, op) is not None
 
 
 _BUILTIN: set[str] = set()
 
 
 def _mark_builtin() -> None:
-    """Called by ops_builtin.py when its declarations are done (tirx/ir/__init__ imports it)."""
+    """Called by tirx/ops when the built-in declarations are done."""
     _BUILTIN.update(_REGISTRY)

@@ -40,22 +40,25 @@ _CODEGEN_VERSION: str | None = None
 
 
 def codegen_version() -> str:
-    """Digest of the source files of the IR, the passes, the CUDA generator and the NVRTC
-    driver (computed once per process): any change to how IR becomes a cubin changes it."""
+    """Digest of the source files of the IR, the op declarations (their lowerings), the
+    passes, the CUDA generator and the NVRTC driver (computed once per process): any change
+    to how IR becomes a cubin changes it."""
     global _CODEGEN_VERSION
     if _CODEGEN_VERSION is None:
         import tirx.codegen
         import tirx.ir
+        import tirx.ops
         import tirx.passes
 
         h = hashlib.sha256(b"tirx-cuda")
         files = [os.path.join(os.path.dirname(__file__), "nvrtc.py")]
-        for pkg in (tirx.ir, tirx.passes, tirx.codegen):
+        for pkg in (tirx.ir, tirx.ops, tirx.passes, tirx.codegen):
             d = os.path.dirname(pkg.__file__)
             files += [os.path.join(d, n) for n in sorted(os.listdir(d)) if n.endswith(".py")]
         for path in files:
             with open(path, "rb") as fh:
-                h.update(os.path.basename(path).encode() + b"\x00" + fh.read() + b"\x00")
+                rel = os.path.join(os.path.basename(os.path.dirname(path)), os.path.basename(path))
+                h.update(rel.encode() + b"\x00" + fh.read() + b"\x00")
         _CODEGEN_VERSION = h.hexdigest()[:16]
     return _CODEGEN_VERSION
 

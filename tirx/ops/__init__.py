@@ -1,0 +1,21 @@
+"""The built-in ops, declared by family: each declaration holds the op's signature, traits,
+doc line, CUDA lowering and interpreter semantics (``tirx.ir.op.declare``).
+
+- ``math``: elementwise functions, float predicates, bit counts, ``if_then_else``
+- ``memory``: ``address_of``, ``reinterpret``, ``ptr_byte_offset``, ``is_aligned``, extern calls
+- ``cuda``: thread/block/cluster indices, barriers, warp shuffles and reductions, atomics
+- ``ptx``: inline PTX, ``mapa``, mbarriers, fences, ``elect_sync``
+- ``hopper``: TMA and wgmma
+
+These modules import only ``tirx.ir`` at import time (backend helpers are imported when a
+kernel is compiled), so ``import tirx`` stays light. docs/contributing.md shows how to add one.
+"""
+
+from __future__ import annotations
+
+from ..ir.op import _mark_builtin
+from . import cuda, hopper, math, memory, ptx
+
+__all__ = ["cuda", "hopper", "math", "memory", "ptx"]
+
+_mark_builtin()

@@ -1,0 +1,636 @@
+"""CUDA thread-model ops: thread/block/cluster indices and extents, barriers, warp
+shuffles and reductions, and atomics.
+
+Launch indices and extents declare their value ranges (``range=``) from the launch
+dimensions, so bounds analysis, codegen and the interpreter know them without their names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import OpError
+from ..ir.expr import StringImm
+from ..ir.op import CExpr, Helper, declare
+from ..ir.types import PrimType, int32, void
+
+__all__: list[str] = []
+
+_ZERO_SHAPE = 1
+
+
+def _zero():
+    import numpy as np
+
+    return np.zeros(_ZERO_SHAPE, dtype=np.int32)
+
+
+# --------------------------------------------------------------------------- helpers (C++)
+CLUSTER = Helper(
+    "tirx_cluster",
+    """\
+// cluster special registers and barriers (sm_90)
+__device__ __forceinline__ unsigned tirx_sreg_cluster_ctarank() {
+  unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r;
+}
+#define TIRX_SREG(NAME, REG) \\
+  __device__ __forceinline__ unsigned NAME() { unsigned r; asm volatile("mov.u32 %0, " REG ";" : "=r"(r)); return r; }
+TIRX_SREG(tirx_clusterid_x, "%%clusterid.x") TIRX_SREG(tirx_clusterid_y, "%%clusterid.y")
+TIRX_SREG(tirx_clusterid_z, "%%clusterid.z") TIRX_SREG(tirx_nclusterid_x, "%%nclusterid.x")
+TIRX_SREG(tirx_nclusterid_y, "%%nclusterid.y") TIRX_SREG(tirx_nclusterid_z, "%%nclusterid.z")
+TIRX_SREG(tirx_cluster_ctaid_x, "%%cluster_ctaid.x") TIRX_SREG(tirx_cluster_ctaid_y, "%%cluster_ctaid.y")
+TIRX_SREG(tirx_cluster_ctaid_z, "%%cluster_ctaid.z") TIRX_SREG(tirx_cluster_nctaid_x, "%%cluster_nctaid.x")
+TIRX_SREG(tirx_cluster_nctaid_y, "%%cluster_nctaid.y") TIRX_SREG(tirx_cluster_nctaid_z, "%%cluster_nctaid.z")
+__device__ __forceinline__ void tirx_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.aligned;\\n\\tbarrier.cluster.wait.aligned;" ::: "memory");
+}""",
+)
+
+WARP_REDUCE = Helper(
+    "tirx_warp_reduce",
+    """\
+// reductions over the 32 lanes of a warp (butterfly: every lane gets the result)
+template <typename T> __device__ __forceinline__ T tirx_warp_sum(T x) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) x = x + __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+template <typename T> __device__ __forceinline__ T tirx_warp_max(T x) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = y > x ? y : x; }
+  return x;
+}
+template <typename T> __device__ __forceinline__ T tirx_warp_min(T x) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = y < x ? y : x; }
+  return x;
+}""",
+)
+
+ATOMICS = Helper(
+    "tirx_atomics",
+    """\
+// atomics without a native CUDA overload, through compare-and-swap (float max/min: the
+// value fmaxf/fminf gives, so NaN and signed zeros behave as in the interpreter)
+__device__ __forceinline__ float tirx_atomic_max(float* p, float v) {
+  int* ip = (int*)p;
+  int old = *ip;
+  for (;;) {  // store fmaxf(old, v), as the interpreter does (NaN in memory replaced, -0 < +0)
+    int want = __float_as_int(fmaxf(__int_as_float(old), v));
+    if (want == old) break;
+    int prev = atomicCAS(ip, old, want);
+    if (prev == old) break;
+    old = prev;
+  }
+  return __int_as_float(old);
+}
+__device__ __forceinline__ float tirx_atomic_min(float* p, float v) {
+  int* ip = (int*)p;
+  int old = *ip;
+  for (;;) {  // store fminf(old, v), as the interpreter does (NaN in memory replaced, -0 < +0)
+    int want = __float_as_int(fminf(__int_as_float(old), v));
+    if (want == old) break;
+    int prev = atomicCAS(ip, old, want);
+    if (prev == old) break;
+    old = prev;
+  }
+  return __int_as_float(old);
+}
+template <typename T> __device__ __forceinline__ T tirx_atomic_max(T* p, T v) { return atomicMax(p, v); }
+template <typename T> __device__ __forceinline__ T tirx_atomic_min(T* p, T v) { return atomicMin(p, v); }
+__device__ __forceinline__ int64_t tirx_atomic_add(int64_t* p, int64_t v) {
+  return (int64_t)atomicAdd((unsigned long long*)p, (unsigned long long)v);
+}
+template <typename T> __device__ __forceinline__ T tirx_atomic_add(T* p, T v) { return atomicAdd(p, v); }""",
+)
+
+
+# --------------------------------------------------------------------------- launch indices
+# ``range(axis, dim)``: value range from the launch dimension ranges ``dim("block.x")`` etc.
+def _index_in(scope: str):
+    return lambda ax, dim: (0, dim(f"{scope}.{ax}")[1] - 1)
+
+
+def _extent_of(scope: str):
+    return lambda ax, dim: tuple(dim(f"{scope}.{ax}"))
+
+
+def _axis_arg(cg: Any, c: Any) -> str:
+    a = c.args[0]
+    if not isinstance(a, StringImm) or a.value not in ("x", "y", "z"):
+        raise cg.error(f'T.{c.op.name} takes "x", "y" or "z"', c)
+    return a.value
+
+
+def _c_builtin_axis(var: str):
+    def lower(cg: Any, c: Any) -> str:
+        return f"((int){var}.{_axis_arg(cg, c)})"
+
+    return lower
+
+
+def _c_cluster_axis(prefix: str):
+    def lower(cg: Any, c: Any) -> str:
+        cg.need(CLUSTER)
+        return f"((int)tirx_{prefix}_{_axis_arg(cg, c)}())"
+
+    return lower
+
+
+def _i_axis(key: str):
+    """Interpreter value of a launch index/extent: ``key`` says which (t, b, bd, gd, cd, ci, bic)."""
+
+    def compile_call(fc: Any, call: Any):
+        import numpy as np
+
+        from ..interp.semantics import need_launch
+
+        name = call.op.name
+        a = call.args[0]
+        axis = a.value if isinstance(a, StringImm) else None
+        if axis not in ("x", "y", "z"):
+            raise OpError(f'T.{name}: axis must be "x", "y" or "z", got {axis!r}')
+        i = "xyz".index(axis)
+
+        def ev(c):
+            L = need_launch(c, name)
+            if key == "t":
+                return L.get(f"t.{axis}")
+            if key == "b":
+                return L.get(f"b.{axis}")
+            if key == "bd":
+                return np.array([L.block[i]], dtype=np.int32)
+            if key == "gd":
+                return np.array([L.grid[i]], dtype=np.int32)
+            if key == "cd":
+                return np.array([L.cluster[i]], dtype=np.int32)
+            b = L.get(f"b.{axis}")
+            if key == "ci":
+                return (b // np.int32(L.cluster[i])).astype(np.int32)
+            return (b % np.int32(L.cluster[i])).astype(np.int32)  # index within the cluster
+
+        return ev
+
+    return compile_call
+
+
+def _axis(name: str, doc: str, launch: tuple[str, str], rng, cuda, key: str) -> None:
+    declare(
+        name, "s", int32, device_only=True, doc=doc, nonneg=True, launch=launch, range=rng,
+        cuda=cuda, interp=_i_axis(key),
+    )  # fmt: skip
+
+
+_axis(
+    "cuda.thread_idx",
+    "threadIdx.<axis>",
+    ("idx", "block"),
+    _index_in("block"),
+    _c_builtin_axis("threadIdx"),
+    "t",
+)
+_axis(
+    "cuda.block_idx", "blockIdx.<axis>", ("idx", "grid"), _index_in("grid"), _c_builtin_axis("blockIdx"), "b"
+)
+_axis(
+    "cuda.block_dim",
+    "blockDim.<axis>",
+    ("dim", "block"),
+    _extent_of("block"),
+    _c_builtin_axis("blockDim"),
+    "bd",
+)
+_axis(
+    "cuda.grid_dim", "gridDim.<axis>", ("dim", "grid"), _extent_of("grid"), _c_builtin_axis("gridDim"), "gd"
+)
+_axis(
+    "cuda.cluster_idx", "cluster index in the grid", ("idx", "cluster_grid"), _index_in("grid"),
+    _c_cluster_axis("clusterid"), "ci",
+)  # fmt: skip
+_axis(
+    "cuda.cluster_dim", "cluster shape", ("dim", "cluster"), _extent_of("cluster"),
+    _c_cluster_axis("cluster_nctaid"), "cd",
+)  # fmt: skip
+_axis(
+    "cuda.block_idx_in_cluster", "block index within the cluster", ("idx", "cluster"), _index_in("cluster"),
+    _c_cluster_axis("cluster_ctaid"), "bic",
+)  # fmt: skip
+
+
+def _i_lane_id(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import need_launch
+
+    name = call.op.name
+    return lambda c: (need_launch(c, name).get("tid") % np.int32(32)).astype(np.int32)
+
+
+def _i_warp_id(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import need_launch
+
+    name = call.op.name
+    return lambda c: (need_launch(c, name).get("tid") // np.int32(32)).astype(np.int32)
+
+
+def _c_cta_rank(cg: Any, c: Any) -> str:
+    cg.need(CLUSTER)
+    return "((int)tirx_sreg_cluster_ctarank())"
+
+
+def _i_cta_rank(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import need_launch
+
+    name = call.op.name
+
+    def ev(c):
+        L = need_launch(c, name)
+        cx, cy, _ = L.cluster
+        bx, by, bz = (L.get(f"b.{a}") for a in "xyz")
+        return ((bx % cx) + (by % cy) * cx + (bz % L.cluster[2]) * cx * cy).astype(np.int32)
+
+    return ev
+
+
+declare(
+    "cuda.lane_id", "", int32, device_only=True, doc="threadIdx.x % 32", nonneg=True, range=(0, 31),
+    cuda=CExpr("((int)threadIdx.x & 31)"), interp=_i_lane_id,
+)  # fmt: skip
+declare(
+    "cuda.warp_id", "", int32, device_only=True, doc="threadIdx.x / 32 (warp-uniform)", nonneg=True,
+    range=lambda ax, dim: (0, (dim("block.x")[1] - 1) >> 5),
+    cuda=CExpr("__shfl_sync(0xffffffffu, (int)threadIdx.x >> 5, 0)"), interp=_i_warp_id,
+)  # fmt: skip
+declare(
+    "cuda.cta_rank", "", int32, device_only=True, doc="rank of this block in its cluster", nonneg=True,
+    range=lambda ax, dim: (0, dim("cluster.size")[1] - 1), cuda=_c_cta_rank, interp=_i_cta_rank,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- barriers
+def _i_cta_sync(fc: Any, call: Any):
+    from ..interp.semantics import barrier
+
+    zero = _zero()
+
+    def ev(c):
+        barrier(c)
+        return zero
+
+    return ev
+
+
+def _i_cluster_sync(fc: Any, call: Any):
+    from ..interp.semantics import barrier, need_launch
+
+    zero = _zero()
+    name = call.op.name
+
+    def ev(c):
+        need_launch(c, name)
+        barrier(c, f"T.{name}")  # every block of a chunk runs in lockstep
+        return zero
+
+    return ev
+
+
+def _i_in_launch(fc: Any, call: Any):
+    """No effect on a lockstep CPU run, but only inside a launch (fences, hints)."""
+    from ..interp.semantics import need_launch
+
+    zero = _zero()
+    name = call.op.name
+
+    def ev(c):
+        need_launch(c, name)
+        return zero
+
+    return ev
+
+
+def _i_nothing(fc: Any, call: Any):
+    zero = _zero()
+    return lambda c: zero
+
+
+declare(
+    "cuda.cta_sync", "", void, pure=False, device_only=True, doc="__syncthreads()", convergent=True,
+    cuda=CExpr("__syncthreads()"), interp=_i_cta_sync,
+)  # fmt: skip
+declare(
+    "cuda.warp_sync", "", void, pure=False, device_only=True, doc="__syncwarp()", convergent=True,
+    cuda=CExpr("__syncwarp()"), interp=_i_in_launch,
+)  # fmt: skip
+declare(
+    "cuda.cluster_sync", "", void, pure=False, device_only=True, doc="cluster-wide barrier", convergent=True,
+    cuda=CExpr("tirx_cluster_sync()", helpers=(CLUSTER,)), interp=_i_cluster_sync,
+)  # fmt: skip
+declare(
+    "cuda.threadfence", "", void, pure=False, device_only=True, doc="__threadfence()",
+    cuda=CExpr("__threadfence()"), interp=_i_nothing,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- warp shuffles
+def _c_shfl(fn: str):
+    def lower(cg: Any, c: Any) -> str:
+        v, lane = c.args
+        t = v.ty
+        if not isinstance(t, PrimType) or t.lanes != 1:
+            raise OpError(f"op T.{c.op.name}: the cuda backend shuffles scalars only, got {t}")
+        if t.is_bool or (t.is_int and t.bits < 32):
+            return f"(({cg.c_scalar(t.base)}){fn}(0xffffffffu, (int){cg.wrap(v, 15)}, {cg.expr(lane)}))"
+        return f"{fn}(0xffffffffu, {cg.expr(v)}, {cg.expr(lane)})"
+
+    return lower
+
+
+def _src_check(c, src, what):
+    """``src``: source lane per lane. Inactive source lanes are an error."""
+    import numpy as np
+
+    from ..interp.semantics import InterpError
+
+    if c.count != c.N:
+        bad = c.mask & ~c.mask[src]
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise InterpError(
+                f"T.{what}: {c.describe(k)} reads from {c.describe(int(src[k]))}, which is not active "
+                "(warp shuffles need every source lane converged)"
+            )
+
+
+def _i_shfl(mode: str):
+    def compile_call(fc: Any, call: Any):
+        import numpy as np
+
+        from ..interp.semantics import need_launch
+
+        name = call.op.name
+        fv, fl = fc.expr(call.args[0]), fc.expr(call.args[1])
+
+        def ev(c):
+            L = need_launch(c, name)
+            v, a = fv(c), fl(c)
+            tid = L.get("tid")
+            lane = tid % 32
+            base = L.get("lane") - lane
+            a = a.astype(np.int64)
+            if mode == "idx":
+                s = a % 32
+            elif mode == "xor":
+                s = lane ^ a
+            elif mode == "down":
+                s = lane + a
+            else:
+                s = lane - a
+            ok = (s >= 0) & (s < 32) & ((tid - lane + s) < L.T)
+            src = np.where(ok, base + s, L.get("lane"))
+            _src_check(c, src, name)
+            if v.shape[0] == 1:
+                return v
+            return v[src]
+
+        return ev
+
+    return compile_call
+
+
+for _n, _fn, _mode, _d in (
+    ("cuda.shfl_sync", "__shfl_sync", "idx", "value from lane"),
+    ("cuda.shfl_xor_sync", "__shfl_xor_sync", "xor", "value from lane ^ mask"),
+    ("cuda.shfl_down_sync", "__shfl_down_sync", "down", "value from lane + delta"),
+    ("cuda.shfl_up_sync", "__shfl_up_sync", "up", "value from lane - delta"),
+):  # full mask, width 32: value, lane/offset
+    declare(
+        _n, "x i", "arg0", pure=False, device_only=True, doc=_d, convergent=True,
+        cuda=_c_shfl(_fn), interp=_i_shfl(_mode),
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- warp reductions
+def _c_warp_reduce(which: str):
+    def lower(cg: Any, c: Any) -> str:
+        t = c.args[0].ty
+        if not isinstance(t, PrimType) or t.lanes != 1 or t.is_bool:
+            raise OpError(f"op T.{c.op.name}: the cuda backend reduces numeric scalars only, got {t}")
+        cg.need(WARP_REDUCE)
+        return f"tirx_warp_{which}({cg.expr(c.args[0])})"
+
+    return lower
+
+
+def _i_warp_reduce(kind: str):
+    def compile_call(fc: Any, call: Any):
+        import numpy as np
+
+        from ..interp.semantics import InterpError, full, need_launch
+        from ..interp.semantics import dtypes as D
+
+        name = call.op.name
+        fv = fc.expr(call.args[0])
+        t = call.ty
+        is_f = t.is_float
+        bf = D.needs_rounding(t.element)
+        if kind == "sum":
+            op = np.add
+        elif kind == "max":
+            op = D.fmax if is_f else np.maximum
+        else:
+            op = D.fmin if is_f else np.minimum
+
+        def ev(c):
+            L = need_launch(c, name)
+            v = full(fv(c), c.N)
+            if L.T % 32:
+                raise InterpError(f"T.{name} in a block of {L.T} threads: the last warp is partial")
+            lane_g = L.get("lane")
+            lane = L.get("tid") % 32
+            for off in (16, 8, 4, 2, 1):
+                src = lane_g - lane + (lane ^ off)
+                if off == 16:
+                    _src_check(c, src, name)
+                v = op(v, v[src])
+                if bf:
+                    v = D.round_to(v, t.element)
+            return v
+
+        return ev
+
+    return compile_call
+
+
+for _k in ("sum", "max", "min"):
+    declare(
+        f"cuda.warp_{_k}", "x", "arg0", pure=False, device_only=True,
+        doc=f"{_k} over the 32 lanes of a warp (every lane gets it)", convergent=True,
+        cuda=_c_warp_reduce(_k), interp=_i_warp_reduce(_k),
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- atomics
+_ATOMIC_TYPES = {
+    "add": ("int32", "uint32", "uint64", "float32", "float64", "float16", "bfloat16"),
+    "max": ("int32", "uint32", "uint64", "int64", "float32"),
+    "min": ("int32", "uint32", "uint64", "int64", "float32"),
+    "exch": ("int32", "uint32", "uint64", "float32"),
+    "cas": ("int32", "uint32", "uint64", "uint16"),
+}
+
+
+def _c_atomic(kind: str):
+    def lower(cg: Any, c: Any) -> str:
+        p, v = c.args[0], c.args[1]
+        t = v.ty
+        el = p.ty.element
+        if el != t:
+            raise cg.error(f"T.{c.op.name}: pointer element {el} differs from value dtype {t}", c)
+        ps, vs = cg.expr(p), cg.expr(v)
+        if kind == "add" and t.base == "int64":
+            cg.need(ATOMICS)
+            return f"tirx_atomic_add({ps}, {vs})"
+        if t.base not in _ATOMIC_TYPES[kind]:
+            raise OpError(f"op T.{c.op.name}: the cuda backend has no {t} form")
+        if kind == "add":
+            return f"atomicAdd({ps}, {vs})"
+        if kind in ("max", "min"):
+            cg.need(ATOMICS)
+            return f"tirx_atomic_{kind}({ps}, {vs})"
+        if kind == "exch":
+            return f"atomicExch({ps}, {vs})"
+        return f"atomicCAS({ps}, {vs}, {cg.expr(c.args[2])})"
+
+    return lower
+
+
+def _i_atomic(kind: str, want_old: bool):
+    """Interpreter semantics of an atomic: lanes apply in lane order; ``want_old`` False
+    (the value unused) lets distinct-free adds/max/min go through numpy's ``ufunc.at``."""
+
+    def compile_call(fc: Any, call: Any):
+        import numpy as np
+
+        from ..interp import semantics as S
+
+        D = S.dtypes
+        fp = fc.expr(call.args[0])
+        fvs = [fc.expr(a) for a in call.args[1:]]
+        t: PrimType = call.args[1].ty
+        name = call.op.name
+        races = fc.prog.check_races
+        is_f = t.is_float
+
+        def apply(old, v, cmp=None):
+            if kind == "add":
+                return D.round_to(old + v, t)
+            if kind == "max":
+                return D.fmax(old, v) if is_f else np.maximum(old, v)
+            if kind == "min":
+                return D.fmin(old, v) if is_f else np.minimum(old, v)
+            if kind == "exch":
+                return v
+            return np.where(old == cmp, v, old)
+
+        def ev(c):
+            p = fp(c)
+            if not isinstance(p, S.PtrVal):
+                raise S.InterpError(f"T.{name}: the first argument must be a pointer (T.address_of(A[i]))")
+            vals = [S.full(f(c), c.N) for f in fvs]
+            mem = p.mem
+            view = mem.view(t)
+            row = view.shape[1]
+            itemsize = D.storage_np(t).itemsize
+            off = p.off
+            flat = np.full(1, off // itemsize, dtype=np.int64) if isinstance(off, int) else (off // itemsize)
+            flat = S.full(flat, c.N)
+            m = c.mask
+            bad = ((flat < 0) | (flat >= row)) & m
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise S.OutOfBoundsError(
+                    f"T.{name}: out-of-bounds atomic on {mem.kind} buffer {mem.name} at element {int(flat[k])} "
+                    f"by {c.describe(k)}"
+                )
+            if mem.per == S.GLOBAL:
+                units = 0
+            elif mem.per == S.BLOCK:
+                units = c.launch.get("bl").astype(np.int64) * row
+            else:
+                units = (c.lanes_arr() if view.shape[0] == c.N else 0) * row
+            full = flat + units
+            act = np.flatnonzero(m)
+            idx = full[act]
+            vs = [v[act] for v in vals]
+            v1 = view.reshape(-1)
+            if races and mem.per == S.BLOCK and c.launch is not None:
+                wst, _rst = S.race_arrays(mem, t)
+                unw = wst[idx] < 0
+                if unw.any():
+                    k = int(np.flatnonzero(unw)[0])
+                    raise S.RaceError(
+                        f"T.{name} on shared buffer {mem.name} at element {int(flat[act[k]])} that no thread "
+                        f"wrote, by {c.describe(act[k])}"
+                    )
+            old = np.zeros(len(idx), dtype=D.value_np(t))
+            uniq = len(idx) <= 1 or np.unique(idx).size == len(idx)
+            if uniq:
+                o = D.from_storage(v1[idx], t)
+                old[:] = o
+                v1[idx] = D.to_storage(apply(o, *vs) if kind != "cas" else apply(o, vs[1], vs[0]), t)
+            elif kind == "add" and not is_f:
+                order = np.argsort(idx, kind="stable")
+                si, sv = idx[order], vs[0][order]
+                cs = np.cumsum(sv, dtype=sv.dtype)
+                excl = cs - sv
+                start = np.ones(len(si), dtype=bool)
+                start[1:] = si[1:] != si[:-1]
+                gid = np.cumsum(start) - 1
+                base = excl[start][gid]
+                before = (excl - base).astype(sv.dtype)
+                o = v1[si] + before
+                res = np.empty_like(o)
+                res[order] = o
+                old[:] = res
+                np.add.at(v1, idx, vs[0])
+            elif kind in ("add", "max", "min") and not want_old and not D.needs_rounding(t):
+                ufunc = {
+                    "add": np.add,
+                    "max": np.fmax if is_f else np.maximum,
+                    "min": np.fmin if is_f else np.minimum,
+                }[kind]
+                ufunc.at(v1, idx, vs[0].astype(v1.dtype))
+            else:  # serial in lane order
+                for j in range(len(idx)):
+                    o = D.from_storage(v1[idx[j : j + 1]], t)
+                    old[j] = o[0]
+                    args = [v[j : j + 1] for v in vs]
+                    nv = apply(o, *args) if kind != "cas" else apply(o, args[1], args[0])
+                    v1[idx[j : j + 1]] = D.to_storage(nv, t)
+            if races and mem.per == S.BLOCK and c.launch is not None:
+                wst[idx] = c.launch.epoch[c.launch.get("bl")[act]] * S.TAG_BASE + S.ATOMIC_TAG
+            out = np.zeros(c.N, dtype=D.value_np(t))
+            out[act] = old
+            return out
+
+        return ev
+
+    return compile_call
+
+
+# atomics on a pointer to an element (T.address_of(A[i])); return the old value
+for _k in ("add", "max", "min", "exch"):
+    declare(
+        f"cuda.atomic_{_k}", "p x", lambda a: a[1].ty, pure=False, device_only=True,
+        doc=f"atomic {_k}: read-modify-write; returns the old value", atomic=0,
+        cuda=_c_atomic(_k), interp=_i_atomic(_k, True), interp_stmt=_i_atomic(_k, False),
+    )  # fmt: skip
+declare(
+    "cuda.atomic_cas", "p x x", lambda a: a[1].ty, pure=False, device_only=True,
+    doc="atomic compare-and-swap (ptr, compare, value); returns the old value", atomic=0,
+    cuda=_c_atomic("cas"), interp=_i_atomic("cas", True), interp_stmt=_i_atomic("cas", False),
+)  # fmt: skip

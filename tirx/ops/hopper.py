@@ -1,0 +1,119 @@
+"""Hopper (sm_90a) ops: TMA tile copies, tensor-map prefetch and warpgroup MMA (wgmma).
+
+TMA copies address shared memory by 32-bit shared-window addresses
+(``T.ptx.cvta_to_shared``), so kernels can align their tiles at run time.
+
+``T.ptx.wgmma_mma_async(shape, dtype, T.address_of(acc[0]), desc_a, desc_b, scale_d)``
+emits one warpgroup ``wgmma.mma_async.sync.aligned.<shape>.f32.<dtype>.<dtype>`` whose
+accumulator registers are the ``N/2`` consecutive float32 elements of the local array
+``acc`` starting at the given element (``"+f"`` operands: the array stays in registers
+when every other access to it uses constant indices). ``desc_a`` / ``desc_b`` are 64-bit
+shared-memory matrix descriptors, ``scale_d`` 0 overwrites the accumulators, 1 adds.
+None of these has a CPU model (docs/hopper.md).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..ir.expr import BufferLoad, Call, IntImm, StringImm
+from ..ir.op import PTX, declare
+from ..ir.types import PrimType, void
+
+__all__: list[str] = []
+
+
+def _ptx(name: str, args: str, template: str, doc: str) -> None:
+    declare(name, args, void, pure=False, device_only=True, doc=doc, cuda=PTX(template))
+
+
+_ptx("ptx.wgmma_fence", "", "wgmma.fence.sync.aligned;", "wgmma.fence")
+_ptx("ptx.wgmma_commit_group", "", "wgmma.commit_group.sync.aligned;", "wgmma.commit_group")
+_ptx("ptx.wgmma_wait_group", "n", "wgmma.wait_group.sync.aligned {0:imm};", "wgmma.wait_group N")
+_ptx(
+    "ptx.tma_load_2d", "i p i i p",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+    "[{0}], [{1}, {{{2}, {3}}}], [{4:smem}];",
+    "TMA tile load: smem addr (u32), tensor map (generic address), inner coord, outer coord, mbarrier",
+)  # fmt: skip
+_ptx(
+    "ptx.tma_load_2d_multicast", "i p i i p i",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+    "[{0}], [{1}, {{{2}, {3}}}], [{4:smem}], {5};",
+    "TMA tile load multicast to the cluster's CTAs in the u16 mask (same smem offsets and mbarrier in each)",
+)  # fmt: skip
+_ptx(
+    "ptx.tma_load_3d", "i p i i i p",
+    "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+    "[{0}], [{1}, {{{2}, {3}, {4}}}], [{5:smem}];",
+    "TMA 3-d tile load: smem addr (u32), tensor map, coords (innermost first), mbarrier",
+)  # fmt: skip
+_ptx(
+    "ptx.tma_store_2d", "p i i i",
+    "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [{0}, {{{1}, {2}}}], [{3}];",
+    "TMA tile store: tensor map, inner coord, outer coord, smem addr (u32); completes a bulk group",
+)  # fmt: skip
+_ptx("ptx.tma_store_commit", "", "cp.async.bulk.commit_group;", "commit the TMA stores issued so far")
+_ptx("ptx.tma_store_wait", "n", "cp.async.bulk.wait_group.read {0:imm};", "wait until N store groups remain")
+_ptx("ptx.prefetch_tensormap", "p", "prefetch.tensormap [{0}];", "prefetch a TMA descriptor")
+
+
+# --------------------------------------------------------------------------- wgmma.mma_async
+_SHAPE = re.compile(r"m64n(\d+)k16")
+_DTYPES = {"f16": "f16", "float16": "f16", "bf16": "bf16", "bfloat16": "bf16"}
+
+
+def _c_wgmma(cg: Any, c: Any) -> str:
+    name = f"T.{c.op.name}"
+    shape, dt, accp, da, db, scale = c.args
+    if not isinstance(shape, StringImm) or not _SHAPE.fullmatch(shape.value):
+        raise cg.error(f"{name}: shape must be a string like 'm64n256k16'", c)
+    n = int(_SHAPE.fullmatch(shape.value).group(1))
+    if n % 8 or not 8 <= n <= 256:
+        raise cg.error(f"{name}: N={n} must be a multiple of 8 in 8..256", c)
+    if not isinstance(dt, StringImm) or dt.value not in _DTYPES:
+        raise cg.error(f"{name}: dtype must be 'f16' or 'bf16'", c)
+    ab = _DTYPES[dt.value]
+    if not (
+        isinstance(accp, Call)
+        and getattr(accp.op, "traits", None) is not None
+        and accp.op.traits.takes_address
+        and isinstance(accp.args[0], BufferLoad)
+    ):
+        raise cg.error(f"{name}: the accumulator is T.address_of(acc[i]) of a local array", c)
+    el = accp.args[0]
+    buf = el.buffer
+    if buf.dtype != PrimType("float32") or buf.scope != "local":
+        raise cg.error(f"{name}: the accumulator must be a local float32 array", c)
+    base = cg.flat_index(buf, el.indices, c)
+    nacc = n // 2
+    accs = []
+    for i in range(nacc):
+        idx = cg.add_index(base, IntImm(i, base.ty)) if i else base
+        accs.append(f"{cg.ptr_of(buf)}[{cg.expr(idx)}]")
+    regs = ", ".join(f"%{i}" for i in range(nacc))
+    text = (
+        "{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %"
+        + str(nacc + 2)
+        + ", 0;\\n\\t"
+        + f"wgmma.mma_async.sync.aligned.{shape.value}.f32.{ab}.{ab} "
+        + "{"
+        + regs
+        + "}, %"
+        + str(nacc)
+        + ", %"
+        + str(nacc + 1)
+        + ", p, 1, 1, 0, 0;\\n\\t}"
+    )
+    outs = ", ".join(f'"+f"({a})' for a in accs)
+    ins = f'"l"((uint64_t)({cg.expr(da)})), "l"((uint64_t)({cg.expr(db)})), "r"((int)({cg.expr(scale)}))'
+    return f'asm volatile("{text}" : {outs} : {ins} : "memory")'
+
+
+declare(
+    "ptx.wgmma_mma_async", "s s p i i i", void, pure=False, device_only=True,
+    doc="wgmma.mma_async (shape e.g. 'm64n256k16', input dtype 'f16'|'bf16', &acc[0] of a local float32 "
+    "accumulator array, smem descriptor A, smem descriptor B, scale-d 0/1); fp32 accumulate",
+    cuda=_c_wgmma,
+)  # fmt: skip

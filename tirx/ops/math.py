@@ -1,0 +1,313 @@
+"""Math ops: elementwise functions, float predicates, bit counts and the lazy select.
+
+One meaning per op (docs/interp.md, "Math functions"): float32 and float64 ops are the exact
+mathematical function rounded once to the type; half types (float16, bfloat16, float8)
+compute the float32 function and round, as the CUDA code does. ``round`` is ties-to-even
+(``rintf``). Integer arguments: ``abs``/``fabs`` wrap, the rounding ops are the identity,
+every other math op is refused by both backends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import OpError
+from ..ir.op import declare
+from ..ir.types import PrimType
+
+__all__: list[str] = []
+
+_INT_IDENTITY = ("floor", "ceil", "round", "trunc", "nearbyint")
+
+
+# --------------------------------------------------------------------------- CUDA
+def _c_math(c32: str, c64: str):
+    """The CUDA lowering of a float function: ``c32`` for float32 (and the half types,
+    computed in float32 and rounded once), ``c64`` for float64."""
+
+    def lower(cg: Any, c: Any) -> str:
+        name = c.op.name
+        ty = c.args[0].ty
+        args = list(c.args)
+        if not isinstance(ty, PrimType) or ty.lanes != 1:
+            raise OpError(f"op T.{name}: the cuda backend has no {ty} form (scalar types only)")
+        if ty.is_int:
+            if name in _INT_IDENTITY or (name in ("abs", "fabs") and ty.kind == "uint"):
+                return f"({cg.expr(args[0])})"
+            if name in ("abs", "fabs"):
+                fn = "llabs" if ty.bits == 64 else "abs"
+                return f"(({cg.c_scalar(ty.base)}){fn}({cg.expr(args[0])}))"
+            raise OpError(f"op T.{name}: the cuda backend has no integer form ({ty})")
+        if ty.base == "float64":
+            return f"{c64}({', '.join(cg.expr(a) for a in args)})"
+        if ty.base == "float32":
+            return f"{c32}({', '.join(cg.expr(a) for a in args)})"
+        return f"{cg.ctype(ty)}({c32}({', '.join('float(' + cg.expr(a) + ')' for a in args)}))"
+
+    return lower
+
+
+def _c_sigmoid(cg: Any, c: Any) -> str:
+    ty = c.args[0].ty
+    if not isinstance(ty, PrimType) or ty.lanes != 1 or not ty.is_float:
+        raise OpError(f"op T.sigmoid: the cuda backend has no {ty} form (float scalars only)")
+    if ty.base == "float64":
+        return f"(1.0 / (1.0 + exp(-{cg.wrap(c.args[0], 15)})))"
+    x = cg.wrap(c.args[0], 15) if ty.base == "float32" else f"float({cg.expr(c.args[0])})"
+    r = f"(1.0f / (1.0f + expf(-{x})))"
+    return r if ty.base == "float32" else f"{cg.ctype(ty)}{r}"
+
+
+# --------------------------------------------------------------------------- interpreter
+def _np(name: str):
+    """numpy's ``name``, or this module's ``_ref_<name>``, resolved when a kernel is compiled."""
+    import numpy as np
+
+    return globals()[f"_ref_{name}"] if f"_ref_{name}" in globals() else getattr(np, name)
+
+
+def _ref_erf(x):
+    import math
+
+    import numpy as np
+
+    v = np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64))
+    return np.asarray(v, dtype=np.float64).astype(x.dtype)
+
+
+def _ref_sigmoid(x):
+    import numpy as np
+
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _ref_rsqrt(x):
+    import numpy as np
+
+    return 1.0 / np.sqrt(x)
+
+
+def _ref_exp10(x):
+    import numpy as np
+
+    return np.power(10.0, x)
+
+
+def _ref_fma(a, b, c):
+    """``a * b + c`` rounded once (``fmaf``/``fma``)."""
+    from ..interp.semantics import dtypes as D
+
+    return D.fma(a, b, c)
+
+
+def _via_f64(fn):
+    """``fn`` computed in float64 and rounded once to the argument's float type."""
+    import numpy as np
+
+    def g(*xs):
+        dt = xs[0].dtype
+        if dt == np.float64:
+            return fn(*xs)
+        return fn(*[x.astype(np.float64) for x in xs]).astype(dt)
+
+    return g
+
+
+def _interp_float(ref: str, exact: bool = False):
+    """Interpreter semantics of a float function from its numpy reference ``ref``: exact
+    functions (abs, rounding) as they are, the others in float64 rounded once."""
+
+    def compile_call(fc: Any, call: Any):
+        import numpy as np
+
+        from ..interp.semantics import dtypes as D
+
+        fn = _np(ref) if exact else _via_f64(_np(ref))
+        fs = [fc.expr(a) for a in call.args]
+        t = call.ty
+        name = call.op.name
+        if not (isinstance(t, PrimType) and t.is_float):
+            if len(fs) == 1 and name in ("abs", "fabs"):
+                return lambda c: np.abs(fs[0](c))
+            if len(fs) == 1 and name in _INT_IDENTITY:
+                return fs[0]
+            raise OpError(f"T.{name} needs a float argument, got {t} (interpreter)")
+        el = t.element
+        if el.base in ("float32", "float64"):
+            out = D.value_np(el)
+            return lambda c: fn(*[f(c) for f in fs]).astype(out, copy=False)
+        if el.base == "float16":
+            return lambda c: fn(*[f(c).astype(np.float32) for f in fs]).astype(np.float16)
+        return lambda c: D.round_to(fn(*[f(c) for f in fs]), el)
+
+    return compile_call
+
+
+def _interp_float_pred(ref: str, for_ints: bool):
+    """``isnan``/``isinf``/``isfinite``: integers are never NaN or infinite."""
+
+    def compile_call(fc: Any, call: Any):
+        import numpy as np
+
+        fa = fc.expr(call.args[0])
+        if not call.args[0].ty.is_float:
+            fill = np.ones_like if for_ints else np.zeros_like
+            return lambda c: fill(fa(c), dtype=bool)
+        fn = getattr(np, ref)
+        return lambda c: fn(fa(c))
+
+    return compile_call
+
+
+# --------------------------------------------------------------------------- declarations
+# name: (float32 C function, float64 C function, numpy reference, exact in any precision)
+_UNARY = {
+    "exp": ("expf", "exp", "exp", False), "exp2": ("exp2f", "exp2", "exp2", False),
+    "exp10": ("exp10f", "exp10", "exp10", False), "log": ("logf", "log", "log", False),
+    "log2": ("log2f", "log2", "log2", False), "log10": ("log10f", "log10", "log10", False),
+    "log1p": ("log1pf", "log1p", "log1p", False), "sqrt": ("sqrtf", "sqrt", "sqrt", False),
+    "rsqrt": ("rsqrtf", "rsqrt", "rsqrt", False), "tanh": ("tanhf", "tanh", "tanh", False),
+    "sin": ("sinf", "sin", "sin", False), "cos": ("cosf", "cos", "cos", False),
+    "tan": ("tanf", "tan", "tan", False), "asin": ("asinf", "asin", "arcsin", False),
+    "acos": ("acosf", "acos", "arccos", False), "atan": ("atanf", "atan", "arctan", False),
+    "sinh": ("sinhf", "sinh", "sinh", False), "cosh": ("coshf", "cosh", "cosh", False),
+    "erf": ("erff", "erf", "erf", False), "fabs": ("fabsf", "fabs", "abs", True),
+    "abs": ("fabsf", "fabs", "abs", True), "floor": ("floorf", "floor", "floor", True),
+    "ceil": ("ceilf", "ceil", "ceil", True), "round": ("rintf", "rint", "rint", True),
+    "trunc": ("truncf", "trunc", "trunc", True), "nearbyint": ("nearbyintf", "nearbyint", "rint", True),
+}  # fmt: skip
+for _n, (_c32, _c64, _ref, _exact) in _UNARY.items():
+    declare(
+        _n, "x", "arg0", doc=f"elementwise {_n}",
+        cuda=_c_math(_c32, _c64), interp=_interp_float(_ref, _exact),
+    )  # fmt: skip
+declare(
+    "sigmoid", "x", "arg0", doc="elementwise 1 / (1 + exp(-x))",
+    cuda=_c_sigmoid, interp=_interp_float("sigmoid"),
+)  # fmt: skip
+declare("pow", "x x", "arg0", doc="x ** y", cuda=_c_math("powf", "pow"), interp=_interp_float("power"))
+declare(
+    "atan2", "x x", "arg0", doc="angle of (x, y)",
+    cuda=_c_math("atan2f", "atan2"), interp=_interp_float("arctan2"),
+)  # fmt: skip
+declare(
+    "fmod", "x x", "arg0", doc="C remainder (sign of the dividend)",
+    cuda=_c_math("fmodf", "fmod"), interp=_interp_float("fmod", exact=True),
+)  # fmt: skip
+declare(
+    "fma", "x x x", "arg0", doc="fused multiply-add a*b+c, rounded once",
+    cuda=_c_math("fmaf", "fma"), interp=_interp_float("fma", exact=True),
+)  # fmt: skip
+
+
+def _c_float_pred(cname: str, hname: str):
+    def lower(cg: Any, c: Any) -> str:
+        t = c.args[0].ty
+        x = cg.expr(c.args[0])
+        if t.base in ("float32", "float64"):
+            return f"{cname}({x})"
+        if t.base in ("float16", "bfloat16") and hname:
+            return f"(bool){hname}({x})"
+        return f"{cname}(float({x}))"
+
+    return lower
+
+
+declare(
+    "isnan", "x", "bool0", doc="x is NaN (never for integers)",
+    cuda=_c_float_pred("isnan", "__hisnan"), interp=_interp_float_pred("isnan", False),
+)  # fmt: skip
+declare(
+    "isinf", "x", "bool0", doc="x is +-inf (never for integers)",
+    cuda=_c_float_pred("isinf", "__hisinf"), interp=_interp_float_pred("isinf", False),
+)  # fmt: skip
+declare(
+    "isfinite", "x", "bool0", doc="x is neither NaN nor infinite (always for integers)",
+    cuda=_c_float_pred("isfinite", ""), interp=_interp_float_pred("isfinite", True),
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- bits
+def _bits_of(cg: Any, x: Any, t: PrimType) -> str:
+    """An 8/16-bit integer's own bits, zero-extended (a signed one would sign-extend)."""
+    if t.bits in (8, 16):
+        return f"({cg.c_scalar(f'uint{t.bits}')}){cg.wrap(x, 15)}"
+    return cg.wrap(x, 15)
+
+
+def _c_popcount(cg: Any, c: Any) -> str:
+    t = c.args[0].ty
+    fn = "__popcll((unsigned long long)" if t.bits == 64 else "__popc((unsigned)"
+    return f"(({cg.c_scalar(t.base)}){fn}{_bits_of(cg, c.args[0], t)}))"
+
+
+def _i_popcount(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import dtypes as D
+
+    fa = fc.expr(call.args[0])
+    t = call.ty
+    ut = np.dtype(f"uint{max(t.bits, 8)}")  # the bits of a negative value, not of its magnitude
+    return lambda c: np.bitwise_count(fa(c).astype(ut)).astype(D.value_np(t))
+
+
+def _c_clz(cg: Any, c: Any) -> str:
+    t = c.args[0].ty
+    if t.bits == 64:
+        return f"(({cg.c_scalar(t.base)})__clzll((long long){cg.wrap(c.args[0], 15)}))"
+    extra = 32 - t.bits
+    r = f"__clz((int){_bits_of(cg, c.args[0], t)})"
+    return f"(({cg.c_scalar(t.base)})({r} - {extra}))" if extra else f"(({cg.c_scalar(t.base)}){r})"
+
+
+def _i_clz(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import dtypes as D
+
+    fa = fc.expr(call.args[0])
+    t = call.ty
+    bits = t.bits
+    ut = np.dtype(f"uint{bits}") if bits >= 8 else np.dtype("uint8")
+
+    def ev(c):
+        x = fa(c).astype(ut)
+        n = np.zeros(x.shape, dtype=np.int64)
+        shift = bits // 2
+        while shift:
+            mask = x < (ut.type(1) << ut.type(bits - shift))
+            n = n + np.where(mask, shift, 0)
+            x = np.where(mask, x << ut.type(shift), x)
+            shift //= 2
+        n = n + (x == 0)
+        return n.astype(D.value_np(t))
+
+    return ev
+
+
+declare("popcount", "i", "arg0", doc="number of set bits", nonneg=True, cuda=_c_popcount, interp=_i_popcount)
+declare("clz", "i", "arg0", doc="number of leading zero bits", nonneg=True, cuda=_c_clz, interp=_i_clz)
+
+
+# --------------------------------------------------------------------------- select
+def _c_select(cg: Any, c: Any):
+    a, b, e = c.args
+    return f"{cg.wrap(a, 4)} ? {cg.wrap(b, 4)} : {cg.wrap(e, 3)}", 3
+
+
+def _i_select(fc: Any, call: Any):
+    return fc._lazy_select(fc.expr(call.args[0]), fc.expr(call.args[1]), fc.expr(call.args[2]), True)
+
+
+declare(
+    "if_then_else",
+    "b x x",
+    lambda a: a[1].ty,
+    doc="lazy select: only the taken arm is evaluated",
+    select=True,
+    lazy_args=(1, 2),
+    pointer_from=(1, 2),
+    cuda=_c_select,
+    interp=_i_select,
+)

@@ -1,0 +1,250 @@
+"""Pointer and memory ops: element addresses, bit reinterpretation, byte offsets,
+alignment tests, and calls of external C/CUDA functions."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import OpError
+from ..ir.expr import BufferLoad, IntImm, StringImm
+from ..ir.op import Helper, NoInterp, declare
+from ..ir.types import PointerType, PrimType, bool_
+
+__all__: list[str] = []
+
+
+# --------------------------------------------------------------------------- address_of
+def _address_of_type(args):
+    a = args[0]
+    if not isinstance(a, BufferLoad):
+        raise TypeError("T.address_of takes a buffer element, e.g. T.address_of(A[i])")
+    return PointerType(a.buffer.dtype, a.buffer.scope)
+
+
+def _c_address_of(cg: Any, c: Any) -> str:
+    a = c.args[0]
+    if not isinstance(a, BufferLoad):
+        raise cg.error("T.address_of takes a buffer element, e.g. T.address_of(A[i])", c)
+    idx = cg.flat_index(a.buffer, a.indices, c)
+    if isinstance(idx.ty, PrimType) and idx.ty.lanes > 1:
+        idx = getattr(idx, "base", None)
+        if idx is None:
+            raise cg.error("T.address_of of a vector gather has no single address", c)
+    return f"({cg.ptr_of(a.buffer)} + {cg.wrap(idx, 12)})"
+
+
+def _i_address_of(fc: Any, call: Any):
+    from ..interp.semantics import PtrVal
+    from ..interp.semantics import dtypes as D
+
+    load = call.args[0]
+    if not isinstance(load, BufferLoad):
+        raise OpError("T.address_of takes a buffer element (interpreter)")
+    loc = fc.locate(load.buffer, load.indices)
+    itemsize = D.storage_np(load.buffer.dtype).itemsize
+
+    def ev(c):
+        mem, _v1, _full_flat, flat = loc(c)
+        off = flat * itemsize
+        if off.shape[0] == 1 and off.ndim == 1:
+            return PtrVal(mem, int(off[0]))
+        return PtrVal(mem, off)
+
+    return ev
+
+
+declare(
+    "address_of",
+    "x",
+    _address_of_type,
+    doc="pointer to a buffer element, typed as the buffer's dtype",
+    takes_address=True,
+    cuda=_c_address_of,
+    interp=_i_address_of,
+)
+
+
+# --------------------------------------------------------------------------- reinterpret
+BITCAST = Helper(
+    "tirx_bitcast",
+    """\
+template <typename To, typename From> __device__ __forceinline__ To tirx_bitcast(From x) {
+  static_assert(sizeof(To) == sizeof(From), "reinterpret: sizes differ");
+  To y;
+  memcpy(&y, &x, sizeof(To));
+  return y;
+}""",
+)
+_DIRECT_BITCAST = {
+    ("float32", "int32"): "__float_as_int",
+    ("int32", "float32"): "__int_as_float",
+    ("float32", "uint32"): "__float_as_uint",
+    ("uint32", "float32"): "__uint_as_float",
+    ("float64", "int64"): "__double_as_longlong",
+    ("int64", "float64"): "__longlong_as_double",
+    ("float16", "int16"): "__half_as_short",
+    ("float16", "uint16"): "__half_as_ushort",
+    ("int16", "float16"): "__short_as_half",
+    ("uint16", "float16"): "__ushort_as_half",
+}
+
+
+def _c_reinterpret(cg: Any, c: Any) -> str:
+    x = c.args[0]
+    to, fr = c.ty, x.ty
+    if isinstance(to, PointerType) or isinstance(fr, PointerType):
+        return f"(({cg.ctype(to)}){cg.wrap(x, 15)})"
+    if not (isinstance(to, PrimType) and isinstance(fr, PrimType)):
+        raise cg.error(f"T.reinterpret: cannot reinterpret {fr} as {to}", c)
+    if to == fr:
+        return cg.expr(x)
+    if to.bytes != fr.bytes:
+        raise cg.error(
+            f"T.reinterpret: {fr} and {to} have different sizes ({fr.bytes} vs {to.bytes} bytes)", c
+        )
+    direct = _DIRECT_BITCAST.get((fr.base, to.base)) if fr.lanes == to.lanes == 1 else None
+    if direct:
+        return f"{direct}({cg.expr(x)})"
+    cg.need(BITCAST)
+    return f"tirx_bitcast<{cg.ctype(to)}>({cg.expr(x)})"
+
+
+def _i_reinterpret(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import InterpError, PtrVal
+    from ..interp.semantics import dtypes as D
+
+    src, dst = call.args[0].ty, call.ty
+    fa = fc.expr(call.args[0])
+    if isinstance(src, PointerType) and isinstance(dst, PointerType):
+        return fa
+    if isinstance(src, PointerType) or isinstance(dst, PointerType):
+        # only a pointer that travelled as an integer (mapa's raw address) turns back into one
+        def ev_ptr(c):
+            v = fa(c)
+            if isinstance(v, PtrVal):
+                return v
+            raise InterpError(
+                f"the interpreter cannot reinterpret between {src} and {dst}: raw integer addresses are not modelled"
+            )
+
+        return ev_ptr
+    if src.bits * src.lanes != dst.bits * dst.lanes:
+        raise OpError(f"T.reinterpret: {src} and {dst} differ in size")
+    sd, dd = D.storage_np(src.element), D.storage_np(dst.element)
+
+    def ev(c):
+        x = D.to_storage(fa(c), src)
+        x = np.ascontiguousarray(x, dtype=sd)
+        if src.lanes == 1 and dst.lanes > 1:
+            x = x.reshape(-1, 1)
+        y = x.view(dd)
+        if dst.lanes == 1 and y.ndim > 1:
+            y = y.reshape(-1)
+        return D.from_storage(y.copy(), dst)
+
+    return ev
+
+
+declare(
+    "reinterpret",
+    "x",
+    "ty",
+    doc="reinterpret the bits (or pointer) as ty",
+    bitcast=True,
+    cuda=_c_reinterpret,
+    interp=_i_reinterpret,
+)
+
+
+# --------------------------------------------------------------------------- extern calls
+def _c_extern(cg: Any, c: Any) -> str:
+    name = c.args[0]
+    if not isinstance(name, StringImm) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_:]*", name.value):
+        raise cg.error(f"T.{c.op.name}: the first argument must name a C function", c)
+    return f"{name.value}({', '.join(cg.expr(a) for a in c.args[1:])})"
+
+
+_EXTERN = NoInterp("it calls external C/CUDA code")
+declare(
+    "call_extern", "s *x?", "ty", pure=False, doc="call an external C/CUDA function by name",
+    cuda=_c_extern, interp=_EXTERN,
+)  # fmt: skip
+declare(
+    "call_pure_extern", "s *x?", "ty", doc="call an external side-effect-free function by name",
+    cuda=_c_extern, interp=_EXTERN,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- byte offsets, alignment
+def _c_ptr_byte_offset(cg: Any, c: Any) -> str:
+    p, off = c.args
+    return f"(({cg.ctype(p.ty)})((char*){cg.wrap(p, 15)} + {cg.wrap(off, 12)}))"
+
+
+def _i_ptr_byte_offset(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import InterpError, PtrVal
+
+    fp, fo = fc.expr(call.args[0]), fc.expr(call.args[1])
+
+    def ev(c):
+        p, o = fp(c), fo(c)
+        if not isinstance(p, PtrVal):
+            raise InterpError("T.ptr_byte_offset of a value that is not a pointer")
+        o = int(o[0]) if o.shape[0] == 1 else o.astype(np.int64)
+        return PtrVal(p.mem, p.off + o, p.rank)
+
+    return ev
+
+
+declare(
+    "ptr_byte_offset",
+    "p i",
+    "arg0",
+    doc="advance a pointer by a byte offset, keeping its type",
+    pointer_from=(0,),
+    cuda=_c_ptr_byte_offset,
+    interp=_i_ptr_byte_offset,
+)
+
+
+def _c_is_aligned(cg: Any, c: Any) -> str:
+    p, n = c.args
+    if not isinstance(n, IntImm) or n.value <= 0 or n.value & (n.value - 1):
+        raise cg.error("T.is_aligned: the alignment must be a power-of-two integer literal", c)
+    return f"((((unsigned long long){cg.wrap(p, 15)}) & {n.value - 1}ULL) == 0ULL)"
+
+
+def _i_is_aligned(fc: Any, call: Any):
+    """Every interpreter allocation starts 256-byte aligned (as cudaMalloc's do); the
+    pointer's byte offset decides."""
+    import numpy as np
+
+    from ..interp.semantics import InterpError, PtrVal
+
+    fp, n = fc.expr(call.args[0]), call.args[1]
+    if not isinstance(n, IntImm) or n.value <= 0 or n.value & (n.value - 1) or n.value > 256:
+        raise OpError("T.is_aligned: the alignment must be a power-of-two integer literal <= 256")
+    m = n.value - 1
+
+    def ev(c):
+        p = fp(c)
+        if not isinstance(p, PtrVal):
+            raise InterpError("T.is_aligned of a value that is not a pointer")
+        return np.atleast_1d((np.asarray(p.off, dtype=np.int64) & m) == 0)
+
+    return ev
+
+
+declare(
+    "is_aligned",
+    "p n",
+    bool_,
+    doc="whether a pointer's address is a multiple of n bytes (chooses a vector path at run time)",
+    cuda=_c_is_aligned,
+    interp=_i_is_aligned,
+)
