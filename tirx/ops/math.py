@@ -42,7 +42,9 @@ def _c_math(c32: str, c64: str):
             return f"{c64}({', '.join(cg.expr(a) for a in args)})"
         if ty.base == "float32":
             return f"{c32}({', '.join(cg.expr(a) for a in args)})"
-        return f"{cg.ctype(ty)}({c32}({', '.join('float(' + cg.expr(a) + ')' for a in args)}))"
+        # half types: float arguments widened to float32 (an integer argument, ldexp's, as it is)
+        widened = [f"float({cg.expr(a)})" if a.ty.is_float else cg.expr(a) for a in args]
+        return f"{cg.ctype(ty)}({c32}({', '.join(widened)}))"
 
     return lower
 
@@ -108,7 +110,7 @@ def _via_f64(fn):
         dt = xs[0].dtype
         if dt == np.float64:
             return fn(*xs)
-        return fn(*[x.astype(np.float64) for x in xs]).astype(dt)
+        return fn(*[x.astype(np.float64) if x.dtype.kind == "f" else x for x in xs]).astype(dt)
 
     return g
 
@@ -136,8 +138,11 @@ def _interp_float(ref: str, exact: bool = False):
         if el.base in ("float32", "float64"):
             out = D.value_np(el)
             return lambda c: fn(*[f(c) for f in fs]).astype(out, copy=False)
-        if el.base == "float16":
-            return lambda c: fn(*[f(c).astype(np.float32) for f in fs]).astype(np.float16)
+        if el.base == "float16":  # float arguments widened to float32, as the CUDA code does
+            wide = [a.ty.is_float for a in call.args]
+            return lambda c: fn(*[f(c).astype(np.float32) if w else f(c) for f, w in zip(fs, wide)]).astype(
+                np.float16
+            )
         return lambda c: D.round_to(fn(*[f(c) for f in fs]), el)
 
     return compile_call
@@ -197,6 +202,22 @@ declare(
 declare(
     "fma", "x x x", "arg0", doc="fused multiply-add a*b+c, rounded once",
     cuda=_c_math("fmaf", "fma"), interp=_interp_float("fma", exact=True),
+)  # fmt: skip
+declare(
+    "hypot", "x x", "arg0", doc="sqrt(x*x + y*y) without undue overflow",
+    cuda=_c_math("hypotf", "hypot"), interp=_interp_float("hypot"),
+)  # fmt: skip
+declare(
+    "copysign", "x x", "arg0", doc="the magnitude of x with the sign of y",
+    cuda=_c_math("copysignf", "copysign"), interp=_interp_float("copysign", exact=True),
+)  # fmt: skip
+declare(
+    "nextafter", "x x", "arg0", doc="the next representable float after x towards y",
+    cuda=_c_math("nextafterf", "nextafter"), interp=_interp_float("nextafter", exact=True),
+)  # fmt: skip
+declare(
+    "ldexp", "x i", "arg0", doc="x * 2**n",
+    cuda=_c_math("ldexpf", "ldexp"), interp=_interp_float("ldexp", exact=True),
 )  # fmt: skip
 
 
