@@ -50,25 +50,37 @@ UNARY = (
     "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "sigmoid", "fabs", "abs", "floor", "ceil",
     "round", "trunc", "nearbyint",
 )  # fmt: skip
-BINARY_OPS = ("pow", "atan2", "fmod")
+BINARY_OPS = ("pow", "atan2", "fmod", "hypot", "copysign")
 NODES = {"add": Add, "sub": Sub, "mul": Mul, "div": Div, "mod": Mod, "floordiv": FloorDiv,
          "floormod": FloorMod, "min": Min, "max": Max}  # fmt: skip
 PREDICATES = ("isnan", "isinf", "isfinite")
 INT_UNARY = ("abs", "fabs", "floor", "ceil", "round", "trunc", "nearbyint", "popcount", "clz")
 INT_NODES = ("add", "sub", "mul", "div", "mod", "floordiv", "floormod", "min", "max")
 CAST_TO = FLOATS + INTS + ("bool",)
-EXACT = {"sqrt", "fabs", "abs", "floor", "ceil", "round", "trunc", "nearbyint", "fmod", "fma"} | set(NODES)
+EXACT = {
+    "sqrt",
+    "fabs",
+    "abs",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "nearbyint",
+    "fmod",
+    "fma",
+    "copysign",
+} | set(NODES)
 
 # CUDA's documented maximum ulp error (float32 / float64), CUDA C++ Programming Guide
 CUDA_ULP_F32 = {
     "exp": 2, "exp2": 2, "exp10": 2, "log": 1, "log2": 1, "log10": 2, "log1p": 1, "rsqrt": 2, "tanh": 2,
     "sin": 2, "cos": 2, "tan": 4, "asin": 2, "acos": 2, "atan": 2, "sinh": 3, "cosh": 2, "erf": 2,
-    "sigmoid": 4, "pow": 4, "atan2": 3,
+    "sigmoid": 4, "pow": 4, "atan2": 3, "hypot": 3,
 }  # fmt: skip
 CUDA_ULP_F64 = {
     "exp": 1, "exp2": 1, "exp10": 1, "log": 1, "log2": 1, "log10": 1, "log1p": 1, "rsqrt": 1, "tanh": 1,
     "sin": 2, "cos": 2, "tan": 2, "asin": 2, "acos": 2, "atan": 2, "sinh": 2, "cosh": 1, "erf": 2,
-    "sigmoid": 3, "pow": 2, "atan2": 2,
+    "sigmoid": 3, "pow": 2, "atan2": 2, "hypot": 2,
 }  # fmt: skip
 
 
@@ -323,7 +335,7 @@ def _f64_fn(op: str):
         "rsqrt": lambda x: 1.0 / math.sqrt(x), "tanh": math.tanh, "sin": math.sin, "cos": math.cos,
         "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan, "sinh": math.sinh,
         "cosh": math.cosh, "erf": math.erf, "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)),
-        "pow": math.pow, "atan2": math.atan2,
+        "pow": math.pow, "atan2": math.atan2, "hypot": math.hypot,
     }[op]  # fmt: skip
 
     def g(*xs):
@@ -390,6 +402,8 @@ def _ref_float_exact(label: str, a: float, b: float, c: float) -> float:
     """Exact ops on float64 numbers (then rounded once to the dtype by the caller)."""
     if label in ("fabs", "abs"):
         return abs(a)
+    if label == "copysign":
+        return math.copysign(a, b)
     if label == "floor":
         return math.floor(a) if math.isfinite(a) else a
     if label == "ceil":
@@ -528,7 +542,11 @@ def test_every_math_op_is_covered():
     not_math = {"address_of", "reinterpret", "call_extern", "call_pure_extern", "ptr_byte_offset",
                 "is_aligned", "if_then_else"}  # fmt: skip
     table = {n for n in all_ops(builtin_only=True) if "." not in n} - not_math
-    covered = set(UNARY) | set(BINARY_OPS) | {"fma"} | set(PREDICATES) | set(INT_UNARY)
+    # nextafter (its reference is per dtype) and ldexp (an integer exponent) are compared with the
+    # interpreter on the GPU by the generated per-op tests (tests/test_ops_generated.py)
+    covered = (
+        set(UNARY) | set(BINARY_OPS) | {"fma"} | set(PREDICATES) | set(INT_UNARY) | {"nextafter", "ldexp"}
+    )
     assert table <= covered, f"math ops without an interpreter-vs-GPU check: {sorted(table - covered)}"
 
 
