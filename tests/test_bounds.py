@@ -34,7 +34,7 @@ from tirx.ir import (
     Var,
 )
 from tirx.ir.arith import int_range, trunc_div, trunc_mod, wrap
-from tirx.ir.bounds import Bounds, local_ranges
+from tirx.ir.bounds import UNBOUNDED, Bounds, local_ranges
 from tirx.ir.op import call
 from tirx.ir.types import prim
 from tirx.script import tirx as T
@@ -221,7 +221,8 @@ def test_exact_mode_bounds_host_evaluation(case):
             v = eval(code, ns)
         except (ZeroDivisionError, ValueError, MemoryError, OverflowError):
             continue  # the launch fails: nothing runs
-        assert lo <= int(v) <= hi, (code, v, (lo, hi))
+        # +-UNBOUNDED endpoints are infinite (Python integers have no width)
+        assert (lo == -UNBOUNDED or lo <= int(v)) and (hi == UNBOUNDED or int(v) <= hi), (code, v, (lo, hi))
 
 
 def test_reference_semantics_agree_with_constant_folding():
@@ -373,3 +374,26 @@ def test_local_ranges_read_increments_from_a_whole_chain():
     got = {d.name: r for d, (_t, r) in br.items()}
     assert got["acc"] == (0, 30)  # ten increments of 2..3
     assert got["back"] == (0, 5)
+
+
+def test_exact_bounds_past_2_256_stay_sound():
+    """Found by hypothesis: on the host, uint8 ``(0 - v) ^ (v << v)`` reaches about 2**262 for
+    v = 254 (Python integers have no width); the XOR of a negative and that was bounded by the
+    finite +-2**256 that stands for "no bound". Endpoints past 2**255 are now infinite, and
+    division and >> of an infinite operand stay unbounded."""
+    from tirx.ir import BitXor, FloorDiv, IntImm, Shl, Shr, Sub, Var
+    from tirx.runtime.hostexpr import HOST_GLOBALS, to_python
+
+    u8 = prim("uint8")
+    v = Var("v", u8)
+    e = BitXor(Sub(IntImm(0, u8), v), Shl(v, v))
+    b = Bounds({v: (0, 254)}, exact=True)
+    lo, hi = b(e)
+    code = to_python(e, {v: "v"})
+    for x in (0, 1, 200, 254):
+        got = eval(code, {**HOST_GLOBALS, "v": x})
+        assert (lo == -UNBOUNDED or lo <= got) and (hi == UNBOUNDED or got <= hi)
+    big = Shl(v, v)  # finite but past 2**255: infinite
+    assert b(big)[1] == UNBOUNDED
+    for shrink in (FloorDiv(big, IntImm(4, u8)), Shr(big, IntImm(4, u8))):
+        assert b(shrink)[1] == UNBOUNDED

@@ -50,7 +50,8 @@ __all__ = ["Bounds", "dtype_range", "local_ranges"]
 LOCAL_SCOPES = ("local", "register", "local.var")
 
 _WRAPPING = (Add, Sub, Mul, Shl)
-UNBOUNDED = 1 << 256  # "no bound" of exact (host) analysis
+UNBOUNDED = 1 << 256  # "no bound" of exact (host) analysis: an endpoint at +-UNBOUNDED is infinite
+_HUGE = UNBOUNDED >> 1  # exact analysis: an endpoint this large is made infinite (see _bound)
 _FLIP = {LT: GT, LE: GE, GT: LT, GE: LE, EQ: EQ}  # a < b is b > a
 
 
@@ -310,6 +311,12 @@ class Bounds:
         r = None if m is None else m(e)
         if r is None:
             return (-UNBOUNDED, UNBOUNDED) if self.exact else full
+        if self.exact and (r[0] <= -_HUGE or r[1] >= _HUGE):
+            # Python integers have no width: an endpoint past 2**255 is taken as infinite, so
+            # a finite bound never approaches the +-UNBOUNDED that stands for "no bound" (an
+            # infinite endpoint plus or times a finite one stays past 2**255, and the rules
+            # that shrink magnitudes -- division, >> -- refuse infinite operands)
+            r = (-UNBOUNDED if r[0] <= -_HUGE else r[0], UNBOUNDED if r[1] >= _HUGE else r[1])
         return r
 
     def _b_Add(self, e):
@@ -327,6 +334,8 @@ class Bounds:
 
     def _division(self, e, fn):
         a, b = self(e.a), self(e.b)
+        if self.exact and (a[0] <= -_HUGE or a[1] >= _HUGE):
+            return None  # an infinite dividend: the quotient is unbounded too
         parts = [_div_corners(fn, a, p) for p in _nonzero_parts(b)]
         if b[0] <= 0 <= b[1]:
             parts.append((0, 0))  # division by zero gives 0 (the interpreter's choice)
@@ -417,6 +426,8 @@ class Bounds:
 
     def _b_Shr(self, e):
         a = self(e.a)
+        if self.exact and (a[0] <= -_HUGE or a[1] >= _HUGE):
+            return None  # an infinite operand stays unbounded
         amt, out = self._amounts(e)
         parts = []
         if out:
