@@ -15,25 +15,20 @@ import keyword
 import re
 from typing import Any
 
+from .. import forms as _forms
 from ..diagnostics import error as _diag
 from ..errors import DiagnosticError
 from ..ir import op as _opmod
 from ..ir.buffer import Buffer
 from ..ir.expr import (
-    Add,
     BitNot,
-    Broadcast,
     BufferLoad,
     Call,
     Cast,
     FloatImm,
-    GlobalVar,
     IntImm,
-    Let,
     Not,
     PrimExpr,
-    Ramp,
-    Select,
     StringImm,
     Sub,
     Var,
@@ -44,8 +39,7 @@ from ..ir.expr import (
 from ..ir.node import Attrs
 from ..ir.operators import OPERATORS
 from ..ir.span import Span
-from ..ir.stmt import LAUNCH_FIELDS, LAUNCH_FIELDS_KEY, ForKind
-from ..ir.structural import structural_equal
+from ..ir.stmt import LAUNCH_FIELDS, LAUNCH_FIELDS_KEY
 from ..ir.types import PointerType, PrimType, TensorType, Type, VoidType, int32, parse_dtype
 from ..script.builder import IRBuilder
 
@@ -61,20 +55,14 @@ _PREC = {o.text: o.prec for o in OPERATORS if o.text is not None and not o.unary
 _CMP = frozenset(o.text for o in OPERATORS if o.assoc == "none")  # comparisons do not chain
 _INT_KINDS = frozenset(("int", "uint"))
 
-_LOOP_KINDS = {
-    "serial": ForKind.SERIAL,
-    "unroll": ForKind.UNROLLED,
-    "vectorized": ForKind.VECTORIZED,
-    "parallel": ForKind.PARALLEL,
-    "thread_binding": ForKind.THREAD_BINDING,
-}
 _BINFORMS = {name: o.node for o in OPERATORS for name in o.func}  # T.min(a, b), T.truncmod(a, b), ...
 # T.<name> special forms handled here rather than through the op table
+# (the expression forms T.Ramp, T.Select, T.Cast, T.Let, T.Call, ... are tirx/forms.py's FormSpecs)
 _FORMS = frozenset(
     {
-        "Cast", "Select", "Ramp", "Broadcast", "Let", "Call", "evaluate", "func_attr", "alloc_tensor",
+        "evaluate", "func_attr", "alloc_tensor",
         "decl_tensor", "Tensor", "Buffer", "Ptr", "device_entry", "attr", "let", "function", "prim_func",
-        "ir_module", *_LOOP_KINDS, *_BINFORMS,
+        "ir_module", *_BINFORMS,
     }
 )  # fmt: skip
 _DECORATOR_ONLY = frozenset({"function", "prim_func", "ir_module"})
@@ -114,6 +102,8 @@ class _Walrus:
 
 class _FuncRef:
     __slots__ = ("name", "span")
+
+    ret = None  # the return type is not known while loading (tirx.forms' funcref kind)
 
     def __init__(self, name, span):
         self.name = name
@@ -207,7 +197,10 @@ def _resolve_t(rest: str) -> tuple[str, Any] | None:
     r = _RES.get(rest)
     if r is not None:
         return r
-    if rest in _FORMS:
+    spec = _forms.by_name(rest)
+    if spec is not None:
+        r = ("spec", spec)
+    elif rest in _FORMS:
         r = ("form", rest)
     else:
         try:
@@ -800,14 +793,23 @@ class TextBuilder:
         if tok.type == "NAME":
             if s == "range" and self.b.lookup("range") is None:
                 pos, kw = self.split_args(args, span, "range")
-                return self.loop("range", pos, kw, span)
+                return self.form_call(_forms.RANGE, pos, kw, span, "range")
             if self.b.lookup(s) is None and not self.let_scope.get(s):
                 raise self.err(f"undefined name '{s}'", self.tsp(tok))
             raise self.err(f"'{s}' is not callable", self.tsp(tok))
         head, _, rest = s.partition(".")
         r = _resolve_t(rest) if head == "T" else None
         if r is None:
-            raise self.err(f"unknown name {s}", self.tsp(tok))
+            chain = self.surface_chain(rest, tok) if head == "T" else None
+            if chain is None:
+                raise self.err(f"unknown name {s}", self.tsp(tok))
+            pos, kw = self.split_args(args, span, s)
+            if kw:
+                raise self.err(f"{s} takes no keyword arguments", span)
+            try:
+                return chain(*pos, span=span)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), span, e) from e
         kind, val = r
         fname = s
         if kind == "op":
@@ -816,9 +818,10 @@ class TextBuilder:
         if kind == "type":
             pos, kw = self.split_args(args, span, fname)
             return self.typed_const(val, pos, kw, span, fname)
-        pos, kw = self.split_args(args, span, fname, allow_walrus=val == "Let")
-        if val in _LOOP_KINDS:
-            return self.loop(val, pos, kw, span)
+        if kind == "spec":
+            pos, kw = self.split_args(args, span, fname, allow_walrus=val.params[0].kind == "binding")
+            return self.form_call(val, pos, kw, span, fname)
+        pos, kw = self.split_args(args, span, fname)
         if val in _BINFORMS:
             self.nargs(fname, pos, kw, span, 2)
             a, b = pos
@@ -1030,6 +1033,42 @@ class TextBuilder:
         except (TypeError, ValueError) as e:
             raise self.err(f"{fname}: {e}", span, e) from e
 
+    def form_call(self, spec, pos, kw, span, fname):
+        """``T.<form>(...)``: bound, checked and built by its FormSpec (tirx/forms.py)."""
+        if pos and type(pos[0]) is _Walrus:  # T.Let(x := v, ...): x is visible to the end of the form
+            w = pos[0]
+            vs = self.let_scope.get(w.var.name)
+            if vs and vs[-1] is w.var:
+                vs.pop()
+                if not vs:
+                    del self.let_scope[w.var.name]
+        try:
+            r = spec.call(pos, kw, span, fname)
+        except (TypeError, ValueError) as e:  # FormError (a TypeError) or the node's own check
+            raise self.err(str(e), span, e) from e
+        if spec.role == "loop":  # a for header: (start, extent, kind, step, annotations, thread)
+            return _Spec("loop", span, *r)
+        return r
+
+    def surface_chain(self, rest, tok):
+        """``T.ptx.fence.proxy.async_.shared__cta``: an op's script surface (its ``"script"``
+        implementation, the PTX table's modifier chains) followed by attributes, as in Python."""
+        parts = rest.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            o = _opmod.lookup(".".join(parts[:k]))
+            if o is None:
+                continue
+            v = _opmod.impl("script", o)
+            if v is None:
+                return None
+            try:
+                for p in parts[k:]:
+                    v = getattr(v, p)
+            except AttributeError as e:
+                raise self.err(str(e), self.tsp(tok), e) from e
+            return v
+        return None
+
     def op_call(self, o, pos, kw, span):
         ty = None
         if kw:
@@ -1040,165 +1079,11 @@ class TextBuilder:
         for i, a in enumerate(pos):
             if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
                 raise self.err(f"T.{o.name}: argument {i + 1} must be an expression, got {_desc(a)}", span)
+        surface = _opmod.impl("script", o)  # T.<name> as the Python frontend sees it (PTX table)
         try:
+            if surface is not None and ty is None:
+                return surface(*pos, span=span)
             return _opmod.call(o, *pos, ty=ty, span=span)
-        except (TypeError, ValueError) as e:
-            raise self.err(str(e), span, e) from e
-
-    def loop(self, kind, pos, kw, span):
-        fname = "range" if kind == "range" else f"T.{kind}"
-        if kind == "range":
-            self.nargs(fname, pos, kw, span, 1, 3)
-        else:
-            self.nargs(fname, pos, kw, span, 1, 3, ("step", "thread", "annotations"))
-            if kind == "thread_binding" and type(kw.get("thread")) is not str:
-                raise self.err('T.thread_binding needs thread="threadIdx.x" (or another axis)', span)
-            if "thread" in kw and type(kw["thread"]) is not str:
-                raise self.err(f"{fname}: thread= must be a string", span)
-            if len(pos) == 3 and "step" in kw:
-                raise self.err(f"{fname}: step given twice", span)
-        if len(pos) == 1:
-            start, stop = None, pos[0]
-        else:
-            start, stop = pos[0], pos[1]
-        step = pos[2] if len(pos) == 3 else kw.get("step")
-        ann = kw.get("annotations")
-        if ann is not None and type(ann) is not dict:
-            raise self.err(f"{fname}: annotations= must be a dict", span)
-        self.operand(stop, span)
-        if start is not None:
-            self.operand(start, span)
-        try:
-            if start is None:
-                stop_e = convert(stop)
-                t = stop_e.ty
-                self._int_bound(t, fname, span)
-                start_e = IntImm(0, t)
-                extent = stop_e
-            else:
-                if isinstance(stop, PrimExpr):
-                    stop_e = stop
-                    start_e = convert(start, stop)
-                elif isinstance(start, PrimExpr):
-                    start_e = start
-                    stop_e = convert(stop, start)
-                else:
-                    start_e, stop_e = convert(start), convert(stop)
-                self._int_bound(start_e.ty, fname, span)
-                self._int_bound(stop_e.ty, fname, span)
-                if type(start_e) is IntImm and start_e.value == 0:
-                    # start 0: the printer writes the extent itself as the stop
-                    extent = stop_e
-                    if start_e.ty != stop_e.ty:
-                        start_e = IntImm(0, stop_e.ty)
-                elif type(start_e) is IntImm and type(stop_e) is IntImm and start_e.ty == stop_e.ty:
-                    extent = IntImm(stop_e.value - start_e.value, stop_e.ty)
-                elif type(stop_e) is Add and structural_equal(stop_e.a, start_e):
-                    # the printer writes `start + extent` when extent is not Sub(x, start)
-                    extent = stop_e.b
-                else:
-                    extent = binop(Sub, stop_e, start_e)
-            if step is not None:
-                self.operand(step, span)
-                step = convert(step, start_e)
-                self._int_bound(step.ty, fname, span)
-        except DiagnosticError:
-            raise
-        except (TypeError, ValueError) as e:
-            raise self.err(f"{fname}: {e}", span, e) from e
-        lk = ForKind.SERIAL if kind == "range" else _LOOP_KINDS[kind]
-        return _Spec("loop", span, start_e, extent, lk, step, ann, kw.get("thread"))
-
-    def _int_bound(self, t, fname, span):
-        if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
-            raise self.err(f"{fname}: loop bounds must be scalar integers, got dtype {t}", span)
-
-    def f_Cast(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 2)
-        ty = self.as_type(pos[0], span, "a dtype")
-        v = self.expr(pos[1], span)
-        try:
-            return Cast(ty, v, span=span)
-        except (TypeError, ValueError) as e:
-            raise self.err(str(e), span, e) from e
-
-    def f_Select(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 3)
-        c, a, b = pos
-        c = self.expr(c, span)
-        self.operand(a, span)
-        self.operand(b, span)
-        try:
-            if isinstance(a, PrimExpr):
-                b = convert(b, a)
-            elif isinstance(b, PrimExpr):
-                a = convert(a, b)
-            else:
-                b = convert(b)
-                a = convert(a, b)
-            return Select(c, a, b, span=span)
-        except (TypeError, ValueError) as e:
-            raise self.err(str(e), span, e) from e
-
-    def f_Ramp(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 3)
-        base, stride, lanes = pos
-        self.operand(base, span)
-        self.operand(stride, span)
-        if type(lanes) is not int:
-            raise self.err("T.Ramp: lanes must be an int literal", span)
-        try:
-            if isinstance(base, PrimExpr):
-                stride = convert(stride, base)
-            else:
-                stride = convert(stride)
-                base = convert(base, stride)
-            return Ramp(base, stride, lanes, span=span)
-        except (TypeError, ValueError) as e:
-            raise self.err(str(e), span, e) from e
-
-    def f_Broadcast(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 2)
-        v, lanes = pos
-        v = self.expr(v, span)
-        if type(lanes) is not int:
-            raise self.err("T.Broadcast: lanes must be an int literal", span)
-        try:
-            return Broadcast(v, lanes, span=span)
-        except (TypeError, ValueError) as e:
-            raise self.err(str(e), span, e) from e
-
-    def f_Let(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 2)
-        w, body = pos
-        if type(w) is not _Walrus:
-            raise self.err(
-                "T.Let's first argument must be an assignment expression: T.Let(x := value, body)", span
-            )
-        vs = self.let_scope.get(w.var.name)
-        if vs and vs[-1] is w.var:
-            vs.pop()
-            if not vs:
-                del self.let_scope[w.var.name]
-        body = self.expr(body, span)
-        try:
-            return Let(w.var, w.value, body, span=span)
-        except (TypeError, ValueError) as e:
-            raise self.err(str(e), span, e) from e
-
-    def f_Call(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 2, 2, ("ty",))
-        ref, args = pos
-        if type(ref) is not _FuncRef:
-            raise self.err(
-                f"T.Call's first argument must be a module function ({self.module_name or 'Module'}.f)", span
-            )
-        if type(args) not in (list, tuple):
-            raise self.err("T.Call's second argument must be a list of arguments", span)
-        cargs = tuple(self.expr(a, span) for a in args)
-        ty = self.as_type(kw["ty"], span, "a result type") if "ty" in kw else VoidType()
-        try:
-            return Call(GlobalVar(ref.name), cargs, ty, span=span)
         except (TypeError, ValueError) as e:
             raise self.err(str(e), span, e) from e
 

@@ -340,7 +340,7 @@ class _Rewrite(ScopedRewriter):
             return value
         if type(value) is Call and isinstance(value.op, Op) and value.op.traits.bitcast:
             return Call(value.op, value.args, ty, span=value.span)
-        return Call(_op.get("reinterpret"), (value,), ty, span=value.span)
+        return Call(_op.find(bitcast=True), (value,), ty, span=value.span)
 
     def stmt_Bind(self, s: Bind) -> Any:
         value = self.expr(s.value)

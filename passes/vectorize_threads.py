@@ -73,6 +73,7 @@ from tirx.ir import (
 from tirx.ir.arith import int_range
 from tirx.ir.bounds import Bounds, dtype_range
 from tirx.ir.op import call as op_call
+from tirx.ir.op import find
 from tirx.ir.visitor import Mutator, child_nodes, collect_vars
 
 from ._util import flatten, make_body
@@ -388,7 +389,8 @@ def _drop_unused_binds(body: Stmt) -> Stmt:
 
 
 def _aligned(b: Buffer, idx0: PrimExpr, lanes: int) -> PrimExpr:
-    return op_call("is_aligned", op_call("address_of", BufferLoad(b, (idx0,))), lanes * b.dtype.bytes)
+    addr = op_call(find(takes_address=True), BufferLoad(b, (idx0,)))
+    return op_call(find(alignment_test=True), addr, lanes * b.dtype.bytes)
 
 
 def _local(name: str, dtype: PrimType, lanes: int) -> Buffer:
@@ -408,8 +410,8 @@ def _key(buf: Buffer, idx: PrimExpr, seen: list) -> int:
 def _transform(func: Function) -> Function:
     entry, an, block, lanes = _plan(func)
     span = entry.span
-    tid = op_call("cuda.thread_idx", "x")
-    bid = op_call("cuda.block_idx", "x")
+    tid = op_call(find(launch=("idx", "block")), "x")
+    bid = op_call(find(launch=("idx", "grid")), "x")
     grid = entry.grid[0]
     g_orig = Var("grid_x", grid.ty)
     # original block of this thread's lanes (int64: bx * lanes may pass int32) and lane 0's thread

@@ -311,10 +311,10 @@ class _Checker:
                             f"T.{op.name}: argument {i + 1} has type {a.ty}, which does not match kind {k!r}",
                             e,
                         )
-            if op.name == "address_of" and e.args and not isinstance(e.args[0], BufferLoad):
-                self.error("T.address_of takes a buffer element", e)
-            if op.name == "address_of" and not isinstance(e.ty, PointerType):
-                self.error(f"T.address_of must have a pointer type, got {e.ty}", e)
+            if op.traits.takes_address and e.args and not isinstance(e.args[0], BufferLoad):
+                self.error(f"T.{op.name} takes a buffer element", e)
+            if op.traits.takes_address and not isinstance(e.ty, PointerType):
+                self.error(f"T.{op.name} must have a pointer type, got {e.ty}", e)
         for a in e.args:
             self.expr(a)
 

@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from tirx import forms as _forms
 from tirx.ir import deep
 from tirx.ir import expr as _e
 from tirx.ir import stmt as _s
@@ -327,16 +328,6 @@ class Printer:
             s = f"({s})"
         return _BITNOT_TEXT + s
 
-    def _select(self, e: _e.Select) -> str:
-        return f"T.Select({self.expr(e.cond)}, {self.expr(e.true_value)}, {self.expr(e.false_value)})"
-
-    def _cast(self, e: _e.Cast) -> str:
-        t = e.ty
-        name = t.name if isinstance(t, PrimType) else str(t)
-        if isinstance(t, PrimType):
-            return f'T.Cast("{name}", {self.expr(e.value)})'
-        return f"T.Cast({type_text(t)}, {self.expr(e.value)})"
-
     def _call(self, e: _e.Call) -> str:
         op = e.op
         eargs = e.args
@@ -356,7 +347,7 @@ class Printer:
                     return f"T.{op.name}({args}, ty={type_text(e.ty)})"
                 return f"T.{op.name}(ty={type_text(e.ty)})"
             return f"T.{op.name}({args})"
-        return f"T.Call({self._gvar(op)}, [{args}], ty={type_text(e.ty)})"
+        return self._form(e)  # a module function: the T.Call form
 
     def _buf(self, b: Buffer) -> str:
         n = self.names.get(b)
@@ -372,19 +363,9 @@ class Printer:
     def _load(self, e: _e.BufferLoad) -> str:
         return f"{self._buf(e.buffer)}[{self._indices(e.indices)}]"
 
-    def _ramp(self, e: _e.Ramp) -> str:
-        return f"T.Ramp({self.expr(e.base)}, {self.expr(e.stride)}, {e.lanes})"
-
-    def _broadcast(self, e: _e.Broadcast) -> str:
-        return f"T.Broadcast({self.expr(e.value)}, {e.lanes})"
-
-    def _let(self, e: _e.Let) -> str:
-        value = self.expr(e.value)
-        self.push()
-        name = self.define(e.var, e.var.name)
-        body = self.expr(e.body)
-        self.pop()
-        return f"T.Let({name} := {value}, {body})"
+    def _form(self, e: Any) -> str:
+        """A node with a surface form (``tirx/forms.py``), printed from its FormSpec."""
+        return _FORM_PRINT[type(e)](self, e)
 
     # -------------------------------------------------------------- attribute values
     def attr_value(self, v: Any) -> str:
@@ -499,58 +480,20 @@ class Printer:
         else:
             self.emit(depth, f"T.evaluate({self.expr(v)})")
 
-    def _range_bounds(self, s: _s.For) -> tuple[str, str]:
-        """``(start, stop)`` texts from which the grammar rebuilds exactly ``s.extent``.
-
-        The grammar's rule (``_transform.loop``): a literal-0 start gives extent = stop; two
-        constants of one dtype give extent = stop - start, folded; a stop ``start + e``
-        (``start`` structurally) gives e; anything else gives ``Sub(stop, start)``. So the
-        stop printed here is the extent itself after a 0 start, the folded sum of two
-        constants, ``x`` for an extent ``Sub(x, start)`` only when the grammar would not
-        read ``x`` by one of the earlier rules, and otherwise the sum ``start + extent``
-        (an Add node, printed like any expression). Nothing is simplified.
-        """
-        start, extent = s.start, s.extent
-        if type(start) is _IntImm and start.value == 0:
-            return self.expr(start), self.expr(extent)
-        if type(start) is _IntImm and type(extent) is _IntImm and start.ty == extent.ty:
-            try:
-                stop = _IntImm(start.value + extent.value, extent.ty)
-            except (TypeError, ValueError):  # the sum overflows the dtype: print start + extent
-                stop = None
-            if stop is not None:
-                return self.expr(start), self.expr(stop)
-        if type(extent) is _e.Sub and _same(extent.b, start):
-            x = extent.a
-            if not (type(x) is _IntImm and type(start) is _IntImm and x.ty == start.ty) and not (
-                type(x) is _e.Add and _same(x.a, start)
-            ):
-                return self.expr(start), self.expr(x)
-        return self.expr(start), self.expr(_e.Add(start, extent))
-
     def _for(self, s: _s.For, depth: int) -> None:
-        start, stop = self._range_bounds(s)
         kind = s.kind
-        ann = s.annotations
-        step = None if s.step is None else self.expr(s.step)
-        if kind is _s.ForKind.SERIAL and not ann and s.thread is None:
-            if step is not None:
-                it = f"range({start}, {stop}, {step})"
+        if kind is _s.ForKind.SERIAL and not s.annotations and s.thread is None:
+            # a plain serial loop prints as Python's range (tirx.forms.RANGE)
+            start = self.expr(s.start)
+            stop = self.expr(_forms.loop_stop(s.start, s.extent))
+            if s.step is not None:
+                it = f"range({start}, {stop}, {self.expr(s.step)})"
             elif isinstance(s.start, _e.IntImm) and s.start.value == 0:
                 it = f"range({stop})"
             else:
                 it = f"range({start}, {stop})"
         else:
-            fn = _LOOP_FN[kind]
-            parts = [f"{fn}({start}, {stop}"]
-            if step is not None:
-                parts.append(f", step={step}")
-            if kind is _s.ForKind.THREAD_BINDING or s.thread is not None:
-                parts.append(f", thread={quote(s.thread or '')}")
-            if ann:
-                parts.append(f", annotations={self.attr_dict(ann)}")
-            parts.append(")")
-            it = "".join(parts)
+            it = _LOOP_PRINT[kind](self, s)
         self.push()
         name = self.define(s.var, s.var.name)
         self.emit(depth, f"for {name} in {it}:")
@@ -731,15 +674,87 @@ _EX = {
     _e.StringImm: Printer._str,
     _e.Not: Printer._not,
     _e.BitNot: Printer._bitnot,
-    _e.Select: Printer._select,
-    _e.Cast: Printer._cast,
     _e.Call: Printer._call,
     _e.BufferLoad: Printer._load,
-    _e.Ramp: Printer._ramp,
-    _e.Broadcast: Printer._broadcast,
-    _e.Let: Printer._let,
     _e.GlobalVar: Printer._gvar,
 }
+
+
+def _dtype_text(p: Printer, t: Any) -> str:
+    return f'"{t.name}"' if isinstance(t, PrimType) else type_text(t)
+
+
+# how the printer writes each argument kind of a form (``tirx.forms.KINDS``; "expr" and
+# "binding" are written by the generated code below)
+_KIND_TEXT = {
+    "int": lambda p, v: str(v),
+    "dtype": _dtype_text,
+    "type": lambda p, t: type_text(t),
+    "funcref": lambda p, v: p._gvar(v[0]),
+    "exprs": lambda p, v: "[" + ", ".join([p.expr(a) for a in v]) + "]",
+    "str": lambda p, v: quote(v),
+    "dict": lambda p, v: p.attr_dict(v),
+}
+
+
+def _compile_form(spec: _forms.FormSpec) -> Any:
+    """``(printer, node) -> "T.<name>(args, kw=...)"`` for one form, generated once from its
+    parameters (straight-line code, as fast as a hand-written method): the values come from
+    the node's fields or ``spec.unparse``, in parameter order; a keyword parameter holding its
+    default is left out; a binding ``x := v`` defines ``x`` for the arguments after it."""
+    ns: dict[str, Any] = {"unparse": spec.unparse}
+    n = len(spec.params)
+    code = ["def print_form(self, node):"]
+    if spec.fields is not None:
+        code += [f"    v{i} = node.{f}" for i, f in enumerate(spec.fields)]
+    else:
+        code.append(f"    {''.join(f'v{i}, ' for i in range(n))}= unparse(node)")
+    parts = []  # (lines before, text expression, param, index) in order
+    scoped = False
+    for i, p in enumerate(spec.params):
+        v = f"v{i}"
+        pre: list[str] = []
+        if p.kind == "expr":
+            txt = f"self.expr({v})"
+        elif p.kind == "binding":  # the value outside the new scope, the name and the rest inside
+            pre = [f"    b{i} = self.expr({v}[1])", "    self.push()"]
+            txt = f"self.define({v}[0], {v}[0].name) + ' := ' + b{i}"
+            scoped = True
+        else:
+            ns[f"k{i}"] = _KIND_TEXT[p.kind]
+            txt = f"k{i}(self, {v})"
+        ns[f"d{i}"] = p.default
+        parts.append((pre, txt, p, i))
+    head = "T." + spec.name + "("
+    if not any(p.print_kw for p in spec.params):  # every argument printed: one concatenation
+        for k, (pre, txt, _p, _i) in enumerate(parts):
+            code += pre
+            code.append(f"    s{k} = {txt}")
+        if scoped:
+            code.append("    self.pop()")
+        joined = " + ', ' + ".join(f"s{k}" for k in range(len(parts)))
+        code.append(f"    return {head!r} + {joined} + ')'")
+    else:
+        code.append("    out = []")
+        for pre, txt, p, i in parts:
+            code += pre
+            if p.print_kw:
+                code += [f"    if v{i} is not d{i}:", f"        out.append({p.name + '='!r} + {txt})"]
+            else:
+                code.append(f"    out.append({txt})")
+        if scoped:
+            code.append("    self.pop()")
+        code.append(f"    return {head!r} + ', '.join(out) + ')'")
+    exec("\n".join(code), ns)  # the code is built above from the declaration, no user text
+    return ns["print_form"]
+
+
+# nodes with an expression form print from it (T.Call's node, Call, is printed by _call: an op
+# call prints through the op table, a module-function call through the form); loops by kind
+_FORM_PRINT = {f.node: _compile_form(f) for f in _forms.FORMS if f.role == "expr" and f.unparse is not None}
+for cls in _FORM_PRINT:
+    _EX.setdefault(cls, Printer._form if cls is _e.Call else _FORM_PRINT[cls])
+_LOOP_PRINT = {kind: _compile_form(f) for kind, f in _forms.LOOPS.items()}
 for cls in _INFIX:
     _EX[cls] = Printer._infix
 for cls in _FUNC_BIN:
@@ -763,13 +778,6 @@ _ST = {
 }
 
 _INDENTS = ["    " * i for i in range(64)]
-_LOOP_FN = {
-    _s.ForKind.SERIAL: "T.serial",
-    _s.ForKind.UNROLLED: "T.unroll",
-    _s.ForKind.VECTORIZED: "T.vectorized",
-    _s.ForKind.PARALLEL: "T.parallel",
-    _s.ForKind.THREAD_BINDING: "T.thread_binding",
-}
 
 
 def _check_own_pointer(b: Buffer, what: str) -> None:
@@ -795,15 +803,6 @@ def _lone(s: Any) -> Any:
         if len(x) == 1:
             return x[0]
     return s
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Structural equality as the grammar tests it when it reads loop bounds back."""
-    if a is b:
-        return True
-    from tirx.ir.structural import structural_equal
-
-    return structural_equal(a, b, map_free_vars=False)
 
 
 def _default_ty_matches(op: Op, e: _e.Call) -> bool:

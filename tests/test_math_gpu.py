@@ -35,15 +35,26 @@ import pytest
 
 import tirx
 import tirx.interp as ti
-from tirx.interp.dtypes import bf16_bits_to_f32
 from tirx.ir import Add, Cast, Div, FloorDiv, FloorMod, Max, Min, Mod, Mul, Sub, TensorType
 from tirx.ir.op import all_ops, call
 from tirx.ir.types import PrimType
 from tirx.script.builder import IRBuilder, launch_args
-
-FLOATS = ("float32", "float64", "float16", "bfloat16")
-INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-EXACT_OPTS = ("--fmad=false",)
+from tirx.testing.opcheck import (
+    CUDA_ULP_F32,
+    EXACT_OPTS,
+    FLOATS,
+    INTS,
+    compare,
+    gpu_tolerance,
+    round_exact,
+    values,
+)
+from tirx.testing.opcheck import as_dtype as _as_dtype
+from tirx.testing.opcheck import fmt as _fmt
+from tirx.testing.opcheck import from_torch as _from_torch
+from tirx.testing.opcheck import gpu as _gpu
+from tirx.testing.opcheck import np_dtype as _np
+from tirx.testing.opcheck import to_torch as _to_torch
 
 UNARY = (
     "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sin", "cos",
@@ -71,30 +82,6 @@ EXACT = {
     "copysign",
 } | set(NODES)
 
-# CUDA's documented maximum ulp error (float32 / float64), CUDA C++ Programming Guide
-CUDA_ULP_F32 = {
-    "exp": 2, "exp2": 2, "exp10": 2, "log": 1, "log2": 1, "log10": 2, "log1p": 1, "rsqrt": 2, "tanh": 2,
-    "sin": 2, "cos": 2, "tan": 4, "asin": 2, "acos": 2, "atan": 2, "sinh": 3, "cosh": 2, "erf": 2,
-    "sigmoid": 4, "pow": 4, "atan2": 3, "hypot": 3,
-}  # fmt: skip
-CUDA_ULP_F64 = {
-    "exp": 1, "exp2": 1, "exp10": 1, "log": 1, "log2": 1, "log10": 1, "log1p": 1, "rsqrt": 1, "tanh": 1,
-    "sin": 2, "cos": 2, "tan": 2, "asin": 2, "acos": 2, "atan": 2, "sinh": 2, "cosh": 1, "erf": 2,
-    "sigmoid": 3, "pow": 2, "atan2": 2, "hypot": 2,
-}  # fmt: skip
-
-
-def gpu_tolerance(op: str, dt: str) -> int:
-    """Ulps of ``dt`` the interpreter and the GPU may differ by on ``op`` (0: bitwise)."""
-    if op in EXACT or op not in CUDA_ULP_F32:
-        return 0
-    if dt == "float32":
-        return CUDA_ULP_F32[op] + 1
-    if dt == "float64":
-        return CUDA_ULP_F64[op] + 2
-    return 1  # the float32 function rounded to a half type
-
-
 # ----------------------------------------------------------------------------- inputs
 _F32_MAX = float(np.finfo(np.float32).max)
 _EDGE = [
@@ -111,50 +98,6 @@ _INT_EDGE = [0, 1, -1, 2, -2, 3, -3, 7, -7, 100, -100, 127, -128, 255, 32767, -3
              2**31 - 1, -(2**31), 2**32 - 1, 2**63 - 1, -(2**63), 2**64 - 1, 12345678901]  # fmt: skip
 
 
-def _np(dt: str) -> np.dtype:
-    return np.dtype(np.uint16 if dt == "bfloat16" else dt)
-
-
-_FORMATS = {"float16": (11, 15), "bfloat16": (8, 127), "float32": (24, 127), "float64": (53, 1023)}
-
-
-def round_exact(v: float | int | Fraction, dt: str) -> float:
-    """``v`` (exact: a float, an int or a fraction) rounded once to the float type ``dt``
-    (ties to even, past the largest finite value to inf), as a Python float (reference)."""
-    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
-        return v
-    p, emax = _FORMATS[dt]
-    a = abs(Fraction(v))
-    neg = v < 0 or (isinstance(v, float) and math.copysign(1.0, v) < 0)
-    if a == 0:
-        return -0.0 if neg else 0.0
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    while Fraction(2) ** e > a:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= a:
-        e += 1
-    q = Fraction(2) ** (max(e, 1 - emax) - (p - 1))
-    m = math.floor(a / q)
-    r = a / q - m
-    if r > Fraction(1, 2) or (r == Fraction(1, 2) and m % 2):
-        m += 1
-    val = m * q
-    if val >= Fraction(2) ** (emax + 1):
-        return -math.inf if neg else math.inf
-    return -float(val) if neg else float(val)
-
-
-def _bf16_bits(x64: np.ndarray) -> np.ndarray:
-    """float64 -> bfloat16 bit patterns, rounded once to nearest even (reference)."""
-    out = np.empty(x64.shape, np.uint16)
-    for k, v in enumerate(x64.tolist()):
-        if math.isnan(v):
-            out[k] = 0x7FC0
-        else:
-            out[k] = np.array([round_exact(v, "bfloat16")], np.float32).view(np.uint32)[0] >> 16
-    return out
-
-
 def float_inputs(dt: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A, B, C: the edge list (A alone drives unary ops), then every (A, B) pair of the pair
     list; C is B rolled (for fma)."""
@@ -162,13 +105,6 @@ def float_inputs(dt: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     b = _EDGE[::-1] + [y for _ in _PAIR for y in _PAIR]
     c = b[7:] + b[:7]
     return tuple(_as_dtype(np.array(v, np.float64), dt) for v in (a, b, c))
-
-
-def _as_dtype(x64: np.ndarray, dt: str) -> np.ndarray:
-    if dt == "bfloat16":
-        return _bf16_bits(x64)
-    with np.errstate(all="ignore"):
-        return x64.astype(dt)
 
 
 def int_inputs(dt: str) -> tuple[np.ndarray, np.ndarray]:
@@ -180,13 +116,6 @@ def int_inputs(dt: str) -> tuple[np.ndarray, np.ndarray]:
     a = [x for x in vals for _ in vals]
     b = [y for _ in vals for y in vals]
     return np.array(a, dtype=dt), np.array(b, dtype=dt)
-
-
-def values(x: np.ndarray, dt: str) -> np.ndarray:
-    """Stored arrays as float64 numbers (bfloat16 from its bit patterns)."""
-    if dt == "bfloat16":
-        return bf16_bits_to_f32(x).astype(np.float64)
-    return x.astype(np.float64)
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -254,14 +183,6 @@ def run_interp(dt: str) -> tuple[list, list[np.ndarray], list[np.ndarray]]:
 
 
 # ----------------------------------------------------------------------------- comparison
-def _ordered(x: np.ndarray, dt: str) -> np.ndarray:
-    """Float bits mapped to integers in numeric order (-0 and +0 one apart)."""
-    width = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}[dt]
-    u = x.view(f"uint{width}").astype(np.uint64).astype(object)
-    top = 1 << (width - 1)
-    return np.array([-(int(v) - top) - 1 if v & top else int(v) for v in u], dtype=object)
-
-
 def _skip_mask(label: str, dt: str, ins: list[np.ndarray]) -> np.ndarray:
     """Lanes whose result the GPU leaves undefined (integer division by 0, INT_MIN / -1)."""
     n = len(ins[0])
@@ -274,35 +195,6 @@ def _skip_mask(label: str, dt: str, ins: list[np.ndarray]) -> np.ndarray:
     return bad.astype(bool)
 
 
-def _compare(label: str, odt: str, want: np.ndarray, got: np.ndarray, tol: int, skip: np.ndarray):
-    """Indices where ``got`` differs from ``want`` beyond ``tol`` ulps (NaN == NaN), with ulps."""
-    if odt not in FLOATS:
-        bad = (want != got) & ~skip
-        return [(int(k), None) for k in np.flatnonzero(bad)]
-    wv, gv = values(want, odt), values(got, odt)
-    both_nan = np.isnan(wv) & np.isnan(gv)
-    same = (want.view(f"uint{want.itemsize * 8}") == got.view(f"uint{got.itemsize * 8}")) | both_nan
-    out = []
-    cand = np.flatnonzero(~same & ~skip)
-    if cand.size == 0:
-        return out
-    dist = np.abs(_ordered(want[cand], odt) - _ordered(got[cand], odt))
-    for k, d in zip(cand, dist):
-        nan_mismatch = np.isnan(wv[k]) != np.isnan(gv[k])
-        if nan_mismatch or d > tol:
-            out.append((int(k), None if nan_mismatch else int(d)))
-    return out
-
-
-def _fmt(x: np.ndarray, k: int, dt: str) -> str:
-    if dt == "bool":
-        return str(bool(x[k]))
-    if dt in FLOATS:
-        v = float(values(x[k : k + 1], dt)[0])
-        return f"{v!r} (0x{int(x[k : k + 1].view(f'uint{x.itemsize * 8}')[0]):0{x.itemsize * 2}x})"
-    return str(int(x[k]))
-
-
 def report(rows: list[tuple], title: str) -> str:
     lines = [f"{len(rows)} mismatch(es) {title}:", "op | dtype | inputs | expected | got | ulps"]
     lines += [" | ".join(str(c) for c in r) for r in rows[:200]]
@@ -313,7 +205,7 @@ def _diff(dt, outs, ins, want, got, tol_of):
     rows = []
     for (label, odt), w, g in zip(outs, want, got):
         skip = _skip_mask(label, dt, ins)
-        for k, d in _compare(label, odt, w, g, tol_of(label, odt), skip):
+        for k, d in compare(odt, w, g, tol_of(label, odt), skip):
             args = ", ".join(_fmt(x, k, dt) for x in ins[: _arity(label)])
             rows.append((label, dt, args, _fmt(w, k, odt), _fmt(g, k, odt), d))
     return rows
@@ -587,42 +479,6 @@ def test_math_kernels_compile(dt, monkeypatch, tmp_path):
     f, _ = build_kernel(dt, len(kernel_inputs(dt)[0]))
     k = tirx.compile(f, target="cuda -arch=sm_90a", options=EXACT_OPTS, cache=False)
     assert len(k.cubin) > 0
-
-
-def _gpu():
-    """(torch, None) on a GPU host, else (None, why)."""
-    try:
-        from tirx.runtime import driver as drv
-    except ImportError as e:  # pragma: no cover
-        return None, str(e)
-    ok, why = drv.probe()
-    if not ok:
-        return None, f"no CUDA device: {why}"
-    try:
-        import torch
-    except ImportError:
-        return None, "no torch"
-    if not torch.cuda.is_available():  # pragma: no cover
-        return None, "torch sees no CUDA device"
-    return torch, None
-
-
-_TORCH = {"float16": "float16", "bfloat16": "bfloat16", "float32": "float32", "float64": "float64",
-          "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
-          "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "bool": "bool"}  # fmt: skip
-
-
-def _to_torch(torch, x: np.ndarray, dt: str):
-    if dt == "bfloat16":
-        return torch.from_numpy(x.view(np.int16).copy()).view(torch.bfloat16).cuda()
-    return torch.from_numpy(x.copy()).cuda()
-
-
-def _from_torch(torch, t, dt: str) -> np.ndarray:
-    t = t.cpu()
-    if dt == "bfloat16":
-        return t.view(torch.int16).numpy().view(np.uint16)
-    return t.numpy()
 
 
 @pytest.mark.gpu

@@ -101,7 +101,15 @@ def test_cache_key_covers_the_code_generator_itself(monkeypatch):
     monkeypatch.setattr(builtins, "open", spy)
     v = C.codegen_version()
     monkeypatch.setattr(builtins, "open", real_open)
-    for name in ("cuda.py", "asm.py", "vectorize_threads.py", "bounds.py", "math.py", "hopper.py", "nvrtc.py"):
+    for name in (
+        "cuda.py",
+        "asm.py",
+        "vectorize_threads.py",
+        "bounds.py",
+        "math.py",
+        "hopper.py",
+        "nvrtc.py",
+    ):
         assert name in opened
     key = C.make_key("src", ("f",), "sm_90a", (13, 0), ())
     monkeypatch.setattr(C, "_CODEGEN_VERSION", v + "x")

@@ -330,12 +330,12 @@ class _Usage(Visitor):
     def visit_Call(self, c: Call) -> None:
         if isinstance(c.op, GlobalVar):
             self.calls.add(c.op.name)
-        elif c.op.name == "is_aligned" and _is_address_of_load(c.args[0]):
+        elif c.op.traits.alignment_test and _is_address_of_load(c.args[0]):
             self.visit(c.args[0].args[0])  # reads the address only: not a write
             return
         else:
             # pointers handed to ops (atomics, asm, address_of) may be written
-            if c.op.name == "address_of" and isinstance(c.args[0], BufferLoad):
+            if c.op.traits.takes_address and isinstance(c.args[0], BufferLoad):
                 self.written.add(c.args[0].buffer.data)
             for a in c.args:
                 if isinstance(a.ty, PointerType) and isinstance(a, Var):
@@ -352,7 +352,8 @@ class _Usage(Visitor):
 def _is_address_of_load(e: Any) -> bool:
     return (
         isinstance(e, Call)
-        and getattr(e.op, "name", None) == "address_of"
+        and isinstance(e.op, _op.Op)
+        and e.op.traits.takes_address
         and isinstance(e.args[0], BufferLoad)
     )
 
@@ -368,7 +369,8 @@ def _aligned_operands(cond: Any) -> list:
             stack += [e.a, e.b]
         elif (
             isinstance(e, Call)
-            and getattr(e.op, "name", None) == "is_aligned"
+            and isinstance(e.op, _op.Op)
+            and e.op.traits.alignment_test
             and _is_address_of_load(e.args[0])
         ):
             ld, n = e.args[0].args[0], e.args[1]
@@ -1132,8 +1134,8 @@ class CodeGenCUDA:
             if m is None:
                 raise _error(f"thread_binding loop: unknown thread tag {tag!r}", s)
             n = self.define(v)
-            op = "cuda.thread_idx" if m.group(1) == "threadIdx" else "cuda.block_idx"
-            idx = self.launch_ranges.get((op, m.group(2)))
+            level = "block" if m.group(1) == "threadIdx" else "grid"
+            idx = self.launch_ranges.get((_op.find(launch=("idx", level)).name, m.group(2)))
             self.bounds.define(v, self.bounds.loop_range(v, start, ext, count=idx[1] if idx else None))
             self.line("{", s)
             self.indent += 1

@@ -218,7 +218,7 @@ def _to_f32_odd(x: np.ndarray) -> np.ndarray:
     return (y.view(np.uint32) | inexact.astype(np.uint32)).view(np.float32)
 
 
-def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+def fused_mul_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """``a * b + c`` rounded once to the arguments' dtype (float32 or float64), as CUDA's
     ``fmaf``/``fma``."""
     if a.dtype != np.float64:

@@ -1665,7 +1665,8 @@ def _global_conflict(c: Ctx, flat: np.ndarray, val: np.ndarray, buf: Buffer, t: 
 
 
 # ----------------------------------------------------------------------------- barriers
-def barrier(c: Ctx, what: str = "T.cuda.cta_sync") -> None:
+def barrier(c: Ctx, what: str) -> None:
+    """A block barrier for ``what`` (the op, as the messages name it)."""
     L = c.launch
     if L is None:
         raise InterpError(f"{what}() outside a device entry")

@@ -9,7 +9,7 @@ import attrs
 
 from .expr import _LAZY, DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp, Var, convert
 from .node import Node
-from .op import call
+from .op import call, find
 from .types import PointerType, PrimType, as_prim
 
 # ``buf[i] = v`` emits a store statement: that is the IRBuilder's job, a layer above the IR.
@@ -125,7 +125,9 @@ class Buffer(Node):
 
     def ptr_to(self, indices: Any) -> Call:
         """Pointer to an element: ``PointerType(self.dtype, scope of data)``."""
-        return call("address_of", self[tuple(indices) if isinstance(indices, (list, tuple)) else indices])
+        return call(
+            find(takes_address=True), self[tuple(indices) if isinstance(indices, (list, tuple)) else indices]
+        )
 
     def access_ptr(self, *args, **kwargs):
         return self.ptr_to([0] * len(self.shape))

@@ -34,6 +34,7 @@ __all__ = [
     "all_ops",
     "call",
     "declare",
+    "find",
     "handler",
     "impl",
     "lookup",
@@ -72,6 +73,12 @@ class Traits:
     - ``takes_address``: argument 0 is a buffer element whose address the op takes.
     - ``bitcast``: the op reinterprets its argument's bits as the result type.
     - ``launch``: a thread-model index/extent: ``("idx" | "dim", "block" | "grid" | ...)``.
+    - ``alignment_test``: the result says whether pointer argument 0 is aligned to argument
+      1 bytes (an integer literal); code guarded by a true result may assume the alignment
+      (the vectorizer builds such guards, codegen reads them).
+
+    An op a pass or backend has to build (an address, a bitcast, a thread index) is found by
+    its traits with ``find(...)``, not by its name.
     """
 
     convergent: bool = False
@@ -84,6 +91,7 @@ class Traits:
     takes_address: bool = False
     bitcast: bool = False
     launch: tuple[str, str] | None = None
+    alignment_test: bool = False
 
     def value_range(self, axis: str | None, dim: Callable[[str], Any]) -> tuple[int, int] | None:
         """The declared value range given launch dimension ranges (``dim(key)``), or None."""
@@ -244,6 +252,30 @@ def all_ops(builtin_only: bool = False) -> dict[str, Op]:
     if builtin_only:
         return {n: o for n, o in _REGISTRY.items() if n in _BUILTIN}
     return dict(_REGISTRY)
+
+
+_FOUND: dict[tuple, Op] = {}
+
+
+def find(**traits: Any) -> Op:
+    """The one built-in op whose traits have these values (``find(takes_address=True)``,
+    ``find(launch=("idx", "block"))``): how passes and backends get an op they build or
+    recognize without spelling its name. ValueError when none or several match."""
+    key = tuple(sorted(traits.items()))
+    got = _FOUND.get(key)
+    if got is not None:
+        return got
+    bad = set(traits) - _TRAIT_FIELDS
+    if bad:
+        raise TypeError(f"find: unknown trait(s) {sorted(bad)}")
+    pool = [o for n, o in _REGISTRY.items() if n in _BUILTIN] if _BUILTIN else list(_REGISTRY.values())
+    hits = [o for o in pool if all(getattr(o.traits, k) == v for k, v in traits.items())]
+    if len(hits) != 1:
+        names = ", ".join(sorted(o.name for o in hits)) or "none"
+        raise ValueError(f"find({', '.join(f'{k}={v!r}' for k, v in key)}): {len(hits)} ops match ({names})")
+    if _BUILTIN:
+        _FOUND[key] = hits[0]
+    return hits[0]
 
 
 def _check_arg(op: Op, i: int, kind: str, a: Any) -> PrimExpr:

@@ -6,6 +6,8 @@ doc line, CUDA lowering and interpreter semantics (``tirx.ir.op.declare``).
 - ``cuda``: thread/block/cluster indices, barriers, warp shuffles and reductions, atomics
 - ``ptx``: inline PTX, ``mapa``, mbarriers, fences, ``elect_sync``
 - ``hopper``: TMA and wgmma
+- ``ptx_rows``: the PTX instruction table's opcodes (``T.ptx.fence``, ``T.ptx.mbarrier``, ...;
+  mechanism in ``ptx_table``)
 
 These modules import only ``tirx.ir`` at import time (backend helpers are imported when a
 kernel is compiled), so ``import tirx`` stays light. docs/contributing.md shows how to add one.
@@ -14,8 +16,8 @@ kernel is compiled), so ``import tirx`` stays light. docs/contributing.md shows 
 from __future__ import annotations
 
 from ..ir.op import _mark_builtin
-from . import cuda, hopper, math, memory, ptx
+from . import cuda, hopper, math, memory, ptx, ptx_rows
 
-__all__ = ["cuda", "hopper", "math", "memory", "ptx"]
+__all__ = ["cuda", "hopper", "math", "memory", "ptx", "ptx_rows"]
 
 _mark_builtin()

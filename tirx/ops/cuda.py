@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import OpError
 from ..ir.expr import StringImm
-from ..ir.op import CExpr, Helper, declare
+from ..ir.op import CExpr, Helper, NoInterp, declare, find
 from ..ir.types import PrimType, int32, void
 
 __all__: list[str] = []
@@ -269,6 +269,13 @@ declare(
     "cuda.cta_rank", "", int32, device_only=True, doc="rank of this block in its cluster", nonneg=True,
     range=lambda ax, dim: (0, dim("cluster.size")[1] - 1), cuda=_c_cta_rank, interp=_i_cta_rank,
 )  # fmt: skip
+declare(
+    "cuda.cvta_generic_to_shared", "p", "uint32", device_only=True,
+    doc="the 32-bit shared-window address of a generic pointer to shared memory (TIRx's spelling; "
+    "the PTX table converts shared-address operands to it)",
+    cuda=CExpr("((unsigned)__cvta_generic_to_shared({0}))"),
+    interp=NoInterp("raw shared-window addresses are not modelled"),
+)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- barriers
@@ -276,9 +283,10 @@ def _i_cta_sync(fc: Any, call: Any):
     from ..interp.semantics import barrier
 
     zero = _zero()
+    what = f"T.{call.op.name}"
 
     def ev(c):
-        barrier(c)
+        barrier(c, what)
         return zero
 
     return ev
@@ -524,6 +532,8 @@ def _i_atomic(kind: str, want_old: bool):
         name = call.op.name
         races = fc.prog.check_races
         is_f = t.is_float
+        if t.base not in _ATOMIC_TYPES[kind] and not (kind == "add" and t.base == "int64"):
+            raise OpError(f"op T.{name}: no {t} form (the dtypes of the cuda backend)")
 
         def apply(old, v, cmp=None):
             if kind == "add":
@@ -539,7 +549,8 @@ def _i_atomic(kind: str, want_old: bool):
         def ev(c):
             p = fp(c)
             if not isinstance(p, S.PtrVal):
-                raise S.InterpError(f"T.{name}: the first argument must be a pointer (T.address_of(A[i]))")
+                addr = find(takes_address=True).name
+                raise S.InterpError(f"T.{name}: the first argument must be a pointer (T.{addr}(A[i]))")
             vals = [S.full(f(c), c.N) for f in fvs]
             mem = p.mem
             view = mem.view(t)

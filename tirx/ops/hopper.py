@@ -20,6 +20,7 @@ from typing import Any
 from ..ir.expr import BufferLoad, Call, IntImm, StringImm
 from ..ir.op import PTX, declare
 from ..ir.types import PrimType, void
+from .ptx_table import Operand, Row, Slot, declare_opcode
 
 __all__: list[str] = []
 
@@ -28,6 +29,16 @@ def _ptx(name: str, args: str, template: str, doc: str) -> None:
     declare(name, args, void, pure=False, device_only=True, doc=doc, cuda=PTX(template))
 
 
+# T.ptx.wgmma.fence.sync.aligned() ... : the wgmma opcode of the PTX instruction table
+# (tirx/ops/ptx_table.py); its printed form is TIRx's, T.ptx.wgmma("fence", "sync", "aligned", "")
+_SYNC_ALIGNED = (Slot("sync", ("sync",)), Slot("aligned", ("aligned",)))
+declare_opcode("wgmma", [
+    Row("wgmma_fence", (Slot("action", ("fence",)), *_SYNC_ALIGNED)),
+    Row("wgmma_commit_group", (Slot("action", ("commit_group",)), *_SYNC_ALIGNED)),
+    Row("wgmma_wait_group", (Slot("action", ("wait_group",)), *_SYNC_ALIGNED), (Operand("n", "imm"),)),
+], doc="warpgroup MMA synchronization: wgmma.fence / commit_group / wait_group N (.sync.aligned)")  # fmt: skip
+
+# the named forms kernels used before the table (templates unchanged)
 _ptx("ptx.wgmma_fence", "", "wgmma.fence.sync.aligned;", "wgmma.fence")
 _ptx("ptx.wgmma_commit_group", "", "wgmma.commit_group.sync.aligned;", "wgmma.commit_group")
 _ptx("ptx.wgmma_wait_group", "n", "wgmma.wait_group.sync.aligned {0:imm};", "wgmma.wait_group N")

@@ -99,7 +99,7 @@ def _ref_fma(a, b, c):
     """``a * b + c`` rounded once (``fmaf``/``fma``)."""
     from ..interp.semantics import dtypes as D
 
-    return D.fma(a, b, c)
+    return D.fused_mul_add(a, b, c)
 
 
 def _via_f64(fn):

@@ -245,6 +245,7 @@ declare(
     "p n",
     bool_,
     doc="whether a pointer's address is a multiple of n bytes (chooses a vector path at run time)",
+    alignment_test=True,
     cuda=_c_is_aligned,
     interp=_i_is_aligned,
 )

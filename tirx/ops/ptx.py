@@ -1,5 +1,8 @@
 """PTX ops: inline PTX (``T.ptx.asm``), cluster shared-memory addressing, mbarriers,
-fences, elect and register-allocation hints.
+fences, elect and register-allocation hints, as one named op per variant (the names
+kernels used before the PTX instruction table; their templates are unchanged). The
+instruction table's opcodes (``T.ptx.fence``, ``T.ptx.mbarrier``, ...) are declared in
+tirx/ops/ptx_rows.py; this module holds the CPU semantics both share.
 
 An op declared with ``cuda=PTX(template)`` needs no backend code: the one inline-asm
 emitter (tirx/codegen/asm.py) fills the template; its language is documented there.
@@ -69,10 +72,8 @@ declare(
     doc="mapa: the address of the same shared location in CTA `rank` of the cluster (raw uint64)",
     cuda=_c_mapa(False), interp=_i_mapa,
 )  # fmt: skip
-declare(
-    "ptx.mapa", "x i", _mapped_ptr, device_only=True, doc="mapa.shared::cluster in its printed positional form",
-    pointer_from=(0,), cuda=_c_mapa(True), interp=_i_mapa,
-)  # fmt: skip
+# T.ptx.mapa(p, rank) (the pointer-typed form) is the bare row of the mapa opcode of the PTX
+# instruction table (tirx/ops/ptx_rows.py), next to TIRx's mapa.shared::cluster.u64 forms
 declare(
     "ptx.cvta_to_shared", "p", uint32, device_only=True, doc="32-bit shared-window address of a pointer",
     cuda=CExpr("((unsigned)__cvta_generic_to_shared({0}))"),
@@ -171,7 +172,4 @@ _ptx(
     "ptx.setmaxnreg_dec", "n", void, "setmaxnreg.dec.sync.aligned.u32 {0:imm};",
     "lower the warpgroup's register cap", _i_in_launch,
 )  # fmt: skip
-_ptx(
-    "ptx.elect_sync", "", bool_, "{{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 {out}, 1, 0, p; }}",
-    "true in exactly one lane of the warp", _i_elect_sync,
-)  # fmt: skip
+# T.ptx.elect_sync() is the bare row of the elect_sync opcode (tirx/ops/ptx_rows.py)

@@ -100,7 +100,7 @@ def to_python(e: Any, names: dict) -> str:
         if t.is_float:
             return f"float({inner})"
         return f"_wrap(int({inner}), {t.bits}, {t.kind == 'int'})"
-    if isinstance(e, Call) and getattr(e.op, "name", None) == "if_then_else":
+    if isinstance(e, Call) and getattr(getattr(e.op, "traits", None), "select", False):
         c, a, b = e.args
         return f"({to_python(a, names)} if {to_python(c, names)} else {to_python(b, names)})"
     raise HostExprError(f"cannot evaluate {type(e).__name__} on the host")

@@ -451,23 +451,11 @@ class _Like:
 
 
 def range_extent(start: PrimExpr, stop: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
-    """``(start, extent)`` of ``range(start, stop)`` over two IR expressions.
+    """``(start, extent)`` of ``range(start, stop)``: the one rule, ``tirx.forms.range_extent``
+    (both front ends build loops through the loop forms there; the printer inverts it)."""
+    from ..forms import range_extent as rule
 
-    The rule the printer inverts (``printer._range_bounds``), so any loop prints to a
-    ``range(...)`` that gives back exactly its extent: a literal-0 start gives extent =
-    stop; two constants of one dtype give the folded difference; a stop ``start + e``
-    (``start`` structurally) gives ``e``; anything else gives ``stop - start`` (a Sub
-    node, not simplified). The text grammar applies the same rule (``_transform.loop``).
-    """
-    from ..ir import Add, IntImm, Sub, binop, structural_equal
-
-    if type(start) is IntImm and start.value == 0:
-        return (start if start.ty == stop.ty else IntImm(0, stop.ty)), stop
-    if type(start) is IntImm and type(stop) is IntImm and start.ty == stop.ty:
-        return start, IntImm(stop.value - start.value, stop.ty)
-    if type(stop) is Add and structural_equal(stop.a, start):
-        return start, stop.b
-    return start, binop(Sub, stop, start)
+    return rule(start, stop)
 
 
 def _wider(a: Type, b: Type) -> Type:

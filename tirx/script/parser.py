@@ -35,6 +35,7 @@ from typing import Any
 
 from ..diagnostics import render as _render
 from ..errors import DiagnosticError
+from ..forms import RANGE
 from ..ir import (
     And,
     Buffer,
@@ -59,9 +60,8 @@ from ..ir import (
     deep,
 )  # fmt: skip
 from ..ir.operators import OPERATORS
-from ..ir.stmt import ForKind
 from ..ir.types import as_type
-from .builder import IRBuilder, range_extent
+from .builder import IRBuilder
 
 __all__ = [
     "Cell",
@@ -530,45 +530,6 @@ def _to_bool_expr(x: Any) -> PrimExpr:
     if not (isinstance(e.ty, PrimType) and e.ty.is_bool):
         raise TypeError(f"expected a bool expression, got dtype {e.ty}")
     return e
-
-
-def range_spec(*args: Any, kind: ForKind = ForKind.SERIAL, step: Any = None, annotations: Any = None,
-               thread: str | None = None) -> LoopSpec:  # fmt: skip
-    """``range(stop)`` / ``range(start, stop[, step])`` as one loop."""
-    if len(args) == 1:
-        start, stop = 0, args[0]
-    elif len(args) == 2:
-        start, stop = args
-    elif len(args) == 3:
-        start, stop, step = args
-    else:
-        raise TypeError(f"a loop takes 1 to 3 positional bounds, got {len(args)}")
-    return LoopSpec([loop_bounds(start, stop, kind, step, annotations, thread)])
-
-
-def loop_bounds(start: Any, stop: Any, kind: ForKind, step: Any, annotations: Any, thread: Any) -> tuple:
-    if isinstance(start, IntImm) and isinstance(stop, int) and not isinstance(stop, bool):
-        stop = IntImm(stop, start.ty)
-    if isinstance(stop, IntImm) and isinstance(start, int) and not isinstance(start, bool):
-        start = IntImm(start, stop.ty)
-    s_const = start.value if isinstance(start, IntImm) else start
-    e_const = stop.value if isinstance(stop, IntImm) else stop
-    if type(s_const) is int and type(e_const) is int:
-        ty = start.ty if isinstance(start, IntImm) else stop.ty if isinstance(stop, IntImm) else None
-        extent: Any = e_const - s_const if ty is None else IntImm(e_const - s_const, ty)
-        if ty is not None and not isinstance(start, IntImm):
-            start = IntImm(start, ty)
-    elif type(s_const) is int and s_const == 0:
-        extent = stop
-        start = convert(0, stop) if isinstance(stop, PrimExpr) else 0
-    else:
-        if isinstance(stop, PrimExpr) and not isinstance(start, PrimExpr):
-            start = convert(start, stop)
-        if isinstance(start, PrimExpr) and isinstance(stop, PrimExpr):
-            start, extent = range_extent(start, stop)  # the text loader's rule, so printed loops reparse
-        else:
-            extent = binop(Sub, stop, start)
-    return (start, extent, kind, step, annotations, thread)
 
 
 # ------------------------------------------------------------------ the parser
@@ -1150,6 +1111,8 @@ class Parser:
         try:
             return getattr(obj, node.attr)
         except AttributeError:
+            if getattr(type(obj), "__tirx_namespace__", False):
+                raise  # its own message names what is allowed (T.ptx modifier chains)
             what = getattr(obj, "__name__", None) or type(obj).__name__
             raise AttributeError(f"{what} has no attribute {node.attr!r}") from None
 
@@ -1425,9 +1388,13 @@ class Parser:
 
 
 def _special_range(p: Parser, node: Any, args: list, kwargs: dict) -> Any:
-    if kwargs:
-        raise TypeError("range() takes no keyword arguments")
-    return range_spec(*args)
+    """``range(...)`` in a kernel: the serial loop form (tirx.forms.RANGE), as in the text."""
+    pos, kw = [_unwrap(a) for a in args], {k: _unwrap(v) for k, v in kwargs.items()}
+    return LoopSpec([RANGE.call(pos, kw)])  # literal bounds get the header's span in visit_For
+
+
+def _unwrap(x: Any) -> Any:
+    return x.__tirx_expr__() if isinstance(x, (Cell, MetaVar)) else x
 
 
 def _special_minmax(cls: Any, pyf: Any) -> Any:

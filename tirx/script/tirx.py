@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins as _builtins
 from typing import Any
 
+from .. import forms as _forms
 from .. import ir as _ir
 from ..ir import PointerType
 from ..ir import op as _op
@@ -27,16 +28,16 @@ from .builder import launch_args as _launch_args
 from .decorators import function, inline, ir_module, jit, macro
 
 __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve through the op/dtype tables
-    "Broadcast", "Buffer", "BufferFrom", "Call", "Cast", "DType", "LaunchConfig", "Let", "LetAnn", "Ptr",
-    "Ramp", "Select", "Tensor", "alloc_buffer", "alloc_local", "alloc_scalar", "alloc_shared",
+    "Buffer", "BufferFrom", "DType", "LaunchConfig", "LetAnn", "Ptr",
+    "Tensor", "alloc_buffer", "alloc_local", "alloc_scalar", "alloc_shared",
     "alloc_tensor", "assign", "attr", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "boolean",
-    "broadcast", "broadcast_grid", "cast", "ceildiv", "compute", "constexpr", "cuda", "decl_buffer",
+    "broadcast_grid", "cast", "ceildiv", "compute", "constexpr", "cuda", "decl_buffer",
     "decl_scalar", "decl_tensor", "device_entry", "dynamic", "evaluate", "floordiv", "floormod",
     "func_attr", "function", "grid", "handle", "infinity", "inline", "ir_module", "jit", "let",
     "local_scalar", "logical_and", "logical_not", "logical_or", "macro", "max", "max_value", "meta_var",
-    "min", "min_value", "parallel", "prim_func", "ptr_byte_offset", "ramp", "reinterpret", "select",
-    "serial", "shared_scalar", "shift_left", "shift_right", "smem", "static_assert", "thread_binding",
-    "truncdiv", "truncmod", "tvm_access_ptr", "unroll", "vectorized", "void",
+    "min", "min_value", "prim_func", "ptr_byte_offset", "reinterpret",
+    "shared_scalar", "shift_left", "shift_right", "smem", "static_assert",
+    "truncdiv", "truncmod", "tvm_access_ptr", "void",
 ]  # fmt: skip
 
 _Add, _Sub, _Broadcast, _Buffer, _Call, _Cast = (
@@ -53,7 +54,7 @@ _PrimExpr, _PrimType, _Ramp, _Select = _ir.PrimExpr, _ir.PrimType, _ir.Ramp, _ir
 _TensorType, _Type, _Var = _ir.TensorType, _ir.Type, _ir.Var
 _binop, _const, _convert = _ir.binop, _ir.const, _ir.convert
 _AttrSpec, _Cell, _DeviceEntrySpec, _LetBinding = _p.AttrSpec, _p.Cell, _p.DeviceEntrySpec, _p.LetBinding
-_LoopSpec, _MetaVar, _loop_bounds, _take_name = _p.LoopSpec, _p.MetaVar, _p.loop_bounds, _p.take_name
+_LoopSpec, _MetaVar, _take_name = _p.LoopSpec, _p.MetaVar, _p.take_name
 
 prim_func = function  # TVM spelling
 
@@ -240,36 +241,9 @@ def evaluate(value: Any) -> None:
 
 
 # ------------------------------------------------------------------ loops
-def _loop(kind: _ForKind) -> Any:
-    def f(start: Any, stop: Any = None, *, step: Any = None, annotations: Any = None) -> _LoopSpec:
-        if stop is None:
-            start, stop = 0, start
-        return _LoopSpec([_loop_bounds(start, stop, kind, step, annotations, None)])
-
-    f.__name__ = kind.value
-    f.__doc__ = f"``for i in T.{kind.value}(start, stop, step=, annotations=)``"
-    return f
-
-
-serial = _loop(_ForKind.SERIAL)
-unroll = _loop(_ForKind.UNROLLED)
-vectorized = _loop(_ForKind.VECTORIZED)
-parallel = _loop(_ForKind.PARALLEL)
-
-
-def thread_binding(
-    start: Any, stop: Any = None, thread: str | None = None, *, annotations: Any = None
-) -> _LoopSpec:
-    """``for i in T.thread_binding(start, stop, thread="threadIdx.x")``."""
-    if stop is None or isinstance(stop, str):
-        if isinstance(stop, str):
-            thread = stop
-        start, stop = 0, start
-    if thread is None:
-        raise TypeError("T.thread_binding needs thread=...")
-    return _LoopSpec([_loop_bounds(start, stop, _ForKind.THREAD_BINDING, None, annotations, thread)])
-
-
+# T.serial, T.unroll, T.vectorized, T.parallel, T.thread_binding are FormSpecs (tirx/forms.py
+# LOOPS), generated with the expression forms below; T.grid and T.broadcast_grid are
+# Python-only (several loops at once; the text has no such form, loops print one by one)
 def _grid_loops(extents: tuple) -> list:
     loops = []
     for e in extents:
@@ -481,11 +455,6 @@ def cast(x: Any, dtype: Any) -> _PrimExpr:
     return _convert(_e(x)).astype(dtype)
 
 
-def Cast(dtype: Any, x: Any) -> _PrimExpr:
-    """``T.Cast("int64", e)``: always a Cast node."""
-    return _Cast(_as_type(dtype), _convert(_e(x)))
-
-
 def _minmax(cls: Any, pyf: Any, args: tuple) -> Any:
     args = tuple(_e(a) for a in args)
     if len(args) < 2:
@@ -526,47 +495,18 @@ def floormod(a: Any, b: Any) -> _PrimExpr:
     return _binop(_FloorMod, _e(a), _e(b))
 
 
-def Select(cond: Any, true_value: Any, false_value: Any) -> _PrimExpr:
-    """Both arms are evaluated (see ``T.if_then_else`` for the lazy form)."""
-    t, f = _e(true_value), _e(false_value)
-    if isinstance(t, _PrimExpr):
-        f = _convert(f, t)
-    else:
-        f = _convert(f)
-        t = _convert(t, f)
-    return _Select(_convert(_e(cond)), t, f)
+# T.Ramp, T.Broadcast, T.Select, T.Cast, T.Let, T.Call (and T.ramp, T.broadcast, T.select) and the
+# loops T.serial ... T.thread_binding: generated from their FormSpecs (tirx/forms.py), which
+# the text loader and the printer read too. A loop form gives the header a ``for`` opens.
+def _one_loop(head: tuple) -> _LoopSpec:
+    return _LoopSpec([head])
 
 
-def Let(binding: Any, body: Any) -> _PrimExpr:
-    """``T.Let(x := value, body)``."""
-    if not isinstance(binding, _LetBinding):
-        raise TypeError("T.Let takes a walrus binding first: T.Let(x := value, body)")
-    return _Let(binding.var, binding.value, _convert(_e(body)))
-
-
-def Ramp(base: Any, stride: Any, lanes: int) -> _PrimExpr:
-    base = _convert(_e(base))
-    return _Ramp(base, _convert(_e(stride), base), int(lanes))
-
-
-def Broadcast(value: Any, lanes: int) -> _PrimExpr:
-    return _Broadcast(_convert(_e(value)), int(lanes))
-
-
-def Call(func: Any, args: Any, ty: Any = None) -> _PrimExpr:
-    """``T.Call(Module.f, [args], ty=T.float32)``: a call of a module function."""
-    if isinstance(func, str):
-        gv, ret = _GlobalVar(func), None
-    elif isinstance(func, _GlobalVar):
-        gv, ret = func, None
-    elif hasattr(func, "gvar"):  # Module.f on a built Module
-        gv, ret = func.gvar, func.func.ret_ty
-    elif hasattr(func, "name") and hasattr(func, "ret"):  # Module.f while the module is parsed
-        gv, ret = _GlobalVar(func.name), func.ret
-    else:
-        raise TypeError(f"T.Call: expected a module function (Module.f), got {type(func).__name__}")
-    rt = _as_type(ty) if ty is not None else (ret if ret is not None else void)
-    return _Call(gv, tuple(_convert(_e(a)) for a in args), rt)
+for _form in _forms.FORMS:
+    for _n in (_form.name, *_form.aliases):
+        globals()[_n] = _form.function(_e, _n, _one_loop if _form.role == "loop" else None)
+        __all__.append(_n)
+del _form, _n
 
 
 def reinterpret(*args: Any, ty: Any = None) -> _PrimExpr:
@@ -657,9 +597,6 @@ def compute(shape: Any, fcompute: Any, *, out: Any = None, dtype: Any = None, sc
 
 
 # ------------------------------------------------------------------ TVM spellings
-select = Select
-ramp = Ramp
-broadcast = Broadcast
 boolean = globals()["bool"]
 f16, f32, f64, bf16 = float16, float32, float64, bfloat16  # noqa: F821 - set from DTYPE_NAMES above
 i8, i16, i32, i64 = int8, int16, int32, int64  # noqa: F821
@@ -727,7 +664,8 @@ class OpNamespace:
 def _resolve(name: str) -> Any:
     o = _op.lookup(name)
     if o is not None:
-        return o
+        # an op may give its own script surface (the PTX table's modifier chains)
+        return _op.impl("script", o) or o
     pre = name + "."
     if any(k.startswith(pre) for k in _op.all_ops()):
         return OpNamespace(name)

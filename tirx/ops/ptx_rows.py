@@ -1,0 +1,172 @@
+"""Rows of the PTX instruction table (tirx/ops/ptx_table.py), one opcode per ``declare_opcode``.
+
+Each opcode is one op, ``T.ptx.<opcode>``, written as a chain
+(``T.ptx.mbarrier.try_wait.parity.shared__cta.b64(ok, addr, phase)``) and printed in
+TIRx's positional form (operands, one string per slot, a trailing ``""``). The slot
+layouts follow TIRx's (apache-tvm-tirx 0.1.0a4) so its printed text loads here; adding
+an instruction form is adding a ``Row`` (docs/cuda.md, "PTX instruction table").
+``T.ptx.elect_sync()`` and ``T.ptx.mapa(p, rank)``, the value forms tirx had before the
+table, are ``bare`` rows of their opcodes and keep their CPU semantics.
+"""
+
+from __future__ import annotations
+
+from ..ir.types import bool_
+from .ptx import _c_mapa, _i_elect_sync, _i_in_launch, _i_mapa, _mapped_ptr
+from .ptx_table import Operand, Row, Slot, declare_opcode
+
+__all__: list[str] = []
+
+_SCOPES = ("cta", "cluster", "gpu", "sys")
+
+
+def _slot(name: str, *choices: str) -> Slot:
+    return Slot(name, choices)
+
+
+def _opt(name: str, *choices: str) -> Slot:
+    return Slot(name, choices, optional=True)
+
+
+def _op(name: str, kind: str, *, optional: bool = False, mem: bool = False) -> Operand:
+    return Operand(name, kind, optional, mem)
+
+
+# --------------------------------------------------------------------------- fence
+declare_opcode("fence", [
+    Row("fence", (_opt("sem", "sc", "acq_rel", "acquire", "release"), _slot("scope", *_SCOPES)),
+        interp=_i_in_launch),
+    Row("fence_mbarrier_init", (_slot("op_restrict", "mbarrier_init"), _slot("sem", "release"),
+                                _slot("scope", "cluster")), interp=_i_in_launch),
+    Row("fence_proxy", (_slot("proxy", "proxy"), _slot("proxykind", "alias", "async"),
+                        _opt("space", "global", "shared::cta", "shared::cluster")), interp=_i_in_launch),
+    Row("fence_proxy_tensormap_release", (_slot("proxy", "proxy"), _slot("proxykind", "tensormap::generic"),
+                                          _slot("sem", "release"), _slot("scope", *_SCOPES)),
+        interp=_i_in_launch),
+    Row("fence_proxy_tensormap_acquire", (_slot("proxy", "proxy"), _slot("proxykind", "tensormap::generic"),
+                                          _slot("sem", "acquire"), _slot("scope", *_SCOPES)),
+        (_op("addr", "addr", mem=True), _op("size", "imm")), interp=_i_in_launch),
+], doc="memory fences: fence[.sem].scope, fence.proxy.*, fence.mbarrier_init.release.cluster")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- mbarrier
+_SPACE = ("shared", "shared::cta")
+_SPACE_C = ("shared", "shared::cta", "shared::cluster")
+_B64 = _slot("type", "b64")
+
+
+def _mb(name: str, slots: tuple, operands: tuple) -> Row:
+    return Row(name, (*slots, _B64), operands)
+
+
+_STATE = _op("state", "out64", optional=True)
+_ADDR = _op("addr", "space_addr", mem=True)  # shared with a shared space, else generic
+_SEM_AR = _opt("sem", "release", "relaxed")
+_SCOPE_CC = _opt("scope", "cta", "cluster")
+_WAIT = (_opt("phase_type", "phase_type::primary", "phase_type::conditional"),
+         _opt("sem", "acquire", "relaxed"), _SCOPE_CC, _opt("space", *_SPACE))  # fmt: skip
+
+declare_opcode("mbarrier", [
+    _mb("mbarrier_init", (_slot("action", "init"), _opt("layout", "layout::v0", "layout::v1"),
+                          _opt("space", *_SPACE)), (_ADDR, _op("count", "u32"))),
+    _mb("mbarrier_inval", (_slot("action", "inval"), _opt("space", *_SPACE)), (_ADDR,)),
+    _mb("mbarrier_arrive", (_slot("action", "arrive", "arrive_drop"), _SEM_AR, _SCOPE_CC,
+                            _opt("space", *_SPACE_C)), (_STATE, _ADDR, _op("count", "u32", optional=True))),
+    _mb("mbarrier_arrive_expect_tx", (_slot("action", "arrive", "arrive_drop"), _slot("expect_tx", "expect_tx"),
+                                      _SEM_AR, _SCOPE_CC, _opt("space", *_SPACE_C)),
+        (_STATE, _ADDR, _op("tx_count", "u32"))),
+    _mb("mbarrier_arrive_no_complete", (_slot("action", "arrive", "arrive_drop"),
+                                        _slot("nocomplete", "noComplete"), _opt("sem", "release"),
+                                        _opt("scope", "cta"), _opt("space", *_SPACE)),
+        (_STATE, _ADDR, _op("count", "u32"))),
+    _mb("mbarrier_expect_tx", (_slot("action", "expect_tx", "complete_tx"), _opt("sem", "relaxed"), _SCOPE_CC,
+                               _opt("space", *_SPACE_C)), (_ADDR, _op("tx_count", "u32"))),
+    _mb("mbarrier_wait_parity", (_slot("action", "try_wait", "test_wait"), _slot("parity", "parity"), *_WAIT),
+        (_op("wait_complete", "pred"), _ADDR, _op("phase", "u32"), _op("time_hint", "u32", optional=True))),
+    _mb("mbarrier_wait", (_slot("action", "try_wait", "test_wait"), *_WAIT),
+        (_op("wait_complete", "pred"), _ADDR, _op("state", "addr"), _op("time_hint", "u32", optional=True))),
+], doc="mbarrier init/inval/arrive[.expect_tx]/expect_tx/complete_tx/try_wait[.parity]/test_wait")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- warpgroup registers
+def _nreg(ops: dict) -> str | None:
+    n = ops["nreg"].value
+    if not (24 <= n <= 256 and n % 8 == 0):
+        return f"the register count must be a multiple of 8 in 24..256, got {n}"
+    return None
+
+
+declare_opcode("setmaxnreg", [
+    Row("setmaxnreg", (_slot("action", "inc", "dec"), _slot("sync", "sync"), _slot("aligned", "aligned"),
+                       _slot("type", "u32")), (_op("nreg", "imm"),), check=_nreg, interp=_i_in_launch),
+], doc="setmaxnreg.{inc,dec}.sync.aligned.u32 N: raise/lower the warpgroup's register cap")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- warp
+declare_opcode("elect_sync", [
+    Row("elect_sync", (), (_op("d", "out32"), _op("p", "pred"), _op("membermask", "u32")), mnemonic="elect.sync",
+        asm="{{ .reg .pred P0; {mn} {d}|P0, {membermask}; selp.u32 {p}, 1, 0, P0; }}"),
+    Row("elect_sync_value", (), (), mnemonic="elect.sync", result=bool_, bare=True,
+        asm="{{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 {out}, 1, 0, p; }}", interp=_i_elect_sync,
+        doc="true in exactly one lane of the warp"),
+], doc="elect.sync: elect one lane of the warp")  # fmt: skip
+
+_SHFL = (_slot("mode", "up", "down", "bfly", "idx"), _slot("type", "b32"))
+declare_opcode("shfl_sync", [
+    Row("shfl_sync", _SHFL, (_op("d", "out32"), _op("a", "b32"), _op("b", "u32"), _op("c", "u32"),
+                             _op("membermask", "u32")), mnemonic="shfl.sync"),
+    Row("shfl_sync_p", _SHFL, (_op("d", "out32"), _op("p", "pred"), _op("a", "b32"), _op("b", "u32"),
+                               _op("c", "u32"), _op("membermask", "u32")), mnemonic="shfl.sync",
+        asm="{{ .reg .pred P0; {mn} {d}|P0, {a}, {b}, {c}, {membermask}; selp.u32 {p}, 1, 0, P0; }}"),
+], doc="shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, membermask")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- addresses
+declare_opcode("mapa", [
+    Row("mapa_u64", (_opt("space", "shared::cluster"), _slot("type", "u64")),
+        (_op("d", "out64"), _op("a", "addr"), _op("b", "u32")), volatile=False),
+    Row("mapa_u32", (_slot("space", "shared::cluster"), _slot("type", "u32")),
+        (_op("d", "out32"), _op("a", "u32"), _op("b", "u32")), volatile=False),
+    Row("mapa_value", (), (_op("a", "any"), _op("rank", "int")), result=_mapped_ptr, bare=True,
+        cuda=_c_mapa(True), interp=_i_mapa,
+        doc="the same shared location in CTA `rank` of the cluster, typed like `a`"),
+], doc="mapa: map a shared address to the same location in another CTA of the cluster",
+   pointer_from=(0,))  # fmt: skip
+
+_CVTA_SPACES = (
+    "const",
+    "global",
+    "local",
+    "shared",
+    "shared::cta",
+    "shared::cluster",
+    "param",
+    "param::entry",
+)
+declare_opcode("cvta", [
+    Row("cvta_to", (_slot("dir", "to"), _slot("space", *_CVTA_SPACES), _slot("type", "u64")),
+        (_op("d", "out64"), _op("ptr", "addr")), volatile=False),
+    Row("cvta_generic", (_slot("space", *_CVTA_SPACES), _slot("type", "u64")),
+        (_op("d", "out64"), _op("a", "addr")), volatile=False),
+], doc="cvta[.to].space.u64: convert between generic and state-space addresses")  # fmt: skip
+
+declare_opcode("prefetch", [
+    Row("prefetch", (_opt("space", "global", "local", "const", "param"), _opt("level", "L1", "L2"),
+                     _opt("evict", "L2::evict_last", "L2::evict_normal"), _opt("tensormap", "tensormap")),
+        (_op("addr", "addr", mem=True),)),
+], doc="prefetch[.space][.level][.evict][.tensormap] [addr] (prefetch.tensormap: a TMA descriptor)")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- cp.async groups
+_ASYNC = _slot("api", "async")
+declare_opcode("cp", [
+    Row("cp_async_bulk_commit_group", (_ASYNC, _slot("kind", "bulk"), _slot("action", "commit_group"))),
+    Row("cp_async_bulk_wait_group", (_ASYNC, _slot("kind", "bulk"), _slot("action", "wait_group"),
+                                     _opt("read", "read")), (_op("group", "imm"),)),
+    Row("cp_async_commit_group", (_ASYNC, _slot("action", "commit_group"))),
+    Row("cp_async_wait_group", (_ASYNC, _slot("action", "wait_group")), (_op("group", "imm"),)),
+    Row("cp_async_wait_all", (_ASYNC, _slot("action", "wait_all"))),
+    Row("cp_async_mbarrier_arrive", (_ASYNC, _slot("target", "mbarrier"), _slot("action", "arrive"),
+                                     _opt("noinc", "noinc"), _opt("space", "shared", "shared::cta"),
+                                     _slot("type", "b64")), (_op("addr", "space_addr", mem=True),)),
+], doc="cp.async[.bulk] groups (commit_group, wait_group[.read] N, wait_all), cp.async.mbarrier.arrive")  # fmt: skip
