@@ -55,14 +55,34 @@ template <typename T> __device__ __forceinline__ T tirx_warp_sum(T x) {
   for (int o = 16; o > 0; o >>= 1) x = x + __shfl_xor_sync(0xffffffffu, x, o);
   return x;
 }
+// max/min of two values as the IR defines them: floats as fmaxf/fminf (a NaN operand is
+// ignored, -0 < +0), half types through float
+template <typename T> __device__ __forceinline__ T tirx_max2(T a, T b) { return a > b ? a : b; }
+template <typename T> __device__ __forceinline__ T tirx_min2(T a, T b) { return a < b ? a : b; }
+__device__ __forceinline__ float tirx_max2(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ float tirx_min2(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double tirx_max2(double a, double b) { return fmax(a, b); }
+__device__ __forceinline__ double tirx_min2(double a, double b) { return fmin(a, b); }
+#ifdef __CUDA_FP16_TYPES_EXIST__
+__device__ __forceinline__ half tirx_max2(half a, half b) { return half(fmaxf(float(a), float(b))); }
+__device__ __forceinline__ half tirx_min2(half a, half b) { return half(fminf(float(a), float(b))); }
+#endif
+#ifdef __CUDA_BF16_TYPES_EXIST__
+__device__ __forceinline__ __nv_bfloat16 tirx_max2(__nv_bfloat16 a, __nv_bfloat16 b) {
+  return __nv_bfloat16(fmaxf(float(a), float(b)));
+}
+__device__ __forceinline__ __nv_bfloat16 tirx_min2(__nv_bfloat16 a, __nv_bfloat16 b) {
+  return __nv_bfloat16(fminf(float(a), float(b)));
+}
+#endif
 template <typename T> __device__ __forceinline__ T tirx_warp_max(T x) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = y > x ? y : x; }
+  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = tirx_max2(x, y); }
   return x;
 }
 template <typename T> __device__ __forceinline__ T tirx_warp_min(T x) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = y < x ? y : x; }
+  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = tirx_min2(x, y); }
   return x;
 }""",
 )
@@ -388,7 +408,7 @@ def _i_shfl(mode: str):
             tid = L.get("tid")
             lane = tid % 32
             base = L.get("lane") - lane
-            a = a.astype(np.int64)
+            a = a.astype(np.int64) & 31  # shfl reads the low 5 bits of lane/delta/mask (PTX)
             if mode == "idx":
                 s = a % 32
             elif mode == "xor":
@@ -535,7 +555,16 @@ def _i_atomic(kind: str, want_old: bool):
         if t.base not in _ATOMIC_TYPES[kind] and not (kind == "add" and t.base == "int64"):
             raise OpError(f"op T.{name}: no {t} form (the dtypes of the cuda backend)")
 
+        # atom.add.f32 flushes subnormal inputs and results to sign-preserving zero (PTX ISA);
+        # the f16/bf16 (.noftz) and f64 forms do not
+        ftz = kind == "add" and t.base == "float32"
+
+        def flush(x):
+            return np.where(np.abs(x) < np.float32(1.1754944e-38), np.copysign(np.float32(0), x), x)
+
         def apply(old, v, cmp=None):
+            if ftz:
+                return flush(D.round_to(flush(old) + flush(v), t))
             if kind == "add":
                 return D.round_to(old + v, t)
             if kind == "max":
@@ -608,7 +637,7 @@ def _i_atomic(kind: str, want_old: bool):
                 res[order] = o
                 old[:] = res
                 np.add.at(v1, idx, vs[0])
-            elif kind in ("add", "max", "min") and not want_old and not D.needs_rounding(t):
+            elif kind in ("add", "max", "min") and not want_old and not D.needs_rounding(t) and not ftz:
                 ufunc = {
                     "add": np.add,
                     "max": np.fmax if is_f else np.maximum,
