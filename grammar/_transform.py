@@ -130,17 +130,6 @@ class _Spec:
 
 _LET = object()  # the value of ``T.let`` (subscripted: ``T.let[T.int32]``)
 
-_DESC = {
-    int: "an int literal",
-    float: "a float literal",
-    bool: "a bool literal",
-    str: "a string literal",
-    list: "a list",
-    tuple: "a tuple",
-    dict: "a dict",
-    type(None): "None",
-}
-
 
 def _desc(v: Any) -> str:
     if isinstance(v, PrimExpr):
@@ -157,7 +146,7 @@ def _desc(v: Any) -> str:
         return "an assignment expression (:=)"
     if isinstance(v, _LetAnnot) or v is _LET:
         return "T.let"
-    return _DESC.get(type(v), type(v).__name__)
+    return _forms.describe(v)
 
 
 _ESC = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)", re.S)

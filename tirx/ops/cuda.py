@@ -16,13 +16,11 @@ from ..ir.types import PrimType, int32, void
 
 __all__: list[str] = []
 
-_ZERO_SHAPE = 1
-
-
 def _zero():
+    """The value of a void op on the interpreter (one uniform lane)."""
     import numpy as np
 
-    return np.zeros(_ZERO_SHAPE, dtype=np.int32)
+    return np.zeros(1, dtype=np.int32)
 
 
 # --------------------------------------------------------------------------- helpers (C++)

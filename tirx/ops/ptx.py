@@ -14,6 +14,7 @@ from typing import Any
 
 from ..ir.op import PTX, CExpr, NoInterp, declare
 from ..ir.types import PointerType, bool_, uint32, uint64, void
+from .cuda import _i_in_launch
 
 __all__: list[str] = []
 
@@ -82,22 +83,6 @@ declare(
 
 
 # --------------------------------------------------------------------------- template ops
-def _i_in_launch(fc: Any, call: Any):
-    """No effect on a lockstep CPU run (ordering and register hints), inside a launch."""
-    import numpy as np
-
-    from ..interp.semantics import need_launch
-
-    zero = np.zeros(1, dtype=np.int32)
-    name = call.op.name
-
-    def ev(c):
-        need_launch(c, name)
-        return zero
-
-    return ev
-
-
 def _i_elect_sync(fc: Any, call: Any):
     """The lowest active lane of each warp is elected."""
     import numpy as np

@@ -346,20 +346,29 @@ class Opcode:
         more = f" (and {len(near) - 6} more)" if len(near) > 6 else ""
         return TypeError(f"T.{self.name}: {what} matches no form of {self.opcode}. {forms}{more}")
 
-    def match_chain(self, tokens: Sequence[str], ops: Sequence[Any]) -> Match:
+    def _first_fit(self, assign: Any, ops: Sequence[Any], convert_them: bool, what: Any) -> Match:
+        """The first row whose modifiers ``assign(row)`` accepts and whose operands fit."""
         whys = []
         for r in self.rows:
-            mods = _assign_tokens(r, tokens)
+            mods = assign(r)
             if isinstance(mods, _Miss):
                 whys.append((r, mods.why, 1 + mods.far))
                 continue
-            fit = _fit_operands(r, ops, True, mods)
+            fit = _fit_operands(r, ops, convert_them, mods)
             if isinstance(fit, str):
                 whys.append((r, fit, 0))
                 continue
             return Match(r, mods, *fit)
+        raise self._fail(what(), whys)
+
+    def match_chain(self, tokens: Sequence[str], ops: Sequence[Any]) -> Match:
         chain = "".join("." + t for t in tokens)
-        raise self._fail(f"{self.opcode}{chain} with {len(ops)} operand(s)", whys)
+        return self._first_fit(
+            lambda r: _assign_tokens(r, tokens),
+            ops,
+            True,
+            lambda: f"{self.opcode}{chain} with {len(ops)} operand(s)",
+        )
 
     def match_args(self, args: Sequence[Any], convert_them: bool = False) -> Match:
         """The row of a call in the printed form (operands, then the slot strings)."""
@@ -372,18 +381,12 @@ class Opcode:
             if isinstance(a, (str, StringImm)):
                 raise TypeError(f"T.{self.name}: argument {i + 1} is a string among the operands; "
                                 "the modifier strings come after all operands")  # fmt: skip
-        whys = []
-        for r in self.rows:
-            mods = _assign_strings(r, strings)
-            if isinstance(mods, _Miss):
-                whys.append((r, mods.why, 1 + mods.far))
-                continue
-            fit = _fit_operands(r, ops, convert_them, mods)
-            if isinstance(fit, str):
-                whys.append((r, fit, 0))
-                continue
-            return Match(r, mods, *fit)
-        raise self._fail(f"({', '.join(repr(s) for s in strings)}) with {len(ops)} operand(s)", whys)
+        return self._first_fit(
+            lambda r: _assign_strings(r, strings),
+            ops,
+            convert_them,
+            lambda: f"({', '.join(repr(s) for s in strings)}) with {len(ops)} operand(s)",
+        )
 
     def allowed_after(self, tokens: Sequence[str]) -> list[str]:
         """The modifiers that may follow ``tokens`` in some row (in table order)."""
