@@ -64,6 +64,12 @@ SKIP: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"differential"}),
         "needs a cluster launch and a shared-memory pointer; its value is an address",
     ),
+    "cuda.warp_reduce": (
+        frozenset({"differential"}),
+        'its string argument chooses the reduction ("sum" | "max" | "min"), which the generator cannot '
+        "derive; the interpreter is checked in tests/test_cuda_builtins.py and cuda.warp_sum/max/min "
+        "(the same butterfly) run here",
+    ),
     "ptx.setmaxnreg_inc": (
         frozenset({"gpu"}),
         "its register count must fit the kernel's allocation (undefined otherwise); compiled "

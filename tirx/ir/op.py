@@ -163,6 +163,10 @@ class Op:
     #: backend -> implementation ("cuda": CExpr | PTX | function; "interp": function | NoInterp;
     #: "interp.stmt": the interpreter's form when the value is unused)
     impls: dict = attrs.field(factory=dict)
+    #: argument names (for keyword calls, ``T.cuda.warp_reduce(x, op="sum")``) and the values
+    #: of trailing optional arguments a call leaves out (filled in: the IR always has them)
+    params: tuple[str, ...] = ()
+    defaults: dict = attrs.field(factory=dict)
 
     @property
     def needs_ty(self) -> bool:
@@ -176,8 +180,8 @@ class Op:
     def __repr__(self) -> str:
         return f"Op({self.name!r})"
 
-    def __call__(self, *args: Any, ty: Any = None, span: Any = None) -> Call:
-        return call(self, *args, ty=ty, span=span)
+    def __call__(self, *args: Any, ty: Any = None, span: Any = None, **kwargs: Any) -> Call:
+        return call(self, *args, ty=ty, span=span, **kwargs)
 
 
 _LAZY["Op"] = Op  # Call checks its op against it (expr.py)
@@ -198,6 +202,8 @@ def declare(
     cuda: Any = None,
     interp: Any = None,
     interp_stmt: Any = None,
+    params: tuple[str, ...] | str = (),
+    defaults: dict | None = None,
     **trait_kw: Any,
 ) -> Op:
     """Declare an op once. ``args`` may be a space-separated string of kinds; traits are
@@ -227,7 +233,15 @@ def declare(
     impls = {
         k: v for k, v in (("cuda", cuda), ("interp", interp), ("interp.stmt", interp_stmt)) if v is not None
     }
-    op = Op(name, tuple(args), result, pure, device_only, doc, tr, impls)
+    if isinstance(params, str):
+        params = tuple(params.split())
+    if params and len(params) != len(args):
+        raise ValueError(f"op {name!r}: {len(params)} parameter names for {len(args)} arguments")
+    defaults = dict(defaults or {})
+    for i in defaults:
+        if not (isinstance(i, int) and 0 <= i < len(args) and args[i].endswith("?")):
+            raise ValueError(f"op {name!r}: a default for argument {i}, which is not an optional one")
+    op = Op(name, tuple(args), result, pure, device_only, doc, tr, impls, tuple(params), defaults)
     _REGISTRY[name] = op
     f = sys._getframe(1)
     while f is not None and f.f_code.co_filename == __file__:
@@ -316,10 +330,20 @@ def _what(a: Any) -> str:
     return f"{type(a).__name__} {a!r}"
 
 
-def call(op: Op | str, *args: Any, ty: Any = None, span: Any = None) -> Call:
-    """Build a Call of ``op`` after checking argument count and kinds."""
+def call(op: Op | str, /, *args: Any, ty: Any = None, span: Any = None, **kwargs: Any) -> Call:
+    """Build a Call of ``op`` after checking argument count and kinds (keywords by the op's
+    parameter names; left-out trailing arguments with defaults are filled in)."""
     if isinstance(op, str):
         op = get(op)
+    if kwargs:
+        args = _bind_keywords(op, args, kwargs)
+    if op.defaults and len(args) < len(op.args):
+        filled = list(args)
+        for i in range(len(args), len(op.args)):
+            if i not in op.defaults:
+                break
+            filled.append(op.defaults[i])
+        args = tuple(filled)
     lo, hi = op.arity()
     if len(args) < lo or (hi is not None and len(args) > hi):
         want = f"{lo}" if lo == hi else (f"at least {lo}" if hi is None else f"{lo} to {hi}")
@@ -363,6 +387,27 @@ def call(op: Op | str, *args: Any, ty: Any = None, span: Any = None) -> Call:
     else:
         rt = r(cargs)
     return Call(op, cargs, rt, span=span)
+
+
+def _bind_keywords(op: Op, args: tuple, kwargs: dict) -> tuple:
+    names = op.params
+    out: list[Any] = list(args)
+    for k, v in kwargs.items():
+        if k not in names:
+            raise TypeError(f"T.{op.name} got an unexpected keyword argument {k!r}")
+        i = names.index(k)
+        if i < len(args):
+            raise TypeError(f"T.{op.name} got multiple values for argument {k!r}")
+        while len(out) < i:
+            j = len(out)
+            if j not in op.defaults:
+                raise TypeError(f"T.{op.name} missing argument {names[j]!r}")
+            out.append(op.defaults[j])
+        if len(out) == i:
+            out.append(v)
+        else:
+            out[i] = v
+    return tuple(out)
 
 
 # ---------------------------------------------------------------- backend handlers

@@ -4,6 +4,7 @@ doc line, CUDA lowering and interpreter semantics (``tirx.ir.op.declare``).
 - ``math``: elementwise functions, float predicates, bit counts, ``if_then_else``
 - ``memory``: ``address_of``, ``reinterpret``, ``ptr_byte_offset``, ``is_aligned``, extern calls
 - ``cuda``: thread/block/cluster indices, barriers, warp shuffles and reductions, atomics
+- ``cuda_builtins``: CUDA builtins under TIRx's names (warpgroup ids, votes, bit casts, clock)
 - ``ptx``: inline PTX, ``mapa``, mbarriers, fences, ``elect_sync``
 - ``hopper``: TMA and wgmma
 - ``ptx_rows``: the PTX instruction table's opcodes (``T.ptx.fence``, ``T.ptx.mbarrier``, ...;
@@ -16,8 +17,8 @@ kernel is compiled), so ``import tirx`` stays light. docs/contributing.md shows 
 from __future__ import annotations
 
 from ..ir.op import _mark_builtin
-from . import cuda, hopper, math, memory, ptx, ptx_rows
+from . import cuda, cuda_builtins, hopper, math, memory, ptx, ptx_rows
 
-__all__ = ["cuda", "hopper", "math", "memory", "ptx", "ptx_rows"]
+__all__ = ["cuda", "cuda_builtins", "hopper", "math", "memory", "ptx", "ptx_rows"]
 
 _mark_builtin()

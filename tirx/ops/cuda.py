@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import OpError
-from ..ir.expr import StringImm
+from ..ir.expr import IntImm, StringImm
 from ..ir.op import CExpr, Helper, NoInterp, declare, find
 from ..ir.types import PrimType, int32, void
 
 __all__: list[str] = []
+
 
 def _zero():
     """The value of a void op on the interpreter (one uniform lane)."""
@@ -451,7 +452,20 @@ def _c_warp_reduce(which: str):
     return lower
 
 
-def _i_warp_reduce(kind: str):
+def _reduce_args(call: Any, error: Any) -> tuple[str, int]:
+    """``T.cuda.warp_reduce(value, op, width)``: the reduction and the lane-group width."""
+    k, w = call.args[1], call.args[2]
+    if not isinstance(k, StringImm) or k.value not in ("sum", "max", "min"):
+        raise error(f'T.{call.op.name}: op must be "sum", "max" or "min"')
+    if not isinstance(w, IntImm) or w.value not in (2, 4, 8, 16, 32):
+        raise error(f"T.{call.op.name}: width must be an integer literal 2, 4, 8, 16 or 32")
+    return k.value, w.value
+
+
+def _i_warp_reduce(kind: str | None):
+    """Interpreter semantics of a butterfly reduction; ``kind`` None: ``warp_reduce``'s own
+    ``op`` and ``width`` arguments."""
+
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
@@ -459,13 +473,14 @@ def _i_warp_reduce(kind: str):
         from ..interp.semantics import dtypes as D
 
         name = call.op.name
+        how, width = (kind, 32) if kind is not None else _reduce_args(call, OpError)
         fv = fc.expr(call.args[0])
         t = call.ty
         is_f = t.is_float
         bf = D.needs_rounding(t.element)
-        if kind == "sum":
+        if how == "sum":
             op = np.add
-        elif kind == "max":
+        elif how == "max":
             op = D.fmax if is_f else np.maximum
         else:
             op = D.fmin if is_f else np.minimum
@@ -477,13 +492,15 @@ def _i_warp_reduce(kind: str):
                 raise InterpError(f"T.{name} in a block of {L.T} threads: the last warp is partial")
             lane_g = L.get("lane")
             lane = L.get("tid") % 32
-            for off in (16, 8, 4, 2, 1):
+            off = width // 2
+            while off:
                 src = lane_g - lane + (lane ^ off)
-                if off == 16:
+                if off == width // 2:
                     _src_check(c, src, name)
                 v = op(v, v[src])
                 if bf:
                     v = D.round_to(v, t.element)
+                off //= 2
             return v
 
         return ev
@@ -491,6 +508,44 @@ def _i_warp_reduce(kind: str):
     return compile_call
 
 
+WARP_REDUCE_W = Helper(
+    "tirx_warp_reduce_w",
+    """\
+// reductions over lane groups of W (a power of two <= 32) lanes of a warp
+template <int W, typename T> __device__ __forceinline__ T tirx_warp_reduce_sum(T x) {
+#pragma unroll
+  for (int o = W / 2; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = x + y; }
+  return x;
+}
+template <int W, typename T> __device__ __forceinline__ T tirx_warp_reduce_max(T x) {
+#pragma unroll
+  for (int o = W / 2; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = tirx_max2(x, y); }
+  return x;
+}
+template <int W, typename T> __device__ __forceinline__ T tirx_warp_reduce_min(T x) {
+#pragma unroll
+  for (int o = W / 2; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = tirx_min2(x, y); }
+  return x;
+}""",
+    deps=(WARP_REDUCE,),
+)
+
+
+def _c_warp_reduce_w(cg: Any, c: Any) -> str:
+    t = c.args[0].ty
+    if not isinstance(t, PrimType) or t.lanes != 1 or t.is_bool:
+        raise OpError(f"op T.{c.op.name}: the cuda backend reduces numeric scalars only, got {t}")
+    how, width = _reduce_args(c, lambda m: cg.error(m, c))
+    cg.need(WARP_REDUCE_W)
+    return f"tirx_warp_reduce_{how}<{width}>({cg.expr(c.args[0])})"
+
+
+declare(
+    "cuda.warp_reduce", "x s n?", "arg0", pure=False, device_only=True,
+    doc='butterfly reduction ("sum" | "max" | "min") over groups of `width` lanes (every lane gets its group\'s)',
+    convergent=True, params="value op width", defaults={2: 32},
+    cuda=_c_warp_reduce_w, interp=_i_warp_reduce(None),
+)  # fmt: skip
 for _k in ("sum", "max", "min"):
     declare(
         f"cuda.warp_{_k}", "x", "arg0", pure=False, device_only=True,
