@@ -39,8 +39,7 @@ from ..ir.expr import (
 from ..ir.node import Attrs
 from ..ir.operators import OPERATORS
 from ..ir.span import Span
-from ..ir.stmt import LAUNCH_FIELDS, LAUNCH_FIELDS_KEY
-from ..ir.types import PointerType, PrimType, TensorType, Type, VoidType, int32, parse_dtype
+from ..ir.types import PrimType, TensorType, Type, VoidType, int32, parse_dtype
 from ..script.builder import IRBuilder
 
 __all__ = ["TextBuilder"]
@@ -57,12 +56,11 @@ _INT_KINDS = frozenset(("int", "uint"))
 
 _BINFORMS = {name: o.node for o in OPERATORS for name in o.func}  # T.min(a, b), T.truncmod(a, b), ...
 # T.<name> special forms handled here rather than through the op table
-# (the expression forms T.Ramp, T.Select, T.Cast, T.Let, T.Call, ... are tirx/forms.py's FormSpecs)
+# (T.Ramp, T.Select, T.Cast, T.Let, T.Call, the loops, T.Tensor, T.Ptr, T.alloc_tensor,
+# T.decl_tensor, T.device_entry, T.attr, T.evaluate and T.func_attr are tirx/forms.py's FormSpecs)
 _FORMS = frozenset(
     {
-        "evaluate", "func_attr", "alloc_tensor",
-        "decl_tensor", "Tensor", "Buffer", "Ptr", "device_entry", "attr", "let", "function", "prim_func",
-        "ir_module", *_BINFORMS,
+        "let", "function", "prim_func", "ir_module", *_BINFORMS,
     }
 )  # fmt: skip
 _DECORATOR_ONLY = frozenset({"function", "prim_func", "ir_module"})
@@ -139,7 +137,7 @@ def _desc(v: Any) -> str:
     if isinstance(v, Type):
         return f"the type {v.script() if hasattr(v, 'script') else v}"
     if isinstance(v, _Spec):
-        return f"T.{v.kind}(...)"
+        return repr(v.args[0]) if v.kind in ("bind", "stmt") else f"T.{v.kind}(...)"
     if isinstance(v, _FuncRef):
         return f"the function reference {v.name}"
     if isinstance(v, _Walrus):
@@ -221,7 +219,6 @@ class TextBuilder:
         self.module_name: str | None = None
         self.module_fnames: set[str] = set()
         self.gv_refs: list = []
-        self.func_attrs = None
         self.func_span = None
         self.ln_var = None
         self.ln_tok = None
@@ -467,7 +464,6 @@ class TextBuilder:
                 raise self.err(f"module {self.module_name} defines '{fname}' twice", self.tsp(name_tok))
             self.module_fnames.add(fname)
         span = Span(self.src, def_tok.line, def_tok.column, name_tok.end_line, name_tok.end_column)
-        self.func_attrs = None
         self.func_span = span
         self.enter(self.b.function(fname, private=private), span)
         for tok, ty in tparams:
@@ -509,15 +505,6 @@ class TextBuilder:
                 ty = self.as_type(x.ty, self.func_span, "a return type")
                 self.b.set_ret_type(ty)
         self.close()
-        if self.func_attrs is not None:
-            b = self.b
-            try:
-                if b.module_funcs is not None:
-                    b.module_funcs[-1] = b.module_funcs[-1].replace(attrs=self.func_attrs)
-                else:
-                    b.result = b.result.replace(attrs=self.func_attrs)
-            except (TypeError, ValueError) as e:
-                raise self.err(str(e), self.func_span, e) from e
         return None
 
     # ------------------------------------------------------------- simple statements
@@ -563,15 +550,9 @@ class TextBuilder:
         name = self.check_new_name(tok)
         b = self.b
         if type(val) is _Spec:
-            k = val.kind
-            if k == "alloc_tensor":
-                ty, ann = val.args
-                buf = self.emit(span, b.alloc, name, ty, ann)
-            elif k == "decl_tensor":
-                data, ty = val.args
-                buf = self.emit(span, b.decl, name, ty, data)
-            else:
-                raise self.err(f"T.{k}(...) cannot be assigned to a name", span)
+            if val.kind != "bind":
+                raise self.err(f"{_desc(val)} cannot be assigned to a name", span)
+            buf = self.emit(span, val.args[0].emit, b, name)
             b.define(name, buf)
             return None
         if isinstance(val, PrimExpr) or type(val) in (int, float, bool):
@@ -585,18 +566,10 @@ class TextBuilder:
         span = getattr(val, "span", None) or self.tsp(nl)
         span = Span(self.src, span.line, span.col, nl.line, nl.column)
         if type(val) is _Spec:
-            k = val.kind
-            if k == "evaluate":
-                self.emit(span, self.b.evaluate, val.args[0])
-            elif k == "func_attr":
-                if self.func_attrs is not None:
-                    raise self.err("T.func_attr given twice", span)
-                try:
-                    self.func_attrs = Attrs(val.args[0])
-                except (TypeError, ValueError) as e:
-                    raise self.err(str(e), span, e) from e
+            if val.kind == "stmt":
+                self.emit(span, val.args[0].emit, self.b)
             else:
-                raise self.err(f"T.{k}(...) cannot be used as a statement", span)
+                raise self.err(f"{_desc(val)} cannot be used as a statement", span)
             return None
         if isinstance(val, Call):
             self.emit(span, self.b.evaluate, val)
@@ -820,9 +793,7 @@ class TextBuilder:
                 return binop(_BINFORMS[val], a, b, span)
             except (TypeError, ValueError) as e:
                 raise self.err(str(e), span, e) from e
-        if val in _DECORATOR_ONLY or val == "let":
-            raise self.err(f"T.{val} cannot be called here", span)
-        return getattr(self, "f_" + val)(pos, kw, span, fname)
+        raise self.err(f"T.{val} cannot be called here", span)  # T.let, the decorators
 
     def arguments(self, c):
         return c
@@ -1037,6 +1008,12 @@ class TextBuilder:
             raise self.err(str(e), span, e) from e
         if spec.role == "loop":  # a for header: (start, extent, kind, step, annotations, thread)
             return _Spec("loop", span, *r)
+        if spec.role == "bind":  # X = T.alloc_tensor(...): a Pending the target's name completes
+            return _Spec("bind", span, r)
+        if spec.role == "stmt":  # T.evaluate(...), T.func_attr(...): a Pending emitted where it stands
+            return _Spec("stmt", span, r)
+        if spec.role == "region":  # with T.device_entry(...) / T.attr(...): the header's values
+            return _Spec(spec.name, span, *r)
         return r
 
     def surface_chain(self, rest, tok):
@@ -1060,148 +1037,22 @@ class TextBuilder:
 
     def op_call(self, o, pos, kw, span):
         ty = None
-        if kw:
-            for k in kw:
-                if k != "ty":
-                    raise self.err(f"T.{o.name} got an unexpected keyword argument '{k}'", span)
-            ty = self.as_type(kw["ty"], span, "a result type for ty=")
+        kw = dict(kw or {})
+        if "ty" in kw:
+            ty = self.as_type(kw.pop("ty"), span, "a result type for ty=")
+        for k in kw:
+            if k not in o.params:
+                raise self.err(f"T.{o.name} got an unexpected keyword argument '{k}'", span)
         for i, a in enumerate(pos):
             if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
                 raise self.err(f"T.{o.name}: argument {i + 1} must be an expression, got {_desc(a)}", span)
         surface = _opmod.impl("script", o)  # T.<name> as the Python frontend sees it (PTX table)
         try:
-            if surface is not None and ty is None:
+            if surface is not None and ty is None and not kw:
                 return surface(*pos, span=span)
-            return _opmod.call(o, *pos, ty=ty, span=span)
+            return _opmod.call(o, *pos, ty=ty, span=span, **kw)
         except (TypeError, ValueError) as e:
             raise self.err(str(e), span, e) from e
-
-    def f_evaluate(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 1)
-        return _Spec("evaluate", span, self.expr(pos[0], span))
-
-    def f_func_attr(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 1)
-        if type(pos[0]) is not dict:
-            raise self.err("T.func_attr takes a dict", span)
-        return _Spec("func_attr", span, pos[0])
-
-    def tensor_arg(self, kw, span, fname) -> TensorType:
-        ta = kw.get("ty_args")
-        if type(ta) not in (list, tuple) or len(ta) != 1 or not isinstance(ta[0], TensorType):
-            raise self.err(f"{fname} needs ty_args=[T.Tensor(shape, dtype, ...)]", span)
-        return ta[0]
-
-    def f_alloc_tensor(self, pos, kw, span, fname):
-        if pos:
-            # also accept the positional form T.alloc_tensor(shape, dtype, scope=...)
-            self.nargs(
-                fname, pos, kw, span, 2, 2, ("scope", "strides", "elem_offset", "align", "annotations")
-            )
-            ann = kw.pop("annotations", None)
-            ty = self.f_Tensor(pos, kw, span, fname)
-        else:
-            self.nargs(fname, pos, kw, span, 0, 0, ("ty_args", "annotations"))
-            ty = self.tensor_arg(kw, span, fname)
-            ann = kw.get("annotations")
-        if ann is not None and type(ann) is not dict:
-            raise self.err(f"{fname}: annotations= must be a dict", span)
-        return _Spec("alloc_tensor", span, ty, ann)
-
-    def f_decl_tensor(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 1, 1, ("ty_args",))
-        data = pos[0]
-        if not (isinstance(data, Var) and isinstance(data.ty, PointerType)):
-            raise self.err(f"{fname}: the first argument must be a pointer variable, got {_desc(data)}", span)
-        return _Spec("decl_tensor", span, data, self.tensor_arg(kw, span, fname))
-
-    def f_Tensor(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 2, 2, ("scope", "strides", "elem_offset", "align"))
-        shape, dtype = pos
-        if type(shape) in (int,) or isinstance(shape, PrimExpr):
-            shape = (shape,)
-        if type(shape) not in (tuple, list):
-            raise self.err(f"{fname}: shape must be a tuple, got {_desc(shape)}", span)
-        dims = tuple(self._dim(x, span, fname, "shape") for x in shape)
-        dt = self.as_type(dtype, span, "a dtype")
-        if not isinstance(dt, PrimType):
-            raise self.err(f"{fname}: dtype must be a primitive dtype, got {dt}", span)
-        scope = kw.get("scope", "global")
-        if type(scope) is not str:
-            raise self.err(f"{fname}: scope= must be a string", span)
-        strides = kw.get("strides", ())
-        if type(strides) not in (tuple, list):
-            raise self.err(f"{fname}: strides= must be a tuple", span)
-        strides = tuple(self._dim(x, span, fname, "strides") for x in strides)
-        off = kw.get("elem_offset")
-        if off is not None:
-            off = self._dim(off, span, fname, "elem_offset")
-        align = kw.get("align", 0)
-        if type(align) is not int or align < 0:
-            raise self.err(f"{fname}: align= must be a non-negative int literal", span)
-        return TensorType(dims, dt, scope, strides, align, off)
-
-    def _dim(self, x, span, fname, what):
-        if isinstance(x, PrimExpr):
-            t = x.ty
-            if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
-                raise self.err(f"{fname}: {what} entries must be integers, got dtype {t}", span)
-            return x
-        if type(x) is int:
-            try:
-                return convert(x)
-            except (TypeError, ValueError) as e:
-                raise self.err(str(e), span, e) from e
-        raise self.err(f"{fname}: {what} entries must be integers, got {_desc(x)}", span)
-
-    f_Buffer = f_Tensor
-
-    def f_Ptr(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 1, 2, ("scope",))
-        el = self.as_type(pos[0], span, "an element type")
-        if isinstance(el, TensorType):
-            raise self.err("T.Ptr takes an element dtype, not a T.Tensor", span)
-        scope = pos[1] if len(pos) == 2 else kw.get("scope", "global")
-        if type(scope) is not str:
-            raise self.err("T.Ptr: the scope must be a string", span)
-        return PointerType(el, scope)
-
-    def f_device_entry(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 1, 64, ("attrs",))
-        args = []
-        for a in pos:
-            e = self.expr(a, span, "an integer launch value")
-            t = e.ty
-            if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
-                raise self.err(f"{fname}: launch values must be scalar integers, got dtype {t}", span)
-            args.append(e)
-        attrs = kw.get("attrs")
-        if attrs is None:
-            if len(args) not in (6, 9, 10):
-                raise self.err(
-                    f"{fname}: without attrs= it takes 6 launch values (grid.xyz, block.xyz)", span
-                )
-            attrs = {"cuda.kernel_attrs": {}, LAUNCH_FIELDS_KEY: list(LAUNCH_FIELDS[: len(args)])}
-        if type(attrs) is not dict:
-            raise self.err(f"{fname}: attrs= must be a dict", span)
-        fields = attrs.get(LAUNCH_FIELDS_KEY)
-        if type(fields) is not list or len(fields) != len(args):
-            raise self.err(
-                f'{fname}: attrs["{LAUNCH_FIELDS_KEY}"] must list one launch field per value ({len(args)})',
-                span,
-            )
-        try:
-            fa = Attrs(attrs)
-        except (TypeError, ValueError) as e:
-            raise self.err(str(e), span, e) from e
-        return _Spec("device_entry", span, tuple(args), fa)
-
-    def f_attr(self, pos, kw, span, fname):
-        self.nargs(fname, pos, kw, span, 2)
-        key, val = pos
-        if type(key) is not str:
-            raise self.err("T.attr: the key must be a string literal", span)
-        return _Spec("attr", span, key, self.expr(val, span))
 
 
 _ = (FloatImm, Type)

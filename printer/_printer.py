@@ -147,8 +147,7 @@ def type_text(t: Any) -> str:
     elif isinstance(t, VoidType):
         s = "T.void"
     elif isinstance(t, PointerType):
-        el = type_text(t.element)
-        s = f"T.Ptr({el})" if t.scope == "global" else f"T.Ptr({el}, {quote(t.scope)})"
+        s = _PTR_PRINT(None, t)  # T.Ptr's FormSpec (tirx.forms.PTR)
     elif isinstance(t, TensorType):
         return _tensor_type_text(t)
     else:
@@ -158,15 +157,7 @@ def type_text(t: Any) -> str:
 
 
 def _tensor_type_text(t: TensorType) -> str:
-    p = Printer()
-    return p.tensor_text(
-        [p.expr(x) if isinstance(x, _e.PrimExpr) else repr(x) for x in t.shape],
-        t.dtype,
-        t.scope,
-        [p.expr(x) if isinstance(x, _e.PrimExpr) else repr(x) for x in t.strides],
-        None if t.elem_offset is None else p.expr(_e.convert(t.elem_offset)),
-        t.align,
-    )
+    return _TENSOR_PRINT(Printer(), t)  # T.Tensor's FormSpec (tirx.forms.TENSOR)
 
 
 class Printer:
@@ -407,31 +398,17 @@ class Printer:
         return "{" + ", ".join([f"{quote(str(k))}: {self.attr_value(v)}" for k, v in d.items()]) + "}"
 
     # -------------------------------------------------------------- tensors
-    @staticmethod
-    def tensor_text(shape, dtype, scope, strides, elem_offset, align) -> str:
-        sh = f"({shape[0]},)" if len(shape) == 1 else "(" + ", ".join(shape) + ")"
-        parts = [f"T.Tensor({sh}, {type_text(dtype)}"]
-        if scope != "global":
-            parts.append(f", scope={quote(scope)}")
-        if strides:
-            st = f"({strides[0]},)" if len(strides) == 1 else "(" + ", ".join(strides) + ")"
-            parts.append(f", strides={st}")
-        if elem_offset is not None:
-            parts.append(f", elem_offset={elem_offset}")
-        if align:
-            parts.append(f", align={align}")
-        parts.append(")")
-        return "".join(parts)
-
     def buffer_type(self, b: Buffer, with_scope: bool = True) -> str:
-        ex = self.expr
-        return self.tensor_text(
-            [ex(x) for x in b.shape],
+        """A buffer's ``T.Tensor(...)``, written by T.Tensor's FormSpec from the buffer's fields."""
+        return _TENSOR_VALUES(
+            self,
+            b.shape,
             b.dtype,
             b.data.ty.scope if with_scope and isinstance(b.data.ty, PointerType) else "global",
-            [ex(x) for x in b.strides],
-            None if b.elem_offset is None else ex(b.elem_offset),
+            b.strides,
+            b.elem_offset,
             b.align,
+            None,
         )
 
     # -------------------------------------------------------------- statements
@@ -478,7 +455,7 @@ class Printer:
         if isinstance(v, _e.Call):
             self.emit(depth, self._call(v))
         else:
-            self.emit(depth, f"T.evaluate({self.expr(v)})")
+            self.emit(depth, _STMT_PRINT[_s.Evaluate](self, s))
 
     def _for(self, s: _s.For, depth: int) -> None:
         kind = s.kind
@@ -532,13 +509,10 @@ class Printer:
     def _alloc(self, s: _s.AllocBuffer, depth: int) -> None:
         b = s.buffer
         _check_own_pointer(b, "allocation")
-        ty = self.buffer_type(b)
+        text = _BIND_PRINT[_s.AllocBuffer](self, s)  # the form's text, then the name it binds
         name = self.define(b, b.name)
         self._define_data(b, name)
-        text = f"{name} = T.alloc_tensor(ty_args=[{ty}]"
-        if s.annotations:
-            text += f", annotations={self.attr_dict(s.annotations)}"
-        self.emit(depth, text + ")")
+        self.emit(depth, f"{name} = {text}")
 
     def _define_data(self, b: Buffer, name: str) -> None:
         # the buffer's pointer var, when referenced, prints as ``X.data``
@@ -549,19 +523,13 @@ class Printer:
 
     def _decl(self, s: _s.DeclBuffer, depth: int) -> None:
         b = s.buffer
-        data = self.expr(b.data)
-        ty = self.buffer_type(b, with_scope=False)
+        text = _BIND_PRINT[_s.DeclBuffer](self, s)
         name = self.define(b, b.name)
-        self.emit(depth, f"{name} = T.decl_tensor({data}, ty_args=[{ty}])")
+        self.emit(depth, f"{name} = {text}")
 
-    def _device_entry(self, s: _s.DeviceEntry, depth: int) -> None:
-        args = ", ".join([self.expr(a) for a in s.args])
-        sep = ", " if args else ""
-        self.emit(depth, f"with T.device_entry({args}{sep}attrs={self.attr_dict(s.attrs)}):")
-        self.body(s.body, depth + 1)
-
-    def _attr_stmt(self, s: _s.AttrStmt, depth: int) -> None:
-        self.emit(depth, f"with T.attr({quote(s.key)}, {self.expr(s.value)}):")
+    def _region(self, s: Any, depth: int) -> None:
+        """``with T.device_entry(...):`` / ``with T.attr(...):``, the header from its FormSpec."""
+        self.emit(depth, f"with {_REGION_PRINT[type(s)](self, s)}:")
         self.body(s.body, depth + 1)
 
     # -------------------------------------------------------------- functions
@@ -611,7 +579,7 @@ class Printer:
         self.emit(depth, f"def {global_name(f.name)}{dyn_text}({', '.join(params)}){ret}:")
         n = len(self.lines)
         if f.attrs:
-            self.emit(depth + 1, f"T.func_attr({self.attr_dict(f.attrs)})")
+            self.emit(depth + 1, _STMT_PRINT[Function](self, f))
         self.push()
         self.stmt(f.body, depth + 1)
         self.pop()
@@ -680,6 +648,13 @@ _EX = {
 }
 
 
+def _tuple_text(p: Printer, v: tuple) -> str:
+    ex = p.expr
+    if len(v) == 1:
+        return f"({ex(v[0])},)"
+    return "(" + ", ".join([ex(x) for x in v]) + ")"
+
+
 def _dtype_text(p: Printer, t: Any) -> str:
     return f'"{t.name}"' if isinstance(t, PrimType) else type_text(t)
 
@@ -694,18 +669,34 @@ _KIND_TEXT = {
     "exprs": lambda p, v: "[" + ", ".join([p.expr(a) for a in v]) + "]",
     "str": lambda p, v: quote(v),
     "dict": lambda p, v: p.attr_dict(v),
+    "shape": _tuple_text,
+    "dims": _tuple_text,
+    "dim": lambda p, v: p.expr(v),
+    "nat": lambda p, v: str(v),
+    "primtype": lambda p, t: type_text(t),
+    "elemtype": lambda p, t: type_text(t),
+    "ptrvar": lambda p, v: p.expr(v),
+    "tensor_arg": lambda p, b: "[" + p.buffer_type(b) + "]",  # the Buffer an allocation binds
+    "view_arg": lambda p, b: "[" + p.buffer_type(b, False) + "]",  # a view's scope is its pointer's
+    "launch_values": lambda p, v: ", ".join([p.expr(a) for a in v]),  # *values, one by one
+    "value": lambda p, v: p.expr(v),
 }
+# kinds of plain Python values: a default is left out when equal, not only when identical
+_PLAIN = frozenset(("str", "int", "nat", "dims"))
 
 
-def _compile_form(spec: _forms.FormSpec) -> Any:
+def _compile_form(spec: _forms.FormSpec, values: bool = False) -> Any:
     """``(printer, node) -> "T.<name>(args, kw=...)"`` for one form, generated once from its
     parameters (straight-line code, as fast as a hand-written method): the values come from
     the node's fields or ``spec.unparse``, in parameter order; a keyword parameter holding its
-    default is left out; a binding ``x := v`` defines ``x`` for the arguments after it."""
+    default is left out; a binding ``x := v`` defines ``x`` for the arguments after it.
+    ``values``: ``(printer, v0, v1, ...)`` from the values themselves (a Buffer's T.Tensor)."""
     ns: dict[str, Any] = {"unparse": spec.unparse}
     n = len(spec.params)
     code = ["def print_form(self, node):"]
-    if spec.fields is not None:
+    if values:
+        code = [f"def print_form(self, {', '.join(f'v{i}' for i in range(n))}):"]
+    elif spec.fields is not None:
         code += [f"    v{i} = node.{f}" for i, f in enumerate(spec.fields)]
     else:
         code.append(f"    {''.join(f'v{i}, ' for i in range(n))}= unparse(node)")
@@ -726,7 +717,7 @@ def _compile_form(spec: _forms.FormSpec) -> Any:
         ns[f"d{i}"] = p.default
         parts.append((pre, txt, p, i))
     head = "T." + spec.name + "("
-    if not any(p.print_kw for p in spec.params):  # every argument printed: one concatenation
+    if not any(p.print_kw or p.print_omit or p.star for p in spec.params):  # all printed: one concatenation
         for k, (pre, txt, _p, _i) in enumerate(parts):
             code += pre
             code.append(f"    s{k} = {txt}")
@@ -738,8 +729,14 @@ def _compile_form(spec: _forms.FormSpec) -> Any:
         code.append("    out = []")
         for pre, txt, p, i in parts:
             code += pre
-            if p.print_kw:
-                code += [f"    if v{i} is not d{i}:", f"        out.append({p.name + '='!r} + {txt})"]
+            if p.star:  # *values: nothing when there are none
+                code += [f"    if v{i}:", f"        out.append({txt})"]
+            elif p.print_kw or p.print_omit:
+                cond = f"v{i} is not d{i}" + (f" and v{i} != d{i}" if p.kind in _PLAIN else "")
+                code += [
+                    f"    if {cond}:",
+                    f"        out.append({p.name + '=' if p.print_kw else ''!r} + {txt})",
+                ]
             else:
                 code.append(f"    out.append({txt})")
         if scoped:
@@ -755,6 +752,13 @@ _FORM_PRINT = {f.node: _compile_form(f) for f in _forms.FORMS if f.role == "expr
 for cls in _FORM_PRINT:
     _EX.setdefault(cls, Printer._form if cls is _e.Call else _FORM_PRINT[cls])
 _LOOP_PRINT = {kind: _compile_form(f) for kind, f in _forms.LOOPS.items()}
+# types (a TensorType, a PointerType; a Buffer's T.Tensor from its fields) and binding statements
+_TENSOR_PRINT = _compile_form(_forms.TENSOR)
+_TENSOR_VALUES = _compile_form(_forms.TENSOR, values=True)
+_PTR_PRINT = _compile_form(_forms.PTR)
+_BIND_PRINT = {f.node: _compile_form(f) for f in _forms.BINDINGS}
+_REGION_PRINT = {f.node: _compile_form(f) for f in _forms.REGIONS}
+_STMT_PRINT = {f.node: _compile_form(f) for f in _forms.STMTS}
 for cls in _INFIX:
     _EX[cls] = Printer._infix
 for cls in _FUNC_BIN:
@@ -773,8 +777,8 @@ _ST = {
     _s.Assert: Printer._assert,
     _s.AllocBuffer: Printer._alloc,
     _s.DeclBuffer: Printer._decl,
-    _s.DeviceEntry: Printer._device_entry,
-    _s.AttrStmt: Printer._attr_stmt,
+    _s.DeviceEntry: Printer._region,
+    _s.AttrStmt: Printer._region,
 }
 
 _INDENTS = ["    " * i for i in range(64)]

@@ -24,12 +24,28 @@ SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=list(H
 HEAD = "@T.ir_module\nclass Module:\n    @T.function\n    def g(a: T.int32) -> T.int32:\n        return a\n\n"
 KERNEL = (
     "    @T.function\n"
-    "    def k(n: T.int32, m: T.int32, p: T.int64, x: T.float32, h: T.float16):\n"
+    '    def k(n: T.int32, m: T.int32, p: T.int64, x: T.float32, h: T.float16, q: T.Ptr(T.float32, "shared"){param}):\n'
     "        {use}\n"
 )
-USE = {"expr": "y = {call}", "loop": "for i in {call}:\n            pass"}
-CALL_LINE = 9  # the line of the call in the text (the Python module has 2 import lines more)
-CALL_COL = {"expr": 13, "loop": 18}
+# how a call of each role is used: a value bound to y, a for header, a type annotating a
+# parameter z, a binding statement whose target is y, a with header, a statement
+USE = {
+    "expr": "y = {call}",
+    "loop": "for i in {call}:\n            pass",
+    "type": "pass",
+    "bind": "y = {call}",
+    "region": "with {call}:\n            pass",
+    "stmt": "{call}",
+}
+CALL_LINE = {
+    "expr": 9,
+    "loop": 9,
+    "bind": 9,
+    "type": 8,
+    "region": 9,
+    "stmt": 9,
+}  # (Python: 2 import lines more)
+CALL_COL = {"expr": 13, "loop": 18, "bind": 13, "type": 109, "region": 14, "stmt": 9}
 ALL = (*forms.FORMS, forms.RANGE)  # range(...) is the builtin's name, not a T member
 
 # ------------------------------------------------------------------ valid arguments (texts)
@@ -58,7 +74,9 @@ def spell(spec: forms.FormSpec, name: str, vals: list, kw_from: int = 99) -> str
         if v is None:
             gap = True
             continue
-        if i in spec.pos_idx and (p.pos_only or (not gap and n_pos < kw_from)):
+        if p.star:  # *values: written out, never by keyword
+            parts.append(v)
+        elif i in spec.pos_idx and (p.pos_only or (not gap and n_pos < kw_from)):
             parts.append(v)
             n_pos += 1
         else:
@@ -129,9 +147,86 @@ def loop(draw, kind: str):
     return vals
 
 
+@st.composite
+def tensor(draw, body: bool = False):
+    """shape, dtype, scope, strides, elem_offset, align, data (the kernel's vars only in a body:
+    an annotation is evaluated before the parameters exist)."""
+    shapes = ["(4,)", "(3, 8)", "4", "(2, 3, 4)", "[5, 6]", "()", "T.int32(7)"]
+    shape = draw(st.sampled_from(shapes + (["(n, 8)", "(m,)", "n", "[n, m]"] if body else [])))
+    strides = draw(st.sampled_from([None, "(8, 1)"])) if shape in ("(n, 8)", "(3, 8)") else None
+    return [
+        shape,
+        draw(st.sampled_from([None, '"float32"', "T.float16", '"int8"', "T.bfloat16"])),
+        draw(st.sampled_from([None, '"shared"', '"local"', '"global"'])),
+        strides,
+        draw(st.sampled_from([None, "0", "T.int32(2)", *(["n"] if body else [])])),
+        draw(st.sampled_from([None, "0", "16"])),
+        None,
+    ]
+
+
+@st.composite
+def ptr(draw):
+    element = draw(st.sampled_from([None, "T.float32", '"int8"', "T.void", "T.Ptr(T.uint64)", "T.float16x2"]))
+    scope = draw(st.sampled_from([None, '"shared"', '"global"'])) if element is not None else None
+    return [element, scope]
+
+
+@st.composite
+def alloc_tensor(draw):
+    t = draw(tensor(body=True))
+    t[2] = draw(st.sampled_from([None, '"shared"', '"local"']))
+    t[3] = t[4] = None  # an allocation owns its storage: dense, no offset
+    ty = "T.Tensor(" + ", ".join(v if i < 2 else f"{n}={v}" for i, (n, v) in enumerate(
+        zip(("shape", "dtype", "scope", "strides", "elem_offset", "align"), t[:6])) if v is not None) + ")"  # fmt: skip
+    return [f"[{ty}]", draw(st.sampled_from([None, '{"pragma": 1}', '{"a": "b", "n": [1, 2]}']))]
+
+
+@st.composite
+def decl_tensor(draw):
+    t = draw(tensor(body=True))
+    t[1], t[2] = '"float32"', None  # a view of q: its element dtype, its scope
+    ty = "T.Tensor(" + ", ".join(v if i < 2 else f"{n}={v}" for i, (n, v) in enumerate(
+        zip(("shape", "dtype", "scope", "strides", "elem_offset", "align"), t[:6])) if v is not None) + ")"  # fmt: skip
+    return ["q", f"[{ty}]"]
+
+
+LAUNCH6 = '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]'
+
+
+@st.composite
+def device_entry(draw):
+    """*values, attrs."""
+    return draw(st.sampled_from([
+        ["1, 1, 1, 128, 1, 1", None],
+        ["n, 1, 1, 128, 1, 1", None],
+        ["2, 1, 1, 64, 1, 1, 2, 1, 1", None],
+        ["1, 1, 1, 32, 1, 1, 1, 1, 1, m * 4", None],
+        ["m, 1, 1, 32, 1, 1", '{"cuda.kernel_attrs": {}, "cuda.launch_fields": ' + LAUNCH6 + "}"],
+        ["4, 128", '{"cuda.kernel_attrs": {"x": 1}, "cuda.launch_fields": ["grid.x", "block.x"]}'],
+    ]))  # fmt: skip
+
+
+@st.composite
+def attr(draw):
+    return [
+        draw(st.sampled_from(['"pragma"', '"a.b"'])),
+        draw(st.sampled_from(["n", "1", '"s"', "x * x", "n < m"])),
+    ]
+
+
+EVALUATED = ["n", "x * x", "1", '"s"', "n < m", "T.Select(n < m, n, m)"]
+FUNC_ATTRS = ['{"global_symbol": "k"}', '{"a": 1, "b": [1, 2], "c": {"d": "e"}}', "{}"]
+
+
 VALID = {
     "Ramp": ramp(), "Broadcast": broadcast(), "Select": select(), "Cast": cast(), "Let": let(), "Call": call(),
     **{k: loop(k) for k in ("serial", "unroll", "vectorized", "parallel", "thread_binding", "range")},
+    "Tensor": tensor(), "Ptr": ptr(), "alloc_tensor": alloc_tensor(), "decl_tensor": decl_tensor(),
+    "device_entry": device_entry(),
+    "attr": attr(),
+    "evaluate": st.sampled_from(EVALUATED).map(lambda v: [v]),
+    "func_attr": st.sampled_from(FUNC_ATTRS).map(lambda v: [v]),
 }  # fmt: skip
 # a fixed valid call per form for the bad-argument cases (bodies that name no walrus var)
 FIXED = {
@@ -144,6 +239,17 @@ FIXED = {
     **{k: ["0", "n", "1", None, '{"a": 1}'] for k in ("serial", "unroll", "vectorized", "parallel")},
     "thread_binding": ["0", "n", "1", '"threadIdx.x"', '{"a": 1}'],
     "range": ["0", "n", "1"],
+    "Tensor": ["(4, 2)", '"float16"', '"shared"', "(2, 1)", "0", "16", None],
+    "Ptr": ["T.float32", '"shared"'],
+    "alloc_tensor": ['[T.Tensor((4,), "float32")]', '{"a": 1}'],
+    "decl_tensor": ["q", '[T.Tensor((4,), "float32")]'],
+    "device_entry": [
+        "1, 1, 1, 128, 1, 1",
+        '{"cuda.kernel_attrs": {}, "cuda.launch_fields": ' + LAUNCH6 + "}",
+    ],
+    "attr": ['"pragma"', "n"],
+    "evaluate": ["n"],
+    "func_attr": ['{"a": 1}'],
 }
 BAD = {
     "expr": '"s"',
@@ -155,7 +261,26 @@ BAD = {
     "exprs": "n",
     "str": "3",
     "dict": "3",
+    "shape": '"s"',
+    "dims": '"s"',
+    "dim": "T.float32(1.5)",
+    "nat": "-1",
+    "primtype": "T.Ptr(T.float32)",
+    "elemtype": "3",
+    "ptrvar": "n",
+    "tensor_arg": "n",
+    "view_arg": "[T.Ptr(T.float32)]",
+    "launch_values": '"s"',
+    "value": "[1]",
 }
+# a call with one argument too many where the plain one would be another valid spelling
+# (alloc_tensor's positional form is T.Tensor's), or takes any number (device_entry's values)
+EXTRA = {
+    "alloc_tensor": ('T.alloc_tensor((4,), "float32", "global", (1,), 0, 0, n)', "positional argument(s)"),
+    "device_entry": ("T.device_entry(1, 1, 1, 128, 1, 1, n)", "it takes 6 launch values"),
+}
+# Python-only keywords of a T function (its own spelling of the form's values)
+PY_ONLY = {"device_entry": {"launch", "grid", "block", "cluster", "dynamic_smem_bytes"}}
 
 
 def test_every_form_has_a_generator_and_every_kind_a_bad_value():
@@ -164,12 +289,20 @@ def test_every_form_has_a_generator_and_every_kind_a_bad_value():
 
 
 def text_of(call_text: str, role: str = "expr") -> str:
-    return HEAD + KERNEL.format(use=USE[role].format(call=call_text))
+    param = f", z: {call_text}" if role == "type" else ""
+    return HEAD + KERNEL.format(param=param, use=USE[role].format(call=call_text))
 
 
-def build_both(text: str):
+def as_python(text: str, role: str) -> str:
+    """The text as a Python module; a type role's annotations are evaluated by the frontend
+    (postponed, so a bad call is located like any other), not by Python at ``def`` time."""
+    py = printed_text_as_python(text)
+    return "from __future__ import annotations\n" + py if role == "type" else py
+
+
+def build_both(text: str, role: str = "expr"):
     loaded = tirx.loads(text)
-    py = load_module(printed_text_as_python(text), "forms").Module
+    py = load_module(as_python(text, role), "forms").Module
     return loaded, py
 
 
@@ -180,15 +313,33 @@ def test_frontend_text_and_printed_builds_agree(spec):
     def check(vals, alias, data):
         kw_from = data.draw(st.integers(0, spec.hi)) if spec.params[0].kind != "binding" else spec.hi
         text = text_of(spell(spec, alias, vals, kw_from), spec.role)
-        loaded, py = build_both(text)
+        loaded, py = build_both(text, spec.role)
         tirx.assert_structural_equal(py, loaded)
         printed = tirx.dumps(loaded)
         again = tirx.loads(printed)
         tirx.assert_structural_equal(again, loaded)
         assert tirx.dumps(again) == printed  # printing is a fixpoint
-        y = loaded.functions[1].body
-        y = getattr(y, "stmts", [y])[0]
-        if spec.role == "loop":  # the form built its loop, printed as a range or under its name
+        k = loaded.functions[1]
+        y = k.body
+        y = (getattr(y, "stmts", None) or [y])[0]
+        if spec.role == "type":  # the parameter z has the type (a tensor: its buffer)
+            z = k.params[-1]
+            if spec.node is tirx.ir.TensorType:
+                assert z in dict(k.buffer_map) and "z: T.Tensor(" in printed
+            else:
+                assert type(z.ty) is spec.node and f"z: {tirx.dumps(z.ty)}" in printed
+        elif spec.role == "stmt":  # the statement stands where the call was
+            if spec.name == "func_attr":  # empty attributes are not printed
+                assert ("T.func_attr(" in printed) == bool(k.attrs) and k.attrs == tirx.loads(text).functions[
+                    1
+                ].attrs
+            else:
+                assert type(y) is spec.node and f"T.{spec.name}(" in printed
+        elif spec.role == "region":  # the region's statement, printed as a with header
+            assert type(y) is spec.node and f"with T.{spec.name}(" in printed
+        elif spec.role == "bind":  # the statement binds y
+            assert type(y) is spec.node and y.buffer.name == "y" and f"y = T.{spec.name}(" in printed
+        elif spec.role == "loop":  # the form built its loop, printed as a range or under its name
             assert type(y) is spec.node and y.kind.value == ("serial" if spec is forms.RANGE else spec.name)
             plain = y.kind.value == "serial" and not y.annotations and y.thread is None
             assert ("for i in range(" if plain else f"for i in T.{y.kind.value}(") in printed
@@ -203,11 +354,17 @@ def bad_calls(spec: forms.FormSpec):
     vals = FIXED[spec.name]
     pre = "" if spec is forms.RANGE else "T."
     positional = [vals[i] for i in spec.pos_idx]
+    required_kw = [p.name for p in spec.params if p.kw_only and p.default is forms.REQUIRED]
     out = [
-        ("missing", f"{pre}{spec.name}({', '.join(positional[: spec.lo - 1])})", "positional argument(s)"),
-        ("extra", f"{pre}{spec.name}({', '.join([*positional, 'n'])})", "positional argument(s)"),
+        ("extra", *EXTRA.get(spec.name, (f"{pre}{spec.name}({', '.join([*positional, 'n'])})", "positional argument(s)"))),
         ("keyword", spell(spec, spec.name, vals)[:-1] + ", bogus=1)", "keyword argument 'bogus'"),
-    ]
+    ]  # fmt: skip
+    if spec.lo:
+        out.append(
+            ("missing", f"{pre}{spec.name}({', '.join(positional[: spec.lo - 1])})", "positional argument(s)")
+        )
+    elif required_kw:
+        out.append(("missing", f"{pre}{spec.name}()", f"missing required argument '{required_kw[0]}'"))
     for i, p in enumerate(spec.params):
         bad = list(vals)
         bad[i] = BAD[p.kind]
@@ -225,12 +382,13 @@ def test_bad_arguments_same_located_error_in_both_front_ends(spec, what, call_te
     with pytest.raises(DiagnosticError) as t_err:
         tirx.loads(text)
     with pytest.raises(DiagnosticError) as p_err:
-        load_module(printed_text_as_python(text), "forms_bad")
+        load_module(as_python(text, spec.role), "forms_bad")
     te, pe = t_err.value, p_err.value
     assert te.message == pe.message, (te.message, pe.message)
     assert te.message.startswith(call_text.split("(")[0]) and want in te.message, te.message
-    assert (te.span.line, te.span.col) == (CALL_LINE, CALL_COL[spec.role])
-    assert (pe.span.line - 2, pe.span.col) == (CALL_LINE, CALL_COL[spec.role])  # 2 import lines above
+    assert (te.span.line, te.span.col) == (CALL_LINE[spec.role], CALL_COL[spec.role])
+    above = 3 if spec.role == "type" else 2  # the import lines above the text in the module
+    assert (pe.span.line - above, pe.span.col) == (CALL_LINE[spec.role], CALL_COL[spec.role])
 
 
 def test_unknown_dtype_message_is_shared():
@@ -248,7 +406,7 @@ def test_T_functions_are_the_forms(spec):
     for n in names(spec):
         f = getattr(T, n)
         assert f.__tirx_form__ is spec and n in T.__all__
-        sig = inspect.signature(f).parameters
+        sig = {k: v for k, v in inspect.signature(f).parameters.items() if k not in PY_ONLY.get(n, ())}
         assert set(sig) == {p.name for p in spec.params}
         assert [k for k in sig if sig[k].kind is not inspect.Parameter.KEYWORD_ONLY] == [
             spec.params[i].name for i in spec.pos_idx
@@ -256,6 +414,8 @@ def test_T_functions_are_the_forms(spec):
         assert forms.by_name(n) is spec
     if spec.role == "loop":
         assert forms.LOOPS[ForKind(spec.name)] is spec  # the printer finds a For's form by its kind
+    elif spec.role in ("type", "bind", "region", "stmt"):
+        assert spec in forms.TYPES + forms.BINDINGS + forms.REGIONS + forms.STMTS  # the printer's tables
     else:
         assert forms.by_node(spec.node) is spec
 
@@ -280,3 +440,55 @@ def test_python_values_convert_once():
         T.Broadcast(1, 2.5)
     with pytest.raises(TypeError, match=r"T\.Let's first argument must be an assignment expression"):
         T.Let(1, 2)
+
+
+def test_func_attr_twice_is_the_same_located_error():
+    text = text_of('T.func_attr({"a": 1})\n        T.func_attr({"b": 2})', "stmt")
+    msgs = []
+    for load, above in ((tirx.loads, 0), (lambda t: load_module(printed_text_as_python(t), "forms_fa"), 2)):
+        with pytest.raises(DiagnosticError) as e:
+            load(text)
+        msgs.append((e.value.message, e.value.span.line - above))
+    assert msgs[0] == msgs[1] == ("T.func_attr given twice", CALL_LINE["stmt"] + 1)
+
+
+@SETTINGS
+@given(
+    grid=st.sampled_from([1, 4, (2, 3), (1, 2, 3)]),
+    block=st.sampled_from([32, 128, (16, 8)]),
+    cluster=st.sampled_from([None, 2, (2, 1, 1)]),
+    smem=st.sampled_from([None, 0, 4096]),
+)
+def test_launch_config_is_a_spelling_of_the_device_entry_form(grid, block, cluster, smem):
+    """Python's ``launch=T.cuda.LaunchConfig(...)`` normalizes into the form's values and attrs:
+    it prints as ``T.device_entry(*values, attrs=...)``, which both front ends load back."""
+    src = (
+        "@T.function\ndef k(A: T.Tensor((4,), T.float32)):\n"
+        f"    with T.device_entry(launch=T.cuda.LaunchConfig(grid={grid!r}, block={block!r}, "
+        f"cluster={cluster!r}, dynamic_smem_bytes={smem!r})):\n        A[0] = T.float32(1.0)\n"
+    )
+    built = load_module(printed_text_as_python(src), "forms_lc").k
+    printed = tirx.dumps(built)
+    assert "with T.device_entry(" in printed and "attrs={" in printed
+    tirx.assert_structural_equal(tirx.loads(printed), built)
+    py = load_module(printed_text_as_python(printed), "forms_lc2").k
+    tirx.assert_structural_equal(py, built)
+
+
+def test_alloc_spellings_build_the_same_statement():
+    """``T.alloc_tensor(shape, dtype, scope=...)`` and ``attrs=`` are spellings of the printed form."""
+    forms_ = [
+        'y = T.alloc_tensor(ty_args=[T.Tensor((4, n), "float16", scope="shared")], annotations={"a": 1})',
+        'y = T.alloc_tensor((4, n), "float16", scope="shared", annotations={"a": 1})',
+        'y = T.alloc_tensor((4, n), T.float16, "shared", attrs={"a": 1})',
+    ]
+    built = []
+    for f in forms_:
+        text = text_of(f, "stmt")
+        built += [tirx.loads(text), load_module(printed_text_as_python(text), "forms_al").Module]
+    for b in built[1:]:
+        tirx.assert_structural_equal(b, built[0])
+    assert (
+        'y = T.alloc_tensor(ty_args=[T.Tensor((4, n), T.float16, scope="shared")], annotations={"a": 1})'
+        in (tirx.dumps(built[0]))
+    )

@@ -1,10 +1,13 @@
-"""Surface forms: one declaration per ``T.<Form>(...)`` that builds an IR node directly.
+"""Surface forms: one declaration per ``T.<Form>(...)`` of the language.
 
-A special form (``T.Ramp``, ``T.Broadcast``, ``T.Select``, ``T.Cast``, ``T.Let``, ``T.Call``,
-and the loop headers ``T.serial`` / ``T.unroll`` / ``T.vectorized`` / ``T.parallel`` /
-``T.thread_binding`` / ``range``) is not an op: it builds its own node, not a ``Call``. Each is
-one :class:`FormSpec` here, read by three consumers, the way an assembly format drives both
-parse and print:
+A special form is not an op: it builds its own node (or a piece of one), not a ``Call``. The
+expression forms (``T.Ramp``, ``T.Broadcast``, ``T.Select``, ``T.Cast``, ``T.Let``,
+``T.Call``), the loop headers (``T.serial`` / ``T.unroll`` / ``T.vectorized`` /
+``T.parallel`` / ``T.thread_binding`` / ``range``), the types (``T.Tensor``, ``T.Ptr``), the
+binding statements (``X = T.alloc_tensor(...)``, ``X = T.decl_tensor(...)``), the regions
+(``with T.device_entry(...)``, ``with T.attr(...)``) and the statements (``T.evaluate``,
+``T.func_attr``) are each one :class:`FormSpec` here (its ``role`` says which), read by
+three consumers, the way an assembly format drives both parse and print:
 
 * the Python frontend (``tirx/script/tirx.py``): ``T.Ramp`` is :meth:`FormSpec.function`;
 * the text loader (``grammar/_transform.py``): a call ``T.Ramp(...)`` binds and builds
@@ -46,14 +49,38 @@ from .ir.expr import (
     binop,
     convert,
 )
+from .ir.function import Function
 from .ir.node import Attrs
-from .ir.stmt import For, ForKind
+from .ir.stmt import (
+    LAUNCH_FIELDS,
+    LAUNCH_FIELDS_KEY,
+    AllocBuffer,
+    AttrStmt,
+    DeclBuffer,
+    DeviceEntry,
+    Evaluate,
+    For,
+    ForKind,
+)
 from .ir.structural import structural_equal
-from .ir.types import PrimType, Type, as_type, parse_dtype, void
+from .ir.types import PointerType, PrimType, TensorType, Type, as_type, int32, parse_dtype, void
 
 __all__ = [
-    "FORMS", "LOOPS", "RANGE", "FormError", "FormSpec", "Param", "by_name", "by_node", "describe", "loop_head",
-    "loop_stop", "range_extent",
+    "BINDINGS",
+    "FORMS",
+    "LOOPS",
+    "RANGE",
+    "TYPES",
+    "FormError",
+    "FormSpec",
+    "Param",
+    "Pending",
+    "by_name",
+    "by_node",
+    "describe",
+    "loop_head",
+    "loop_stop",
+    "range_extent",
 ]  # fmt: skip
 
 REQUIRED: Any = type("_Required", (), {"__repr__": lambda self: "REQUIRED"})()
@@ -169,6 +196,105 @@ def _dict(fname: str, p: Param, v: Any) -> Any:
     raise FormError(f"{fname}: {p.name} must be a dict, got {describe(v)}")
 
 
+def _dim(fname: str, what: str, x: Any) -> Any:
+    """One dimension: a Python int (kept: the builder makes the constant) or a scalar integer
+    expression."""
+    t = type(x)
+    if t is int:
+        return x
+    if isinstance(x, PrimExpr):
+        xt = x.ty
+        if isinstance(xt, PrimType) and xt.is_int and xt.lanes == 1:
+            return x
+        raise FormError(f"{fname}: {what} entries must be integers, got dtype {xt}")
+    if t is not bool and hasattr(x, "dtype") and hasattr(x, "item") and not hasattr(x, "__len__"):
+        v = x.item()  # a numpy integer
+        if type(v) is int:
+            return v
+    raise FormError(f"{fname}: {what} entries must be integers, got {describe(x)}")
+
+
+def _shape(fname: str, p: Param, v: Any) -> tuple:
+    """A shape: a tuple / list of dimensions, or one dimension."""
+    if isinstance(v, (tuple, list)):
+        return tuple([_dim(fname, p.name, x) for x in v])
+    if v is None or type(v) in (str, float, bool, dict):
+        raise FormError(f"{fname}: {p.name} must be a tuple of integers, got {describe(v)}")
+    return (_dim(fname, p.name, v),)
+
+
+def _dims(fname: str, p: Param, v: Any) -> tuple:
+    """Strides: a tuple / list of dimensions (None: none)."""
+    if v is None:
+        return ()
+    if isinstance(v, (tuple, list)):
+        return tuple([_dim(fname, p.name, x) for x in v])
+    raise FormError(f"{fname}: {p.name} must be a tuple of integers, got {describe(v)}")
+
+
+def _dim1(fname: str, p: Param, v: Any) -> Any:
+    return _dim(fname, p.name, v)
+
+
+def _nat(fname: str, p: Param, v: Any) -> int:
+    if type(v) is int and v >= 0:
+        return v
+    raise FormError(
+        f"{fname}: {p.name} must be a non-negative int literal, got {describe(v) if type(v) is not int else v}"
+    )
+
+
+def _primtype(fname: str, p: Param, v: Any) -> PrimType:
+    t = _dtype(fname, p, v)
+    if not isinstance(t, PrimType):
+        raise FormError(f"{fname}: {p.name} must be a primitive dtype, got {t}")
+    return t
+
+
+def _elemtype(fname: str, p: Param, v: Any) -> Type:
+    if v is None:
+        return void
+    if isinstance(v, TensorType):
+        raise FormError(f"{fname}: {p.name} must be an element dtype, not a T.Tensor")
+    return _dtype(fname, p, v)
+
+
+def _ptrvar(fname: str, p: Param, v: Any) -> Var:
+    if type(v) is Var and isinstance(v.ty, PointerType):
+        return v
+    raise FormError(f"{fname}: {p.name} must be a pointer variable, got {describe(v)}")
+
+
+def _launch_values(fname: str, p: Param, v: tuple) -> tuple:
+    out = []
+    for x in v:
+        if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF:  # what convert makes of it, directly
+            out.append(IntImm(x, int32))
+            continue
+        e = x if isinstance(x, PrimExpr) else convert(x) if type(x) is int else None
+        if e is None:
+            raise FormError(f"{fname}: launch values must be scalar integers, got {describe(x)}")
+        t = e.ty
+        if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
+            raise FormError(f"{fname}: launch values must be scalar integers, got dtype {t}")
+        out.append(e)
+    return tuple(out)
+
+
+def _value(fname: str, p: Param, v: Any) -> Any:
+    """An attribute value: an expression, or a string (a StringImm)."""
+    if type(v) is str:
+        return v
+    return _expr(fname, p, v)
+
+
+def _tensor_arg(fname: str, p: Param, v: Any) -> TensorType:
+    """``ty_args=[T.Tensor(...)]``: the one tensor type of an allocation / declaration."""
+    if isinstance(v, (list, tuple)) and len(v) == 1 and isinstance(v[0], TensorType):
+        return v[0]
+    raise FormError(f"{fname}: {p.name} must be a list of one T.Tensor(shape, dtype, ...), got {describe(v)}")
+
+
 #: kind -> (checker/converter, what the printer writes for it)
 KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "expr": _expr,  # printed as an expression
@@ -180,6 +306,17 @@ KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "exprs": _exprs,  # [e, ...]
     "str": _str,  # a string literal
     "dict": _dict,  # {"key": value, ...} (attribute values)
+    "shape": _shape,  # (d0, d1, ...): ints or integer expressions; one dimension alone is a 1-tuple
+    "dims": _dims,  # the same, for strides (None or () for none)
+    "dim": _dim1,  # one dimension (elem_offset)
+    "nat": _nat,  # a non-negative int literal (align)
+    "primtype": _primtype,  # a primitive dtype, printed T.float32
+    "elemtype": _elemtype,  # a pointer's element type (None: void), printed T.float32
+    "ptrvar": _ptrvar,  # a pointer variable (X.data)
+    "tensor_arg": _tensor_arg,  # [T.Tensor(...)]: an allocation's type, printed with its scope
+    "view_arg": _tensor_arg,  # the same for a view: printed without scope (the pointer has it)
+    "launch_values": _launch_values,  # *values: scalar integer expressions
+    "value": _value,  # an expression or a string (T.attr's value)
 }
 
 
@@ -189,10 +326,11 @@ class Param:
     it can only be given by keyword. Keyword-only parameters, and those marked ``print_kw``,
     print as ``name=value`` and are left out when they hold their default."""
 
-    __slots__ = ("conv", "default", "kind", "kw_only", "name", "pos_only", "print_kw")
+    __slots__ = ("conv", "default", "kind", "kw_only", "name", "pos_only", "print_kw", "print_omit", "star")
 
     def __init__(self, name: str, kind: str, default: Any = REQUIRED, kw_only: bool = False,
-                 print_kw: bool = False, pos_only: bool = False):  # fmt: skip
+                 print_kw: bool = False, pos_only: bool = False, print_omit: bool = False,
+                 star: bool = False):  # fmt: skip
         if kind not in KINDS:
             raise ValueError(f"Param {name}: unknown kind {kind!r} (one of {', '.join(KINDS)})")
         self.name = name
@@ -201,6 +339,11 @@ class Param:
         self.kw_only = kw_only
         self.print_kw = kw_only or print_kw
         self.pos_only = pos_only
+        # a trailing positional parameter left out when it holds its default (T.Ptr's scope)
+        self.print_omit = print_omit
+        # ``*values``: every positional argument, as a tuple (T.device_entry's launch values);
+        # printed one by one, nothing when empty
+        self.star = star
         self.conv = KINDS[kind]
 
     def __repr__(self) -> str:
@@ -215,18 +358,26 @@ class FormSpec:
     returns the node; ``unparse(node)`` returns the argument values in parameter order (a
     keyword parameter whose value is its default is not printed); it may be declared as the
     node's field names, one per parameter (``("base", "stride", "lanes")``). ``role`` says
-    what the build gives: ``"expr"`` an expression node, ``"loop"`` the header of a ``for``
-    loop (``(start, extent, kind, step, annotations, thread)``, see :func:`loop_head`), which
-    each front end wraps its own way. ``normalize(pos, kw)``, when given, rewrites a call
-    before binding (another spelling of the same call). ``builtin``: written without ``T.``.
+    what the build gives: ``"expr"`` an expression node, ``"type"`` a type (``T.Tensor``,
+    ``T.Ptr``: annotations and ``ty_args``), ``"loop"`` the header of a ``for`` loop
+    (``(start, extent, kind, step, annotations, thread)``, see :func:`loop_head`), ``"bind"``
+    a binding statement: a :class:`Pending` that the assignment target's name completes
+    (``X = T.alloc_tensor(...)``), ``"region"`` the header of a ``with`` region (its node's
+    fields but the body), ``"stmt"`` a statement (a :class:`Pending` emitted where it stands);
+    each front end wraps loops, bindings, regions and statements its own way.
+    ``normalize(pos, kw)``, when given, rewrites a call before binding (another spelling of
+    the same call); ``kw_normalize``: it only rewrites calls with keywords, so a positional
+    call keeps the fast path. ``builtin``: written without ``T.``.
     """
 
-    __slots__ = ("aliases", "build", "builtin", "defaults", "doc", "fast", "fields", "hi", "lo", "name", "node",
-                 "normalize", "params", "pos_idx", "role", "unparse")  # fmt: skip
+    __slots__ = ("aliases", "build", "builtin", "call", "defaults", "doc", "fast", "fields", "hi", "index",
+                 "kw_normalize", "lo", "name", "node", "normalize", "params", "pos_idx", "role", "star",
+                 "unparse")  # fmt: skip
 
     def __init__(self, name: str, params: tuple, node: type | None, build: Callable[..., Any],
                  unparse: Callable[[Any], tuple] | tuple[str, ...] | None = None, aliases: tuple = (), doc: str = "",
-                 role: str = "expr", normalize: Callable | None = None, builtin: bool = False):  # fmt: skip
+                 role: str = "expr", normalize: Callable | None = None, builtin: bool = False,
+                 kw_normalize: bool = False):  # fmt: skip
         self.name = name
         self.params = tuple(params)
         self.node = node
@@ -238,13 +389,25 @@ class FormSpec:
         self.doc = doc
         self.role = role
         self.normalize = normalize
+        self.kw_normalize = kw_normalize
         self.builtin = builtin
         self.pos_idx = tuple(i for i, p in enumerate(self.params) if not p.kw_only)
         self.hi = len(self.pos_idx)
         self.lo = sum(1 for i in self.pos_idx if self.params[i].default is REQUIRED)
+        self.star = next((i for i, p in enumerate(self.params) if p.star), None)
+        if self.star is not None:  # the one positional parameter: any number of values
+            if self.pos_idx != (self.star,):
+                raise ValueError(f"FormSpec {name}: a *parameter must be the only positional one")
+            self.lo, self.hi = 0, 1 << 30
         self.defaults = tuple(p.default for p in self.params)
+        self.index = {p.name: i for i, p in enumerate(self.params)}  # keyword -> parameter position
+        self.call = _compile_call(self) if self.star is None else self.call_general
         # a call with positional arguments only binds them to the first parameters
-        self.fast = normalize is None and self.pos_idx == tuple(range(self.hi))
+        self.fast = (
+            (normalize is None or kw_normalize)
+            and self.star is None
+            and self.pos_idx == tuple(range(self.hi))
+        )
 
     @property
     def fname(self) -> str:
@@ -258,7 +421,7 @@ class FormSpec:
     def bind(self, pos: list | tuple, kw: dict, fname: str | None = None) -> list:
         """The raw argument values in parameter order (defaults filled in), or FormError."""
         fname = fname or self.fname
-        if self.normalize is not None:
+        if self.normalize is not None and (kw or not self.kw_normalize):
             pos, kw = self.normalize(pos, kw)
         params = self.params
         n = len(pos)
@@ -267,13 +430,17 @@ class FormSpec:
             raise FormError(f"{fname} takes {want} positional argument(s), got {n}")
         vals = [p.default for p in params]
         pos_idx = self.pos_idx
+        if self.star is not None:
+            if n:
+                vals[self.star] = tuple(pos)
+            n = 0
         for k in range(n):
             vals[pos_idx[k]] = pos[k]
         if kw:
-            names = [p.name for p in params]
+            index = self.index
             given = pos_idx[:n]
             for k, v in kw.items():
-                i = names.index(k) if k in names else -1
+                i = index.get(k, -1)
                 if i < 0 or params[i].pos_only:
                     raise FormError(f"{fname} got an unexpected keyword argument '{k}'")
                 if i in given:
@@ -289,10 +456,11 @@ class FormSpec:
         fname = fname or self.fname
         return [v if v is p.default else p.conv(fname, p, v) for p, v in zip(self.params, vals)]
 
-    def call(self, pos: list | tuple, kw: dict, span: Any = None, fname: str | None = None) -> Any:
+    def call_general(self, pos: list | tuple, kw: dict, span: Any = None, fname: str | None = None) -> Any:
         """Bind, convert and build: what ``T.<name>(*pos, **kw)`` means in both front ends.
 
-        FormError for a call that does not fit; TypeError/ValueError from the node."""
+        FormError for a call that does not fit; TypeError/ValueError from the node. (``call``
+        is this, generated as straight-line code for the form: :func:`_compile_call`.)"""
         fname = fname or self.fname
         n = len(pos)
         if not kw and self.fast and self.lo <= n <= self.hi:  # positional only, in parameter order
@@ -315,13 +483,15 @@ class FormSpec:
         ps = []
         for p in sorted(self.params, key=lambda p: p.kw_only):  # Python lists keyword-only ones last
             k = (
-                inspect.Parameter.KEYWORD_ONLY
+                inspect.Parameter.VAR_POSITIONAL
+                if p.star
+                else inspect.Parameter.KEYWORD_ONLY
                 if p.kw_only
                 else inspect.Parameter.POSITIONAL_ONLY
                 if p.pos_only
                 else inspect.Parameter.POSITIONAL_OR_KEYWORD
             )
-            d = inspect.Parameter.empty if p.default is REQUIRED else p.default
+            d = inspect.Parameter.empty if p.default is REQUIRED or p.star else p.default
             ps.append(inspect.Parameter(p.name, k, default=d))
         f.__signature__ = inspect.Signature(ps)  # type: ignore[attr-defined]
         f.__tirx_form__ = self  # type: ignore[attr-defined]
@@ -330,6 +500,54 @@ class FormSpec:
 
 def _identity(x: Any) -> Any:
     return x
+
+
+def _compile_call(spec: FormSpec) -> Callable:
+    """``spec.call(pos, kw, span=None, fname=None)``, generated once from the parameters: the
+    arguments bound, converted and built in straight-line code; a call that does not bind (an
+    extra, repeated, unknown or missing argument) goes through :meth:`FormSpec.call_general`,
+    which raises the message."""
+    params = spec.params
+    ns: dict[str, Any] = {
+        "FNAME": spec.fname, "slow": spec.call_general, "build": spec.build, "REQUIRED": REQUIRED,
+        "normalize": spec.normalize, "KWOK": frozenset(p.name for p in params if not p.pos_only),
+    }  # fmt: skip
+    code = ["def call(pos, kw, span=None, fname=None):", "    fname = fname or FNAME", "    n = len(pos)"]
+    if spec.normalize is not None:
+        if spec.kw_normalize:
+            code.append("    if kw:")
+            code += ["        pos, kw = normalize(pos, kw)", "        n = len(pos)"]
+        else:
+            code += ["    pos, kw = normalize(pos, kw)", "    n = len(pos)"]
+    code.append(f"    if n > {spec.hi} or n < {spec.lo} and not kw or kw and not KWOK.issuperset(kw):")
+    code.append("        return slow(pos, kw, span, fname)")
+    for i, p in enumerate(params):
+        ns[f"p{i}"], ns[f"d{i}"], ns[f"c{i}"] = p, p.default, p.conv
+        if i < spec.hi:  # positional parameters come first (spec.fast-like layout is checked below)
+            code.append(f"    v{i} = pos[{i}] if n > {i} else d{i}")
+        else:
+            code.append(f"    v{i} = d{i}")
+    code += ["    if kw:", "        pass"]
+    for i, p in enumerate(params):
+        if p.pos_only:
+            continue
+        if i < spec.hi:
+            code.append(f"        if {p.name!r} in kw:")
+            code.append(f"            if n > {i}:")
+            code.append("                return slow(pos, kw, span, fname)")
+            code.append(f"            v{i} = kw[{p.name!r}]")
+        else:
+            code.append(f"        v{i} = kw.get({p.name!r}, d{i})")
+    for i, p in enumerate(params):
+        if p.default is REQUIRED:
+            code += [f"    if v{i} is REQUIRED:", "        return slow(pos, kw, span, fname)"]
+    for i, _p in enumerate(params):
+        code += [f"    if v{i} is not d{i}:", f"        v{i} = c{i}(fname, p{i}, v{i})"]
+    code.append(f"    return build({''.join(f'v{i}, ' for i in range(len(params)))}span=span)")
+    if spec.pos_idx != tuple(range(spec.hi)):  # keyword-only parameters before positional ones
+        return spec.call_general
+    exec("\n".join(code), ns)  # the code is built above from the declaration, no user text
+    return ns["call"]
 
 
 def _compile_function(spec: FormSpec, unwrap: Callable, wrap: Callable | None, fname: str) -> Callable:
@@ -564,6 +782,173 @@ RANGE = FormSpec(
 LOOPS: dict[ForKind, FormSpec] = {k: _loop_form(k) for k in ForKind}
 
 
+# ------------------------------------------------------------------ types
+def _b_tensor(shape: tuple, dtype: Any, scope: str, strides: tuple, elem_offset: Any, align: int, data: Any,
+              span: Any = None) -> TensorType:  # fmt: skip
+    if type(dtype) is str:  # the default, "float32"
+        dtype = parse_dtype(dtype)
+    return TensorType(shape, dtype, scope, strides, align, elem_offset, data)
+
+
+def _tvm_keywords(pos: Any, kw: dict) -> tuple:
+    """TVM's ``offset_factor=`` means nothing here: accepted and dropped."""
+    if "offset_factor" in kw:
+        kw = {k: v for k, v in kw.items() if k != "offset_factor"}
+    return pos, kw
+
+
+#: ``T.Tensor(shape, dtype, scope=, strides=, elem_offset=, align=, data=)``: a parameter's
+#: annotation and an allocation's type. The printer writes a Buffer through the same
+#: declaration (its shape, dtype, pointer scope, strides, elem_offset, align).
+TENSOR = FormSpec(
+    "Tensor",
+    (Param("shape", "shape"), Param("dtype", "primtype", "float32"),
+     Param("scope", "str", "global", print_kw=True), Param("strides", "dims", (), print_kw=True),
+     Param("elem_offset", "dim", None, print_kw=True), Param("align", "nat", 0, print_kw=True),
+     Param("data", "ptrvar", None, kw_only=True)),
+    TensorType, _b_tensor, ("shape", "dtype", "scope", "strides", "elem_offset", "align", "data"),
+    aliases=("Buffer",), role="type", normalize=_tvm_keywords, kw_normalize=True,
+    doc='``T.Tensor((m, n), T.float16, scope="shared")``: a tensor type (parameters, allocations).',
+)  # fmt: skip
+
+
+def _b_ptr(element: Type, scope: str, span: Any = None) -> PointerType:
+    return PointerType(void if element is None else element, scope)
+
+
+#: ``T.Ptr(T.float32)``, ``T.Ptr(T.uint64, "shared")``; ``T.Ptr(T.void)`` is an opaque handle
+PTR = FormSpec(
+    "Ptr", (Param("element", "elemtype", None), Param("scope", "str", "global", print_omit=True)),
+    PointerType, _b_ptr, ("element", "scope"), role="type",
+    doc='``T.Ptr(T.float32)``, ``T.Ptr(T.uint64, "shared")``: a pointer type (``T.Ptr()``: to void).',
+)  # fmt: skip
+
+TYPES: tuple[FormSpec, ...] = (TENSOR, PTR)
+
+
+# ------------------------------------------------------------------ binding statements
+class Pending:
+    """A statement waiting for its place: ``X = T.alloc_tensor(...)`` builds this, and each
+    front end completes it with the target's name (``emit(builder, name)``), which emits the
+    statement and returns what the name binds (the Buffer); a statement form
+    (``T.evaluate``, ``T.func_attr``) is emitted the same way, without a name."""
+
+    __slots__ = ("args", "form")
+
+    def __init__(self, form: str, *args: Any):
+        self.form = form
+        self.args = args
+
+    def emit(self, builder: Any, name: str | None = None) -> Any:
+        form = self.form
+        if form == "alloc_tensor":
+            ty, ann = self.args
+            return builder.alloc(name, ty, ann)
+        if form == "decl_tensor":
+            data, ty = self.args
+            return builder.decl(name, ty, data)
+        if form == "evaluate":
+            return builder.evaluate(self.args[0])
+        return builder.func_attr(self.args[0])  # func_attr
+
+    def __repr__(self) -> str:
+        return f"T.{self.form}(...)"
+
+
+def _b_alloc(ty: TensorType, annotations: Any, span: Any = None) -> Pending:
+    return Pending("alloc_tensor", ty, annotations)
+
+
+def _alloc_spellings(pos: Any, kw: dict) -> tuple:
+    """``T.alloc_tensor(shape, dtype, scope=...)`` is ``ty_args=[T.Tensor(shape, dtype, scope=...)]``;
+    TVM's ``attrs=`` is ``annotations=``."""
+    if "attrs" in kw and "annotations" not in kw:
+        kw = {("annotations" if k == "attrs" else k): v for k, v in kw.items()}
+    if pos and "ty_args" not in kw:
+        rest = {k: v for k, v in kw.items() if k != "annotations"}
+        ty = TENSOR.call(pos, rest, fname="T.alloc_tensor")
+        kw = {"ty_args": [ty], **({"annotations": kw["annotations"]} if "annotations" in kw else {})}
+        pos = []
+    return pos, kw
+
+
+def _b_decl(data: Var, ty: TensorType, span: Any = None) -> Pending:
+    if ty.scope != data.ty.scope:  # the view lives where its pointer points
+        ty = TensorType(ty.shape, ty.dtype, data.ty.scope, ty.strides, ty.align, ty.elem_offset)
+    return Pending("decl_tensor", data, ty)
+
+
+# ------------------------------------------------------------------ statements
+def _b_evaluate(value: Any, span: Any = None) -> Pending:
+    return Pending("evaluate", convert(value))
+
+
+def _b_func_attr(attrs: Any, span: Any = None) -> Pending:
+    return Pending("func_attr", attrs if type(attrs) is Attrs else Attrs(attrs))
+
+
+#: statements written as a call: the build gives a :class:`Pending` each front end emits
+STMTS: tuple[FormSpec, ...] = (
+    FormSpec(
+        "evaluate", (Param("value", "value"),), Evaluate, _b_evaluate, ("value",), role="stmt",
+        doc="``T.evaluate(e)``: ``e`` as a statement (a call statement prints without it).",
+    ),
+    FormSpec(
+        "func_attr", (Param("attrs", "dict"),), Function, _b_func_attr, ("attrs",), role="stmt",
+        doc='``T.func_attr({"key": value})``: the function\'s attributes (once, first in its body).',
+    ),
+)  # fmt: skip
+
+
+# ------------------------------------------------------------------ regions
+def _b_device_entry(values: tuple, attrs: Any, span: Any = None) -> tuple:
+    fname = "T.device_entry"
+    n = len(values)
+    if attrs is None:
+        if n not in (6, 9, 10):
+            raise FormError(f"{fname}: without attrs= it takes 6 launch values (grid.xyz, block.xyz)")
+        attrs = {"cuda.kernel_attrs": {}, LAUNCH_FIELDS_KEY: list(LAUNCH_FIELDS[:n])}
+    fields = attrs.get(LAUNCH_FIELDS_KEY)
+    if type(fields) not in (list, tuple) or len(fields) != n:
+        raise FormError(f'{fname}: attrs["{LAUNCH_FIELDS_KEY}"] must list one launch field per value ({n})')
+    return values, attrs if type(attrs) is Attrs else Attrs(attrs)
+
+
+def _b_attr(key: str, value: Any, span: Any = None) -> tuple:
+    return key, convert(value)
+
+
+#: ``with T.device_entry(*launch values, attrs={...}):`` / ``with T.attr(key, value):`` open a
+#: region; the build gives the header's values, which each front end opens its own way
+REGIONS: tuple[FormSpec, ...] = (
+    FormSpec(
+        "device_entry", (Param("values", "launch_values", (), star=True), Param("attrs", "dict", None, kw_only=True)),
+        DeviceEntry, _b_device_entry, ("args", "attrs"), role="region",
+        doc='``with T.device_entry(gx, gy, gz, bx, by, bz, attrs={"cuda.launch_fields": [...], ...}):`` '
+        "the kernel launch region (without ``attrs=``: 6 values, grid.xyz then block.xyz).",
+    ),
+    FormSpec(
+        "attr", (Param("key", "str"), Param("value", "value")), AttrStmt, _b_attr, ("key", "value"),
+        role="region", doc='``with T.attr("key", value):`` an annotated region.',
+    ),
+)  # fmt: skip
+
+
+BINDINGS: tuple[FormSpec, ...] = (
+    FormSpec(
+        "alloc_tensor", (Param("ty_args", "tensor_arg", kw_only=True), Param("annotations", "dict", None, kw_only=True)),
+        AllocBuffer, _b_alloc, lambda s: (s.buffer, s.annotations or None), role="bind",
+        normalize=_alloc_spellings,
+        doc="``X = T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope=...)], annotations={...})``",
+    ),
+    FormSpec(
+        "decl_tensor", (Param("data", "ptrvar"), Param("ty_args", "view_arg", kw_only=True)),
+        DeclBuffer, _b_decl, lambda s: (s.buffer.data, s.buffer), role="bind",
+        doc="``X = T.decl_tensor(p, ty_args=[T.Tensor(shape, dtype)])``: a tensor view over the pointer ``p``.",
+    ),
+)  # fmt: skip
+
+
 FORMS: tuple[FormSpec, ...] = (
     FormSpec(
         "Ramp", (Param("base", "expr"), Param("stride", "expr"), Param("lanes", "int")), Ramp, _b_ramp,
@@ -596,6 +981,10 @@ FORMS: tuple[FormSpec, ...] = (
         doc="``T.Call(Module.f, [args], ty=T.float32)``: a call of a module function.",
     ),
     *LOOPS.values(),
+    *TYPES,
+    *BINDINGS,
+    *REGIONS,
+    *STMTS,
 )  # fmt: skip
 
 _BY_NAME: dict[str, FormSpec] = {}

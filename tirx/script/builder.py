@@ -29,6 +29,7 @@ from ..ir import (
     ForKind,
     Function,
     IfThenElse,
+    IntImm,
     Module,
     PointerType,
     PrimExpr,
@@ -46,7 +47,7 @@ from ..ir import (
 from ..ir.buffer import register_store
 from ..ir.node import EMPTY_ATTRS, Attrs
 from ..ir.stmt import LAUNCH_FIELDS_KEY, seq
-from ..ir.types import as_prim, as_type
+from ..ir.types import as_prim, as_type, int32
 
 __all__ = ["IRBuilder", "launch_args", "range_extent"]
 
@@ -90,6 +91,13 @@ def launch_args(
         if not (isinstance(a.ty, PrimType) and a.ty.is_int):
             raise TypeError(f"LaunchConfig: {fields[i]} must be an integer, got dtype {a.ty}")
     return tuple(args), Attrs({"cuda.kernel_attrs": {}, LAUNCH_FIELDS_KEY: fields})
+
+
+def _dim(s: Any) -> Any:
+    """A tensor dimension as an expression: what ``convert`` makes of it, an int32 literal directly."""
+    if type(s) is int and -0x80000000 <= s <= 0x7FFFFFFF:
+        return IntImm(s, int32)
+    return convert(s)
 
 
 class IRBuilder:
@@ -284,8 +292,12 @@ class IRBuilder:
         return v
 
     def func_attr(self, attrs: Any) -> None:
-        """Set the enclosing function's attrs (``T.func_attr({...})``)."""
-        self._function_frame().payload["attrs"] = Attrs(attrs) if not isinstance(attrs, Attrs) else attrs
+        """Set the enclosing function's attrs (``T.func_attr({...})``, once per function)."""
+        payload = self._function_frame().payload
+        if payload.get("func_attr"):
+            raise ValueError("T.func_attr given twice")
+        payload["attrs"] = Attrs(attrs) if not isinstance(attrs, Attrs) else attrs
+        payload["func_attr"] = True
 
     def set_ret_type(self, ty: Any) -> None:
         self._function_frame().payload["ret_ty"] = None if ty is None else as_type(ty, "return type")
@@ -299,8 +311,8 @@ class IRBuilder:
             name,
             data,
             dtype,
-            tuple(convert(s) for s in ty.shape),
-            tuple(convert(s) for s in ty.strides),
+            tuple([_dim(s) for s in ty.shape]),
+            tuple([_dim(s) for s in ty.strides]),
             None if off is None else convert(off),
             int(ty.align or 0),
             span=self.span,

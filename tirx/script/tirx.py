@@ -9,6 +9,7 @@ allocations, launch configuration and expression constructors.
 from __future__ import annotations
 
 import builtins as _builtins
+import inspect as _inspect
 from typing import Any
 
 from .. import forms as _forms
@@ -28,12 +29,12 @@ from .builder import launch_args as _launch_args
 from .decorators import function, inline, ir_module, jit, macro
 
 __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve through the op/dtype tables
-    "Buffer", "BufferFrom", "DType", "LaunchConfig", "LetAnn", "Ptr",
-    "Tensor", "alloc_buffer", "alloc_local", "alloc_scalar", "alloc_shared",
-    "alloc_tensor", "assign", "attr", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "boolean",
+    "BufferFrom", "DType", "LaunchConfig", "LetAnn",
+    "alloc_buffer", "alloc_local", "alloc_scalar", "alloc_shared",
+    "assign", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "boolean",
     "broadcast_grid", "cast", "ceildiv", "compute", "constexpr", "cuda", "decl_buffer",
-    "decl_scalar", "decl_tensor", "device_entry", "dynamic", "evaluate", "floordiv", "floormod",
-    "func_attr", "function", "grid", "handle", "infinity", "inline", "ir_module", "jit", "let",
+    "decl_scalar", "device_entry", "dynamic", "floordiv", "floormod",
+    "function", "grid", "handle", "infinity", "inline", "ir_module", "jit", "let",
     "local_scalar", "logical_and", "logical_not", "logical_or", "macro", "max", "max_value", "meta_var",
     "min", "min_value", "prim_func", "ptr_byte_offset", "reinterpret",
     "shared_scalar", "shift_left", "shift_right", "smem", "static_assert",
@@ -110,11 +111,6 @@ for _n in _DTYPE_NAMES:
 bool = globals()["bool"]
 
 
-def Ptr(element: Any = None, scope: str = "global") -> PointerType:
-    """``T.Ptr(T.float32)``, ``T.Ptr(T.uint64, "shared")``; ``T.Ptr(T.void)`` is an opaque handle."""
-    return PointerType(void if element is None else _as_type(element, "T.Ptr element"), scope)
-
-
 # the markers the script parser recognizes (defined there, so parser.py needs no import of
 # this module: tests/test_layering.py)
 LetAnn, let, constexpr = _p.LetAnn, _p.let, _p.constexpr
@@ -146,44 +142,25 @@ def _shape(shape: Any) -> tuple:
     return tuple(shape)
 
 
-class _TensorCtor:
-    """``T.Tensor(shape, dtype, scope=, strides=, elem_offset=, align=)``; ``T.Tensor.like(x)``."""
-
-    def __call__(self, shape: Any, dtype: Any = "float32", scope: str = "global", strides: Any = None,
-                 elem_offset: Any = None, align: int = 0, data: Any = None, **extra: Any) -> _TensorType:  # fmt: skip
-        _no_extra("Tensor", extra)
-        if isinstance(align, int) and align < 0:
-            align = 0
-        return _TensorType(
-            _shape(shape), _as_prim(dtype, "T.Tensor dtype"), str(scope), tuple(strides or ()), align,
-            elem_offset, data,
-        )  # fmt: skip
-
-    def like(self, example: Any, scope: str | None = None) -> _TensorType:
-        """A tensor type with the shape and dtype of an example (numpy/torch array, Buffer, type)."""
-        if isinstance(example, _TensorType):
-            return example if scope is None else self(example.shape, example.dtype, scope)
-        if isinstance(example, _Buffer):
-            return self(example.shape, example.dtype, scope or example.scope)
-        shape = getattr(example, "shape", None)
-        dt = getattr(example, "dtype", None)
-        if shape is None or dt is None:
-            raise TypeError(
-                f"T.Tensor.like needs an array-like with .shape and .dtype, got {type(example).__name__}"
-            )
-        return self(
-            tuple(int(s) if not isinstance(s, _PrimExpr) else s for s in shape),
-            _as_prim(dt),
-            scope or "global",
+# T.Tensor (alias T.Buffer) and T.Ptr are FormSpecs (tirx/forms.py TYPES), generated with the
+# other forms below; T.Tensor.like (T.BufferFrom) is Python-only: it reads a Python array.
+def _tensor_like(example: Any, scope: str | None = None) -> _TensorType:
+    """A tensor type with the shape and dtype of an example (numpy/torch array, Buffer, type)."""
+    if isinstance(example, _TensorType):
+        return example if scope is None else Tensor(example.shape, example.dtype, scope)
+    if isinstance(example, _Buffer):
+        return Tensor(example.shape, example.dtype, scope or example.scope)
+    shape = getattr(example, "shape", None)
+    dt = getattr(example, "dtype", None)
+    if shape is None or dt is None:
+        raise TypeError(
+            f"T.Tensor.like needs an array-like with .shape and .dtype, got {type(example).__name__}"
         )
-
-    def __repr__(self) -> str:
-        return "T.Tensor"
-
-
-Tensor = _TensorCtor()
-Buffer = Tensor
-BufferFrom = Tensor.like
+    return Tensor(
+        tuple(int(s) if not isinstance(s, _PrimExpr) else s for s in shape),
+        _as_prim(dt),
+        scope or "global",
+    )
 
 
 # ------------------------------------------------------------------ launch
@@ -197,47 +174,6 @@ class LaunchConfig:
         self.block = block
         self.cluster = cluster
         self.dynamic_smem_bytes = dynamic_smem_bytes
-
-
-_DEFAULT_FIELDS = ("grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z")
-
-
-def device_entry(*args: Any, launch: LaunchConfig | None = None, attrs: Any = None, grid: Any = None,
-                 block: Any = None, cluster: Any = None, dynamic_smem_bytes: Any = None) -> _DeviceEntrySpec:  # fmt: skip
-    """The kernel launch region, as a bare statement (the rest of the body goes inside) or ``with``."""
-    if launch is None and grid is not None:
-        launch = LaunchConfig(grid, 1 if block is None else block, cluster, dynamic_smem_bytes)
-    if launch is not None:
-        if args:
-            raise TypeError("T.device_entry: give either launch=... or positional launch values")
-        a, at = _launch_args(launch.grid, launch.block, launch.cluster, launch.dynamic_smem_bytes)
-        if attrs:
-            at = _Attrs({**at.to_dict(), **dict(attrs)})
-        return _DeviceEntrySpec(a, at)
-    if len(args) == 1 and isinstance(args[0], LaunchConfig):
-        return device_entry(launch=args[0], attrs=attrs)
-    if attrs is None:
-        if len(args) != 6:
-            raise TypeError(
-                "T.device_entry needs launch=T.cuda.LaunchConfig(...) or the launch values and attrs="
-            )
-        attrs = {"cuda.kernel_attrs": {}, "cuda.launch_fields": list(_DEFAULT_FIELDS)}
-    return _DeviceEntrySpec(tuple(_convert(x) for x in args), _Attrs(attrs))
-
-
-def attr(key: str, value: Any) -> _AttrSpec:
-    """``with T.attr("key", value):`` an annotated region."""
-    return _AttrSpec(key, value)
-
-
-def func_attr(attrs: dict) -> None:
-    """``T.func_attr({...})`` as the first statement of a function body."""
-    _IRBuilder.current().func_attr(attrs)
-
-
-def evaluate(value: Any) -> None:
-    """Emit ``value`` as a statement."""
-    _IRBuilder.current().evaluate(value)
 
 
 # ------------------------------------------------------------------ loops
@@ -316,15 +252,6 @@ def alloc_local(shape: Any, dtype: Any = "float32", *, strides: Any = None, alig
     return _alloc(_take_name("buf"), Tensor(shape, dtype, "local", strides, None, align), annotations)
 
 
-def alloc_tensor(
-    placement: Any = None, *, ty_args: Any, annotations: Any = None, attrs: Any = None
-) -> _Buffer:
-    """``X = T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope=...)])`` (the printed form)."""
-    if not isinstance(ty_args, (list, tuple)) or len(ty_args) != 1 or not isinstance(ty_args[0], _TensorType):
-        raise TypeError("T.alloc_tensor needs ty_args=[T.Tensor(...)]")
-    return _alloc(_take_name("buf"), ty_args[0], annotations if annotations is not None else attrs)
-
-
 def decl_buffer(shape: Any, dtype: Any = "float32", data: Any = None, scope: str | None = None, *,
                 strides: Any = None, elem_offset: Any = None, align: int = 0, **extra: Any) -> _Buffer:  # fmt: skip
     """A tensor view over ``data`` (a pointer var); without ``data`` it allocates."""
@@ -338,17 +265,6 @@ def decl_buffer(shape: Any, dtype: Any = "float32", data: Any = None, scope: str
         raise TypeError(f"T.decl_buffer: scope={scope!r} differs from the pointer's scope {data.ty.scope!r}")
     ty = Tensor(shape, dtype, data.ty.scope, strides, elem_offset, align)
     return _IRBuilder.current().decl(name, ty, data)
-
-
-def decl_tensor(data: Any, *, ty_args: Any) -> _Buffer:
-    """``X = T.decl_tensor(p, ty_args=[T.Tensor(...)])`` (the printed form)."""
-    if not isinstance(ty_args, (list, tuple)) or len(ty_args) != 1 or not isinstance(ty_args[0], _TensorType):
-        raise TypeError("T.decl_tensor needs ty_args=[T.Tensor(...)]")
-    t = ty_args[0]
-    if not isinstance(data, _Var) or not isinstance(data.ty, PointerType):
-        raise TypeError(f"T.decl_tensor: the data must be a pointer variable, got {data!r}")
-    ty = _TensorType(t.shape, t.dtype, data.ty.scope, t.strides, t.align, t.elem_offset)
-    return _IRBuilder.current().decl(_take_name("buf"), ty, data)
 
 
 def local_scalar(
@@ -502,11 +418,57 @@ def _one_loop(head: tuple) -> _LoopSpec:
     return _LoopSpec([head])
 
 
+def _bind_target(pending: _forms.Pending) -> Any:
+    """A binding form (``X = T.alloc_tensor(...)``) completed with the assignment target's name."""
+    return pending.emit(_IRBuilder.current(), _take_name("buf"))
+
+
+_WRAP = {
+    "loop": _one_loop,
+    "bind": _bind_target,
+    "device_entry": lambda r: _DeviceEntrySpec(*r),  # the header the parser opens as a region
+    "attr": lambda r: _AttrSpec(*r),
+    "stmt": lambda pending: pending.emit(_IRBuilder.current()),  # T.evaluate, T.func_attr: emitted here
+}
 for _form in _forms.FORMS:
     for _n in (_form.name, *_form.aliases):
-        globals()[_n] = _form.function(_e, _n, _one_loop if _form.role == "loop" else None)
-        __all__.append(_n)
+        globals()[_n] = _form.function(_e, _n, _WRAP.get(_form.role) or _WRAP.get(_form.name))
+        if _n not in __all__:
+            __all__.append(_n)
 del _form, _n
+Tensor: Any = globals()["Tensor"]
+Tensor.like = globals()["Buffer"].like = _tensor_like
+BufferFrom = _tensor_like
+_device_entry_form = globals()["device_entry"]
+
+
+def device_entry(*values: Any, launch: LaunchConfig | None = None, grid: Any = None, block: Any = None,
+                 cluster: Any = None, dynamic_smem_bytes: Any = None, **kw: Any) -> _DeviceEntrySpec:  # fmt: skip
+    """The kernel launch region, as a bare statement (the rest of the body goes inside) or ``with``.
+
+    The form (``tirx.forms``) is ``T.device_entry(*values, attrs=...)``, what the text has;
+    ``launch=T.cuda.LaunchConfig(...)`` (or ``grid=``, ``block=``, ...; or the config as the one
+    positional argument) is Python's spelling of the same values and attrs."""
+    if launch is None and grid is not None:
+        launch = LaunchConfig(grid, 1 if block is None else block, cluster, dynamic_smem_bytes)
+    if launch is None and len(values) == 1 and isinstance(values[0], LaunchConfig):
+        launch, values = values[0], ()
+    if launch is not None:
+        if values:
+            raise TypeError("T.device_entry: give either launch=... or positional launch values")
+        values, at = _launch_args(launch.grid, launch.block, launch.cluster, launch.dynamic_smem_bytes)
+        attrs = kw.get("attrs")
+        kw = {**kw, "attrs": _Attrs({**at.to_dict(), **dict(attrs)}) if attrs else at}
+    return _device_entry_form(*values, **kw)  # other keywords: the form's (attrs=) or its error
+
+
+device_entry.__tirx_form__ = _device_entry_form.__tirx_form__  # type: ignore[attr-defined]
+device_entry.__signature__ = _inspect.signature(device_entry).replace(  # type: ignore[attr-defined]
+    parameters=[
+        *(q for q in _inspect.signature(device_entry).parameters.values() if q.kind is not q.VAR_KEYWORD),
+        _inspect.Parameter("attrs", _inspect.Parameter.KEYWORD_ONLY, default=None),
+    ]
+)
 
 
 def reinterpret(*args: Any, ty: Any = None) -> _PrimExpr:
