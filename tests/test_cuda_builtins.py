@@ -83,22 +83,21 @@ def test_votes_and_block_predicates_on_the_interpreter():
           D: T.Tensor((128,), T.int64), E: T.Tensor((128,), T.int64)):  # fmt: skip
         T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=64))
         i = T.cuda.block_idx("x") * 64 + T.cuda.thread_idx("x")
-        B[i] = T.cuda.ballot_sync(T.uint32(0x0000FFFF), A[i] > 0)
-        C[i] = T.cuda.any_sync(T.uint32(0xFFFF0000), A[i] > 0)
+        B[i] = T.cuda.ballot_sync(T.uint32(0xFFFFFFFF), A[i] > 0)
+        C[i] = T.cuda.any_sync(T.uint32(0xFFFFFFFF), A[i] > 0)
         D[i] = T.cuda.syncthreads_and(A[i] >= 0)
         E[i] = T.cuda.syncthreads_or(A[i] > 5)
 
     A = np.zeros(128, np.int32)
-    A[[1, 3, 56]] = 1  # warp 0: lanes 1, 3 (low half); warp 1: lane 24 (high half)
+    A[[1, 3, 56]] = 1  # warp 0: lanes 1 and 3; warp 1: lane 24
     A[70] = 9  # block 1 only
     A[100] = -1
     B, C = np.zeros(128, np.uint32), np.zeros(128, np.int32)
     D, E = np.zeros(128, np.int64), np.zeros(128, np.int64)
     tirx.compile(k, target="interp")(A, B, C, D, E)
     np.testing.assert_array_equal(B[:32], np.full(32, 0b1010, np.uint32))
-    np.testing.assert_array_equal(B[32:64], np.zeros(32, np.uint32))
-    np.testing.assert_array_equal(C[:32], np.zeros(32, np.int32))  # lanes 1, 3: not in the high mask
-    np.testing.assert_array_equal(C[32:64], np.ones(32, np.int32))
+    np.testing.assert_array_equal(B[32:64], np.full(32, 1 << 24, np.uint32))
+    np.testing.assert_array_equal(C, np.r_[np.ones(96), np.zeros(32)].astype(np.int32))
     np.testing.assert_array_equal(D, np.r_[np.ones(64), np.zeros(64)].astype(np.int64))
     np.testing.assert_array_equal(E, np.r_[np.zeros(64), np.ones(64)].astype(np.int64))
 
@@ -133,3 +132,14 @@ def test_clock64_is_refused_by_the_interpreter_with_a_reason():
     f = tirx.loads(_text("v: T.let[T.uint64] = T.cuda.clock64()"))
     with pytest.raises(tirx.OpError, match="cycle counter"):
         tirx.compile(f, target="interp")
+
+
+def test_a_vote_whose_mask_leaves_out_the_calling_lane_is_an_error():
+    @T.function
+    def k(A: T.Tensor((32,), T.int32), B: T.Tensor((32,), T.uint32)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        i = T.cuda.thread_idx("x")
+        B[i] = T.cuda.ballot_sync(T.uint32(0x0000FFFF), A[i] > 0)
+
+    with pytest.raises(tirx.interp.InterpError, match="does not include its own lane"):
+        tirx.compile(k, target="interp")(np.zeros(32, np.int32), np.zeros(32, np.uint32))

@@ -64,7 +64,7 @@ def _i_vote(kind: str):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import full, need_launch
+        from ..interp.semantics import InterpError, full, need_launch
 
         name = call.op.name
         fm, fp = fc.expr(call.args[0]), fc.expr(call.args[1])
@@ -73,7 +73,11 @@ def _i_vote(kind: str):
             L = need_launch(c, name)
             lane = (L.get("tid") % 32).astype(np.uint64)
             warp = (L.get("lane") - L.get("tid") % 32) // 32
-            m = full(fm(c), c.N).astype(np.uint64)
+            m = full(fm(c), c.N).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+            outside = c.mask & (((m >> lane) & 1) == 0)
+            if outside.any():  # undefined in CUDA (seen as an illegal instruction on an H200)
+                k = int(np.flatnonzero(outside)[0])
+                raise InterpError(f"T.{name}: the mask of {c.describe(k)} does not include its own lane")
             p = full(fp(c), c.N).astype(bool) & (((m >> lane) & 1) == 1) & c.mask
             bits = np.where(p, np.uint64(1) << lane, np.uint64(0))
             acc = np.zeros(int(warp.max()) + 1 if warp.size else 1, dtype=np.uint64)
