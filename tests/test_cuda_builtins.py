@@ -143,3 +143,9 @@ def test_a_vote_whose_mask_leaves_out_the_calling_lane_is_an_error():
 
     with pytest.raises(tirx.interp.InterpError, match="does not include its own lane"):
         tirx.compile(k, target="interp")(np.zeros(32, np.int32), np.zeros(32, np.uint32))
+
+
+@pytest.mark.parametrize("bad", ['"prod", 32', '"sum", 12'])
+def test_warp_reduce_checks_its_choices_at_build_time(bad):
+    with pytest.raises(tirx.DiagnosticError, match="must be one of"):
+        tirx.loads(_text(f"a: T.let[T.float32] = T.cuda.warp_reduce(F[0], {bad})"))

@@ -64,12 +64,6 @@ SKIP: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"differential"}),
         "needs a cluster launch and a shared-memory pointer; its value is an address",
     ),
-    "cuda.warp_reduce": (
-        frozenset({"differential"}),
-        'its string argument chooses the reduction ("sum" | "max" | "min"), which the generator cannot '
-        "derive; the interpreter is checked in tests/test_cuda_builtins.py and cuda.warp_sum/max/min "
-        "(the same butterfly) run here",
-    ),
     "cuda.ballot_sync": (
         frozenset({"differential"}),
         "its mask must include the calling lane (CUDA: undefined otherwise, an illegal instruction "
@@ -145,8 +139,13 @@ def _kinds(op: Op, n_var: int, n_opt: int) -> list[str]:
     return out
 
 
-def _rt_arg(kind: str, data: Any, bufs: dict, scalars: dict, element: bool = False) -> Any:
-    """A value of argument kind ``kind``; ``element``: a buffer element (``takes_address``)."""
+def _rt_arg(
+    kind: str, data: Any, bufs: dict, scalars: dict, element: bool = False, choices: Any = None
+) -> Any:
+    """A value of argument kind ``kind`` (one of ``choices`` when the op declares them);
+    ``element``: a buffer element (``takes_address``)."""
+    if choices:
+        return data.draw(st.sampled_from(choices), label="choice")
     j = data.draw(st.integers(0, 7), label="index")
     if element:
         return data.draw(st.sampled_from((bufs["A"], bufs["F"], bufs["I"])), label="element")[j]
@@ -195,7 +194,14 @@ def roundtrip_kernel(op: Op, data: Any):
         where = bld.device_entry(*launch_args(1, 32)) if op.device_only else contextlib.nullcontext()
         with where:
             args = [
-                _rt_arg(k, data, bufs, scalars, element=op.traits.takes_address and i == 0)
+                _rt_arg(
+                    k,
+                    data,
+                    bufs,
+                    scalars,
+                    element=op.traits.takes_address and i == 0,
+                    choices=op.choices.get(i),
+                )
                 for i, k in enumerate(_kinds(op, n_var, n_opt))
             ]
             c = call(op, *args, ty=ty)
@@ -328,6 +334,8 @@ def build_differential(cases: list[Case], dt: str | None, name: str):
                         args.append(B[j][t])
                     elif kind == "p":
                         args.append(next(pi).ptr_to([t]))
+                    elif kind in ("s", "n") and j in c.op.choices:
+                        args.append(c.op.choices[j][-1 if kind == "n" else 0])  # "sum", width 32
                     elif kind == "s":
                         args.append("x")
                     elif kind == "n":

@@ -167,6 +167,8 @@ class Op:
     #: of trailing optional arguments a call leaves out (filled in: the IR always has them)
     params: tuple[str, ...] = ()
     defaults: dict = attrs.field(factory=dict)
+    #: argument index -> the literal values it may take (a string or integer literal argument)
+    choices: dict = attrs.field(factory=dict)
 
     @property
     def needs_ty(self) -> bool:
@@ -204,6 +206,7 @@ def declare(
     interp_stmt: Any = None,
     params: tuple[str, ...] | str = (),
     defaults: dict | None = None,
+    choices: dict | None = None,
     **trait_kw: Any,
 ) -> Op:
     """Declare an op once. ``args`` may be a space-separated string of kinds; traits are
@@ -241,7 +244,13 @@ def declare(
     for i in defaults:
         if not (isinstance(i, int) and 0 <= i < len(args) and args[i].endswith("?")):
             raise ValueError(f"op {name!r}: a default for argument {i}, which is not an optional one")
-    op = Op(name, tuple(args), result, pure, device_only, doc, tr, impls, tuple(params), defaults)
+    choices = {i: tuple(v) for i, v in (choices or {}).items()}
+    for i in choices:
+        if not (isinstance(i, int) and 0 <= i < len(args) and args[i].rstrip("?") in ("s", "n")):
+            raise ValueError(
+                f"op {name!r}: choices for argument {i}, which is not a string or integer literal"
+            )
+    op = Op(name, tuple(args), result, pure, device_only, doc, tr, impls, tuple(params), defaults, choices)
     _REGISTRY[name] = op
     f = sys._getframe(1)
     while f is not None and f.f_code.co_filename == __file__:
@@ -293,6 +302,15 @@ def find(**traits: Any) -> Op:
 
 
 def _check_arg(op: Op, i: int, kind: str, a: Any) -> PrimExpr:
+    e = _check_kind(op, i, kind, a)
+    allowed = op.choices.get(i)
+    if allowed is not None and e.value not in allowed:
+        want = ", ".join(repr(v) for v in allowed)
+        raise TypeError(f"T.{op.name}: argument {i + 1} must be one of {want}, got {e.value!r}")
+    return e
+
+
+def _check_kind(op: Op, i: int, kind: str, a: Any) -> PrimExpr:
     base = kind.lstrip("*").rstrip("?")
     if base == "s":
         if isinstance(a, str):

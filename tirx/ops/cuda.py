@@ -543,7 +543,7 @@ def _c_warp_reduce_w(cg: Any, c: Any) -> str:
 declare(
     "cuda.warp_reduce", "x s n?", "arg0", pure=False, device_only=True,
     doc='butterfly reduction ("sum" | "max" | "min") over groups of `width` lanes (every lane gets its group\'s)',
-    convergent=True, params="value op width", defaults={2: 32},
+    convergent=True, params="value op width", defaults={2: 32}, choices={1: ("sum", "max", "min"), 2: (2, 4, 8, 16, 32)},
     cuda=_c_warp_reduce_w, interp=_i_warp_reduce(None),
 )  # fmt: skip
 for _k in ("sum", "max", "min"):
