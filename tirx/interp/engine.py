@@ -395,6 +395,7 @@ class FuncCompiler:
         # compile-time integer ranges (inclusive) of vars, for proving indices in bounds
         self.ranges: dict = {}
         self.launch_dims: dict | None = None
+        self._shape_cache: dict = {}  # id(shape tuple) -> (shape, evaluators): see _shape_fns
 
     def compile(self) -> None:
         for _, b in self.f.buffer_map:
@@ -764,6 +765,17 @@ class FuncCompiler:
 
     # ------------------------------------------------------------------ buffers
     def _shape_fns(self, exprs) -> list:
+        """A buffer shape's evaluators, compiled once per shape per function (every access of
+        a buffer shares them: a large shape expression is not recompiled per access)."""
+        cache = self._shape_cache
+        hit = cache.get(id(exprs))
+        if hit is not None and hit[0] is exprs:
+            return hit[1]
+        out = self._compile_shape(exprs)
+        cache[id(exprs)] = (exprs, out)
+        return out
+
+    def _compile_shape(self, exprs) -> list:
         out = []
         for s in exprs:
             if isinstance(s, E.IntImm):
