@@ -428,6 +428,10 @@ class TextBuilder:
             raise self.err(
                 "a module cannot be named T (T.<name> names the script namespace)", self.tsp(name_tok)
             )
+        if keyword.iskeyword(name_tok.value):  # None/True/False: the printer could not write it
+            raise self.err(
+                f"a module cannot be named {name_tok.value} (a Python keyword)", self.tsp(name_tok)
+            )
         self.module_name = name_tok.value
         self.enter(self.b.module(name_tok.value, mattrs), self.tsp(name_tok))
         return None

@@ -68,3 +68,12 @@ class T:
     with pytest.raises(tirx.DiagnosticError) as info:
         tirx.loads(text)
     assert "cannot be named T" in str(info.value) and ":4:" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["None", "True", "False"])
+def test_a_module_named_after_a_keyword_is_a_located_error(name):
+    """``class None:`` parses, but no printer can write it back (mutate fuzz, seed 1753255730)."""
+    text = f"@T.ir_module\nclass {name}:\n    @T.function\n    def f(A: T.Tensor((4,), T.int32)):\n        A[0] = 1\n"
+    with pytest.raises(tirx.DiagnosticError) as info:
+        tirx.loads(text)
+    assert f"cannot be named {name}" in str(info.value) and ":2:" in str(info.value)
