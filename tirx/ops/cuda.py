@@ -357,7 +357,7 @@ declare(
     cuda=CExpr("tirx_cluster_sync()", helpers=(CLUSTER,)), interp=_i_cluster_sync,
 )  # fmt: skip
 declare(
-    "cuda.threadfence", "", void, pure=False, device_only=True, doc="__threadfence()",
+    "cuda.thread_fence", "", void, pure=False, device_only=True, doc="__threadfence() (TIRx's name)",
     cuda=CExpr("__threadfence()"), interp=_i_nothing,
 )  # fmt: skip
 

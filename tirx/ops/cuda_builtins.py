@@ -1,5 +1,5 @@
 """CUDA device builtins under TIRx's names (``T.cuda.*``): warpgroup and linear thread
-indices, votes and block-wide predicates, bit casts, ``ffs``, timing and sleeping.
+indices, votes and block-wide predicates, bit casts, ``ffs``, timing and sleeping (``T.cuda.thread_fence`` is in ``cuda.py``).
 
 Result types follow what TIRx builds (``T.cuda.syncthreads_and`` is int64,
 ``T.cuda.ballot_sync`` uint32, ``T.cuda.clock64`` uint64), so its printed text loads to the
@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import OpError
 from ..ir.op import CExpr, NoInterp, declare
 from ..ir.types import PrimType, float32, int32, int64, uint32, uint64, void
-from .cuda import _i_in_launch, _i_nothing
+from .cuda import _i_in_launch
 
 __all__: list[str] = []
 
@@ -197,7 +197,7 @@ declare(
 )  # fmt: skip
 
 
-# --------------------------------------------------------------------------- time, fences
+# --------------------------------------------------------------------------- time
 declare(
     "cuda.clock64", "", uint64, pure=False, device_only=True, doc="the SM's 64-bit cycle counter",
     cuda=CExpr("((uint64_t)clock64())"), interp=NoInterp("a cycle counter has no CPU meaning"),
@@ -205,8 +205,4 @@ declare(
 declare(
     "cuda.nano_sleep", "i", void, pure=False, device_only=True, doc="sleep about n nanoseconds (__nanosleep)",
     cuda=CExpr("__nanosleep((unsigned){0:p})"), interp=_i_in_launch,
-)  # fmt: skip
-declare(
-    "cuda.thread_fence", "", void, pure=False, device_only=True, doc="__threadfence() (TIRx's name)",
-    cuda=CExpr("__threadfence()"), interp=_i_nothing,
 )  # fmt: skip

@@ -614,7 +614,7 @@ def _one_stmt(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt | None:
                 call(
                     draw(
                         st.sampled_from(
-                            ("cuda.cta_sync", "cuda.cta_sync", "cuda.warp_sync", "cuda.threadfence")
+                            ("cuda.cta_sync", "cuda.cta_sync", "cuda.warp_sync", "cuda.thread_fence")
                         )
                     )
                 )
