@@ -55,12 +55,14 @@ _CMP = frozenset(o.text for o in OPERATORS if o.assoc == "none")  # comparisons 
 _INT_KINDS = frozenset(("int", "uint"))
 
 _BINFORMS = {name: o.node for o in OPERATORS for name in o.func}  # T.min(a, b), T.truncmod(a, b), ...
+_UNFORMS = {"Not": Not, "BitwiseNot": BitNot}  # TIRx's T.Not(a), T.BitwiseNot(a): the node as written
 # T.<name> special forms handled here rather than through the op table
 # (T.Ramp, T.Select, T.Cast, T.Let, T.Call, the loops, T.Tensor, T.Ptr, T.alloc_tensor,
-# T.decl_tensor, T.device_entry, T.attr, T.evaluate and T.func_attr are tirx/forms.py's FormSpecs)
+# T.decl_tensor, T.device_entry, T.attr, T.evaluate, T.func_attr, the derived forms T.alloc_shared,
+# T.decl_buffer, T.cast, T.grid, ... and T.let[...] are tirx/forms.py's FormSpecs)
 _FORMS = frozenset(
     {
-        "let", "function", "prim_func", "ir_module", *_BINFORMS,
+        "function", "prim_func", "ir_module", *_BINFORMS, *_UNFORMS,
     }
 )  # fmt: skip
 _DECORATOR_ONLY = frozenset({"function", "prim_func", "ir_module"})
@@ -194,9 +196,13 @@ def _resolve_t(rest: str) -> tuple[str, Any] | None:
             r = ("type", parse_dtype(rest))
         except ValueError:
             o = _opmod.lookup(rest)
-            if o is None:
-                return None
-            r = ("op", o)
+            if o is not None:
+                r = ("op", o)
+            else:
+                a = _opmod.lookup_alias(rest)
+                if a is None:
+                    return None
+                r = ("alias", a)
     _RES[rest] = r
     return r
 
@@ -736,9 +742,9 @@ class TextBuilder:
                 kind, val = r
                 if kind == "type":
                     return val
-                if val == "let":
-                    return _LET
-                if kind == "op":
+                if kind == "spec" and val.role == "subscript":
+                    return _LET  # bare T.let
+                if kind in ("op", "alias"):
                     raise self.err(f"T.{rest} is an op: call it, T.{rest}(...)", self.tsp(tok))
                 raise self.err(f"T.{rest} must be called: T.{rest}(...)", self.tsp(tok))
         elif head == self.module_name and "." not in rest:
@@ -778,6 +784,17 @@ class TextBuilder:
                 raise self.err(str(e), span, e) from e
         kind, val = r
         fname = s
+        if kind == "alias":  # T.cuda.warp_sum(x): builds its target op's call
+            pos, kw = self.split_args(args, span, fname)
+            if kw:
+                raise self.err(f"{s} takes no keyword arguments", span)
+            for i, a in enumerate(pos):
+                if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
+                    raise self.err(f"{s}: argument {i + 1} must be an expression, got {_desc(a)}", span)
+            try:
+                return val(*pos, span=span)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), span, e) from e
         if kind == "op":
             pos, kw = self.split_args(args, span, fname)
             return self.op_call(val, pos, kw, span)
@@ -785,9 +802,18 @@ class TextBuilder:
             pos, kw = self.split_args(args, span, fname)
             return self.typed_const(val, pos, kw, span, fname)
         if kind == "spec":
-            pos, kw = self.split_args(args, span, fname, allow_walrus=val.params[0].kind == "binding")
+            pos, kw = self.split_args(
+                args, span, fname, allow_walrus=bool(val.params) and val.params[0].kind == "binding"
+            )
             return self.form_call(val, pos, kw, span, fname)
         pos, kw = self.split_args(args, span, fname)
+        if val in _UNFORMS:
+            self.nargs(fname, pos, kw, span, 1)
+            self.operand(pos[0], span)
+            try:
+                return _UNFORMS[val](convert(pos[0]), span=span)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), span, e) from e
         if val in _BINFORMS:
             self.nargs(fname, pos, kw, span, 2)
             a, b = pos
@@ -818,10 +844,13 @@ class TextBuilder:
         tok, idx, rsqb = c
         span = Span(self.src, tok.line, tok.column, rsqb.end_line, rsqb.end_column)
         if tok.type == "DOTTED":
-            if tok.value == "T.let":
-                if len(idx) != 1:
-                    raise self.err("T.let[...] takes one type", span)
-                return _LetAnnot(self.as_type(idx[0], span))
+            head, _, rest = tok.value.partition(".")
+            r = _resolve_t(rest) if head == "T" else None
+            if r is not None and r[0] == "spec" and r[1].role == "subscript":  # T.let[ty]: tirx.forms.LET
+                try:
+                    return _LetAnnot(r[1].subscript(idx[0] if len(idx) == 1 else tuple(idx), span))
+                except (TypeError, ValueError) as e:
+                    raise self.err(str(e), span, e) from e
             self.dotted([tok])  # raises the right error for unknown names
             raise self.err(f"{tok.value} cannot be indexed", span)
         buf = self.buffer(tok)
@@ -1006,12 +1035,20 @@ class TextBuilder:
                 vs.pop()
                 if not vs:
                     del self.let_scope[w.var.name]
+        if spec.role == "subscript":
+            raise self.err(f"{fname} is written {fname}[...], not called", span)
         try:
             r = spec.call(pos, kw, span, fname)
         except (TypeError, ValueError) as e:  # FormError (a TypeError) or the node's own check
             raise self.err(str(e), span, e) from e
         if spec.role == "loop":  # a for header: (start, extent, kind, step, annotations, thread)
             return _Spec("loop", span, *r)
+        if spec.role == "loops":  # T.grid: a text for header binds one name, so one loop
+            if len(r) != 1:
+                raise self.err(
+                    f"{fname}: a for header of the text binds one name; write {len(r)} nested loops", span
+                )
+            return _Spec("loop", span, *r[0])
         if spec.role == "bind":  # X = T.alloc_tensor(...): a Pending the target's name completes
             return _Spec("bind", span, r)
         if spec.role == "stmt":  # T.evaluate(...), T.func_attr(...): a Pending emitted where it stands

@@ -3,6 +3,7 @@
 ```python
 from tirx.passes import ConvertSSA, CommonSubexprElim, Sequential
 mod = Sequential([ConvertSSA(), CommonSubexprElim()])(mod)
+mod = build_pipeline("convert-ssa,cse,simplify")(mod)   # the same by name (passes/registry.py)
 ```
 """
 
@@ -23,6 +24,7 @@ from .infra import (
     module_pass,
 )
 from .pointer import InferPointerTypes
+from .registry import PassInfo, build_pipeline, parse_pipeline, register_pass, registered_passes
 from .simplify import Simplify
 from .ssa import ConvertSSA
 from .vectorize_threads import VectorizeThreads
@@ -36,6 +38,7 @@ __all__ = [
     "ModulePass",
     "Pass",
     "PassContext",
+    "PassInfo",
     "PassInstrument",
     "PassTiming",
     "PrintIR",
@@ -46,7 +49,11 @@ __all__ = [
     "VerifyAfterEach",
     "VerifyWellFormed",
     "WellFormedError",
+    "build_pipeline",
     "function_pass",
     "module_pass",
+    "parse_pipeline",
+    "register_pass",
+    "registered_passes",
     "verify_well_formed",
 ]

@@ -18,7 +18,7 @@ agree (a ``void*`` deliberately reinterpreted as several types stays ``void*``).
 is the use's when a reinterpret names one, else the var's own. A
 ``reinterpret`` bound to a narrowed var gets the narrowed type, so the DSMEM pattern::
 
-    remote: T.let[T.Ptr(T.void, "shared")] = T.reinterpret(T.ptx.map_shared_rank(...), ty=...)
+    remote: T.let[T.Ptr(T.void, "shared")] = T.reinterpret(T.ptx.mapa(...), ty=...)
     remote_mbar = T.decl_tensor(remote, ty_args=[T.Tensor((1,), T.uint64, scope="shared")])
 
 leaves ``remote`` as ``T.Ptr(T.uint64, "shared")`` — codegen declares it ``uint64_t*``.

@@ -26,6 +26,8 @@ from tirx.ir import deep
 from tirx.ir import expr as _e
 from tirx.ir import stmt as _s
 from tirx.ir.buffer import Buffer
+from tirx.ir.fold import RAW_NAMES as _RAW_NAMES
+from tirx.ir.fold import would_fold as _would_fold
 from tirx.ir.function import Function, Module
 from tirx.ir.node import Attrs
 from tirx.ir.op import Op
@@ -160,6 +162,12 @@ def _tensor_type_text(t: TensorType) -> str:
     return _TENSOR_PRINT(Printer(), t)  # T.Tensor's FormSpec (tirx.forms.TENSOR)
 
 
+def _prec(e: Any) -> int:
+    """The text precedence ``e`` prints at (a node written ``T.Add(a, b)`` is an atom)."""
+    p = _PREC.get(type(e), ATOM)
+    return ATOM if p != ATOM and type(e) in _RAW_NAMES and _would_fold(e) else p
+
+
 class Printer:
     """One printing job. Use :func:`dumps`; the class is exposed for subclassing/debugging."""
 
@@ -282,10 +290,12 @@ class Printer:
         a, b = e.a, e.b
         sa = self.expr(a)
         sb = self.expr(b)
+        if _would_fold(e):  # the Python frontend folds the operator (tirx/ir/fold.py): T.Add(a, b)
+            return f"T.{_RAW_NAMES[type(e)]}({sa}, {sb})"
         if type(a) is _IntImm and type(b) is _IntImm and a.ty == int32 and b.ty == int32:
             sa = f"T.int32({sa})"  # two bare literals would be folded by Python / the grammar
-        pa = _PREC.get(type(a), ATOM)
-        pb = _PREC.get(type(b), ATOM)
+        pa = _prec(a)
+        pb = _prec(b)
         if prec == CMP:
             if pa <= CMP:
                 sa = f"({sa})"
@@ -301,13 +311,15 @@ class Printer:
     def _funcbin(self, e: Any) -> str:
         a, b = e.a, e.b
         sa = self.expr(a)
+        if _would_fold(e):  # T.min(3, 4) folds in the Python frontend: T.Min(3, 4)
+            return f"T.{_RAW_NAMES[type(e)]}({sa}, {self.expr(b)})"
         if type(a) is _IntImm and type(b) is _IntImm and a.ty == int32 and b.ty == int32:
             sa = f"T.int32({sa})"
         return f"{_FUNC_BIN[type(e)]}{sa}, {self.expr(b)})"
 
     def _not(self, e: _e.Not) -> str:
         s = self.expr(e.a)
-        if _PREC.get(type(e.a), ATOM) < NOT:
+        if _prec(e.a) < NOT:
             s = f"({s})"
         return _NOT_TEXT + s
 
@@ -315,7 +327,7 @@ class Printer:
         s = self.expr(e.a)
         if type(e.a) is _IntImm and e.a.ty == int32:
             return f"~T.int32({s})"  # ~<literal> would be folded
-        if _PREC.get(type(e.a), ATOM) < UNARY:
+        if _prec(e.a) < UNARY:
             s = f"({s})"
         return _BITNOT_TEXT + s
 
@@ -324,12 +336,15 @@ class Printer:
         eargs = e.args
         parts = [self.expr(a) for a in eargs]
         if len(eargs) > 1 and isinstance(op, Op) and op.result == "arg0":
-            # op calls give bare int literals the dtype of the first typed argument;
-            # keep int32 literals int32 when that dtype differs
-            first = next((a for a in eargs if not (type(a) is _IntImm and a.ty == int32)), None)
+            # op calls give bare int literals in "x"/"f" positions the dtype of the first
+            # typed argument in such a position; keep int32 literals int32 when it differs
+            same = [op.shares_literal_dtype(k) for k in range(len(eargs))]
+            first = next(
+                (a for a, s in zip(eargs, same) if s and not (type(a) is _IntImm and a.ty == int32)), None
+            )
             if first is not None and first.ty != int32:
                 for k, a in enumerate(eargs):
-                    if type(a) is _IntImm and a.ty == int32:
+                    if same[k] and type(a) is _IntImm and a.ty == int32:
                         parts[k] = f"T.int32({parts[k]})"
         args = ", ".join(parts)
         if isinstance(op, Op):
@@ -444,7 +459,7 @@ class Printer:
     def _bind(self, s: _s.Bind, depth: int) -> None:
         value = self.expr(s.value)
         name = self.define(s.var, s.var.name)
-        self.emit(depth, f"{name}: T.let[{type_text(s.var.ty)}] = {value}")
+        self.emit(depth, f"{name}: {_LET_PRINT(self, s.var.ty)} = {value}")  # tirx.forms.LET
 
     def _store(self, s: _s.BufferStore, depth: int) -> None:
         value = self.expr(s.value)
@@ -716,7 +731,8 @@ def _compile_form(spec: _forms.FormSpec, values: bool = False) -> Any:
             txt = f"k{i}(self, {v})"
         ns[f"d{i}"] = p.default
         parts.append((pre, txt, p, i))
-    head = "T." + spec.name + "("
+    head = "T." + spec.name + ("[" if spec.role == "subscript" else "(")  # T.let[ty]
+    tail = "]" if spec.role == "subscript" else ")"
     if not any(p.print_kw or p.print_omit or p.star for p in spec.params):  # all printed: one concatenation
         for k, (pre, txt, _p, _i) in enumerate(parts):
             code += pre
@@ -724,7 +740,7 @@ def _compile_form(spec: _forms.FormSpec, values: bool = False) -> Any:
         if scoped:
             code.append("    self.pop()")
         joined = " + ', ' + ".join(f"s{k}" for k in range(len(parts)))
-        code.append(f"    return {head!r} + {joined} + ')'")
+        code.append(f"    return {head!r} + {joined} + {tail!r}")
     else:
         code.append("    out = []")
         for pre, txt, p, i in parts:
@@ -741,7 +757,7 @@ def _compile_form(spec: _forms.FormSpec, values: bool = False) -> Any:
                 code.append(f"    out.append({txt})")
         if scoped:
             code.append("    self.pop()")
-        code.append(f"    return {head!r} + ', '.join(out) + ')'")
+        code.append(f"    return {head!r} + ', '.join(out) + {tail!r}")
     exec("\n".join(code), ns)  # the code is built above from the declaration, no user text
     return ns["print_form"]
 
@@ -756,6 +772,7 @@ _LOOP_PRINT = {kind: _compile_form(f) for kind, f in _forms.LOOPS.items()}
 _TENSOR_PRINT = _compile_form(_forms.TENSOR)
 _TENSOR_VALUES = _compile_form(_forms.TENSOR, values=True)
 _PTR_PRINT = _compile_form(_forms.PTR)
+_LET_PRINT = _compile_form(_forms.LET, values=True)  # a Bind's annotation, T.let[ty]
 _BIND_PRINT = {f.node: _compile_form(f) for f in _forms.BINDINGS}
 _REGION_PRINT = {f.node: _compile_form(f) for f in _forms.REGIONS}
 _STMT_PRINT = {f.node: _compile_form(f) for f in _forms.STMTS}

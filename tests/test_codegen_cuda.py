@@ -422,8 +422,11 @@ def test_mbarrier_and_hopper_ptx_ops_compile():
             b.evaluate(call("ptx.fence_mbarrier_init"))
         b.evaluate(call("cuda.cta_sync"))
         with b.if_(t.eq(0)):
-            st = b.bind("st", call("ptx.mbarrier_arrive", p))
-            b.store(Out, (const(1),), st)
+            st = b.alloc("st", TensorType((1,), uint64, "local"))
+            # TIRx's form: the state goes to an element (the named T.ptx.mbarrier_arrive is void)
+            b.evaluate(call("ptx.mbarrier", st[0], call("cuda.cvta_generic_to_shared", p),
+                            "arrive", "", "", "shared::cta", "b64", ""))  # fmt: skip
+            b.store(Out, (const(1),), st[0])
         done = b.bind("done", call("ptx.mbarrier_try_wait_parity", p, 0))
         b.evaluate(call("ptx.fence_proxy_async"))
         b.store(Out, (t,), done.astype("uint64"))

@@ -272,6 +272,8 @@ BAD = {
     "view_arg": "[T.Ptr(T.float32)]",
     "launch_values": '"s"',
     "value": "[1]",
+    "grid_extents": "1.5",  # (T.grid, a derived-style form: tests/test_forms_derived.py)
+    "unset": "1",  # (the TVM keywords of derived forms)
 }
 # a call with one argument too many where the plain one would be another valid spelling
 # (alloc_tensor's positional form is T.Tensor's), or takes any number (device_entry's values)
@@ -280,7 +282,7 @@ EXTRA = {
     "device_entry": ("T.device_entry(1, 1, 1, 128, 1, 1, n)", "it takes 6 launch values"),
 }
 # Python-only keywords of a T function (its own spelling of the form's values)
-PY_ONLY = {"device_entry": {"launch", "grid", "block", "cluster", "dynamic_smem_bytes"}}
+PY_ONLY = {"device_entry": {"launch", "grid", "block", "cluster", "dynamic_smem_bytes", "kernel_attrs"}}
 
 
 def test_every_form_has_a_generator_and_every_kind_a_bad_value():

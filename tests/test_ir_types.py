@@ -23,6 +23,14 @@ KINDS = {
     "bfloat16": ("bfloat", 16),
     "float8_e4m3fn": ("float8", 8),
     "float8_e5m2": ("float8", 8),
+    "float8_e3m4": ("float8", 8),
+    "float8_e4m3fnuz": ("float8", 8),
+    "float8_e4m3b11fnuz": ("float8", 8),
+    "float8_e5m2fnuz": ("float8", 8),
+    "float8_e8m0fnu": ("float8", 8),
+    "float6_e2m3fn": ("float6", 6),
+    "float6_e3m2fn": ("float6", 6),
+    "float4_e2m1fn": ("float4", 4),
 }
 
 
@@ -40,7 +48,8 @@ def test_scalar_dtypes(name):
     assert t.element is t
     assert parse_dtype(name) is t is prim(name)  # interned
     assert t.is_int == (t.kind in ("int", "uint"))
-    assert t.is_float == (t.kind in ("float", "bfloat", "float8"))
+    assert t.is_float == (t.kind in ("float", "bfloat", "float8", "float6", "float4"))
+    assert t.is_minifloat == (t.kind in ("float8", "float6", "float4"))
     assert t.is_bool == (name == "bool")
     assert t.bytes == max(1, KINDS[name][1] // 8)
 

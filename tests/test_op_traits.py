@@ -19,9 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_builtin_traits():
     ops = all_ops(builtin_only=True)
     assert ops["if_then_else"].traits.select and ops["if_then_else"].traits.lazy_args == (1, 2)
-    for n in ("cuda.atomic_add", "cuda.atomic_max", "cuda.atomic_min", "cuda.atomic_exch", "cuda.atomic_cas"):
+    for n in ("cuda.atomic_add", "cuda.atomic_max", "cuda.atomic_min", "cuda.atomic_exch", "cuda.atomic_cas",
+              "atomic_add"):  # fmt: skip
         assert ops[n].traits.atomic == 0
     assert {n for n, o in ops.items() if o.traits.atomic is not None} == {
+        "atomic_add",
         "cuda.atomic_add",
         "cuda.atomic_max",
         "cuda.atomic_min",

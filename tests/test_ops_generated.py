@@ -55,11 +55,6 @@ OPS: dict[str, Op] = all_ops(builtin_only=True)
 #: op -> (parts it is left out of, why). Parts: "roundtrip", "differential" (compile,
 #: interpreter and GPU), "gpu" (only the GPU run).
 SKIP: dict[str, tuple[frozenset[str], str]] = {
-    "ptx.map_shared_rank": (
-        frozenset({"differential"}),
-        "needs a cluster launch and a shared-memory address; its value is an address, which "
-        "differs between the GPU and the interpreter",
-    ),
     "ptx.mapa": (
         frozenset({"differential"}),
         "needs a cluster launch and a shared-memory pointer; its value is an address",
@@ -69,19 +64,27 @@ SKIP: dict[str, tuple[frozenset[str], str]] = {
         "its mask must include the calling lane (CUDA: undefined otherwise, an illegal instruction "
         "on the H200), which edge inputs do not; checked in tests/test_cuda_builtins.py",
     ),
-    "cuda.any_sync": (
+    "cuda.reduce_add_sync_u32": (
         frozenset({"differential"}),
         "its mask must include the calling lane (as cuda.ballot_sync); checked in tests/test_cuda_builtins.py",
     ),
-    "ptx.setmaxnreg_inc": (
-        frozenset({"gpu"}),
-        "its register count must fit the kernel's allocation (undefined otherwise); compiled "
-        "and interpreted only",
+    "cuda.reduce_min_sync_u32": (
+        frozenset({"differential"}),
+        "its mask must include the calling lane (as cuda.ballot_sync); checked in tests/test_cuda_builtins.py",
     ),
-    "ptx.setmaxnreg_dec": (
-        frozenset({"gpu"}),
-        "its register count must fit the kernel's allocation (undefined otherwise); compiled "
-        "and interpreted only",
+    "cuda.trap_when_assert_failed": (
+        frozenset({"differential"}),
+        "edge inputs make the condition false, which aborts the kernel (the interpreter raises); "
+        "checked in tests/test_cuda_builtins.py",
+    ),
+    "assume": (
+        frozenset({"differential"}),
+        "edge inputs make the assumption false: undefined behaviour in CUDA, an error in the "
+        "interpreter; checked in tests/test_cuda_builtins.py",
+    ),
+    "cuda.any_sync": (
+        frozenset({"differential"}),
+        "its mask must include the calling lane (as cuda.ballot_sync); checked in tests/test_cuda_builtins.py",
     ),
 }
 
@@ -242,12 +245,13 @@ _N_LIT = 32  # "n" literal positions (a valid alignment, register count, wait de
 
 
 def _float_lanes(dt: str) -> list[np.ndarray]:
-    """X0, X1, X2: the edge list in every position (rotated), then every (X0, X1) pair."""
+    """X0..X3: the edge list in every position (rotated), then every (X0, X1) pair."""
     e = _F_EDGE
     x0 = e + [a for a in _F_PAIR for _ in _F_PAIR]
     x1 = e[::-1] + [b for _ in _F_PAIR for b in _F_PAIR]
     x2 = x1[7:] + x1[:7]
-    return [as_dtype(np.array(v, np.float64), dt) for v in (x0, x1, x2)]
+    x3 = x0[5:] + x0[:5]
+    return [as_dtype(np.array(v, np.float64), dt) for v in (x0, x1, x2, x3)]
 
 
 def _int_lanes(dt: str) -> list[np.ndarray]:
@@ -257,7 +261,8 @@ def _int_lanes(dt: str) -> list[np.ndarray]:
     x0 = vals + [a for a in vals for _ in vals]
     x1 = vals[::-1] + [b for _ in vals for b in vals]
     x2 = x1[3:] + x1[:3]
-    return [np.array(v, dtype=dt) for v in (x0, x1, x2)]
+    x3 = x0[5:] + x0[:5]
+    return [np.array(v, dtype=dt) for v in (x0, x1, x2, x3)]
 
 
 def _pad(x: np.ndarray, n: int) -> np.ndarray:
@@ -308,9 +313,9 @@ def build_differential(cases: list[Case], dt: str | None, name: str):
     edt = _elem_dtype(dt)
     bld = IRBuilder()
     with bld, bld.function(name):
-        X = [bld.param(f"X{j}", TensorType((n,), PrimType(edt))) for j in range(3)]
-        I32 = [bld.param(f"I{j}", TensorType((n,), int32)) for j in range(3)]
-        B = [bld.param(f"B{j}", TensorType((n,), as_type("bool"))) for j in range(3)]
+        X = [bld.param(f"X{j}", TensorType((n,), PrimType(edt))) for j in range(4)]
+        I32 = [bld.param(f"I{j}", TensorType((n,), int32)) for j in range(4)]
+        B = [bld.param(f"B{j}", TensorType((n,), as_type("bool"))) for j in range(4)]
         ptrs = [
             bld.param(f"P{k}_{j}", TensorType((n,), PrimType(edt)))
             for k, c in enumerate(cases)

@@ -631,7 +631,7 @@ def test_data_pointer_of_alloc_prints_as_dot_data():
 def test_deep_expression_does_not_hit_recursion_limit():
     e = x
     for k in range(20000):
-        e = Add(e, const(k % 7)) if k % 2 else Sub(const(1), e)
+        e = Add(e, const(k % 7 + 1)) if k % 2 else Sub(const(1), e)  # + 0 would print T.Add(e, 0)
     text = dumps(e)
     assert text.count("(") == text.count(")")
     assert text.startswith("1 - (")

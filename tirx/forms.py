@@ -6,8 +6,11 @@ expression forms (``T.Ramp``, ``T.Broadcast``, ``T.Select``, ``T.Cast``, ``T.Let
 ``T.parallel`` / ``T.thread_binding`` / ``range``), the types (``T.Tensor``, ``T.Ptr``), the
 binding statements (``X = T.alloc_tensor(...)``, ``X = T.decl_tensor(...)``), the regions
 (``with T.device_entry(...)``, ``with T.attr(...)``) and the statements (``T.evaluate``,
-``T.func_attr``) are each one :class:`FormSpec` here (its ``role`` says which), read by
-three consumers, the way an assembly format drives both parse and print:
+``T.func_attr``), the subscript ``T.let[ty]`` and ``T.grid`` are each one :class:`FormSpec`
+here (its ``role`` says which), read by three consumers, the way an assembly format drives
+both parse and print; the conveniences ``T.alloc_shared`` / ``T.alloc_local`` /
+``T.alloc_buffer`` / ``T.decl_buffer`` / ``T.cast`` are derived forms (:func:`derive`): their
+own parameters, built (and printed) as a base form with fixed values:
 
 * the Python frontend (``tirx/script/tirx.py``): ``T.Ramp`` is :meth:`FormSpec.function`;
 * the text loader (``grammar/_transform.py``): a call ``T.Ramp(...)`` binds and builds
@@ -67,7 +70,10 @@ from .ir.types import PointerType, PrimType, TensorType, Type, as_type, int32, p
 
 __all__ = [
     "BINDINGS",
+    "DERIVED",
     "FORMS",
+    "GRID",
+    "LET",
     "LOOPS",
     "RANGE",
     "TYPES",
@@ -77,6 +83,7 @@ __all__ = [
     "Pending",
     "by_name",
     "by_node",
+    "derive",
     "describe",
     "loop_head",
     "loop_stop",
@@ -295,6 +302,34 @@ def _tensor_arg(fname: str, p: Param, v: Any) -> TensorType:
     raise FormError(f"{fname}: {p.name} must be a list of one T.Tensor(shape, dtype, ...), got {describe(v)}")
 
 
+def _grid_extents(fname: str, p: Param, v: tuple) -> tuple:
+    """``*extents`` of ``T.grid``: each an integer or a ``(start, extent)`` pair of integers."""
+    out = []
+    for e in v:
+        if type(e) is int:  # the common extent
+            out.append((0, e))
+            continue
+        pair = type(e) in (tuple, list)
+        if pair and len(e) != 2:
+            raise FormError(f"{fname}: a tuple extent is (start, extent), got {len(e)} values")
+        start, ext = e if pair else (0, e)
+        try:
+            out.append((_dim(fname, p.name, start), _dim(fname, p.name, ext)))
+        except FormError:
+            raise FormError(
+                f"{fname}: extents must be integers or (start, extent) pairs of integers, got {describe(e)}"
+            ) from None
+    return tuple(out)
+
+
+def _unset(fname: str, p: Param, v: Any) -> None:
+    if v is not None:
+        raise FormError(
+            f"{fname}: unsupported argument {p.name} (tirx has no {p.name}; only None is accepted)"
+        )
+    return None
+
+
 #: kind -> (checker/converter, what the printer writes for it)
 KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "expr": _expr,  # printed as an expression
@@ -317,6 +352,8 @@ KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "view_arg": _tensor_arg,  # the same for a view: printed without scope (the pointer has it)
     "launch_values": _launch_values,  # *values: scalar integer expressions
     "value": _value,  # an expression or a string (T.attr's value)
+    "grid_extents": _grid_extents,  # *extents: integers or (start, extent) pairs (T.grid)
+    "unset": _unset,  # a TVM keyword tirx has no meaning for: only None (derived forms' tvm=True)
 }
 
 
@@ -363,22 +400,26 @@ class FormSpec:
     (``(start, extent, kind, step, annotations, thread)``, see :func:`loop_head`), ``"bind"``
     a binding statement: a :class:`Pending` that the assignment target's name completes
     (``X = T.alloc_tensor(...)``), ``"region"`` the header of a ``with`` region (its node's
-    fields but the body), ``"stmt"`` a statement (a :class:`Pending` emitted where it stands);
-    each front end wraps loops, bindings, regions and statements its own way.
+    fields but the body), ``"stmt"`` a statement (a :class:`Pending` emitted where it stands),
+    ``"loops"`` several loop headers (``T.grid``), ``"subscript"`` the value of
+    ``T.<name>[...]`` (``T.let[T.int32]``: the type; see :meth:`subscript`);
+    each front end wraps loops, bindings, regions and statements its own way. ``base``: the
+    form(s) a derived form builds (:func:`derive`); it has no ``unparse``, the base prints.
     ``normalize(pos, kw)``, when given, rewrites a call before binding (another spelling of
     the same call); ``kw_normalize``: it only rewrites calls with keywords, so a positional
     call keeps the fast path. ``builtin``: written without ``T.``.
     """
 
-    __slots__ = ("aliases", "build", "builtin", "call", "defaults", "doc", "fast", "fields", "hi", "index",
-                 "kw_normalize", "lo", "name", "node", "normalize", "params", "pos_idx", "role", "star",
+    __slots__ = ("aliases", "base", "build", "builtin", "call", "defaults", "doc", "fast", "fields", "hi",
+                 "index", "kw_normalize", "lo", "name", "node", "normalize", "params", "pos_idx", "role", "star",
                  "unparse")  # fmt: skip
 
     def __init__(self, name: str, params: tuple, node: type | None, build: Callable[..., Any],
                  unparse: Callable[[Any], tuple] | tuple[str, ...] | None = None, aliases: tuple = (), doc: str = "",
                  role: str = "expr", normalize: Callable | None = None, builtin: bool = False,
-                 kw_normalize: bool = False):  # fmt: skip
+                 kw_normalize: bool = False, base: tuple | None = None):  # fmt: skip
         self.name = name
+        self.base = base  # a derived form: the form(s) it builds and prints as (see derive)
         self.params = tuple(params)
         self.node = node
         self.build = build
@@ -418,6 +459,12 @@ class FormSpec:
         return f"FormSpec({self.fname}({', '.join(map(repr, self.params))}) -> {getattr(self.node, '__name__', None)})"
 
     # -------------------------------------------------------------- parse direction
+    def subscript(self, index: Any, span: Any = None) -> Any:
+        """``T.<name>[index]`` (a ``"subscript"`` form, ``T.let[T.int32]``): the index's items
+        are the positional arguments, as Python passes a tuple index."""
+        pos = list(index) if type(index) is tuple else [index]
+        return self.call(pos, {}, span, self.fname + "[...]")
+
     def bind(self, pos: list | tuple, kw: dict, fname: str | None = None) -> list:
         """The raw argument values in parameter order (defaults filled in), or FormError."""
         fname = fname or self.fname
@@ -463,6 +510,11 @@ class FormSpec:
         is this, generated as straight-line code for the form: :func:`_compile_call`.)"""
         fname = fname or self.fname
         n = len(pos)
+        if not kw and n and self.star is not None and self.normalize is None:  # *values only
+            vals = list(self.defaults)
+            p = self.params[self.star]
+            vals[self.star] = p.conv(fname, p, tuple(pos))
+            return self.build(*vals, span=span)
         if not kw and self.fast and self.lo <= n <= self.hi:  # positional only, in parameter order
             return self.build(
                 *[v if v is p.default else p.conv(fname, p, v) for p, v in zip(self.params, pos)],
@@ -572,7 +624,13 @@ def _compile_function(spec: FormSpec, unwrap: Callable, wrap: Callable | None, f
                     vals.append(f"v{i}")
                 else:
                     vals.append(f"d{i}")
-            code.append(f"        return wrap(build({', '.join(vals)}, span=None))")
+            code.append(f"        return wrap(build({''.join(v + ', ' for v in vals)}span=None))")
+    elif spec.star is not None and spec.normalize is None:  # *values, positional only
+        vals = []
+        for i, p in enumerate(params):
+            ns[f"p{i}"], ns[f"d{i}"], ns[f"c{i}"] = p, p.default, p.conv
+            vals.append(f"c{i}(fname, p{i}, tuple([unwrap(a) for a in args]))" if i == spec.star else f"d{i}")
+        code += ["    if args and not kwargs:", f"        return wrap(build({', '.join(vals)}, span=None))"]
     code += [
         "    if kwargs:",
         "        kwargs = {k: unwrap(v) for k, v in kwargs.items()}",
@@ -823,7 +881,18 @@ PTR = FormSpec(
     doc='``T.Ptr(T.float32)``, ``T.Ptr(T.uint64, "shared")``: a pointer type (``T.Ptr()``: to void).',
 )  # fmt: skip
 
-TYPES: tuple[FormSpec, ...] = (TENSOR, PTR)
+
+def _b_none_type(span: Any = None) -> Type:
+    return void
+
+
+#: ``-> T.NoneType()``: TIRx's return annotation of a function that returns nothing (void)
+NONE_TYPE = FormSpec(
+    "NoneType", (), type(void), _b_none_type, None, role="type",
+    doc="``T.NoneType()``: the type of no value (``void``); TIRx writes it as a return annotation.",
+)  # fmt: skip
+
+TYPES: tuple[FormSpec, ...] = (TENSOR, PTR)  # NONE_TYPE: input only (void prints as T.void)
 
 
 # ------------------------------------------------------------------ binding statements
@@ -934,20 +1003,24 @@ REGIONS: tuple[FormSpec, ...] = (
 )  # fmt: skip
 
 
-BINDINGS: tuple[FormSpec, ...] = (
-    FormSpec(
-        "alloc_tensor", (Param("ty_args", "tensor_arg", kw_only=True), Param("annotations", "dict", None, kw_only=True)),
-        AllocBuffer, _b_alloc, lambda s: (s.buffer, s.annotations or None), role="bind",
-        normalize=_alloc_spellings,
-        doc="``X = T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope=...)], annotations={...})``",
-    ),
-    FormSpec(
-        "decl_tensor", (Param("data", "ptrvar"), Param("ty_args", "view_arg", kw_only=True)),
-        DeclBuffer, _b_decl, lambda s: (s.buffer.data, s.buffer), role="bind",
-        doc="``X = T.decl_tensor(p, ty_args=[T.Tensor(shape, dtype)])``: a tensor view over the pointer ``p``.",
-    ),
+ALLOC_TENSOR = FormSpec(
+    "alloc_tensor", (Param("ty_args", "tensor_arg", kw_only=True), Param("annotations", "dict", None, kw_only=True)),
+    AllocBuffer, _b_alloc, lambda s: (s.buffer, s.annotations or None), role="bind",
+    normalize=_alloc_spellings,
+    doc="``X = T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope=...)], annotations={...})``",
 )  # fmt: skip
+DECL_TENSOR = FormSpec(
+    "decl_tensor", (Param("data", "ptrvar"), Param("ty_args", "view_arg", kw_only=True)),
+    DeclBuffer, _b_decl, lambda s: (s.buffer.data, s.buffer), role="bind",
+    doc="``X = T.decl_tensor(p, ty_args=[T.Tensor(shape, dtype)])``: a tensor view over the pointer ``p``.",
+)  # fmt: skip
+BINDINGS: tuple[FormSpec, ...] = (ALLOC_TENSOR, DECL_TENSOR)
 
+
+CAST = FormSpec(
+    "Cast", (Param("dtype", "dtype"), Param("value", "expr")), Cast, _b_cast, ("ty", "value"),
+    doc='``T.Cast("int64", e)``: always a Cast node (``T.cast`` skips a no-op cast).',
+)  # fmt: skip
 
 FORMS: tuple[FormSpec, ...] = (
     FormSpec(
@@ -962,14 +1035,10 @@ FORMS: tuple[FormSpec, ...] = (
     ),
     FormSpec(
         "Select", (Param("cond", "expr"), Param("true_value", "expr"), Param("false_value", "expr")),
-        Select, _b_select, ("cond", "true_value", "false_value"), aliases=("select",),
+        Select, _b_select, ("cond", "true_value", "false_value"),
         doc="``T.Select(cond, a, b)``: both arms are evaluated (``T.if_then_else`` is the lazy form).",
     ),
-    FormSpec(
-        "Cast", (Param("dtype", "dtype"), Param("value", "expr")), Cast, _b_cast,
-        ("ty", "value"),
-        doc='``T.Cast("int64", e)``: always a Cast node (``T.cast`` skips a no-op cast).',
-    ),
+    CAST,
     FormSpec(
         "Let", (Param("binding", "binding"), Param("body", "expr")), Let, _b_let,
         lambda e: ((e.var, e.value), e.body),
@@ -987,8 +1056,225 @@ FORMS: tuple[FormSpec, ...] = (
     *STMTS,
 )  # fmt: skip
 
+# ------------------------------------------------------------------ derived forms
+#: the form a parameter kind holds: a derived form routes that form's parameters into it
+#: (``T.alloc_shared(shape, dtype)``'s shape and dtype go into ``ty_args=[T.Tensor(...)]``)
+_NESTED: dict[str, FormSpec] = {"tensor_arg": TENSOR, "view_arg": TENSOR}
+
+#: TVM keywords tirx has no meaning for: a derived form with ``tvm=True`` accepts them left None
+#: (keyword-only parameters of kind ``unset``), and ``offset_factor=`` with any value (dropped:
+#: it only constrains TVM's buffer offsets)
+TVM_UNSET = ("data", "layout", "allocated_addr", "buffer_type", "axis_separators")
+
+
+def _plan(base: FormSpec, names: frozenset) -> tuple:
+    """How the named values reach ``base``'s parameters: per parameter ``(name, None, default)``
+    (taken by name), ``(None, form, sub-plan)`` (a nested form built from the names it has) or
+    ``(None, None, default)`` (the base's default)."""
+    own = {p.name for p in base.params}
+    plan = []
+    for p in base.params:
+        sub = _NESTED.get(p.kind)
+        if p.name in names:
+            plan.append((p.name, None, p.default))
+        elif sub is not None:
+            inner = tuple((q.name if q.name in names and q.name not in own else None, None, q.default)
+                          for q in sub.params)  # fmt: skip
+            plan.append((None, sub, inner))
+        else:
+            plan.append((None, None, p.default))
+    return tuple(plan)
+
+
+def _compile_derived(name: str, pnames: tuple, fixed: dict, plans: list, check: Callable | None,
+                     shortcut: Callable | None) -> Callable:  # fmt: skip
+    """The build of a derived form, generated once from its routing (straight-line code, as fast
+    as the hand-written convenience it replaces): the converted values ``v0, v1, ...`` in
+    parameter order (the unset TVM keywords after them are ignored) -> the base form's build
+    with its arguments in place, nested forms built inline."""
+    ns: dict[str, Any] = {"FNAME": "T." + name, "check": check, "shortcut": shortcut}
+    val = {n: f"v{i}" for i, n in enumerate(pnames)}
+    for k, (n, v) in enumerate(fixed.items()):
+        ns[f"F{k}"] = v
+        val[n] = f"F{k}"
+    counter = iter(range(1 << 30))
+
+    def args(plan: tuple) -> str:
+        out = []
+        for n, sub, default in plan:
+            k = next(counter)
+            if sub is not None:
+                ns[f"S{k}"] = sub.build
+                out.append(f"S{k}({args(default)}span=span)")
+                continue
+            ns[f"D{k}"] = default
+            e = val.get(n) if n is not None else None
+            if e is None:
+                out.append(f"D{k}")
+            elif default is None or default is REQUIRED or e[0] == "F":  # (a fixed value is given)
+                out.append(e)
+            else:  # a None given is the base's default
+                out.append(f"(D{k} if {e} is None else {e})")
+        return "".join(a + ", " for a in out)
+
+    code = [f"def build({''.join(v + ', ' for v in val.values() if v[0] == 'v')}*_unset, span=None):"]
+    if check is not None or shortcut is not None:
+        code.append("    d = {" + ", ".join(f"{n!r}: {e}" for n, e in val.items()) + "}")
+    if check is not None:
+        code.append("    check(FNAME, d)")
+    if shortcut is not None:
+        code += ["    r = shortcut(d)", "    if r is not None:", "        return r"]
+    for i, (b, plan, required) in enumerate(plans):
+        ns[f"B{i}"] = b.build
+        call = f"B{i}({args(plan)}span=span)"
+        if i < len(plans) - 1 and required:
+            code += [
+                f"    if {' and '.join(f'{val[r]} is not None' for r in required)}:",
+                f"        return {call}",
+            ]
+        else:
+            code.append(f"    return {call}")
+            break
+    exec("\n".join(code), ns)  # the code is built above from the declaration, no user text
+    build = ns["build"]
+    build.__name__ = build.__qualname__ = f"_b_{name}"
+    return build
+
+
+def derive(name: str, base: FormSpec | tuple, params: tuple, fixed: dict | None = None, *, aliases: tuple = (),
+           doc: str = "", check: Callable | None = None, shortcut: Callable | None = None,
+           tvm: bool = False) -> FormSpec:  # fmt: skip
+    """A convenience spelling of a base form, declared once: ``T.<name>`` with its own
+    parameters (bound, checked and worded by the same rules as any form's, in both front
+    ends), built as ``base`` with each value routed by name to the base parameter of that name
+    (or to that parameter of the form a base parameter holds: ``ty_args``' ``T.Tensor``),
+    ``fixed`` values added, the base's defaults for the rest (a None given is the default).
+
+    ``base`` may be a tuple: the first form whose required parameters all have a value
+    (``T.decl_buffer`` is ``T.decl_tensor`` given ``data=``, else ``T.alloc_tensor``).
+    ``check(fname, values)`` rejects a combination the kinds cannot see; ``shortcut(values)``
+    may give the value without building the base (``T.cast`` to the value's own dtype);
+    ``tvm``: TVM's keywords of :data:`TVM_UNSET` are accepted when None (and ``offset_factor=``,
+    dropped). The derived form has
+    no ``unparse``: the printer prints what it built, the base form."""
+    bases = base if isinstance(base, tuple) else (base,)
+    fixed = dict(fixed or {})
+    names = frozenset([*(p.name for p in params), *fixed])
+    plans = []
+    for b in bases:
+        plan = _plan(b, names)
+        required = tuple(p.name for p in b.params if p.default is REQUIRED and p.name in names)
+        plans.append((b, plan, required))
+    reached = {n for _b, plan, _r in plans for n in _names_in(plan)}
+    if names - reached:
+        raise ValueError(
+            f"derive {name}: {', '.join(sorted(names - reached))} reach no parameter of its base"
+        )
+    pnames = tuple(p.name for p in params)
+    if tvm:
+        params = (*params, *(Param(k, "unset", None, kw_only=True) for k in TVM_UNSET if k not in pnames))
+    build = _compile_derived(name, pnames, fixed, plans, check, shortcut)
+    return FormSpec(
+        name, params, bases[0].node, build, None, aliases=aliases, doc=doc, role=bases[0].role,
+        normalize=_tvm_keywords if tvm else None, kw_normalize=True, base=bases,
+    )  # fmt: skip
+
+
+def _names_in(plan: tuple) -> list:
+    out = []
+    for name, sub, default in plan:
+        if sub is not None:
+            out += _names_in(default)
+        elif name is not None:
+            out.append(name)
+    return out
+
+
+def _view_scope(fname: str, d: dict) -> None:
+    data, scope = d["data"], d["scope"]
+    if data is not None and scope is not None and scope != data.ty.scope:
+        raise FormError(f"{fname}: scope={scope!r} differs from the pointer's scope {data.ty.scope!r}")
+
+
+def _same_dtype(d: dict) -> Any:
+    """``T.cast`` of a value already of that dtype is the value."""
+    v = d["value"]
+    if not isinstance(v, PrimExpr):
+        v = convert(v)
+    return v if v.ty == d["dtype"] else None
+
+
+_SHAPE, _DTYPE = Param("shape", "shape"), Param("dtype", "primtype", "float32")
+_STRIDES, _ALIGN = Param("strides", "dims", (), kw_only=True), Param("align", "nat", 0, kw_only=True)
+_ELEM_OFFSET = Param("elem_offset", "dim", None, kw_only=True)
+_ANNOTATIONS = Param("annotations", "dict", None, kw_only=True)
+
+
+def _alloc_in(scope: str, aliases: tuple = ()) -> FormSpec:
+    return derive(
+        f"alloc_{scope}", ALLOC_TENSOR, (_SHAPE, _DTYPE, _STRIDES, _ALIGN, _ANNOTATIONS), {"scope": scope},
+        aliases=aliases, tvm=True,
+        doc=f'``X = T.alloc_{scope}(shape, dtype)``: ``T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope="{scope}")])``.',
+    )  # fmt: skip
+
+
+#: conveniences that build (and print as) a base form
+DERIVED: tuple[FormSpec, ...] = (
+    _alloc_in("shared", aliases=("smem",)),
+    _alloc_in("local"),
+    derive(
+        "alloc_buffer", ALLOC_TENSOR,
+        (_SHAPE, _DTYPE, Param("scope", "str", "global"), _STRIDES, _ELEM_OFFSET, _ALIGN, _ANNOTATIONS),
+        tvm=True, doc="``X = T.alloc_buffer(shape, dtype, scope)``: ``T.alloc_tensor`` of that ``T.Tensor``.",
+    ),
+    derive(
+        "decl_buffer", (DECL_TENSOR, ALLOC_TENSOR),
+        (_SHAPE, _DTYPE, Param("data", "ptrvar", None), Param("scope", "str", None), _STRIDES, _ELEM_OFFSET, _ALIGN),
+        check=_view_scope, tvm=True,
+        doc="``X = T.decl_buffer(shape, dtype, data=p)``: ``T.decl_tensor(p, ty_args=[T.Tensor(shape, dtype)])`` "
+        "(the pointer's scope); without ``data``, ``T.alloc_tensor`` in ``scope`` (default global).",
+    ),
+    derive(
+        "cast", CAST, (Param("value", "expr"), Param("dtype", "dtype")), shortcut=_same_dtype,
+        doc='``T.cast(e, "float32")``: ``T.Cast("float32", e)``, or ``e`` itself when it has that dtype.',
+    ),
+)  # fmt: skip
+
+
+def _b_grid(extents: tuple, span: Any = None) -> tuple:
+    if not extents:
+        raise FormError("T.grid needs at least one extent")
+    heads = []
+    for start, ext in extents:
+        if type(start) is int and isinstance(ext, PrimExpr):
+            start = _lit(start, ext, span)
+        heads.append((start, ext, ForKind.SERIAL, None, None, None))
+    return tuple(heads)
+
+
+#: ``for i, j in T.grid(m, (lo, ext))``: nested serial loops, printed as the loops they are
+GRID = FormSpec(
+    "grid", (Param("extents", "grid_extents", (), star=True),), For, _b_grid, role="loops",
+    base=(LOOPS[ForKind.SERIAL],),
+    doc="``for i, j in T.grid(m, (lo, ext))``: nested serial loops; an extent may be ``(start, extent)``.",
+)  # fmt: skip
+
+
+def _b_let_type(ty: Type, span: Any = None) -> Type:
+    return ty
+
+
+#: ``x: T.let[T.int32] = v``: an immutable binding of that type. The build gives the type; each
+#: front end wraps it as its annotation value (the Python parser's ``LetAnn``); the printer
+#: writes a ``Bind`` with it. ``x: T.let = v`` (no type) is the bare marker.
+LET = FormSpec(
+    "let", (Param("ty", "type"),), None, _b_let_type, ("ty",), role="subscript",
+    doc="``x: T.let[T.int32] = v``: an immutable binding (``Bind``) of that type.",
+)  # fmt: skip
+
+
 _BY_NAME: dict[str, FormSpec] = {}
-for _f in FORMS:
+for _f in (*FORMS, *DERIVED, GRID, LET, NONE_TYPE):
     for _n in (_f.name, *_f.aliases):
         _BY_NAME[_n] = _f
 _BY_NODE: dict[type, FormSpec] = {f.node: f for f in FORMS if f.role == "expr" and f.unparse is not None}

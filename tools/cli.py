@@ -1,4 +1,4 @@
-"""The ``tirx`` command line: fmt, check, roundtrip, fuzz, compile (and demo).
+"""The ``tirx`` command line: fmt, check, roundtrip, fuzz, opt, passes, compile (and demo).
 
 Exit codes: 0 success, 1 a check failed (a file does not load, would be reformatted,
 breaks an invariant; a fuzz counterexample), 2 usage errors (argparse) and unusable
@@ -281,6 +281,107 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     return 1
 
 
+# ------------------------------------------------------------------ passes / opt
+_PLUGINS: set[str] = set()
+
+
+def _load_plugins(paths: list[str] | None) -> int:
+    """Import each plugin file (Python that registers passes with tirx.passes.register_pass);
+    2 when one cannot be imported."""
+    import importlib.util
+
+    for path in paths or ():
+        if not os.path.isfile(path):
+            _err(f"tirx: error: no such plugin file: {path}")
+            return 2
+        key = os.path.realpath(path)
+        if key in _PLUGINS:  # imported once per process
+            continue
+        _PLUGINS.add(key)
+        spec = importlib.util.spec_from_file_location(f"tirx_plugin_{len(_PLUGINS)}", path)
+        mod = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(mod)  # the user's own code, asked for by --plugin
+        except Exception as e:
+            _err(f"tirx: error: plugin {path} failed to import: {type(e).__name__}: {e}")
+            return 2
+    return 0
+
+
+def cmd_passes(args: argparse.Namespace) -> int:
+    from tirx.passes import registered_passes
+
+    rc = _load_plugins(args.plugin)
+    if rc:
+        return rc
+    for name, info in registered_passes().items():
+        opts = " ".join(f"{k}={json_like(v)}" for k, v in info.options.items())
+        print(f"{name}" + (f"{{{opts}}}" if opts else ""))
+        if info.doc:
+            print(f"    {info.doc}")
+    return 0
+
+
+def json_like(v: Any) -> str:
+    """An option default as a pipeline string writes it."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v) if isinstance(v, str) else str(v)
+
+
+def cmd_opt(args: argparse.Namespace) -> int:
+    from tirx.passes import PassContext, PassTiming, PrintIR, VerifyAfterEach, build_pipeline
+
+    import tirx
+
+    rc = _load_plugins(args.plugin)
+    if rc:
+        return rc
+    try:
+        pipeline = build_pipeline(args.passes)
+    except (ValueError, TypeError) as e:
+        _err(f"tirx opt: error: {e}")
+        return 2
+    if args.output and len(args.files) > 1 and not os.path.isdir(args.output):
+        _err("tirx opt: error: with several files, -o must name an existing directory")
+        return 2
+    files = _Files()
+    timing = PassTiming() if args.timing else None
+    instruments = [i for i in (timing,) if i is not None]
+    if args.print_after_all:
+        instruments.append(PrintIR(diff=False, stream=sys.stderr))
+    if args.verify_each:
+        instruments.append(VerifyAfterEach())
+    outs = []
+    for path in args.files:
+        with files.guard(path):
+            obj, _text = _load_stdin() if path == "-" else _load_file(path)
+            with PassContext(instruments=instruments):
+                out = pipeline(obj)
+            outs.append((path, tirx.dumps(out)))
+    for path, text in outs:
+        if args.output is None:
+            sys.stdout.write(text)
+        else:
+            dest = args.output
+            if os.path.isdir(dest):
+                dest = os.path.join(dest, os.path.basename(path) if path != "-" else "stdin.tirx")
+            with open(dest, "w", encoding="utf-8") as f:
+                f.write(text)
+    if timing is not None:
+        _err("pass                           total")
+        for name, t in timing.totals().items():
+            _err(f"{name:<28} {t * 1e3:9.3f} ms")
+    return 1 if files.failed else 0
+
+
+def _load_stdin() -> tuple[Any, str]:
+    import tirx
+
+    text = sys.stdin.read()
+    return tirx.loads(text, source_name="<stdin>"), text
+
+
 # ------------------------------------------------------------------ compile
 def cmd_compile(args: argparse.Namespace, extra: list[str]) -> int:
     import tirx
@@ -305,19 +406,30 @@ def cmd_compile(args: argparse.Namespace, extra: list[str]) -> int:
             return 1
     if files.failed or k is None:
         return 1
-    src = getattr(k, "source", None)
-    if src is None:
-        _err(f"error: the {target!r} target produced no source to print")
+    what = "ptx" if args.ptx else "cubin" if args.cubin else "source"
+    out = getattr(k, what, None)
+    if out is None:
+        _err(f"error: the {target!r} target produced no {what}")
         return 1
-    print(src, end="" if str(src).endswith("\n") else "\n")
+    if args.output is not None:
+        mode = "wb" if isinstance(out, (bytes, bytearray)) else "w"
+        with open(args.output, mode) as f:
+            f.write(out)
+        return 0
+    if isinstance(out, (bytes, bytearray)):
+        _err("tirx compile: error: --cubin is binary: write it to a file with -o")
+        return 2
+    print(out, end="" if str(out).endswith("\n") else "\n")
     return 0
 
 
 # ------------------------------------------------------------------ parser
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="tirx", description="tirx: .tirx text tools (format, check, round-trip, fuzz, compile)."
+        prog="tirx",
+        description="tirx: .tirx text tools (format, check, round-trip, fuzz, pass pipelines, compile).",
     )
+    p.add_argument("--version", action="version", version=f"tirx {_version()}")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
 
     f = sub.add_parser(
@@ -425,9 +537,44 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument(
         "--target", default="cuda", help="target string, e.g. 'cuda' or 'cuda -arch=sm_90a' (default cuda)"
     )
+    k.add_argument("-o", "--output", default=None, metavar="OUT", help="write to OUT instead of stdout")
+    kind = k.add_mutually_exclusive_group()
+    kind.add_argument("--ptx", action="store_true", help="the PTX NVRTC produced, not the CUDA source")
+    kind.add_argument("--cubin", action="store_true", help="the cubin (binary: needs -o)")
+
+    o = sub.add_parser(
+        "opt",
+        help="run a pass pipeline over .tirx files",
+        description=(
+            "Load each FILE ('-' for stdin), run the passes named by --passes (mlir-opt style: "
+            "'convert-ssa,cse,verify{require_ssa=true}'; `tirx passes` lists names and options) and "
+            "print the result, or write it with -o."
+        ),
+    )
+    o.add_argument("files", nargs="+", metavar="FILE")
+    o.add_argument("--passes", "-p", required=True, metavar="PIPELINE", help="comma-separated pass names")
+    o.add_argument(
+        "-o", "--output", default=None, metavar="OUT", help="output file (a directory for several)"
+    )
+    o.add_argument("--print-after-all", action="store_true", help="print the IR after each pass to stderr")
+    o.add_argument("--verify-each", action="store_true", help="check well-formedness after each pass")
+    o.add_argument("--timing", action="store_true", help="per-pass time totals on stderr")
+    o.add_argument("--plugin", action="append", metavar="PY", help="a Python file that registers passes")
+
+    ps = sub.add_parser("passes", help="list the registered passes and their options")
+    ps.add_argument("--plugin", action="append", metavar="PY", help="a Python file that registers passes")
 
     sub.add_parser("demo", help="run the demo (tirx.tools.demo)", add_help=False)
     return p
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("tirx-toolkit")
+    except Exception:  # not installed as a distribution
+        return "unknown"
 
 
 def _quiet_stdout() -> None:
@@ -528,13 +675,17 @@ def _main(argv: Sequence[str] | None = None) -> int:
                 _err(f"tirx fuzz: error: {flag} must be positive")
                 return 2
     for path in getattr(args, "files", ()):
+        if path == "-" and args.cmd == "opt":
+            continue
         if not os.path.exists(path):
             _err(f"tirx {args.cmd}: error: no such file: {path}")
             return 2
         if os.path.isdir(path):
             _err(f"tirx {args.cmd}: error: {path} is a directory (give .tirx files)")
             return 2
-    return {"fmt": cmd_fmt, "check": cmd_check, "roundtrip": cmd_roundtrip, "fuzz": cmd_fuzz}[args.cmd](args)
+    cmds = {"fmt": cmd_fmt, "check": cmd_check, "roundtrip": cmd_roundtrip, "fuzz": cmd_fuzz, "opt": cmd_opt}
+    cmds["passes"] = cmd_passes
+    return cmds[args.cmd](args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,7 +14,7 @@ Two kinds of file are told apart:
   that write ``T.cuda.thread_idx(...)`` use the op the way any kernel does. Reported, not
   counted.
 
-A mention is, in a Python file (comments and docstrings are not read):
+A mention is, in a Python file (comments, docstrings and ``doc=`` lines are not read):
 
 - a string literal naming the op: a dotted name (``"cuda.thread_idx"``,
   ``"T.cuda.atomic_max"``) as a word anywhere in it; an undotted name (``"if_then_else"``,
@@ -22,7 +22,8 @@ A mention is, in a Python file (comments and docstrings are not read):
 - the op spelled as script code, ``T.<name>`` (``T.cuda.thread_idx``, ``T.exp``);
 - a module-level ``def``/``class`` named after the op's last dotted part (a second
   definition of it, e.g. a script function ``def reinterpret`` or a handler
-  ``def atomic_max``; methods such as the code generator's ``asm`` service are not).
+  ``def atomic_max``; methods such as the code generator's ``asm`` service are not, nor are
+  PTX-table opcodes, whose names are mnemonics such as ``max`` or ``match``).
 - a string constant equal to an undotted op name where it is used as an op name: compared
   with an ``x.name`` (``op.name == "if_then_else"``, ``name in ("exp", "log")``) or passed
   to ``call``/``op_call``/``lookup``/``get``/``register_handler``/... .
@@ -105,6 +106,8 @@ def _py_mentions(text: str) -> tuple[list[str], list[str], list[str], list[str]]
                 and isinstance(b.value.value, str)
             ):
                 docs.add(id(b.value))
+        elif isinstance(n, ast.keyword) and n.arg == "doc":  # a declaration's doc line
+            docs.update(id(c) for c in ast.walk(n.value) if isinstance(c, ast.Constant))
     strings, as_names, chains = [], [], []
     defs = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     for n in ast.walk(tree):
@@ -159,12 +162,21 @@ def _chain_names(chain: str, ops: dict) -> set[str]:
     return set()
 
 
+def _table_opcodes() -> set[str]:
+    from tirx.ops.ptx_table import opcodes
+
+    return set(opcodes())
+
+
 def measure(root: Path) -> dict:
     root = root.resolve()
     ops, decl = _ops(root)
     dotted = {n: re.compile(r"(?<![\w])" + re.escape(n) + r"(?![\w])") for n in ops if "." in n}
     by_last: dict[str, list[str]] = {}
+    table = _table_opcodes()
     for n in ops:
+        if n in table:  # PTX mnemonics (max, neg, match, ...): a same-named def is not a handler
+            continue
         by_last.setdefault(n.rsplit(".", 1)[-1], []).append(n)
     impl: dict[str, set[str]] = {n: set() for n in ops}
     uses: dict[str, set[str]] = {n: set() for n in ops}

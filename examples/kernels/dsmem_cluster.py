@@ -1,9 +1,9 @@
 """Distributed shared memory on a 2-CTA cluster.
 
 Each CTA fills its shared buffer, the cluster synchronizes, and every thread reads the
-*other* CTA's buffer through a pointer from ``T.ptx.map_shared_rank`` (PTX ``mapa``),
-reinterpreted as ``T.Ptr(T.uint64, "shared")`` and viewed with ``T.decl_buffer``: the
-generated CUDA declares that remote pointer as ``uint64_t*``. A second cluster barrier
+*other* CTA's buffer through a pointer from ``T.ptx.mapa`` (PTX ``mapa``), typed like its
+operand (``T.Ptr(T.uint64, "shared")``) and viewed with ``T.decl_buffer``: the generated CUDA
+declares that remote pointer as ``uint64_t*``. A second cluster barrier
 keeps each CTA's shared memory alive until its peer has read it.
 """
 
@@ -22,9 +22,7 @@ def make_dsmem_exchange(clusters=4, block=128):
         buf = T.alloc_shared((block,), "uint64")
         buf[tx] = T.cast(bx * 1000 + tx, "uint64")
         T.cuda.cluster_sync()
-        remote_ptr = T.reinterpret(
-            T.Ptr(T.uint64, "shared"), T.ptx.map_shared_rank(buf.ptr_to([0]), 1 - rank)
-        )
+        remote_ptr = T.ptx.mapa(buf.ptr_to([0]), 1 - rank)  # a T.Ptr(T.uint64, "shared")
         remote = T.decl_buffer([block], "uint64", data=remote_ptr, scope="shared")
         Out[bx * block + tx] = remote[tx]
         T.cuda.cluster_sync()

@@ -103,7 +103,14 @@ def asm_call(cg: Any, c: Call, template: str, operands: list, volatile: bool, ou
                     f"inline PTX: operand {i} is an output ({{{i}:{mod}}}) and must be a buffer element", c
                 )
             letter, _ = _constraint(e.ty)
-            outs.append(("=" + letter if mod == "out" else "+" + letter, cg.expr(e)))
+            lv = cg.expr(e)
+            if e.ty.base in ("float16", "bfloat16") or (e.ty.is_int and e.ty.bits < 32 and e.ty.bits != 16):
+                # "h"/"r" registers need an unsigned lvalue of their width: the element's bits
+                ct = "unsigned short" if e.ty.bits == 16 else "unsigned char"
+                if e.ty.bits == 8:  # no 8-bit register constraint: go through a 32-bit one
+                    raise cg.error(f"inline PTX: an 8-bit output operand ({e.ty}) is not supported", c)
+                lv = f"*reinterpret_cast<{ct}*>(&({lv}))"
+            outs.append(("=" + letter if mod == "out" else "+" + letter, lv))
             slots[k] = ("out", len(outs) - 1)
             return f"%{len(outs) - 1}"
         if mod == "smem":

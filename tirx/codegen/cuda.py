@@ -94,6 +94,7 @@ from ..ir.arith import int_range, wrap
 from ..ir.bounds import Bounds, local_ranges
 from ..ir.op import PTX, CExpr, Helper
 from ..ir.operators import BY_NODE, C_PREC_PRIMARY, C_PREC_UNARY, OPERATORS
+from ..ir.types import DTYPE_NAMES, prim
 from ..ir.visitor import Visitor
 from .asm import asm_bind, asm_call
 
@@ -118,7 +119,14 @@ _C_SCALAR = {
     "float64": "double",
     "float8_e4m3fn": "__nv_fp8_e4m3",
     "float8_e5m2": "__nv_fp8_e5m2",
+    "float8_e8m0fnu": "__nv_fp8_e8m0",
+    "float6_e2m3fn": "__nv_fp6_e2m3",
+    "float6_e3m2fn": "__nv_fp6_e3m2",
+    "float4_e2m1fn": "__nv_fp4_e2m1",  # one element per byte, as tirx lays every minifloat out
 }
+# minifloats CUDA (cuda_fp8.h / cuda_fp6.h / cuda_fp4.h) has no type for: a codegen error
+_NO_C_TYPE = frozenset(("float8_e3m4", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz"))
+_MINI_FEATURE = {"float8": "fp8", "float6": "fp6", "float4": "fp4"}
 # CUDA's own vector types, where they exist with the natural alignment
 # (others are tirx_vec<T, N>: aligned like the CUDA vector types, with elementwise operators)
 _C_VECTOR = {
@@ -430,11 +438,16 @@ _ROUND_ONCE = {
     ("float64", "bfloat16"): "__double2bfloat16",
     ("float64", "float8_e4m3fn"): "__nv_fp8_e4m3",  # its double constructor rounds once
     ("float64", "float8_e5m2"): "__nv_fp8_e5m2",
+    ("float64", "float8_e8m0fnu"): "__nv_fp8_e8m0",
+    ("float64", "float6_e2m3fn"): "__nv_fp6_e2m3",
+    ("float64", "float6_e3m2fn"): "__nv_fp6_e3m2",
+    ("float64", "float4_e2m1fn"): "__nv_fp4_e2m1",
     ("int32", "bfloat16"): "__int2bfloat16_rn",
     ("uint32", "bfloat16"): "__uint2bfloat16_rn",
     ("int64", "bfloat16"): "__ll2bfloat16_rn",
     ("uint64", "bfloat16"): "__ull2bfloat16_rn",
 }
+_MINI_BASES = tuple(n for n in DTYPE_NAMES if prim(n).is_minifloat)
 _PREC_PRIMARY = C_PREC_PRIMARY
 _PREC_UNARY = C_PREC_UNARY
 # C++ spelling and precedence from the one operator table (tirx/ir/operators.py)
@@ -619,8 +632,13 @@ class CodeGenCUDA:
                 self.features.add("fp16")
             elif t.base == "bfloat16":
                 self.features.add("bf16")
-            elif t.base.startswith("float8"):
-                self.features.update(("fp8", "fp16"))
+            elif t.is_minifloat:
+                if t.base in _NO_C_TYPE:
+                    raise _error(
+                        f"cuda codegen: dtype {t} has no CUDA type (cuda_fp8.h, cuda_fp6.h and cuda_fp4.h "
+                        "define e4m3, e5m2, e8m0, fp6 e2m3/e3m2 and fp4 e2m1); the interpreter runs it"
+                    )
+                self.features.update((_MINI_FEATURE[t.kind], "fp8", "fp16"))
             el = _C_SCALAR[t.base]
             if t.lanes == 1:
                 return el
@@ -688,7 +706,7 @@ class CodeGenCUDA:
             if t.base == "float32":
                 return f, _PREC_PRIMARY
             return f"{self.ctype(t)}({f})", _PREC_PRIMARY
-        if t.base == "float64":
+        if t.base == "float64" or t.is_minifloat:  # a minifloat's double constructor rounds once
             s = repr(v)
             s = s if ("." in s or "e" in s) else s + ".0"
         else:
@@ -707,7 +725,7 @@ class CodeGenCUDA:
 
     def _binary(self, e, op: str, prec: int):
         t = e.a.ty
-        if isinstance(t, PrimType) and t.base.startswith("float8") and t.lanes == 1:
+        if isinstance(t, PrimType) and t.is_minifloat and t.lanes == 1:
             # fp8 has no arithmetic: compute in float32 and round once
             r = f"float({self.expr(e.a)}) {op} float({self.expr(e.b)})"
             if isinstance(e, (EQ, NE, LT, LE, GT, GE)):
@@ -772,11 +790,7 @@ class CodeGenCUDA:
     def _half_float_op(self, t: Any, e, fn: str) -> str | None:
         """``fn(float(a), float(b))`` rounded once to a scalar half type (float16, bfloat16,
         float8): the meaning the interpreter gives (their ops compute in float32)."""
-        if (
-            isinstance(t, PrimType)
-            and t.lanes == 1
-            and t.base in ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
-        ):
+        if isinstance(t, PrimType) and t.lanes == 1 and (t.base in ("float16", "bfloat16") or t.is_minifloat):
             self.features.add("floordiv")
             return f"{self.ctype(t)}({fn}(float({self.expr(e.a)}), float({self.expr(e.b)})))"
         return None
@@ -815,7 +829,7 @@ class CodeGenCUDA:
         t = e.a.ty
         if isinstance(t, PrimType) and t.base in ("float16", "bfloat16") and t.lanes == 1:
             return f"__h{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-        if isinstance(t, PrimType) and t.base.startswith("float8") and t.lanes == 1:
+        if isinstance(t, PrimType) and t.is_minifloat and t.lanes == 1:
             return (
                 f"{self.ctype(t)}(f{which}f(float({self.expr(e.a)}), float({self.expr(e.b)})))",
                 _PREC_PRIMARY,
@@ -840,7 +854,7 @@ class CodeGenCUDA:
         if isinstance(to, PrimType) and isinstance(fr, PrimType):
             if to == fr:
                 return self.expr(value)
-            low = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+            low = ("float16", "bfloat16", *_MINI_BASES)
             if fr.is_float and to.is_int and to.bits < 32:
                 return self._float_to_narrow_int(to, value, fr.base in low)
             if fr.is_float and to.is_int and to.lanes == 1 and (to.bits == 64 or fr.base == "float64"):
@@ -852,7 +866,11 @@ class CodeGenCUDA:
             if to.lanes > 1 or fr.lanes > 1:
                 self.features.add("vec")
                 self.ctype(to)
-                return f"tirx_vcast<{self.ctype(to.element)}>({self.expr(value)})"
+                # minifloats have no C++ comparisons: they convert through their constructors
+                vc = "tirx_vcast"
+                if fr.is_minifloat or to.is_minifloat:
+                    vc = "tirx_vcast_from_mf" if fr.is_minifloat else "tirx_vcast_to_mf"
+                return f"{vc}<{self.ctype(to.element)}>({self.expr(value)})"
             ct = self.ctype(to)
             if to.is_bool:
                 if fr.base in low:
@@ -889,7 +907,7 @@ class CodeGenCUDA:
         n = to.lanes
         x = self.expr(value)
         if low:
-            x = f"tirx_vcast<float>({x})"
+            x = f"tirx_vcast{'_from_mf' if value.ty.is_minifloat else ''}<float>({x})"
         i = f"tirx_vcast<int>({x})"
         clamped = f"tirx_vmin(tirx_vmax({i}, tirx_bcast<int, {n}>({lo})), tirx_bcast<int, {n}>({hi}))"
         return f"tirx_vcast<{self.ctype(to.element)}>({clamped})"
@@ -1193,7 +1211,7 @@ class CodeGenCUDA:
         self.line("continue;", s)
 
     def s_Return(self, s: Return) -> None:
-        if s.value is None:
+        if s.value is None or (self.in_kernel and type(s.value) is IntImm):  # TIRx's kernel ``return 0``
             self.line("return;", s)
         else:
             if self.in_kernel:
@@ -1363,10 +1381,7 @@ class CodeGenCUDA:
         lb = ""
         block = entry.block
         if all(isinstance(b, IntImm) for b in block):
-            threads = block[0].value * block[1].value * block[2].value
-            kattrs = entry.attrs.get("cuda.kernel_attrs") or {}
-            minb = kattrs.get("min_blocks_per_sm") if hasattr(kattrs, "get") else None
-            lb = f"__launch_bounds__({threads}{', ' + str(int(minb)) if minb else ''}) "
+            lb = self._kernel_qualifiers(entry, [b.value for b in block])
         fs = getattr(f, "span", None)
         self.line(f'extern "C" __global__ void {lb}{name}(', f if fs is not None else None)
         self.indent += 2
@@ -1387,6 +1402,50 @@ class CodeGenCUDA:
         self.line("}")
         self.in_kernel = False
         return KernelInfo(name, f, entry, params, host, dyn)
+
+    def _kernel_qualifiers(self, entry: Any, block: list[int]) -> str:
+        """``__launch_bounds__`` / ``__maxnreg__`` / ``__block_size__`` from the device entry's
+        ``cuda.kernel_attrs`` (``T.cuda.KernelAttributes``); combinations ptxas refuses are
+        errors here, not broken PTX."""
+        threads = block[0] * block[1] * block[2]
+        ka = entry.attrs.get("cuda.kernel_attrs") or {}
+        ka = ka if hasattr(ka, "get") else {}
+
+        def num(key: str) -> int | None:
+            v = ka.get(key)
+            v = getattr(v, "value", v)
+            return int(v) if v is not None else None
+
+        minb, maxc, nreg = (
+            num("min_blocks_per_sm"),
+            num("max_blocks_per_cluster"),
+            num("max_registers_per_thread"),
+        )
+        if num("required_block_size"):
+            if minb or maxc or nreg:
+                raise self.error(
+                    "kernel attributes: required_block_size cannot be combined with min_blocks_per_sm, "
+                    "max_blocks_per_cluster or max_registers_per_thread (ptxas: .reqntid conflicts with .maxntid)",
+                    entry,
+                )
+            want = [num(f"required_block_{ax}") for ax in "xyz"]
+            if want != block:
+                raise self.error(
+                    f"kernel attributes: required block {want} differs from the launch's {block}", entry
+                )
+            cl = [num(f"required_cluster_{ax}") or 1 for ax in "xyz"]
+            return f"__block_size__(({block[0]}, {block[1]}, {block[2]}), ({cl[0]}, {cl[1]}, {cl[2]})) "
+        if nreg:
+            if minb or maxc:
+                raise self.error(
+                    "kernel attributes: max_registers_per_thread cannot be combined with launch bounds "
+                    "(min_blocks_per_sm, max_blocks_per_cluster)",
+                    entry,
+                )
+            return f"__maxnreg__({nreg}) "
+        if maxc:
+            return f"__launch_bounds__({threads}, {minb or 1}, {maxc}) "
+        return f"__launch_bounds__({threads}{', ' + str(minb) if minb else ''}) "
 
     def body_with_features(self, body: Stmt) -> None:
         self.stmt(body)
@@ -1723,6 +1782,18 @@ template <typename To, typename T, int N> __device__ __forceinline__ tirx_vec<To
     r.v[i] = ((To)0.5 == (To)0 && x.v[i] != x.v[i]) ? (To)0 : (To)x.v[i];
   return r;
 }
+template <typename To, typename T, int N> __device__ __forceinline__ tirx_vec<To, N> tirx_vcast_from_mf(tirx_vec<T, N> x) {
+  tirx_vec<To, N> r;  // a minifloat (fp8/fp6/fp4) source: exact in float, then as a scalar cast
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = (To)(float)x.v[i];
+  return r;
+}
+template <typename To, typename T, int N> __device__ __forceinline__ tirx_vec<To, N> tirx_vcast_to_mf(tirx_vec<T, N> x) {
+  tirx_vec<To, N> r;  // a minifloat destination: its constructor rounds once
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = To(x.v[i]);
+  return r;
+}
 template <typename T, int N> __device__ __forceinline__ tirx_vec<T, N> tirx_vmin(tirx_vec<T, N> a, tirx_vec<T, N> b) {
   tirx_vec<T, N> r;
 #pragma unroll
@@ -1745,6 +1816,10 @@ def _prelude(features: set, helpers: Any = ()) -> list[str]:
         out.append("#include <cuda_bf16.h>")
     if "fp8" in features:
         out.append("#include <cuda_fp8.h>")
+    if "fp6" in features:
+        out.append("#include <cuda_fp6.h>")
+    if "fp4" in features:
+        out.append("#include <cuda_fp4.h>")
     if "dyn_smem" in features:
         out.append("extern __shared__ __align__(16) unsigned char tirx_dyn_smem[];")
     if "floordiv" in features:

@@ -14,6 +14,10 @@ import numpy as np
 from ..ir.arith import int_range
 from ..ir.types import PrimType
 from .errors import InterpError
+from .minifloat import FORMATS as MINIFLOATS
+from .minifloat import decode as _mf_decode
+from .minifloat import round_to_format as _mf_round
+from .minifloat import to_bits as _mf_bits
 
 _NP = {
     "bool": np.bool_,
@@ -33,6 +37,10 @@ _NP = {
     "float8_e5m2": np.float32,
 }
 _STORE = dict(_NP, bfloat16=np.uint16, float8_e4m3fn=np.uint8, float8_e5m2=np.uint8)
+# the other minifloats (tirx/interp/minifloat.py): float32 values, one uint8 code per element
+for _n in MINIFLOATS:
+    _NP.setdefault(_n, np.float32)
+    _STORE.setdefault(_n, np.uint8)
 
 
 def value_np(t: PrimType) -> np.dtype:
@@ -145,28 +153,28 @@ def round_to(x: np.ndarray, t: PrimType) -> np.ndarray:
     k = t.kind
     if k == "bfloat":
         return round_bf16(x)
-    if k == "float8":
-        return round_f8(x, t.base)
+    if t.is_minifloat:
+        return round_f8(x, t.base) if t.base in _F8 else _mf_round(x, t.base)
     return x
 
 
 def needs_rounding(t: PrimType) -> bool:
-    return t.kind in ("bfloat", "float8")
+    return t.kind == "bfloat" or t.is_minifloat
 
 
 def to_storage(x: np.ndarray, t: PrimType) -> np.ndarray:
     if t.base == "bfloat16":
         return f32_to_bf16_bits(x)
-    if t.kind == "float8":
-        return f8_to_bits(x, t.base)
+    if t.is_minifloat:
+        return f8_to_bits(x, t.base) if t.base in _F8 else _mf_bits(x, t.base)
     return x
 
 
 def from_storage(x: np.ndarray, t: PrimType) -> np.ndarray:
     if t.base == "bfloat16":
         return bf16_bits_to_f32(x)
-    if t.kind == "float8":
-        return f8_from_bits(x, t.base)
+    if t.is_minifloat:
+        return f8_from_bits(x, t.base) if t.base in _F8 else _mf_decode(x, t.base)
     return x
 
 
@@ -259,8 +267,8 @@ def cast(x: np.ndarray, src: PrimType, dst: PrimType) -> np.ndarray:
         return x != 0
     if d.kind == "bfloat":
         return round_bf16(_to_f32_odd(np.asarray(x)))
-    if d.kind == "float8":
-        return round_f8(x, d.base)
+    if d.is_minifloat:
+        return round_to(np.asarray(x), d)
     dn = value_np(d)
     if s.is_float and d.is_int:
         lo, hi = int_bounds(d)
@@ -285,8 +293,8 @@ def make_const(value, t: PrimType) -> np.ndarray:
     el = t.element
     if el.kind == "bfloat":
         a = round_bf16(np.array([value], dtype=np.float32))
-    elif el.kind == "float8":
-        a = round_f8(np.array([value], dtype=np.float64), el.base)
+    elif el.is_minifloat:
+        a = round_to(np.array([value], dtype=np.float64), el)
     else:
         a = np.array([value], dtype=value_np(el))
     if t.lanes > 1:

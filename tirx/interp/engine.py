@@ -1677,7 +1677,7 @@ def _global_conflict(c: Ctx, flat: np.ndarray, val: np.ndarray, buf: Buffer, t: 
 
 
 # ----------------------------------------------------------------------------- barriers
-def barrier(c: Ctx, what: str) -> None:
+def block_barrier(c: Ctx, what: str) -> None:
     """A block barrier for ``what`` (the op, as the messages name it)."""
     L = c.launch
     if L is None:

@@ -253,6 +253,8 @@ def _dtype_view(arr: np.ndarray, t: PrimType, pname: str, fname: str) -> np.ndar
             f"{fname}(): parameter {pname} must be bfloat16 (a torch bfloat16 tensor, an ml_dtypes bfloat16 array "
             f"or uint16 bit patterns), got {got}"
         )
+    if t.is_minifloat and got.itemsize == 1 and got.name == t.base:  # an ml_dtypes array
+        return np.asarray(arr).view(np.uint8)
     if getattr(arr, "_tirx_bf16", False) or got != want:
         raise TypeError(f"{fname}(): parameter {pname} must have dtype {t}, got {got}")
     return np.asarray(arr)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import dtypes
 from .engine import _ATOMIC_T as ATOMIC_TAG
 from .engine import _TB as TAG_BASE
-from .engine import BLOCK, GLOBAL, _full, barrier, need_launch
+from .engine import BLOCK, GLOBAL, _full, block_barrier, need_launch
 from .engine import _race_arrays as race_arrays
 from .errors import InterpError, OutOfBoundsError, RaceError
 from .memory import PtrVal
@@ -27,7 +27,7 @@ __all__ = [
     "OutOfBoundsError",
     "PtrVal",
     "RaceError",
-    "barrier",
+    "block_barrier",
     "dtypes",
     "full",
     "need_launch",

@@ -626,7 +626,7 @@ def convert(x: Any, like: PrimExpr | None = None) -> PrimExpr:
             k = lt.kind
             if tx is int and (k == "int" or k == "uint"):
                 return IntImm(x, lt)
-            if k == "float" or k == "bfloat" or k == "float8":
+            if k == "float" or k == "bfloat" or k == "float8" or k == "float6" or k == "float4":
                 return FloatImm(float(x), lt)
     if isinstance(x, (bool, int, float)):
         if like is not None and isinstance(like.ty, PrimType):

@@ -26,11 +26,14 @@ from .types import PointerType, PrimType, Type, as_type, bool_
 
 __all__ = [
     "PTX",
+    "Alias",
     "CExpr",
     "Helper",
     "NoInterp",
     "Op",
     "Traits",
+    "alias",
+    "aliases",
     "all_ops",
     "call",
     "declare",
@@ -76,6 +79,8 @@ class Traits:
     - ``alignment_test``: the result says whether pointer argument 0 is aligned to argument
       1 bytes (an integer literal); code guarded by a true result may assume the alignment
       (the vectorizer builds such guards, codegen reads them).
+    - ``shared_window``: the result is the 32-bit shared-window address of pointer argument
+      0 (the PTX table converts shared-address operands with it).
 
     An op a pass or backend has to build (an address, a bitcast, a thread index) is found by
     its traits with ``find(...)``, not by its name.
@@ -92,6 +97,7 @@ class Traits:
     bitcast: bool = False
     launch: tuple[str, str] | None = None
     alignment_test: bool = False
+    shared_window: bool = False
 
     def value_range(self, axis: str | None, dim: Callable[[str], Any]) -> tuple[int, int] | None:
         """The declared value range given launch dimension ranges (``dim(key)``), or None."""
@@ -179,6 +185,13 @@ class Op:
         hi = None if any(k.startswith("*") for k in self.args) else len(self.args)
         return lo, hi
 
+    def shares_literal_dtype(self, i: int) -> bool:
+        """Whether a Python literal at argument ``i`` takes the dtype of the first typed
+        argument in such a position (``"x"``/``"f"`` kinds: ``T.max(x, 0)``); the printer
+        asks this to know when a literal must be written typed."""
+        k = self.args[i] if i < len(self.args) else (self.args[-1] if self.args else "")
+        return k.lstrip("*").rstrip("?") in ("x", "f")
+
     def __repr__(self) -> str:
         return f"Op({self.name!r})"
 
@@ -204,6 +217,7 @@ def declare(
     cuda: Any = None,
     interp: Any = None,
     interp_stmt: Any = None,
+    script: Any = None,
     params: tuple[str, ...] | str = (),
     defaults: dict | None = None,
     choices: dict | None = None,
@@ -211,7 +225,9 @@ def declare(
 ) -> Op:
     """Declare an op once. ``args`` may be a space-separated string of kinds; traits are
     given as a ``Traits`` or as keywords (``declare(..., nonneg=True, atomic=0)``);
-    ``cuda``/``interp``/``interp_stmt`` are its implementations (see the module doc)."""
+    ``cuda``/``interp``/``interp_stmt`` are its implementations (see the module doc);
+    ``script`` is what ``T.<name>`` is in a kernel when it is more than the plain call (a
+    Python-only spelling that builds the same call, such as ``T.reinterpret(ty, e)``)."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is declared twice")
     if isinstance(args, str):
@@ -234,7 +250,9 @@ def declare(
     if tr.select and not tr.lazy_args:
         tr = attrs.evolve(tr, lazy_args=(1, 2))
     impls = {
-        k: v for k, v in (("cuda", cuda), ("interp", interp), ("interp.stmt", interp_stmt)) if v is not None
+        k: v
+        for k, v in (("cuda", cuda), ("interp", interp), ("interp.stmt", interp_stmt), ("script", script))
+        if v is not None
     }
     if isinstance(params, str):
         params = tuple(params.split())
@@ -350,8 +368,14 @@ def _what(a: Any) -> str:
 
 def call(op: Op | str, /, *args: Any, ty: Any = None, span: Any = None, **kwargs: Any) -> Call:
     """Build a Call of ``op`` after checking argument count and kinds (keywords by the op's
-    parameter names; left-out trailing arguments with defaults are filled in)."""
+    parameter names; left-out trailing arguments with defaults are filled in). A name may be
+    an alias (``call("cuda.warp_sum", x)`` builds its ``warp_reduce`` call)."""
     if isinstance(op, str):
+        a = _ALIASES.get(op) if op not in _REGISTRY else None
+        if a is not None:
+            if ty is not None or kwargs:
+                raise TypeError(f"T.{op} (an alias of T.{a.target}) takes no ty= or keyword arguments")
+            return a.build(*args, span=span)
         op = get(op)
     if kwargs:
         args = _bind_keywords(op, args, kwargs)
@@ -375,10 +399,7 @@ def call(op: Op | str, /, *args: Any, ty: Any = None, span: Any = None, **kwargs
     # such a position (T.max(x, 0) with float x gives a float 0); "i"/"n"/"s"/"b"/"p"
     # positions keep their own typing (a shuffle's lane stays int32).
     if len(conv) > 1:
-        same = [
-            (kinds[i] if i < len(kinds) else kinds[-1]).lstrip("*").rstrip("?") in ("x", "f")
-            for i in range(len(args))
-        ]
+        same = [op.shares_literal_dtype(i) for i in range(len(args))]
         first = next((c for c, a, s in zip(conv, args, same) if s and isinstance(a, PrimExpr)), None)
         if first is not None:
             conv = [
@@ -467,6 +488,49 @@ def handler(backend: str, op: Op) -> Callable:
 def has_handler(backend: str, name: str) -> bool:
     op = lookup(name)
     return op is not None and impl(backend, op) is not None
+
+
+# ---------------------------------------------------------------- script aliases
+@attrs.define(slots=True, frozen=True)
+class Alias:
+    """A script name that is not an op of its own: calling ``T.<name>(...)`` builds a call
+    of another op (``T.cuda.warp_sum(x)`` is ``T.cuda.warp_reduce(x, "sum", 32)``;
+    ``T.ptx.fence_proxy_async()`` is a row of the PTX table). The IR holds, and the printer
+    writes, only the target's form; both front ends resolve the name here."""
+
+    name: str
+    build: Callable[..., Any]  # (*args, span=None) -> Call; TypeError/ValueError on bad args
+    doc: str
+    target: str  # the op it builds (the one declaration that gives it meaning)
+
+    def __call__(self, *args: Any, span: Any = None) -> Any:
+        return self.build(*args, span=span)
+
+    def __repr__(self) -> str:
+        return f"<alias T.{self.name} of T.{self.target}>"
+
+
+_ALIASES: dict[str, Alias] = {}
+
+
+def alias(name: str, target: str, build: Callable[..., Any], doc: str) -> Alias:
+    """Declare ``T.<name>`` as a spelling that builds a call of op ``target``."""
+    if name in _REGISTRY or name in _ALIASES:
+        raise ValueError(f"script name {name!r} is declared twice")
+    if target not in _REGISTRY:
+        raise ValueError(f"alias {name!r}: undeclared target op {target!r}")
+    a = Alias(name, build, doc, target)
+    _ALIASES[name] = a
+    return a
+
+
+def aliases() -> dict[str, Alias]:
+    """Every declared alias by script name."""
+    return dict(_ALIASES)
+
+
+def lookup_alias(name: str) -> Alias | None:
+    return _ALIASES.get(name)
 
 
 _BUILTIN: set[str] = set()

@@ -15,6 +15,8 @@ import attrs
 
 __all__ = [
     "DTYPE_NAMES",
+    "MINIFLOAT_KINDS",
+    "MINIFLOAT_LIMITS",
     "PointerType",
     "PrimType",
     "TensorType",
@@ -35,7 +37,9 @@ __all__ = [
     "void",
 ]
 
-# name -> (kind, bits). kind is one of: bool, int, uint, float, bfloat, float8
+# name -> (kind, bits). kind is one of: bool, int, uint, float, bfloat, float4, float6, float8
+# (the last three are the OCP / ML "minifloats"; every element of them, the 4- and 6-bit ones
+# included, takes one byte in memory: see ``PrimType.bytes``)
 _BASE: dict[str, tuple[str, int]] = {
     "bool": ("bool", 1),
     "int8": ("int", 8),
@@ -52,6 +56,29 @@ _BASE: dict[str, tuple[str, int]] = {
     "bfloat16": ("bfloat", 16),
     "float8_e4m3fn": ("float8", 8),
     "float8_e5m2": ("float8", 8),
+    "float8_e3m4": ("float8", 8),
+    "float8_e4m3fnuz": ("float8", 8),
+    "float8_e4m3b11fnuz": ("float8", 8),
+    "float8_e5m2fnuz": ("float8", 8),
+    "float8_e8m0fnu": ("float8", 8),
+    "float6_e2m3fn": ("float6", 6),
+    "float6_e3m2fn": ("float6", 6),
+    "float4_e2m1fn": ("float4", 4),
+}
+MINIFLOAT_KINDS = ("float4", "float6", "float8")
+# (largest finite value, smallest finite value) of each minifloat; the bit-level definitions
+# and conversions live in tirx/interp/minifloat.py (which its tests check against these)
+MINIFLOAT_LIMITS: dict[str, tuple[float, float]] = {
+    "float8_e4m3fn": (448.0, -448.0),
+    "float8_e5m2": (57344.0, -57344.0),
+    "float8_e3m4": (15.5, -15.5),
+    "float8_e4m3fnuz": (240.0, -240.0),
+    "float8_e4m3b11fnuz": (30.0, -30.0),
+    "float8_e5m2fnuz": (57344.0, -57344.0),
+    "float8_e8m0fnu": (2.0**127, 2.0**-127),  # unsigned, no zero
+    "float6_e2m3fn": (7.5, -7.5),
+    "float6_e3m2fn": (28.0, -28.0),
+    "float4_e2m1fn": (6.0, -6.0),
 }
 _ALIASES = {"float8_e4m3": "float8_e4m3fn", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
 DTYPE_NAMES: tuple[str, ...] = tuple(_BASE)
@@ -140,7 +167,12 @@ class PrimType(Type):
 
     @property
     def is_float(self) -> bool:
-        return self.kind in ("float", "bfloat", "float8")
+        return self.kind in ("float", "bfloat", "float8", "float6", "float4")
+
+    @property
+    def is_minifloat(self) -> bool:
+        """A float of 8 bits or fewer: no C arithmetic of its own (computed in float32)."""
+        return self.kind in MINIFLOAT_KINDS
 
     @property
     def is_bool(self) -> bool:
@@ -148,6 +180,8 @@ class PrimType(Type):
 
     @property
     def bytes(self) -> int:
+        """Bytes in memory: bool and the 4/6-bit floats take a whole byte per element (as
+        ``__nv_fp4_e2m1`` / ``__nv_fp6_e2m3`` and ml_dtypes' arrays do)."""
         return max(1, self.bits // 8) * self.lanes
 
     def __str__(self) -> str:

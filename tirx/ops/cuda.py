@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import OpError
 from ..ir.expr import IntImm, StringImm
-from ..ir.op import CExpr, Helper, NoInterp, declare, find
+from ..ir.op import CExpr, Helper, NoInterp, alias, declare, find, lookup
 from ..ir.types import PrimType, int32, void
 
 __all__: list[str] = []
@@ -45,15 +45,9 @@ __device__ __forceinline__ void tirx_cluster_sync() {
 }""",
 )
 
-WARP_REDUCE = Helper(
-    "tirx_warp_reduce",
+MAX2 = Helper(
+    "tirx_max2",
     """\
-// reductions over the 32 lanes of a warp (butterfly: every lane gets the result)
-template <typename T> __device__ __forceinline__ T tirx_warp_sum(T x) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) x = x + __shfl_xor_sync(0xffffffffu, x, o);
-  return x;
-}
 // max/min of two values as the IR defines them: floats as fmaxf/fminf (a NaN operand is
 // ignored, -0 < +0), half types through float
 template <typename T> __device__ __forceinline__ T tirx_max2(T a, T b) { return a > b ? a : b; }
@@ -73,18 +67,9 @@ __device__ __forceinline__ __nv_bfloat16 tirx_max2(__nv_bfloat16 a, __nv_bfloat1
 __device__ __forceinline__ __nv_bfloat16 tirx_min2(__nv_bfloat16 a, __nv_bfloat16 b) {
   return __nv_bfloat16(fminf(float(a), float(b)));
 }
-#endif
-template <typename T> __device__ __forceinline__ T tirx_warp_max(T x) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = tirx_max2(x, y); }
-  return x;
-}
-template <typename T> __device__ __forceinline__ T tirx_warp_min(T x) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = tirx_min2(x, y); }
-  return x;
-}""",
+#endif""",
 )
+
 
 ATOMICS = Helper(
     "tirx_atomics",
@@ -223,7 +208,7 @@ _axis(
     "cuda.grid_dim", "gridDim.<axis>", ("dim", "grid"), _extent_of("grid"), _c_builtin_axis("gridDim"), "gd"
 )
 _axis(
-    "cuda.cluster_idx", "cluster index in the grid", ("idx", "cluster_grid"), _index_in("grid"),
+    "cuda.cluster_id", "cluster index in the grid (%clusterid.<axis>)", ("idx", "cluster_grid"), _index_in("grid"),
     _c_cluster_axis("clusterid"), "ci",
 )  # fmt: skip
 _axis(
@@ -231,9 +216,18 @@ _axis(
     _c_cluster_axis("cluster_nctaid"), "cd",
 )  # fmt: skip
 _axis(
-    "cuda.block_idx_in_cluster", "block index within the cluster", ("idx", "cluster"), _index_in("cluster"),
+    "cuda.cluster_cta_id", "block index within the cluster (%cluster_ctaid.<axis>)", ("idx", "cluster"), _index_in("cluster"),
     _c_cluster_axis("cluster_ctaid"), "bic",
 )  # fmt: skip
+
+# the names tirx used before TIRx's (same ops)
+alias("cuda.cluster_idx", "cuda.cluster_id", lookup("cuda.cluster_id"), doc="= T.cuda.cluster_id")
+alias(
+    "cuda.block_idx_in_cluster",
+    "cuda.cluster_cta_id",
+    lookup("cuda.cluster_cta_id"),
+    doc="= T.cuda.cluster_cta_id",
+)
 
 
 def _i_lane_id(fc: Any, call: Any):
@@ -289,7 +283,7 @@ declare(
     range=lambda ax, dim: (0, dim("cluster.size")[1] - 1), cuda=_c_cta_rank, interp=_i_cta_rank,
 )  # fmt: skip
 declare(
-    "cuda.cvta_generic_to_shared", "p", "uint32", device_only=True,
+    "cuda.cvta_generic_to_shared", "p", "uint32", device_only=True, shared_window=True,
     doc="the 32-bit shared-window address of a generic pointer to shared memory (TIRx's spelling; "
     "the PTX table converts shared-address operands to it)",
     cuda=CExpr("((unsigned)__cvta_generic_to_shared({0}))"),
@@ -299,27 +293,27 @@ declare(
 
 # --------------------------------------------------------------------------- barriers
 def _i_cta_sync(fc: Any, call: Any):
-    from ..interp.semantics import barrier
+    from ..interp.semantics import block_barrier
 
     zero = _zero()
     what = f"T.{call.op.name}"
 
     def ev(c):
-        barrier(c, what)
+        block_barrier(c, what)
         return zero
 
     return ev
 
 
 def _i_cluster_sync(fc: Any, call: Any):
-    from ..interp.semantics import barrier, need_launch
+    from ..interp.semantics import block_barrier, need_launch
 
     zero = _zero()
     name = call.op.name
 
     def ev(c):
         need_launch(c, name)
-        barrier(c, f"T.{name}")  # every block of a chunk runs in lockstep
+        block_barrier(c, f"T.{name}")  # every block of a chunk runs in lockstep
         return zero
 
     return ev
@@ -441,17 +435,6 @@ for _n, _fn, _mode, _d in (
 
 
 # --------------------------------------------------------------------------- warp reductions
-def _c_warp_reduce(which: str):
-    def lower(cg: Any, c: Any) -> str:
-        t = c.args[0].ty
-        if not isinstance(t, PrimType) or t.lanes != 1 or t.is_bool:
-            raise OpError(f"op T.{c.op.name}: the cuda backend reduces numeric scalars only, got {t}")
-        cg.need(WARP_REDUCE)
-        return f"tirx_warp_{which}({cg.expr(c.args[0])})"
-
-    return lower
-
-
 def _reduce_args(call: Any, error: Any) -> tuple[str, int]:
     """``T.cuda.warp_reduce(value, op, width)``: the reduction and the lane-group width."""
     k, w = call.args[1], call.args[2]
@@ -462,9 +445,8 @@ def _reduce_args(call: Any, error: Any) -> tuple[str, int]:
     return k.value, w.value
 
 
-def _i_warp_reduce(kind: str | None):
-    """Interpreter semantics of a butterfly reduction; ``kind`` None: ``warp_reduce``'s own
-    ``op`` and ``width`` arguments."""
+def _i_warp_reduce():
+    """Interpreter semantics of ``warp_reduce``'s butterfly reduction."""
 
     def compile_call(fc: Any, call: Any):
         import numpy as np
@@ -473,7 +455,7 @@ def _i_warp_reduce(kind: str | None):
         from ..interp.semantics import dtypes as D
 
         name = call.op.name
-        how, width = (kind, 32) if kind is not None else _reduce_args(call, OpError)
+        how, width = _reduce_args(call, OpError)
         fv = fc.expr(call.args[0])
         t = call.ty
         is_f = t.is_float
@@ -527,7 +509,7 @@ template <int W, typename T> __device__ __forceinline__ T tirx_warp_reduce_min(T
   for (int o = W / 2; o > 0; o >>= 1) { T y = __shfl_xor_sync(0xffffffffu, x, o); x = tirx_min2(x, y); }
   return x;
 }""",
-    deps=(WARP_REDUCE,),
+    deps=(MAX2,),
 )
 
 
@@ -544,14 +526,22 @@ declare(
     "cuda.warp_reduce", "x s n?", "arg0", pure=False, device_only=True,
     doc='butterfly reduction ("sum" | "max" | "min") over groups of `width` lanes (every lane gets its group\'s)',
     convergent=True, params="value op width", defaults={2: 32}, choices={1: ("sum", "max", "min"), 2: (2, 4, 8, 16, 32)},
-    cuda=_c_warp_reduce_w, interp=_i_warp_reduce(None),
+    cuda=_c_warp_reduce_w, interp=_i_warp_reduce(),
 )  # fmt: skip
-for _k in ("sum", "max", "min"):
-    declare(
-        f"cuda.warp_{_k}", "x", "arg0", pure=False, device_only=True,
-        doc=f"{_k} over the 32 lanes of a warp (every lane gets it)", convergent=True,
-        cuda=_c_warp_reduce(_k), interp=_i_warp_reduce(_k),
-    )  # fmt: skip
+
+
+def _warp_alias(how: str) -> Any:
+    op = lookup("cuda.warp_reduce")
+
+    def build(value: Any, span: Any = None) -> Any:
+        return op(value, how, IntImm(32, int32), span=span)
+
+    return build
+
+
+for _k in ("sum", "max", "min"):  # TIRx builds (and prints) these as warp_reduce(x, "<op>", 32)
+    alias(f"cuda.warp_{_k}", "cuda.warp_reduce", _warp_alias(_k),
+          f"{_k} over the 32 lanes of a warp (every lane gets it)")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- atomics
@@ -722,6 +712,12 @@ for _k in ("add", "max", "min", "exch"):
         doc=f"atomic {_k}: read-modify-write; returns the old value", atomic=0,
         cuda=_c_atomic(_k), interp=_i_atomic(_k, True), interp_stmt=_i_atomic(_k, False),
     )  # fmt: skip
+# TIRx's T.atomic_add (its own op next to T.cuda.atomic_add; both print as written)
+declare(
+    "atomic_add", "p x", lambda a: a[1].ty, pure=False, device_only=True, params="ptr value",
+    doc="atomic add through a pointer to an element; returns the old value", atomic=0,
+    cuda=_c_atomic("add"), interp=_i_atomic("add", True), interp_stmt=_i_atomic("add", False),
+)  # fmt: skip
 declare(
     "cuda.atomic_cas", "p x x", lambda a: a[1].ty, pure=False, device_only=True,
     doc="atomic compare-and-swap (ptr, compare, value); returns the old value", atomic=0,

@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import OpError
-from ..ir.op import CExpr, NoInterp, declare
+from ..ir.expr import StringImm
+from ..ir.op import PTX, CExpr, Helper, NoInterp, declare
 from ..ir.types import PrimType, float32, int32, int64, uint32, uint64, void
-from .cuda import _i_in_launch
+from .cuda import CLUSTER, _i_cta_rank, _i_in_launch
+from .ptx import _i_elect_sync
 
 __all__: list[str] = []
 
@@ -110,13 +112,13 @@ def _i_sync_pred(kind: str):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import barrier, full, need_launch
+        from ..interp.semantics import block_barrier, full, need_launch
 
         name = call.op.name
         fp = fc.expr(call.args[0])
 
         def ev(c):
-            barrier(c, f"T.{name}")
+            block_barrier(c, f"T.{name}")
             L = need_launch(c, name)
             p = full(fp(c), c.N).astype(bool)
             bl = L.get("bl")
@@ -205,4 +207,540 @@ declare(
 declare(
     "cuda.nano_sleep", "i", void, pure=False, device_only=True, doc="sleep about n nanoseconds (__nanosleep)",
     cuda=CExpr("__nanosleep((unsigned){0:p})"), interp=_i_in_launch,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- cluster, election
+declare(
+    "cuda.cta_pair_id", "", int32, device_only=True, nonneg=True, range=(0, 1),
+    doc="the block's index in its CTA pair of the cluster (cluster rank & 1)",
+    cuda=CExpr("((int)(tirx_sreg_cluster_ctarank() & 1u))", helpers=(CLUSTER,)),
+    interp=lambda fc, call: (lambda f: lambda c: f(c) & 1)(_i_cta_rank(fc, call)),
+)  # fmt: skip
+
+
+def _i_elect_u32(fc: Any, call: Any):
+    import numpy as np
+
+    f = _i_elect_sync(fc, call)
+    return lambda c: f(c).astype(np.uint32)
+
+
+declare(
+    "cuda.elect_sync", "", uint32, pure=False, device_only=True, convergent=True,
+    doc="1 in exactly one lane of the warp (elect.sync over the full warp), 0 in the others",
+    cuda=PTX("{{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 {out}, 1, 0, p; }}"), interp=_i_elect_u32,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- warp reductions (u32)
+def _i_reduce_sync(kind: str):
+    """``__reduce_add_sync`` / ``__reduce_min_sync`` over the lanes of each warp in the mask."""
+
+    def compile_call(fc: Any, call: Any):
+        import numpy as np
+
+        from ..interp.semantics import InterpError, full, need_launch
+
+        name = call.op.name
+        fm, fv = fc.expr(call.args[0]), fc.expr(call.args[1])
+
+        def ev(c):
+            L = need_launch(c, name)
+            lane = (L.get("tid") % 32).astype(np.int64)
+            warp = ((L.get("lane") - L.get("tid") % 32) // 32).astype(np.int64)
+            m = full(fm(c), c.N).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+            bits = ((m[:, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool)  # [N, 32]
+            n = int(warp.max()) + 1 if warp.size else 1
+            act = np.zeros((n, 32), dtype=bool)
+            act[warp[c.mask], lane[c.mask]] = True
+            live = c.mask
+            own = bits[np.arange(c.N), lane]
+            if (live & ~own).any():  # undefined in CUDA
+                k = int(np.flatnonzero(live & ~own)[0])
+                raise InterpError(f"T.{name}: the mask of {c.describe(k)} does not include its own lane")
+            absent = live & (bits & ~act[warp]).any(axis=1)
+            if absent.any():  # every lane a mask names must take part
+                k = int(np.flatnonzero(absent)[0])
+                raise InterpError(
+                    f"T.{name}: the mask of {c.describe(k)} names a lane that does not take part"
+                )
+            v = full(fv(c), c.N).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+            vals = np.zeros((n, 32), dtype=np.uint64)
+            vals[warp[live], lane[live]] = v[live]
+            mine = vals[warp]  # [N, 32]: the values of each lane's warp
+            if kind == "add":
+                r = np.where(bits, mine, np.uint64(0)).sum(axis=1, dtype=np.uint64)
+            else:
+                r = np.where(bits, mine, np.uint64(0xFFFFFFFF)).min(axis=1)
+            return (r & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+
+        return ev
+
+    return compile_call
+
+
+for _k in ("add", "min"):
+    declare(
+        f"cuda.reduce_{_k}_sync_u32", "i i", uint32, pure=False, device_only=True, convergent=True,
+        params="mask value", doc=f"the {_k} of `value` over the warp's lanes in `mask` (__reduce_{_k}_sync)",
+        cuda=CExpr(f"__reduce_{_k}_sync((unsigned){{0:p}}, (unsigned){{1:p}})"), interp=_i_reduce_sync(_k),
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- float conversions
+def _typed(want: str, body: str, helper: Helper | None = None):
+    """A lowering that checks the argument dtypes (TIRx's builtins take one type each)."""
+
+    def lower(cg: Any, c: Any) -> str:
+        for a in c.args:
+            if not (isinstance(a.ty, PrimType) and a.ty.base == want and a.ty.lanes == 1):
+                raise cg.error(f"T.{c.op.name} takes {want} scalars, got {a.ty}", c)
+        if helper is not None:
+            cg.need(helper)
+        return body.format(*(cg.expr(a) for a in c.args))
+
+    return lower
+
+
+def _i_typed(want: str, fn):
+    def compile_call(fc: Any, call: Any):
+        for a in call.args:
+            if not (isinstance(a.ty, PrimType) and a.ty.base == want and a.ty.lanes == 1):
+                raise OpError(f"T.{call.op.name} takes {want} scalars, got {a.ty}")
+        fs = [fc.expr(a) for a in call.args]
+        return lambda c: fn(*(f(c) for f in fs))
+
+    return compile_call
+
+
+def _to_f32(x: Any) -> Any:
+    import numpy as np
+
+    return np.asarray(x, dtype=np.float32)  # half values are held exactly in float16/float32
+
+
+declare(
+    "cuda.half2float", "f", float32, doc="a float16 widened to float32 (__half2float, exact)",
+    params="src", cuda=_typed("float16", "__half2float({0})"), interp=_i_typed("float16", _to_f32),
+)  # fmt: skip
+declare(
+    "cuda.bfloat162float", "f", float32, doc="a bfloat16 widened to float32 (__bfloat162float, exact)",
+    params="src", cuda=_typed("bfloat16", "__bfloat162float({0})"), interp=_i_typed("bfloat16", _to_f32),
+)  # fmt: skip
+
+
+def _fdividef(x: Any, y: Any) -> Any:
+    """__fdividef's documented results: x / y, but 0 (NaN for an infinite x) when
+    2^126 < |y| < 2^128."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=np.float32)
+    y = np.asarray(y, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        r = (x / y).astype(np.float32)
+    big = (np.abs(y) > np.float32(2.0**126)) & np.isfinite(y)
+    return np.where(big, np.where(np.isinf(x), np.float32("nan"), np.float32(0)), r).astype(np.float32)
+
+
+declare(
+    "cuda.fdividef", "f f", float32, params="x y",
+    doc="fast float32 division (__fdividef: 2 ulp for 2^-126 <= |y| <= 2^126, 0 above)",
+    cuda=_typed("float32", "__fdividef({0}, {1})"), interp=_i_typed("float32", _fdividef),
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- packed float2 / bf16x2
+def _i_make_float2(x: Any, y: Any) -> Any:
+    import numpy as np
+
+    lo = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    hi = np.asarray(y, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return (hi << np.uint64(32)) | lo
+
+
+def _i_float2_half(shift: int):
+    def ev(p: Any) -> Any:
+        import numpy as np
+
+        bits = (np.asarray(p, dtype=np.uint64) >> np.uint64(shift)) & np.uint64(0xFFFFFFFF)
+        return bits.astype(np.uint32).view(np.float32)
+
+    return ev
+
+
+declare(
+    "cuda.make_float2", "f f", uint64, params="x y",
+    doc="a float2 (x in the low word, y in the high word) packed in a uint64",
+    cuda=_typed("float32", "(((uint64_t)__float_as_uint({1}) << 32) | (uint64_t)__float_as_uint({0}))"),
+    interp=_i_typed("float32", _i_make_float2),
+)  # fmt: skip
+for _n, _sh in (("x", 0), ("y", 32)):
+    declare(
+        f"cuda.float2_{_n}", "i", float32, params="packed",
+        doc=f"the .{_n} of a float2 packed in a uint64 (T.cuda.make_float2)",
+        cuda=_typed("uint64", f"__uint_as_float((unsigned)(({{0}}) >> {_sh}))"),
+        interp=_i_typed("uint64", _i_float2_half(_sh)),
+    )  # fmt: skip
+
+
+def _i_hminmax2(kind: str):
+    """``__hmax2`` / ``__hmin2`` on two bfloat16 pairs packed in uint32s: a NaN operand gives
+    the other one, two NaNs the canonical NaN (0x7fff), and +0 > -0."""
+
+    def ev(a: Any, b: Any) -> Any:
+        import numpy as np
+
+        a = np.asarray(a, dtype=np.uint32)
+        b = np.asarray(b, dtype=np.uint32)
+        out = np.zeros(np.broadcast(a, b).shape, dtype=np.uint32)
+        for sh in (0, 16):
+            ha = (a >> np.uint32(sh)) & np.uint32(0xFFFF)
+            hb = (b >> np.uint32(sh)) & np.uint32(0xFFFF)
+            fa = (ha << np.uint32(16)).view(np.float32)
+            fb = (hb << np.uint32(16)).view(np.float32)
+            na, nb = np.isnan(fa), np.isnan(fb)
+            if kind == "max":
+                a_wins = (fa > fb) | ((fa == fb) & (ha == 0) & (hb == 0x8000))
+            else:
+                a_wins = (fa < fb) | ((fa == fb) & (ha == 0x8000) & (hb == 0))
+            a_wins = a_wins | (fa == fb) & ~((ha == 0) | (ha == 0x8000))  # equal: either bit pattern
+            r = np.where(a_wins, ha, hb)
+            r = np.where(na & ~nb, hb, np.where(nb & ~na, ha, r))
+            r = np.where(na & nb, np.uint32(0x7FFF), r)
+            out |= (r.astype(np.uint32) & np.uint32(0xFFFF)) << np.uint32(sh)
+        return out
+
+    return ev
+
+
+BF16X2 = Helper(
+    "tirx_bf16x2_minmax",
+    """\
+// __hmax2 / __hmin2 on two bfloat16 pairs packed in 32-bit words
+#include <cuda_bf16.h>
+__device__ __forceinline__ unsigned tirx_hmax2(unsigned a, unsigned b) {
+  __nv_bfloat162 x = *reinterpret_cast<__nv_bfloat162*>(&a), y = *reinterpret_cast<__nv_bfloat162*>(&b);
+  __nv_bfloat162 r = __hmax2(x, y);
+  return *reinterpret_cast<unsigned*>(&r);
+}
+__device__ __forceinline__ unsigned tirx_hmin2(unsigned a, unsigned b) {
+  __nv_bfloat162 x = *reinterpret_cast<__nv_bfloat162*>(&a), y = *reinterpret_cast<__nv_bfloat162*>(&b);
+  __nv_bfloat162 r = __hmin2(x, y);
+  return *reinterpret_cast<unsigned*>(&r);
+}""",
+)
+for _k in ("max", "min"):
+    declare(
+        f"cuda.h{_k}2", "i i", uint32, params="a b",
+        doc=f"the lane-wise {_k} of two bfloat16 pairs packed in uint32s (__h{_k}2)",
+        cuda=_typed("uint32", f"tirx_h{_k}2({{0}}, {{1}})", BF16X2),
+        interp=_i_typed("uint32", _i_hminmax2(_k)),
+    )  # fmt: skip
+
+declare(
+    "cuda.smem_addr_from_uint64", "i", uint32, params="cluster_addr",
+    doc="the 32-bit shared-window address held in the low word of a 64-bit one",
+    cuda=_typed("uint64", "((unsigned)({0}))"),
+    interp=_i_typed("uint64", lambda x: __import__("numpy").asarray(x, dtype="uint64").astype("uint32")),
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- waits, barriers, traps
+MBARRIER_WAIT = Helper(
+    "tirx_mbarrier_wait",
+    """\
+// spin on mbarrier.try_wait.parity until the phase with the given parity completed
+__device__ __forceinline__ void tirx_mbarrier_wait(unsigned addr, unsigned phase) {
+  unsigned done;
+  do {
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; "
+                 "selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(addr), "r"(phase) : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void tirx_mbarrier_wait_acquire_cluster(unsigned addr, unsigned phase) {
+  unsigned done;
+  do {
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; "
+                 "selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(addr), "r"(phase) : "memory");
+  } while (!done);
+}""",
+)
+for _n in ("mbarrier_wait", "mbarrier_wait_acquire_cluster"):
+    declare(
+        f"cuda.{_n}", "p i", void, pure=False, device_only=True, params="bar phase",
+        doc="wait until the mbarrier's phase with the given parity completed (acquire, "
+        + ("CTA" if _n == "mbarrier_wait" else "cluster") + " scope)",
+        cuda=CExpr(f"tirx_{_n}((unsigned)__cvta_generic_to_shared({{0}}), (unsigned){{1:p}})",
+                   helpers=(MBARRIER_WAIT,)),
+        interp=NoInterp("mbarrier pipelines have no CPU model (they need the cuda target)"),
+    )  # fmt: skip
+
+declare(
+    "cuda.warpgroup_sync", "i", void, pure=False, device_only=True, convergent=True, params="bar_no",
+    doc="named barrier `bar_no` over the 128 threads of a warpgroup (bar.sync bar_no, 128)",
+    cuda=CExpr('asm volatile("bar.sync %0, 128;" :: "r"((int){0:p}) : "memory")'),
+    interp=NoInterp("named barriers are not modelled (the interpreter has one barrier per block)"),
+)  # fmt: skip
+
+
+def _i_trap(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import InterpError, full
+
+    name = call.op.name
+    fp = fc.expr(call.args[0])
+
+    def ev(c):
+        bad = c.mask & ~full(fp(c), c.N).astype(bool)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise InterpError(f"T.{name}: the condition is false in {c.describe(k)} (the GPU traps)")
+        return None
+
+    return ev
+
+
+declare(
+    "cuda.trap_when_assert_failed", "b", void, pure=False, device_only=True, params="cond",
+    doc="trap (abort the kernel) when the condition is false",
+    cuda=CExpr("((void)((bool)({0}) ? 0 : (__trap(), 0)))"), interp=_i_trap,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- TIRx's T.gpu_* names
+def _i_dp4a(fc: Any, call: Any):
+    import numpy as np
+
+    for a in call.args:
+        if not (isinstance(a.ty, PrimType) and a.ty.base == "int32" and a.ty.lanes == 1):
+            raise OpError(f"T.{call.op.name} takes int32 scalars (four packed int8 lanes), got {a.ty}")
+    fa, fb, fc_ = (fc.expr(a) for a in call.args)
+
+    def ev(c):
+        a = np.ascontiguousarray(np.asarray(fa(c), dtype=np.int32)[..., None]).view(np.int8).astype(np.int64)
+        b = np.ascontiguousarray(np.asarray(fb(c), dtype=np.int32)[..., None]).view(np.int8).astype(np.int64)
+        s = (a * b).sum(axis=-1) + np.asarray(fc_(c), dtype=np.int64)
+        return ((s + 2**31) % 2**32 - 2**31).astype(np.int32)  # wraps as the int32 add does
+
+    return ev
+
+
+declare(
+    "gpu_dp4a", "i i i?", int32, params="vec1 vec2 acc", defaults={2: 0},
+    doc="the dot product of two int8x4 vectors packed in int32s, plus acc (__dp4a)",
+    cuda=_typed("int32", "__dp4a({0}, {1}, {2})"), interp=_i_dp4a,
+)  # fmt: skip
+
+
+def _i_activemask(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import need_launch
+
+    name = call.op.name
+
+    def ev(c):
+        L = need_launch(c, name)
+        lane = (L.get("tid") % 32).astype(np.uint64)
+        warp = ((L.get("lane") - L.get("tid") % 32) // 32).astype(np.int64)
+        bits = np.where(c.mask, np.uint64(1) << lane, np.uint64(0))
+        acc = np.zeros(int(warp.max()) + 1 if warp.size else 1, dtype=np.uint64)
+        np.bitwise_or.at(acc, warp, bits)
+        return acc[warp].astype(np.uint32)
+
+    return ev
+
+
+declare(
+    "gpu_warp_activemask", "", uint32, pure=False, device_only=True,
+    doc="the lanes of the warp executing this call (__activemask)",
+    cuda=CExpr("__activemask()"), interp=_i_activemask,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- packed conversions
+def _bf16_rn_bits(x: Any) -> Any:
+    """float32 -> bfloat16 bits as cvt.rn.bf16(x2).f32 gives them: nearest even, NaN -> 0x7fff."""
+    import numpy as np
+
+    x = np.ascontiguousarray(np.asarray(x, dtype=np.float32))
+    u = x.view(np.uint32)
+    r = ((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)) & np.uint32(0xFFFF)
+    return np.where(np.isnan(x), np.uint32(0x7FFF), r).astype(np.uint32)
+
+
+def _i_bf16x2_to_float2(p: Any) -> Any:
+    import numpy as np
+
+    p = np.asarray(p, dtype=np.uint32).astype(np.uint64)
+    lo = (p & np.uint64(0xFFFF)) << np.uint64(16)
+    hi = ((p >> np.uint64(16)) & np.uint64(0xFFFF)) << np.uint64(16)
+    return (hi << np.uint64(32)) | lo
+
+
+def _i_float2_to_bf16x2(x: Any, y: Any) -> Any:
+    import numpy as np
+
+    return (_bf16_rn_bits(x) | (_bf16_rn_bits(y) << np.uint32(16))).astype(np.uint32)
+
+
+def _i_packed_float2_to_bf16x2(p: Any) -> Any:
+    return _i_float2_to_bf16x2(_i_float2_half(0)(p), _i_float2_half(32)(p))
+
+
+def _i_fp8x4(*xs: Any) -> Any:
+    import numpy as np
+
+    from ..interp.minifloat import encode
+
+    out = np.uint32(0)
+    for k, x in enumerate(xs):
+        out = out | (
+            encode(np.asarray(x, dtype=np.float32), "float8_e4m3fn").astype(np.uint32) << np.uint32(8 * k)
+        )
+    return np.asarray(out, dtype=np.uint32)
+
+
+CONVERT = Helper(
+    "tirx_packed_convert",
+    """\
+// packed conversions between float2 (in a 64-bit word), bfloat16x2 and fp8x4 (in 32-bit words)
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+__device__ __forceinline__ unsigned long long tirx_bf162_to_float2(unsigned p) {
+  __nv_bfloat162 v = *reinterpret_cast<__nv_bfloat162*>(&p);
+  float2 r = __bfloat1622float2(v);
+  return ((unsigned long long)__float_as_uint(r.y) << 32) | __float_as_uint(r.x);
+}
+__device__ __forceinline__ unsigned tirx_float2_to_bf162(float x, float y) {
+  __nv_bfloat162 r = __float22bfloat162_rn(make_float2(x, y));
+  return *reinterpret_cast<unsigned*>(&r);
+}
+__device__ __forceinline__ unsigned tirx_fp8x4_e4m3(float x, float y, float z, float w) {
+  __nv_fp8x4_e4m3 r = __nv_fp8x4_e4m3(make_float4(x, y, z, w));
+  return *reinterpret_cast<unsigned*>(&r);
+}""",
+)
+declare(
+    "cuda.bfloat1622float2", "i", uint64, params="packed",
+    doc="two bfloat16 (a uint32) widened to a float2 packed in a uint64 (__bfloat1622float2)",
+    cuda=_typed("uint32", "tirx_bf162_to_float2({0})", CONVERT), interp=_i_typed("uint32", _i_bf16x2_to_float2),
+)  # fmt: skip
+declare(
+    "cuda.float22bfloat162_rn", "f f", uint32, params="v0 v1",
+    doc="two float32 rounded (nearest even) to two bfloat16 packed in a uint32 (__float22bfloat162_rn)",
+    cuda=_typed("float32", "tirx_float2_to_bf162({0}, {1})", CONVERT), interp=_i_typed("float32", _i_float2_to_bf16x2),
+)  # fmt: skip
+declare(
+    "cuda.float22bfloat162_rn_from_float2", "i", uint32, params="packed",
+    doc="a float2 packed in a uint64, rounded to two bfloat16 packed in a uint32",
+    cuda=_typed("uint64", "tirx_float2_to_bf162(__uint_as_float((unsigned)({0})), __uint_as_float((unsigned)(({0}) >> 32)))",
+                CONVERT),
+    interp=_i_typed("uint64", _i_packed_float2_to_bf16x2),
+)  # fmt: skip
+declare(
+    "cuda.fp8x4_e4m3_from_float4", "f f f f", uint32, params="x y z w",
+    doc="four float32 as four float8_e4m3fn (nearest even, saturating) packed in a uint32, x lowest",
+    cuda=_typed("float32", "tirx_fp8x4_e4m3({0}, {1}, {2}, {3})", CONVERT), interp=_i_typed("float32", _i_fp8x4),
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- special registers
+_SREGS = ("laneid", "warpid", "nwarpid", "smid", "nsmid", "gridid", "lanemask_eq", "lanemask_le",
+          "lanemask_lt", "lanemask_ge", "lanemask_gt", "clock", "clock_hi", "globaltimer_lo",
+          "globaltimer_hi", "total_smem_size", "dynamic_smem_size", "cluster_ctarank", "cluster_nctarank",
+          "clock64", "globaltimer")  # fmt: skip
+
+
+def _sreg_result(args: tuple) -> Any:
+    return int64 if getattr(args[0], "value", 32) == 64 else int32
+
+
+def _c_mov_sreg(cg: Any, c: Any) -> str:
+    bits, reg = c.args[0].value, c.args[1].value
+    if (bits == 64) != (reg in ("clock64", "globaltimer")):
+        raise cg.error(
+            f"T.{c.op.name}: %{reg} is a {64 if bits == 32 else 32}-bit register, not {bits}-bit", c
+        )
+    if bits == 64:
+        return f'[&]() {{ unsigned long long r; asm volatile("mov.u64 %0, %%{reg};" : "=l"(r)); return (long long)r; }}()'
+    return f'[&]() {{ unsigned r; asm volatile("mov.u32 %0, %%{reg};" : "=r"(r)); return (int)r; }}()'
+
+
+def _i_mov_sreg(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import need_launch
+
+    name, reg = call.op.name, call.args[1].value
+    if reg != "laneid":
+        raise OpError(f"the interpreter cannot run T.{name}(..., {reg!r}): only %laneid is modelled")
+    return lambda c: (need_launch(c, name).get("tid") % 32).astype(np.int32)
+
+
+declare(
+    "cuda.mov_sreg", "n s", _sreg_result, pure=False, device_only=True, params="bits reg_name",
+    choices={0: (64, 32), 1: _SREGS},
+    doc="read a PTX special register (mov.u32/u64 %<reg_name>); int32 for 32 bits, int64 for 64",
+    cuda=_c_mov_sreg, interp=_i_mov_sreg,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- debugging, scheduling
+def _c_printf(cg: Any, c: Any) -> str:
+    fmt = c.args[0]
+    if not isinstance(fmt, StringImm):
+        raise cg.error(f"T.{c.op.name}: the format must be a string literal", c)
+    lit = fmt.value.encode("unicode_escape").decode("ascii").replace('"', '\\"')
+    rest = "".join(f", {cg.expr(a)}" for a in c.args[1:])
+    return f'printf("{lit}"{rest})'
+
+
+def _i_printf(fc: Any, call: Any):
+    import sys
+
+    import numpy as np
+
+    from ..interp.semantics import full
+
+    name = call.op.name
+    fmt = call.args[0]
+    if not isinstance(fmt, StringImm):
+        raise OpError(f"T.{name}: the format must be a string literal")
+    fs = [fc.expr(a) for a in call.args[1:]]
+    text = fmt.value.replace("%u", "%d").replace("%lld", "%d").replace("%llu", "%d").replace("%ld", "%d")
+
+    def ev(c):
+        vals = [full(np.asarray(f(c)), c.N) for f in fs]
+        for k in np.flatnonzero(c.mask):  # thread order (CUDA's order is unspecified)
+            try:
+                sys.stdout.write(text % tuple(v[k].item() for v in vals))
+            except (TypeError, ValueError) as e:
+                raise OpError(f"T.{name}: the format does not fit the arguments: {e}") from None
+        return None
+
+    return ev
+
+
+declare(
+    "cuda.printf", "s *x?", void, pure=False, device_only=True, params="fmt args",
+    doc="device printf (each calling thread prints; the interpreter prints in thread order)",
+    cuda=_c_printf, interp=_i_printf,
+)  # fmt: skip
+
+
+def _c_noop_barrier(cg: Any, c: Any) -> str:
+    t = c.args[0].ty
+    if not (isinstance(t, PrimType) and t.base == "float32" and t.lanes == 1):
+        raise cg.error(f"T.{c.op.name} takes a float32 element (an accumulator register), got {t}", c)
+    return cg.asm(c, "// tirx: register barrier {0:inout}", [c.args[0]], True)
+
+
+declare(
+    "cuda.wgmma_noop_barrier", "x", void, pure=False, device_only=True, params="reg",
+    doc="an empty asm that reads and writes a register-held element: keeps the compiler from moving "
+    "its accesses across (wgmma accumulators)",
+    cuda=_c_noop_barrier, interp=_i_typed("float32", lambda x: None),
 )  # fmt: skip

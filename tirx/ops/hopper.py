@@ -1,7 +1,7 @@
 """Hopper (sm_90a) ops: TMA tile copies, tensor-map prefetch and warpgroup MMA (wgmma).
 
 TMA copies address shared memory by 32-bit shared-window addresses
-(``T.ptx.cvta_to_shared``), so kernels can align their tiles at run time.
+(``T.cuda.cvta_generic_to_shared``), so kernels can align their tiles at run time.
 
 ``T.ptx.wgmma_mma_async(shape, dtype, T.address_of(acc[0]), desc_a, desc_b, scale_d)``
 emits one warpgroup ``wgmma.mma_async.sync.aligned.<shape>.f32.<dtype>.<dtype>`` whose
@@ -18,56 +18,31 @@ import re
 from typing import Any
 
 from ..ir.expr import BufferLoad, Call, IntImm, StringImm
-from ..ir.op import PTX, declare
+from ..ir.op import declare, find
 from ..ir.types import PrimType, void
+from .ptx_rows import chain_alias
 from .ptx_table import Operand, Row, Slot, declare_opcode
 
 __all__: list[str] = []
 
 
-def _ptx(name: str, args: str, template: str, doc: str) -> None:
-    declare(name, args, void, pure=False, device_only=True, doc=doc, cuda=PTX(template))
-
-
 # T.ptx.wgmma.fence.sync.aligned() ... : the wgmma opcode of the PTX instruction table
 # (tirx/ops/ptx_table.py); its printed form is TIRx's, T.ptx.wgmma("fence", "sync", "aligned", "")
 _SYNC_ALIGNED = (Slot("sync", ("sync",)), Slot("aligned", ("aligned",)))
-declare_opcode("wgmma", [
+WGMMA = declare_opcode("wgmma", [
     Row("wgmma_fence", (Slot("action", ("fence",)), *_SYNC_ALIGNED)),
     Row("wgmma_commit_group", (Slot("action", ("commit_group",)), *_SYNC_ALIGNED)),
     Row("wgmma_wait_group", (Slot("action", ("wait_group",)), *_SYNC_ALIGNED), (Operand("n", "imm"),)),
 ], doc="warpgroup MMA synchronization: wgmma.fence / commit_group / wait_group N (.sync.aligned)")  # fmt: skip
 
-# the named forms kernels used before the table (templates unchanged)
-_ptx("ptx.wgmma_fence", "", "wgmma.fence.sync.aligned;", "wgmma.fence")
-_ptx("ptx.wgmma_commit_group", "", "wgmma.commit_group.sync.aligned;", "wgmma.commit_group")
-_ptx("ptx.wgmma_wait_group", "n", "wgmma.wait_group.sync.aligned {0:imm};", "wgmma.wait_group N")
-_ptx(
-    "ptx.tma_load_2d", "i p i i p",
-    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-    "[{0}], [{1}, {{{2}, {3}}}], [{4:smem}];",
-    "TMA tile load: smem addr (u32), tensor map (generic address), inner coord, outer coord, mbarrier",
-)  # fmt: skip
-_ptx(
-    "ptx.tma_load_2d_multicast", "i p i i p i",
-    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
-    "[{0}], [{1}, {{{2}, {3}}}], [{4:smem}], {5};",
-    "TMA tile load multicast to the cluster's CTAs in the u16 mask (same smem offsets and mbarrier in each)",
-)  # fmt: skip
-_ptx(
-    "ptx.tma_load_3d", "i p i i i p",
-    "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-    "[{0}], [{1}, {{{2}, {3}, {4}}}], [{5:smem}];",
-    "TMA 3-d tile load: smem addr (u32), tensor map, coords (innermost first), mbarrier",
-)  # fmt: skip
-_ptx(
-    "ptx.tma_store_2d", "p i i i",
-    "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [{0}, {{{1}, {2}}}], [{3}];",
-    "TMA tile store: tensor map, inner coord, outer coord, smem addr (u32); completes a bulk group",
-)  # fmt: skip
-_ptx("ptx.tma_store_commit", "", "cp.async.bulk.commit_group;", "commit the TMA stores issued so far")
-_ptx("ptx.tma_store_wait", "n", "cp.async.bulk.wait_group.read {0:imm};", "wait until N store groups remain")
-_ptx("ptx.prefetch_tensormap", "p", "prefetch.tensormap [{0}];", "prefetch a TMA descriptor")
+# the named forms kernels used before the table are aliases of its rows
+chain_alias("ptx.wgmma_fence", WGMMA, ("fence", "sync", "aligned"), "wgmma.fence")
+chain_alias("ptx.wgmma_commit_group", WGMMA, ("commit_group", "sync", "aligned"), "wgmma.commit_group")
+chain_alias("ptx.wgmma_wait_group", WGMMA, ("wait_group", "sync", "aligned"), "wgmma.wait_group N")
+# T.ptx.tma_load_2d / tma_load_2d_multicast / tma_load_3d / tma_store_2d: aliases of the TMA rows
+# of the cp opcode (tirx/ops/ptx_rows.py)
+# T.ptx.tma_store_commit / tma_store_wait / prefetch_tensormap: aliases of cp and prefetch rows
+# (tirx/ops/ptx_rows.py)
 
 
 # --------------------------------------------------------------------------- wgmma.mma_async
@@ -92,7 +67,8 @@ def _c_wgmma(cg: Any, c: Any) -> str:
         and accp.op.traits.takes_address
         and isinstance(accp.args[0], BufferLoad)
     ):
-        raise cg.error(f"{name}: the accumulator is T.address_of(acc[i]) of a local array", c)
+        addr = find(takes_address=True).name
+        raise cg.error(f"{name}: the accumulator is T.{addr}(acc[i]) of a local array", c)
     el = accp.args[0]
     buf = el.buffer
     if buf.dtype != PrimType("float32") or buf.scope != "local":

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import OpError
-from ..ir.op import declare
+from ..ir.op import alias, declare, lookup
 from ..ir.types import PrimType
 
 __all__: list[str] = []
@@ -176,6 +176,8 @@ _UNARY = {
     "tan": ("tanf", "tan", "tan", False), "asin": ("asinf", "asin", "arcsin", False),
     "acos": ("acosf", "acos", "arccos", False), "atan": ("atanf", "atan", "arctan", False),
     "sinh": ("sinhf", "sinh", "sinh", False), "cosh": ("coshf", "cosh", "cosh", False),
+    "asinh": ("asinhf", "asinh", "arcsinh", False), "acosh": ("acoshf", "acosh", "arccosh", False),
+    "atanh": ("atanhf", "atanh", "arctanh", False),
     "erf": ("erff", "erf", "erf", False), "fabs": ("fabsf", "fabs", "abs", True),
     "abs": ("fabsf", "fabs", "abs", True), "floor": ("floorf", "floor", "floor", True),
     "ceil": ("ceilf", "ceil", "ceil", True), "round": ("rintf", "rint", "rint", True),
@@ -332,3 +334,11 @@ declare(
     cuda=_c_select,
     interp=_i_select,
 )
+
+
+def _select_alias(cond: Any, true_value: Any, false_value: Any, span: Any = None) -> Any:
+    return lookup("if_then_else")(cond, true_value, false_value, span=span)
+
+
+# TIRx builds (and prints) T.select(c, a, b) as T.if_then_else(c, a, b); T.Select is the node
+alias("select", "if_then_else", _select_alias, "``T.select(c, a, b)``: TIRx's spelling of ``T.if_then_else``")

@@ -7,9 +7,9 @@ import re
 from typing import Any
 
 from ..errors import OpError
-from ..ir.expr import BufferLoad, IntImm, StringImm
-from ..ir.op import Helper, NoInterp, declare
-from ..ir.types import PointerType, PrimType, bool_
+from ..ir.expr import BufferLoad, IntImm, Mul, PrimExpr, StringImm, binop
+from ..ir.op import CExpr, Helper, NoInterp, alias, declare
+from ..ir.types import PointerType, PrimType, Type, as_prim, as_type, bool_
 
 __all__: list[str] = []
 
@@ -148,7 +148,28 @@ def _i_reinterpret(fc: Any, call: Any):
     return ev
 
 
-declare(
+def _e(x: Any) -> Any:
+    """A script value as an expression (a mutable scalar cell, a meta var, a buffer's data)."""
+    conv = getattr(x, "__tirx_expr__", None)
+    return conv() if conv is not None else x
+
+
+def _s_reinterpret(*args: Any, ty: Any = None, span: Any = None) -> Any:
+    """``T.reinterpret(e, ty=T.Ptr(T.float32))`` or ``T.reinterpret(ptr_ty, e)``."""
+    if (
+        ty is None
+        and len(args) == 2
+        and (isinstance(args[0], (Type, str)) or hasattr(args[0], "__tirx_type__"))
+    ):
+        ty, args = args[0], (args[1],)
+    if ty is None or len(args) != 1:
+        raise TypeError(
+            "T.reinterpret takes a value and a type: T.reinterpret(e, ty=...) or T.reinterpret(ty, e)"
+        )
+    return REINTERPRET(_e(args[0]), ty=as_type(ty, "T.reinterpret type"), span=span)
+
+
+REINTERPRET = declare(
     "reinterpret",
     "x",
     "ty",
@@ -156,6 +177,7 @@ declare(
     bitcast=True,
     cuda=_c_reinterpret,
     interp=_i_reinterpret,
+    script=_s_reinterpret,
 )
 
 
@@ -201,7 +223,26 @@ def _i_ptr_byte_offset(fc: Any, call: Any):
     return ev
 
 
-declare(
+def _typed_ptr(ptype: Any, ptr: Any) -> Any:
+    ptr = _e(ptr)
+    data = getattr(ptr, "data", None)
+    if data is not None and not isinstance(ptr, PrimExpr):  # a buffer: its backing pointer
+        ptr = data
+    pt = getattr(ptr, "ty", None)
+    if not isinstance(pt, PointerType):
+        raise TypeError(f"expected a pointer expression, got {ptr!r}")
+    want = PointerType(as_type(ptype, "pointer element type"), pt.scope)
+    return ptr if pt == want else REINTERPRET(ptr, ty=want)
+
+
+def _s_ptr_byte_offset(*args: Any, span: Any = None) -> Any:
+    """``T.ptr_byte_offset(ptr, nbytes)``; ``T.ptr_byte_offset(T.float32, ptr, nbytes)`` types it first."""
+    if len(args) == 3:
+        return PTR_BYTE_OFFSET(_typed_ptr(args[0], args[1]), _e(args[2]), span=span)
+    return PTR_BYTE_OFFSET(*(_e(a) for a in args), span=span)
+
+
+PTR_BYTE_OFFSET = declare(
     "ptr_byte_offset",
     "p i",
     "arg0",
@@ -209,6 +250,28 @@ declare(
     pointer_from=(0,),
     cuda=_c_ptr_byte_offset,
     interp=_i_ptr_byte_offset,
+    script=_s_ptr_byte_offset,
+)
+
+
+def _tvm_access_ptr(ptype: Any, data: Any, offset: Any, extent: Any = None, rw_mask: Any = None,
+                    span: Any = None) -> Any:  # fmt: skip
+    """A ``ptype``-typed pointer to element ``offset`` of ``data`` (a pointer var or buffer)."""
+    dt = as_prim(ptype, "T.tvm_access_ptr type")
+    p = _typed_ptr(dt, data)
+    off = _e(offset)
+    if isinstance(off, int) and off == 0:
+        return p
+    return PTR_BYTE_OFFSET(
+        p, binop(Mul, off, dt.bytes) if isinstance(off, PrimExpr) else off * dt.bytes, span=span
+    )
+
+
+alias(
+    "tvm_access_ptr",
+    "ptr_byte_offset",
+    _tvm_access_ptr,
+    doc="TVM's typed pointer to an element (ptype, data, offset)",
 )
 
 
@@ -249,3 +312,21 @@ declare(
     cuda=_c_is_aligned,
     interp=_i_is_aligned,
 )
+
+
+def _i_isnullptr(fc: Any, call: Any):
+    import numpy as np
+
+    fa = fc.expr(call.args[0])
+
+    def ev(c):
+        fa(c)  # evaluated for its errors; the interpreter's pointers always point into memory
+        return np.zeros(c.N, dtype=bool)
+
+    return ev
+
+
+declare(
+    "isnullptr", "p", bool_, params="x", doc="whether a pointer is null",
+    cuda=CExpr("(({0}) == nullptr)"), interp=_i_isnullptr,
+)  # fmt: skip

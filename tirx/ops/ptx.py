@@ -1,20 +1,20 @@
-"""PTX ops: inline PTX (``T.ptx.asm``), cluster shared-memory addressing, mbarriers,
-fences, elect and register-allocation hints, as one named op per variant (the names
-kernels used before the PTX instruction table; their templates are unchanged). The
-instruction table's opcodes (``T.ptx.fence``, ``T.ptx.mbarrier``, ...) are declared in
-tirx/ops/ptx_rows.py; this module holds the CPU semantics both share.
+"""PTX ops outside the instruction table: inline PTX (``T.ptx.asm``), the remote mbarrier
+arrive (two instructions), and the CPU semantics the table's value rows share (``mapa``,
+``elect_sync``).
 
-An op declared with ``cuda=PTX(template)`` needs no backend code: the one inline-asm
-emitter (tirx/codegen/asm.py) fills the template; its language is documented there.
+The instruction table's opcodes (``T.ptx.fence``, ``T.ptx.mbarrier``, ...) are declared in
+tirx/ops/ptx_rows.py, with the named forms kernels used before the table
+(``T.ptx.mbarrier_init``, ``T.ptx.fence_proxy_async``, ...) as aliases of its rows. An op
+declared with ``cuda=PTX(template)`` needs no backend code: the one inline-asm emitter
+(tirx/codegen/asm.py) fills the template; its language is documented there.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..ir.op import PTX, CExpr, NoInterp, declare
-from ..ir.types import PointerType, bool_, uint32, uint64, void
-from .cuda import _i_in_launch
+from ..ir.op import PTX, NoInterp, declare
+from ..ir.types import PointerType, uint64, void
 
 __all__: list[str] = []
 
@@ -68,18 +68,9 @@ def _i_mapa(fc: Any, call: Any):
     return ev
 
 
-declare(
-    "ptx.map_shared_rank", "x i", uint64, pure=True, device_only=True,
-    doc="mapa: the address of the same shared location in CTA `rank` of the cluster (raw uint64)",
-    cuda=_c_mapa(False), interp=_i_mapa,
-)  # fmt: skip
 # T.ptx.mapa(p, rank) (the pointer-typed form) is the bare row of the mapa opcode of the PTX
-# instruction table (tirx/ops/ptx_rows.py), next to TIRx's mapa.shared::cluster.u64 forms
-declare(
-    "ptx.cvta_to_shared", "p", uint32, device_only=True, doc="32-bit shared-window address of a pointer",
-    cuda=CExpr("((unsigned)__cvta_generic_to_shared({0}))"),
-    interp=NoInterp("raw shared-window addresses are not modelled"),
-)  # fmt: skip
+# instruction table (tirx/ops/ptx_rows.py), next to TIRx's mapa.shared::cluster.u64 forms;
+# T.ptx.map_shared_rank and T.ptx.cvta_to_shared are aliases declared there.
 
 
 # --------------------------------------------------------------------------- template ops
@@ -111,50 +102,11 @@ def _ptx(name: str, args: str, result, template: str, doc: str, interp: Any = No
 
 
 _ptx(
-    "ptx.mbarrier_init", "p i", void, "mbarrier.init.shared::cta.b64 [{0:smem}], {1};",
-    "init an mbarrier with an arrival count",
-)  # fmt: skip
-_ptx(
-    "ptx.mbarrier_arrive", "p", uint64, "mbarrier.arrive.shared::cta.b64 {out}, [{0:smem}];",
-    "arrive; returns the state",
-)  # fmt: skip
-_ptx(
-    "ptx.mbarrier_arrive_expect_tx", "p i", uint64,
-    "mbarrier.arrive.expect_tx.shared::cta.b64 {out}, [{0:smem}], {1};", "arrive and expect tx bytes",
-)  # fmt: skip
-_ptx(
-    "ptx.mbarrier_expect_tx", "p i", void, "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{0:smem}], {1};",
-    "expect tx bytes",
-)  # fmt: skip
-_ptx(
-    "ptx.mbarrier_try_wait_parity", "p i", bool_,
-    "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{0:smem}], {1}; selp.u32 {out}, 1, 0, p; }}",
-    "try to wait for the phase with the given parity; true when it completed",
-)  # fmt: skip
-_ptx(
-    "ptx.mbarrier_try_wait_parity_u32", "i i", bool_,
-    "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{0}], {1}; selp.u32 {out}, 1, 0, p; }}",
-    "try_wait.parity on an mbarrier given by its 32-bit shared address",
-)  # fmt: skip
-_ptx(
     "ptx.mbarrier_arrive_cluster", "i i", void,
     "{{ .reg .b32 a; mapa.shared::cluster.u32 a, {0}, {1}; mbarrier.arrive.shared::cluster.b64 _, [a]; }}",
     "arrive on the mbarrier at the same shared address (u32) in CTA `rank` of the cluster",
 )  # fmt: skip
-_ptx(
-    "ptx.fence_proxy_async", "", void, "fence.proxy.async.shared::cta;",
-    "order generic-proxy smem writes before async-proxy reads", _i_in_launch,
-)  # fmt: skip
-_ptx(
-    "ptx.fence_mbarrier_init", "", void, "fence.mbarrier_init.release.cluster;",
-    "make mbarrier inits visible to the cluster", _i_in_launch,
-)  # fmt: skip
-_ptx(
-    "ptx.setmaxnreg_inc", "n", void, "setmaxnreg.inc.sync.aligned.u32 {0:imm};",
-    "raise the warpgroup's register cap", _i_in_launch,
-)  # fmt: skip
-_ptx(
-    "ptx.setmaxnreg_dec", "n", void, "setmaxnreg.dec.sync.aligned.u32 {0:imm};",
-    "lower the warpgroup's register cap", _i_in_launch,
-)  # fmt: skip
+# the named forms kernels used before the PTX table (T.ptx.mbarrier_init, T.ptx.fence_proxy_async,
+# T.ptx.setmaxnreg_inc, ...) are aliases of its rows (tirx/ops/ptx_rows.py); arrive_cluster is two
+# instructions (mapa + a remote arrive), not a form of one.
 # T.ptx.elect_sync() is the bare row of the elect_sync opcode (tirx/ops/ptx_rows.py)

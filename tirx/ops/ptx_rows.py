@@ -11,9 +11,13 @@ table, are ``bare`` rows of their opcodes and keep their CPU semantics.
 
 from __future__ import annotations
 
-from ..ir.types import bool_
-from .ptx import _c_mapa, _i_elect_sync, _i_in_launch, _i_mapa, _mapped_ptr
-from .ptx_table import Operand, Row, Slot, declare_opcode
+from typing import Any
+
+from ..ir import op as _opmod
+from ..ir.types import PointerType, bool_, uint64
+from .cuda import _i_in_launch
+from .ptx import _c_mapa, _i_elect_sync, _i_mapa, _mapped_ptr
+from .ptx_table import Chain, Opcode, Operand, Row, Slot, declare_opcode, slots
 
 __all__: list[str] = []
 
@@ -33,7 +37,7 @@ def _op(name: str, kind: str, *, optional: bool = False, mem: bool = False) -> O
 
 
 # --------------------------------------------------------------------------- fence
-declare_opcode("fence", [
+FENCE = declare_opcode("fence", [
     Row("fence", (_opt("sem", "sc", "acq_rel", "acquire", "release"), _slot("scope", *_SCOPES)),
         interp=_i_in_launch),
     Row("fence_mbarrier_init", (_slot("op_restrict", "mbarrier_init"), _slot("sem", "release"),
@@ -66,7 +70,7 @@ _SCOPE_CC = _opt("scope", "cta", "cluster")
 _WAIT = (_opt("phase_type", "phase_type::primary", "phase_type::conditional"),
          _opt("sem", "acquire", "relaxed"), _SCOPE_CC, _opt("space", *_SPACE))  # fmt: skip
 
-declare_opcode("mbarrier", [
+MBARRIER = declare_opcode("mbarrier", [
     _mb("mbarrier_init", (_slot("action", "init"), _opt("layout", "layout::v0", "layout::v1"),
                           _opt("space", *_SPACE)), (_ADDR, _op("count", "u32"))),
     _mb("mbarrier_inval", (_slot("action", "inval"), _opt("space", *_SPACE)), (_ADDR,)),
@@ -85,6 +89,12 @@ declare_opcode("mbarrier", [
         (_op("wait_complete", "pred"), _ADDR, _op("phase", "u32"), _op("time_hint", "u32", optional=True))),
     _mb("mbarrier_wait", (_slot("action", "try_wait", "test_wait"), *_WAIT),
         (_op("wait_complete", "pred"), _ADDR, _op("state", "addr"), _op("time_hint", "u32", optional=True))),
+    # tirx's value form: the predicate as the call's value (`while not ...:` loops); TIRx's rows
+    # write it to an element. Told apart from the row above by its operand count.
+    Row("mbarrier_wait_parity_value", (_slot("action", "try_wait", "test_wait"), _slot("parity", "parity"),
+                                       *_WAIT, _B64), (_ADDR, _op("phase", "u32")), result=bool_,
+        asm="{{ .reg .pred P0; {mn} P0, [{addr}], {phase}; selp.u32 {out}, 1, 0, P0; }}",
+        doc="true when the phase with the given parity has completed (a value, not a pred element)"),
 ], doc="mbarrier init/inval/arrive[.expect_tx]/expect_tx/complete_tx/try_wait[.parity]/test_wait")  # fmt: skip
 
 
@@ -96,7 +106,7 @@ def _nreg(ops: dict) -> str | None:
     return None
 
 
-declare_opcode("setmaxnreg", [
+SETMAXNREG = declare_opcode("setmaxnreg", [
     Row("setmaxnreg", (_slot("action", "inc", "dec"), _slot("sync", "sync"), _slot("aligned", "aligned"),
                        _slot("type", "u32")), (_op("nreg", "imm"),), check=_nreg, interp=_i_in_launch),
 ], doc="setmaxnreg.{inc,dec}.sync.aligned.u32 N: raise/lower the warpgroup's register cap")  # fmt: skip
@@ -122,7 +132,7 @@ declare_opcode("shfl_sync", [
 
 
 # --------------------------------------------------------------------------- addresses
-declare_opcode("mapa", [
+MAPA = declare_opcode("mapa", [
     Row("mapa_u64", (_opt("space", "shared::cluster"), _slot("type", "u64")),
         (_op("d", "out64"), _op("a", "addr"), _op("b", "u32")), volatile=False),
     Row("mapa_u32", (_slot("space", "shared::cluster"), _slot("type", "u32")),
@@ -150,16 +160,34 @@ declare_opcode("cvta", [
         (_op("d", "out64"), _op("a", "addr")), volatile=False),
 ], doc="cvta[.to].space.u64: convert between generic and state-space addresses")  # fmt: skip
 
-declare_opcode("prefetch", [
+PREFETCH = declare_opcode("prefetch", [
     Row("prefetch", (_opt("space", "global", "local", "const", "param"), _opt("level", "L1", "L2"),
                      _opt("evict", "L2::evict_last", "L2::evict_normal"), _opt("tensormap", "tensormap")),
         (_op("addr", "addr", mem=True),)),
 ], doc="prefetch[.space][.level][.evict][.tensormap] [addr] (prefetch.tensormap: a TMA descriptor)")  # fmt: skip
 
 
-# --------------------------------------------------------------------------- cp.async groups
+# --------------------------------------------------------------------------- cp.async groups, TMA
 _ASYNC = _slot("api", "async")
-declare_opcode("cp", [
+# the tile coordinates: one int32 per dimension of the .Nd modifier
+_COORDS = Operand("coords", "reg", ty="s32", lanes=lambda mods: int(mods["dim"][0]))
+_POLICY = Operand("cache_policy", "reg", optional=True, ty="b64", when="cache")
+
+
+def _tma_g2s(mods: dict) -> str:
+    """[dst], [tmap, {coords}], [mbar][, cta_mask][, policy] (PTX's operand layout)."""
+    extra = (", {cta_mask}" if mods.get("multicast") else "") + (
+        ", {cache_policy}" if mods.get("cache") else ""
+    )
+    return "{mn} [{dst_mem}], [{tmap}, {coords}], [{mbar}]" + extra + ";"
+
+
+def _tma_s2g(mods: dict) -> str:
+    """[tmap, {coords}], [src][, policy]."""
+    return "{mn} [{tmap}, {coords}], [{src_mem}]" + (", {cache_policy}" if mods.get("cache") else "") + ";"
+
+
+CP = declare_opcode("cp", [
     Row("cp_async_bulk_commit_group", (_ASYNC, _slot("kind", "bulk"), _slot("action", "commit_group"))),
     Row("cp_async_bulk_wait_group", (_ASYNC, _slot("kind", "bulk"), _slot("action", "wait_group"),
                                      _opt("read", "read")), (_op("group", "imm"),)),
@@ -169,4 +197,126 @@ declare_opcode("cp", [
     Row("cp_async_mbarrier_arrive", (_ASYNC, _slot("target", "mbarrier"), _slot("action", "arrive"),
                                      _opt("noinc", "noinc"), _opt("space", "shared", "shared::cta"),
                                      _slot("type", "b64")), (_op("addr", "space_addr", mem=True),)),
-], doc="cp.async[.bulk] groups (commit_group, wait_group[.read] N, wait_all), cp.async.mbarrier.arrive")  # fmt: skip
+    # TMA tile copies (cp.async.bulk.tensor): the coordinates are a vector of `dim` int32s
+    Row("cp_async_bulk_tensor_g2s_cta", slots(
+        "api=async kind=bulk unit=tensor dim=1d|2d|3d|4d|5d dst=shared::cta src=global "
+        "load_mode?=tile|tile::gather4 completion=mbarrier::complete_tx::bytes "
+        "cta_group?=cta_group::1|cta_group::2 cache?=L2::cache_hint"),
+        (_op("dst_mem", "smem"), _op("tmap", "addr"), _COORDS, _op("mbar", "smem"), _POLICY),
+        asm=_tma_g2s),
+    Row("cp_async_bulk_tensor_g2s_cluster", slots(
+        "api=async kind=bulk unit=tensor dim=1d|2d|3d|4d|5d dst=shared::cluster src=global "
+        "load_mode?=tile|tile::gather4 completion=mbarrier::complete_tx::bytes multicast?=multicast::cluster "
+        "cta_group?=cta_group::1|cta_group::2 cache?=L2::cache_hint"),
+        (_op("dst_mem", "smem"), _op("tmap", "addr"), _COORDS, _op("mbar", "smem"),
+         Operand("cta_mask", "reg", optional=True, ty="b16", when="multicast"), _POLICY),
+        asm=_tma_g2s),
+    Row("cp_async_bulk_tensor_s2g", slots(
+        "api=async kind=bulk unit=tensor dim=1d|2d|3d|4d|5d dst=global src=shared::cta "
+        "load_mode?=tile|tile::scatter4 completion=bulk_group cache?=L2::cache_hint"),
+        (_op("tmap", "addr"), _COORDS, _op("src_mem", "smem"), _POLICY), asm=_tma_s2g),
+    Row("cp_reduce_async_bulk_tensor", slots(
+        "op=reduce api=async kind=bulk unit=tensor dim=1d|2d|3d|4d|5d dst=global src=shared::cta "
+        "redop=add|min|max|inc|dec|and|or|xor load_mode?=tile completion=bulk_group cache?=L2::cache_hint"),
+        (_op("tmap", "addr"), _COORDS, _op("src_mem", "smem"), _POLICY), asm=_tma_s2g),
+], doc="cp.async[.bulk] groups (commit_group, wait_group[.read] N, wait_all), cp.async.mbarrier.arrive, "
+   "TMA tile copies cp[.reduce].async.bulk.tensor.{1..5}d")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- named forms
+def chain_alias(name: str, opc: Opcode, tokens: tuple[str, ...], doc: str) -> None:
+    """``T.<name>(...)`` as a fixed modifier chain of ``opc``: the names kernels used before
+    the table build the table's call, which prints in TIRx's form."""
+    chain = Chain(opc, tokens)
+    _opmod.alias(name, opc.name, chain, f"{doc} (= {chain!r})")
+
+
+chain_alias(
+    "ptx.fence_proxy_async",
+    FENCE,
+    ("proxy", "async", "shared::cta"),
+    "order generic-proxy smem writes before async-proxy reads",
+)
+chain_alias(
+    "ptx.fence_mbarrier_init",
+    FENCE,
+    ("mbarrier_init", "release", "cluster"),
+    "make mbarrier inits visible to the cluster",
+)
+chain_alias(
+    "ptx.setmaxnreg_inc", SETMAXNREG, ("inc", "sync", "aligned", "u32"), "raise the warpgroup's register cap"
+)
+chain_alias(
+    "ptx.setmaxnreg_dec", SETMAXNREG, ("dec", "sync", "aligned", "u32"), "lower the warpgroup's register cap"
+)
+chain_alias(
+    "ptx.mbarrier_init", MBARRIER, ("init", "shared::cta", "b64"), "init an mbarrier with an arrival count"
+)
+chain_alias("ptx.mbarrier_arrive", MBARRIER, ("arrive", "shared::cta", "b64"), "arrive on an mbarrier")
+chain_alias(
+    "ptx.mbarrier_arrive_expect_tx",
+    MBARRIER,
+    ("arrive", "expect_tx", "shared::cta", "b64"),
+    "arrive and expect tx bytes",
+)
+chain_alias(
+    "ptx.mbarrier_expect_tx",
+    MBARRIER,
+    ("expect_tx", "relaxed", "cta", "shared::cta", "b64"),
+    "expect tx bytes",
+)
+for _n in ("ptx.mbarrier_try_wait_parity", "ptx.mbarrier_try_wait_parity_u32"):
+    chain_alias(
+        _n,
+        MBARRIER,
+        ("try_wait", "parity", "shared::cta", "b64"),
+        "true when the phase with the given parity completed (a shared pointer or its 32-bit address)",
+    )
+_G2S = ("async", "bulk", "tensor")
+_G2S_TAIL = ("shared::cluster", "global", "tile", "mbarrier::complete_tx::bytes")
+chain_alias(
+    "ptx.tma_load_2d",
+    CP,
+    (*_G2S, "2d", *_G2S_TAIL),
+    "TMA tile load: smem addr (u32), tensor map, inner coord, outer coord, mbarrier",
+)
+chain_alias(
+    "ptx.tma_load_3d",
+    CP,
+    (*_G2S, "3d", *_G2S_TAIL),
+    "TMA 3-d tile load: smem addr (u32), tensor map, coords (innermost first), mbarrier",
+)
+chain_alias(
+    "ptx.tma_load_2d_multicast",
+    CP,
+    (*_G2S, "2d", *_G2S_TAIL, "multicast::cluster"),
+    "TMA tile load multicast to the cluster's CTAs in the u16 mask (same smem offsets and mbarrier)",
+)
+chain_alias("ptx.tma_store_2d", CP, (*_G2S, "2d", "global", "shared::cta", "tile", "bulk_group"),
+            "TMA tile store: tensor map, inner coord, outer coord, smem addr (u32); completes a bulk group")  # fmt: skip
+chain_alias(
+    "ptx.tma_store_commit", CP, ("async", "bulk", "commit_group"), "commit the TMA stores issued so far"
+)
+chain_alias(
+    "ptx.tma_store_wait", CP, ("async", "bulk", "wait_group", "read"), "wait until N store groups remain"
+)
+chain_alias("ptx.prefetch_tensormap", PREFETCH, ("tensormap",), "prefetch a TMA descriptor")  # fmt: skip
+
+
+def _map_shared_rank(x: Any, rank: Any, span: Any = None) -> Any:
+    """The raw uint64 address form of ``T.ptx.mapa(x, rank)``."""
+    m = Chain(MAPA)(x, rank, span=span)
+    if isinstance(m.ty, PointerType):
+        return _opmod.find(bitcast=True)(m, ty=uint64, span=span)
+    return m
+
+
+_opmod.alias(
+    "ptx.map_shared_rank",
+    MAPA.name,
+    _map_shared_rank,
+    doc="mapa as a raw uint64 address (= T.reinterpret(T.ptx.mapa(x, rank), ty=T.uint64) for a pointer)",
+)
+_CVTA = _opmod.find(shared_window=True)
+_opmod.alias("ptx.cvta_to_shared", _CVTA.name, lambda p, span=None: _CVTA(p, span=span),
+             doc="the 32-bit shared-window address of a pointer (= T.cuda.cvta_generic_to_shared)")  # fmt: skip

@@ -9,9 +9,11 @@ inline-asm template. ``declare_opcode`` turns the rows of one opcode into ONE op
 
 1. the script surface: ``T.ptx.mbarrier.init.shared__cta.b64(addr, count)`` (a trailing
    ``_`` escapes a Python keyword, ``__`` stands for ``::``), an object that is also
-   callable in the printed positional form;
+   callable in the printed positional form; as in TIRx, a chain is order-free (each
+   modifier fills the first open slot that lists it);
 2. the printed form, TIRx's: operands, then one string per slot of the matched row (``""``
-   for an absent optional slot), then a trailing ``""``:
+   for an absent optional slot), then the trailing marker (``""`` unless the call has
+   predicate inputs or a guard; below):
    ``T.ptx.mbarrier(addr, T.uint32(1), "init", "", "shared::cta", "b64", "")``;
 3. checking: a chain or call that matches no row is a TypeError naming the allowed
    modifiers (the front ends turn it into a located DiagnosticError);
@@ -34,6 +36,28 @@ Operand kinds (what a chain/Python call converts, what the IR must hold):
 ``pred``   a writable 32-bit element set to 1/0 from the instruction's predicate result
 ``any``, ``int``  any expression / any integer expression (the value forms kept from
            before the table: ``T.ptx.mapa(p, rank)``, ``T.ptx.elect_sync()``)
+``reg``    a register value typed by the operand's ``ty`` (a slot name whose chosen token
+           types it, or a fixed token such as ``u32``): a Python number becomes that
+           type's literal (``T.uint32(1)``, ``T.float32(1.0)``); a 32/64-bit token needs a
+           value of that width. With the token ``pred`` it is a ``pin``
+``dst``    a writable buffer element the instruction writes, typed like ``reg`` (a
+           32/64-bit token needs an element of that width); with ``pred`` it is a ``pred``
+``pin``    a predicate input: a bool expression (or an integer, nonzero = true); the
+           printed form marks its position in the trailing string (``"p3"``), as TIRx does
+
+An operand with ``lanes`` is a register vector ``{a, b, ...}``: it takes one argument per
+lane, named ``d0, d1, ...``; ``lanes`` is a slot name whose token ends in the count
+(``v4``, ``x2``; no token: one plain operand), an int, or a function of the chosen
+modifiers (``{slot name: token}``) giving the count (mma fragments).
+
+An optional operand with ``when`` (a slot name) is there exactly when that slot is chosen
+(the cache policy of ``.L2::cache_hint``), which tells ``(d, addr, value)`` from
+``(addr, value, policy)`` when ``d`` may be left out (PTX's sink ``_``).
+
+A call without outputs may take ``pred=`` (a guard: ``@p`` before the instruction).
+The trailing string of the printed form is TIRx's marker: comma-joined ``pred`` (a guard
+predicate, ``pred=`` of a call without outputs, printed as the last operand) and ``p<i>``
+for each predicate input; ``""`` when there is neither.
 
 An operand may be ``optional`` (an absent output is PTX's sink ``_``, an absent input is
 left out). A row with ``bare=True`` prints with no strings at all (its opcode's plain
@@ -42,6 +66,7 @@ call, ``T.ptx.elect_sync()``). This module imports only ``tirx.ir`` at import ti
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -50,14 +75,37 @@ from typing import Any, NamedTuple
 import attrs
 
 from ..ir import op as _op
-from ..ir.expr import BufferLoad, Call, Cast, IntImm, PrimExpr, StringImm, convert
-from ..ir.op import declare, lookup, register_handler
-from ..ir.types import PointerType, PrimType, Type, int32, uint32, void
+from ..ir.expr import BufferLoad, Call, Cast, FloatImm, IntImm, PrimExpr, StringImm, convert
+from ..ir.op import declare, register_handler
+from ..ir.types import PointerType, PrimType, Type, as_type, int32, uint32, void
 
-__all__ = ["Opcode", "Operand", "Row", "Slot", "declare_opcode", "match", "render"]
+__all__ = [
+    "Opcode",
+    "Operand",
+    "Row",
+    "Slot",
+    "declare_opcode",
+    "match",
+    "operands",
+    "render",
+    "row",
+    "slots",
+]
 
-KINDS = ("smem", "space_addr", "u32", "b32", "imm", "addr", "out32", "out64", "pred", "any", "int")
-_OUT_KINDS = ("out32", "out64", "pred")
+KINDS = (
+    "smem", "space_addr", "u32", "b32", "imm", "addr", "out32", "out64", "pred", "any", "int", "reg", "dst", "pin",
+)  # fmt: skip
+_OUT_KINDS = ("out32", "out64", "pred", "dst")
+
+#: PTX type token -> the dtype of its register (packed pairs and tf32 live in 32-bit
+#: registers, f32x2 in 64); None: no scalar dtype (b128)
+TOKEN_DTYPE: dict[str, str | None] = {
+    "pred": "bool", "b8": "uint8", "u8": "uint8", "s8": "int8", "b16": "uint16", "u16": "uint16",
+    "s16": "int16", "f16": "float16", "bf16": "bfloat16", "e4m3x2": "uint16", "e5m2x2": "uint16",
+    "b32": "uint32", "u32": "uint32", "s32": "int32", "f32": "float32", "f16x2": "uint32",
+    "bf16x2": "uint32", "u16x2": "uint32", "s16x2": "uint32", "tf32": "uint32", "b64": "uint64",
+    "u64": "uint64", "s64": "int64", "f64": "float64", "f32x2": "uint64", "b128": None,
+}  # fmt: skip
 
 
 @attrs.define(slots=True, frozen=True)
@@ -82,6 +130,9 @@ class Operand:
     kind: str
     optional: bool = False
     mem: bool = False
+    ty: str = ""  # reg/dst: the slot whose token types it, or a fixed token
+    lanes: Any = None  # a register vector: slot name, int, or function of the modifiers
+    when: str = ""  # an optional operand present exactly when this slot is chosen
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -101,7 +152,7 @@ class Row:
     operands: tuple[Operand, ...] = ()
     mnemonic: str = ""
     result: Any = None  # None (void), a Type, or a function of the operands -> Type
-    asm: str | None = None
+    asm: Any = None  # a template, or a function of the chosen modifiers ({slot: token}) giving one
     volatile: bool = True
     bare: bool = False
     doc: str = ""
@@ -119,8 +170,48 @@ class Row:
         for s in self.slots:
             alt = "|".join("." + c for c in s.choices)
             parts.append(f"[{alt}]" if s.optional else (alt if len(s.choices) == 1 else f"{{{alt}}}"))
-        ops = ", ".join(o.name + ("?" if o.optional else "") for o in self.operands)
+        ops = ", ".join(o.name + ("[..]" if o.lanes is not None else "") + ("?" if o.optional else "")
+                        for o in self.operands)  # fmt: skip
         return "".join(parts) + f"({ops})"
+
+    def layout(self, mods: Sequence[str]) -> tuple[Operand, ...]:
+        """The operands of a call with these modifiers: a register vector is one operand
+        per lane (``d0, d1, ...``)."""
+        return _layout(self, tuple(mods))[0]
+
+
+# ------------------------------------------------------------------ compact row specs
+def slots(spec: str) -> tuple[Slot, ...]:
+    """Slots from ``"sem?=weak|relaxed space=global|shared type=b32"`` (``?``: optional)."""
+    out = []
+    for item in spec.split():
+        name, _, choices = item.partition("=")
+        opt = name.endswith("?")
+        out.append(Slot(name.rstrip("?"), tuple(choices.split("|")), opt))
+    return tuple(out)
+
+
+_OPERAND = re.compile(r"(\w+):(\w+)(?:@([\w:]+))?(?:\*(\w+))?(!?)(\??)(\w*)$")
+
+
+def operands(spec: str) -> tuple[Operand, ...]:
+    """Operands from ``"d:dst@type*vec addr:space_addr! policy:reg@b64?hint"``: name:kind,
+    ``@`` the type slot or token, ``*`` the lanes slot (or count), ``!`` a memory operand
+    (``[addr]``), ``?`` optional (``?slot``: present exactly when that slot is chosen)."""
+    out = []
+    for item in spec.split():
+        m = _OPERAND.match(item)
+        if m is None:
+            raise ValueError(f"PTX operand spec {item!r}: expected name:kind[@ty][*lanes][!][?[slot]]")
+        name, kind, ty, lanes, mem, opt, when = m.groups()
+        n: Any = int(lanes) if lanes and lanes.isdigit() else lanes
+        out.append(Operand(name, kind, bool(opt), bool(mem), ty or "", n, when))
+    return tuple(out)
+
+
+def row(name: str, slot_spec: str, operand_spec: str = "", **kw: Any) -> Row:
+    """A ``Row`` from compact slot and operand specs (``slots``, ``operands``)."""
+    return Row(name, slots(slot_spec), operands(operand_spec), **kw)
 
 
 # ------------------------------------------------------------------ escapes
@@ -152,13 +243,41 @@ def _is_int(t: Any, bits: int | None = None) -> bool:
     return isinstance(t, PrimType) and t.lanes == 1 and t.is_int and (bits is None or t.bits == bits)
 
 
-def _operand_ok(kind: str, e: Any) -> str | None:
+def _width(token: str | None) -> int | None:
+    """The register width a 32/64-bit type token asks for (None: not checked)."""
+    dt = TOKEN_DTYPE.get(token or "")
+    if dt is None or dt == "bool":
+        return None
+    bits = as_type(dt).bits
+    return bits if bits in (32, 64) else None
+
+
+def _shared_window() -> Any:
+    """The op giving a pointer's 32-bit shared-window address (found by its trait)."""
+    return _op.find(shared_window=True)
+
+
+def _operand_ok(kind: str, e: Any, token: str | None = None) -> str | None:
     """None when the (IR) operand fits ``kind``, else what it must be."""
     t = getattr(e, "ty", None)
+    if kind in ("reg", "dst"):
+        w = _width(token)
+        what = f"a {w}-bit " if w else "a "
+        if kind == "dst":
+            ok = isinstance(e, BufferLoad) and isinstance(t, PrimType) and t.lanes == 1
+            ok = ok and (w is None or t.bits == w)
+            return None if ok else what + f"writable buffer element for .{token} (x[0] or a T.local_scalar)"
+        if isinstance(t, PointerType):
+            return None if w in (None, 64) else what + f"value for .{token}"
+        ok = isinstance(t, PrimType) and t.lanes == 1 and (w is None or t.bits == w)
+        return None if ok else what + f"scalar value for .{token}" if token else "a scalar value"
+    if kind == "pin":
+        ok = isinstance(t, PrimType) and t.lanes == 1 and (t.is_bool or t.is_int)
+        return None if ok else "a predicate (a bool expression)"
     if kind == "smem":
         if _is_int(t, 32) or (isinstance(t, PointerType) and t.scope.startswith("shared")):
             return None
-        return "a 32-bit shared address (T.cuda.cvta_generic_to_shared(p)) or a shared pointer"
+        return f"a 32-bit shared address (T.{_shared_window().name}(p)) or a shared pointer"
     if kind == "u32":
         return None if _is_int(t) and t.bits <= 32 else "a 32-bit integer"
     if kind == "b32":
@@ -178,7 +297,7 @@ def _operand_ok(kind: str, e: Any) -> str | None:
     return None if isinstance(e, PrimExpr) else "an expression"
 
 
-def _convert_operand(kind: str, x: Any) -> Any:
+def _convert_operand(kind: str, x: Any, token: str | None = None) -> Any:
     """What a script call hands the IR for ``x`` in a ``kind`` position (TIRx's conversions)."""
     conv = getattr(x, "__tirx_expr__", None)
     if conv is not None:
@@ -186,6 +305,14 @@ def _convert_operand(kind: str, x: Any) -> Any:
     data = getattr(x, "data", None)  # a Buffer passed as an address
     if kind in ("addr", "any") and data is not None and not isinstance(x, PrimExpr):
         x = data
+    if kind == "pin" and isinstance(x, (bool, int)):
+        return IntImm(int(x), uint32)  # TIRx's literal predicate
+    if kind == "reg" and isinstance(x, (bool, int, float)) and TOKEN_DTYPE.get(token or ""):
+        dt = as_type(TOKEN_DTYPE[token])
+        if dt.is_float:
+            return FloatImm(float(x), dt)
+        if isinstance(x, int) and not dt.is_bool:
+            return IntImm(x, dt)
     if isinstance(x, bool):
         return convert(x)
     if isinstance(x, int):
@@ -198,7 +325,7 @@ def _convert_operand(kind: str, x: Any) -> Any:
         return x
     t = x.ty
     if kind == "smem" and isinstance(t, PointerType) and t.scope.startswith("shared"):
-        return Call(lookup("cuda.cvta_generic_to_shared"), (x,), uint32)
+        return Call(_shared_window(), (x,), uint32)
     if kind in ("smem", "u32") and _is_int(t) and t != uint32 and t.bits <= 32:
         return Cast(uint32, x)
     return x
@@ -212,25 +339,31 @@ class _Miss(NamedTuple):
     far: int
 
 
+def _fill(row: Row, tokens: Sequence[str]) -> list[str | None] | str:
+    """Each chain token in the first open slot of ``row`` that lists it (TIRx's chains are
+    order-free: ``atom.global_.v2.f32.add`` is ``atom.global.add.v2.f32``), or the first
+    token with no open slot."""
+    filled: list[str | None] = [None] * len(row.slots)
+    for t in tokens:
+        for k, sl in enumerate(row.slots):
+            if filled[k] is None and t in sl.choices:
+                filled[k] = t
+                break
+        else:
+            return t
+    return filled
+
+
 def _assign_tokens(row: Row, tokens: Sequence[str]) -> tuple[str, ...] | _Miss:
     """Slot values for chain ``tokens`` in ``row``, or why they do not fit (``far``: the
     tokens not placed)."""
-    vals = []
-    i = 0
-    for s in row.slots:
-        if i < len(tokens) and tokens[i] in s.choices:
-            vals.append(tokens[i])
-            i += 1
-        elif s.optional:
-            vals.append("")
-        else:
-            if i < len(tokens):
-                why = f"'{tokens[i]}' is not allowed where .{s.name} is required ({'|'.join(s.choices)})"
-                return _Miss(why, len(tokens) - i)
-            return _Miss(f"missing required modifier .{s.name} ({'|'.join(s.choices)})", 0)
-    if i < len(tokens):
-        return _Miss(f"'{tokens[i]}' has no place after the modifiers before it", len(tokens) - i)
-    return tuple(vals)
+    filled = _fill(row, tokens)
+    if isinstance(filled, str):
+        return _Miss(f"'{filled}' has no open modifier slot", len(tokens) - tokens.index(filled))
+    for sl, v in zip(row.slots, filled):
+        if v is None and not sl.optional:
+            return _Miss(f"missing required modifier .{sl.name} ({'|'.join(sl.choices)})", 0)
+    return tuple(v or "" for v in filled)
 
 
 def _assign_strings(row: Row, strings: Sequence[str]) -> tuple[str, ...] | _Miss:
@@ -249,17 +382,30 @@ def _assign_strings(row: Row, strings: Sequence[str]) -> tuple[str, ...] | _Miss
         break
     far = len(strings) - placed
     if len(strings) != len(row.slots) + 1:
-        why = f'takes {len(row.slots) + 1} modifier strings ({len(row.slots)} slots and a trailing "")'
+        why = f"takes {len(row.slots) + 1} modifier strings ({len(row.slots)} slots and a trailing marker)"
         return _Miss(why, far + 1)
     if why is not None:
         return _Miss(why, far)
-    if strings[-1] != "":
-        return _Miss(f'the trailing string must be "", got {strings[-1]!r}', 1)
-    return tuple(strings[:-1])
+    return tuple(strings[:-1])  # the trailing marker is checked once the operands fit
+
+
+def _token(row: Row, od: Operand, mods: Sequence[str]) -> str | None:
+    """The type token of a reg/dst operand for these modifiers (None: not typed)."""
+    if not od.ty:
+        return None
+    for s, v in zip(row.slots, mods):
+        if s.name == od.ty:
+            return v or None
+    return od.ty
 
 
 def _kind(row: Row, od: Operand, mods: Sequence[str]) -> str:
-    """The operand's kind for these modifiers (``space_addr`` follows the ``space`` slot)."""
+    """The operand's kind for these modifiers (``space_addr`` follows the ``space`` slot,
+    a reg/dst typed ``.pred`` is a predicate input/output)."""
+    if od.kind in ("reg", "dst"):
+        if _token(row, od, mods) == "pred":
+            return "pin" if od.kind == "reg" else "pred"
+        return od.kind
     if od.kind != "space_addr":
         return od.kind
     for s, v in zip(row.slots, mods):
@@ -268,41 +414,88 @@ def _kind(row: Row, od: Operand, mods: Sequence[str]) -> str:
     return "addr"
 
 
+def _lane_count(row: Row, od: Operand, mods: tuple[str, ...]) -> int | None:
+    """How many registers the vector operand ``od`` has (None: a plain operand)."""
+    n = od.lanes
+    if n is None or isinstance(n, int):
+        return n
+    if callable(n):
+        return n({s.name: v for s, v in zip(row.slots, mods)})
+    for s, v in zip(row.slots, mods):
+        if s.name == n:
+            digits = "".join(ch for ch in v if ch.isdigit())
+            return int(digits) if v else None
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _layout(row: Row, mods: tuple[str, ...]) -> tuple[tuple[Operand, ...], dict[str, tuple[str, ...]]]:
+    """(the operands, one per lane of a vector; the vectors' lane names by operand name)."""
+    if not any(o.lanes is not None for o in row.operands):
+        return row.operands, {}
+    out: list[Operand] = []
+    groups: dict[str, tuple[str, ...]] = {}
+    for od in row.operands:
+        n = _lane_count(row, od, mods)
+        if n is None:
+            out.append(od)
+            continue
+        lanes = tuple(attrs.evolve(od, name=f"{od.name}{i}", lanes=None) for i in range(n))
+        groups[od.name] = tuple(o.name for o in lanes)
+        out += lanes
+    return tuple(out), groups
+
+
 def _fit_operands(
     row: Row, ops: Sequence[Any], convert_them: bool, mods: Sequence[str]
 ) -> tuple[tuple, tuple[int, ...]] | str:
-    """(operands, indices of the row operands they fill) or why they do not fit. Optional
-    operands are left out first from the front outputs, then from the back."""
+    """(operands, indices of the row's operands (``layout``) they fill) or why they do not
+    fit. Optional operands are left out first from the front outputs, then from the back."""
+    layout = _layout(row, tuple(mods))[0]
     n = len(ops)
-    if n < row.n_required or n > len(row.operands):
-        want = (
-            f"{row.n_required}"
-            if row.n_required == len(row.operands)
-            else f"{row.n_required} to {len(row.operands)}"
-        )
-        return f"takes {want} operand(s) ({', '.join(o.name for o in row.operands)}), got {n}"
-    opt = [i for i, o in enumerate(row.operands) if o.optional]
-    drop_n = len(row.operands) - n
+    n_req = sum(1 for o in layout if not o.optional)
+    if n < n_req or n > len(layout):
+        want = f"{n_req}" if n_req == len(layout) else f"{n_req} to {len(layout)}"
+        return f"takes {want} operand(s) ({', '.join(o.name for o in layout)}), got {n}"
+    opt = [i for i, o in enumerate(layout) if o.optional]
+    drop_n = len(layout) - n
+    chosen = {sl.name for sl, v in zip(row.slots, mods) if v}
     why = None
     for drop in _drop_choices(opt, drop_n):
-        idx = tuple(i for i in range(len(row.operands)) if i not in drop)
+        # an operand tied to a slot (the cache policy of .L2::cache_hint) is there iff it is
+        tied = [layout[i] for i in range(len(layout)) if layout[i].when]
+        bad = [od for od in tied if (od.when in chosen) == (layout.index(od) in drop)]
+        if bad:
+            mod = "|".join("." + c for sl in row.slots if sl.name == bad[0].when for c in sl.choices)
+            why = f"operand {bad[0].name!r} is there exactly when {mod} is"
+            continue
+        idx = tuple(i for i in range(len(layout)) if i not in drop)
         out = []
         for a, i in zip(ops, idx):
-            od = row.operands[i]
+            od = layout[i]
             kind = _kind(row, od, mods)
-            a = _convert_operand(kind, a) if convert_them else a
-            bad = _operand_ok(kind, a)
+            token = _token(row, od, mods)
+            a = _convert_operand(kind, a, token) if convert_them else a
+            bad = _operand_ok(kind, a, token)
             if bad is not None:
                 why = f"operand {od.name!r} must be {bad}, got {_what(a)}"
                 break
             out.append(a)
         else:
             if row.check is not None:
-                msg = row.check(dict(zip((row.operands[i].name for i in idx), out)))
+                msg = row.check(dict(zip((layout[i].name for i in idx), out)))
                 if msg:
                     return msg
             return tuple(out), idx
     return why or "operands do not fit"
+
+
+def _marker(row: Row, mods: Sequence[str], filled: Sequence[int], guard: bool) -> str:
+    """TIRx's trailing string: ``pred`` for a guard, ``p<i>`` per predicate input."""
+    layout = _layout(row, tuple(mods))[0]
+    flags = ["pred"] if guard else []
+    flags += [f"p{k}" for k, i in enumerate(filled) if _kind(row, layout[i], mods) == "pin"]
+    return ",".join(flags)
 
 
 def _drop_choices(opt: list[int], k: int) -> list[frozenset]:
@@ -326,6 +519,11 @@ class Match:
     mods: tuple[str, ...]
     operands: tuple
     filled: tuple[int, ...]
+    guard: Any = None  # the ``pred=`` guard predicate (an expression) or None
+
+    @property
+    def marker(self) -> str:
+        return _marker(self.row, self.mods, self.filled, self.guard is not None)
 
 
 class Opcode:
@@ -333,7 +531,7 @@ class Opcode:
 
     def __init__(self, opcode: str, rows: Sequence[Row]):
         self.opcode = opcode
-        self.name = "ptx." + opcode
+        self.name = "ptx." + escape(opcode)  # ptx.and_: the printed name must be Python
         self.rows = tuple(rows)
         self.op: Any = None
 
@@ -346,32 +544,55 @@ class Opcode:
         more = f" (and {len(near) - 6} more)" if len(near) > 6 else ""
         return TypeError(f"T.{self.name}: {what} matches no form of {self.opcode}. {forms}{more}")
 
-    def _first_fit(self, assign: Any, ops: Sequence[Any], convert_them: bool, what: Any) -> Match:
-        """The first row whose modifiers ``assign(row)`` accepts and whose operands fit."""
+    def _first_fit(
+        self,
+        assign: Any,
+        ops: Sequence[Any],
+        convert_them: bool,
+        what: Any,
+        guard: Any = None,
+        marker: str | None = None,
+    ) -> Match:
+        """The first row whose modifiers ``assign(row)`` accepts and whose operands fit
+        (and, for the printed form, whose marker is ``marker``)."""
         whys = []
         for r in self.rows:
             mods = assign(r)
             if isinstance(mods, _Miss):
                 whys.append((r, mods.why, 1 + mods.far))
                 continue
+            if guard is not None and any(_kind(r, o, mods) in _OUT_KINDS for o in _layout(r, mods)[0]):
+                whys.append((r, "pred= guards only an instruction without outputs", 0))
+                continue
             fit = _fit_operands(r, ops, convert_them, mods)
             if isinstance(fit, str):
                 whys.append((r, fit, 0))
                 continue
-            return Match(r, mods, *fit)
+            m = Match(r, mods, *fit, guard=guard)
+            if marker is not None and marker != m.marker:
+                whys.append((r, f"the trailing string must be {m.marker!r}, got {marker!r}", 0))
+                continue
+            return m
         raise self._fail(what(), whys)
 
-    def match_chain(self, tokens: Sequence[str], ops: Sequence[Any]) -> Match:
+    def match_chain(self, tokens: Sequence[str], ops: Sequence[Any], guard: Any = None) -> Match:
         chain = "".join("." + t for t in tokens)
+        if guard is not None:
+            guard = _convert_operand("pin", guard)
+            bad = _operand_ok("pin", guard)
+            if bad is not None:
+                raise TypeError(f"T.{self.name}: pred= must be {bad}, got {_what(guard)}")
         return self._first_fit(
             lambda r: _assign_tokens(r, tokens),
             ops,
             True,
             lambda: f"{self.opcode}{chain} with {len(ops)} operand(s)",
+            guard,
         )
 
     def match_args(self, args: Sequence[Any], convert_them: bool = False) -> Match:
-        """The row of a call in the printed form (operands, then the slot strings)."""
+        """The row of a call in the printed form (operands, then the slot strings and the
+        marker)."""
         k = len(args)
         while k > 0 and isinstance(args[k - 1], (str, StringImm)):
             k -= 1
@@ -381,31 +602,39 @@ class Opcode:
             if isinstance(a, (str, StringImm)):
                 raise TypeError(f"T.{self.name}: argument {i + 1} is a string among the operands; "
                                 "the modifier strings come after all operands")  # fmt: skip
+        marker = strings[-1] if strings else None
+        guard = None
+        if marker and "pred" in marker.split(",") and ops:
+            guard = ops.pop()
         return self._first_fit(
             lambda r: _assign_strings(r, strings),
             ops,
             convert_them,
             lambda: f"({', '.join(repr(s) for s in strings)}) with {len(ops)} operand(s)",
+            guard,
+            marker,
         )
 
     def allowed_after(self, tokens: Sequence[str]) -> list[str]:
-        """The modifiers that may follow ``tokens`` in some row (in table order)."""
+        """The modifiers that may follow ``tokens`` in some row: the open slots' choices,
+        those after the last filled slot first (table order)."""
         nxt: list[str] = []
         for r in self.rows:
-            k = _walk(r, tokens)
-            if k is None:
+            filled = _fill(r, tokens)
+            if isinstance(filled, str):
                 continue
-            while k < len(r.slots):
-                nxt += [c for c in r.slots[k].choices if c not in nxt]
-                if not r.slots[k].optional:
-                    break
-                k += 1
+            last = max((k for k, v in enumerate(filled) if v is not None), default=-1)
+            for k in [*range(last + 1, len(r.slots)), *range(last + 1)]:
+                if filled[k] is None:
+                    nxt += [c for c in r.slots[k].choices if c not in nxt]
         return nxt
 
     def build(self, m: Match, span: Any = None) -> Call:
         args = list(m.operands)
+        if m.guard is not None:
+            args.append(m.guard)
         if not m.row.bare:
-            args += [*m.mods, ""]
+            args += [*m.mods, m.marker]
         return self.op(*args, span=span)
 
     def result_type(self, cargs: tuple) -> Type:
@@ -416,21 +645,6 @@ class Opcode:
         if isinstance(r, Type):
             return r
         return r(m.operands)
-
-
-def _walk(row: Row, tokens: Sequence[str]) -> int | None:
-    """The slot index after ``tokens`` are placed in ``row`` (as ``_assign_tokens`` places
-    them), or None when they do not fit."""
-    k = 0
-    for t in tokens:
-        while k < len(row.slots) and t not in row.slots[k].choices:
-            if not row.slots[k].optional:
-                return None
-            k += 1
-        if k == len(row.slots):
-            return None
-        k += 1
-    return k
 
 
 def match(call: Call) -> Match:
@@ -445,24 +659,42 @@ def match(call: Call) -> Match:
 _NAMED = re.compile(r"\{\{|\}\}|\{(\w+)(?::(\w+))?\}")
 
 
-def _default_asm(row: Row, filled: tuple[int, ...]) -> str:
-    parts = []
+def _default_asm(row: Row, mods: tuple[str, ...], filled: tuple[int, ...]) -> str:
+    """``{mn} operands;``: outputs left out are PTX's sink ``_``, predicate outputs and
+    inputs go through ``.pred`` registers (set from / written to 32-bit values)."""
+    layout, groups = _layout(row, mods)
+    lane_of = {n: g for g, names in groups.items() for n in names}
+    parts: list[str] = []
+    lanes: list[str] = []  # the registers of the vector being written
     pre, post = "", ""
-    npred = 0
-    for i, od in enumerate(row.operands):
+    npred = nin = 0
+    for i, od in enumerate(layout):
+        kind = _kind(row, od, mods)
         if i not in filled:
-            if od.kind in _OUT_KINDS:
-                parts.append("_")
-            continue
-        if od.kind == "pred":
-            reg = f"P{npred}"
+            if kind not in _OUT_KINDS:
+                continue
+            p = "_"
+        elif kind == "pred":
+            p = f"P{npred}"
             npred += 1
-            pre += f".reg .pred {reg}; "
-            post += f" selp.u32 {{{od.name}}}, 1, 0, {reg};"
-            parts.append(reg)
+            pre += f".reg .pred {p}; "
+            post += f" selp.u32 {{{od.name}}}, 1, 0, {p};"
+        elif kind == "pin":
+            p = f"Q{nin}"
+            nin += 1
+            pre += f".reg .pred {p}; setp.ne.b32 {p}, {{{od.name}}}, 0; "
         else:
-            parts.append(f"[{{{od.name}}}]" if od.mem else f"{{{od.name}}}")
-    body = "{mn}" + (" " + ", ".join(parts) if parts else "") + ";"
+            p = f"[{{{od.name}}}]" if od.mem else f"{{{od.name}}}"
+        g = lane_of.get(od.name)
+        if g is None:
+            parts.append(p)
+            continue
+        lanes.append(p)
+        if groups[g][-1] == od.name:
+            parts.append("{{" + ", ".join(lanes) + "}}")
+            lanes = []
+    text = parts
+    body = "{mn}" + (" " + ", ".join(text) if text else "") + ";"
     if pre:
         return "{{ " + pre + body + post + " }}"
     return body
@@ -472,9 +704,27 @@ def render(m: Match, opcode: str) -> tuple[str, list]:
     """The asm.py template and operand list of a matched call."""
     row = m.row
     mn = ".".join([row.mnemonic or opcode, *(v for v in m.mods if v)])
-    tmpl = row.asm if row.asm is not None else _default_asm(row, m.filled)
-    pos = {row.operands[i].name: (k, row.operands[i]) for k, i in enumerate(m.filled)}
-    names = {o.name for o in row.operands}
+    layout, groups = _layout(row, m.mods)
+    if callable(row.asm):  # a template that depends on the chosen modifiers
+        tmpl = row.asm({sl.name: v for sl, v in zip(row.slots, m.mods)})
+    else:
+        tmpl = row.asm if row.asm is not None else _default_asm(row, m.mods, m.filled)
+    for g, names in groups.items():  # a template's {d} for a vector is its lanes
+        tmpl = tmpl.replace("{" + g + "}", "{{" + ", ".join("{" + n + "}" for n in names) + "}}")
+    pos = {layout[i].name: (k, layout[i]) for k, i in enumerate(m.filled)}
+    names = {o.name for o in layout}
+    operands = list(m.operands)
+    for k, i in enumerate(m.filled):  # a predicate input reaches setp.ne.b32 as 32 bits
+        e = operands[k]
+        if _kind(row, layout[i], m.mods) == "pin" and not e.ty.is_bool and e.ty.bits != 32:
+            operands[k] = Cast(uint32, e)
+    if m.guard is not None:
+        names.add("tirx_guard")
+        pos["tirx_guard"] = (len(operands), Operand("tirx_guard", "pin"))
+        g = m.guard if m.guard.ty.is_bool or m.guard.ty.bits == 32 else Cast(uint32, m.guard)
+        operands.append(g)
+        inner = tmpl[3:-3] if tmpl.startswith("{{ ") and tmpl.endswith(" }}") else tmpl
+        tmpl = "{{ .reg .pred G; setp.ne.b32 G, {tirx_guard}, 0; @G " + inner + " }}"
 
     def sub(mt: re.Match) -> str:
         t = mt.group(0)
@@ -491,16 +741,17 @@ def render(m: Match, opcode: str) -> tuple[str, list]:
             return "_"
         k, od = pos[key]
         if mod is None:
-            e = m.operands[k]
-            if od.kind in _OUT_KINDS:
+            e = operands[k]
+            kind = _kind(row, od, m.mods)
+            if kind in _OUT_KINDS:
                 mod = "out"
-            elif od.kind == "imm":
+            elif kind == "imm":
                 mod = "imm"
-            elif _kind(row, od, m.mods) == "smem" and isinstance(e.ty, PointerType):
+            elif kind == "smem" and isinstance(e.ty, PointerType):
                 mod = "smem"
         return f"{{{k}:{mod}}}" if mod else f"{{{k}}}"
 
-    return _NAMED.sub(sub, tmpl), list(m.operands)
+    return _NAMED.sub(sub, tmpl), operands
 
 
 # ------------------------------------------------------------------ the script surface
@@ -523,7 +774,7 @@ class Chain:
         tok = unescape(attr)
         nxt = opc.allowed_after(self._tokens)
         if tok not in nxt:
-            where = "T.ptx." + ".".join((opc.opcode, *self._tokens))
+            where = "T." + ".".join((opc.name, *self._tokens))
             allowed = ", ".join(escape(c) for c in nxt) or "none (call it)"
             raise AttributeError(f"{where}: '{attr}' is not a modifier allowed here; allowed: {allowed}")
         return Chain(opc, (*self._tokens, tok))
@@ -535,10 +786,13 @@ class Chain:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("T.ptx chains are immutable")
 
-    def __call__(self, *args: Any, span: Any = None) -> Call:
+    def __call__(self, *args: Any, pred: Any = None, span: Any = None) -> Call:
+        """The operands (``pred=``: a guard predicate, ``@p``, for a form without outputs)."""
         opc = self._opc
         if self._tokens or not any(isinstance(a, (str, StringImm)) for a in args):
-            return opc.build(opc.match_chain(self._tokens, args), span)
+            return opc.build(opc.match_chain(self._tokens, args, pred), span)
+        if pred is not None:
+            raise TypeError(f"T.{opc.name}: the printed form carries its guard as an operand, not pred=")
         return opc.build(opc.match_args(args, convert_them=True), span)
 
     @property
@@ -546,7 +800,7 @@ class Chain:
         return self._opc.op
 
     def __repr__(self) -> str:
-        return "T.ptx." + ".".join((self._opc.opcode, *(escape(t) for t in self._tokens)))
+        return "T." + ".".join((self._opc.name, *(escape(t) for t in self._tokens)))
 
 
 # ------------------------------------------------------------------ declaration
@@ -583,7 +837,8 @@ def _interp(opc: Opcode) -> Callable:
 
 
 def declare_opcode(opcode: str, rows: Sequence[Row], *, doc: str, **trait_kw: Any) -> Opcode:
-    """Declare the op ``ptx.<opcode>`` from its rows, and its script chain."""
+    """Declare the op ``ptx.<opcode>`` from its rows, and its script chain (a Python
+    keyword opcode is the op ``ptx.and_``, TIRx's printed name; ``ptx.and`` is its alias)."""
     if not rows:
         raise ValueError(f"PTX opcode {opcode!r} needs at least one row")
     opc = Opcode(opcode, rows)
@@ -596,6 +851,8 @@ def declare_opcode(opcode: str, rows: Sequence[Row], *, doc: str, **trait_kw: An
     # the rows are the declaration: record the file that holds them (tools/op_mentions.py)
     _op._DECL_SITE[opc.name] = sys._getframe(1).f_code.co_filename
     _OPCODES[opc.name] = opc
+    if opc.name != "ptx." + opcode:
+        _op.alias("ptx." + opcode, opc.name, Chain(opc), doc=f"T.{opc.name} (a Python keyword needs the _)")
     return opc
 
 

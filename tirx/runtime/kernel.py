@@ -404,7 +404,9 @@ class Kernel:
             if b is not None:
                 v = _as_view(a, pname, kname)
                 views[i] = v
-                if v.dtype != b.dtype.name:
+                # fp4/fp6 have no torch dtype: their tensors are uint8, one code per element
+                codes = b.dtype.kind in ("float4", "float6") and v.dtype == "uint8"
+                if v.dtype != b.dtype.name and not codes:
                     raise TypeError(
                         f"{kname}: parameter {pname}: expected dtype {b.dtype.name}, got {v.dtype}"
                     )

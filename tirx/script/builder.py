@@ -45,6 +45,8 @@ from ..ir import (
     deep,
 )
 from ..ir.buffer import register_store
+from ..ir.expr import Cast
+from ..ir.fold import fold_cast
 from ..ir.node import EMPTY_ATTRS, Attrs
 from ..ir.stmt import LAUNCH_FIELDS_KEY, seq
 from ..ir.types import as_prim, as_type, int32
@@ -346,10 +348,12 @@ class IRBuilder:
         if len(indices) != len(buf.shape):
             raise IndexError(f"buffer {buf.name} has rank {len(buf.shape)}, got {len(indices)} indices")
         value = convert(value, _Like(buf.dtype))
-        if value.ty != buf.dtype and isinstance(value.ty, PrimType) and value.ty.lanes == 1:
-            raise TypeError(
-                f"store to {buf.name}: value dtype {value.ty} differs from buffer dtype {buf.dtype}"
-            )
+        vt, dt = value.ty, buf.dtype
+        if vt != dt and isinstance(vt, PrimType) and vt.lanes == 1:
+            if not (_numeric(vt) and isinstance(dt, PrimType) and dt.lanes == 1 and _numeric(dt)):
+                raise TypeError(f"store to {buf.name}: value dtype {vt} differs from buffer dtype {dt}")
+            # TIRx casts a stored scalar to the tensor's dtype (a constant folds: tirx/ir/fold.py)
+            value = fold_cast(Cast(dt, value, span=value.span))
         self.emit(BufferStore(buf, value, tuple(convert(i) for i in indices), span=self.span))
 
     def evaluate(self, value: Any) -> None:
@@ -482,6 +486,10 @@ def _cast_int(e: PrimExpr, t: Type) -> PrimExpr:
     if isinstance(e, IntImm):
         return IntImm(e.value, t, span=e.span)
     return Cast(t, e)
+
+
+def _numeric(t: PrimType) -> bool:
+    return t.is_int or t.is_float or t.is_bool
 
 
 def _store(buf: Buffer, indices: tuple, value: Any) -> None:

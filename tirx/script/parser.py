@@ -35,7 +35,7 @@ from typing import Any
 
 from ..diagnostics import render as _render
 from ..errors import DiagnosticError
-from ..forms import RANGE
+from ..forms import LET, RANGE
 from ..ir import (
     And,
     Buffer,
@@ -48,7 +48,6 @@ from ..ir import (
     PointerType,
     PrimExpr,
     PrimType,
-    Select,
     SequentialSpan,
     Span,
     Sub,
@@ -59,6 +58,9 @@ from ..ir import (
     convert,
     deep,
 )  # fmt: skip
+from ..ir import op as _op
+from ..ir.expr import Cast, FloatImm, Mul, Or
+from ..ir.fold import fold, fold_cast
 from ..ir.operators import OPERATORS
 from ..ir.types import as_type
 from .builder import IRBuilder
@@ -199,7 +201,7 @@ class LetAnn:
         self.ty = ty
 
     def __getitem__(self, ty: Any) -> LetAnn:
-        return LetAnn(as_type(ty, "T.let[...]"))
+        return LetAnn(LET.subscript(ty))  # the declared form (tirx.forms.LET), as the text reads it
 
     def __repr__(self) -> str:
         return "T.let" if self.ty is None else f"T.let[{self.ty}]"
@@ -521,8 +523,82 @@ def apply_binop(opcls: Any, pyop: Any, a: Any, b: Any, span: Any = None) -> Any:
                 b = lit(b, a, span)
             elif isinstance(b, PrimExpr):
                 a = lit(a, b, span)
-        return binop(opcls, a, b, span=span)
+        return fold(binop(opcls, a, b, span=span))  # TIRx folds as it builds (tirx/ir/fold.py)
     return pyop(a, b)
+
+
+def fold_new(r: Any, keep: tuple) -> Any:
+    """Fold, bottom-up, the nodes a ``T`` helper just built around its arguments ``keep``
+    (``T.ceildiv(a, b)`` is three nodes); the arguments themselves are left as they are."""
+    ids = {id(k) for k in keep}
+
+    def rec(e: Any) -> Any:
+        if id(e) in ids or not isinstance(e, PrimExpr):
+            return e
+        if isinstance(e, Cast):
+            v = rec(e.value)
+            if v is not e.value:
+                e = Cast(e.ty, v, span=e.span)
+            return fold_cast(e)
+        a, b = getattr(e, "a", None), getattr(e, "b", None)
+        if not (isinstance(a, PrimExpr) and isinstance(b, PrimExpr)) or type(e) is And or type(e) is Or:
+            return e
+        na, nb = rec(a), rec(b)
+        if na is not a or nb is not b:
+            e = type(e)(na, nb, span=e.span)
+        return fold(e)
+
+    return rec(r)
+
+
+# the T helpers whose result TIRx folds as it builds (T.Add, T.Select, T.if_then_else,
+# T.logical_* never fold); T.select is an op alias of T.if_then_else (tirx/ops/math.py)
+_FOLDING_HELPERS = frozenset(
+    {"min", "max", "truncdiv", "truncmod", "floordiv", "floormod", "ceildiv", "cast",
+     "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right"}
+)  # fmt: skip
+
+
+_HELPERS: dict[int, str] = {}
+
+
+def _helper_name(func: Any) -> str | None:
+    """``name`` when ``func`` is ``T.<name>`` (one of the helpers above), else None. The T
+    module imports this one, so it is looked up, not imported."""
+    if not _HELPERS:
+        t = sys.modules.get("tirx.script.tirx")
+        if t is None:
+            return None
+        for n in _FOLDING_HELPERS:
+            f = getattr(t, n, None)
+            if f is not None:
+                _HELPERS[id(f)] = n
+    return _HELPERS.get(id(func))
+
+
+def neg(a: PrimExpr, span: Any = None) -> PrimExpr:
+    """``-a`` as TIRx builds it: a negated constant, else ``a * -1`` (``0 - a`` for unsigned)."""
+    t = a.ty
+    if type(a) is IntImm and type(t) is PrimType and t.kind == "int":
+        lo, hi = -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
+        if lo <= -a.value <= hi:
+            return IntImm(-a.value, t, span=span)
+    elif type(a) is FloatImm:
+        return FloatImm(-a.value, t, span=span)
+    if isinstance(t, PrimType) and (t.kind == "int" or t.is_float):
+        return fold(binop(Mul, a, convert(-1, a), span=span))
+    return fold(binop(Sub, convert(0, a), a, span=span))
+
+
+def lazy_select(c: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:
+    """``a if c else b`` on an IR condition: TIRx's ``T.if_then_else`` (both arms are built),
+    the op with the ``select`` trait."""
+    if isinstance(a, PrimExpr):
+        b = convert(b, a)
+    else:
+        b = convert(b)
+        a = convert(a, b)
+    return _op.find(select=True)(_to_bool_expr(c), a, b, span=span)
 
 
 def _to_bool_expr(x: Any) -> PrimExpr:
@@ -755,6 +831,12 @@ class Parser:
             return
         if tv is Cell:
             self.define(name, val)
+            return
+        if tv is Var and name not in self.mutable:
+            # ``alias = bx``: TIRx names the same var (no Bind); a pointer alias stays immutable
+            self.define(name, val)
+            if isinstance(val.ty, PointerType):
+                self.scopes[-1].ptrs.add(name)
             return
         if isinstance(val, PrimExpr) or tv is int or tv is float or tv is bool:
             if tv is not bool and (tv is int or tv is float) and type(cur) in (int, float):
@@ -1209,7 +1291,7 @@ class Parser:
             if op is ast.Not:
                 return Not(a, span=sp)
             if op is ast.USub:
-                return binop(Sub, convert(0, a), a, span=sp)
+                return neg(a, sp)
             if op is ast.Invert:
                 r = ~a
                 return r.with_span(sp)
@@ -1280,15 +1362,12 @@ class Parser:
         c = self.eval(node.test)
         if type(c) is Cell:
             c = c.load()
-        if isinstance(c, PrimExpr):
+        if isinstance(c, PrimExpr) and type(c) is not IntImm:  # TIRx: T.if_then_else, both arms built
             a = self.eval(node.body)
             b = self.eval(node.orelse)
-            if isinstance(a, PrimExpr):
-                b = convert(b, a)
-            else:
-                b = convert(b)
-                a = convert(a, b)
-            return Select(_to_bool_expr(c), a, b, span=self.span(node))
+            return lazy_select(c, _unwrap(a), _unwrap(b), self.span(node))
+        if type(c) is IntImm:
+            c = bool(c.value)
         return self.eval(node.body) if c else self.eval(node.orelse)
 
     def eval_JoinedStr(self, node: ast.JoinedStr) -> Any:
@@ -1372,12 +1451,15 @@ class Parser:
                 if c.span is None and type(a) in (int, float, bool, str):
                     object.__setattr__(c, "span", sp)
             return r
+        helper = _helper_name(func)
         saved = self.cur_call
         self.cur_call = node
         try:
             r = func(*args, **kwargs)
         finally:
             self.cur_call = saved
+        if helper in _FOLDING_HELPERS and isinstance(r, PrimExpr):
+            r = fold_new(r, tuple(_unwrap(a) for a in args))
         if isinstance(r, Node) and r.span is None and isinstance(r, PrimExpr) and type(r) is not Var:
             r = r.with_span(self.span(node))
         return r

@@ -14,13 +14,10 @@ from typing import Any
 
 from .. import forms as _forms
 from .. import ir as _ir
-from ..ir import PointerType
 from ..ir import op as _op
 from ..ir.node import Attrs as _Attrs
-from ..ir.stmt import ForKind as _ForKind
 from ..ir.types import DTYPE_NAMES as _DTYPE_NAMES
 from ..ir.types import as_prim as _as_prim
-from ..ir.types import as_type as _as_type
 from ..ir.types import handle, void
 from ..ir.types import parse_dtype as _parse_dtype
 from . import parser as _p
@@ -28,17 +25,18 @@ from .builder import IRBuilder as _IRBuilder
 from .builder import launch_args as _launch_args
 from .decorators import function, inline, ir_module, jit, macro
 
-__all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve through the op/dtype tables
+__all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve through the op/dtype tables;
+    # the forms (T.Ramp, T.alloc_shared, T.grid, ...) are appended where they are generated
     "BufferFrom", "DType", "LaunchConfig", "LetAnn",
-    "alloc_buffer", "alloc_local", "alloc_scalar", "alloc_shared",
+    "alloc_scalar",
     "assign", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "boolean",
-    "broadcast_grid", "cast", "ceildiv", "compute", "constexpr", "cuda", "decl_buffer",
+    "broadcast_grid", "ceildiv", "compute", "constexpr", "cuda", "decl_buffer",
     "decl_scalar", "device_entry", "dynamic", "floordiv", "floormod",
-    "function", "grid", "handle", "infinity", "inline", "ir_module", "jit", "let",
+    "function", "handle", "infinity", "inline", "ir_module", "jit", "let",
     "local_scalar", "logical_and", "logical_not", "logical_or", "macro", "max", "max_value", "meta_var",
-    "min", "min_value", "prim_func", "ptr_byte_offset", "reinterpret",
-    "shared_scalar", "shift_left", "shift_right", "smem", "static_assert",
-    "truncdiv", "truncmod", "tvm_access_ptr", "void",
+    "min", "min_value", "prim_func",
+    "shared_scalar", "shift_left", "shift_right", "static_assert",
+    "truncdiv", "truncmod", "void",
 ]  # fmt: skip
 
 _Add, _Sub, _Broadcast, _Buffer, _Call, _Cast = (
@@ -127,13 +125,6 @@ def meta_var(value: Any) -> _MetaVar:
 
 
 # ------------------------------------------------------------------ tensors
-def _no_extra(fn: str, extra: dict) -> None:
-    """TVM keywords tirx has no meaning for are accepted only when left unset."""
-    bad = [k for k, v in extra.items() if v is not None and k not in ("offset_factor",)]
-    if bad:
-        raise TypeError(f"T.{fn}: unsupported argument(s) {', '.join(bad)} (tirx has no {bad[0]})")
-
-
 def _shape(shape: Any) -> tuple:
     if isinstance(shape, (list, tuple)):
         return tuple(shape)
@@ -176,30 +167,71 @@ class LaunchConfig:
         self.dynamic_smem_bytes = dynamic_smem_bytes
 
 
+class KernelAttributes:
+    """``T.cuda.KernelAttributes(min_blocks_per_sm=, max_blocks_per_cluster=,
+    max_registers_per_thread=, required_block_size=)``: compile-time attributes of a kernel,
+    given as ``T.device_entry(..., kernel_attrs=...)``. They become the device entry's
+    ``attrs["cuda.kernel_attrs"]``, spelled as TIRx prints them (``required_block_size=True``
+    adds the block and cluster shape as ``required_block_x``, ...)."""
+
+    __slots__ = (
+        "max_blocks_per_cluster",
+        "max_registers_per_thread",
+        "min_blocks_per_sm",
+        "required_block_size",
+    )
+
+    def __init__(self, *, min_blocks_per_sm: Any = None, max_blocks_per_cluster: Any = None,
+                 max_registers_per_thread: Any = None, required_block_size: Any = False):  # fmt: skip
+        # a kernel body hands literals over as IR constants: take their values
+        min_blocks_per_sm, max_blocks_per_cluster, max_registers_per_thread, required_block_size = (
+            v.value if isinstance(v, _IntImm) else v
+            for v in (
+                min_blocks_per_sm,
+                max_blocks_per_cluster,
+                max_registers_per_thread,
+                required_block_size,
+            )
+        )
+        if type(required_block_size) is _builtins.int and required_block_size in (0, 1):
+            required_block_size = _builtins.bool(required_block_size)
+        for name, v in (("min_blocks_per_sm", min_blocks_per_sm), ("max_blocks_per_cluster", max_blocks_per_cluster),
+                        ("max_registers_per_thread", max_registers_per_thread)):  # fmt: skip
+            if v is not None and (type(v) is not _builtins.int or v < 1):
+                raise ValueError(f"T.cuda.KernelAttributes: {name} must be a positive int, got {v!r}")
+        if type(required_block_size) is not _builtins.bool:
+            raise TypeError(
+                f"T.cuda.KernelAttributes: required_block_size must be a bool, got {required_block_size!r}"
+            )
+        if max_registers_per_thread is not None and (min_blocks_per_sm is not None or required_block_size):
+            raise ValueError(
+                "T.cuda.KernelAttributes: max_registers_per_thread conflicts with min_blocks_per_sm and "
+                "required_block_size (launch bounds decide the register budget)"
+            )
+        self.min_blocks_per_sm = min_blocks_per_sm
+        self.max_blocks_per_cluster = max_blocks_per_cluster
+        self.max_registers_per_thread = max_registers_per_thread
+        self.required_block_size = required_block_size
+
+    def to_attrs(self, block: tuple, cluster: tuple) -> dict:
+        """The ``cuda.kernel_attrs`` dict (keys sorted, as TIRx prints them)."""
+        d: dict = {}
+        for k in ("max_blocks_per_cluster", "max_registers_per_thread", "min_blocks_per_sm"):
+            v = getattr(self, k)
+            if v is not None:
+                d[k] = v
+        d["required_block_size"] = int(self.required_block_size)
+        if self.required_block_size:
+            for ax, b, c in zip("xyz", block, cluster):
+                d[f"required_block_{ax}"] = b.value if isinstance(b, _IntImm) else b
+                d[f"required_cluster_{ax}"] = c.value if isinstance(c, _IntImm) else c
+        return dict(sorted(d.items()))
+
+
 # ------------------------------------------------------------------ loops
-# T.serial, T.unroll, T.vectorized, T.parallel, T.thread_binding are FormSpecs (tirx/forms.py
-# LOOPS), generated with the expression forms below; T.grid and T.broadcast_grid are
-# Python-only (several loops at once; the text has no such form, loops print one by one)
-def _grid_loops(extents: tuple) -> list:
-    loops = []
-    for e in extents:
-        if isinstance(e, tuple):
-            if len(e) != 2:
-                raise TypeError("T.grid: a tuple extent is (start, extent)")
-            start, ext = e
-        else:
-            start, ext = 0, e
-        if isinstance(ext, _PrimExpr) and not isinstance(start, _PrimExpr):
-            start = _convert(start, ext)
-        loops.append((start, ext, _ForKind.SERIAL, None, None, None))
-    return loops
-
-
-def grid(*extents: Any) -> _LoopSpec:
-    """``for i, j in T.grid(m, n)``: nested serial loops; an extent may be ``(start, extent)``."""
-    return _LoopSpec(_grid_loops(extents))
-
-
+# T.serial, T.unroll, T.vectorized, T.parallel, T.thread_binding and T.grid are FormSpecs
+# (tirx/forms.py LOOPS, GRID), generated with the expression forms below; T.broadcast_grid is
+# Python-only (it binds index tuples; the text has no such form, loops print one by one)
 def broadcast_grid(out_shape: Any, *in_shapes: Any) -> _LoopSpec:
     """``for i, i_a, i_b in T.broadcast_grid(C.shape, A.shape, B.shape)``: numpy broadcasting.
 
@@ -223,48 +255,17 @@ def broadcast_grid(out_shape: Any, *in_shapes: Any) -> _LoopSpec:
             res.append(tuple(idx))
         return tuple(res)
 
-    return _LoopSpec(_grid_loops(out_shape), bind, [f"i{k}" for k in range(n)])
+    heads = _forms.GRID.call(list(out_shape), {}, None, "T.broadcast_grid") if n else ()
+    return _LoopSpec(list(heads), bind, [f"i{k}" for k in range(n)])
 
 
 # ------------------------------------------------------------------ allocation
+# T.alloc_shared (T.smem), T.alloc_local, T.alloc_buffer, T.decl_buffer and T.cast are derived
+# forms (tirx/forms.py DERIVED): declared once, built and printed as T.alloc_tensor /
+# T.decl_tensor / T.Cast; generated with the other forms below. The mutable scalars are
+# Python-only: reading one loads [0], which the text writes out.
 def _alloc(name: str, ty: _TensorType, annotations: Any = None) -> _Buffer:
     return _IRBuilder.current().alloc(name, ty, annotations)
-
-
-def alloc_buffer(shape: Any, dtype: Any = "float32", scope: str = "global", *, strides: Any = None,
-                 elem_offset: Any = None, align: int = 0, annotations: Any = None, **extra: Any) -> _Buffer:  # fmt: skip
-    """Allocate a tensor in ``scope`` (name from the assignment target)."""
-    _no_extra("alloc_buffer", extra)
-    return _alloc(_take_name("buf"), Tensor(shape, dtype, scope, strides, elem_offset, align), annotations)
-
-
-def alloc_shared(shape: Any, dtype: Any = "float32", *, strides: Any = None, align: int = 0,
-                 annotations: Any = None, **extra: Any) -> _Buffer:  # fmt: skip
-    """Allocate a shared-memory tensor."""
-    _no_extra("alloc_shared", extra)
-    return _alloc(_take_name("buf"), Tensor(shape, dtype, "shared", strides, None, align), annotations)
-
-
-def alloc_local(shape: Any, dtype: Any = "float32", *, strides: Any = None, align: int = 0,
-                annotations: Any = None, **extra: Any) -> _Buffer:  # fmt: skip
-    """Allocate a thread-local tensor."""
-    _no_extra("alloc_local", extra)
-    return _alloc(_take_name("buf"), Tensor(shape, dtype, "local", strides, None, align), annotations)
-
-
-def decl_buffer(shape: Any, dtype: Any = "float32", data: Any = None, scope: str | None = None, *,
-                strides: Any = None, elem_offset: Any = None, align: int = 0, **extra: Any) -> _Buffer:  # fmt: skip
-    """A tensor view over ``data`` (a pointer var); without ``data`` it allocates."""
-    _no_extra("decl_buffer", extra)
-    name = _take_name("buf")
-    if data is None:
-        return _alloc(name, Tensor(shape, dtype, scope or "global", strides, elem_offset, align))
-    if not isinstance(data, _Var) or not isinstance(data.ty, PointerType):
-        raise TypeError(f"T.decl_buffer: data= must be a pointer variable, got {data!r}")
-    if scope is not None and str(scope) != data.ty.scope:
-        raise TypeError(f"T.decl_buffer: scope={scope!r} differs from the pointer's scope {data.ty.scope!r}")
-    ty = Tensor(shape, dtype, data.ty.scope, strides, elem_offset, align)
-    return _IRBuilder.current().decl(name, ty, data)
 
 
 def local_scalar(
@@ -294,9 +295,6 @@ def decl_scalar(dtype: Any, data: Any, scope: str | None = None) -> _Cell:
     return _Cell(decl_buffer((1,), dtype, data=data, scope=scope))
 
 
-smem = alloc_shared
-
-
 def assign(dst: Any, value: Any) -> None:
     """Store ``value`` into a scalar or tensor element (``T.assign(x, v)``, ``T.assign(A[i], v)``)."""
     if isinstance(dst, _Cell):
@@ -321,6 +319,11 @@ def static_assert(cond: Any, message: str = "") -> None:
 
 def _limits(dtype: Any) -> tuple:
     t = _as_prim(dtype)
+    if t.is_minifloat:
+        from ..ir.types import MINIFLOAT_LIMITS
+
+        hi, lo = MINIFLOAT_LIMITS[t.base]
+        return lo, hi
     if t.is_float:
         if t.bits == 16 and t.kind == "float":
             return -65504.0, 65504.0
@@ -366,11 +369,6 @@ def ceildiv(a: Any, b: Any) -> Any:
     return _binop(_FloorDiv, _binop(_Sub, _binop(_Add, a, b), 1), b)
 
 
-def cast(x: Any, dtype: Any) -> _PrimExpr:
-    """``T.cast(x, "float32")``: a Cast unless ``x`` already has that dtype."""
-    return _convert(_e(x)).astype(dtype)
-
-
 def _minmax(cls: Any, pyf: Any, args: tuple) -> Any:
     args = tuple(_e(a) for a in args)
     if len(args) < 2:
@@ -411,6 +409,31 @@ def floormod(a: Any, b: Any) -> _PrimExpr:
     return _binop(_FloorMod, _e(a), _e(b))
 
 
+# TIRx's explicit node constructors (T.Add(a, b), ..., T.Not(a), T.BitwiseNot(a)): the node as
+# written, never folded (the operators fold, tirx/ir/fold.py); the printer writes one where
+# the operator spelling would fold
+def _raw_node(cls: Any, name: str) -> Any:
+    if cls in (_ir.Not, _ir.BitNot):
+
+        def build(a: Any) -> _PrimExpr:
+            return cls(_convert(_e(a)))
+    else:
+
+        def build(a: Any, b: Any) -> _PrimExpr:
+            return _binop(cls, _e(a), _e(b))
+
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = f"``T.{name}(...)``: a ``{cls.__name__}`` node, never folded."
+    return build
+
+
+for _cls, _n in (*_ir.fold.RAW_NAMES.items(), (_ir.And, "And"), (_ir.Or, "Or"),  # tirx.ir.fold: loaded by .parser
+                 (_ir.Not, "Not"), (_ir.BitNot, "BitwiseNot")):  # fmt: skip
+    globals()[_n] = _raw_node(_cls, _n)
+    __all__.append(_n)
+del _cls, _n
+
+
 # T.Ramp, T.Broadcast, T.Select, T.Cast, T.Let, T.Call (and T.ramp, T.broadcast, T.select) and the
 # loops T.serial ... T.thread_binding: generated from their FormSpecs (tirx/forms.py), which
 # the text loader and the printer read too. A loop form gives the header a ``for`` opens.
@@ -426,24 +449,27 @@ def _bind_target(pending: _forms.Pending) -> Any:
 _WRAP = {
     "loop": _one_loop,
     "bind": _bind_target,
+    "loops": lambda heads: _LoopSpec(list(heads)),  # T.grid
     "device_entry": lambda r: _DeviceEntrySpec(*r),  # the header the parser opens as a region
     "attr": lambda r: _AttrSpec(*r),
     "stmt": lambda pending: pending.emit(_IRBuilder.current()),  # T.evaluate, T.func_attr: emitted here
 }
-for _form in _forms.FORMS:
+for _form in (*_forms.FORMS, *_forms.DERIVED, _forms.GRID, _forms.NONE_TYPE):
     for _n in (_form.name, *_form.aliases):
         globals()[_n] = _form.function(_e, _n, _WRAP.get(_form.role) or _WRAP.get(_form.name))
         if _n not in __all__:
             __all__.append(_n)
 del _form, _n
 Tensor: Any = globals()["Tensor"]
+decl_buffer: Any = globals()["decl_buffer"]
 Tensor.like = globals()["Buffer"].like = _tensor_like
 BufferFrom = _tensor_like
 _device_entry_form = globals()["device_entry"]
 
 
 def device_entry(*values: Any, launch: LaunchConfig | None = None, grid: Any = None, block: Any = None,
-                 cluster: Any = None, dynamic_smem_bytes: Any = None, **kw: Any) -> _DeviceEntrySpec:  # fmt: skip
+                 cluster: Any = None, dynamic_smem_bytes: Any = None, kernel_attrs: KernelAttributes | None = None,
+                 **kw: Any) -> _DeviceEntrySpec:  # fmt: skip
     """The kernel launch region, as a bare statement (the rest of the body goes inside) or ``with``.
 
     The form (``tirx.forms``) is ``T.device_entry(*values, attrs=...)``, what the text has;
@@ -459,6 +485,21 @@ def device_entry(*values: Any, launch: LaunchConfig | None = None, grid: Any = N
         values, at = _launch_args(launch.grid, launch.block, launch.cluster, launch.dynamic_smem_bytes)
         attrs = kw.get("attrs")
         kw = {**kw, "attrs": _Attrs({**at.to_dict(), **dict(attrs)}) if attrs else at}
+    if kernel_attrs is not None:
+        if not isinstance(kernel_attrs, KernelAttributes):
+            raise TypeError(
+                f"T.device_entry: kernel_attrs must be a T.cuda.KernelAttributes, got {kernel_attrs!r}"
+            )
+        at = dict(kw.get("attrs") or {})
+        if "cuda.launch_fields" not in at:
+            raise TypeError(
+                "T.device_entry: kernel_attrs= needs the launch given as launch=T.cuda.LaunchConfig(...)"
+            )
+        vals = dict(zip(at["cuda.launch_fields"], values))
+        dims = {g: tuple(vals.get(f"{g}.{ax}", 1) for ax in "xyz") for g in ("block", "cluster")}
+        at["cuda.kernel_attrs"] = {**dict(at.get("cuda.kernel_attrs") or {}),
+                                   **kernel_attrs.to_attrs(dims["block"], dims["cluster"])}  # fmt: skip
+        kw = {**kw, "attrs": _Attrs(at)}
     return _device_entry_form(*values, **kw)  # other keywords: the form's (attrs=) or its error
 
 
@@ -469,51 +510,6 @@ device_entry.__signature__ = _inspect.signature(device_entry).replace(  # type: 
         _inspect.Parameter("attrs", _inspect.Parameter.KEYWORD_ONLY, default=None),
     ]
 )
-
-
-def reinterpret(*args: Any, ty: Any = None) -> _PrimExpr:
-    """``T.reinterpret(e, ty=T.Ptr(T.float32))`` or ``T.reinterpret(ptr_ty, e)``."""
-    if (
-        ty is None
-        and len(args) == 2
-        and (isinstance(args[0], _Type) or hasattr(args[0], "__tirx_type__") or isinstance(args[0], str))
-    ):
-        ty, args = args[0], (args[1],)
-    if ty is None or len(args) != 1:
-        raise TypeError(
-            "T.reinterpret takes a value and a type: T.reinterpret(e, ty=...) or T.reinterpret(ty, e)"
-        )
-    return _op.call("reinterpret", _e(args[0]), ty=_as_type(ty, "T.reinterpret type"))
-
-
-def _typed_ptr(ptype: Any, ptr: Any) -> _PrimExpr:
-    ptr = _e(ptr)
-    if isinstance(ptr, _Buffer):
-        ptr = ptr.data
-    pt = getattr(ptr, "ty", None)
-    if not isinstance(pt, PointerType):
-        raise TypeError(f"expected a pointer expression, got {ptr!r}")
-    want = PointerType(_as_type(ptype, "pointer element type"), pt.scope)
-    return ptr if pt == want else _op.call("reinterpret", ptr, ty=want)
-
-
-def ptr_byte_offset(*args: Any) -> _PrimExpr:
-    """``T.ptr_byte_offset(ptr, nbytes)``; ``T.ptr_byte_offset(T.float32, ptr, nbytes)`` types it first."""
-    if len(args) == 3:
-        return _op.call("ptr_byte_offset", _typed_ptr(args[0], args[1]), _e(args[2]))
-    return _op.call("ptr_byte_offset", *(_e(a) for a in args))
-
-
-def tvm_access_ptr(ptype: Any, data: Any, offset: Any, extent: Any = None, rw_mask: Any = None) -> _PrimExpr:
-    """A ``ptype``-typed pointer to element ``offset`` of ``data`` (a pointer var or buffer)."""
-    dt = _as_prim(ptype, "T.tvm_access_ptr type")
-    p = _typed_ptr(dt, data)
-    off = _e(offset)
-    if isinstance(off, int) and off == 0:
-        return p
-    return _op.call(
-        "ptr_byte_offset", p, _binop(_Mul, off, dt.bytes) if isinstance(off, _PrimExpr) else off * dt.bytes
-    )
 
 
 def compute(shape: Any, fcompute: Any, *, out: Any = None, dtype: Any = None, scope: str = "global",
@@ -628,13 +624,16 @@ def _resolve(name: str) -> Any:
     if o is not None:
         # an op may give its own script surface (the PTX table's modifier chains)
         return _op.impl("script", o) or o
+    a = _op.lookup_alias(name)
+    if a is not None:  # a spelling that builds another op's call (T.cuda.warp_sum)
+        return a
     pre = name + "."
     if any(k.startswith(pre) for k in _op.all_ops()):
         return OpNamespace(name)
     return None
 
 
-cuda = OpNamespace("cuda", {"LaunchConfig": LaunchConfig})
+cuda = OpNamespace("cuda", {"LaunchConfig": LaunchConfig, "KernelAttributes": KernelAttributes})
 
 
 def __getattr__(name: str) -> Any:

@@ -18,8 +18,8 @@ Use them to fuzz your own passes::
 Strategies
 ----------
 ``dtypes(vector=False)``
-    Every scalar dtype (bool, int8..int64, uint8..uint64, float16/32/64, bfloat16,
-    float8_e4m3fn, float8_e5m2); with ``vector=True`` also vector lanes (``float16x4``).
+    Every scalar dtype (bool, int8..int64, uint8..uint64, float16/32/64, bfloat16, the
+    float8/float6/float4 minifloats); with ``vector=True`` also vector lanes (``float16x4``).
 ``exprs(dtype=None)``
     An expression of ``dtype`` (a dtype string, PrimType or PointerType; drawn when
     None, vectors included). It may use a few *free* vars and buffers (fresh ones, as a

@@ -1,0 +1,128 @@
+"""Shared checks for the PTX table row tests (tests/test_ptx_rows_*.py).
+
+A case is (a chain written in a kernel, TIRx's printed text of it, the PTX instruction
+TIRx's asm emits for it). The printed texts and instructions were recorded from
+apache-tvm-tirx 0.1.0a4 running the same chains in the same kernel (``_TIRX`` is its
+printed prologue), so they are what TIRx users have in their files.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_frontend_util import load_module
+
+import tirx
+
+_PY = """
+from tirx.script import tirx as T
+
+@T.function
+def f(A: T.Tensor((128,), "float32"), B: T.Tensor((128,), "uint64")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128{cluster}))
+    s = T.alloc_shared((64,), "float32")
+    x = T.alloc_local((8,), "uint64")
+    y = T.alloc_local((8,), "uint32")
+    z = T.alloc_local((8,), "float32")
+    w = T.alloc_local((8,), "int32")
+    d = T.alloc_local((8,), "float64")
+    h = T.alloc_local((8,), "float16")
+    {body}
+"""
+#: the line of ``{body}`` in _PY (errors are located there)
+BODY_LINE = 14
+
+# the registers start from the inputs and are stored, so no instruction is dropped as
+# dead or folded over undefined values
+_INIT = """for i in range(8):
+        x[i] = B[i]
+        y[i] = T.Cast("uint32", B[i + 8])
+        z[i] = A[i]
+        w[i] = T.Cast("int32", B[i + 16])
+        d[i] = T.Cast("float64", A[i + 8])
+        h[i] = T.Cast("float16", A[i + 16])
+    """
+_KEEP = """
+    for i in range(8):
+        B[i] = x[i] + T.Cast("uint64", y[i]) + T.Cast("uint64", w[i])
+        A[i] = z[i] + T.Cast("float32", d[i]) + T.Cast("float32", h[i])"""
+
+_TIRX = """
+@T.function
+def f(A: T.Tensor((128,), T.float32), B: T.Tensor((128,), T.uint64)):
+    with T.device_entry(1, 1, 1, 128, 1, 1, attrs={{"cuda.kernel_attrs": {{}}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}}):
+        s = T.alloc_tensor(ty_args=[T.Tensor((64,), T.float32, scope="shared")])
+        x = T.alloc_tensor(ty_args=[T.Tensor((8,), T.uint64, scope="local")])
+        y = T.alloc_tensor(ty_args=[T.Tensor((8,), T.uint32, scope="local")])
+        z = T.alloc_tensor(ty_args=[T.Tensor((8,), T.float32, scope="local")])
+        w = T.alloc_tensor(ty_args=[T.Tensor((8,), T.int32, scope="local")])
+        d = T.alloc_tensor(ty_args=[T.Tensor((8,), T.float64, scope="local")])
+        h = T.alloc_tensor(ty_args=[T.Tensor((8,), T.float16, scope="local")])
+        {body}
+"""
+
+
+def kernel(body: str, keep: bool = False, cluster: int = 1):
+    """The tirx kernel of ``_PY`` with ``body`` (and the stores of every register)."""
+    cl = f", cluster={cluster}" if cluster > 1 else ""
+    body = _INIT + body + _KEEP if keep else body
+    return load_module(_PY.format(body=body, cluster=cl), "ptxrows").f
+
+
+def tirx_text(printed: str) -> str:
+    return _TIRX.format(body=printed)
+
+
+def ids(cases) -> list[str]:
+    return [c[0].split("(")[0][6:] + f"/{i}" for i, c in enumerate(cases)]
+
+
+def check_text_and_chain(chain: str, printed: str) -> None:
+    """TIRx's printed text loads; the chain builds the same IR; print -> load -> equal."""
+    loaded = tirx.loads(tirx_text(printed))
+    built = kernel(chain)
+    tirx.assert_structural_equal(loaded, built)
+    # the printed positional form is Python too: it builds the same IR in a kernel
+    tirx.assert_structural_equal(kernel(printed), built)
+    text = tirx.dumps(built)
+    want = re.sub(r"T\.int32\((-?\d+)\)", r"\1", printed)  # tirx prints int32 literals bare
+    assert want in text, text
+    again = tirx.loads(text)
+    tirx.assert_structural_equal(again, built)
+    assert tirx.dumps(again) == text
+
+
+def check_compiles_all(cases) -> None:
+    """One kernel holding every case's chain compiles through NVRTC for sm_90a (no GPU
+    needed), and its PTX has each instruction TIRx emits for them."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    body = "\n    ".join(c[0] for c in cases)
+    k = tirx.compile(kernel(body, keep=True, cluster=2), target="cuda -arch=sm_90a", cache=False)
+    assert ".target sm_90a" in k.ptx
+    missing = [c for c in cases if not re.search(re.escape(c[2]) + r"[ ;]", k.ptx)]
+    for chain, _printed, instr in missing:
+        # a non-volatile form (mov, getctarank) whose register a later case overwrites is
+        # dead code in the shared kernel: it must show in a kernel of its own
+        k1 = tirx.compile(kernel(chain, keep=True, cluster=2), target="cuda -arch=sm_90a", cache=False)
+        assert re.search(re.escape(instr) + r"[ ;]", k1.ptx), (chain, instr, k1.ptx[-2500:])
+
+
+def check_error(body: str, words: list[str]) -> None:
+    """A bad chain is a located DiagnosticError naming what is allowed."""
+    with pytest.raises(tirx.DiagnosticError) as ei:
+        kernel(body)
+    msg = str(ei.value)
+    for word in words:
+        assert word in msg, msg
+    assert re.search(rf"\.py:{BODY_LINE}:5", msg), msg
+
+
+def check_text_error(printed: str, words: list[str]) -> None:
+    """A printed form no row takes is a located DiagnosticError naming what is wrong."""
+    with pytest.raises(tirx.DiagnosticError) as ei:
+        tirx.loads(tirx_text(printed))
+    msg = str(ei.value)
+    for word in words:
+        assert word in msg, msg
+    assert re.search(r":12:9", msg), msg  # the call's line and column in _TIRX

@@ -1,0 +1,341 @@
+"""Builder-time constant folding, as TIRx (apache-tvm-tirx 0.1.0a4) folds while it builds.
+
+The Python frontend folds every operator node it builds (``0 + k`` with ``k = 0`` is ``k``),
+exactly where TIRx does and no further: ``fold(e)`` looks at ``e``'s top node only (its
+operands were folded when they were built). Rules, learned by experiment with TIRx:
+
+* ``+ - *`` of two integer constants fold when the exact result fits the dtype (no
+  wrap-around: ``T.int32(2147483647) + 1`` stays an ``Add``); ``x + 0``, ``0 + x``,
+  ``x - 0``, ``x * 1``, ``1 * x`` are ``x``; ``x * 0`` and ``0 * x`` are the zero constant
+  (ints and floats alike). ``0 - x`` stays.
+* floats fold for float32 (computed in float32, not when a finite result overflows) and
+  float64 only; other float widths keep the node (the identities above still apply).
+* ``truncdiv`` (``Div``) / ``floordiv`` of integer constants fold with their own rounding,
+  ``0 / x`` is ``0``, ``x / 1`` is ``x``; a constant divisor of 0 is an error. ``truncmod`` /
+  ``floormod`` fold only for int32/int64 (and uint64; ``floormod`` also any uint);
+  ``x % 1`` is ``0``, ``0 % x`` is ``0``.
+* ``min`` / ``max`` of two constants fold (a NaN first operand wins); ``min(x, x)`` is ``x``
+  for the very same node.
+* comparisons of two constants are a ``bool`` constant.
+* ``& | ^ << >>`` fold two int32/int64 constants (``<<`` only when the result fits);
+  ``x << 0`` and ``x >> 0`` are ``x``.
+* ``and`` / ``or`` / ``not``, ``~``, ``Select`` never fold.
+
+The text loader does not fold (text is read as written); the printer writes a node that
+would fold as its explicit constructor (``T.Add(x, 0)``), so printed text rebuilds the same
+IR through either front end. This module imports only ``tirx.ir``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import struct
+from typing import Any
+
+from . import expr as _e
+from .types import PrimType
+
+__all__ = ["RAW_NAMES", "fold", "fold_cast", "would_fold"]
+
+#: TIRx's explicit constructor name of each operator node (never folds)
+RAW_NAMES: dict[type, str] = {
+    _e.Add: "Add", _e.Sub: "Sub", _e.Mul: "Mul", _e.Div: "Div", _e.Mod: "Mod",
+    _e.FloorDiv: "FloorDiv", _e.FloorMod: "FloorMod", _e.Min: "Min", _e.Max: "Max",
+    _e.EQ: "EQ", _e.NE: "NE", _e.LT: "LT", _e.LE: "LE", _e.GT: "GT", _e.GE: "GE",
+    _e.BitAnd: "BitwiseAnd", _e.BitOr: "BitwiseOr", _e.BitXor: "BitwiseXor",
+    _e.Shl: "LShift", _e.Shr: "RShift",
+}  # fmt: skip
+
+_F32_MAX = 3.4028234663852886e38
+_IntImm, _FloatImm = _e.IntImm, _e.FloatImm
+
+
+def _fits(v: int, t: Any) -> bool:
+    if type(t) is not PrimType or t.lanes != 1:
+        return False
+    if t.kind == "uint":
+        return 0 <= v < (1 << t.bits)
+    if t.kind == "bool" or (t.kind == "int" and t.bits == 1):
+        return v in (0, 1)
+    if t.kind == "int":
+        return -(1 << (t.bits - 1)) <= v < (1 << (t.bits - 1))
+    return False
+
+
+def _index(t: Any) -> bool:
+    return type(t) is PrimType and t.kind == "int" and t.bits in (32, 64) and t.lanes == 1
+
+
+def _f32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def _int(e: Any, v: int) -> _e.IntImm:
+    return _IntImm(v, e.ty, span=e.span)
+
+
+def _float(t: Any, op: Any, x: float, y: float, span: Any) -> Any:
+    """``x op y`` in float32 / float64, or None (other widths; a float32 overflow)."""
+    if t.bits == 32:
+        x, y = _f32(x), _f32(y)
+        r = op(x, y)
+        if math.isfinite(r) and abs(r) > _F32_MAX:
+            return None
+        return _FloatImm(_f32(r), t, span=span)
+    if t.bits == 64:
+        return _FloatImm(op(x, y), t, span=span)
+    return None
+
+
+def _tdiv(x: int, y: int) -> int:
+    q = abs(x) // abs(y)
+    return q if (x < 0) == (y < 0) else -q
+
+
+def _tmod(x: int, y: int) -> int:
+    return x - y * _tdiv(x, y)
+
+
+def _div0(b: Any) -> None:
+    if b.value == 0:
+        raise ZeroDivisionError("Divide by zero")
+
+
+def _add(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+    if pa and pb:
+        v = a.value + b.value
+        return _int(e, v) if _fits(v, e.ty) else e
+    if pa and a.value == 0:
+        return b
+    if pb and b.value == 0:
+        return a
+    if fa and fb:
+        r = _float(e.ty, float.__add__, a.value, b.value, e.span)
+        if r is not None:
+            return r
+        if e.ty.bits in (32, 64):
+            return e
+    if fa and a.value == 0:
+        return b
+    if fb and b.value == 0:
+        return a
+    return e
+
+
+def _sub(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+    if pa and pb:
+        v = a.value - b.value
+        return _int(e, v) if _fits(v, e.ty) else e
+    if pb and b.value == 0:
+        return a
+    if fa and fb:
+        r = _float(e.ty, float.__sub__, a.value, b.value, e.span)
+        if r is not None:
+            return r
+        if e.ty.bits in (32, 64):
+            return e
+    if fb and b.value == 0:
+        return a
+    return e
+
+
+def _mul(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+    if pa and pb:
+        v = a.value * b.value
+        return _int(e, v) if _fits(v, e.ty) else e
+    if fa and fb:
+        r = _float(e.ty, float.__mul__, a.value, b.value, e.span)
+        if r is not None:
+            return r
+        if e.ty.bits in (32, 64):
+            return e
+    if pa or fa:
+        if a.value == 1:
+            return b
+        if a.value == 0:
+            return a
+    if pb or fb:
+        if b.value == 1:
+            return a
+        if b.value == 0:
+            return b
+    return e
+
+
+def _div(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+    if pa and pb:
+        _div0(b)
+        v = _tdiv(a.value, b.value)
+        return _int(e, v) if _fits(v, e.ty) else e
+    if pa and a.value == 0:
+        return a
+    if pb:
+        if b.value == 1:
+            return a
+        _div0(b)
+    if fa and fb:
+        _div0(b)
+        r = _float(e.ty, float.__truediv__, a.value, b.value, e.span)
+        if r is not None:
+            return r
+        if e.ty.bits in (32, 64):
+            return e
+    if fa and a.value == 0:
+        return a
+    if fb:
+        if b.value == 1:
+            return a
+        _div0(b)
+    return e
+
+
+def _floordiv(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+    if pa and pb:
+        _div0(b)
+        v = a.value // b.value
+        return _int(e, v) if _fits(v, e.ty) else e
+    if pa and a.value == 0:
+        return a
+    if pb:
+        if b.value == 1:
+            return a
+        _div0(b)
+    return e  # floats: TIRx has no float floordiv; tirx keeps the node
+
+
+def _mod(floor: bool) -> Any:
+    def f(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+        t = a.ty
+        if _index(t) and _index(b.ty):
+            if pa and pb:
+                _div0(b)
+                v = a.value % b.value if floor else _tmod(a.value, b.value)
+                return _int(e, v) if _fits(v, e.ty) else e
+            if pa and a.value == 0:
+                return a
+            if pb:
+                if b.value == 1:
+                    return _IntImm(0, e.ty, span=e.span)
+                _div0(b)
+            return e
+        if pa and pb and (t.bits >= 64 or (floor and t.kind == "uint")):
+            _div0(b)
+            v = a.value % b.value if floor else _tmod(a.value, b.value)
+            return _int(e, v) if _fits(v, e.ty) else e
+        return e
+
+    return f
+
+
+def _minmax(is_min: bool) -> Any:
+    def f(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+        if pa and pb:
+            return _int(e, min(a.value, b.value) if is_min else max(a.value, b.value))
+        if fa and fb:
+            x, y = a.value, b.value
+            return a if x != x or (x < y if is_min else x > y) else b
+        if a is b:
+            return a
+        return e
+
+    return f
+
+
+def _cmp(py: Any) -> Any:
+    def f(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+        if (pa and pb) or (fa and fb):
+            return _IntImm(int(py(a.value, b.value)), e.ty, span=e.span)
+        return e
+
+    return f
+
+
+def _bitwise(py: Any, zero_is_identity: bool = False) -> Any:
+    def f(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+        if not (_index(a.ty) and _index(b.ty)):
+            return e
+        if pa and pb:
+            if (py is _shl or py is _shr) and not 0 <= b.value < a.ty.bits:
+                raise ValueError(
+                    f"shift amount {b.value} must be non-negative and less than {a.ty.bits} for {a.ty}"
+                )
+            v = py(a.value, b.value)
+            return _int(e, v) if _fits(v, e.ty) else e
+        if zero_is_identity and pb and b.value == 0:
+            return a
+        return e
+
+    return f
+
+
+def _shl(x: int, y: int) -> int:
+    return x << y
+
+
+def _shr(x: int, y: int) -> int:
+    return x >> y
+
+
+_RULES: dict[type, Any] = {
+    _e.Add: _add, _e.Sub: _sub, _e.Mul: _mul, _e.Div: _div, _e.FloorDiv: _floordiv,
+    _e.Mod: _mod(False), _e.FloorMod: _mod(True), _e.Min: _minmax(True), _e.Max: _minmax(False),
+    _e.EQ: _cmp(operator.eq), _e.NE: _cmp(operator.ne), _e.LT: _cmp(operator.lt),
+    _e.LE: _cmp(operator.le), _e.GT: _cmp(operator.gt), _e.GE: _cmp(operator.ge),
+    _e.BitAnd: _bitwise(int.__and__), _e.BitOr: _bitwise(int.__or__), _e.BitXor: _bitwise(int.__xor__),
+    _e.Shl: _bitwise(_shl, True), _e.Shr: _bitwise(_shr, True),
+}  # fmt: skip
+
+
+def fold(e: Any) -> Any:
+    """``e`` with its top node folded as TIRx folds it while building (``e`` itself if not)."""
+    rule = _RULES.get(type(e))
+    if rule is None:
+        return e
+    a, b = e.a, e.b
+    ta, tb = type(a), type(b)
+    return rule(e, a, b, ta is _IntImm, tb is _IntImm, ta is _FloatImm, tb is _FloatImm)
+
+
+def would_fold(e: Any) -> bool:
+    """Whether the frontend would not rebuild ``e`` from its infix spelling (the printer then
+    writes the explicit constructor). A divisor-0 constant counts: the infix form is rejected.
+    ``min(a, a)`` folds only for a var: other operands reparse as two distinct nodes."""
+    try:
+        r = fold(e)
+    except (ZeroDivisionError, ValueError):
+        return True
+    if r is e:
+        return False
+    if (type(e) is _e.Min or type(e) is _e.Max) and e.a is e.b and type(e.a) not in (_IntImm, _FloatImm):
+        return type(e.a) is _e.Var
+    return True
+
+
+def fold_cast(e: Any) -> Any:
+    """``T.cast`` of a constant, as TIRx folds it: int -> int when the value fits, float -> int
+    truncating when it fits, int/float -> float16/float32 rounded to float32; anything else
+    (to float64, to bool, vectors) stays a ``Cast``."""
+    if type(e) is not _e.Cast:
+        return e
+    v, t = e.value, e.ty
+    if type(t) is not PrimType or t.lanes != 1 or type(v.ty) is not PrimType:
+        return e
+    if type(v) is _IntImm:
+        if t.kind in ("int", "uint"):
+            return _IntImm(v.value, t, span=e.span) if _fits(v.value, t) else e
+        if t.kind == "float" and t.bits in (16, 32):
+            return _FloatImm(_f32(float(v.value)), t, span=e.span)
+        return e
+    if type(v) is _FloatImm:
+        x = v.value
+        if t.kind in ("int", "uint"):
+            if not math.isfinite(x):
+                return e
+            i = int(x)
+            return _IntImm(i, t, span=e.span) if _fits(i, t) else e
+        if t.kind == "float" and t.bits in (16, 32):
+            if math.isfinite(x) and abs(x) > _F32_MAX:
+                return e
+            return _FloatImm(_f32(x), t, span=e.span)
+    return e

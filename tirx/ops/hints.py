@@ -1,0 +1,45 @@
+"""Compiler hints: ``T.likely(cond)`` (a branch-weight hint, the value of ``cond``) and
+``T.assume(cond)`` (a fact the compiler may rely on). TIRx's spellings; the interpreter
+checks an assumption instead of trusting it, so a false one is found on the CPU rather than
+becoming undefined behaviour on the GPU."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.op import CExpr, declare
+from ..ir.types import bool_, void
+
+__all__: list[str] = []
+
+
+def _i_likely(fc: Any, call: Any):
+    return fc.expr(call.args[0])
+
+
+def _i_assume(fc: Any, call: Any):
+    import numpy as np
+
+    from ..interp.semantics import InterpError, full
+
+    f = fc.expr(call.args[0])
+
+    def ev(c):
+        bad = c.mask & ~full(f(c), c.N).astype(bool)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise InterpError(f"T.assume: the assumed condition is false in {c.describe(k)}")
+        return None
+
+    return ev
+
+
+declare(
+    "likely", "b", bool_, params="cond", doc="the value of cond, expected to be true (a branch hint)",
+    cuda=CExpr("__builtin_expect(!!({0}), 1)"), interp=_i_likely,
+)  # fmt: skip
+declare(
+    "assume", "b", void, pure=False, params="cond",
+    doc="a condition the compiler may assume true (checked by the interpreter)",
+    cuda=CExpr("__builtin_assume((bool)({0}))"), interp=_i_assume,
+)  # fmt: skip
