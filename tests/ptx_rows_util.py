@@ -126,3 +126,29 @@ def check_text_error(printed: str, words: list[str]) -> None:
     for word in words:
         assert word in msg, msg
     assert re.search(r":12:9", msg), msg  # the call's line and column in _TIRX
+
+
+def family_tests(cases, bad_chains, bad_text, no_compile) -> dict:
+    """The four tests every family file runs over its tables (``globals().update(...)`` in
+    the file makes them its own, so pytest reports them under that file)."""
+    import pytest
+
+    @pytest.mark.parametrize("chain, printed, _instr", cases, ids=ids(cases))
+    def test_tirx_text_loads_and_the_chain_builds_it(chain, printed, _instr):
+        check_text_and_chain(chain, printed)
+
+    def test_asm_compiles_for_sm90a(monkeypatch, tmp_path):
+        monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
+        check_compiles_all([c for c in cases if c[0] not in no_compile])
+
+    @pytest.mark.parametrize("body, words", bad_chains)
+    def test_bad_chains_name_the_allowed_modifiers(body, words):
+        check_error(body, words)
+
+    @pytest.mark.parametrize("printed, words", bad_text)
+    def test_bad_printed_forms_are_located(printed, words):
+        check_text_error(printed, words)
+
+    fns = (test_tirx_text_loads_and_the_chain_builds_it, test_asm_compiles_for_sm90a,
+           test_bad_chains_name_the_allowed_modifiers, test_bad_printed_forms_are_located)  # fmt: skip
+    return {f.__name__: f for f in fns}

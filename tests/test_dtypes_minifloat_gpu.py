@@ -5,18 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gpu_util import require_gpu
 
-pytest.importorskip("cuda.bindings.driver")
-
-from tirx.runtime import driver as _drv
-
-_OK, _WHY = _drv.probe()
-if not _OK:
-    pytest.skip(f"no CUDA device: {_WHY}", allow_module_level=True)
-
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():  # pragma: no cover
-    pytest.skip("torch sees no CUDA device", allow_module_level=True)
+torch = require_gpu()
 
 import tirx  # noqa: E402
 from tirx.interp import minifloat as mf  # noqa: E402

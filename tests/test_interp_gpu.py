@@ -9,20 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-pytest.importorskip("cuda.bindings.driver")
-
 from examples_dir import load_example
+from gpu_util import require_gpu
 
-from tirx.runtime import driver as _drv
-
-_OK, _WHY = _drv.probe()
-if not _OK:
-    pytest.skip(f"no CUDA device: {_WHY}", allow_module_level=True)
-
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():  # pragma: no cover
-    pytest.skip("torch sees no CUDA device", allow_module_level=True)
+torch = require_gpu()
 
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 

@@ -9,8 +9,7 @@ chains are located errors naming the allowed modifiers (helpers: tests/ptx_rows_
 
 from __future__ import annotations
 
-import pytest
-from ptx_rows_util import check_compiles_all, check_error, check_text_and_chain, check_text_error, ids
+from ptx_rows_util import family_tests
 
 #: (chain written in a kernel, TIRx's printed text of it, the PTX instruction TIRx's asm
 #: emits), recorded from apache-tvm-tirx 0.1.0a4 running the chain in the same kernel
@@ -201,21 +200,4 @@ BAD_TEXT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("chain, printed, _instr", CASES, ids=ids(CASES))
-def test_tirx_text_loads_and_the_chain_builds_it(chain, printed, _instr):
-    check_text_and_chain(chain, printed)
-
-
-def test_asm_compiles_for_sm90a(monkeypatch, tmp_path):
-    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
-    check_compiles_all([c for c in CASES if c[0] not in NO_COMPILE])
-
-
-@pytest.mark.parametrize("body, words", BAD_CHAINS)
-def test_bad_chains_name_the_allowed_modifiers(body, words):
-    check_error(body, words)
-
-
-@pytest.mark.parametrize("printed, words", BAD_TEXT)
-def test_bad_printed_forms_are_located(printed, words):
-    check_text_error(printed, words)
+globals().update(family_tests(CASES, BAD_CHAINS, BAD_TEXT, NO_COMPILE))

@@ -18,6 +18,17 @@ from .memory import PtrVal
 
 full = _full  # broadcast a per-lane value (length 1 when uniform) to N lanes
 
+
+def require_true(c, cond, message: str) -> None:
+    """Raise ``InterpError`` naming the first active thread where ``cond`` is false:
+    ``{thread}`` in ``message`` is replaced by that thread (assumptions, traps)."""
+    import numpy as np
+
+    bad = c.mask & ~full(cond, c.N).astype(bool)
+    if bad.any():
+        raise InterpError(message.format(thread=c.describe(int(np.flatnonzero(bad)[0]))))
+
+
 __all__ = [
     "ATOMIC_TAG",
     "BLOCK",
@@ -32,4 +43,5 @@ __all__ = [
     "full",
     "need_launch",
     "race_arrays",
+    "require_true",
 ]

@@ -102,65 +102,39 @@ def _div0(b: Any) -> None:
         raise ZeroDivisionError("Divide by zero")
 
 
-def _add(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
-    if pa and pb:
-        v = a.value + b.value
-        return _int(e, v) if _fits(v, e.ty) else e
-    if pa and a.value == 0:
-        return b
-    if pb and b.value == 0:
-        return a
-    if fa and fb:
-        r = _float(e.ty, float.__add__, a.value, b.value, e.span)
-        if r is not None:
-            return r
-        if e.ty.bits in (32, 64):
-            return e
-    if fa and a.value == 0:
-        return b
-    if fb and b.value == 0:
-        return a
-    return e
+def _arith(pyop: Any, fop: Any, left_id: int | None, right_id: int, absorb: bool) -> Any:
+    """``+ - *``: two int constants fold when the result fits the dtype; two float constants
+    fold in the dtype's arithmetic (kept when float32/float64 would overflow); then the
+    identities (``0 + x``, ``x - 0``, ``1 * x``, ...) and, for ``*``, a zero operand."""
+
+    def fold_it(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+        if pa and pb:
+            v = pyop(a.value, b.value)
+            return _int(e, v) if _fits(v, e.ty) else e
+        if fa and fb:
+            r = _float(e.ty, fop, a.value, b.value, e.span)
+            if r is not None:
+                return r
+            if e.ty.bits in (32, 64):
+                return e
+        if pa or fa:
+            if left_id is not None and a.value == left_id:
+                return b
+            if absorb and a.value == 0:
+                return a
+        if pb or fb:
+            if b.value == right_id:
+                return a
+            if absorb and b.value == 0:
+                return b
+        return e
+
+    return fold_it
 
 
-def _sub(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
-    if pa and pb:
-        v = a.value - b.value
-        return _int(e, v) if _fits(v, e.ty) else e
-    if pb and b.value == 0:
-        return a
-    if fa and fb:
-        r = _float(e.ty, float.__sub__, a.value, b.value, e.span)
-        if r is not None:
-            return r
-        if e.ty.bits in (32, 64):
-            return e
-    if fb and b.value == 0:
-        return a
-    return e
-
-
-def _mul(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
-    if pa and pb:
-        v = a.value * b.value
-        return _int(e, v) if _fits(v, e.ty) else e
-    if fa and fb:
-        r = _float(e.ty, float.__mul__, a.value, b.value, e.span)
-        if r is not None:
-            return r
-        if e.ty.bits in (32, 64):
-            return e
-    if pa or fa:
-        if a.value == 1:
-            return b
-        if a.value == 0:
-            return a
-    if pb or fb:
-        if b.value == 1:
-            return a
-        if b.value == 0:
-            return b
-    return e
+_add = _arith(int.__add__, float.__add__, 0, 0, False)
+_sub = _arith(int.__sub__, float.__sub__, None, 0, False)
+_mul = _arith(int.__mul__, float.__mul__, 1, 1, True)
 
 
 def _div(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:

@@ -60,26 +60,39 @@ for _n, _c, _fn, _rng, _d in (
 
 
 # --------------------------------------------------------------------------- votes
+def _warp_masks(c: Any, name: str, fm: Any) -> tuple:
+    """(lane in the warp, warp index, 32-bit mask) of each thread of a ``*_sync`` call; a
+    mask that leaves out the calling lane is an error (undefined in CUDA, an illegal
+    instruction on an H200)."""
+    import numpy as np
+
+    from ..interp.semantics import InterpError, full, need_launch
+
+    L = need_launch(c, name)
+    lane = (L.get("tid") % 32).astype(np.int64)
+    warp = ((L.get("lane") - L.get("tid") % 32) // 32).astype(np.int64)
+    m = full(fm(c), c.N).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+    outside = c.mask & (((m >> lane.astype(np.uint64)) & np.uint64(1)) == 0)
+    if outside.any():
+        k = int(np.flatnonzero(outside)[0])
+        raise InterpError(f"T.{name}: the mask of {c.describe(k)} does not include its own lane")
+    return lane, warp, m
+
+
 def _i_vote(kind: str):
     """``ballot_sync`` / ``any_sync`` over the lanes of each warp named by the mask."""
 
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import InterpError, full, need_launch
+        from ..interp.semantics import full
 
         name = call.op.name
         fm, fp = fc.expr(call.args[0]), fc.expr(call.args[1])
 
         def ev(c):
-            L = need_launch(c, name)
-            lane = (L.get("tid") % 32).astype(np.uint64)
-            warp = (L.get("lane") - L.get("tid") % 32) // 32
-            m = full(fm(c), c.N).astype(np.uint64) & np.uint64(0xFFFFFFFF)
-            outside = c.mask & (((m >> lane) & 1) == 0)
-            if outside.any():  # undefined in CUDA (seen as an illegal instruction on an H200)
-                k = int(np.flatnonzero(outside)[0])
-                raise InterpError(f"T.{name}: the mask of {c.describe(k)} does not include its own lane")
+            lane, warp, m = _warp_masks(c, name, fm)
+            lane = lane.astype(np.uint64)
             p = full(fp(c), c.N).astype(bool) & (((m >> lane) & 1) == 1) & c.mask
             bits = np.where(p, np.uint64(1) << lane, np.uint64(0))
             acc = np.zeros(int(warp.max()) + 1 if warp.size else 1, dtype=np.uint64)
@@ -240,25 +253,18 @@ def _i_reduce_sync(kind: str):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import InterpError, full, need_launch
+        from ..interp.semantics import InterpError, full
 
         name = call.op.name
         fm, fv = fc.expr(call.args[0]), fc.expr(call.args[1])
 
         def ev(c):
-            L = need_launch(c, name)
-            lane = (L.get("tid") % 32).astype(np.int64)
-            warp = ((L.get("lane") - L.get("tid") % 32) // 32).astype(np.int64)
-            m = full(fm(c), c.N).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+            lane, warp, m = _warp_masks(c, name, fm)
             bits = ((m[:, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool)  # [N, 32]
             n = int(warp.max()) + 1 if warp.size else 1
             act = np.zeros((n, 32), dtype=bool)
             act[warp[c.mask], lane[c.mask]] = True
             live = c.mask
-            own = bits[np.arange(c.N), lane]
-            if (live & ~own).any():  # undefined in CUDA
-                k = int(np.flatnonzero(live & ~own)[0])
-                raise InterpError(f"T.{name}: the mask of {c.describe(k)} does not include its own lane")
             absent = live & (bits & ~act[warp]).any(axis=1)
             if absent.any():  # every lane a mask names must take part
                 k = int(np.flatnonzero(absent)[0])
@@ -485,19 +491,13 @@ declare(
 
 
 def _i_trap(fc: Any, call: Any):
-    import numpy as np
+    from ..interp.semantics import require_true
 
-    from ..interp.semantics import InterpError, full
-
-    name = call.op.name
+    msg = f"T.{call.op.name}: the condition is false in {{thread}} (the GPU traps)"
     fp = fc.expr(call.args[0])
 
     def ev(c):
-        bad = c.mask & ~full(fp(c), c.N).astype(bool)
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            raise InterpError(f"T.{name}: the condition is false in {c.describe(k)} (the GPU traps)")
-        return None
+        require_true(c, fp(c), msg)
 
     return ev
 

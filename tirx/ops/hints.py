@@ -18,18 +18,12 @@ def _i_likely(fc: Any, call: Any):
 
 
 def _i_assume(fc: Any, call: Any):
-    import numpy as np
-
-    from ..interp.semantics import InterpError, full
+    from ..interp.semantics import require_true
 
     f = fc.expr(call.args[0])
 
     def ev(c):
-        bad = c.mask & ~full(f(c), c.N).astype(bool)
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            raise InterpError(f"T.assume: the assumed condition is false in {c.describe(k)}")
-        return None
+        require_true(c, f(c), "T.assume: the assumed condition is false in {thread}")
 
     return ev
 
