@@ -26,6 +26,7 @@ from tirx.ir import deep
 from tirx.ir import expr as _e
 from tirx.ir import stmt as _s
 from tirx.ir.buffer import Buffer
+from tirx.ir.fold import _ONE_CONST
 from tirx.ir.fold import RAW_NAMES as _RAW_NAMES
 from tirx.ir.fold import would_fold as _would_fold
 from tirx.ir.function import Function, Module
@@ -39,6 +40,7 @@ __all__ = ["HEADER", "Printer", "dumps"]
 HEADER = "from __future__ import annotations\n\n# from tirx.script import tirx as T\n\n"
 
 _IntImm = _e.IntImm
+_FloatImm = _e.FloatImm
 _Var = _e.Var
 
 # ------------------------------------------------------------------ precedence
@@ -162,12 +164,6 @@ def _tensor_type_text(t: TensorType) -> str:
     return _TENSOR_PRINT(Printer(), t)  # T.Tensor's FormSpec (tirx.forms.TENSOR)
 
 
-def _prec(e: Any) -> int:
-    """The text precedence ``e`` prints at (a node written ``T.Add(a, b)`` is an atom)."""
-    p = _PREC.get(type(e), ATOM)
-    return ATOM if p != ATOM and type(e) in _RAW_NAMES and _would_fold(e) else p
-
-
 class Printer:
     """One printing job. Use :func:`dumps`; the class is exposed for subclassing/debugging."""
 
@@ -180,6 +176,7 @@ class Printer:
         self.in_func = False
         self.defined_ever: set[Any] = set()
         self.problems: list[str] = []
+        self.raw: set[int] = set()  # ids of the nodes printed as T.Add(a, b) (atoms)
 
     # -------------------------------------------------------------- names / scopes
     def _fresh(self, hint: str) -> str:
@@ -290,12 +287,31 @@ class Printer:
         a, b = e.a, e.b
         sa = self.expr(a)
         sb = self.expr(b)
-        if _would_fold(e):  # the Python frontend folds the operator (tirx/ir/fold.py): T.Add(a, b)
-            return f"T.{_RAW_NAMES[type(e)]}({sa}, {sb})"
-        if type(a) is _IntImm and type(b) is _IntImm and a.ty == int32 and b.ty == int32:
-            sa = f"T.int32({sa})"  # two bare literals would be folded by Python / the grammar
-        pa = _prec(a)
-        pb = _prec(b)
+        ta, tb = type(a), type(b)
+        ca = ta is _IntImm or ta is _FloatImm
+        cb = tb is _IntImm or tb is _FloatImm
+        # the Python frontend folds some operators (tirx/ir/fold.py), only ever with a constant
+        # operand: two constants, or one 0 or 1 that fold's table lists (x + 0, not x - 1);
+        # one node twice folds only in min/max (printed by _funcbin)
+        if (ca and (cb or a.value == 0 or a.value == 1)) or (cb and (b.value == 0 or b.value == 1)):
+            if ca and cb:
+                special = True
+            else:
+                left, right = _ONE_CONST.get(type(e), _NONE2)
+                special = (a.value in left) if ca else (b.value in right)
+            if special and _would_fold(e):
+                self.raw.add(id(e))
+                return f"T.{_RAW_NAMES[type(e)]}({sa}, {sb})"
+            if ta is _IntImm and tb is _IntImm and a.ty == int32 and b.ty == int32:
+                sa = f"T.int32({sa})"  # two bare literals would be folded by Python / the grammar
+        pa = _PREC.get(ta, ATOM)
+        pb = _PREC.get(tb, ATOM)
+        raw = self.raw
+        if raw:  # an operand printed as T.Add(...) is an atom
+            if id(a) in raw:
+                pa = ATOM
+            if id(b) in raw:
+                pb = ATOM
         if prec == CMP:
             if pa <= CMP:
                 sa = f"({sa})"
@@ -311,15 +327,24 @@ class Printer:
     def _funcbin(self, e: Any) -> str:
         a, b = e.a, e.b
         sa = self.expr(a)
-        if _would_fold(e):  # T.min(3, 4) folds in the Python frontend: T.Min(3, 4)
+        if (type(a) in _CONSTS or type(b) in _CONSTS or a is b) and _would_fold(
+            e
+        ):  # T.min(3, 4): T.Min(3, 4)
+            self.raw.add(id(e))
             return f"T.{_RAW_NAMES[type(e)]}({sa}, {self.expr(b)})"
         if type(a) is _IntImm and type(b) is _IntImm and a.ty == int32 and b.ty == int32:
             sa = f"T.int32({sa})"
         return f"{_FUNC_BIN[type(e)]}{sa}, {self.expr(b)})"
 
+    def _prec(self, e: Any) -> int:
+        """The text precedence ``e`` printed at (a node printed ``T.Add(a, b)`` is an atom);
+        ``e`` has been printed already."""
+        p = _PREC.get(type(e), ATOM)
+        return ATOM if p != ATOM and id(e) in self.raw else p
+
     def _not(self, e: _e.Not) -> str:
         s = self.expr(e.a)
-        if _prec(e.a) < NOT:
+        if self._prec(e.a) < NOT:
             s = f"({s})"
         return _NOT_TEXT + s
 
@@ -327,7 +352,7 @@ class Printer:
         s = self.expr(e.a)
         if type(e.a) is _IntImm and e.a.ty == int32:
             return f"~T.int32({s})"  # ~<literal> would be folded
-        if _prec(e.a) < UNARY:
+        if self._prec(e.a) < UNARY:
             s = f"({s})"
         return _BITNOT_TEXT + s
 
@@ -338,7 +363,7 @@ class Printer:
         if len(eargs) > 1 and isinstance(op, Op) and op.result == "arg0":
             # op calls give bare int literals in "x"/"f" positions the dtype of the first
             # typed argument in such a position; keep int32 literals int32 when it differs
-            same = [op.shares_literal_dtype(k) for k in range(len(eargs))]
+            same = _same_positions(op, len(eargs))
             first = next(
                 (a for a, s in zip(eargs, same) if s and not (type(a) is _IntImm and a.ty == int32)), None
             )
@@ -459,7 +484,11 @@ class Printer:
     def _bind(self, s: _s.Bind, depth: int) -> None:
         value = self.expr(s.value)
         name = self.define(s.var, s.var.name)
-        self.emit(depth, f"{name}: {_LET_PRINT(self, s.var.ty)} = {value}")  # tirx.forms.LET
+        ty = s.var.ty
+        ann = _LET_TEXT.get(ty)
+        if ann is None:  # tirx.forms.LET prints it, once per type
+            ann = _LET_TEXT[ty] = _LET_PRINT(self, ty)
+        self.emit(depth, f"{name}: {ann} = {value}")
 
     def _store(self, s: _s.BufferStore, depth: int) -> None:
         value = self.expr(s.value)
@@ -698,6 +727,28 @@ _KIND_TEXT = {
 }
 # kinds of plain Python values: a default is left out when equal, not only when identical
 _PLAIN = frozenset(("str", "int", "nat", "dims"))
+
+
+_CONSTS = frozenset({_IntImm, _e.FloatImm})
+_LET_TEXT: dict = {}  # type -> its T.let[...] annotation
+_SAME: dict = {}  # (op, argument count) -> which arguments share a literal's dtype
+
+
+def _same_positions(op: Any, n: int) -> tuple:
+    key = (op, n)
+    r = _SAME.get(key)
+    if r is None:
+        r = _SAME[key] = tuple(op.shares_literal_dtype(k) for k in range(n))
+    return r
+
+
+def _one_const_folds(t: type, a: Any, b: Any, ca: bool, cb: bool) -> bool:
+    """A single constant operand folds only with the values of tirx.ir.fold's table."""
+    left, right = _ONE_CONST.get(t, _NONE2)
+    return (ca and a.value in left) or (cb and b.value in right)
+
+
+_NONE2: tuple = ((), ())
 
 
 def _compile_form(spec: _forms.FormSpec, values: bool = False) -> Any:

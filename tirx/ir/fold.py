@@ -261,6 +261,15 @@ _RULES: dict[type, Any] = {
 }  # fmt: skip
 
 
+#: node -> (left, right) constant values that fold with a non-constant other operand (the
+#: identities, zeros and zero divisors of the rules above); other single constants never do
+_ONE_CONST: dict[type, tuple[tuple, tuple]] = {
+    _e.Add: ((0,), (0,)), _e.Sub: ((), (0,)), _e.Mul: ((0, 1), (0, 1)),
+    _e.Div: ((0,), (0, 1)), _e.FloorDiv: ((0,), (0, 1)), _e.Mod: ((0,), (0, 1)), _e.FloorMod: ((0,), (0, 1)),
+    _e.Shl: ((), (0,)), _e.Shr: ((), (0,)),
+}  # fmt: skip
+
+
 def fold(e: Any) -> Any:
     """``e`` with its top node folded as TIRx folds it while building (``e`` itself if not)."""
     rule = _RULES.get(type(e))
@@ -275,6 +284,15 @@ def would_fold(e: Any) -> bool:
     """Whether the frontend would not rebuild ``e`` from its infix spelling (the printer then
     writes the explicit constructor). A divisor-0 constant counts: the infix form is rejected.
     ``min(a, a)`` folds only for a var: other operands reparse as two distinct nodes."""
+    a, b = e.a, e.b
+    ta, tb = type(a), type(b)
+    ca, cb = ta is _IntImm or ta is _FloatImm, tb is _IntImm or tb is _FloatImm
+    if not (ca and cb) and a is not b:
+        # with one constant operand, only the values of _ONE_CONST can fold (an identity, a
+        # zero, a zero divisor): the common case (x + 1, n - 1, i * 4) needs no rule call
+        left, right = _ONE_CONST.get(type(e), ((), ()))
+        if not (ca and a.value in left) and not (cb and b.value in right):
+            return False
     try:
         r = fold(e)
     except (ZeroDivisionError, ValueError):
