@@ -870,15 +870,61 @@ TENSOR = FormSpec(
 )  # fmt: skip
 
 
+class TensorMapMark(Type):
+    """``T.TensorMap()``: TIRx's type of a TMA descriptor. It only ever stands as a pointer's
+    element: ``T.Ptr(T.TensorMap())`` is tirx's tensor-map parameter type,
+    ``PointerType(uint8, "tensormap")`` (a by-value ``__grid_constant__`` descriptor), and
+    prints back in TIRx's spelling."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return "TensorMap()"
+
+    def __repr__(self) -> str:
+        return "TensorMapMark()"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is TensorMapMark
+
+    def __hash__(self) -> int:
+        return hash("TensorMapMark")
+
+
+_TENSOR_MAP_PTR = PointerType(PrimType("uint8"), "tensormap")
+
+
 def _b_ptr(element: Type, scope: str, span: Any = None) -> PointerType:
+    if type(element) is TensorMapMark:
+        if scope != "global":
+            raise FormError(f"T.Ptr(T.TensorMap()) takes no scope (a descriptor parameter), got {scope!r}")
+        return _TENSOR_MAP_PTR
     return PointerType(void if element is None else element, scope)
 
 
-#: ``T.Ptr(T.float32)``, ``T.Ptr(T.uint64, "shared")``; ``T.Ptr(T.void)`` is an opaque handle
+def _u_ptr(t: PointerType) -> tuple:
+    if t == _TENSOR_MAP_PTR:
+        return (TensorMapMark(), "global")  # TIRx's spelling, T.Ptr(T.TensorMap())
+    return (t.element, t.scope)
+
+
+#: ``T.Ptr(T.float32)``, ``T.Ptr(T.uint64, "shared")``; ``T.Ptr(T.void)`` is an opaque handle;
+#: ``T.Ptr(T.TensorMap())`` a TMA descriptor parameter
 PTR = FormSpec(
     "Ptr", (Param("element", "elemtype", None), Param("scope", "str", "global", print_omit=True)),
-    PointerType, _b_ptr, ("element", "scope"), role="type",
+    PointerType, _b_ptr, _u_ptr, role="type",
     doc='``T.Ptr(T.float32)``, ``T.Ptr(T.uint64, "shared")``: a pointer type (``T.Ptr()``: to void).',
+)  # fmt: skip
+
+
+def _b_tensor_map(span: Any = None) -> Type:
+    return TensorMapMark()
+
+
+#: ``T.TensorMap()``: only as ``T.Ptr(T.TensorMap())`` (above)
+TENSOR_MAP = FormSpec(
+    "TensorMap", (), TensorMapMark, _b_tensor_map, None, role="type",
+    doc="``T.TensorMap()``: a TMA descriptor's type, the element of ``T.Ptr(T.TensorMap())``.",
 )  # fmt: skip
 
 
@@ -1274,7 +1320,7 @@ LET = FormSpec(
 
 
 _BY_NAME: dict[str, FormSpec] = {}
-for _f in (*FORMS, *DERIVED, GRID, LET, NONE_TYPE):
+for _f in (*FORMS, *DERIVED, GRID, LET, NONE_TYPE, TENSOR_MAP):
     for _n in (_f.name, *_f.aliases):
         _BY_NAME[_n] = _f
 _BY_NODE: dict[type, FormSpec] = {f.node: f for f in FORMS if f.role == "expr" and f.unparse is not None}

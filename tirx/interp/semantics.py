@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import dtypes
 from .engine import _ATOMIC_T as ATOMIC_TAG
 from .engine import _TB as TAG_BASE
-from .engine import BLOCK, GLOBAL, _full, block_barrier, need_launch
+from .engine import BLOCK, GLOBAL, _full, _remote_base, _unit_base, block_barrier, need_launch
 from .engine import _race_arrays as race_arrays
 from .errors import InterpError, OutOfBoundsError, RaceError
 from .memory import PtrVal
@@ -29,6 +29,60 @@ def require_true(c, cond, message: str) -> None:
         raise InterpError(message.format(thread=c.describe(int(np.flatnonzero(bad)[0]))))
 
 
+def element_writer(fc, load):
+    """``write(c, value)`` storing a per-lane value into the buffer element ``load`` (a
+    ``BufferLoad``: ``y[0]``, a ``T.local_scalar``) for the active lanes, as a
+    ``BufferStore`` of it would (bounds, races, storage rounding): how instructions that
+    write their results through operands (``T.ptx.add.u32(y[0], a, b)``) give them back."""
+    from ..ir.expr import Var
+    from ..ir.stmt import BufferStore
+
+    slot = Var("tirx_out", load.buffer.dtype)
+    store = fc.stmt(BufferStore(load.buffer, slot, load.indices))
+
+    def write(c, value) -> None:
+        c.env[slot] = value
+        try:
+            store(c)
+        finally:
+            c.env.pop(slot, None)
+
+    return write
+
+
+def pointer_elements(c, p, t, what: str):
+    """(the flat storage view of ``p``'s allocation as dtype ``t``, the element index per
+    lane) for an access of one ``t`` at the pointer value ``p`` (a ``PtrVal``); an access
+    outside the allocation (active lanes) is an ``OutOfBoundsError``."""
+    import numpy as np
+
+    from .memory import THREAD
+
+    if not isinstance(p, PtrVal):
+        raise InterpError(f"{what}: the address must be a pointer (T.address_of(A[i]), buf.ptr_to([i]))")
+    mem = p.mem
+    view = mem.view(t)
+    row = view.shape[1]
+    size = dtypes.storage_np(t).itemsize
+    off = np.asarray(p.off, dtype=np.int64).reshape(-1)
+    flat = full(off // size, c.N)
+    bad = c.mask & ((flat < 0) | (flat >= row) | (full(off % size, c.N) != 0))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise OutOfBoundsError(
+            f"{what}: access of {t} on {mem.kind} buffer {mem.name} at byte {int(full(off, c.N)[k])} "
+            f"(outside it or misaligned) by {c.describe(k)}"
+        )
+    flat = np.where(c.mask, flat, 0)
+    if mem.per == GLOBAL:
+        return view.reshape(-1), flat
+    if p.rank is not None:
+        return view.reshape(-1), flat + _remote_base(c, p.rank, row)
+    if mem.per == THREAD and view.shape[0] != c.N:
+        return view.reshape(-1), flat
+    return view.reshape(-1), flat + _unit_base(c, mem, view.shape[0], row)
+
+
 __all__ = [
     "ATOMIC_TAG",
     "BLOCK",
@@ -40,8 +94,10 @@ __all__ = [
     "RaceError",
     "block_barrier",
     "dtypes",
+    "element_writer",
     "full",
     "need_launch",
+    "pointer_elements",
     "race_arrays",
     "require_true",
 ]

@@ -454,7 +454,7 @@ _WRAP = {
     "attr": lambda r: _AttrSpec(*r),
     "stmt": lambda pending: pending.emit(_IRBuilder.current()),  # T.evaluate, T.func_attr: emitted here
 }
-for _form in (*_forms.FORMS, *_forms.DERIVED, _forms.GRID, _forms.NONE_TYPE):
+for _form in (*_forms.FORMS, *_forms.DERIVED, _forms.GRID, _forms.NONE_TYPE, _forms.TENSOR_MAP):
     for _n in (_form.name, *_form.aliases):
         globals()[_n] = _form.function(_e, _n, _WRAP.get(_form.role) or _WRAP.get(_form.name))
         if _n not in __all__:

@@ -1,4 +1,5 @@
-"""``T.NoneType()``: TIRx's return annotation of a function that returns nothing."""
+"""TIRx's type spellings: ``T.NoneType()`` (the return annotation of a function that returns
+nothing) and ``T.Ptr(T.TensorMap())`` (a TMA descriptor parameter)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,24 @@ def test_bad_none_type_call_is_located():
     with pytest.raises(DiagnosticError, match="NoneType") as e:
         tirx.loads(_TIRX.replace("T.NoneType()", "T.NoneType(1)"))
     assert ":3:" in str(e.value)
+
+
+_TMAP = """
+@T.function
+def k(A: T.Tensor((128,), T.float32), TM: T.Ptr(T.TensorMap())):
+    with T.device_entry(1, 1, 1, 128, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):
+        T.ptx.prefetch(TM, "", "", "", "tensormap", "")
+        A[0] = T.float32(1.0)
+"""  # TIRx 0.1.0a4's printed text
+
+
+def test_tensor_map_pointer_is_tirx_s_spelling_of_the_descriptor_parameter():
+    from tirx.ir.types import PointerType, PrimType
+
+    f = tirx.loads(_TMAP)
+    assert f.params[1].ty == PointerType(PrimType("uint8"), "tensormap")
+    assert tirx.dumps(f).strip().endswith(_TMAP.strip().split("\n", 1)[1])  # prints back TIRx's text
+    old = tirx.loads(_TMAP.replace("T.Ptr(T.TensorMap())", 'T.Ptr(T.uint8, "tensormap")'))
+    tirx.assert_structural_equal(old, f)  # tirx's older spelling loads to the same IR
+    with pytest.raises(DiagnosticError, match="takes no scope"):
+        tirx.loads(_TMAP.replace("T.Ptr(T.TensorMap())", 'T.Ptr(T.TensorMap(), "shared")'))
