@@ -1,0 +1,49 @@
+"""Shared by the TIRx-CUDA golden tests: the recorded kernels (tests/data/tirx_golden/cuda.json,
+made by tools/tirx_oracle/golden_cuda.py) and their edge inputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+GOLDEN = json.loads((Path(__file__).parent / "data" / "tirx_golden" / "cuda.json").read_text())
+N = GOLDEN["n"]
+BUFFERS = GOLDEN["buffers"]
+CASES = {k: v for k, v in sorted(GOLDEN["ops"].items()) if "cuda" in v}
+
+
+def inputs(case: dict) -> dict:
+    """Edge values for each input buffer (tests/test_ops_generated.py's lists), as stored."""
+    from test_ops_generated import _float_lanes, _int_lanes
+
+    from tirx.testing.opcheck import FLOATS
+
+    out = {}
+    for b in case["bufs"]:
+        dt = BUFFERS[b]
+        lanes = _float_lanes(dt) if dt in FLOATS else _int_lanes(dt)
+        out[b] = np.resize(lanes[0], N)
+    return out
+
+
+def cccl_include() -> str | None:
+    """A directory holding libcu++'s ``cuda/std/cstdint`` (TIRx's CUDA includes it under
+    NVRTC): next to tirx's NVRTC include dirs, a CUDA toolkit, or a Python package."""
+    import glob
+    import os
+    import site
+    import sys
+
+    from tirx.runtime.nvrtc import include_dirs
+
+    roots = [*include_dirs(), *glob.glob("/usr/local/cuda*/include")]
+    cands = [os.path.join(r, "cccl") for r in roots] + list(roots)
+    for sp in [*site.getsitepackages(), sys.prefix]:
+        cands += glob.glob(os.path.join(sp, "**", "include", "cccl"), recursive=True)
+        cands += glob.glob(os.path.join(sp, "cupy", "_core", "include", "cupy", "_cccl", "libcudacxx"))
+    for c in cands:
+        if os.path.isfile(os.path.join(c, "cuda", "std", "cstdint")):
+            return c
+    return None
