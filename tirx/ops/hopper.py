@@ -18,8 +18,8 @@ import re
 from typing import Any
 
 from ..ir.expr import BufferLoad, Call, IntImm, StringImm
-from ..ir.op import declare, find
-from ..ir.types import PrimType, void
+from ..ir.op import Helper, NoInterp, declare, find
+from ..ir.types import PointerType, PrimType, void
 from .ptx_rows import chain_alias
 from .ptx_table import Operand, Row, Slot, declare_opcode
 
@@ -103,4 +103,42 @@ declare(
     doc="wgmma.mma_async (shape e.g. 'm64n256k16', input dtype 'f16'|'bf16', &acc[0] of a local float32 "
     "accumulator array, smem descriptor A, smem descriptor B, scale-d 0/1); fp32 accumulate",
     cuda=_c_wgmma,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- wgmma descriptors
+WGMMA_DESC = Helper(
+    "tirx_wgmma_desc",
+    """\
+// a wgmma shared-memory matrix descriptor: start address >> 4 (bits 0-13), leading byte
+// offset (16-29) and stride byte offset (32-45), both already in 16-byte units, base offset 0,
+// layout type (62-63) from the swizzle mode 0 none, 1 32B, 2 64B, 3 128B
+__device__ __forceinline__ void tirx_wgmma_desc(unsigned long long* desc, const void* addr, int ldo, int sdo,
+                                                int swizzle) {
+  unsigned long long lt = swizzle == 1 ? 3ull : swizzle == 2 ? 2ull : swizzle == 3 ? 1ull : 0ull;
+  unsigned a = (unsigned)__cvta_generic_to_shared(addr);
+  *desc = (unsigned long long)((a >> 4) & 0x3FFFu) | ((unsigned long long)(ldo & 0x3FFF) << 16) |
+          ((unsigned long long)(sdo & 0x3FFF) << 32) | (lt << 62);
+}""",
+)
+
+
+def _c_wgmma_desc(cg: Any, c: Any) -> str:
+    d, addr, ldo, sdo, sw = c.args
+    t = d.ty
+    if not (isinstance(t, PointerType) and isinstance(t.element, PrimType) and t.element.bits == 64):
+        raise cg.error(f"T.{c.op.name}: desc must point to a 64-bit element (a uint64 local), got {t}", c)
+    if isinstance(sw, IntImm) and sw.value not in (0, 1, 2, 3):
+        raise cg.error(f"T.{c.op.name}: swizzle is 0 (none), 1 (32B), 2 (64B) or 3 (128B), got {sw.value}", c)
+    cg.need(WGMMA_DESC)
+    args = ", ".join(cg.expr(a) for a in (ldo, sdo, sw))
+    return f"tirx_wgmma_desc((unsigned long long*)({cg.expr(d)}), (const void*)({cg.expr(addr)}), {args})"
+
+
+declare(
+    "cuda.wgmma_encode_matrix_descriptor", "p p i i i", void, pure=False, device_only=True,
+    params="desc addr ldo sdo swizzle",
+    doc="write the wgmma matrix descriptor of shared address `addr` (ldo/sdo in 16-byte units, swizzle "
+    "0 none / 1 32B / 2 64B / 3 128B) to *desc",
+    cuda=_c_wgmma_desc, interp=NoInterp("a wgmma descriptor holds a raw shared-window address"),
 )  # fmt: skip
