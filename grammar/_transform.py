@@ -1085,6 +1085,8 @@ class TextBuilder:
             if k not in o.params:
                 raise self.err(f"T.{o.name} got an unexpected keyword argument '{k}'", span)
         for i, a in enumerate(pos):
+            if type(a) is Buffer and i < len(o.args) and o.args[i].strip("*?") == "p":
+                continue  # a buffer where a pointer goes (TIRx's spelling): the op takes its data
             if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
                 raise self.err(f"T.{o.name}: argument {i + 1} must be an expression, got {_desc(a)}", span)
         surface = _opmod.impl("script", o)  # T.<name> as the Python frontend sees it (PTX table)

@@ -77,6 +77,11 @@ SKIP: dict[str, tuple[frozenset[str], str]] = {
         "edge inputs make the condition false, which aborts the kernel (the interpreter raises); "
         "checked in tests/test_cuda_builtins.py",
     ),
+    "cuda.cta_reduce": (
+        frozenset({"differential"}),
+        "needs shared scratch of the value's dtype and a block of 32 * num_warps threads; "
+        "tests/test_cta_reduce.py checks it against numpy and, on a GPU, against CUDA",
+    ),
     "assume": (
         frozenset({"differential"}),
         "edge inputs make the assumption false: undefined behaviour in CUDA, an error in the "

@@ -324,7 +324,8 @@ def _check_arg(op: Op, i: int, kind: str, a: Any) -> PrimExpr:
     allowed = op.choices.get(i)
     if allowed is not None and e.value not in allowed:
         want = ", ".join(repr(v) for v in allowed)
-        raise TypeError(f"T.{op.name}: argument {i + 1} must be one of {want}, got {e.value!r}")
+        what = f"argument {i + 1} ({op.params[i]})" if i < len(op.params) else f"argument {i + 1}"
+        raise TypeError(f"T.{op.name}: {what} must be one of {want}, got {e.value!r}")
     return e
 
 
@@ -343,6 +344,8 @@ def _check_kind(op: Op, i: int, kind: str, a: Any) -> PrimExpr:
         if not (isinstance(e.ty, PrimType) and e.ty.is_int):
             raise TypeError(f"T.{op.name}: argument {i + 1} must be {_KIND_DESC[base]}, got {_what(a)}")
         return e
+    if base == "p" and not isinstance(a, PrimExpr) and isinstance(getattr(a, "data", None), PrimExpr):
+        a = a.data  # a buffer where a pointer goes: its backing pointer (TIRx passes buffers so)
     try:
         e = convert(a)
     except TypeError:

@@ -544,6 +544,130 @@ for _k in ("sum", "max", "min"):  # TIRx builds (and prints) these as warp_reduc
           f"{_k} over the 32 lanes of a warp (every lane gets it)")  # fmt: skip
 
 
+# --------------------------------------------------------------------------- block reductions
+CTA_REDUCE = Helper(
+    "tirx_cta_reduce",
+    """\
+// CTA-wide reduction of NW warps: each warp reduces (butterfly), lane 0 of warp w writes
+// s[w], warp 0 reduces the NW partials and writes s[0], every thread reads it
+#define TIRX_CTA_REDUCE(HOW)                                                                          \\
+  template <int NW, typename T> __device__ __forceinline__ T tirx_cta_reduce_##HOW(T v, T* s) {       \\
+    v = tirx_warp_reduce_##HOW<32>(v);                                                               \\
+    int t = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));               \\
+    if ((t & 31) == 0) s[t >> 5] = v;                                                                \\
+    __syncthreads();                                                                                 \\
+    if ((t >> 5) == 0) {                                                                             \\
+      T w = s[(t & 31) < NW ? (t & 31) : 0];                                                         \\
+      w = tirx_warp_reduce_##HOW<NW>(w);                                                             \\
+      if (t == 0) s[0] = w;                                                                          \\
+    }                                                                                                \\
+    __syncthreads();                                                                                 \\
+    T r = s[0];                                                                                      \\
+    __syncthreads();                                                                                 \\
+    return r;                                                                                        \\
+  }
+TIRX_CTA_REDUCE(sum)
+TIRX_CTA_REDUCE(max)
+TIRX_CTA_REDUCE(min)""",
+    deps=(WARP_REDUCE_W,),
+)
+
+
+def _cta_args(call: Any, error: Any) -> tuple[str, int]:
+    k, nw = call.args[1], call.args[2]
+    if not isinstance(k, StringImm) or k.value not in ("sum", "max", "min"):
+        raise error(f'T.{call.op.name}: op must be "sum", "max" or "min"')
+    if not isinstance(nw, IntImm) or nw.value not in (1, 2, 4, 8, 16, 32):
+        raise error(f"T.{call.op.name}: num_warps must be an integer literal 1, 2, 4, 8, 16 or 32")
+    return k.value, nw.value
+
+
+def _c_cta_reduce(cg: Any, c: Any) -> str:
+    t, sp = c.args[0].ty, c.args[3].ty
+    if not isinstance(t, PrimType) or t.lanes != 1 or t.is_bool:
+        raise cg.error(f"T.{c.op.name}: reduces numeric scalars only, got {t}", c)
+    if getattr(sp, "element", None) != t or not str(getattr(sp, "scope", "")).startswith("shared"):
+        raise cg.error(
+            f"T.{c.op.name}: scratch must be shared memory of the value's dtype ({t}), got {sp}", c
+        )
+    how, nw = _cta_args(c, lambda m: cg.error(m, c))
+    cg.need(CTA_REDUCE)
+    return f"tirx_cta_reduce_{how}<{nw}>({cg.expr(c.args[0])}, {cg.expr(c.args[3])})"
+
+
+def _i_cta_reduce(fc: Any, call: Any):
+    """The CUDA helper's order exactly: a butterfly in each warp, lane 0's values, a butterfly
+    over the first ``num_warps`` partials; three block barriers. The interpreter does not write
+    ``scratch`` (its contents after the call are the helper's business)."""
+    import numpy as np
+
+    from ..interp.semantics import InterpError, block_barrier, full, need_launch
+    from ..interp.semantics import dtypes as D
+
+    name = call.op.name
+    how, nw = _cta_args(call, OpError)
+    fv = fc.expr(call.args[0])
+    fc.expr(call.args[3])
+    t = call.ty
+    bf = D.needs_rounding(t.element)
+    op = np.add if how == "sum" else (D.fmax if t.is_float else np.maximum) if how == "max" else (
+        D.fmin if t.is_float else np.minimum)  # fmt: skip
+
+    def rnd(v):
+        return D.round_to(v, t.element) if bf else v
+
+    def ev(c):
+        L = need_launch(c, name)
+        if 32 * nw != L.T:
+            raise InterpError(
+                f"T.{name}: num_warps is {nw} but the block has {L.T} threads ({L.T / 32:g} warps)"
+            )
+        for _ in range(3):
+            block_barrier(c, f"T.{name}")
+        v = full(fv(c), c.N).reshape(L.nb, nw, 32)
+        lane = np.arange(32)
+        off = 16
+        while off:
+            v = rnd(op(v, v[:, :, lane ^ off]))
+            off //= 2
+        w = v[:, :, 0]  # [blocks, warps]: lane 0 of each warp
+        j = np.arange(nw)
+        off = nw // 2
+        while off:
+            w = rnd(op(w, w[:, j ^ off]))
+            off //= 2
+        return np.repeat(w[:, 0], L.T)
+
+    return ev
+
+
+declare(
+    "cuda.cta_reduce", "x s n p", "arg0", pure=False, device_only=True, convergent=True,
+    params="value op num_warps scratch", choices={1: ("sum", "max", "min"), 2: (1, 2, 4, 8, 16, 32)},
+    doc="block-wide reduction (warp butterflies, then warp 0 over num_warps partials in shared `scratch`); "
+    "every thread gets the result",
+    cuda=_c_cta_reduce, interp=_i_cta_reduce,
+)  # fmt: skip
+
+
+def _cta_alias(how: str) -> Any:
+    op = lookup("cuda.cta_reduce")
+
+    def build(value: Any, num_warps: Any, scratch: Any, span: Any = None) -> Any:
+        return op(value, how, num_warps, scratch, span=span)
+
+    return build
+
+
+for _k in ("sum", "max", "min"):  # TIRx's convenience wrappers of cta_reduce
+    alias(
+        f"cuda.cta_{_k}",
+        "cuda.cta_reduce",
+        _cta_alias(_k),
+        doc=f'= T.cuda.cta_reduce(value, "{_k}", num_warps, scratch)',
+    )
+
+
 # --------------------------------------------------------------------------- atomics
 _ATOMIC_TYPES = {
     "add": ("int32", "uint32", "uint64", "float32", "float64", "float16", "bfloat16"),
