@@ -86,6 +86,10 @@ def compile(f: Any, target: Any = "cuda", **options: Any):
         from . import interp
 
         return interp.compile(f, **options)
+    from .runtime import interpret
+
+    if interpret.enabled():  # TIRX_INTERPRET=1: run "cuda" kernels on the interpreter
+        return interpret.interpret(f, str(t), options)
     return compile_cuda(f, t, **options)
 
 

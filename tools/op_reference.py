@@ -78,6 +78,13 @@ def _interp(op) -> str:
         return "—"
     if isinstance(i, NoInterp):
         return f"no: {i.reason}"
+    from tirx.ops import ptx_table
+    from tirx.ops.ptx_semantics import interp_for
+
+    opc = ptx_table.opcodes().get(op.name)
+    if opc is not None:  # a PTX-table opcode: how many of its rows have CPU semantics
+        n = sum(1 for r in opc.rows if r.interp is not None or interp_for(r.name) is not None)
+        return f"{n} of {len(opc.rows)} rows" if n else "no: inline PTX with no CPU model"
     return "yes"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from .memory import GLOBAL, Mem, PtrVal
 
 __all__ = ["Kernel", "ModuleKernel", "compile"]
 
+_MISSING = object()
 _OPTIONS = {"check_races", "check_bounds", "max_lanes", "max_loop_iters", "max_steps"}
 
 
@@ -55,6 +57,8 @@ class Kernel:
         self.func: Function = prog.funcs[name]
         self._fc = prog.get(name)
         self._shape_check = None
+        #: the target the caller asked for when ``TIRX_INTERPRET=1`` sent it here instead
+        self.requested_target: str | None = None
 
     @property
     def source(self) -> str:
@@ -66,28 +70,57 @@ class Kernel:
             return repr(self.func)
 
     def __repr__(self) -> str:
-        return f"<tirx.interp.Kernel {self.name}>"
+        ps = ", ".join(p.name for p in self.func.params)
+        via = f", requested {self.requested_target!r} (TIRX_INTERPRET=1)" if self.requested_target else ""
+        return f"<tirx.interp.Kernel {self.name}({ps}) for interp{via}>"
 
-    def __call__(self, *args: Any, stream: Any = None) -> Any:
-        """Run the function on ``args`` (``stream`` is accepted for the CUDA kernel's calling
-        convention and ignored: the interpreter is synchronous)."""
-        if self.prog.needs_deep and not deep.active():  # IR too deep for this thread's stack
-            return deep.run(self.__call__, *args, stream=stream)
+    def bind(self, args: tuple, kwargs: dict) -> list:
+        """Positional and keyword arguments as one value per parameter, in order (Python's
+        rules: a parameter gets one value; unknown or missing names are a TypeError)."""
         f = self.func
         params = f.params
-        if len(args) != len(params):
-            names = ", ".join(p.name for p in params)
-            raise TypeError(f"{f.name}() takes {len(params)} argument(s) ({names}), got {len(args)}")
+        names = [p.name for p in params]
+        if len(args) > len(params) or (not kwargs and len(args) != len(params)):
+            raise TypeError(
+                f"{f.name}() takes {len(params)} argument(s) ({', '.join(names)}), got {len(args)}"
+            )
+        vals: list = list(args) + [_MISSING] * (len(params) - len(args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise TypeError(
+                    f"{f.name}() got an unexpected keyword argument {k!r} (parameters: {', '.join(names)})"
+                )
+            i = names.index(k)
+            if vals[i] is not _MISSING:
+                raise TypeError(f"{f.name}() got multiple values for parameter {k!r}")
+            vals[i] = v
+        missing = [n for n, v in zip(names, vals) if v is _MISSING]
+        if missing:
+            raise TypeError(f"{f.name}() missing a value for parameter(s) {', '.join(missing)}")
+        return vals
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the function on ``args`` (positional, or by parameter name). ``stream=`` is
+        accepted for the CUDA kernel's calling convention and ignored (the interpreter is
+        synchronous) unless a parameter is named ``stream``."""
+        if self.prog.needs_deep and not deep.active():  # IR too deep for this thread's stack
+            return deep.run(self.__call__, *args, **kwargs)
+        f = self.func
+        params = f.params
+        if "stream" in kwargs and not any(p.name == "stream" for p in params):
+            kwargs.pop("stream")
+        args = tuple(self.bind(args, kwargs))
         env: dict = {}
         dyn: dict = {}
         copy_back: list = []
         deferred: list = []
+        post: list = []
         for p, a in zip(params, args):
             buf = f.buffer_of(p)
             if buf is not None:
-                self._bind_buffer(p, buf, a, env, dyn, copy_back, deferred)
+                self._bind_buffer(p, buf, a, env, dyn, copy_back, deferred, post)
             elif isinstance(p.ty, PointerType):
-                arr = _as_array(a, p.name)
+                arr = _as_array(a, p.name, f.name, post)
                 if arr is None:
                     raise TypeError(f"{f.name}(): parameter {p.name} takes an array, got {type(a).__name__}")
                 raw = np.ascontiguousarray(arr)
@@ -110,18 +143,21 @@ class Kernel:
         for user, work, fix in copy_back:
             res = work if fix is None else fix(work)
             _write_back(user, res)
+        for fin in post:  # device tensors back from their host copies; read-only inputs checked
+            fin()
         rv = host.ret_val
         if rv is None or f.ret_ty is None or not isinstance(f.ret_ty, PrimType):
             return None
         v = np.asarray(rv).reshape(-1) if f.ret_ty.lanes == 1 else np.asarray(rv)[0]
         return v[0].item() if f.ret_ty.lanes == 1 else v.copy()
 
-    def _bind_buffer(self, p, buf, a, env, dyn, copy_back, deferred) -> None:
+    def _bind_buffer(self, p, buf, a, env, dyn, copy_back, deferred, post) -> None:
         fname = self.func.name
-        arr = _as_array(a, p.name)
+        arr = _as_array(a, p.name, fname, post)
         if arr is None:
             raise TypeError(
-                f"{fname}(): parameter {p.name} takes an array (numpy or CPU torch), got {type(a).__name__}"
+                f"{fname}(): parameter {p.name} takes an array (numpy, torch, DLPack, the buffer protocol "
+                f"or __array_interface__), got {type(a).__name__}"
             )
         t = buf.dtype
         if t.lanes != 1:
@@ -169,19 +205,13 @@ def _reshaper(shape, t, user):
 
 
 def _write_back(user, res) -> None:
-    try:
-        import torch  # type: ignore
-
-        if isinstance(user, torch.Tensor):
-            src = torch.from_numpy(np.ascontiguousarray(res))
-            if src.dtype != user.dtype:
-                src = (
-                    src.view(user.dtype) if src.element_size() == user.element_size() else src.to(user.dtype)
-                )
-            user.copy_(src.reshape(user.shape))
-            return
-    except ImportError:
-        pass
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(user, torch.Tensor):
+        src = torch.from_numpy(np.ascontiguousarray(res))
+        if src.dtype != user.dtype:
+            src = src.view(user.dtype) if src.element_size() == user.element_size() else src.to(user.dtype)
+        user.copy_(src.reshape(user.shape))
+        return
     np.copyto(
         user,
         np.asarray(res).reshape(user.shape).view(user.dtype)
@@ -212,21 +242,75 @@ def _bind_dim(s, got: int, what: str, pname: str, fname: str, dyn: dict, env: di
         deferred.append((pname, what, s, got))
 
 
-def _as_array(a: Any, pname: str) -> np.ndarray | None:
+def _as_array(a: Any, pname: str, fname: str, post: list) -> np.ndarray | None:
+    """A numpy array over ``a``'s memory (so the kernel's writes land in the caller's object),
+    or None when ``a`` is not an array. Torch tensors keep their bfloat16-ness; a torch tensor
+    on a GPU is copied to the host and back (``post``); other objects go through DLPack,
+    ``__array_interface__``/``__array_struct__``, the buffer protocol or ``__array__``. A
+    read-only array is run on a copy, and a write to it is a ValueError naming the parameter."""
     if isinstance(a, np.ndarray):
-        return a
-    try:
-        import torch  # type: ignore
-    except ImportError:
+        arr = a
+    elif (torch := sys.modules.get("torch")) is not None and isinstance(a, torch.Tensor):
+        return _torch_array(a, torch, post)
+    elif isinstance(a, (str, bytes, int, float, complex, bool, list, tuple, dict, set)) or a is None:
         return None
-    if isinstance(a, torch.Tensor):
-        if a.device.type != "cpu":
-            raise ValueError(f"parameter {pname}: the interp target takes CPU tensors, got one on {a.device}")
-        t = a.detach()
-        if t.dtype == torch.bfloat16:
-            return _TorchView(t.view(torch.int16).numpy().view(np.uint16), a)
-        return _TorchView(t.numpy(), a)
-    return None
+    elif hasattr(a, "__dlpack__") and hasattr(a, "__dlpack_device__"):
+        dev = a.__dlpack_device__()
+        if int(dev[0]) not in (1, 3):  # kDLCPU, kDLCUDAHost
+            raise TypeError(
+                f"{fname}(): parameter {pname} is a device array ({type(a).__name__}, DLPack device {tuple(dev)}); "
+                "the interpreter runs on the host: pass a host array (torch CUDA tensors are copied)"
+            )
+        try:
+            arr = np.from_dlpack(a)
+        except (BufferError, TypeError, RuntimeError) as e:
+            try:
+                arr = np.asarray(a)
+            except Exception:
+                raise TypeError(f"{fname}(): parameter {pname}: numpy cannot read this array ({e})") from None
+    elif any(hasattr(a, n) for n in ("__array_interface__", "__array_struct__", "__array__")):
+        try:
+            arr = np.asarray(a)
+        except Exception as e:
+            raise TypeError(f"{fname}(): parameter {pname}: numpy cannot read this array ({e})") from None
+    else:
+        try:
+            memoryview(a).release()
+        except TypeError:
+            return None
+        arr = np.asarray(a)
+    if not arr.flags.writeable:
+        return _read_only(arr, pname, fname, post)
+    return arr
+
+
+def _torch_array(a: Any, torch: Any, post: list) -> np.ndarray:
+    t = a.detach()
+    if t.device.type != "cpu":
+        t = t.to("cpu")  # a fresh host copy, written back to the device tensor after the run
+        host = t
+
+        def back() -> None:
+            with torch.no_grad():
+                a.copy_(host)
+
+        post.append(back)
+    if t.dtype == torch.bfloat16:
+        return _TorchView(t.view(torch.int16).numpy().view(np.uint16), a)
+    return _TorchView(t.numpy(), a)
+
+
+def _read_only(arr: np.ndarray, pname: str, fname: str, post: list) -> np.ndarray:
+    work = arr.copy()
+
+    def check() -> None:
+        if work.tobytes() != arr.tobytes():
+            raise ValueError(
+                f"{fname}(): the kernel wrote to parameter {pname}, whose array is read-only; pass a writable array"
+            )
+
+    post.append(check)
+    return work
 
 
 class _TorchView(np.ndarray):
@@ -305,10 +389,15 @@ class ModuleKernel:
 
     def __init__(self, mod: Module, options: dict):
         self.module = mod
+        self.requested_target: str | None = None
         self.prog = Program(mod, **options)
         self._kernels: dict[str, Kernel] = {}
         for fn in mod.functions:
             self._kernels[fn.name] = Kernel(self.prog, fn.name)
+
+    def __repr__(self) -> str:
+        via = f", requested {self.requested_target!r} (TIRX_INTERPRET=1)" if self.requested_target else ""
+        return f"<tirx.interp.ModuleKernel {', '.join(self._kernels)} for interp{via}>"
 
     def __getitem__(self, name: str) -> Kernel:
         try:
@@ -324,12 +413,12 @@ class ModuleKernel:
             raise AttributeError(f"module has no function {name!r}")
         return k
 
-    def __call__(self, *args: Any, stream: Any = None) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         public = [f for f in self.module.functions if not f.private]
         if len(public) != 1:
             names = ", ".join(f.name for f in public)
             raise TypeError(f"the module has {len(public)} public functions ({names}); call one by name")
-        return self._kernels[public[0].name](*args)
+        return self._kernels[public[0].name](*args, **kwargs)
 
     @property
     def source(self) -> str:

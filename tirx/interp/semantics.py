@@ -8,10 +8,11 @@ files import one stable interface lazily (``tirx.ops`` must not import numpy at 
 
 from __future__ import annotations
 
+from ..ir.types import as_type
 from . import dtypes
 from .engine import _ATOMIC_T as ATOMIC_TAG
 from .engine import _TB as TAG_BASE
-from .engine import BLOCK, GLOBAL, _full, _remote_base, _unit_base, block_barrier, need_launch
+from .engine import BLOCK, GLOBAL, _full, _remote_base, _stamps, _unit_base, block_barrier, need_launch
 from .engine import _race_arrays as race_arrays
 from .errors import InterpError, OutOfBoundsError, RaceError
 from .memory import PtrVal
@@ -59,7 +60,7 @@ def pointer_elements(c, p, t, what: str):
     from .memory import THREAD
 
     if not isinstance(p, PtrVal):
-        raise InterpError(f"{what}: the address must be a pointer (T.address_of(A[i]), buf.ptr_to([i]))")
+        raise InterpError(f"{what}: the address must be a pointer (buf.ptr_to([i]))")
     mem = p.mem
     view = mem.view(t)
     row = view.shape[1]
@@ -83,6 +84,42 @@ def pointer_elements(c, p, t, what: str):
     return view.reshape(-1), flat + _unit_base(c, mem, view.shape[0], row)
 
 
+def shared_written(c, mem, t, idx) -> None:
+    """Mark shared elements (``idx``: the flat indices of ``pointer_elements``) written by
+    the active lanes, for the race checker, under every dtype of ``t``'s width (a buffer
+    read back as float32 after a ``.b32`` store)."""
+    import numpy as np
+
+    if not c.prog.check_races or mem.per != BLOCK or c.launch is None:
+        return
+    _, mine = _stamps(c.launch)
+    act = c.mask
+    size = dtypes.storage_np(t).itemsize
+    for base in ("int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32", "uint32", "float32",
+                 "int64", "uint64", "float64"):  # fmt: skip
+        ty = as_type(base)
+        if dtypes.storage_np(ty).itemsize == size:
+            wst, _ = race_arrays(mem, ty)
+            wst[np.asarray(idx)[act]] = full(mine, c.N)[act]
+
+
+def shared_unwritten(c, mem, t, idx) -> int | None:
+    """The first active lane whose shared element (``idx`` as in ``pointer_elements``) no
+    thread wrote under any dtype of ``t``'s width, else None (race checks on)."""
+    import numpy as np
+
+    if not c.prog.check_races or mem.per != BLOCK or c.launch is None:
+        return None
+    size = dtypes.storage_np(t).itemsize
+    idx = np.asarray(idx)
+    written = np.zeros(idx.shape, dtype=bool)
+    for base, rs in mem.races.items():
+        if dtypes.storage_np(as_type(base)).itemsize == size:
+            written |= rs.wst[idx] >= 0
+    bad = c.mask & ~written
+    return int(np.flatnonzero(bad)[0]) if bad.any() else None
+
+
 __all__ = [
     "ATOMIC_TAG",
     "BLOCK",
@@ -100,4 +137,6 @@ __all__ = [
     "pointer_elements",
     "race_arrays",
     "require_true",
+    "shared_unwritten",
+    "shared_written",
 ]

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import html
+import io
+import keyword
+import threading
+import tokenize
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
 
-__all__ = ["Attrs", "Node", "freeze_attrs", "print_text", "register_printer"]
+__all__ = ["REPR_MAX", "Attrs", "Node", "freeze_attrs", "print_text", "register_printer", "script_html"]
 
 # Field kinds of Function / Module (``_sfields``), here so that the visitor, which walks
 # them, does not import function.py (which uses the visitor: tests/test_layering.py).
@@ -50,15 +55,26 @@ class Node:
     _sfields = ()
 
     def __repr__(self) -> str:
-        # one generic repr (``Cls(field=value, ...)``, no span) instead of an attrs-generated
-        # one per class: generating ~60 reprs is a third of ``import tirx``
-        cls = type(self)
-        parts = [
-            f"{f.name}={getattr(self, f.name)!r}"
-            for f in attrs.fields(cls)
-            if f.init and f.repr and f.name != "span"
-        ]
-        return f"{cls.__name__}({', '.join(parts)})"
+        """One short line: ``<Function f(A, B) 12 stmts>``, ``<Module f, g>``, or the class
+        and the first line of the node's script (``<LT i < n>``), at most ``REPR_MAX`` chars."""
+        try:
+            return _short_repr(self)
+        except Exception:  # repr must not fail (debuggers, error messages)
+            return f"<{type(self).__name__}>"
+
+    def __str__(self) -> str:
+        """The script (``print(func)`` shows the TVMScript text); the short repr if it cannot
+        be printed."""
+        if _printing.depth:
+            return self.__repr__()
+        try:
+            return _print_guarded(self)
+        except Exception:
+            return self.__repr__()
+
+    def _repr_html_(self) -> str:
+        """The script as escaped, syntax-highlighted HTML (Jupyter and other notebooks)."""
+        return script_html(str(self))
 
     def script(self) -> str:
         """Print this node as TVMScript text (same as ``tirx.dumps``)."""
@@ -71,6 +87,138 @@ class Node:
     def replace(self, **changes: Any) -> Node:
         """Return a copy with the given fields changed (``attrs.evolve``)."""
         return attrs.evolve(self, **changes)
+
+
+#: The longest ``repr()`` of a node, in characters.
+REPR_MAX = 100
+
+_printing = threading.local()  # depth of printer calls made by repr/str on this thread
+_printing.depth = 0
+
+
+def _print_guarded(node: Node) -> str:
+    """The printer's text; a printer that reprs a node meanwhile gets the generic form."""
+    d = getattr(_printing, "depth", 0)
+    _printing.depth = d + 1
+    try:
+        return print_text(node)
+    finally:
+        _printing.depth = d
+
+
+def _is(node: Any, name: str) -> bool:
+    return any(c.__name__ == name for c in type(node).__mro__)
+
+
+def _count_stmts(root: Any) -> int:
+    """Statements under ``root`` (sequence containers not counted), without recursion."""
+    n, stack, seen = 0, [root], set()
+    while stack:
+        x = stack.pop()
+        if isinstance(x, tuple):
+            stack.extend(x)
+            continue
+        if not isinstance(x, Node) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if _is(x, "Stmt") and type(x).__name__ != "SeqStmt":
+            n += 1
+        stack.extend(getattr(x, f.name) for f in attrs.fields(type(x)) if f.name not in ("span", "_shash"))
+    return n
+
+
+def _clip(text: str, room: int) -> str:
+    line = " ".join(text.strip().split("\n", 1)[0].split())
+    more = "\n" in text.strip()
+    if len(line) > room or more:
+        line = line[: max(room - 2, 0)].rstrip() + " …"
+    return line
+
+
+def _short_repr(node: Node) -> str:
+    cls = type(node).__name__
+    if hasattr(node, "functions") and not hasattr(node, "params"):  # a Module
+        names = [getattr(f, "name", "?") for f in node.functions]
+        listed = _clip(", ".join(names), REPR_MAX - len(cls) - 20)
+        return f"<{cls} {listed}: {len(names)} function{'s' * (len(names) != 1)}>"
+    if hasattr(node, "params") and hasattr(node, "body"):  # a Function
+        ps = _clip(", ".join(getattr(p, "name", "?") for p in node.params), REPR_MAX // 2)
+        n = _count_stmts(node.body)
+        name = _clip(str(getattr(node, "name", "?")), REPR_MAX // 4)
+        return f"<{cls} {name}({ps}) {n} stmt{'s' * (n != 1)}>"
+    if _printer is None or getattr(_printing, "depth", 0):
+        return f"<{cls}>"
+    text = _print_guarded(node)
+    return f"<{cls} {_clip(text, REPR_MAX - len(cls) - 3)}>"
+
+
+_HL = {
+    "keyword": "color:#0000cc;font-weight:bold",
+    "builtin": "color:#7a3e9d",
+    "string": "color:#a31515",
+    "number": "color:#098658",
+    "comment": "color:#6a737d;font-style:italic",
+    "decorator": "color:#aa5d00",
+    "T": "color:#267f99",
+}
+
+
+def script_html(text: str) -> str:
+    """``text`` (TVMScript, which is Python syntax) as a ``<pre>`` with inline-styled spans:
+    every character escaped, so the HTML is safe to embed whatever names the IR holds."""
+    out: list[str] = []
+    lines = io.StringIO(text).readlines()  # split as tokenize reads them
+    pos = (1, 0)
+
+    def emit(upto: tuple[int, int]) -> None:  # untokenized text between tokens, escaped
+        nonlocal pos
+        (r0, c0), (r1, c1) = pos, upto
+        if (r1, c1) <= (r0, c0):
+            return
+        if r0 == r1:
+            out.append(html.escape(lines[r0 - 1][c0:c1]) if r0 <= len(lines) else "")
+        else:
+            chunk = (
+                lines[r0 - 1][c0:]
+                + "".join(lines[r0 : r1 - 1])
+                + (lines[r1 - 1][:c1] if r1 <= len(lines) else "")
+            )
+            out.append(html.escape(chunk))
+        pos = upto
+
+    prev = ""
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.ENDMARKER:
+                break
+            emit(tok.start)
+            style = None
+            if tok.type == tokenize.NAME:
+                if keyword.iskeyword(tok.string) or tok.string in ("match", "case"):
+                    style = "keyword"
+                elif tok.string == "T" or prev == ".":
+                    style = "T" if tok.string == "T" else None
+                elif tok.string in ("range", "len", "print", "min", "max", "abs"):
+                    style = "builtin"
+            elif tok.type == tokenize.STRING:
+                style = "string"
+            elif tok.type == tokenize.NUMBER:
+                style = "number"
+            elif tok.type == tokenize.COMMENT:
+                style = "comment"
+            elif tok.type == tokenize.OP and tok.string == "@":
+                style = "decorator"
+            if tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT):
+                continue
+            s = html.escape(tok.string)
+            out.append(f'<span style="{_HL[style]}">{s}</span>' if style else s)
+            pos = tok.end
+            prev = tok.string
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    emit((len(lines) + 1, 0))
+    body = "".join(out)
+    return f'<pre class="tirx-script" style="line-height:1.3">{body}</pre>'
 
 
 class Attrs(Mapping):

@@ -13,6 +13,7 @@ form marks predicate inputs in its trailing string (``"p3"``). Slot layouts foll
 
 from __future__ import annotations
 
+from . import ptx_semantics  # noqa: F401  (registers the CPU semantics of these rows and of ld/st/warp rows)
 from .ptx_table import declare_opcode, row
 
 __all__: list[str] = []

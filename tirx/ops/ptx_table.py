@@ -821,11 +821,26 @@ def _lower(opc: Opcode) -> Callable:
     return lower
 
 
+#: resolvers ``row name -> interp implementation | None`` for the rows without their own
+#: ``interp=`` (tirx/ops/ptx_semantics.py registers one: semantics by family and modifiers)
+_ROW_SEMANTICS: list[Callable] = []
+
+
+def register_row_semantics(resolve: Callable) -> None:
+    """Give CPU semantics to table rows by name (a row's own ``interp=`` comes first)."""
+    _ROW_SEMANTICS.append(resolve)
+
+
 def _interp(opc: Opcode) -> Callable:
     def interp(fc: Any, c: Call) -> Any:
         m = opc.match_args(c.args)
         if m.row.interp is None:
             from ..errors import OpError
+
+            for resolve in _ROW_SEMANTICS:  # the family semantics (tirx/ops/ptx_semantics.py)
+                family = resolve(m.row.name)
+                if family is not None:
+                    return family(fc, c)
 
             raise OpError(
                 f"the interpreter cannot run T.{opc.name} ({m.row.signature(opc.opcode)}): inline PTX "
