@@ -148,8 +148,12 @@ def parse_reference(text: str, source_name: str = "<string>"):
             _reference = False
 
 
-def loads(text: str, source_name: str = "<string>"):
-    """Parse ``.tirx`` text into a Function or Module. Never executes code from the text."""
+def loads(text: str, source_name: str = "<string>", keep_comments: bool = False):
+    """Parse ``.tirx`` text into a Function or Module. Never executes code from the text.
+
+    ``keep_comments=True`` also records the text's comments in a side table held by the
+    returned object (``tirx.printer.comments_of``), so ``dumps`` prints them back; the IR
+    itself, and so structural equality and hash, is the same either way."""
     if isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode("utf-8")
@@ -166,7 +170,12 @@ def loads(text: str, source_name: str = "<string>"):
         text = text[1:]
     if not text.endswith("\n"):
         text += "\n"
-    return deep.call(_parse, text, source_name)
+    obj = deep.call(_parse, text, source_name)
+    if keep_comments:
+        from ._comments import collect
+
+        collect(obj, text, source_name)
+    return obj
 
 
 def _parse(text: str, source_name: str):
@@ -211,8 +220,8 @@ def _parse(text: str, source_name: str):
             tr.reset(None, None)
 
 
-def load(path):
-    """Parse a ``.tirx`` file (UTF-8) into a Function or Module."""
+def load(path, keep_comments: bool = False):
+    """Parse a ``.tirx`` file (UTF-8) into a Function or Module (``keep_comments``: see ``loads``)."""
     p = os.fspath(path)
     with open(p, "rb") as f:
         data = f.read()
@@ -221,4 +230,4 @@ def load(path):
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise _diag(f"{p} is not valid UTF-8: {e.reason}", Span(str(p), line, 1, line, 2), None, e) from e
-    return loads(text, source_name=str(p))
+    return loads(text, source_name=str(p), keep_comments=keep_comments)

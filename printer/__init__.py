@@ -11,8 +11,10 @@ from __future__ import annotations
 from tirx.fileio import save
 from tirx.ir.node import register_printer
 
+from . import _comments  # noqa: F401  (registers the comment printer)
+from ._comment_table import CommentTable, attach, comments_of
 from ._printer import HEADER, Printer, dumps
 
 register_printer(dumps)  # ``Node.script()`` and mismatch messages print through it
 
-__all__ = ["HEADER", "Printer", "dumps", "save"]
+__all__ = ["HEADER", "CommentTable", "Printer", "attach", "comments_of", "dumps", "save"]

@@ -35,6 +35,8 @@ from tirx.ir.op import Op
 from tirx.ir.operators import ATOM, BY_NODE, CMP, NOT, OPERATORS, UNARY
 from tirx.ir.types import PointerType, PrimType, TensorType, Type, VoidType, bool_, int32
 
+from . import _comment_table
+
 __all__ = ["HEADER", "Printer", "dumps"]
 
 HEADER = "from __future__ import annotations\n\n# from tirx.script import tirx as T\n\n"
@@ -904,4 +906,11 @@ def dumps(obj: Any) -> str:
 
 
 def _print(obj: Any) -> str:
+    if _TABLES and (type(obj) is Function or type(obj) is Module):
+        table = _TABLES.get(obj)
+        if table is not None and _comment_table.print_with is not None:
+            return _comment_table.print_with(table, obj)
     return Printer().run(obj)
+
+
+_TABLES = _comment_table.TABLES  # comments kept by loads(keep_comments=True); usually empty

@@ -53,18 +53,20 @@ def save(obj, path) -> None:
     _save(obj, path)
 
 
-def loads(text: str, source_name: str = "<string>"):
-    """Parse TVMScript text into a Function or Module. Never executes code from the text."""
+def loads(text: str, source_name: str = "<string>", keep_comments: bool = False):
+    """Parse TVMScript text into a Function or Module. Never executes code from the text.
+
+    ``keep_comments=True``: ``dumps`` of the result prints the text's comments back."""
     from .grammar import loads as _loads
 
-    return _loads(text, source_name=source_name)
+    return _loads(text, source_name=source_name, keep_comments=keep_comments)
 
 
-def load(path):
-    """Parse a ``.tirx`` file into a Function or Module."""
+def load(path, keep_comments: bool = False):
+    """Parse a ``.tirx`` file into a Function or Module (``keep_comments``: see ``loads``)."""
     from .grammar import load as _load
 
-    return _load(path)
+    return _load(path, keep_comments=keep_comments)
 
 
 def compile(f, target: str = "cuda", **options):

@@ -99,34 +99,10 @@ def _load_file(path: str) -> tuple[Any, str]:
 
 # ------------------------------------------------------------------ fmt
 def cmd_fmt(args: argparse.Namespace) -> int:
-    import tirx
+    """Files, directories (``*.tirx`` below), globs, ``-``; comments kept (tools/fmt.py)."""
+    from .fmt import run
 
-    changed = []
-    files = _Files()
-    for path in args.files:
-        with files.guard(path):
-            obj, text = _load_file(path)
-            if tirx.dumps(obj) != text:
-                if not args.check:
-                    tirx.save(obj, path)
-                changed.append(path)
-    failed = files.failed
-    if args.check:
-        for p in changed:
-            print(f"would reformat {p}")
-        n = len(args.files) - failed
-        _err(
-            f"{len(changed)} file(s) would be reformatted, {n - len(changed)} already formatted"
-            + (f", {failed} failed" if failed else "")
-        )
-        return 1 if changed or failed else 0
-    for p in changed:
-        print(f"reformatted {p}")
-    _err(
-        f"{len(changed)} file(s) reformatted, {len(args.files) - failed - len(changed)} unchanged"
-        + (f", {failed} failed" if failed else "")
-    )
-    return 1 if failed else 0
+    return run(args, _err, _Files(), _read)
 
 
 # ------------------------------------------------------------------ check
@@ -330,9 +306,8 @@ def json_like(v: Any) -> str:
 
 
 def cmd_opt(args: argparse.Namespace) -> int:
-    from tirx.passes import PassContext, PassTiming, PrintIR, VerifyAfterEach, build_pipeline
-
     import tirx
+    from tirx.passes import PassContext, PassTiming, PrintIR, VerifyAfterEach, build_pipeline
 
     rc = _load_plugins(args.plugin)
     if rc:
@@ -434,13 +409,14 @@ def _parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser(
         "fmt",
-        help="rewrite .tirx files in canonical form",
-        description="Rewrite each FILE as tirx.dumps(tirx.load(FILE)).",
+        help="rewrite .tirx files in canonical form, keeping comments",
+        description="Rewrite each file as tirx.dumps(tirx.load(FILE, keep_comments=True)); directories "
+        "recurse into *.tirx, - reads stdin and writes stdout. A comment that cannot be placed is an "
+        "error (exit 1). Float spellings of the same value and a missing final newline count as formatted.",
     )
-    f.add_argument("files", nargs="+", metavar="FILE")
-    f.add_argument(
-        "--check", action="store_true", help="do not write; exit 1 and list the files that would change"
-    )
+    from .fmt import add_arguments as _fmt_arguments
+
+    _fmt_arguments(f)
 
     c = sub.add_parser(
         "check",
@@ -674,7 +650,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
             if v is not None and not v > 0:
                 _err(f"tirx fuzz: error: {flag} must be positive")
                 return 2
-    for path in getattr(args, "files", ()):
+    for path in getattr(args, "files", ()) if args.cmd != "fmt" else ():  # fmt: tools/fmt.py
         if path == "-" and args.cmd == "opt":
             continue
         if not os.path.exists(path):

@@ -20,7 +20,15 @@ import re
 import sys
 
 N = 256  # elements (threads), 2 blocks of 128
-_BUF = {"F": "float32", "N": "int32", "U": "uint32", "L": "uint64", "H": "float16", "G": "bfloat16", "D": "float64"}
+_BUF = {
+    "F": "float32",
+    "N": "int32",
+    "U": "uint32",
+    "L": "uint64",
+    "H": "float16",
+    "G": "bfloat16",
+    "D": "float64",
+}
 
 
 def spec(ops_spec: str, out: str) -> None:
@@ -116,7 +124,9 @@ def oracle(spec_path: str, out: str) -> None:
             m = tvm_tirx.tirx.compile(mod.k, target={"kind": "cuda", "arch": "sm_90a"})
             cuda = m.mod.imports[0].inspect_source("cuda")
         except Exception as e:
-            res[case["op"]] = {"refused": f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
+            res[case["op"]] = {
+                "refused": f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+            }
             continue
         sig = re.search(r"\bk_kernel\(([^)]*)\)\s*\{", cuda)  # the definition's parameters
         names = re.findall(r"\b([A-Za-z]\w*)_ptr\b", sig.group(1)) if sig else []
