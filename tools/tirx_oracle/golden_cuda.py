@@ -102,24 +102,18 @@ def _kernel_src(case: dict, n: int, bufs: dict) -> str:
 
 
 def oracle(spec_path: str, out: str) -> None:
-    import importlib.util
-    import os
     import tempfile
 
     import tvm_tirx
+    from golden_ops import import_kernel_file  # the sibling script (run from this folder)
 
     with open(spec_path) as f:
         sp = json.load(f)
     tmp = tempfile.mkdtemp(prefix="tirx_gcuda_")
     res = {}
     for k, case in enumerate(sp["cases"]):
-        path = os.path.join(tmp, f"k{k}.py")
-        with open(path, "w") as f:
-            f.write(_kernel_src(case, sp["n"], sp["buffers"]))
         try:
-            s = importlib.util.spec_from_file_location(f"k{k}", path)
-            mod = importlib.util.module_from_spec(s)
-            s.loader.exec_module(mod)  # the oracle's own generated kernel
+            mod = import_kernel_file(tmp, f"k{k}", _kernel_src(case, sp["n"], sp["buffers"]))
             text = mod.k.script()
             m = tvm_tirx.tirx.compile(mod.k, target={"kind": "cuda", "arch": "sm_90a"})
             cuda = m.mod.imports[0].inspect_source("cuda")

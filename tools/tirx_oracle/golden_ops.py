@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 # the kernel both sides use: buffers of every dtype an op may take
 PARAMS = [
@@ -100,23 +101,32 @@ def _candidates(op: dict) -> list[str]:
     return outs
 
 
-def _tirx_accepts(name: str, cands: list[str]) -> str | None:
-    """The first argument list whose kernel tirx builds and generates CUDA for."""
+def import_kernel_file(directory: str, stem: str, source: str) -> Any:
+    """Write ``source`` to ``directory/stem.py`` and import it: both TIRx's and tirx's
+    decorators read a kernel's source from its file. The source is the oracle's own."""
     import importlib.util
     import os
+
+    path = os.path.join(directory, stem + ".py")
+    with open(path, "w") as f:
+        f.write(source)
+    spec_ = importlib.util.spec_from_file_location(stem, path)
+    mod = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(mod)
+    return mod
+
+
+def _tirx_accepts(name: str, cands: list[str]) -> str | None:
+    """The first argument list whose kernel tirx builds and generates CUDA for."""
     import tempfile
 
     import tirx.codegen
 
     tmp = tempfile.mkdtemp(prefix="tirx_spec_")
     for i, args in enumerate(cands):
-        path = os.path.join(tmp, f"k{i}.py")
-        with open(path, "w") as f:
-            f.write(_kernel_src(f"T.evaluate(T.{name}({args}))").replace("tvm_tirx", "tirx"))
+        src = _kernel_src(f"T.evaluate(T.{name}({args}))").replace("tvm_tirx", "tirx")
         try:
-            sp = importlib.util.spec_from_file_location(f"k{i}_{name.replace('.', '_')}", path)
-            mod = importlib.util.module_from_spec(sp)
-            sp.loader.exec_module(mod)
+            mod = import_kernel_file(tmp, f"k{i}_{name.replace('.', '_')}", src)
             tirx.codegen.generate(mod.k)
         except Exception:  # not this dtype: try the next
             continue
@@ -137,8 +147,6 @@ def _kernel_src(stmt: str) -> str:
 
 
 def oracle(spec_path: str, out: str) -> None:
-    import importlib.util
-    import os
     import tempfile
 
     from tvm_tirx.script import tirx as T  # noqa: F401  (TIRx itself)
@@ -154,13 +162,8 @@ def oracle(spec_path: str, out: str) -> None:
         for args in [op["example"]] if op.get("example") is not None else _candidates(op):
             call = f"T.{name}({args})"
             for stmt in (f"T.evaluate({call})", f"x = {call}"):
-                path = os.path.join(tmp, f"k{len(why)}_{name.replace('.', '_')}.py")
-                with open(path, "w") as f:  # TIRx's parser reads the kernel's source file
-                    f.write(_kernel_src(stmt))
                 try:
-                    spec_ = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
-                    mod = importlib.util.module_from_spec(spec_)
-                    spec_.loader.exec_module(mod)
+                    mod = import_kernel_file(tmp, f"k{len(why)}_{name.replace('.', '_')}", _kernel_src(stmt))
                     text = mod.k.script()
                 except Exception as e:  # TIRx refused this spelling: try the next
                     why.append(
