@@ -362,7 +362,7 @@ class Printer:
         op = e.op
         eargs = e.args
         parts = [self.expr(a) for a in eargs]
-        if len(eargs) > 1 and isinstance(op, Op) and op.result == "arg0":
+        if len(eargs) > 1 and isinstance(op, Op):  # as tirx.ir.op.call types literals, any op
             # op calls give bare int literals in "x"/"f" positions the dtype of the first
             # typed argument in such a position; keep int32 literals int32 when it differs
             same = _same_positions(op, len(eargs))

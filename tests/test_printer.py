@@ -11,7 +11,6 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from tirx.printer import dumps, save
 
 import tirx
 from tirx.ir import (
@@ -79,6 +78,7 @@ from tirx.ir import (
 from tirx.ir.op import call
 from tirx.ir.types import bool_, float16, float32, float64, handle, int32, int64, uint8, void
 from tirx.ir.visitor import Mutator, collect_vars, post_order
+from tirx.printer import dumps, save
 from tirx.script.builder import launch_args
 from tirx.testing import strategies as tst
 from tirx.testing.compat_kernels import KERNELS
@@ -819,3 +819,22 @@ def test_tirx_text_reprints_identically_if_grammar_ready(name):
         pytest.skip("tirx.grammar.loads or the compat file is not available")
     text = path.read_text()
     assert dumps(loads(text)) == _normalize_tirx(text)
+
+
+def test_int_literal_next_to_a_typed_arm_of_a_computed_result_op_prints_typed():
+    # mutate fuzz seed 1880271541: T.if_then_else(c, 7, .5) loads as (int32 7, float32 0.5);
+    # its result type is computed (not "arg0"), and the printer wrote a bare 7, which reloads
+    # as float32 next to T.float32(0.5). Literal typing follows tirx.ir.op.call for every op.
+    import tirx
+
+    text = (
+        "@T.function\ndef f(A: T.Tensor((32,), T.int32)):\n"
+        '    with T.device_entry(1, 1, 1, 32, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
+        '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
+        '        i: T.let[T.int32] = T.cuda.thread_idx("x")\n'
+        "        A[8] = T.if_then_else(i > 0, 7, .5)\n"
+    )
+    f = tirx.loads(text)
+    out = tirx.dumps(f)
+    assert "T.if_then_else(i > 0, T.int32(7), T.float32(0.5))" in out
+    assert tirx.structural_equal(tirx.loads(out), f)
