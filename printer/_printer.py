@@ -362,12 +362,19 @@ class Printer:
         op = e.op
         eargs = e.args
         parts = [self.expr(a) for a in eargs]
-        if len(eargs) > 1 and isinstance(op, Op):  # as tirx.ir.op.call types literals, any op
-            # op calls give bare int literals in "x"/"f" positions the dtype of the first
-            # typed argument in such a position; keep int32 literals int32 when it differs
+        if len(eargs) > 1 and isinstance(op, Op) and not _has_surface(op):
+            # tirx.ir.op.call gives bare int literals in "x"/"f" positions the dtype of the first
+            # argument there that is an expression in the text (not a bare int, not a string);
+            # keep int32 literals int32 when that dtype differs. (An op with a script surface,
+            # a PTX-table opcode, converts its operands by their kinds itself.)
             same = _same_positions(op, len(eargs))
             first = next(
-                (a for a, s in zip(eargs, same) if s and not (type(a) is _IntImm and a.ty == int32)), None
+                (
+                    a
+                    for a, s in zip(eargs, same)
+                    if s and not (type(a) is _IntImm and a.ty == int32) and type(a) is not _e.StringImm
+                ),
+                None,
             )
             if first is not None and first.ty != int32:
                 for k, a in enumerate(eargs):
@@ -734,6 +741,18 @@ _PLAIN = frozenset(("str", "int", "nat", "dims"))
 _CONSTS = frozenset({_IntImm, _e.FloatImm})
 _LET_TEXT: dict = {}  # type -> its T.let[...] annotation
 _SAME: dict = {}  # (op, argument count) -> which arguments share a literal's dtype
+
+
+def _has_surface(op: Any) -> bool:
+    r = _SURFACE.get(op)
+    if r is None:
+        from tirx.ir.op import impl
+
+        r = _SURFACE[op] = impl("script", op) is not None
+    return r
+
+
+_SURFACE: dict = {}
 
 
 def _same_positions(op: Any, n: int) -> tuple:
