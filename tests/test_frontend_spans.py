@@ -133,7 +133,9 @@ def _col(marker: str, needle: str) -> tuple[int, int]:
     return line, _lines()[line - 1].index(needle) + 1
 
 
-def test_error_format_and_cause():
+def test_error_format_and_cause(monkeypatch):
+    monkeypatch.setenv("TIRX_TRACEBACK", "1")  # the cause keeps its frames (dropped by default)
+
     def build():
         @T.function
         def f(A: T.Tensor((16,), "float32")):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import os
 import struct
 import sys
 import threading
@@ -67,6 +68,18 @@ class DeferredFunction:
         return f"<T.function {self.func.__qualname__} (parsed by @T.ir_module)>"
 
 
+def _raise_short(e: DiagnosticError) -> None:
+    """Re-raise a frontend diagnostic with the user's frames only: the parser's internal
+    frames (tens of them) are dropped from it and from its cause, which stays its cause.
+    ``TIRX_TRACEBACK=1`` keeps everything."""
+    if os.environ.get("TIRX_TRACEBACK", "") not in ("", "0"):
+        raise e
+    cause = e.__cause__
+    if cause is not None:
+        cause.with_traceback(None)
+    raise e.with_traceback(None) from cause
+
+
 def _make_function(func: Any, private: bool, locals_: dict, in_class: bool, check: bool = True) -> Any:
     if not callable(func) or not hasattr(func, "__code__"):
         raise TypeError(f"@T.function decorates a Python function, got {type(func).__name__}")
@@ -75,8 +88,11 @@ def _make_function(func: Any, private: bool, locals_: dict, in_class: bool, chec
     src = function_source(func)
     env = make_env(func, locals_)
     b = IRBuilder(src.filename, check_well_formed=check)
-    with b:
-        build_function(b, src, env, private=private, annotations=_raw_annotations(func))
+    try:
+        with b:
+            build_function(b, src, env, private=private, annotations=_raw_annotations(func))
+    except DiagnosticError as e:
+        _raise_short(e)
     return b.get()
 
 
@@ -173,14 +189,17 @@ def ir_module(cls: Any = None, *, attrs: Any = None, check_well_formed: bool = T
     for f in extra_funcs:
         proxy._refs[f.name] = GlobalRef(f.name, [p.ty for p in f.params], f.ret_ty)
     b = IRBuilder(cls.__name__)
-    with b, b.module(cls.__name__, attrs):
-        for f in extra_funcs:
-            b.module_funcs.append(f)
-        for name, v, src, env in items:
-            build_function(
-                b, src, env, name=name, private=v.private, annotations=_raw_annotations(v.func),
-                check_well_formed=check_well_formed and v.check_well_formed,
-            )  # fmt: skip
+    try:
+        with b, b.module(cls.__name__, attrs):
+            for f in extra_funcs:
+                b.module_funcs.append(f)
+            for name, v, src, env in items:
+                build_function(
+                    b, src, env, name=name, private=v.private, annotations=_raw_annotations(v.func),
+                    check_well_formed=check_well_formed and v.check_well_formed,
+                )  # fmt: skip
+    except DiagnosticError as e:
+        _raise_short(e)
     return b.get()
 
 
@@ -419,11 +438,14 @@ class JitFunction:
                 return hit
         env = make_env(self.func, self.locals, front=front)
         b = IRBuilder(src.filename, check_well_formed=self.check_well_formed)
-        with b:
-            build_function(
-                b, src, env, private=self.private, drop=drop, skip_kwonly=frozenset(consts),
-                annotations=_raw_annotations(self.func),
-            )  # fmt: skip
+        try:
+            with b:
+                build_function(
+                    b, src, env, private=self.private, drop=drop, skip_kwonly=frozenset(consts),
+                    annotations=_raw_annotations(self.func),
+                )  # fmt: skip
+        except DiagnosticError as e:
+            _raise_short(e)
         f = b.get()
         if self.cache_size == 0:
             return f
