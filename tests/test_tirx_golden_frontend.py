@@ -84,21 +84,15 @@ def test_printed_text_round_trips(case):
 
 
 # ------------------------------------------------------------------ what the cases pin down
+def _nodes(f, cls):
+    """The ``cls`` nodes of ``f`` in program order."""
+    from tirx.ir.visitor import post_order
+
+    return [n for n in post_order(f.body) if isinstance(n, cls)]
+
+
 def _stores(f):
-    out = []
-
-    def walk(s):
-        if isinstance(s, BufferStore):
-            out.append(s)
-        for k in ("body", "then_case", "else_case"):
-            v = getattr(s, k, None)
-            if v is not None:
-                walk(v)
-        for v in getattr(s, "stmts", ()) or ():
-            walk(v)
-
-    walk(f.body)
-    return out
+    return _nodes(f, BufferStore)
 
 
 def test_inline_argument_zero_folds_away():
@@ -131,19 +125,7 @@ def test_alias_emits_no_bind():
 
 def test_return_zero_in_kernel_is_accepted_and_compiles_to_plain_return():
     f = build_case("return_kernel")
-    rets = []
-
-    def walk(s):
-        if isinstance(s, Return):
-            rets.append(s)
-        for k in ("body", "then_case", "else_case"):
-            v = getattr(s, k, None)
-            if v is not None:
-                walk(v)
-        for v in getattr(s, "stmts", ()) or ():
-            walk(v)
-
-    walk(f.body)
+    rets = _nodes(f, Return)
     assert len(rets) == 1 and rets[0].value.value == 0
     src = generate(f).text
     assert "return;" in src and "return 0" not in src

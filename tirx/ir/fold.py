@@ -137,45 +137,37 @@ _sub = _arith(int.__sub__, float.__sub__, None, 0, False)
 _mul = _arith(int.__mul__, float.__mul__, 1, 1, True)
 
 
-def _div(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
-    if pa and pb:
-        _div0(b)
-        v = _tdiv(a.value, b.value)
-        return _int(e, v) if _fits(v, e.ty) else e
-    if pa and a.value == 0:
-        return a
-    if pb:
-        if b.value == 1:
+def _division(intop: Any, floats: bool) -> Any:
+    """``/`` (truncating for ints, ``floats``: float constants fold too) and ``//``: two
+    constants fold (a zero divisor is an error), ``0 / x`` is 0, ``x / 1`` is x."""
+
+    def fold_it(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
+        if pa and pb:
+            _div0(b)
+            v = intop(a.value, b.value)
+            return _int(e, v) if _fits(v, e.ty) else e
+        if floats and fa and fb:
+            _div0(b)
+            r = _float(e.ty, float.__truediv__, a.value, b.value, e.span)
+            if r is not None:
+                return r
+            if e.ty.bits in (32, 64):
+                return e
+        if not floats and (fa or fb):
+            return e  # TIRx has no float floordiv; tirx keeps the node
+        if (pa or fa) and a.value == 0:
             return a
-        _div0(b)
-    if fa and fb:
-        _div0(b)
-        r = _float(e.ty, float.__truediv__, a.value, b.value, e.span)
-        if r is not None:
-            return r
-        if e.ty.bits in (32, 64):
-            return e
-    if fa and a.value == 0:
-        return a
-    if fb:
-        if b.value == 1:
-            return a
-        _div0(b)
-    return e
+        if pb or fb:
+            if b.value == 1:
+                return a
+            _div0(b)
+        return e
+
+    return fold_it
 
 
-def _floordiv(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
-    if pa and pb:
-        _div0(b)
-        v = a.value // b.value
-        return _int(e, v) if _fits(v, e.ty) else e
-    if pa and a.value == 0:
-        return a
-    if pb:
-        if b.value == 1:
-            return a
-        _div0(b)
-    return e  # floats: TIRx has no float floordiv; tirx keeps the node
+_div = _division(_tdiv, True)
+_floordiv = _division(int.__floordiv__, False)
 
 
 def _mod(floor: bool) -> Any:
