@@ -18,7 +18,6 @@ from .memory import GLOBAL, Mem, PtrVal
 
 __all__ = ["Kernel", "ModuleKernel", "compile"]
 
-_MISSING = object()
 _OPTIONS = {"check_races", "check_bounds", "max_lanes", "max_loop_iters", "max_steps"}
 
 
@@ -75,29 +74,8 @@ class Kernel:
         return f"<tirx.interp.Kernel {self.name}({ps}) for interp{via}>"
 
     def bind(self, args: tuple, kwargs: dict) -> list:
-        """Positional and keyword arguments as one value per parameter, in order (Python's
-        rules: a parameter gets one value; unknown or missing names are a TypeError)."""
-        f = self.func
-        params = f.params
-        names = [p.name for p in params]
-        if len(args) > len(params) or (not kwargs and len(args) != len(params)):
-            raise TypeError(
-                f"{f.name}() takes {len(params)} argument(s) ({', '.join(names)}), got {len(args)}"
-            )
-        vals: list = list(args) + [_MISSING] * (len(params) - len(args))
-        for k, v in kwargs.items():
-            if k not in names:
-                raise TypeError(
-                    f"{f.name}() got an unexpected keyword argument {k!r} (parameters: {', '.join(names)})"
-                )
-            i = names.index(k)
-            if vals[i] is not _MISSING:
-                raise TypeError(f"{f.name}() got multiple values for parameter {k!r}")
-            vals[i] = v
-        missing = [n for n, v in zip(names, vals) if v is _MISSING]
-        if missing:
-            raise TypeError(f"{f.name}() missing a value for parameter(s) {', '.join(missing)}")
-        return vals
+        """Positional and keyword arguments as one value per parameter (``Function.bind_args``)."""
+        return self.func.bind_args(args, kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run the function on ``args`` (positional, or by parameter name). ``stream=`` is

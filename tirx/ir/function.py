@@ -80,6 +80,42 @@ class Function(Node):
         if not isinstance(self.private, bool):
             raise TypeError(f"Function.private must be a bool, got {type(self.private).__name__}")
 
+    def bind_args(self, args: tuple, kwargs: dict) -> list:
+        """Positional and keyword arguments as one value per parameter, in order.
+
+        Python's rules, shared by every way of running a function (CUDA kernels, the
+        interpreter, direct calls): a parameter gets exactly one value; an unknown name, a
+        repeated one or a missing one is a ``TypeError`` naming it.
+        """
+        params = self.params
+        names = [p.name for p in params]
+        if len(args) > len(params) or (not kwargs and len(args) != len(params)):
+            raise TypeError(
+                f"{self.name}() takes {len(params)} argument(s) ({', '.join(names)}), got {len(args)}"
+            )
+        missing = object()
+        vals: list = list(args) + [missing] * (len(params) - len(args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise TypeError(
+                    f"{self.name}() got an unexpected keyword argument {k!r} (parameters: {', '.join(names)})"
+                )
+            i = names.index(k)
+            if vals[i] is not missing:
+                raise TypeError(f"{self.name}() got multiple values for parameter {k!r}")
+            vals[i] = v
+        absent = [n for n, v in zip(names, vals) if v is missing]
+        if absent:
+            raise TypeError(f"{self.name}() missing a value for parameter(s) {', '.join(absent)}")
+        return vals
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the function on arrays: CUDA when they live on a GPU, the interpreter when they
+        live in host memory (or with ``TIRX_INTERPRET=1``); see ``tirx.runtime.direct``."""
+        from ..runtime.direct import call
+
+        return call(self, args, kwargs)
+
     def buffer_of(self, param: Var) -> Buffer | None:
         for v, b in self.buffer_map:
             if v is param:

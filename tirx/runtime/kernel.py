@@ -761,7 +761,8 @@ class Kernel:
         body.append(f"else: {slow}")
         body.append("@TAIL@")
         lines = [
-            "def __call__(self, *args, stream=None):",
+            "def __call__(self, *args, stream=None, **kw):",
+            "    if kw: args = tuple(self.func.bind_args(args, kw))",
             "    fn = None",
             "    try:",
             *["        " + x for x in body],
@@ -864,7 +865,9 @@ class Kernel:
     def _general(self, args: tuple, stream: Any) -> None:
         self._check_and_launch(args, stream)
 
-    def __call__(self, *args: Any, stream: Any = None) -> None:
+    def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> None:
+        if kwargs:  # by parameter name: bound to positions once, then the same launch
+            args = tuple(self.func.bind_args(args, kwargs))
         self._check_and_launch(args, stream)
         if self._fast and self._fns and "torch" in sys.modules:
             # first launch done: switch this object to the generated fast __call__
@@ -1028,13 +1031,13 @@ class CompiledModule:
             return ks[name]
         raise AttributeError(name)
 
-    def __call__(self, *args: Any, stream: Any = None) -> None:
+    def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> None:
         if len(self.kernels) != 1:
             raise TypeError(
                 f"this module has {len(self.kernels)} kernels ({', '.join(self.kernels)}); call one of them, "
                 f"e.g. mod[{next(iter(self.kernels))!r}](...)"
             )
-        next(iter(self.kernels.values()))(*args, stream=stream)
+        next(iter(self.kernels.values()))(*args, stream=stream, **kwargs)
 
     def __repr__(self) -> str:
         return f"<tirx.CompiledModule {', '.join(self.kernels)} for {self.arch}>"

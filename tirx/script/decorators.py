@@ -400,6 +400,25 @@ class JitFunction:
     def constexpr_params(self) -> tuple:
         return tuple(self._signature()[1])
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Specialize with the ``T.constexpr`` keywords (and any optional tensor passed as
+        None), then run the specialization on the remaining arguments like a direct call of
+        a ``@T.function`` (``tirx.runtime.direct``: the arrays' memory picks CUDA or the
+        interpreter)."""
+        _src, consts, others = self._signature()
+        const = {k: kwargs.pop(k) for k in list(kwargs) if k in consts}
+        dropped = {k: None for k, v in kwargs.items() if v is None}
+        for k in dropped:
+            del kwargs[k]
+        kept = []
+        for i, a in enumerate(args):  # a positional None drops that optional tensor too
+            if a is None and i < len(others):
+                dropped[others[i]] = None
+            else:
+                kept.append(a)
+        f = self.specialize(**const, **dropped)
+        return f(*kept, **kwargs)
+
     def specialize(self, **values: Any) -> Function:
         """A Function with the given ``T.constexpr`` values (and optional tensors set to None)."""
         src, consts, others = self._signature()
