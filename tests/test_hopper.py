@@ -125,6 +125,19 @@ def test_gemm_jit_specializes_over_tiles():
     _clean(k)
 
 
+def test_gemm_pingpong_ptx_has_named_barrier_turns():
+    k = tirx.compile(G.make_gemm(4096, 4096, 4096, "float16", PINGPONG=True, BM=128, BN=128), target=ARCH,
+                     cache=False)  # fmt: skip
+    assert k.ptx.count("wgmma.mma_async.sync.aligned.m64n128k16") == 8  # 2 row halves x 4 k-steps
+    assert "bar.sync" in k.ptx and "bar.arrive" in k.ptx
+    _clean(k)
+    k = tirx.compile(G.make_gemm(4096, 4096, 4096, "float16", PINGPONG=True, BM=128, BN=128, ORDER=False),
+                     target=ARCH, cache=False)  # fmt: skip
+    assert "bar.arrive" not in k.ptx
+    with pytest.raises(Exception, match="PINGPONG"):
+        G.make_gemm(4096, 4096, 4096, "float16", PINGPONG=True, BM=128, CLUSTER=2)
+
+
 def test_gemm_rejects_bad_tiles():
     with pytest.raises(Exception, match="multiples of the tile"):
         G.make_gemm(4000, 4096, 4096, "float16")
@@ -257,6 +270,10 @@ def test_gpu_softmax_rmsnorm(N, dt):
         (4096, 4096, 4096, "float16", {"CLUSTER": 2}),
         (1024, 1024, 1024, "float16", {"TMAP": "global"}),
         (512, 1024, 512, "bfloat16", {"TMAP": "global", "CLUSTER": 2}),
+        (1024, 1024, 512, "float16", {"PINGPONG": True, "BM": 128, "BN": 128, "STAGES": 6}),
+        (384, 640, 320, "bfloat16", {"PINGPONG": True, "BM": 128, "BN": 128, "SMS": 3}),  # 5 tiles a CTA
+        (384, 640, 320, "float16", {"PINGPONG": True, "BM": 128, "BN": 128, "SMS": 2, "ORDER": False}),
+        (256, 512, 256, "float16", {"PINGPONG": True, "BM": 64, "BN": 256, "STAGES": 5, "SMS": 5}),
     ],
 )
 def test_gpu_gemm(M, N, K, dt, cfg):
@@ -265,7 +282,7 @@ def test_gpu_gemm(M, N, K, dt, cfg):
     a = torch.randn(M, K, device="cuda", dtype=tdt)
     b = torch.randn(N, K, device="cuda", dtype=tdt)
     c = torch.full((M, N), float("nan"), device="cuda", dtype=tdt)
-    pa, pb = G.plans(M, N, K, dt, BN=cfg.get("BN", 256), CLUSTER=cfg.get("CLUSTER", 1))
+    pa, pb = G.plans(M, N, K, dt, BM=cfg.get("BM", 128), BN=cfg.get("BN", 256), CLUSTER=cfg.get("CLUSTER", 1))
     k = tirx.compile(G.make_gemm(M, N, K, dt, **cfg), target="cuda")
     desc = pa.device if cfg.get("TMAP") == "global" else pa.param
     descb = pb.device if cfg.get("TMAP") == "global" else pb.param

@@ -78,17 +78,21 @@ def gemm_tn(
     CONSUMER_REGS: T.constexpr = 232,
     CLUSTER: T.constexpr = 1,
     TMAP: T.constexpr = BY_VALUE,
+    PINGPONG: T.constexpr = False,
+    ORDER: T.constexpr = True,
 ):
     T.static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle row of fp16/bf16)")
     T.static_assert(M % BM == 0 and N % BN == 0 and K % BK == 0, "sizes must be multiples of the tile")
     T.static_assert(CLUSTER in (1, 2) and (M // BM) % CLUSTER == 0, "CLUSTER is 1 or 2 and divides M // BM")
     T.static_assert(BM % 64 == 0 and BN % 8 == 0 and 8 <= BN <= 256, "BM = 64 * consumers, BN in 8..256")
+    T.static_assert(not PINGPONG or (BM in (64, 128) and CLUSTER == 1), "PINGPONG: BM 64 or 128, no cluster")
+    consumers = T.meta_var(2 if PINGPONG else BM // 64)
     T.static_assert(
-        (BM // 64) * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
+        consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
         "setmaxnreg budget exceeds the register file",
     )
-    consumers = T.meta_var(BM // 64)
-    threads = T.meta_var(128 * (1 + BM // 64))
+    threads = T.meta_var(128 * (1 + consumers))
+    per_stage = T.meta_var(1 if PINGPONG else consumers)  # consumer warpgroups reading each stage
     a_bytes = T.meta_var(BM * BK * 2)
     stage_bytes = T.meta_var(BM * BK * 2 + BN * BK * 2)
     smem_bytes = T.meta_var(STAGES * (BM * BK * 2 + BN * BK * 2) + 1024)
@@ -97,7 +101,7 @@ def gemm_tn(
     b_half = T.meta_var(BN // CLUSTER * BK * 2)
     ntiles = T.meta_var((M // BM) * (N // BN) // CLUSTER)  # work units: CLUSTER vertically adjacent tiles
     kb_n = T.meta_var(K // BK)
-    nacc = T.meta_var(BN // 2)
+    nacc = T.meta_var(BN // 2 * (BM // 64 if PINGPONG else 1))
     group = T.meta_var(GROUP_M * (N // BN))
     ab = T.meta_var("bf16" if DT == "bfloat16" else "f16")
     shape = T.meta_var(f"m64n{BN}k16")
@@ -125,7 +129,7 @@ def gemm_tn(
     if tx == 0:
         for s in range(STAGES):
             T.ptx.mbarrier_init(T.address_of(full[s]), 1)
-            T.ptx.mbarrier_init(T.address_of(empty[s]), consumers * CLUSTER)
+            T.ptx.mbarrier_init(T.address_of(empty[s]), per_stage * CLUSTER)
         T.ptx.fence_mbarrier_init()
         T.ptx.prefetch_tensormap(tma_a)
         T.ptx.prefetch_tensormap(tma_b)
@@ -171,48 +175,107 @@ def gemm_tn(
         ctid = tx - 128 * wg
         warp = ctid // 32
         lane = ctid % 32
-        it: T.int32 = 0
-        for tile in range(unit0, ntiles, units):
-            gm = tile // group
-            first_m = gm * GROUP_M
-            gsize = T.min(mt - first_m, GROUP_M)
-            m0 = ((first_m + (tile % group) % gsize) * CLUSTER + rank) * BM
-            n0 = ((tile % group) // gsize) * BN
-            for kb in range(kb_n):
-                s = it % STAGES
-                ph = (it // STAGES) & 1
-                while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), ph):
-                    pass
-                sa = sbase + T.cast(s * stage_bytes, "uint32")
-                da = T.uint64(DESC_HI) | T.cast((sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4, "uint64")
-                db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
-                T.ptx.wgmma_fence()
-                for kk in range(BK // 16):
-                    T.ptx.wgmma_mma_async(
-                        shape,
-                        ab,
-                        T.address_of(acc[0]),
-                        da + T.uint64(2 * kk),
-                        db + T.uint64(2 * kk),
-                        T.cast(kb > 0, "int32") if kk == 0 else 1,
+        if PINGPONG:
+            # each consumer warpgroup owns every other tile of this CTA (BM x BN, BM / 64 wgmma
+            # per k-step); with ORDER their main loops take turns (named barriers 1 and 2), so
+            # one warpgroup's epilogue runs under the other's tensor-core work
+            me = wg - 1
+            nloc = T.meta_var(None)
+            if ORDER:
+                nloc = (ntiles - unit0 + units - 1) // units  # tiles of this CTA
+            for tile in range(unit0 + me * units, ntiles, 2 * units):
+                j = (tile - unit0) // units  # this CTA's tile number: stages j*kb_n ...
+                gm = tile // group
+                first_m = gm * GROUP_M
+                gsize = T.min(mt - first_m, GROUP_M)
+                m0 = (first_m + (tile % group) % gsize) * BM
+                n0 = ((tile % group) // gsize) * BN
+                if ORDER and j > 0:
+                    T.ptx.bar.sync(1 + me, 256)  # my turn: the other main loop has finished
+                for kb in range(kb_n):
+                    it = j * kb_n + kb
+                    s = it % STAGES
+                    while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
+                        pass
+                    sa = sbase + T.cast(s * stage_bytes, "uint32")
+                    db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
+                    T.ptx.wgmma_fence()
+                    for kk in range(BK // 16):
+                        for h in range(BM // 64):
+                            T.ptx.wgmma_mma_async(
+                                shape,
+                                ab,
+                                T.address_of(acc[h * (BN // 2)]),
+                                T.uint64(DESC_HI)
+                                | T.cast((sa + T.uint32(h * 64 * 128)) >> 4, "uint64") + T.uint64(2 * kk),
+                                db + T.uint64(2 * kk),
+                                T.cast(kb > 0, "int32") if kk == 0 else 1,
+                            )
+                    T.ptx.wgmma_commit_group()
+                    T.ptx.wgmma_wait_group(1)
+                    if kb > 0 and ctid == 0:
+                        release(empty, (it + STAGES - 1) % STAGES, 1)
+                if ORDER and j + 1 < nloc:
+                    T.ptx.bar.arrive(2 - me, 256)  # the other warpgroup's turn
+                T.ptx.wgmma_wait_group(0)
+                if ctid == 0:
+                    release(empty, (j * kb_n + kb_n - 1) % STAGES, 1)
+                for h in range(BM // 64):
+                    row = m0 + h * 64 + warp * 16 + lane // 4
+                    col = n0 + (lane % 4) * 2
+                    for i in range(BN // 8):
+                        a0 = h * (BN // 2) + 4 * i
+                        out[0] = T.cast(acc[a0], DT)
+                        out[1] = T.cast(acc[a0 + 1], DT)
+                        C[row, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+                        out[0] = T.cast(acc[a0 + 2], DT)
+                        out[1] = T.cast(acc[a0 + 3], DT)
+                        C[row + 8, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+        else:
+            it: T.int32 = 0
+            for tile in range(unit0, ntiles, units):
+                gm = tile // group
+                first_m = gm * GROUP_M
+                gsize = T.min(mt - first_m, GROUP_M)
+                m0 = ((first_m + (tile % group) % gsize) * CLUSTER + rank) * BM
+                n0 = ((tile % group) // gsize) * BN
+                for kb in range(kb_n):
+                    s = it % STAGES
+                    ph = (it // STAGES) & 1
+                    while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), ph):
+                        pass
+                    sa = sbase + T.cast(s * stage_bytes, "uint32")
+                    da = T.uint64(DESC_HI) | T.cast(
+                        (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4, "uint64"
                     )
-                T.ptx.wgmma_commit_group()
-                T.ptx.wgmma_wait_group(1)
-                if kb > 0 and ctid == 0:
+                    db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
+                    T.ptx.wgmma_fence()
+                    for kk in range(BK // 16):
+                        T.ptx.wgmma_mma_async(
+                            shape,
+                            ab,
+                            T.address_of(acc[0]),
+                            da + T.uint64(2 * kk),
+                            db + T.uint64(2 * kk),
+                            T.cast(kb > 0, "int32") if kk == 0 else 1,
+                        )
+                    T.ptx.wgmma_commit_group()
+                    T.ptx.wgmma_wait_group(1)
+                    if kb > 0 and ctid == 0:
+                        release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
+                    it = it + 1
+                T.ptx.wgmma_wait_group(0)
+                if ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
-                it = it + 1
-            T.ptx.wgmma_wait_group(0)
-            if ctid == 0:
-                release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
-            row = m0 + (wg - 1) * 64 + warp * 16 + lane // 4
-            col = n0 + (lane % 4) * 2
-            for i in range(BN // 8):
-                out[0] = T.cast(acc[4 * i], DT)
-                out[1] = T.cast(acc[4 * i + 1], DT)
-                C[row, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
-                out[0] = T.cast(acc[4 * i + 2], DT)
-                out[1] = T.cast(acc[4 * i + 3], DT)
-                C[row + 8, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+                row = m0 + (wg - 1) * 64 + warp * 16 + lane // 4
+                col = n0 + (lane % 4) * 2
+                for i in range(BN // 8):
+                    out[0] = T.cast(acc[4 * i], DT)
+                    out[1] = T.cast(acc[4 * i + 1], DT)
+                    C[row, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+                    out[0] = T.cast(acc[4 * i + 2], DT)
+                    out[1] = T.cast(acc[4 * i + 3], DT)
+                    C[row + 8, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
     if CLUSTER > 1:
         # no CTA leaves while its partner may still multicast into it or arrive on its barriers
         T.cuda.cluster_sync()

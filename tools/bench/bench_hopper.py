@@ -152,6 +152,10 @@ GEMM_CONFIGS = [
     dict(BM=128, BN=256, STAGES=4, GROUP_M=8, TMAP="global"),
     dict(BM=128, BN=256, STAGES=4, GROUP_M=8, CLUSTER=2),
     dict(BM=128, BN=256, STAGES=4, GROUP_M=16, CLUSTER=2),
+    # ping-pong: each consumer warpgroup owns every other tile; main loops take turns
+    dict(BM=128, BN=128, STAGES=6, GROUP_M=8, PINGPONG=True),
+    dict(BM=128, BN=128, STAGES=6, GROUP_M=8, PINGPONG=True, ORDER=False),
+    dict(BM=64, BN=256, STAGES=5, GROUP_M=8, PINGPONG=True),
 ]
 
 
