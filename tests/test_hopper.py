@@ -131,9 +131,6 @@ def test_gemm_pingpong_ptx_has_named_barrier_turns():
     assert k.ptx.count("wgmma.mma_async.sync.aligned.m64n128k16") == 8  # 2 row halves x 4 k-steps
     assert "bar.sync" in k.ptx and "bar.arrive" in k.ptx
     _clean(k)
-    k = tirx.compile(G.make_gemm(4096, 4096, 4096, "float16", PINGPONG=True, BM=128, BN=128, ORDER=False),
-                     target=ARCH, cache=False)  # fmt: skip
-    assert "bar.arrive" not in k.ptx
     with pytest.raises(Exception, match="PINGPONG"):
         G.make_gemm(4096, 4096, 4096, "float16", PINGPONG=True, BM=128, CLUSTER=2)
 
@@ -272,7 +269,7 @@ def test_gpu_softmax_rmsnorm(N, dt):
         (512, 1024, 512, "bfloat16", {"TMAP": "global", "CLUSTER": 2}),
         (1024, 1024, 512, "float16", {"PINGPONG": True, "BM": 128, "BN": 128, "STAGES": 6}),
         (384, 640, 320, "bfloat16", {"PINGPONG": True, "BM": 128, "BN": 128, "SMS": 3}),  # 5 tiles a CTA
-        (384, 640, 320, "float16", {"PINGPONG": True, "BM": 128, "BN": 128, "SMS": 2, "ORDER": False}),
+        (384, 640, 320, "float16", {"PINGPONG": True, "BM": 128, "BN": 128, "SMS": 2}),  # 8 and 7 tiles
         (256, 512, 256, "float16", {"PINGPONG": True, "BM": 64, "BN": 256, "STAGES": 5, "SMS": 5}),
     ],
 )

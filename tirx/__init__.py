@@ -44,6 +44,16 @@ def dumps(obj) -> str:
 ir.node.register_printer(dumps)
 
 
+def _call(f, args, kwargs):
+    from .runtime.direct import call
+
+    return call(f, args, kwargs)
+
+
+# ``Function.__call__`` (a direct call with arrays) runs through this, for the same reason
+ir.function.register_caller(_call)
+
+
 def save(obj, path) -> None:
     """Write ``dumps(obj)`` to ``path`` atomically (UTF-8, trailing newline). A symlink is
     written through to its target; a FIFO, device, socket or directory raises

@@ -79,7 +79,6 @@ def gemm_tn(
     CLUSTER: T.constexpr = 1,
     TMAP: T.constexpr = BY_VALUE,
     PINGPONG: T.constexpr = False,
-    ORDER: T.constexpr = True,
 ):
     T.static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle row of fp16/bf16)")
     T.static_assert(M % BM == 0 and N % BN == 0 and K % BK == 0, "sizes must be multiples of the tile")
@@ -177,12 +176,13 @@ def gemm_tn(
         lane = ctid % 32
         if PINGPONG:
             # each consumer warpgroup owns every other tile of this CTA (BM x BN, BM / 64 wgmma
-            # per k-step); with ORDER their main loops take turns (named barriers 1 and 2), so
-            # one warpgroup's epilogue runs under the other's tensor-core work
+            # per k-step). Their main loops take turns (named barriers 1 and 2): one warpgroup's
+            # epilogue runs under the other's tensor-core work, and the turns are also what
+            # keeps the stage ring sound -- a warpgroup starts tile j only after every stage of
+            # tile j - 1 was waited for, so it never waits on a stage two phases ahead (the
+            # parity wait could not tell those apart)
             me = wg - 1
-            nloc = T.meta_var(None)
-            if ORDER:
-                nloc = (ntiles - unit0 + units - 1) // units  # tiles of this CTA
+            nloc = (ntiles - unit0 + units - 1) // units  # tiles of this CTA
             for tile in range(unit0 + me * units, ntiles, 2 * units):
                 j = (tile - unit0) // units  # this CTA's tile number: stages j*kb_n ...
                 gm = tile // group
@@ -190,7 +190,7 @@ def gemm_tn(
                 gsize = T.min(mt - first_m, GROUP_M)
                 m0 = (first_m + (tile % group) % gsize) * BM
                 n0 = ((tile % group) // gsize) * BN
-                if ORDER and j > 0:
+                if j > 0:
                     T.ptx.bar.sync(1 + me, 256)  # my turn: the other main loop has finished
                 for kb in range(kb_n):
                     it = j * kb_n + kb
@@ -215,7 +215,7 @@ def gemm_tn(
                     T.ptx.wgmma_wait_group(1)
                     if kb > 0 and ctid == 0:
                         release(empty, (it + STAGES - 1) % STAGES, 1)
-                if ORDER and j + 1 < nloc:
+                if j + 1 < nloc:
                     T.ptx.bar.arrive(2 - me, 256)  # the other warpgroup's turn
                 T.ptx.wgmma_wait_group(0)
                 if ctid == 0:

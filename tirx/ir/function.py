@@ -112,9 +112,7 @@ class Function(Node):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run the function on arrays: CUDA when they live on a GPU, the interpreter when they
         live in host memory (or with ``TIRX_INTERPRET=1``); see ``tirx.runtime.direct``."""
-        from ..runtime.direct import call
-
-        return call(self, args, kwargs)
+        return _CALLER[0](self, args, kwargs)
 
     def buffer_of(self, param: Var) -> Buffer | None:
         for v, b in self.buffer_map:
@@ -139,6 +137,20 @@ class Function(Node):
 
     def with_body(self, body: Stmt) -> Function:
         return evolve(self, body=body)
+
+
+def _no_caller(f: Function, args: tuple, kwargs: dict) -> Any:
+    raise TypeError(f"{f.name}(): calling a Function needs the tirx runtime (import tirx)")
+
+
+# ``Function.__call__`` runs through this (the IR does not import the runtime; ``import tirx``
+# registers ``tirx.runtime.direct.call``, as it registers the printer for ``Node.script()``)
+_CALLER: list = [_no_caller]
+
+
+def register_caller(fn: Any) -> None:
+    """Set what ``Function.__call__`` does: ``fn(function, args, kwargs)``."""
+    _CALLER[0] = fn
 
 
 @_frozen

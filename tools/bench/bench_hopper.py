@@ -154,7 +154,7 @@ GEMM_CONFIGS = [
     dict(BM=128, BN=256, STAGES=4, GROUP_M=16, CLUSTER=2),
     # ping-pong: each consumer warpgroup owns every other tile; main loops take turns
     dict(BM=128, BN=128, STAGES=6, GROUP_M=8, PINGPONG=True),
-    dict(BM=128, BN=128, STAGES=6, GROUP_M=8, PINGPONG=True, ORDER=False),
+    dict(BM=128, BN=128, STAGES=5, GROUP_M=8, PINGPONG=True),
     dict(BM=64, BN=256, STAGES=5, GROUP_M=8, PINGPONG=True),
 ]
 
