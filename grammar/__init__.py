@@ -96,7 +96,8 @@ def _syntax_error(e: UnexpectedInput, src: str, text: str, parser, post) -> Diag
         return _diag(_parse_fail_message(tok, exp, parser), span, text, e)
     if isinstance(e, UnexpectedCharacters):
         line, col = e.line or 1, e.column or 1
-        ch = text[e.pos_in_stream] if 0 <= e.pos_in_stream < len(text) else ""
+        pos = e.pos_in_stream if e.pos_in_stream is not None else -1
+        ch = text[pos] if 0 <= pos < len(text) else ""
         if ch in "\"'":
             msg = "unterminated string literal"
         elif ch == "\t" or ch == "\r":
@@ -170,12 +171,27 @@ def loads(text: str, source_name: str = "<string>", keep_comments: bool = False)
         text = text[1:]
     if not text.endswith("\n"):
         text += "\n"
-    obj = deep.call(_parse, text, source_name)
+    try:
+        obj = deep.call(_parse, text, source_name)
+    except DiagnosticError as e:
+        _later_errors(e, text, source_name)
+        raise
     if keep_comments:
         from ._comments import collect
 
         collect(obj, text, source_name)
     return obj
+
+
+def _later_errors(e: DiagnosticError, text: str, source_name: str) -> None:
+    """Let ``e.diagnostics`` find the errors after ``e`` (grammar/_recover.py), on first use."""
+
+    def find():
+        from ._recover import find_more
+
+        return find_more(e, text, lambda t: deep.call(_parse, t, source_name))
+
+    e._find_more = find
 
 
 def _parse(text: str, source_name: str):

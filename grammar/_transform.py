@@ -16,8 +16,11 @@ import re
 from typing import Any
 
 from .. import forms as _forms
+from .. import layout_forms as _layout_forms  # noqa: F401 - registers T.Iter, T.TileLayout.from_iters, ...
+from .. import region_forms as _region_forms  # noqa: F401 - registers T.launch_thread, ...
 from ..diagnostics import error as _diag
 from ..errors import DiagnosticError
+from ..forms import slice_ramp
 from ..ir import op as _opmod
 from ..ir.buffer import Buffer
 from ..ir.expr import (
@@ -39,6 +42,7 @@ from ..ir.expr import (
 from ..ir.node import Attrs
 from ..ir.operators import OPERATORS
 from ..ir.span import Span
+from ..ir.stmt import REGION_KINDS as _REGION_KINDS
 from ..ir.types import PrimType, TensorType, Type, VoidType, int32, parse_dtype
 from ..script.builder import IRBuilder
 
@@ -524,6 +528,22 @@ class TextBuilder:
     def stmts(self, c):
         return None
 
+    def store_subs(self, c):
+        return c
+
+    def slice_sub(self, c):
+        colons = [x for x in c if getattr(x, "type", None) == "COLON"]  # lark's or the fast lexer's token
+        parts = [x for x in c if getattr(x, "type", None) != "COLON"]
+        colon = colons[0]
+        span = self.tsp(colon)
+        for x in parts:
+            if not isinstance(x, PrimExpr) and type(x) is not int:
+                raise self.err(f"a slice bound must be an integer expression, got {_desc(x)}", span)
+        try:
+            return slice_ramp(*parts)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e
+
     def store(self, c):
         tok, idx, val, nl = c
         span = self.stmt_span(tok, nl)
@@ -575,6 +595,14 @@ class TextBuilder:
         val, nl = c
         span = getattr(val, "span", None) or self.tsp(nl)
         span = Span(self.src, span.line, span.col, nl.line, nl.column)
+        in_func = any(fr.kind == "function" for fr in self.b.frames)
+        is_mattrs = type(val) is _Spec and val.kind == "stmt" and val.args[0].form == "module_attrs"
+        if not in_func and not is_mattrs:  # a statement in a class body, before its functions
+            raise self.err(
+                "only T.module_attrs({...}) may stand in a module's class body besides functions", span
+            )
+        if in_func and is_mattrs:
+            raise self.err("T.module_attrs belongs in the class body of a @T.ir_module", span)
         if type(val) is _Spec:
             if val.kind == "stmt":
                 self.emit(span, val.args[0].emit, self.b)
@@ -665,8 +693,23 @@ class TextBuilder:
     while_stmt = for_stmt
 
     def with_head(self, c):
-        tok, spec = c
+        tok, spec = c[0], c[1]
+        name_tok = c[3] if len(c) == 4 else None  # with ... as NAME
         span = self.tsp(tok)
+        if type(spec) is _Spec and spec.kind in _REGION_KINDS:  # TIRx's regions (tirx/region_forms.py)
+            span = Span(self.src, tok.line, tok.column, spec.span.end_line, spec.span.end_col)
+            binds = _REGION_KINDS[spec.kind][1]
+            if binds != (name_tok is not None):
+                what = "needs" if binds else "binds no value: drop"
+                raise self.err(f"with T.{spec.kind}(...) {what} 'as <name>'", span)
+            name = self.check_new_name(name_tok) if name_tok is not None else None
+            kind, args = spec.args
+            v = self.enter(self.b.region(kind, args, name), span)
+            if name is not None:
+                self.b.define(name, v)
+            return None
+        if name_tok is not None:
+            raise self.err("this with-statement binds no value", self.tsp(name_tok))
         if type(spec) is not _Spec or spec.kind not in ("device_entry", "attr"):
             raise self.err(f"with takes T.device_entry(...) or T.attr(...), got {_desc(spec)}", span)
         span = Span(self.src, tok.line, tok.column, spec.span.end_line, spec.span.end_col)
@@ -1081,18 +1124,19 @@ class TextBuilder:
         kw = dict(kw or {})
         if "ty" in kw:
             ty = self.as_type(kw.pop("ty"), span, "a result type for ty=")
+        surface = _opmod.impl("script", o)  # T.<name> as the Python frontend sees it (PTX table)
+        keywords = getattr(surface, "takes_keywords", False)  # it takes keyword options itself
         for k in kw:
-            if k not in o.params:
+            if k not in o.params and not keywords:
                 raise self.err(f"T.{o.name} got an unexpected keyword argument '{k}'", span)
         for i, a in enumerate(pos):
             if type(a) is Buffer and i < len(o.args) and o.args[i].strip("*?") == "p":
                 continue  # a buffer where a pointer goes (TIRx's spelling): the op takes its data
             if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
                 raise self.err(f"T.{o.name}: argument {i + 1} must be an expression, got {_desc(a)}", span)
-        surface = _opmod.impl("script", o)  # T.<name> as the Python frontend sees it (PTX table)
         try:
-            if surface is not None and ty is None and not kw:
-                return surface(*pos, span=span)
+            if surface is not None and ty is None and (not kw or keywords):
+                return surface(*pos, span=span, **kw)
             return _opmod.call(o, *pos, ty=ty, span=span, **kw)
         except (TypeError, ValueError) as e:
             raise self.err(str(e), span, e) from e

@@ -266,6 +266,16 @@ class ScopedRewriter:
             return s
         return DeviceEntry(args, at, body, span=s.span)
 
+    def stmt_RegionStmt(self, s: Any) -> Any:
+        args = self.exprs(s.args)
+        self.push()
+        params = tuple(self.define_var(v, s) for v in s.params)
+        body = self.stmt(s.body)
+        self.pop()
+        if args is s.args and body is s.body and all(a is b for a, b in zip(params, s.params)):
+            return s
+        return attrs.evolve(s, args=args, params=params, body=body)
+
     def stmt_AttrStmt(self, s: AttrStmt) -> Any:
         value = self.expr(s.value)
         body = self.body(s.body)

@@ -14,6 +14,7 @@ from tirx.ir import (
     For,
     GlobalVar,
     IfThenElse,
+    RegionStmt,
     SeqStmt,
     Stmt,
     While,
@@ -43,6 +44,7 @@ SCOPED = {
     IfThenElse: ("then_case", "else_case"),
     DeviceEntry: ("body",),
     AttrStmt: ("body",),
+    RegionStmt: ("body",),
 }
 
 

@@ -58,6 +58,7 @@ from tirx.ir import (
     Op,
     PrimType,
     Ramp,
+    RegionStmt,
     Return,
     StringImm,
     Var,
@@ -307,6 +308,10 @@ class _CSE:
         elif t is AttrStmt:
             self.sc(s.value)
             self.scan_region(s.body)
+        elif t is RegionStmt:
+            for a in s.args:
+                self.sc(a)
+            self.scan_region(s.body, s.params)
         elif t is AllocBuffer:
             self.define(s.buffer.data)
         elif t in (DeclBuffer, Break, Continue):
@@ -529,6 +534,10 @@ class _CSE:
             v = self.rw(s.value)
             body = self.rw_region(s.body)
             return s if v is s.value and body is s.body else AttrStmt(s.key, v, body, span=s.span)
+        if t is RegionStmt:
+            args = self.rw_seq(s.args)
+            body = self.rw_region(s.body)
+            return s if args is s.args and body is s.body else s.replace(args=args, body=body)
         return s
 
     # ------------------------------------------------------------------ driver

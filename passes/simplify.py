@@ -69,6 +69,7 @@ from tirx.ir import (
     Op,
     Or,
     PrimType,
+    RegionStmt,
     Select,
     SeqStmt,
     Shl,
@@ -338,7 +339,7 @@ def _has_own_loop_control(s: Any) -> bool:
             stack.append(n.then_case)
             if n.else_case is not None:
                 stack.append(n.else_case)
-        elif t is AttrStmt:
+        elif t is AttrStmt or t is RegionStmt:
             stack.append(n.body)
     return False
 

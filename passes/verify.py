@@ -52,6 +52,7 @@ from tirx.ir import (
     Module,
     PointerType,
     PrimType,
+    RegionStmt,
     Return,
     Select,
     SeqStmt,
@@ -418,6 +419,14 @@ class _Checker:
         elif t is AttrStmt:
             self.expr(s.value)
             self.body(s.body)
+        elif t is RegionStmt:  # TIRx's regions: the body sees the region's variable
+            for a in s.args:
+                self.expr(a)
+            self.push()
+            for v in s.params:
+                self.define(v, s, thread=True)
+            self.stmt(s.body)
+            self.pop()
         else:
             self.error(f"unknown statement {t.__name__}", s)
 

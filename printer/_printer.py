@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tirx import forms as _forms
+from tirx import layout_forms as _layout_forms
 from tirx.ir import deep
 from tirx.ir import expr as _e
 from tirx.ir import stmt as _s
@@ -358,10 +359,12 @@ class Printer:
             s = f"({s})"
         return _BITNOT_TEXT + s
 
-    def _call(self, e: _e.Call) -> str:
+    def _call(self, e: _e.Call, untyped: bool = False) -> str:
         op = e.op
         eargs = e.args
         parts = [self.expr(a) for a in eargs]
+        if isinstance(op, Op) and _print_hook(op) is not None:  # an op spelled its own way (keyword options)
+            return _print_hook(op)(parts, e)
         if len(eargs) > 1 and isinstance(op, Op) and not _has_surface(op):
             # tirx.ir.op.call gives bare int literals in "x"/"f" positions the dtype of the first
             # argument there that is an expression in the text (not a bare int, not a string);
@@ -382,7 +385,7 @@ class Printer:
                         parts[k] = f"T.int32({parts[k]})"
         args = ", ".join(parts)
         if isinstance(op, Op):
-            if op.result == "ty" or not _default_ty_matches(op, e):
+            if not untyped and (op.result == "ty" or not _default_ty_matches(op, e)):
                 if args:
                     return f"T.{op.name}({args}, ty={type_text(e.ty)})"
                 return f"T.{op.name}(ty={type_text(e.ty)})"
@@ -457,6 +460,7 @@ class Printer:
             b.strides,
             b.elem_offset,
             b.align,
+            b.layout,
             None,
         )
 
@@ -491,7 +495,11 @@ class Printer:
                 f(self, c, depth)
 
     def _bind(self, s: _s.Bind, depth: int) -> None:
-        value = self.expr(s.value)
+        v = s.value
+        if type(v) is _e.Call and getattr(v.op, "typed_by_binding", False):
+            value = self._call(v, untyped=True)  # the annotation types it (TIRx's T.undef())
+        else:
+            value = self.expr(v)
         name = self.define(s.var, s.var.name)
         ty = s.var.ty
         ann = _LET_TEXT.get(ty)
@@ -501,7 +509,21 @@ class Printer:
 
     def _store(self, s: _s.BufferStore, depth: int) -> None:
         value = self.expr(s.value)
-        self.emit(depth, f"{self._buf(s.buffer)}[{self._indices(s.indices)}] = {value}")
+        idx = s.indices
+        if any(type(i) is _e.Ramp for i in idx):  # lanes as TIRx prints them: A[s:e] (tirx.forms.slice_parts)
+            self.emit(
+                depth, f"{self._buf(s.buffer)}[{', '.join(self._store_index(i) for i in idx)}] = {value}"
+            )
+            return
+        self.emit(depth, f"{self._buf(s.buffer)}[{self._indices(idx)}] = {value}")
+
+    def _store_index(self, i: Any) -> str:
+        parts = _forms.slice_parts(i) if type(i) is _e.Ramp else None
+        if parts is None:
+            return self.expr(i)
+        start, stop, step = parts
+        text = f"{self.expr(start)}:{self.expr(stop)}"
+        return text if step is None else f"{text}:{self.expr(step)}"
 
     def _evaluate(self, s: _s.Evaluate, depth: int) -> None:
         v = s.value
@@ -585,6 +607,17 @@ class Printer:
         self.emit(depth, f"with {_REGION_PRINT[type(s)](self, s)}:")
         self.body(s.body, depth + 1)
 
+    def _region_stmt(self, s: _s.RegionStmt, depth: int) -> None:
+        """``with T.launch_thread("threadIdx.x", n) as v:`` and TIRx's other regions
+        (tirx/region_forms.py; the header's arguments are expressions, strings as literals)."""
+        head = f"T.{s.kind}({', '.join(self.expr(a) for a in s.args)})"
+        self.push()
+        if s.params:
+            head += f" as {self.define(s.params[0], s.params[0].name)}"
+        self.emit(depth, f"with {head}:")
+        self.body(s.body, depth + 1)
+        self.pop()
+
     # -------------------------------------------------------------- functions
     def function(self, f: Function, depth: int = 0) -> None:
         self.in_func = True
@@ -642,11 +675,10 @@ class Printer:
         self.in_func = False
 
     def module(self, m: Module) -> None:
-        if m.attrs:
-            self.emit(0, f"@T.ir_module(attrs={self.attr_dict(m.attrs)})")
-        else:
-            self.emit(0, "@T.ir_module")
+        self.emit(0, "@T.ir_module")
         self.emit(0, f"class {self.module_name}:")
+        if m.attrs:  # as TIRx prints them (tirx.forms: module_attrs)
+            self.emit(1, f"T.module_attrs({self.attr_dict(m.attrs)})")
         for i, f in enumerate(m.functions):
             if i:
                 self.lines.append("")
@@ -674,7 +706,7 @@ class Printer:
             if not self.lines:
                 self.lines.append("pass")
             return "\n".join(self.lines)
-        if isinstance(obj, _e.PrimExpr):
+        if isinstance(obj, _e.PrimExpr) or type(obj) in _LAYOUT_NODES:  # a layout: T.TileLayout...
             return self.expr(obj)
         if isinstance(obj, Buffer):
             return self.buffer_type(obj)
@@ -741,6 +773,13 @@ _PLAIN = frozenset(("str", "int", "nat", "dims"))
 _CONSTS = frozenset({_IntImm, _e.FloatImm})
 _LET_TEXT: dict = {}  # type -> its T.let[...] annotation
 _SAME: dict = {}  # (op, argument count) -> which arguments share a literal's dtype
+
+
+def _print_hook(op: Op) -> Any:
+    """The op's own printing (``register_handler("print", name)``: ``(arg texts, call) -> text``), if any."""
+    from tirx.ir.op import impl
+
+    return impl("print", op)
 
 
 def _has_surface(op: Any) -> bool:
@@ -840,6 +879,10 @@ _FORM_PRINT = {f.node: _compile_form(f) for f in _forms.FORMS if f.role == "expr
 for cls in _FORM_PRINT:
     _EX.setdefault(cls, Printer._form if cls is _e.Call else _FORM_PRINT[cls])
 _LOOP_PRINT = {kind: _compile_form(f) for kind, f in _forms.LOOPS.items()}
+_KIND_TEXT.update(_layout_forms.KIND_TEXT)  # layouts (tirx/layout_forms.py) print by their forms
+for _lf in _layout_forms.FORMS:
+    _EX[_lf.node] = _compile_form(_lf)
+_LAYOUT_NODES = frozenset(f.node for f in _layout_forms.FORMS)
 # types (a TensorType, a PointerType; a Buffer's T.Tensor from its fields) and binding statements
 _TENSOR_PRINT = _compile_form(_forms.TENSOR)
 _TENSOR_VALUES = _compile_form(_forms.TENSOR, values=True)
@@ -868,6 +911,7 @@ _ST = {
     _s.DeclBuffer: Printer._decl,
     _s.DeviceEntry: Printer._region,
     _s.AttrStmt: Printer._region,
+    _s.RegionStmt: Printer._region_stmt,
 }
 
 _INDENTS = ["    " * i for i in range(64)]

@@ -93,18 +93,18 @@ def check_text_and_chain(chain: str, printed: str) -> None:
     assert tirx.dumps(again) == text
 
 
-def check_compiles_all(cases) -> None:
-    """One kernel holding every case's chain compiles through NVRTC for sm_90a (no GPU
+def check_compiles_all(cases, arch: str = "sm_90a") -> None:
+    """One kernel holding every case's chain compiles through NVRTC for ``arch`` (no GPU
     needed), and its PTX has each instruction TIRx emits for them."""
     pytest.importorskip("cuda.bindings.nvrtc")
     body = "\n    ".join(c[0] for c in cases)
-    k = tirx.compile(kernel(body, keep=True, cluster=2), target="cuda -arch=sm_90a", cache=False)
-    assert ".target sm_90a" in k.ptx
+    k = tirx.compile(kernel(body, keep=True, cluster=2), target=f"cuda -arch={arch}", cache=False)
+    assert f".target {arch}" in k.ptx
     missing = [c for c in cases if not re.search(re.escape(c[2]) + r"[ ;]", k.ptx)]
     for chain, _printed, instr in missing:
         # a non-volatile form (mov, getctarank) whose register a later case overwrites is
         # dead code in the shared kernel: it must show in a kernel of its own
-        k1 = tirx.compile(kernel(chain, keep=True, cluster=2), target="cuda -arch=sm_90a", cache=False)
+        k1 = tirx.compile(kernel(chain, keep=True, cluster=2), target=f"cuda -arch={arch}", cache=False)
         assert re.search(re.escape(instr) + r"[ ;]", k1.ptx), (chain, instr, k1.ptx[-2500:])
 
 
@@ -128,9 +128,10 @@ def check_text_error(printed: str, words: list[str]) -> None:
     assert re.search(r":12:9", msg), msg  # the call's line and column in _TIRX
 
 
-def family_tests(cases, bad_chains, bad_text, no_compile) -> dict:
+def family_tests(cases, bad_chains, bad_text, no_compile, arch: str = "sm_90a") -> dict:
     """The four tests every family file runs over its tables (``globals().update(...)`` in
-    the file makes them its own, so pytest reports them under that file)."""
+    the file makes them its own, so pytest reports them under that file); the compile test
+    targets ``arch`` (its name keeps saying sm90a)."""
     import pytest
 
     @pytest.mark.parametrize("chain, printed, _instr", cases, ids=ids(cases))
@@ -139,7 +140,7 @@ def family_tests(cases, bad_chains, bad_text, no_compile) -> dict:
 
     def test_asm_compiles_for_sm90a(monkeypatch, tmp_path):
         monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
-        check_compiles_all([c for c in cases if c[0] not in no_compile])
+        check_compiles_all([c for c in cases if c[0] not in no_compile], arch)
 
     @pytest.mark.parametrize("body, words", bad_chains)
     def test_bad_chains_name_the_allowed_modifiers(body, words):
@@ -152,3 +153,54 @@ def family_tests(cases, bad_chains, bad_text, no_compile) -> dict:
     fns = (test_tirx_text_loads_and_the_chain_builds_it, test_asm_compiles_for_sm90a,
            test_bad_chains_name_the_allowed_modifiers, test_bad_printed_forms_are_located)  # fmt: skip
     return {f.__name__: f for f in fns}
+
+
+def form_coverage(families, unsupported: dict, implied: dict | None = None) -> tuple[list, list]:
+    """TIRx's forms of ``families`` (tests/data/tirx_golden/surface.json) that no row takes
+    and that ``unsupported`` ({(family, form name): reason}) does not list, and the listed
+    forms a row now takes (stale). A row takes a form with the same slots (count, optional
+    flags, at least its choices) and operand count (less ``implied`` ones, the immediates
+    written into the instruction)."""
+    import json
+    from pathlib import Path
+
+    from tirx.ops.ptx_table import escape, opcodes
+
+    surface = json.loads((Path(__file__).parent / "data" / "tirx_golden" / "surface.json").read_text())["ptx"]
+    ops = opcodes()
+    implied = implied or {}
+
+    def takes(r, fam, form) -> bool:
+        if r.bare or len(r.slots) != len(form["slots"]):
+            return False
+        for mine, theirs in zip(r.slots, form["slots"]):
+            if mine.optional != theirs["optional"] or not set(theirs["choices"]) <= set(mine.choices):
+                return False
+        n = len(form["operands"]) - implied.get((fam, form["name"]), 0)
+        return r.n_required <= n <= len(r.operands)
+
+    missing, stale = [], []
+    for fam in families:
+        opc = ops["ptx." + escape(fam)]
+        for form in surface[fam]["forms"]:
+            ok = any(takes(r, fam, form) for r in opc.rows)
+            listed = (fam, form["name"]) in unsupported
+            if not ok and not listed:
+                missing.append((fam, form["name"]))
+            if ok and listed:
+                stale.append((fam, form["name"]))
+    return missing, stale
+
+
+def check_emits(cases) -> None:
+    """The CUDA source tirx generates (no NVRTC) has each case's instruction TIRx emits in
+    an asm statement: the check for forms this NVRTC cannot assemble (compile-only text)."""
+    from tirx.codegen.cuda import generate
+
+    for chain, _printed, instr in cases:
+        src = generate(kernel(chain, keep=True, cluster=2)).text
+        assert re.search(r'asm(?: volatile)?\("[^"]*' + re.escape(instr) + r"[ ;]", src), (
+            chain,
+            instr,
+            src[-1500:],
+        )

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from test_frontend_util import load_module, printed_text_as_python
 
 import tirx
+import tirx.layout_forms  # declares the layout forms' kinds (tirx/layout_forms.py)
 from tirx import forms
 from tirx.errors import DiagnosticError
 from tirx.ir.stmt import ForKind
@@ -104,6 +105,24 @@ def broadcast(draw):
 
 
 @st.composite
+def shuffle(draw):
+    """vectors (float32 scalars and x4 vectors), then in-range lane indices (tirx/ir/shuffle.py)."""
+    vs = draw(
+        st.lists(st.sampled_from(["x", "T.Broadcast(x, 4)", "T.Broadcast(x * x, 4)"]), min_size=1, max_size=3)
+    )
+    total = sum(4 if v.startswith("T.Broadcast") else 1 for v in vs)
+    idx = draw(
+        # n % 1 would fold to 0 in the frontend (as in TIRx) but not in text: a runtime index only past 1
+        st.lists(
+            st.sampled_from([*map(str, range(total)), *(["n % " + str(total)] if total > 1 else [])]),
+            min_size=1,
+            max_size=4,
+        )
+    )
+    return [f"[{', '.join(vs)}]", f"[{', '.join(idx)}]"]
+
+
+@st.composite
 def select(draw):
     dt = draw(st.sampled_from(["int32", "int64", "float32", "float16"]))
     a = draw(expr(dt))
@@ -149,7 +168,7 @@ def loop(draw, kind: str):
 
 @st.composite
 def tensor(draw, body: bool = False):
-    """shape, dtype, scope, strides, elem_offset, align, data (the kernel's vars only in a body:
+    """shape, dtype, scope, strides, elem_offset, align, layout, data (the kernel's vars only in a body:
     an annotation is evaluated before the parameters exist)."""
     shapes = ["(4,)", "(3, 8)", "4", "(2, 3, 4)", "[5, 6]", "()", "T.int32(7)"]
     shape = draw(st.sampled_from(shapes + (["(n, 8)", "(m,)", "n", "[n, m]"] if body else [])))
@@ -161,6 +180,7 @@ def tensor(draw, body: bool = False):
         strides,
         draw(st.sampled_from([None, "0", "T.int32(2)", *(["n"] if body else [])])),
         draw(st.sampled_from([None, "0", "16"])),
+        draw(st.sampled_from([None, 'T.TileLayout.from_iters(shard=[T.Iter(4, 1, "m")], replica=[])'])),
         None,
     ]
 
@@ -220,7 +240,7 @@ FUNC_ATTRS = ['{"global_symbol": "k"}', '{"a": 1, "b": [1, 2], "c": {"d": "e"}}'
 
 
 VALID = {
-    "Ramp": ramp(), "Broadcast": broadcast(), "Select": select(), "Cast": cast(), "Let": let(), "Call": call(),
+    "Ramp": ramp(), "Broadcast": broadcast(), "Select": select(), "Cast": cast(), "Shuffle": shuffle(), "Let": let(), "Call": call(),
     **{k: loop(k) for k in ("serial", "unroll", "vectorized", "parallel", "thread_binding", "range")},
     "Tensor": tensor(), "Ptr": ptr(), "alloc_tensor": alloc_tensor(), "decl_tensor": decl_tensor(),
     "device_entry": device_entry(),
@@ -234,12 +254,13 @@ FIXED = {
     "Broadcast": ["x", "4"],
     "Select": ["n < m", "n", "m"],
     "Cast": ['"float32"', "n"],
+    "Shuffle": ["[T.Broadcast(x, 4)]", "[1, 0]"],
     "Let": ["t := n * 2", "n"],
     "Call": ["Module.g", "[n]", "T.int32"],
     **{k: ["0", "n", "1", None, '{"a": 1}'] for k in ("serial", "unroll", "vectorized", "parallel")},
     "thread_binding": ["0", "n", "1", '"threadIdx.x"', '{"a": 1}'],
     "range": ["0", "n", "1"],
-    "Tensor": ["(4, 2)", '"float16"', '"shared"', "(2, 1)", "0", "16", None],
+    "Tensor": ["(4, 2)", '"float16"', '"shared"', "(2, 1)", "0", "16", None, None],
     "Ptr": ["T.float32", '"shared"'],
     "alloc_tensor": ['[T.Tensor((4,), "float32")]', '{"a": 1}'],
     "decl_tensor": ["q", '[T.Tensor((4,), "float32")]'],
@@ -265,6 +286,11 @@ BAD = {
     "dims": '"s"',
     "dim": "T.float32(1.5)",
     "nat": "-1",
+    "layout": "3",
+    "iters": "[3]",  # the layout forms' kinds (tirx/layout_forms.py)
+    "axis_offsets": '{"m": "s"}',
+    "flag": "1",
+    "axis": "3",
     "primtype": "T.Ptr(T.float32)",
     "elemtype": "3",
     "ptrvar": "n",

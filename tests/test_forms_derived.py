@@ -87,11 +87,12 @@ def grid(draw):
     return [ext]
 
 
-VALID = {"alloc_shared": alloc_in(), "alloc_local": alloc_in(), "alloc_buffer": alloc_buffer(),
+VALID = {"alloc_shared": alloc_in(), "alloc_local": alloc_in(), "tmem": alloc_in(), "alloc_buffer": alloc_buffer(),
          "decl_buffer": decl_buffer(), "cast": cast(), "grid": grid()}  # fmt: skip
 FIXED = {
     "alloc_shared": ["(4,)", '"float16"', None, "16", '{"a": 1}'],
     "alloc_local": ["(4,)", '"float16"', None, "16", '{"a": 1}'],
+    "tmem": ["(4,)", '"float16"', None, "16", '{"a": 1}'],
     "alloc_buffer": ["(4,)", '"float16"', '"shared"', None, "0", "16", '{"a": 1}'],
     "decl_buffer": ["(4,)", '"float32"', "q", '"shared"', None, "0", "16"],
     "cast": ["n", '"float32"'],
@@ -101,6 +102,7 @@ FIXED = {
 PRINTED_AS = {
     "alloc_shared": "y = T.alloc_tensor(ty_args=[T.Tensor(",
     "alloc_local": "y = T.alloc_tensor(ty_args=[T.Tensor(",
+    "tmem": "y = T.alloc_tensor(ty_args=[T.Tensor(",
     "alloc_buffer": "y = T.alloc_tensor(ty_args=[T.Tensor(",
     "decl_buffer": "y = T.",
     "cast": "y: T.let[",
@@ -141,7 +143,7 @@ def test_frontend_text_and_printed_builds_agree(spec):
             if spec.name == "decl_buffer":
                 assert type(y) is (DeclBuffer if vals[2] else AllocBuffer)
             elif spec.name != "alloc_buffer":
-                assert y.buffer.scope == spec.name.removeprefix("alloc_")
+                assert y.buffer.scope == spec.name.removeprefix("alloc_")  # T.tmem: "tmem"
         elif spec.role == "loops":
             assert type(y) is For and y.kind.value == "serial"
 
@@ -155,6 +157,7 @@ def test_a_derived_call_is_its_base_call(spec):
     base = {
         "alloc_shared": 'y = T.alloc_tensor(ty_args=[T.Tensor((4,), "float16", scope="shared", align=16)], annotations={"a": 1})',
         "alloc_local": 'y = T.alloc_tensor(ty_args=[T.Tensor((4,), "float16", scope="local", align=16)], annotations={"a": 1})',
+        "tmem": 'y = T.alloc_tensor(ty_args=[T.Tensor((4,), "float16", scope="tmem", align=16)], annotations={"a": 1})',
         "alloc_buffer": 'y = T.alloc_tensor(ty_args=[T.Tensor((4,), "float16", scope="shared", elem_offset=0, align=16)], annotations={"a": 1})',
         "decl_buffer": 'y = T.decl_tensor(q, ty_args=[T.Tensor((4,), "float32", elem_offset=0, align=16)])',
         "cast": 'y = T.Cast("float32", n)',
@@ -191,7 +194,7 @@ EXTRA_CASES = [
         'T.decl_buffer((4,), "float32", q, "local")',
         "differs from the pointer's scope",
     ),
-    (by("alloc_shared"), "alias", 'T.smem((4,), "float32", layout="x")', "unsupported argument layout"),
+    (by("alloc_shared"), "alias", 'T.smem((4,), "float32", layout="x")', "layout must be a T.TileLayout"),
     (by("grid"), "pair", "T.grid((1, 2, 3))", "a tuple extent is (start, extent)"),
     (by("grid"), "float", "T.grid((0, 2.5))", "extents must be integers"),
     (by("cast"), "dtype", 'T.cast(n, "float33")', "unknown dtype 'float33'"),

@@ -494,13 +494,40 @@ def test_tvm_convenience_spellings():
         T.assign(A[1], s)
         T.assign(s, T.float32(2))
         T.static_assert(len(A.shape) == 1, "rank 1 only")
-        A[2] = T.max_value("float32") + T.min_value(T.f32) + T.infinity("float32")
+        A[2] = T.max_value("float32") + T.min_value(ty=T.f32) + T.infinity(ty="float32")  # TIRx: ty=
         B[1] = T.bitwise_and(B[2], 3) + T.shift_left(B[3], 1) + T.select(B[4] > 0, 1, 2)
 
     al = [n for n in post_order(f.body) if isinstance(n, AllocBuffer)]
-    assert [(a.buffer.name, a.buffer.scope) for a in al] == [("s", "local"), ("sh", "shared")]
+    assert [(a.buffer.name, a.buffer.scope) for a in al] == [
+        ("s", "global"),
+        ("sh", "shared"),
+    ]  # TIRx's default
     with pytest.raises(tirx.DiagnosticError, match="static assertion failed: nope"):
 
         @T.function
         def g(A: T.Tensor((8,), "float32")):
             T.static_assert(False, "nope")
+
+
+def test_module_attrs_in_the_class_body_as_tirx_writes_them():
+    @T.ir_module
+    class Mod:
+        T.module_attrs({"note": "x", "n": 2})
+
+        @T.function
+        def f(A: T.Tensor((4,), "int32")):
+            A[0] = 1
+
+    assert dict(Mod.attrs) == {"note": "x", "n": 2}
+    text = tirx.dumps(Mod)
+    assert '    T.module_attrs({"note": "x", "n": 2})\n' in text
+    tirx.assert_structural_equal(tirx.loads(text), Mod)
+    with pytest.raises(TypeError, match="attrs given twice"):
+
+        @T.ir_module(attrs={"a": 1})
+        class Twice:
+            T.module_attrs({"b": 2})
+
+            @T.function
+            def f(A: T.Tensor((4,), "int32")):
+                A[0] = 1

@@ -296,14 +296,15 @@ def test_mypy_resolves_the_package_and_its_mapped_folders(tmp_path):
 
     def mypy(*args):
         return subprocess.run(
-            [sys.executable, "-m", "mypy", "--no-incremental", f"--cache-dir={tmp_path / 'cache'}", *args],
+            [sys.executable, "-m", "mypy", f"--cache-dir={tmp_path / 'cache'}", *args],  # a fresh cache
             capture_output=True, text=True, cwd=ROOT, timeout=900,
         ).stdout  # fmt: skip
 
     out = mypy("-p", "tirx")
     unresolved = [ln for ln in out.splitlines() if 'module named "tirx' in ln]
     assert unresolved == [], "\n".join(unresolved)
-    assert "checked" in out and "source files" in out, out[-2000:]
+    # pyproject's [tool.mypy]: the package type-checks (CI runs mypy here, once)
+    assert out.startswith("Success: no issues found"), out[-3000:]
     out = mypy("--follow-imports=silent", str(src))
     # the checker really read tirx: exactly the one wrong return type is reported
     mine = [ln for ln in out.splitlines() if "error:" in ln]

@@ -19,7 +19,7 @@ from tirx.ops.ptx_table import Match, Row, escape, opcodes, render
 
 SURFACE = json.loads((Path(__file__).parent / "data" / "tirx_golden" / "surface.json").read_text())["ptx"]
 
-#: the families of tirx/ops/ptx_rows_{memory,arith,warp,mma}.py
+#: the families of tirx/ops/ptx_rows_{memory,arith,warp,mma,multimem,sm100,tcgen05}.py
 ROW_FAMILIES = {
     "ld", "st", "mov", "cvt", "cvt_pack", "bar", "barrier", "activemask", "vote_sync", "redux_sync", "atom",
     "red", "getctarank", "griddepcontrol", "ldmatrix", "stmatrix", "mma", "st_async", "add", "sub", "mul",
@@ -28,11 +28,16 @@ ROW_FAMILIES = {
     "tanh", "copysign", "div", "rem", "shf", "dp4a", "dp2a", "mul24", "mad24", "sad", "testp", "set", "slct",
     "bmsk", "szext", "fns", "cnot", "ldu", "red_async", "isspacep", "prefetchu", "createpolicy", "discard",
     "applypriority", "match", "movmatrix",
+    # tirx/ops/ptx_rows_{multimem,sm100,tcgen05}.py (their files list the forms left out, with reasons)
+    "multimem_cp", "multimem_ld_reduce", "multimem_red", "multimem_red_async", "multimem_st", "multimem_st_async",
+    "tensormap_replace", "tensormap_cp_fenceproxy", "st_bulk", "clusterlaunchcontrol", "clmad", "tcgen05", "fabric", "spcompress", "spdecompress",
 }  # fmt: skip
 
 #: operands TIRx's table lists that its call does not take: the 128-byte size is written
 #: into the instruction
-IMPLIED_OPERANDS = {("discard", "discard"): 1, ("applypriority", "applypriority"): 1}
+IMPLIED_OPERANDS = {("discard", "discard"): 1, ("applypriority", "applypriority"): 1,
+                    ("tensormap_cp_fenceproxy", "tensormap_cp_fenceproxy"): 1, ("st_bulk", "st_bulk"): 1,
+                    ("fabric", "fabric_try_pullred"): 1}  # fmt: skip
 
 #: TIRx forms of the row families above that tirx leaves out on purpose
 UNSUPPORTED_FORMS = {

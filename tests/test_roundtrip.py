@@ -128,9 +128,21 @@ def test_module_attrs_round_trip():
         (Function("f", (x,), Return(x), ret_ty=x.ty, private=True),), {"target": "cuda", "opt": [1, 2]}
     )
     text = tirx.dumps(m)
-    assert '@T.ir_module(attrs={"target": "cuda", "opt": [1, 2]})' in text
+    assert (
+        '@T.ir_module\nclass Module:\n    T.module_attrs({"target": "cuda", "opt": [1, 2]})\n' in text
+    )  # as TIRx
+    old_style = text.replace(
+        "@T.ir_module\n", '@T.ir_module(attrs={"target": "cuda", "opt": [1, 2]})\n'
+    ).replace('    T.module_attrs({"target": "cuda", "opt": [1, 2]})\n', "")
+    assert tirx.structural_equal(tirx.loads(old_style), m)  # the decorator spelling still loads
     back = tirx.loads(text)
     assert tirx.structural_equal(back, m)
     assert tirx.dumps(back) == text
     with pytest.raises(tirx.DiagnosticError, match="attrs= must be a dict"):
-        tirx.loads(text.replace('attrs={"target": "cuda", "opt": [1, 2]}', "attrs=3"))
+        tirx.loads(old_style.replace('attrs={"target": "cuda", "opt": [1, 2]}', "attrs=3"))
+    with pytest.raises(tirx.DiagnosticError, match="given twice"):
+        tirx.loads(old_style.replace("class Module:\n", 'class Module:\n    T.module_attrs({"a": 1})\n'))
+    with pytest.raises(tirx.DiagnosticError, match=r"only T.module_attrs\(\{...\}\) may stand"):
+        tirx.loads(text.replace("    T.module_attrs(", "    T.evaluate(0)\n    T.module_attrs("))
+    with pytest.raises(tirx.DiagnosticError, match="belongs in the class body"):
+        tirx.loads(text.replace("        return x", '        T.module_attrs({"b": 2})\n        return x'))

@@ -88,7 +88,8 @@ class Recorder:
         self.calls = []
 
     # general path: Kernel._launch(device, grid, block, cluster, smem, values, stream)
-    def general(self, kern, device, grid, block, cluster, smem, values, stream):
+    def general(self, kern, device, grid, block, cluster, smem, values, stream, opts=None):
+        assert opts is None  # these kernels have no launch options
         self.cluster_general = None if cluster is None else tuple(cluster)
         kern._function(device)
         kern._block()

@@ -5,7 +5,7 @@ with tirx's NVRTC setup (no GPU). tests/test_tirx_golden_cuda_gpu.py runs both o
 from __future__ import annotations
 
 import pytest
-from tirx_golden_cuda_util import CASES, cccl_include
+from tirx_golden_cuda_util import ARCH, CASES, cccl_include
 
 import tirx
 
@@ -27,7 +27,9 @@ def test_tirx_cuda_compiles_with_nvrtc():
     if inc is None:
         pytest.skip("libcu++ headers (cuda/std/cstdint, which TIRx's CUDA includes) not found")
     for op, case in CASES.items():
-        res = compile_source(case["cuda"], "sm_90a", name=f"tirx_{op}.cu", options=(f"-I{inc}",))
+        res = compile_source(
+            case["cuda"], ARCH.get(op, "sm_90a"), name=f"tirx_{op}.cu", options=(f"-I{inc}",)
+        )
         assert res.cubin, op
 
 

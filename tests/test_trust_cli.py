@@ -12,13 +12,13 @@ import sys
 import types
 
 import pytest
-import tirx.tools.cli as cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tirx.tools import fuzzing, mutate
-from tirx.tools.cli import main
 
 import tirx
+import tirx.tools.cli as cli
+from tirx.tools import fuzzing, mutate
+from tirx.tools.cli import main
 
 GOOD = """@T.function
 def f(A: T.Tensor((4,), T.int32)):
@@ -235,7 +235,7 @@ def test_fuzz_time_budget_and_one_summary_line(fixed_programs, capsys):
     cap = capsys.readouterr()
     lines = cap.out.splitlines()
     assert len(lines) == 1 and "seed 7" in lines[0] and "all round-trip invariants hold" in lines[0]
-    assert cap.err == ""  # no progress lines off a terminal
+    assert cap.err.count("\n") <= 1  # at most one progress line (redrawn with \r), on stderr
 
 
 def test_fuzz_default_seed_varies_and_is_printed(fixed_programs, capsys):

@@ -12,6 +12,8 @@ GOLDEN = json.loads((Path(__file__).parent / "data" / "tirx_golden" / "cuda.json
 N = GOLDEN["n"]
 BUFFERS = GOLDEN["buffers"]
 CASES = {k: v for k, v in sorted(GOLDEN["ops"].items()) if "cuda" in v}
+#: ops whose TIRx CUDA needs a newer GPU than sm_90a (compiled for this arch; not run on an H200)
+ARCH = {"cuda.fadd2_rn": "sm_100a", "cuda.fmul2_rn": "sm_100a"}  # TIRx calls __fadd2_rn/__fmul2_rn
 
 
 def inputs(case: dict) -> dict:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 __all__ = ["DiagnosticError", "InternalError", "OpError"]
 
 
@@ -15,7 +17,26 @@ class DiagnosticError(RuntimeError):
     def __init__(self, message: str, span=None, rendered: str | None = None):
         self.message = message
         self.span = span
+        self._diagnostics: list[DiagnosticError] | None = None
+        self._find_more: Callable[[], list[DiagnosticError]] | None = None
         super().__init__(rendered if rendered is not None else message)
+
+    @property
+    def diagnostics(self) -> list[DiagnosticError]:
+        """Every error found in the input, this one first. ``tirx.loads`` looks for the later
+        ones (recovering at the next statement) only when this is first read, so loading bad
+        text costs no more than stopping at the first error unless someone asks."""
+        if getattr(self, "_diagnostics", None) is None:
+            find = getattr(self, "_find_more", None)
+            self._find_more = None
+            self._diagnostics = [self, *(find() if find is not None else ())]
+        return list(self._diagnostics or [self])
+
+    def __reduce__(self) -> tuple:
+        """Pickles without the search for later errors (a closure over the loader's state):
+        what was found so far travels; an unsearched error carries only itself."""
+        state = {k: v for k, v in self.__dict__.items() if k != "_find_more"}
+        return (type(self), self.args, state)
 
 
 class InternalError(RuntimeError):

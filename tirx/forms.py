@@ -52,8 +52,10 @@ from .ir.expr import (
     binop,
     convert,
 )
-from .ir.function import Function
+from .ir.function import Function, Module
+from .ir.layout import Layout
 from .ir.node import Attrs
+from .ir.shuffle import Shuffle
 from .ir.stmt import (
     LAUNCH_FIELDS,
     LAUNCH_FIELDS_KEY,
@@ -282,7 +284,11 @@ def _launch_values(fname: str, p: Param, v: tuple) -> tuple:
         if e is None:
             raise FormError(f"{fname}: launch values must be scalar integers, got {describe(x)}")
         t = e.ty
-        if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
+        # launch options beyond the shape may be float32 (a hit ratio) or handles (events,
+        # streams, window pointers); DeviceEntry checks each value against its field's kind
+        if not (isinstance(t, PrimType) and (t.is_int or t.is_float) and t.lanes == 1) and not isinstance(
+            t, PointerType
+        ):
             raise FormError(f"{fname}: launch values must be scalar integers, got dtype {t}")
         out.append(e)
     return tuple(out)
@@ -293,6 +299,13 @@ def _value(fname: str, p: Param, v: Any) -> Any:
     if type(v) is str:
         return v
     return _expr(fname, p, v)
+
+
+def _layout(fname: str, p: Param, v: Any) -> Layout | None:
+    """``layout=T.TileLayout(...)`` / ``T.ComposeLayout(...)`` (tirx.ir.layout), or None."""
+    if v is None or isinstance(v, Layout):
+        return v
+    raise FormError(f"{fname}: {p.name} must be a T.TileLayout or T.ComposeLayout, got {describe(v)}")
 
 
 def _tensor_arg(fname: str, p: Param, v: Any) -> TensorType:
@@ -354,6 +367,7 @@ KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "value": _value,  # an expression or a string (T.attr's value)
     "grid_extents": _grid_extents,  # *extents: integers or (start, extent) pairs (T.grid)
     "unset": _unset,  # a TVM keyword tirx has no meaning for: only None (derived forms' tvm=True)
+    "layout": _layout,  # a layout (tirx.ir.layout) or None
 }
 
 
@@ -725,6 +739,54 @@ def loop_stop(start: PrimExpr, extent: PrimExpr) -> PrimExpr:
     return Add(start, extent)
 
 
+# ------------------------------------------------------------------ store-target slices
+def slice_ramp(start: Any, stop: Any, step: Any = None) -> Ramp:
+    """The lanes ``A[start:stop:step] = v`` stores to (TIRx prints a Ramp store target so):
+    ``T.Ramp(start, step, lanes)`` with ``lanes = (stop - start) / step``, which must be a
+    constant of at least 2: two integer constants, or a stop written ``start + k`` (``start``
+    structurally). ``ValueError`` otherwise. Only store targets take slices: TIRx reads
+    ``A[a:b]`` in an expression as a region, not as lanes."""
+    start, stop = convert(start), convert(stop)
+    stride = convert(1 if step is None else step)
+    for what, e in (("start", start), ("stop", stop), ("step", stride)):
+        if not (isinstance(e.ty, PrimType) and e.ty.is_int and e.ty.lanes == 1):
+            raise ValueError(f"slice {what} must be a scalar integer expression, got dtype {e.ty}")
+    if type(stride) is not IntImm or stride.value < 1:
+        raise ValueError("slice step must be a positive integer constant")
+    if type(start) is IntImm and type(stop) is IntImm:
+        span = stop.value - start.value
+    elif type(stop) is Add and type(stop.b) is IntImm and _same(stop.a, start):
+        span = stop.b.value
+    else:
+        raise ValueError("slice length must be a constant: write A[s:s + n] or constants")
+    if span % stride.value or span // stride.value < 2:
+        raise ValueError(
+            f"slice of {span} elements by step {stride.value}: a store needs 2 or more whole lanes"
+        )
+    if stride.ty != start.ty:
+        stride = IntImm(stride.value, start.ty)
+    return Ramp(start, stride, span // stride.value)
+
+
+def slice_parts(r: Ramp) -> tuple | None:
+    """``(start, stop, step)`` to print a store target ``r`` as TIRx does (``A[s:e]``,
+    ``A[s:e:k]``), from which :func:`slice_ramp` rebuilds ``r``; None when it cannot
+    (a symbolic stride)."""
+    st = r.stride
+    if type(st) is not IntImm or st.value < 1:
+        return None
+    n = st.value * r.lanes
+    b = r.base
+    if type(b) is IntImm:
+        try:
+            stop = IntImm(b.value + n, b.ty)
+        except (TypeError, ValueError):
+            return None
+    else:
+        stop = Add(b, IntImm(n, b.ty))
+    return b, stop, (None if st.value == 1 else st)
+
+
 def _int_bound(fname: str, e: PrimExpr) -> None:
     t = e.ty
     if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
@@ -841,11 +903,11 @@ LOOPS: dict[ForKind, FormSpec] = {k: _loop_form(k) for k in ForKind}
 
 
 # ------------------------------------------------------------------ types
-def _b_tensor(shape: tuple, dtype: Any, scope: str, strides: tuple, elem_offset: Any, align: int, data: Any,
-              span: Any = None) -> TensorType:  # fmt: skip
+def _b_tensor(shape: tuple, dtype: Any, scope: str, strides: tuple, elem_offset: Any, align: int, layout: Any,
+              data: Any, span: Any = None) -> TensorType:  # fmt: skip
     if type(dtype) is str:  # the default, "float32"
         dtype = parse_dtype(dtype)
-    return TensorType(shape, dtype, scope, strides, align, elem_offset, data)
+    return TensorType(shape, dtype, scope, strides, align, elem_offset, data, layout)
 
 
 def _tvm_keywords(pos: Any, kw: dict) -> tuple:
@@ -863,8 +925,8 @@ TENSOR = FormSpec(
     (Param("shape", "shape"), Param("dtype", "primtype", "float32"),
      Param("scope", "str", "global", print_kw=True), Param("strides", "dims", (), print_kw=True),
      Param("elem_offset", "dim", None, print_kw=True), Param("align", "nat", 0, print_kw=True),
-     Param("data", "ptrvar", None, kw_only=True)),
-    TensorType, _b_tensor, ("shape", "dtype", "scope", "strides", "elem_offset", "align", "data"),
+     Param("layout", "layout", None, kw_only=True), Param("data", "ptrvar", None, kw_only=True)),
+    TensorType, _b_tensor, ("shape", "dtype", "scope", "strides", "elem_offset", "align", "layout", "data"),
     aliases=("Buffer",), role="type", normalize=_tvm_keywords, kw_normalize=True,
     doc='``T.Tensor((m, n), T.float16, scope="shared")``: a tensor type (parameters, allocations).',
 )  # fmt: skip
@@ -964,6 +1026,8 @@ class Pending:
             return builder.decl(name, ty, data)
         if form == "evaluate":
             return builder.evaluate(self.args[0])
+        if form == "module_attrs":
+            return builder.set_module_attrs(self.args[0])
         return builder.func_attr(self.args[0])  # func_attr
 
     def __repr__(self) -> str:
@@ -989,7 +1053,9 @@ def _alloc_spellings(pos: Any, kw: dict) -> tuple:
 
 def _b_decl(data: Var, ty: TensorType, span: Any = None) -> Pending:
     if ty.scope != data.ty.scope:  # the view lives where its pointer points
-        ty = TensorType(ty.shape, ty.dtype, data.ty.scope, ty.strides, ty.align, ty.elem_offset)
+        ty = TensorType(
+            ty.shape, ty.dtype, data.ty.scope, ty.strides, ty.align, ty.elem_offset, layout=ty.layout
+        )
     return Pending("decl_tensor", data, ty)
 
 
@@ -1000,6 +1066,10 @@ def _b_evaluate(value: Any, span: Any = None) -> Pending:
 
 def _b_func_attr(attrs: Any, span: Any = None) -> Pending:
     return Pending("func_attr", attrs if type(attrs) is Attrs else Attrs(attrs))
+
+
+def _b_module_attrs(attrs: Any, span: Any = None) -> Pending:
+    return Pending("module_attrs", attrs if type(attrs) is Attrs else Attrs(attrs))
 
 
 #: statements written as a call: the build gives a :class:`Pending` each front end emits
@@ -1085,6 +1155,11 @@ FORMS: tuple[FormSpec, ...] = (
         doc="``T.Select(cond, a, b)``: both arms are evaluated (``T.if_then_else`` is the lazy form).",
     ),
     CAST,
+    FormSpec(  # TIRx's vector lane shuffle (tirx/ir/shuffle.py)
+        "Shuffle", (Param("vectors", "exprs"), Param("indices", "exprs")), Shuffle,
+        lambda vectors, indices, span=None: Shuffle(vectors, indices, span=span), ("vectors", "indices"),
+        doc="``T.Shuffle([v, w], [7, 6, 1, 0])``: lanes picked from the concatenation of the vectors.",
+    ),
     FormSpec(
         "Let", (Param("binding", "binding"), Param("body", "expr")), Let, _b_let,
         lambda e: ((e.var, e.value), e.body),
@@ -1254,11 +1329,12 @@ _SHAPE, _DTYPE = Param("shape", "shape"), Param("dtype", "primtype", "float32")
 _STRIDES, _ALIGN = Param("strides", "dims", (), kw_only=True), Param("align", "nat", 0, kw_only=True)
 _ELEM_OFFSET = Param("elem_offset", "dim", None, kw_only=True)
 _ANNOTATIONS = Param("annotations", "dict", None, kw_only=True)
+_LAYOUT = Param("layout", "layout", None, kw_only=True)
 
 
 def _alloc_in(scope: str, aliases: tuple = ()) -> FormSpec:
     return derive(
-        f"alloc_{scope}", ALLOC_TENSOR, (_SHAPE, _DTYPE, _STRIDES, _ALIGN, _ANNOTATIONS), {"scope": scope},
+        f"alloc_{scope}", ALLOC_TENSOR, (_SHAPE, _DTYPE, _STRIDES, _ALIGN, _ANNOTATIONS, _LAYOUT), {"scope": scope},
         aliases=aliases, tvm=True,
         doc=f'``X = T.alloc_{scope}(shape, dtype)``: ``T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope="{scope}")])``.',
     )  # fmt: skip
@@ -1270,15 +1346,22 @@ DERIVED: tuple[FormSpec, ...] = (
     _alloc_in("local"),
     derive(
         "alloc_buffer", ALLOC_TENSOR,
-        (_SHAPE, _DTYPE, Param("scope", "str", "global"), _STRIDES, _ELEM_OFFSET, _ALIGN, _ANNOTATIONS),
+        (_SHAPE, _DTYPE, Param("scope", "str", "global"), _STRIDES, _ELEM_OFFSET, _ALIGN, _ANNOTATIONS, _LAYOUT),
         tvm=True, doc="``X = T.alloc_buffer(shape, dtype, scope)``: ``T.alloc_tensor`` of that ``T.Tensor``.",
     ),
     derive(
         "decl_buffer", (DECL_TENSOR, ALLOC_TENSOR),
-        (_SHAPE, _DTYPE, Param("data", "ptrvar", None), Param("scope", "str", None), _STRIDES, _ELEM_OFFSET, _ALIGN),
+        (_SHAPE, _DTYPE, Param("data", "ptrvar", None), Param("scope", "str", None), _STRIDES, _ELEM_OFFSET, _ALIGN,
+         _LAYOUT),
         check=_view_scope, tvm=True,
         doc="``X = T.decl_buffer(shape, dtype, data=p)``: ``T.decl_tensor(p, ty_args=[T.Tensor(shape, dtype)])`` "
         "(the pointer's scope); without ``data``, ``T.alloc_tensor`` in ``scope`` (default global).",
+    ),
+    derive(
+        # the parameters of T.alloc_shared / T.alloc_local (_alloc_in), in the same order
+        "tmem", ALLOC_TENSOR, (_SHAPE, _DTYPE, _STRIDES, _ALIGN, _ANNOTATIONS, _LAYOUT), {"scope": "tmem"}, tvm=True,
+        doc='``X = T.tmem(shape, dtype)``: a Blackwell tensor-memory tensor, ``T.alloc_tensor(ty_args=[T.Tensor('
+        'shape, dtype, scope="tmem")])`` (docs/blackwell.md; TIRx\'s ``allocated_addr=`` is not supported yet)',
     ),
     derive(
         "cast", CAST, (Param("value", "expr"), Param("dtype", "dtype")), shortcut=_same_dtype,
@@ -1324,6 +1407,22 @@ for _f in (*FORMS, *DERIVED, GRID, LET, NONE_TYPE, TENSOR_MAP):
     for _n in (_f.name, *_f.aliases):
         _BY_NAME[_n] = _f
 _BY_NODE: dict[type, FormSpec] = {f.node: f for f in FORMS if f.role == "expr" and f.unparse is not None}
+
+
+def register(spec: FormSpec) -> None:
+    """Make ``T.<spec.name>`` a form of the text loader (a module declaring forms of its own,
+    such as ``tirx.layout_forms``, which the text loader and the printer import)."""
+    for n in (spec.name, *spec.aliases):
+        _BY_NAME[n] = spec
+
+
+#: a module-level statement (first in a ``@T.ir_module`` class body, as TIRx prints module
+#: attributes): a form of the text loader, not of kernel bodies
+MODULE_ATTRS = FormSpec(
+    "module_attrs", (Param("attrs", "dict"),), Module, _b_module_attrs, ("attrs",), role="stmt",
+    doc='``T.module_attrs({"key": value})``: a module\'s attributes, first in its class body.',
+)  # fmt: skip
+register(MODULE_ATTRS)
 
 
 def by_name(name: str) -> FormSpec | None:

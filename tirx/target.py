@@ -155,6 +155,12 @@ def compile_cuda(
     entry = None
     hit = ""
     f, src = _lower(f, vectorize, restrict, wrap_int)
+    build = _nvrtc.compile_source
+    if "nvshmem" in src.features:  # relocatable code linked with NVSHMEM's device library
+        from .runtime import nvshmem as _nvshmem
+
+        opts += _nvshmem.compile_options()
+        build = _nvshmem.compile_source
     cu_name = source_name or f"{names[0]}.cu"
     if cache:
         # keyed by the exact CUDA source NVRTC would compile (never by structural_hash), and a
@@ -169,7 +175,7 @@ def compile_cuda(
         entry = _cache.get(key, disk=True, source=src.text)
         hit = "hit" if entry is not None else ""
     if entry is None:
-        res = _nvrtc.compile_source(src.text, arch, name=cu_name, options=opts, line_spans=src.line_spans)
+        res = build(src.text, arch, name=cu_name, options=opts, line_spans=src.line_spans)
         entry = _cache.CacheEntry(src.text, res.ptx, res.cubin, res.log, {"arch": arch, "names": list(names)})
         if cache:
             _cache.put(key, entry, disk=True)
@@ -191,6 +197,7 @@ def compile_cuda(
         key,
         hit,
         launcher,
+        features=src.features,  # cooperative launches (grid_sync), NVSHMEM module registration
     )
     _LAST_TIMES["compile_s"] = time.perf_counter() - t0
     if isinstance(f, Function):

@@ -42,7 +42,7 @@ class _Status:
         self.cur_s = 0.0
 
     def progress(self, mode: str) -> Any:
-        def cb(n: int, seconds: float) -> None:
+        def cb(n: int, seconds: float, failures: int = 0) -> None:
             self.cur_mode, self.cur_n, self.cur_s = mode, n, seconds
             self.maybe_print()
 

@@ -11,8 +11,9 @@ import argparse
 import contextlib
 import importlib
 import os
+import shlex
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 __all__ = ["main"]
@@ -55,7 +56,7 @@ def _file_problem(path: str, e: BaseException) -> str | None:
     import tirx
 
     if isinstance(e, tirx.DiagnosticError):
-        return str(e)
+        return _all_diagnostics(e, path)
     if isinstance(e, UnicodeDecodeError):
         bad = e.object[e.start : e.start + 1]
         byte = f"byte 0x{bad[0]:02x} " if isinstance(bad, bytes) and bad else ""
@@ -67,6 +68,16 @@ def _file_problem(path: str, e: BaseException) -> str | None:
     if isinstance(e, MemoryError):
         return f"error: {path}: out of memory while processing this input"
     return None
+
+
+def _all_diagnostics(e: BaseException, path: str | None = None) -> str:
+    """Every error of a file (``DiagnosticError.diagnostics``: the loader goes on after the
+    first), each with its ``file:line:col`` and caret, then how many there were."""
+    diags = getattr(e, "diagnostics", None) or [e]
+    text = "\n".join(str(d) for d in diags)
+    if len(diags) > 1:
+        text += f"\n{len(diags)} errors" + (f" in {path}" if path else "")
+    return text
 
 
 class _Files:
@@ -163,28 +174,53 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ fuzz
 class _Progress:
-    """One self-overwriting status line on a terminal; nothing when stderr is a file or pipe
-    (CI logs get the summary line only)."""
+    """One progress line (tqdm): programs, rate and failures so far, redrawn in place with
+    carriage returns at most every ``interval`` seconds, so a log gets one line, not one
+    per program. ``enabled=False`` (``--no-progress``) or no tqdm: nothing."""
 
-    def __init__(self, what: str, stream: Any = None):
-        self.what = what
-        self.stream = stream or sys.stderr
-        self.tty = getattr(self.stream, "isatty", lambda: False)()
-        self.last = 0.0
-        self.shown = False
-
-    def __call__(self, n: int, seconds: float) -> None:
-        if not self.tty or seconds - self.last < 0.5:
+    def __init__(
+        self,
+        what: str,
+        total: int | None = None,
+        stream: Any = None,
+        enabled: bool = True,
+        interval: float = 0.5,
+        unit: str = "programs",
+    ):
+        self.bar: Any = None
+        if not enabled:
             return
-        self.last = seconds
-        self.shown = True
-        self.stream.write(f"\r{self.what}: {n} in {seconds:.0f} s ({n / max(seconds, 1e-9):.1f}/s)  ")
-        self.stream.flush()
+        try:
+            from tqdm import tqdm
+        except ImportError:  # pragma: no cover - a declared dependency; progress is optional
+            return
+        self.bar = tqdm(
+            total=total,
+            desc=what,
+            unit=f" {unit}",
+            file=stream or sys.stderr,
+            mininterval=interval,
+            dynamic_ncols=True,
+            leave=True,
+            position=0,  # one line, even when an earlier bar in this process was left open
+        )
+        self.bar.set_postfix_str("failures 0", refresh=False)
 
-    def done(self) -> None:
-        if self.shown:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
+    def __call__(self, n: int, seconds: float, failures: int = 0) -> None:
+        if self.bar is None:
+            return
+        self.failures(failures)
+        self.bar.update(n - self.bar.n)
+
+    def failures(self, k: int) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"failures {k}", refresh=False)
+
+    def done(self, failures: int = 0) -> None:
+        if self.bar is not None:
+            self.failures(failures)
+            self.bar.close()
+            self.bar = None
 
 
 def _print_failure(out: Any) -> None:
@@ -204,16 +240,58 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     except ImportError as e:
         _err(f"error: tirx fuzz needs hypothesis and tirx.testing.strategies ({e})")
         return 2
+    fz = None
+    if args.semantic:
+        try:
+            fz = importlib.import_module("tirx.interp.fuzz")
+            fz.semantic_strategy  # noqa: B018 - probe: the interpreter provides the properties
+        except (ImportError, AttributeError) as e:
+            _err(f"error: tirx fuzz --semantic is not available yet ({e})")
+            return 2
+    if args.passes is not None and (args.semantic or args.mutate):
+        _err("tirx fuzz: error: --passes runs with the round-trip campaign (not --semantic or --mutate)")
+        return 2
+    problems: Callable[[Any], list[str]] = roundtrip_problems
+    replay = ""
+    if args.passes is not None:
+        from tirx.passes import build_pipeline
+
+        rc = _load_plugins(args.plugin)
+        if rc:
+            return rc
+        try:
+            pipeline = build_pipeline(args.passes)
+        except (ValueError, TypeError) as e:
+            _err(f"tirx fuzz: error: {e}")
+            return 2
+        problems = fuzzing.pipeline_problems(pipeline)
+        plugins = "".join(f" --plugin {shlex.quote(p)}" for p in args.plugin or ())
+        replay = f"--passes {shlex.quote(args.passes)}{plugins}"
     seed = fuzzing.fresh_seed() if args.seed is None else args.seed
     examples = args.examples if args.examples is not None else (None if args.time else 100)
+    prog = _Progress(
+        "mutate" if args.mutate else "semantic fuzz" if args.semantic else "fuzz",
+        total=examples,
+        enabled=not args.no_progress,
+        unit="inputs" if args.mutate else "kernels" if args.semantic else "programs",
+    )
+    try:
+        return _fuzz(args, fuzzing, fz, seed, examples, prog, problems, replay)
+    finally:
+        prog.done()  # an interrupted run still ends its progress line
+
+
+def _fuzz(
+    args: argparse.Namespace,
+    fuzzing: Any,
+    fz: Any,
+    seed: int,
+    examples: int | None,
+    prog: _Progress,
+    problems: Any,
+    replay: str,
+) -> int:
     save = None if args.no_save else args.save
-    common = {
-        "seed": seed,
-        "examples": examples,
-        "time_budget": args.time,
-        "max_shrink_time": args.max_shrink_time,
-        "save_dir": save,
-    }
     if args.mutate:
         from tirx.tools import mutate
 
@@ -225,28 +303,29 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             input_timeout=args.input_timeout,
             corpus=args.corpus,
             max_reduce_time=args.max_shrink_time,
-            on_progress=_Progress("mutate"),
+            on_progress=prog,
         )
+        prog.done(sum(g.count for g in rep.groups.values()))
         print(rep.summary())
         for line in rep.failure_lines():
             print(line)
         return 0 if rep.ok else 1
-    if args.semantic:
-        try:
-            fz = importlib.import_module("tirx.interp.fuzz")
-            fz.semantic_strategy  # noqa: B018 - probe: the interpreter provides the properties
-        except (ImportError, AttributeError) as e:
-            _err(f"error: tirx fuzz --semantic is not available yet ({e})")
-            return 2
-        prog = _Progress("semantic fuzz")
-        out = fuzzing.run_semantic(**common, on_progress=prog)
+    common = {
+        "seed": seed,
+        "examples": examples,
+        "time_budget": args.time,
+        "max_shrink_time": args.max_shrink_time,
+        "save_dir": save,
+        "on_progress": prog,
+    }
+    if fz is not None:
+        out = fuzzing.run_semantic(**common)
         checks = ", ".join(n for n, _ in fz.semantic_checks())
         what = f"kernels, checks {checks}"
     else:
-        prog = _Progress("fuzz")
-        out = fuzzing.run_roundtrip(**common, problems=roundtrip_problems, on_progress=prog)
+        out = fuzzing.run_roundtrip(**common, problems=problems, replay_args=replay)
         what = "programs"
-    prog.done()
+    prog.done(0 if out.ok else 1)
     head = f"{out.mode} fuzz: {out.examples} {what} in {out.seconds:.1f} s ({out.rate:.1f}/s), seed {seed}"
     if out.ok:
         tail = "all round-trip invariants hold" if out.mode == "roundtrip" else "ok"
@@ -275,6 +354,9 @@ def _load_plugins(paths: list[str] | None) -> int:
             continue
         _PLUGINS.add(key)
         spec = importlib.util.spec_from_file_location(f"tirx_plugin_{len(_PLUGINS)}", path)
+        if spec is None or spec.loader is None:
+            _err(f"tirx: error: plugin {path} cannot be imported (not a Python file?)")
+            return 2
         mod = importlib.util.module_from_spec(spec)
         try:
             spec.loader.exec_module(mod)  # the user's own code, asked for by --plugin
@@ -322,7 +404,7 @@ def cmd_opt(args: argparse.Namespace) -> int:
         return 2
     files = _Files()
     timing = PassTiming() if args.timing else None
-    instruments = [i for i in (timing,) if i is not None]
+    instruments: list[Any] = [i for i in (timing,) if i is not None]
     if args.print_after_all:
         instruments.append(PrintIR(diff=False, stream=sys.stderr))
     if args.verify_each:
@@ -477,6 +559,18 @@ def _parser() -> argparse.ArgumentParser:
         "(default fuzz-failures/; created only on a failure)",
     )
     z.add_argument("--no-save", action="store_true", help="do not write failure files")
+    z.add_argument(
+        "--no-progress", action="store_true", help="no progress line on stderr (the summary still prints)"
+    )
+    z.add_argument(
+        "--passes",
+        "-p",
+        default=None,
+        metavar="PIPELINE",
+        help="also run this pass pipeline (as `tirx opt -p`) on each program: it must not raise, and its "
+        "output must be well-formed and round-trip",
+    )
+    z.add_argument("--plugin", action="append", metavar="PY", help="a Python file that registers passes")
     mode = z.add_mutually_exclusive_group()
     mode.add_argument(
         "--semantic",
@@ -590,11 +684,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             traceback.print_exc()
         try:
-            from tirx.errors import DiagnosticError
+            from tirx.errors import DiagnosticError as _Diag
+
+            diag: tuple[type, ...] = (_Diag,)
         except Exception:  # a broken install: report e itself
-            DiagnosticError = ()  # type: ignore[assignment]
-        if isinstance(e, DiagnosticError):
-            _err(str(e))
+            diag = ()
+        if isinstance(e, diag):
+            _err(_all_diagnostics(e))
         elif isinstance(e, OSError):
             _err(_os_message(e))
         elif isinstance(e, UnicodeEncodeError):
@@ -611,6 +707,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         _error_file.clear()
+
+
+def _check_paths(args: argparse.Namespace) -> int:
+    """2 (a usage error) when a FILE argument is missing or is a directory; ``fmt`` takes
+    directories and globs (tools/fmt.py checks its own)."""
+    if args.cmd == "fmt":
+        return 0
+    paths = [args.file] if args.cmd == "compile" else getattr(args, "files", None) or []
+    for path in paths:
+        if path == "-" and args.cmd == "opt":
+            continue
+        if not os.path.exists(path):
+            _err(f"tirx {args.cmd}: error: no such file: {path}")
+            return 2
+        if os.path.isdir(path):
+            _err(f"tirx {args.cmd}: error: {path} is a directory (give .tirx files)")
+            return 2
+    return 0
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
@@ -635,6 +749,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
         _err(f"tirx {args.cmd}: error: unrecognized arguments: {' '.join(extra)}")
         return 2
     if args.cmd == "compile":
+        rc = _check_paths(args)
+        if rc:
+            return rc
         for x in extra:
             if not x.startswith("-"):
                 _err(f"tirx compile: error: unrecognized argument: {x}")
@@ -650,15 +767,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
             if v is not None and not v > 0:
                 _err(f"tirx fuzz: error: {flag} must be positive")
                 return 2
-    for path in getattr(args, "files", ()) if args.cmd != "fmt" else ():  # fmt: tools/fmt.py
-        if path == "-" and args.cmd == "opt":
-            continue
-        if not os.path.exists(path):
-            _err(f"tirx {args.cmd}: error: no such file: {path}")
-            return 2
-        if os.path.isdir(path):
-            _err(f"tirx {args.cmd}: error: {path} is a directory (give .tirx files)")
-            return 2
+    rc = _check_paths(args)
+    if rc:
+        return rc
     cmds = {"fmt": cmd_fmt, "check": cmd_check, "roundtrip": cmd_roundtrip, "fuzz": cmd_fuzz, "opt": cmd_opt}
     cmds["passes"] = cmd_passes
     return cmds[args.cmd](args)

@@ -69,8 +69,13 @@ def same_layout(text: str, canonical: str) -> bool:
     for x, y in zip(a, b):
         if x == y:
             continue
-        hx, hy = _HEAD.match(x), _HEAD.match(y)
-        if hx.group() != hy.group() or [c.text for c in scan(x)] != [c.text for c in scan(y)]:
+        hx, hy = _HEAD.match(x), _HEAD.match(y)  # the pattern matches every line (maybe empty)
+        if (
+            hx is None
+            or hy is None
+            or hx.group() != hy.group()
+            or [c.text for c in scan(x)] != [c.text for c in scan(y)]
+        ):
             return False
     return True
 

@@ -31,6 +31,7 @@ __all__ = [
     "Failure",
     "Outcome",
     "fresh_seed",
+    "pipeline_problems",
     "roundtrip_problems",
     "run_budgeted",
     "run_roundtrip",
@@ -67,6 +68,26 @@ def roundtrip_problems(obj: Any) -> list[str]:
     return out
 
 
+def pipeline_problems(pipeline: Callable[[Any], Any]) -> Callable[[Any], list[str]]:
+    """Problems of a pass pipeline on one program: it raises, its output is not well-formed,
+    or its output breaks the text invariants (``tirx fuzz --passes``)."""
+    import tirx
+
+    def problems(obj: Any) -> list[str]:
+        from tirx.passes.verify import verify_well_formed
+
+        try:
+            out = pipeline(obj)
+        except tirx.DiagnosticError as e:
+            return [f"the pipeline rejected a well-formed program:\n{e}"]
+        bad = verify_well_formed(out)
+        if bad:
+            return ["the pipeline's output is not well-formed: " + "; ".join(e.message for e in bad)]
+        return [f"after the pipeline: {p}" for p in roundtrip_problems(out)]
+
+    return problems
+
+
 def _first_mismatch(a: Any, b: Any) -> str:
     """``: structural mismatch at <path>`` from assert_structural_equal, when it says one."""
     import tirx
@@ -96,8 +117,10 @@ def run_roundtrip(
     save_dir: str | os.PathLike | None = DEFAULT_SAVE_DIR,
     problems: Callable[[Any], list[str]] = roundtrip_problems,
     on_progress: Callable[[int, float], None] | None = None,
+    replay_args: str = "",
 ) -> Outcome:
-    """The round-trip invariants on generated Functions and Modules."""
+    """The round-trip invariants on generated Functions and Modules (``problems`` may check
+    more: ``pipeline_problems``); ``replay_args`` go at the end of the replay command."""
     from hypothesis import strategies as st
 
     from tirx.testing import strategies as tst
@@ -110,10 +133,16 @@ def run_roundtrip(
         examples=examples,
         time_budget=time_budget,
         max_shrink_time=max_shrink_time,
-        replay_cmd="tirx fuzz --seed {seed} --examples {examples}",
+        replay_cmd="tirx fuzz --seed {seed} --examples {examples}"
+        + _literal(f" {replay_args}" if replay_args else ""),
         save_dir=save_dir,
         on_progress=on_progress,
     )
+
+
+def _literal(text: str) -> str:
+    """``text`` inside a ``str.format`` template (a pipeline's options are in braces)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def run_semantic(

@@ -55,7 +55,7 @@ class Graph:
 
 def _package_dirs(root: Path) -> tuple[dict[str, str], list[str]]:
     """(package -> directory, packages) from pyproject.toml."""
-    import tomllib
+    import tomllib  # type: ignore[import-not-found, unused-ignore]  # Python >= 3.11; a dev tool
 
     data = tomllib.loads((root / "pyproject.toml").read_text())
     st = data["tool"]["setuptools"]

@@ -29,7 +29,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,11 +74,8 @@ def _pipeline(text: str) -> tuple[bool, tuple[str, str, str] | None]:
     """(accepted by loads, problem or None)."""
     import tirx
     from tirx.errors import OpError
+    from tirx.interp.errors import InterpError  # part of the package
 
-    try:
-        from tirx.interp.errors import InterpError
-    except ImportError:  # pragma: no cover - the interpreter is part of the package
-        InterpError = tirx.DiagnosticError
     documented = (tirx.DiagnosticError, OpError, InterpError)
 
     stage = "loads"
@@ -132,9 +129,8 @@ def _compile_interp(obj: Any) -> None:
 
 def _cuda_source(obj: Any) -> None:
     """What ``tirx.compile(obj, target="cuda")`` does before NVRTC."""
-    from tirx.passes import VectorizeThreads
-
     from tirx.codegen import generate
+    from tirx.passes import VectorizeThreads
 
     generate(VectorizeThreads()(obj))
 
@@ -149,7 +145,7 @@ def _read_text(p: Path) -> str | None:
         return None
 
 
-def _files(paths: list[str | os.PathLike]) -> list[Path]:
+def _files(paths: Sequence[str | os.PathLike]) -> list[Path]:
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
@@ -165,9 +161,9 @@ def _generated(seed: int, n: int) -> list[tuple[str, str]]:
         return []
     try:
         from hypothesis import strategies as st
-        from tirx.tools.fuzzing import run_budgeted
 
         from tirx.testing import strategies as tst
+        from tirx.tools.fuzzing import run_budgeted
     except ImportError:
         return []
     import tirx
@@ -692,7 +688,7 @@ def run_mutate(
     input_timeout: float = 1.0,
     corpus: list[str] | None = None,
     max_reduce_time: float = 30.0,
-    on_progress: Callable[[int, float], None] | None = None,
+    on_progress: Callable[[int, float, int], None] | None = None,
     known: set[str] | None = None,
 ) -> MutateReport:
     """Mutate corpus texts until ``examples`` inputs ran or ``time_budget`` seconds passed.
@@ -726,7 +722,7 @@ def run_mutate(
             res = _classify(kind, payload, input_timeout)
             rep.accepted += kind == "ok" and payload[0]
             if on_progress is not None:
-                on_progress(rep.inputs, time.monotonic() - t0)
+                on_progress(rep.inputs, time.monotonic() - t0, sum(g.count for g in rep.groups.values()))
             if res is None:
                 continue
             sig, msg, tb = res

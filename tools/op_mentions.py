@@ -108,7 +108,9 @@ def _py_mentions(text: str) -> tuple[list[str], list[str], list[str], list[str]]
                 docs.add(id(b.value))
         elif isinstance(n, ast.keyword) and n.arg == "doc":  # a declaration's doc line
             docs.update(id(c) for c in ast.walk(n.value) if isinstance(c, ast.Constant))
-    strings, as_names, chains = [], [], []
+    strings: list[str] = []
+    as_names: list[str] = []
+    chains: list[str] = []
     defs = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     for n in ast.walk(tree):
         if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
@@ -123,7 +125,8 @@ def _py_mentions(text: str) -> tuple[list[str], list[str], list[str], list[str]]
             if fname in _OP_CALLS and isinstance(n.args[0].value, str):
                 as_names.append(n.args[0].value)
         elif isinstance(n, ast.Attribute):
-            parts, x = [], n
+            parts: list[str] = []
+            x: ast.expr = n
             while isinstance(x, ast.Attribute):
                 parts.append(x.attr)
                 x = x.value

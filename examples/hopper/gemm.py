@@ -56,6 +56,21 @@ def release(empty, s, cluster):
         T.evaluate(T.ptx.mbarrier_arrive(T.address_of(empty[s])))
 
 
+@T.inline
+def store_rows(C, acc, out, a0, row0, col0, BN, DT):
+    """Epilogue of one 64-row wgmma accumulator (``acc[a0:a0 + BN / 2]``): this thread's values
+    of rows ``row0`` and ``row0 + 8``, converted and stored as 2-element vectors."""
+    row = row0
+    col = col0
+    for i in range(BN // 8):
+        out[0] = T.cast(acc[a0 + 4 * i], DT)
+        out[1] = T.cast(acc[a0 + 4 * i + 1], DT)
+        C[row, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+        out[0] = T.cast(acc[a0 + 4 * i + 2], DT)
+        out[1] = T.cast(acc[a0 + 4 * i + 3], DT)
+        C[row + 8, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+
+
 @T.jit
 def gemm_tn(
     A: T.Tensor((M, K), DT),
@@ -221,16 +236,16 @@ def gemm_tn(
                 if ctid == 0:
                     release(empty, (j * kb_n + kb_n - 1) % STAGES, 1)
                 for h in range(BM // 64):
-                    row = m0 + h * 64 + warp * 16 + lane // 4
-                    col = n0 + (lane % 4) * 2
-                    for i in range(BN // 8):
-                        a0 = h * (BN // 2) + 4 * i
-                        out[0] = T.cast(acc[a0], DT)
-                        out[1] = T.cast(acc[a0 + 1], DT)
-                        C[row, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
-                        out[0] = T.cast(acc[a0 + 2], DT)
-                        out[1] = T.cast(acc[a0 + 3], DT)
-                        C[row + 8, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+                    store_rows(
+                        C,
+                        acc,
+                        out,
+                        h * (BN // 2),
+                        m0 + h * 64 + warp * 16 + lane // 4,
+                        n0 + (lane % 4) * 2,
+                        BN,
+                        DT,
+                    )
         else:
             it: T.int32 = 0
             for tile in range(unit0, ntiles, units):
@@ -267,15 +282,9 @@ def gemm_tn(
                 T.ptx.wgmma_wait_group(0)
                 if ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
-                row = m0 + (wg - 1) * 64 + warp * 16 + lane // 4
-                col = n0 + (lane % 4) * 2
-                for i in range(BN // 8):
-                    out[0] = T.cast(acc[4 * i], DT)
-                    out[1] = T.cast(acc[4 * i + 1], DT)
-                    C[row, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
-                    out[0] = T.cast(acc[4 * i + 2], DT)
-                    out[1] = T.cast(acc[4 * i + 3], DT)
-                    C[row + 8, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+                store_rows(
+                    C, acc, out, 0, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0 + (lane % 4) * 2, BN, DT
+                )
     if CLUSTER > 1:
         # no CTA leaves while its partner may still multicast into it or arrive on its barriers
         T.cuda.cluster_sync()

@@ -408,6 +408,9 @@ def _split_host(f: Function) -> tuple[list, DeviceEntry | None]:
     if entry is None:
         return host, None
     for s in host:
+        if type(s).__name__ == "RegionStmt":  # TIRx's host regions
+            where = " outside a device entry" if s.kind == "launch_thread" else ""
+            raise _error(f"T.{s.kind}{where} is not supported by the CUDA backend", s)
         if not isinstance(s, (Bind, Assert)) and not (isinstance(s, SeqStmt) and not s.stmts):
             raise _error(
                 f"function {f.name}: only bindings and asserts may precede the device entry on the cuda "
@@ -498,6 +501,7 @@ class CodeGenCUDA:
         self.bounds = Bounds(call_range=self._call_range)
         self.launch_ranges: dict = {}  # op name, axis -> (lo, hi) for this kernel's launch
         self._address_arith: set = set()  # Add/Mul nodes made by flat_index (plain C++)
+        self.layout_arith: set = set()  # the same, made by tirx.passes.layout for tensors with a layout
         self.buf_ptr: dict[Buffer, str] = {}
         self.scalar_bufs: set = set()
         self.dyn_smem_offset = 0
@@ -670,6 +674,8 @@ class CodeGenCUDA:
         return meth(e)
 
     def e_Var(self, e: Var):
+        if e in self.scalar_bufs:  # the data pointer of a one-element local held as a C scalar
+            return f"(&{self.var_name(e)})", _PREC_PRIMARY
         return self.var_name(e), _PREC_PRIMARY
 
     def e_IntImm(self, e: IntImm):
@@ -928,6 +934,11 @@ class CodeGenCUDA:
         self.ctype(t)
         return f"tirx_bcast<{self.ctype(t.element)}, {t.lanes}>({self.expr(e.value)})", _PREC_PRIMARY
 
+    def e_Shuffle(self, e: Any):
+        from .shuffle_cuda import lower_shuffle  # TIRx's T.Shuffle (tirx/ir/shuffle.py)
+
+        return lower_shuffle(self, e), _PREC_PRIMARY
+
     def e_Let(self, e: Let):
         # an immediately invoked lambda keeps the binding local to the expression
         saved = self.names.get(e.var)
@@ -1054,7 +1065,7 @@ class CodeGenCUDA:
         Address arithmetic that ``flat_index`` adds (strides, offsets) is never wrapped: the
         IR defines an access by its indices, and a flattened offset that leaves the index
         type is wrong wrapped or not."""
-        return e not in self._address_arith and self.bounds.overflows(e)
+        return e not in self._address_arith and e not in self.layout_arith and self.bounds.overflows(e)
 
     def _call_range(self, c: Call) -> tuple[int, int] | None:
         """Ranges of the thread-model ops, from the launch configuration of this kernel."""
@@ -1223,6 +1234,32 @@ class CodeGenCUDA:
         self.line(f"if (!({self.expr(s.cond)})) {{  // assert: {s.kind}: {msg}"[:200], s)
         self.indent += 1
         self.line("__trap();")
+        self.indent -= 1
+        self.line("}")
+
+    def s_RegionStmt(self, s: Any) -> None:
+        """TIRx's regions: ``launch_thread`` on a ``threadIdx``/``blockIdx`` axis reads the index
+        (as TIRx's CUDA does); ``device_scope`` is its body; the CPU regions have no CUDA meaning."""
+        if s.kind == "device_scope":
+            self.stmt(s.body)
+            return
+        if s.kind != "launch_thread":
+            raise _error(f"T.{s.kind} is not supported by the CUDA backend (a TIRx CPU/host region)", s)
+        tag = s.args[0].value
+        m = re.fullmatch(r"(threadIdx|blockIdx)\.([xyz])", tag)
+        if m is None:
+            raise _error(f"T.launch_thread({tag!r}, ...) is not supported by the CUDA backend", s)
+        v, ext = s.params[0], s.args[1]
+        t = self.ctype(v.ty)
+        n = self.define(v)
+        level = "block" if m.group(1) == "threadIdx" else "grid"
+        idx = self.launch_ranges.get((_op.find(launch=("idx", level)).name, m.group(2)))
+        zero = IntImm(0, v.ty)
+        self.bounds.define(v, self.bounds.loop_range(v, zero, ext, count=idx[1] if idx else None))
+        self.line("{", s)
+        self.indent += 1
+        self.line(f"const {t} {n} = ({t}){tag};", s)
+        self.stmt(s.body)
         self.indent -= 1
         self.line("}")
 
@@ -1843,4 +1880,8 @@ def generate(obj: Function | Module, restrict: bool = True, wrap_int: bool = Tru
 
 
 def _generate(obj: Function | Module, restrict: bool, wrap_int: bool) -> CudaSource:
-    return CodeGenCUDA(restrict=restrict, wrap_int=wrap_int).generate(obj)
+    from tirx.passes.layout import lower_layouts  # tensors with a layout: flat accesses at its offsets
+
+    cg = CodeGenCUDA(restrict=restrict, wrap_int=wrap_int)
+    obj = lower_layouts(obj, cg.layout_arith)
+    return cg.generate(obj)

@@ -616,6 +616,11 @@ class FuncCompiler:
             return fv
         return lambda c: D.cast(fv(c), src, dst)
 
+    def e_Shuffle(self, e):
+        from .shuffle import eval_shuffle  # TIRx's T.Shuffle (tirx/ir/shuffle.py)
+
+        return eval_shuffle(self, e)
+
     def e_Let(self, e):
         fv, fb, var = self.expr(e.value), self.expr(e.body), e.var
 
@@ -995,6 +1000,31 @@ class FuncCompiler:
 
     def s_AttrStmt(self, s):
         return self.stmt(s.body)
+
+    def s_RegionStmt(self, s):
+        """TIRx's regions: ``launch_thread`` binds the thread/block index (no guard, as TIRx's
+        CUDA); ``compute_scope`` and ``device_context`` only group their body; a
+        ``parallel_launch`` worker team is not modelled."""
+        if s.kind in ("compute_scope", "device_context", "device_scope"):
+            return self.stmt(s.body)
+        if s.kind != "launch_thread":
+            raise InterpError(f"the interpreter cannot run T.{s.kind}")
+        thread = s.args[0].value
+        key = {"threadIdx": "t", "blockIdx": "b"}.get(thread.split(".")[0])
+        axis = thread.split(".")[-1]
+        if key is None or axis not in ("x", "y", "z"):
+            raise InterpError(f"the interpreter cannot run T.launch_thread({thread!r}, ...)")
+        var = s.params[0]
+        vt = D.value_np(var.ty)
+        body = self.stmt(s.body)
+
+        def ex(c):
+            if c.launch is None:
+                raise InterpError(f"T.launch_thread({thread!r}, ...) outside a device entry")
+            c.env[var] = c.launch.get(f"{key}.{axis}").astype(vt)
+            body(c)
+
+        return ex
 
     def s_BufferStore(self, s):
         buf = s.buffer
@@ -1389,7 +1419,9 @@ class FuncCompiler:
         def ex(c):
             if c.launch is not None:
                 raise InterpError("a device entry inside a device entry")
-            vals = {f: int(a(c)[0]) for f, a in zip(fields, fargs)}
+            # the shape fields; the others (cooperative, events, ...) only configure a GPU launch
+            shape = ("grid", "block", "cluster")
+            vals = {f: int(a(c)[0]) for f, a in zip(fields, fargs) if f.split(".")[0] in shape}
             grid = tuple(vals.get(f"grid.{a}", 1) for a in "xyz")
             block = tuple(vals.get(f"block.{a}", 1) for a in "xyz")
             cluster = tuple(vals.get(f"cluster.{a}", 1) for a in "xyz") if "cluster.x" in vals else None

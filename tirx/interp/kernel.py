@@ -37,6 +37,9 @@ def compile(f: Function | Module, **options: Any):
             raise TypeError(
                 f"tirx.interp.compile: unknown option {k!r} (known: {', '.join(sorted(_OPTIONS))})"
             )
+    from tirx.passes.layout import lower_layouts  # tensors with a layout: flat accesses at its offsets
+
+    f = lower_layouts(f)
     if isinstance(f, Module):
         return ModuleKernel(f, options)
     if not isinstance(f, Function):

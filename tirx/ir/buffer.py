@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import attrs
-
 from .expr import _LAZY, DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp, Var, convert
-from .node import Node
+from .layout import Layout
+from .node import Node, frozen_node
 from .op import call, find
 from .types import PointerType, PrimType, as_prim
 
@@ -23,10 +22,27 @@ def register_store(store: Callable[[Buffer, tuple, Any], None]) -> None:
     _store = store
 
 
+# ``A.view(...)``, ``A.permute(...)``, ``A.sub[...]`` (TIRx's tensor views) declare a new
+# tensor over the same storage: the script layer's job (tirx/script/layout.py registers it).
+_views: Callable[[str, Buffer, tuple, dict], Any] | None = None
+
+
+def register_views(views: Callable[[str, Buffer, tuple, dict], Any]) -> None:
+    """Install the function the tensor views (``view``, ``permute``, ``sub``) are built by."""
+    global _views
+    _views = views
+
+
+def _view(kind: str, buf: Buffer, args: tuple, kw: dict) -> Any:
+    if _views is None:
+        raise RuntimeError("tensor views are built by tirx.script: import tirx.script first")
+    return _views(kind, buf, args, kw)
+
+
 __all__ = ["Buffer"]
 
 
-@attrs.define(slots=True, eq=False, frozen=True, repr=False)
+@frozen_node
 class Buffer(Node):
     """A multi-dimensional view: ``data`` (a pointer Var), ``dtype``, ``shape`` and layout.
 
@@ -42,6 +58,8 @@ class Buffer(Node):
     strides: tuple = ()
     elem_offset: Any = None
     align: int = 0
+    # how logical indices map to storage (tirx.ir.layout); None: row-major over strides
+    layout: Any = None
     # data is a DEF when the buffer introduces it (alloc, param); the structural
     # comparer treats an unmapped data var as defined here.
     _sfields = (
@@ -51,6 +69,7 @@ class Buffer(Node):
         ("shape", SEQ),
         ("strides", SEQ),
         ("elem_offset", NODE),
+        ("layout", NODE),
     )
 
     def __attrs_post_init__(self):
@@ -82,6 +101,10 @@ class Buffer(Node):
             raise TypeError(f"Buffer.elem_offset must be an integer expression or None, got {eo!r}")
         if type(self.align) is not int or self.align < 0:
             raise TypeError(f"Buffer.align must be a non-negative int, got {self.align!r}")
+        if self.layout is not None and not isinstance(self.layout, Layout):
+            raise TypeError(
+                f"Buffer.layout must be a T.TileLayout / T.ComposeLayout or None, got {self.layout!r}"
+            )
 
     @property
     def scope(self) -> str:
@@ -131,6 +154,20 @@ class Buffer(Node):
 
     def access_ptr(self, *args, **kwargs):
         return self.ptr_to([0] * len(self.shape))
+
+    # -- tensor views (TIRx's): a new tensor declared over the same storage ----------
+    def view(self, *shape: Any, layout: Any = None) -> Buffer:
+        """The same elements as another shape (``-1``: inferred), the layout reshaped."""
+        return _view("view", self, shape, {"layout": layout})
+
+    def permute(self, *dims: Any) -> Buffer:
+        """The dimensions in the order ``dims`` (no data moves: the layout is permuted)."""
+        return _view("permute", self, dims, {})
+
+    @property
+    def sub(self) -> Any:
+        """``A.sub[i, a:b, :]``: an element range of dimensions, an index drops one."""
+        return _view("sub", self, (), {})
 
 
 _LAZY["Buffer"] = Buffer  # BufferLoad checks its buffer against it (expr.py)

@@ -8,12 +8,13 @@ an expression take the expression's dtype; two expressions of different dtypes a
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .arith import int_range
 from .node import Node
+from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
 from .types import PrimType, Type, as_type, bool_, float32, handle, int32, int64, prim
 
 __all__ = [
@@ -60,7 +61,6 @@ __all__ = [
     "convert",
 ]
 
-_frozen = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
 # kinds of structural fields
 VALUE, NODE, SEQ, DEF, BUF_USE = "value", "node", "seq", "def", "buf_use"
 
@@ -69,6 +69,8 @@ class PrimExpr(Node):
     """Base of expressions; Python operators build IR."""
 
     __slots__ = ()
+    if TYPE_CHECKING:  # every expression class has this field (its dtype)
+        ty: Type
 
     # -- arithmetic -----------------------------------------------------------------
     def __add__(self, o):

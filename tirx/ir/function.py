@@ -5,18 +5,16 @@ from __future__ import annotations
 import keyword
 from typing import Any
 
-import attrs
 from attrs import evolve, field
 
 from .buffer import Buffer
 from .expr import DEF, NODE, VALUE, Var
 from .node import BUFMAP, EMPTY_ATTRS, FUNCS, PARAMS, Attrs, Node, as_attrs
+from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
 from .stmt import ATTRS, Stmt
 from .types import Type, as_type
 
 __all__ = ["Function", "Module"]
-
-_frozen = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
 
 
 @_frozen
@@ -136,7 +134,7 @@ class Function(Node):
         return list(seen)
 
     def with_body(self, body: Stmt) -> Function:
-        return evolve(self, body=body)
+        return evolve(self, body=body)  # type: ignore[misc]  # attrs class via frozen_node (ir/node.py)
 
 
 def _no_caller(f: Function, args: tuple, kwargs: dict) -> Any:

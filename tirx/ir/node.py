@@ -8,7 +8,7 @@ import keyword
 import threading
 import tokenize
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import attrs
 
@@ -37,7 +37,20 @@ def print_text(obj: Any) -> str:
     return _printer(obj)
 
 
-@attrs.define(slots=True, eq=False, frozen=True, repr=False)
+_C = TypeVar("_C", bound=type)
+
+if TYPE_CHECKING:  # type checkers: what attrs.define below makes (fields -> __init__, frozen)
+    from typing_extensions import dataclass_transform
+
+    @dataclass_transform(frozen_default=True, eq_default=False, field_specifiers=(attrs.field,))
+    def frozen_node(cls: _C) -> _C: ...
+
+else:
+    frozen_node = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
+"""The decorator of every IR node class: frozen, slotted attrs classes; ``==`` is identity."""
+
+
+@frozen_node
 class Node:
     """Base of every IR node.
 
@@ -51,8 +64,11 @@ class Node:
     # Not an init argument, so evolve()/replace() give a fresh node with an empty cache.
     _shash: Any = attrs.field(default=None, init=False, repr=False)
 
+    if TYPE_CHECKING:  # what attrs adds (attrs.evolve / attrs.fields take attrs classes)
+        __attrs_attrs__: ClassVar[Any]
+
     # structural field spec, filled per class: tuple of (field name, kind)
-    _sfields = ()
+    _sfields: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def __repr__(self) -> str:
         """One short line: ``<Function f(A, B) 12 stmts>``, ``<Module f, g>``, or the class
@@ -82,11 +98,11 @@ class Node:
 
     def with_span(self, span: Any) -> Node:
         """Return a copy carrying ``span``."""
-        return attrs.evolve(self, span=span)
+        return attrs.evolve(self, span=span)  # type: ignore[misc]  # mypy's attrs check misses frozen_node
 
     def replace(self, **changes: Any) -> Node:
         """Return a copy with the given fields changed (``attrs.evolve``)."""
-        return attrs.evolve(self, **changes)
+        return attrs.evolve(self, **changes)  # type: ignore[misc]  # as in with_span
 
 
 #: The longest ``repr()`` of a node, in characters.
@@ -146,7 +162,7 @@ def _short_repr(node: Node) -> str:
         n = _count_stmts(node.body)
         name = _clip(str(getattr(node, "name", "?")), REPR_MAX // 4)
         return f"<{cls} {name}({ps}) {n} stmt{'s' * (n != 1)}>"
-    if _printer is None or getattr(_printing, "depth", 0):
+    if _printer is None or getattr(_printing, "depth", 0) > 0:
         return f"<{cls}>"
     text = _print_guarded(node)
     return f"<{cls} {_clip(text, REPR_MAX - len(cls) - 3)}>"
@@ -214,8 +230,8 @@ def script_html(text: str) -> str:
             out.append(f'<span style="{_HL[style]}">{s}</span>' if style else s)
             pos = tok.end
             prev = tok.string
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
+    except (tokenize.TokenError, IndentationError, SyntaxError, UnicodeDecodeError):
+        pass  # the rest is escaped unhighlighted (Python 3.12's tokenizer raises UnicodeDecodeError too)
     emit((len(lines) + 1, 0))
     body = "".join(out)
     return f'<pre class="tirx-script" style="line-height:1.3">{body}</pre>'
@@ -238,7 +254,7 @@ class Attrs(Mapping):
                     raise TypeError(f"Attrs: keys must be str, got {type(k).__name__}")
                 d[k] = freeze_attrs(v)
         self._d = d
-        self._h = None
+        self._h: int | None = None
 
     def __getitem__(self, k: str) -> Any:
         return self._d[k]

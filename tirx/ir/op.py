@@ -175,6 +175,12 @@ class Op:
     defaults: dict = attrs.field(factory=dict)
     #: argument index -> the literal values it may take (a string or integer literal argument)
     choices: dict = attrs.field(factory=dict)
+    #: Python literals keep their own dtype in every position (TVM's packed/LLVM calls:
+    #: ``T.call_packed("f", x, 0)`` passes an int32 0 whatever x is)
+    own_literals: bool = False
+    #: TIRx prints the call without ``ty=`` and takes its type from the binding it is the value
+    #: of (``x: T.let[T.float32] = T.undef()``); the builder does the same
+    typed_by_binding: bool = False
 
     @property
     def needs_ty(self) -> bool:
@@ -189,6 +195,8 @@ class Op:
         """Whether a Python literal at argument ``i`` takes the dtype of the first typed
         argument in such a position (``"x"``/``"f"`` kinds: ``T.max(x, 0)``); the printer
         asks this to know when a literal must be written typed."""
+        if self.own_literals:
+            return False
         k = self.args[i] if i < len(self.args) else (self.args[-1] if self.args else "")
         return k.lstrip("*").rstrip("?") in ("x", "f")
 
@@ -221,13 +229,17 @@ def declare(
     params: tuple[str, ...] | str = (),
     defaults: dict | None = None,
     choices: dict | None = None,
+    own_literals: bool = False,
+    typed_by_binding: bool = False,
     **trait_kw: Any,
 ) -> Op:
     """Declare an op once. ``args`` may be a space-separated string of kinds; traits are
     given as a ``Traits`` or as keywords (``declare(..., nonneg=True, atomic=0)``);
     ``cuda``/``interp``/``interp_stmt`` are its implementations (see the module doc);
     ``script`` is what ``T.<name>`` is in a kernel when it is more than the plain call (a
-    Python-only spelling that builds the same call, such as ``T.reinterpret(ty, e)``)."""
+    Python-only spelling that builds the same call, such as ``T.reinterpret(ty, e)``);
+    ``own_literals`` keeps each Python literal argument's own dtype (no sharing);
+    ``typed_by_binding``: a binding's annotation gives the call its type."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is declared twice")
     if isinstance(args, str):
@@ -268,7 +280,21 @@ def declare(
             raise ValueError(
                 f"op {name!r}: choices for argument {i}, which is not a string or integer literal"
             )
-    op = Op(name, tuple(args), result, pure, device_only, doc, tr, impls, tuple(params), defaults, choices)
+    op = Op(
+        name,
+        tuple(args),
+        result,
+        pure,
+        device_only,
+        doc,
+        tr,
+        impls,
+        tuple(params),
+        defaults,
+        choices,
+        own_literals,
+        typed_by_binding,
+    )
     _REGISTRY[name] = op
     f = sys._getframe(1)
     while f is not None and f.f_code.co_filename == __file__:
@@ -432,23 +458,25 @@ def call(op: Op | str, /, *args: Any, ty: Any = None, span: Any = None, **kwargs
 
 
 def _bind_keywords(op: Op, args: tuple, kwargs: dict) -> tuple:
+    """Positional arguments then keywords in any order (TIRx prints keyword options sorted
+    by name); a gap before the last given argument takes its default."""
     names = op.params
-    out: list[Any] = list(args)
+    given: dict[int, Any] = dict(enumerate(args))
     for k, v in kwargs.items():
         if k not in names:
             raise TypeError(f"T.{op.name} got an unexpected keyword argument {k!r}")
         i = names.index(k)
-        if i < len(args):
+        if i in given:
             raise TypeError(f"T.{op.name} got multiple values for argument {k!r}")
-        while len(out) < i:
-            j = len(out)
-            if j not in op.defaults:
-                raise TypeError(f"T.{op.name} missing argument {names[j]!r}")
+        given[i] = v
+    out: list[Any] = []
+    for j in range(max(given) + 1 if given else 0):
+        if j in given:
+            out.append(given[j])
+        elif j in op.defaults:
             out.append(op.defaults[j])
-        if len(out) == i:
-            out.append(v)
         else:
-            out[i] = v
+            raise TypeError(f"T.{op.name} missing argument {names[j]!r}")
     return tuple(out)
 
 
@@ -506,8 +534,8 @@ class Alias:
     doc: str
     target: str  # the op it builds (the one declaration that gives it meaning)
 
-    def __call__(self, *args: Any, span: Any = None) -> Any:
-        return self.build(*args, span=span)
+    def __call__(self, *args: Any, span: Any = None, **kw: Any) -> Any:
+        return self.build(*args, span=span, **kw)
 
     def __repr__(self) -> str:
         return f"<alias T.{self.name} of T.{self.target}>"
@@ -534,6 +562,23 @@ def aliases() -> dict[str, Alias]:
 
 def lookup_alias(name: str) -> Alias | None:
     return _ALIASES.get(name)
+
+
+# ---------------------------------------------------------------- script markers
+_MARKERS: dict[str, Any] = {}
+
+
+def marker(name: str, obj: Any) -> Any:
+    """Declare ``T.<name>`` as a Python object that builds no IR (an operand tag such as
+    ``T.ptx.SINK``): it resolves in kernels, and whatever takes it decides what it means."""
+    if name in _REGISTRY or name in _ALIASES or name in _MARKERS:
+        raise ValueError(f"script name {name!r} is declared twice")
+    _MARKERS[name] = obj
+    return obj
+
+
+def lookup_marker(name: str) -> Any:
+    return _MARKERS.get(name)
 
 
 _BUILTIN: set[str] = set()

@@ -10,11 +10,12 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-import attrs
-
 from .buffer import Buffer
 from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, PrimExpr, Var, convert
-from .node import EMPTY_ATTRS, Attrs, Node, as_attrs
+from .launch_fields import FIELD_KINDS as _LAUNCH_FIELD_KINDS
+from .launch_fields import LAUNCH_FIELDS  # noqa: F401 - every launch field, in TIRx's order (re-exported)
+from .node import EMPTY_ATTRS, PARAMS, Attrs, Node, as_attrs
+from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
 from .types import PrimType
 
 __all__ = [
@@ -31,13 +32,13 @@ __all__ = [
     "For",
     "ForKind",
     "IfThenElse",
+    "RegionStmt",
     "Return",
     "SeqStmt",
     "Stmt",
     "While",
 ]
 
-_frozen = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
 BUF_DEF = "buf_def"
 ATTRS = "attrs"
 
@@ -287,10 +288,6 @@ class DeclBuffer(Stmt):
 
 
 LAUNCH_FIELDS_KEY = "cuda.launch_fields"
-LAUNCH_FIELDS = (
-    "grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z",
-    "cluster.x", "cluster.y", "cluster.z", "dynamic_smem_bytes",
-)  # fmt: skip
 
 
 @_frozen
@@ -306,8 +303,6 @@ class DeviceEntry(Stmt):
         if type(self.args) is not tuple:
             object.__setattr__(self, "args", tuple(self.args))
         object.__setattr__(self, "args", tuple(convert(a) if isinstance(a, int) else a for a in self.args))
-        for i, a in enumerate(self.args):
-            _need_int_expr("DeviceEntry", f"args[{i}]", a)
         if not isinstance(self.attrs, Attrs):
             object.__setattr__(self, "attrs", as_attrs(self.attrs, "DeviceEntry.attrs"))
         fields = self.attrs.get(LAUNCH_FIELDS_KEY)
@@ -315,9 +310,24 @@ class DeviceEntry(Stmt):
             raise TypeError("DeviceEntry.attrs must name the launch fields under 'cuda.launch_fields'")
         if len(fields) != len(self.args):
             raise TypeError(f"DeviceEntry: {len(self.args)} launch values for {len(fields)} launch fields")
-        for f in fields:
-            if f not in LAUNCH_FIELDS:
+        for i, (f, a) in enumerate(zip(fields, self.args)):
+            kind = _LAUNCH_FIELD_KINDS.get(f)
+            if kind is None:
                 raise TypeError(f"DeviceEntry: unknown launch field {f!r}")
+            if kind == "int":
+                _need_int_expr("DeviceEntry", f"args[{i}] ({f})", a)
+            elif kind == "float":
+                _need_expr("DeviceEntry", f"args[{i}] ({f})", a)
+                if not (isinstance(a.ty, PrimType) and a.ty.is_float and a.ty.lanes == 1):
+                    raise TypeError(
+                        f"DeviceEntry.args[{i}] ({f}) must be a scalar float expression, got {a.ty}"
+                    )
+            else:  # a host handle: a pointer-typed expression
+                _need_expr("DeviceEntry", f"args[{i}] ({f})", a)
+                if isinstance(a.ty, PrimType):
+                    raise TypeError(
+                        f"DeviceEntry.args[{i}] ({f}) must be a pointer (handle), got dtype {a.ty}"
+                    )
         _need_stmt("DeviceEntry", "body", self.body)
 
     def launch_value(self, field: str, default: int | None = 1) -> PrimExpr | None:
@@ -359,6 +369,61 @@ class AttrStmt(Stmt):
             raise TypeError(f"AttrStmt.key must be a str, got {type(self.key).__name__}")
         _need_expr("AttrStmt", "value", self.value)
         _need_stmt("AttrStmt", "body", self.body)
+
+
+#: TIRx's region statements: ``with T.<kind>(args) [as var]:``. Each kind: its argument kinds
+#: (``s`` a string, ``x`` an integer expression) and whether it binds a variable (TIRx's
+#: ``launch_thread(tag, extent)`` binds the thread index, typed like the extent)
+REGION_KINDS: dict[str, tuple[str, bool]] = {
+    "launch_thread": ("sx", True),
+    "compute_scope": ("s", False),
+    "device_context": ("xx", False),
+    "parallel_launch": ("", False),
+    "device_scope": ("", False),
+}
+
+
+@_frozen
+class RegionStmt(Stmt):
+    """``with T.launch_thread("threadIdx.x", n) as v:``, ``with T.compute_scope("name"):``,
+    ``with T.device_context(type, id):``, ``with T.parallel_launch():`` — TIRx's regions.
+
+    ``args`` are expressions (a string argument is a ``StringImm``); ``params`` the variables
+    the body sees (``launch_thread``'s thread index)."""
+
+    kind: str
+    args: tuple
+    params: tuple
+    body: Stmt
+    _sfields = (("kind", VALUE), ("args", SEQ), ("params", PARAMS), ("body", NODE))
+
+    def __attrs_post_init__(self):
+        spec = REGION_KINDS.get(self.kind) if isinstance(self.kind, str) else None
+        if spec is None:
+            raise ValueError(f"RegionStmt.kind must be one of {', '.join(REGION_KINDS)}, got {self.kind!r}")
+        kinds, binds = spec
+        for f in ("args", "params"):
+            if type(getattr(self, f)) is not tuple:
+                object.__setattr__(self, f, tuple(getattr(self, f)))
+        if len(self.args) != len(kinds):
+            raise TypeError(f"RegionStmt {self.kind} takes {len(kinds)} argument(s), got {len(self.args)}")
+        for i, (k, a) in enumerate(zip(kinds, self.args)):
+            if k == "s":
+                if type(a).__name__ != "StringImm":
+                    raise TypeError(f"RegionStmt {self.kind}: args[{i}] must be a string (StringImm)")
+            else:
+                _need_int_expr(f"RegionStmt {self.kind}", f"args[{i}]", a)
+        if len(self.params) != int(binds):
+            raise TypeError(f"RegionStmt {self.kind} binds {int(binds)} variable(s), got {len(self.params)}")
+        for i, v in enumerate(self.params):
+            if not isinstance(v, Var):
+                raise TypeError(f"RegionStmt.params[{i}] must be a Var, got {type(v).__name__}")
+        if binds and self.params[0].ty != self.args[1].ty:
+            raise TypeError(
+                f"RegionStmt launch_thread: the thread var has dtype {self.params[0].ty}, "
+                f"the extent {self.args[1].ty}"
+            )
+        _need_stmt("RegionStmt", "body", self.body)
 
 
 def flat_stmts(s: Stmt | None) -> tuple | list:

@@ -253,6 +253,7 @@ class TensorType(Type):
     align: int = 0
     elem_offset: Any = None
     data: Any = None
+    layout: Any = None  # a tirx.ir.layout.Layout (T.Tensor(..., layout=...))
 
     def __repr__(self) -> str:
         return f"TensorType({self.shape!r}, {self.dtype!r}, scope={self.scope!r})"

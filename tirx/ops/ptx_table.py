@@ -8,7 +8,8 @@ inline-asm template. ``declare_opcode`` turns the rows of one opcode into ONE op
 (``ptx.mbarrier``) of the op table; from the rows come
 
 1. the script surface: ``T.ptx.mbarrier.init.shared__cta.b64(addr, count)`` (a trailing
-   ``_`` escapes a Python keyword, ``__`` stands for ``::``), an object that is also
+   ``_`` escapes a Python keyword, ``__`` stands for ``::``, ``_dot_`` / ``_col_`` for ``.`` /
+   ``:``), an object that is also
    callable in the printed positional form; as in TIRx, a chain is order-free (each
    modifier fills the first open slot that lists it);
 2. the printed form, TIRx's: operands, then one string per slot of the matched row (``""``
@@ -130,7 +131,7 @@ class Operand:
     kind: str
     optional: bool = False
     mem: bool = False
-    ty: str = ""  # reg/dst: the slot whose token types it, or a fixed token
+    ty: Any = ""  # reg/dst: the slot whose token types it, a fixed token, or a function of the modifiers
     lanes: Any = None  # a register vector: slot name, int, or function of the modifiers
     when: str = ""  # an optional operand present exactly when this slot is chosen
 
@@ -217,20 +218,22 @@ def row(name: str, slot_spec: str, operand_spec: str = "", **kw: Any) -> Row:
 # ------------------------------------------------------------------ escapes
 def unescape(attr: str) -> str:
     """A Python attribute spelling to the PTX modifier: ``async_`` -> ``async``,
-    ``shared__cta`` -> ``shared::cta``, ``_1d`` -> ``1d``."""
+    ``shared__cta`` -> ``shared::cta``, ``_1d`` -> ``1d``, ``_dot_`` -> ``.`` (a modifier
+    that is two PTX modifiers in one slot, fabric's ``...::bytes.mbarrier::report::fabric``),
+    ``_col_`` -> ``:`` (``sp__2_col_4`` is ``sp::2:4``)."""
     s = attr
     if s.endswith("_") and not s.endswith("__"):
         s = s[:-1]
     if len(s) > 1 and s[0] == "_" and s[1].isdigit():
         s = s[1:]
-    return s.replace("__", "::")
+    return s.replace("_dot_", ".").replace("_col_", ":").replace("__", "::")
 
 
 def escape(mod: str) -> str:
     """The attribute spelling of a modifier (inverse of ``unescape`` for table values)."""
     import keyword
 
-    s = mod.replace("::", "__")
+    s = mod.replace("::", "__").replace(".", "_dot_").replace(":", "_col_")
     if keyword.iskeyword(s):
         s += "_"
     if s[:1].isdigit():
@@ -297,11 +300,26 @@ def _operand_ok(kind: str, e: Any, token: str | None = None) -> str | None:
     return None if isinstance(e, PrimExpr) else "an expression"
 
 
+#: operand converters ``(kind, x, convert) -> IR | None`` tried first (an operand helper
+#: such as ``T.ptx.addr(base, off)`` converts its base by the position's kind:
+#: tirx/ops/ptx_operands.py)
+_OPERAND_CONVERTERS: list[Callable] = []
+
+
+def register_operand_converter(conv: Callable) -> None:
+    """Let an operand helper convert itself in a row's operand position."""
+    _OPERAND_CONVERTERS.append(conv)
+
+
 def _convert_operand(kind: str, x: Any, token: str | None = None) -> Any:
     """What a script call hands the IR for ``x`` in a ``kind`` position (TIRx's conversions)."""
     conv = getattr(x, "__tirx_expr__", None)
     if conv is not None:
         x = conv()
+    for hook in _OPERAND_CONVERTERS:
+        got = hook(kind, x, lambda k, v: _convert_operand(k, v, token))
+        if got is not None:
+            return got
     data = getattr(x, "data", None)  # a Buffer passed as an address
     if kind in ("addr", "any") and data is not None and not isinstance(x, PrimExpr):
         x = data
@@ -390,9 +408,12 @@ def _assign_strings(row: Row, strings: Sequence[str]) -> tuple[str, ...] | _Miss
 
 
 def _token(row: Row, od: Operand, mods: Sequence[str]) -> str | None:
-    """The type token of a reg/dst operand for these modifiers (None: not typed)."""
+    """The type token of a reg/dst operand for these modifiers (None: not typed); ``ty`` may
+    be a function of the chosen modifiers (tcgen05.commit's 16/32-bit multicast mask)."""
     if not od.ty:
         return None
+    if callable(od.ty):
+        return od.ty({s.name: v for s, v in zip(row.slots, mods)})
     for s, v in zip(row.slots, mods):
         if s.name == od.ty:
             return v or None

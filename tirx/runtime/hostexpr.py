@@ -103,4 +103,5 @@ def to_python(e: Any, names: dict) -> str:
     if isinstance(e, Call) and getattr(getattr(e.op, "traits", None), "select", False):
         c, a, b = e.args
         return f"({to_python(a, names)} if {to_python(c, names)} else {to_python(b, names)})"
-    raise HostExprError(f"cannot evaluate {type(e).__name__} on the host")
+    what = f"T.{e.op.name}" if isinstance(e, Call) and hasattr(e.op, "name") else type(e).__name__
+    raise HostExprError(f"cannot evaluate {what} on the host")

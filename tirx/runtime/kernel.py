@@ -298,6 +298,15 @@ class Kernel:
             None if e.cluster is None else [self._py(x, host_names, "the cluster") for x in e.cluster]
         )
         self.smem_code = self._py(e.dynamic_smem_bytes, host_names, "dynamic_smem_bytes")
+        # TIRx's other launch options (priority, access_policy_window, cooperative, ...: launch
+        # values beyond the shape) and grid_sync's cooperative launch go through
+        # tirx.runtime.cooperative on the general path
+        self.option_codes = [
+            (fld, self._py(a, host_names, fld))
+            for fld, a in zip(e.attrs["cuda.launch_fields"], e.args)
+            if fld.split(".")[0] not in ("grid", "block", "cluster", "dynamic_smem_bytes")
+        ]
+        self.cooperative = "cooperative" in self.module.features
         # C parameter packing
         fmt = "="
         offs = []
@@ -496,7 +505,14 @@ class Kernel:
         values = []
         for code in self.pack_exprs:
             values.append(ns[code] if code in ns else eval(code, ns))
-        self._launch(device, grid, block, cluster, smem, values, stream)
+        opts = None
+        if self.option_codes or self.cooperative:
+            from . import cooperative as _coop
+
+            opts = _coop.options(
+                [f for f, _ in self.option_codes], [eval(c, ns) for _, c in self.option_codes]
+            )
+        self._launch(device, grid, block, cluster, smem, values, stream, opts)
 
     def _align(self, i: int) -> int:
         p = self.params[i]
@@ -559,7 +575,7 @@ class Kernel:
             else:
                 deferred.append((pname, kind, k, self._py(d, self.host_names, f"{kind} of {pname}"), a))
 
-    def _launch(self, device, grid, block, cluster, smem, values, stream) -> None:
+    def _launch(self, device, grid, block, cluster, smem, values, stream, opts=None) -> None:
         d = _drv.driver()
         fn = self._function(device)
         if smem > self._smem_max.get(device, 48 * 1024):
@@ -567,7 +583,23 @@ class Kernel:
             self._smem_max[device] = smem
         blk = self._block()
         struct.pack_into(self.fmt, blk[0], 0, *values)
+        if opts is not None and opts.get("stream") is not None and stream is None:
+            stream = opts["stream"]  # LaunchConfig(stream=...); a stream= argument of the call wins
         sh = self._stream_obj(_stream_handle(stream, device))
+        if opts is not None:
+            from . import cooperative as _coop
+
+            if _coop.needs_ex(self.module.features, opts, cluster):
+                coop = _coop.is_cooperative(self.module.features, opts)
+                r = _coop.launch(
+                    d, fn, grid, block, smem, sh, blk[1], opts, cluster, cooperative=coop, device=device
+                )
+                if int(r[0]) != 0:
+                    _drv.context(device)
+                    r = _coop.launch(d, fn, grid, block, smem, sh, blk[1], opts, cluster, cooperative=coop,
+                                     device=device)  # fmt: skip
+                    _drv.check(r, f"launching {self.name}")
+                return
         if cluster is None:
             r = d.cuLaunchKernel(fn, *grid, *block, smem, sh, blk[1], 0)
         else:
@@ -610,6 +642,8 @@ class Kernel:
         raises the precise error or handles the other argument kinds. Nothing is launched
         unless every check passed.
         """
+        if self.option_codes or self.cooperative:
+            return None  # launch options / cooperative launches: the general path (cuLaunchKernelEx)
         f = self.func
         bufs = dict(f.buffer_map)
         n = len(self.params)
@@ -988,7 +1022,8 @@ class CompiledModule:
 
     def __init__(self, ir: Any, source: str, ptx: str, cubin: bytes, arch: str, infos: list, restrict: bool,
                  log: str = "", options: tuple = (), cache_key: str = "", cache_hit: str = "",
-                 launcher: str = "bindings"):  # fmt: skip
+                 launcher: str = "bindings", features: frozenset = frozenset()):  # fmt: skip
+        self.features = frozenset(features)  # codegen features: "cooperative", "nvshmem", ...
         self.ir = ir
         self.source = source
         self.ptx = ptx
@@ -1012,6 +1047,10 @@ class CompiledModule:
                 _drv.require()
                 _drv.context(dev)
                 mod = _drv.check(d.cuModuleLoadData(self.cubin), "cuModuleLoadData")
+                if "nvshmem" in getattr(self, "features", ()):  # its NVSHMEM device state
+                    from . import nvshmem
+
+                    nvshmem.module_loaded(mod)
                 self._mods[dev] = mod
             return _drv.check(d.cuModuleGetFunction(mod, name.encode()), f"cuModuleGetFunction({name})")
 

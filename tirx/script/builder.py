@@ -45,7 +45,7 @@ from ..ir import (
     deep,
 )
 from ..ir.buffer import register_store
-from ..ir.expr import Cast
+from ..ir.expr import Call, Cast
 from ..ir.fold import fold_cast
 from ..ir.node import EMPTY_ATTRS, Attrs
 from ..ir.stmt import LAUNCH_FIELDS_KEY, seq
@@ -130,6 +130,7 @@ class IRBuilder:
         self.result: Function | Module | None = None
         self.module_funcs: list[Function] | None = None
         self.module_checked: set[str] = set()
+        self.module_attrs: dict | None = None  # the open module's attrs (T.module_set_attr adds)
 
     # -- current builder -----------------------------------------------------------
     def __enter__(self) -> IRBuilder:
@@ -214,9 +215,11 @@ class IRBuilder:
     def module(self, name: str = "Module", attrs: Any = None) -> Iterator[None]:
         self.module_funcs = []
         self.module_checked = set()
+        self.module_attrs = dict(attrs) if attrs is not None else {}
         yield
-        mod = Module(tuple(self.module_funcs), attrs if attrs is not None else EMPTY_ATTRS, name=name)
-        self.module_funcs = None
+        attrs = Attrs(self.module_attrs) if self.module_attrs else EMPTY_ATTRS
+        mod = Module(tuple(self.module_funcs), attrs, name=name)
+        self.module_funcs = self.module_attrs = None
         if self.module_checked:
             self.verify(mod, self.module_checked)
         self.result = mod
@@ -249,10 +252,12 @@ class IRBuilder:
         the finished function (inside a module: at the module's end, with its callees)."""
         check = self.check_well_formed if check_well_formed is None else check_well_formed
         span = self.span
+        # name and private stay open until the frame ends (TIRx's builder API names it inside)
         payload = {"params": [], "buffer_map": [], "ret_ty": None, "attrs": attrs}
+        payload.update(name=name, private=private)
         with self._frame("function", payload) as fr:
             yield fr
-        attrs = payload["attrs"]
+        attrs, name = payload["attrs"], payload["name"]
         f = Function(
             name,
             tuple(payload["params"]),
@@ -260,7 +265,7 @@ class IRBuilder:
             tuple(payload["buffer_map"]),
             payload["ret_ty"],
             attrs if attrs is not None else EMPTY_ATTRS,
-            private,
+            payload["private"],
             span=span,
         )
         if self.module_funcs is not None:
@@ -281,6 +286,10 @@ class IRBuilder:
     def param(self, name: str, ty: Any) -> Var | Buffer:
         """Add a parameter. A TensorType gives a pointer param and its Buffer (returned)."""
         fr = self._function_frame()
+        if isinstance(ty, Var):  # an existing variable becomes the parameter itself
+            fr.payload["params"].append(ty)
+            self.define(name, ty)
+            return ty
         if isinstance(ty, TensorType):
             data = Var(name, PointerType(ty.dtype, ty.scope), span=self.span)
             buf = self.make_buffer(name, ty, data)
@@ -301,6 +310,16 @@ class IRBuilder:
         payload["attrs"] = Attrs(attrs) if not isinstance(attrs, Attrs) else attrs
         payload["func_attr"] = True
 
+    def set_module_attrs(self, attrs: Any) -> None:
+        """The open module's attributes (``T.module_attrs({...})`` in its class body, once)."""
+        if self.module_funcs is None:
+            raise ValueError("T.module_attrs belongs in the class body of a @T.ir_module")
+        if self.module_attrs:
+            raise ValueError(
+                "the module's attrs are given twice (T.module_attrs and @T.ir_module(attrs=...))"
+            )
+        self.module_attrs = dict(attrs.items() if isinstance(attrs, Attrs) else attrs)
+
     def set_ret_type(self, ty: Any) -> None:
         self._function_frame().payload["ret_ty"] = None if ty is None else as_type(ty, "return type")
 
@@ -317,6 +336,7 @@ class IRBuilder:
             tuple([_dim(s) for s in ty.strides]),
             None if off is None else convert(off),
             int(ty.align or 0),
+            ty.layout,
             span=self.span,
         )
 
@@ -324,6 +344,8 @@ class IRBuilder:
     def bind(self, name: str, value: Any, ty: Any = None) -> Var:
         value = convert(value)
         t = value.ty if ty is None else as_type(ty, f"binding {name}")
+        if t != value.ty and isinstance(value, Call) and getattr(value.op, "typed_by_binding", False):
+            value = Call(value.op, value.args, t, span=value.span)  # TIRx's T.undef() under a let
         if t != value.ty:
             if isinstance(t, PrimType) and isinstance(value.ty, PrimType):
                 raise TypeError(f"binding {name}: value has dtype {value.ty}, annotation says {t}")
@@ -444,6 +466,23 @@ class IRBuilder:
         with self._frame("attr") as fr:
             yield
         self.emit(AttrStmt(key, convert(value), self._body(fr), span=span))
+
+    @contextlib.contextmanager
+    def region(self, kind: str, args: tuple, var: str | Var | None = None) -> Iterator[Var | None]:
+        """TIRx's region statements (``with T.launch_thread(tag, n) as v:``, ``T.compute_scope``,
+        ``T.device_context``, ``T.parallel_launch``): a RegionStmt. A kind that binds a
+        variable (``tirx.ir.stmt.REGION_KINDS``) gets one named ``var``, typed as it requires."""
+        from ..ir.stmt import REGION_KINDS, RegionStmt
+
+        span = self.span
+        args = tuple(args)
+        params: tuple = ()
+        if REGION_KINDS.get(kind, ("", False))[1]:
+            v = var if isinstance(var, Var) else Var(var or "v", args[1].ty, span=span)
+            params = (v,)
+        with self._frame("region") as fr:
+            yield params[0] if params else None
+        self.emit(RegionStmt(kind, args, params, self._body(fr), span=span))
 
     @contextlib.contextmanager
     def block(self) -> Iterator[_Frame]:

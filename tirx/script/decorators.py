@@ -158,6 +158,11 @@ def ir_module(cls: Any = None, *, attrs: Any = None, check_well_formed: bool = T
         return lambda c: ir_module(c, attrs=attrs, check_well_formed=check_well_formed)
     if not isinstance(cls, type):
         raise TypeError(f"@ir_module decorates a class, got {type(cls).__name__}")
+    body_attrs = cls.__dict__.get("__tirx_module_attrs__")  # T.module_attrs({...}) in the class body
+    if body_attrs is not None:
+        if attrs is not None:
+            raise TypeError(f"@ir_module {cls.__name__}: attrs given twice (attrs= and T.module_attrs)")
+        attrs = body_attrs
     proxy = ModuleProxy(cls.__name__)
     front = {cls.__name__: proxy, "cls": proxy}
     items = []

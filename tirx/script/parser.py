@@ -35,9 +35,10 @@ from typing import Any
 
 from ..diagnostics import render as _render
 from ..errors import DiagnosticError
-from ..forms import LET, RANGE
+from ..forms import LET, RANGE, slice_ramp
 from ..ir import (
     And,
+    Bind,
     Buffer,
     BufferLoad,
     IntImm,
@@ -87,6 +88,21 @@ def _stack() -> list:
     if s is None:
         s = _state.stack = []
     return s
+
+
+def _store_slices(idx: Any) -> Any:
+    """Store-target slices ``A[s:e:k] = v`` as the lanes they store to (``forms.slice_ramp``)."""
+    if type(idx) is slice:
+        return _slice_ramp(idx)
+    if type(idx) is tuple and any(type(x) is slice for x in idx):
+        return tuple(_slice_ramp(x) if type(x) is slice else x for x in idx)
+    return idx
+
+
+def _slice_ramp(s: slice) -> Any:
+    if s.start is None or s.stop is None:
+        raise ValueError("a store-target slice needs its start and stop (A[s:e] = v)")
+    return slice_ramp(*(_unwrap(x) for x in (s.start, s.stop) + (() if s.step is None else (s.step,))))
 
 
 def current_parser() -> Parser | None:
@@ -166,16 +182,36 @@ class LoopSpec:
         return iter(itertools.product(*ranges))
 
 
-class DeviceEntrySpec:
-    __slots__ = ("args", "attrs")
+class _RegionCM:
+    """``with T.device_entry(...)`` / ``with T.attr(...)`` run from plain Python (TIRx's builder
+    API, tirx/script/protocol): the builder's region frame. A parsed kernel opens it itself."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        b = IRBuilder.current()
+        if type(self) is DeviceEntrySpec:
+            cm = b.device_entry(self.args, self.attrs)
+        else:
+            cm = b.attr(self.key, self.value)
+        cm.__enter__()
+        self._cm = cm
+
+    def __exit__(self, *exc: Any) -> Any:
+        cm, self._cm = self._cm, None
+        return cm.__exit__(*exc)
+
+
+class DeviceEntrySpec(_RegionCM):
+    __slots__ = ("_cm", "args", "attrs")
 
     def __init__(self, args: tuple, attrs: Any):
         self.args = args
         self.attrs = attrs
 
 
-class AttrSpec:
-    __slots__ = ("key", "value")
+class AttrSpec(_RegionCM):
+    __slots__ = ("_cm", "key", "value")
 
     def __init__(self, key: str, value: Any):
         self.key = key
@@ -511,6 +547,11 @@ def lit(x: Any, like: Any, span: Any) -> Any:
 
 
 def apply_binop(opcls: Any, pyop: Any, a: Any, b: Any, span: Any = None) -> Any:
+    if getattr(a, "__layout_operand__", False) or getattr(b, "__layout_operand__", False):
+        # building a layout (tirx/script/layout.py): ``n @ axis``, ``T.S[...] + n``
+        a = a.__tirx_expr__() if isinstance(a, (Cell, MetaVar)) else a
+        b = b.__tirx_expr__() if isinstance(b, (Cell, MetaVar)) else b
+        return pyop(a, b)
     if isinstance(a, (PrimExpr, Cell, MetaVar)) or isinstance(b, (PrimExpr, Cell, MetaVar)):
         if opcls is None:
             raise TypeError("this operator is not supported on tirx expressions")
@@ -742,6 +783,8 @@ class Parser:
         val = self.eval(v)
         if isinstance(val, PrimExpr):
             self.b.evaluate(val)
+        elif isinstance(val, Bind):  # T.Bind(var, value) as a statement: emitted where it stands
+            self.b.emit(val)
         elif type(val) is DeviceEntrySpec or type(val) is AttrSpec:
             return val
         return None
@@ -800,6 +843,7 @@ class Parser:
             idx = self.eval(t.slice)
             if isinstance(obj, Buffer):
                 sp = self.span(t)
+                idx = _store_slices(idx)
                 if not isinstance(val, PrimExpr) and type(val) in (int, float, bool):
                     val = lit(val, _Like(obj.dtype), sp)
                 self.b.store(obj, self.indices(obj, idx, sp), val)
@@ -1117,6 +1161,8 @@ class Parser:
             return
         if not hasattr(ctx, "__enter__"):
             raise self.diag(item.context_expr, f"{type(ctx).__name__} is not a context manager")
+        if type(item.optional_vars) is ast.Name and hasattr(ctx, "var_name"):
+            ctx.var_name = item.optional_vars.id  # ``with T.launch_thread(...) as tx``: the var is tx
         val = ctx.__enter__()
         try:
             if item.optional_vars is not None:
@@ -1262,7 +1308,10 @@ class Parser:
             elif t is Cell or t is MetaVar:
                 x = convert(x)
             elif t is slice:
-                raise TypeError(f"buffer {buf.name}: slices are not supported as indices")
+                raise TypeError(
+                    f"buffer {buf.name}: a slice selects lanes only as a store target (A[s:e] = v); "
+                    "in an expression write A[T.Ramp(s, 1, n)] (TIRx reads A[s:e] there as a region)"
+                )
             elif not isinstance(x, PrimExpr):
                 x = convert(x)
             out.append(x)
@@ -1624,6 +1673,11 @@ def build_function(
                         if ann is _MISSING or isinstance(ann, str) or not isinstance(e.__cause__, NameError):
                             raise
                         ty = ann
+                    opt = getattr(ty, "__tirx_optional__", None)  # T.Optional(ann): as ann | None
+                    if opt is not None:
+                        ty = opt()
+                    if type(ty) is Var:  # T.Var("n", "int32") / T.ptr("float32"): the var's type (TIRx)
+                        ty = ty.ty
                     if ty is constexpr:
                         raise p.diag(
                             arg.annotation, f"parameter {pname!r}: T.constexpr parameters need @T.jit"

@@ -24,18 +24,19 @@ from . import parser as _p
 from .builder import IRBuilder as _IRBuilder
 from .builder import launch_args as _launch_args
 from .decorators import function, inline, ir_module, jit, macro
+from .intrin import call_intrin, llvm_lookup_intrinsic_id, tensor_data_ptr
 
 __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve through the op/dtype tables;
     # the forms (T.Ramp, T.alloc_shared, T.grid, ...) are appended where they are generated
     "BufferFrom", "DType", "LaunchConfig", "LetAnn",
     "alloc_scalar",
     "assign", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "boolean",
-    "broadcast_grid", "ceildiv", "compute", "constexpr", "cuda", "decl_buffer",
+    "broadcast_grid", "call_intrin", "ceildiv", "compute", "constexpr", "cuda", "decl_buffer",
     "decl_scalar", "device_entry", "dynamic", "floordiv", "floormod",
-    "function", "handle", "infinity", "inline", "ir_module", "jit", "let",
+    "function", "handle", "infinity", "inline", "ir_module", "jit", "let", "llvm_lookup_intrinsic_id",
     "local_scalar", "logical_and", "logical_not", "logical_or", "macro", "max", "max_value", "meta_var",
     "min", "min_value", "prim_func",
-    "shared_scalar", "shift_left", "shift_right", "static_assert",
+    "shared_scalar", "shift_left", "shift_right", "static_assert", "tensor_data_ptr",
     "truncdiv", "truncmod", "void",
 ]  # fmt: skip
 
@@ -156,15 +157,21 @@ def _tensor_like(example: Any, scope: str | None = None) -> _TensorType:
 
 # ------------------------------------------------------------------ launch
 class LaunchConfig:
-    """``T.cuda.LaunchConfig(grid=, block=, cluster=, dynamic_smem_bytes=)``."""
+    """``T.cuda.LaunchConfig(grid=, block=, cluster=, dynamic_smem_bytes=, **launch options)``; the
+    options TIRx has beyond the shape (``cooperative=``, ``priority=``, ``access_policy_window=``,
+    ...) are checked and packed by ``tirx.script.launch_attrs``."""
 
-    __slots__ = ("block", "cluster", "dynamic_smem_bytes", "grid")
+    __slots__ = ("block", "cluster", "dynamic_smem_bytes", "extra", "grid")
 
-    def __init__(self, grid: Any = 1, block: Any = 1, cluster: Any = None, dynamic_smem_bytes: Any = None):
+    def __init__(self, grid: Any = 1, block: Any = 1, cluster: Any = None, dynamic_smem_bytes: Any = None,
+                 **options: Any):  # fmt: skip
+        from .launch_attrs import check_extra
+
         self.grid = grid
         self.block = block
         self.cluster = cluster
         self.dynamic_smem_bytes = dynamic_smem_bytes
+        self.extra = check_extra(options)
 
 
 class KernelAttributes:
@@ -280,8 +287,9 @@ def local_scalar(
     return _Cell(buf)
 
 
-def alloc_scalar(dtype: Any = "float32", scope: str = "local", *, annotations: Any = None) -> _Cell:
-    """A mutable scalar in ``scope`` (reads load ``[0]``, assignments store)."""
+def alloc_scalar(dtype: Any = "float32", scope: str = "global", *, annotations: Any = None) -> _Cell:
+    """A mutable scalar in ``scope`` (reads load ``[0]``, assignments store). The default scope
+    is TIRx's, ``"global"``; in a CUDA kernel use ``T.local_scalar`` or ``scope="local"``."""
     return _Cell(_alloc(_take_name("scalar"), Tensor((1,), dtype, scope), annotations))
 
 
@@ -339,18 +347,28 @@ def _limits(dtype: Any) -> tuple:
     return int_range(t)
 
 
-def max_value(dtype: Any) -> _PrimExpr:
+def _dtype_arg(fname: str, dtype: Any, ty: Any) -> Any:
+    """``f(dtype)`` (tirx, TVM) or ``f(ty=dtype)`` (TIRx's keyword): exactly one of them."""
+    if (dtype is None) == (ty is None):
+        raise TypeError(f"T.{fname}() takes the dtype once: T.{fname}(dtype) or T.{fname}(ty=dtype)")
+    return dtype if ty is None else ty
+
+
+def max_value(dtype: Any = None, *, ty: Any = None) -> _PrimExpr:
     """The largest finite value of ``dtype``."""
+    dtype = _dtype_arg("max_value", dtype, ty)
     return _const(_limits(dtype)[1], _as_prim(dtype))
 
 
-def min_value(dtype: Any) -> _PrimExpr:
+def min_value(dtype: Any = None, *, ty: Any = None) -> _PrimExpr:
     """The smallest finite value of ``dtype``."""
+    dtype = _dtype_arg("min_value", dtype, ty)
     return _const(_limits(dtype)[0], _as_prim(dtype))
 
 
-def infinity(dtype: Any) -> _PrimExpr:
+def infinity(dtype: Any = None, *, ty: Any = None) -> _PrimExpr:
     """``+inf`` of a float dtype."""
+    dtype = _dtype_arg("infinity", dtype, ty)
     return _const(float("inf"), _as_prim(dtype))
 
 
@@ -454,6 +472,8 @@ _WRAP = {
     "attr": lambda r: _AttrSpec(*r),
     "stmt": lambda pending: pending.emit(_IRBuilder.current()),  # T.evaluate, T.func_attr: emitted here
 }
+
+
 for _form in (*_forms.FORMS, *_forms.DERIVED, _forms.GRID, _forms.NONE_TYPE, _forms.TENSOR_MAP):
     for _n in (_form.name, *_form.aliases):
         globals()[_n] = _form.function(_e, _n, _WRAP.get(_form.role) or _WRAP.get(_form.name))
@@ -482,7 +502,13 @@ def device_entry(*values: Any, launch: LaunchConfig | None = None, grid: Any = N
     if launch is not None:
         if values:
             raise TypeError("T.device_entry: give either launch=... or positional launch values")
-        values, at = _launch_args(launch.grid, launch.block, launch.cluster, launch.dynamic_smem_bytes)
+        if launch.extra:  # TIRx's launch options: packed in its field order (tirx/ir/launch_fields.py)
+            from .launch_attrs import pack_launch
+
+            values, at = pack_launch(launch.grid, launch.block, launch.cluster, launch.dynamic_smem_bytes,
+                                     launch.extra)  # fmt: skip
+        else:
+            values, at = _launch_args(launch.grid, launch.block, launch.cluster, launch.dynamic_smem_bytes)
         attrs = kw.get("attrs")
         kw = {**kw, "attrs": _Attrs({**at.to_dict(), **dict(attrs)}) if attrs else at}
     if kernel_attrs is not None:
@@ -627,13 +653,53 @@ def _resolve(name: str) -> Any:
     a = _op.lookup_alias(name)
     if a is not None:  # a spelling that builds another op's call (T.cuda.warp_sum)
         return a
+    m = _op.lookup_marker(name)
+    if m is not None:  # an operand tag with no IR (T.ptx.SINK)
+        return m
     pre = name + "."
-    if any(k.startswith(pre) for k in _op.all_ops()):
+    if any(k.startswith(pre) for k in _op.all_ops()) or any(k.startswith(pre) for k in _op.aliases()):
         return OpNamespace(name)
     return None
 
 
-cuda = OpNamespace("cuda", {"LaunchConfig": LaunchConfig, "KernelAttributes": KernelAttributes})
+from . import cuda_names as _cuda_names  # noqa: E402 - needs OpNamespace
+
+# T.cuda: the ops under cuda.*, the launch classes, and TIRx's Python-only members (tirx/script/cuda_names.py)
+cuda = OpNamespace("cuda", {"LaunchConfig": LaunchConfig, "KernelAttributes": KernelAttributes,
+                            **_cuda_names.names(OpNamespace)})  # fmt: skip
+
+# layouts (tirx/script/layout.py; the nodes are tirx.ir.layout's)
+from .layout import Axis, ComposeLayout, Iter, Layout, R, S, TileLayout  # noqa: E402
+from .layout import CudaAxes as _CudaAxes  # noqa: E402
+from .layout import cuda_layout as _cuda_layout  # noqa: E402
+
+cuda.__dict__.update({"Axis": _CudaAxes(), "layout": _cuda_layout})
+
+# T.nvshmem, and TIRx's classes of it and of its scoped members under T.cuda (tirx/ops/nvshmem.py)
+from ..ops import nvshmem as _nvshmem_ops  # noqa: E402
+
+
+class NVSHMEMNamespace(OpNamespace):
+    """``T.nvshmem``: the NVSHMEM device ops (``T.cuda.NVSHMEMNamespace()`` is the same namespace)."""
+
+    def __init__(self) -> None:
+        super().__init__("nvshmem")
+
+
+nvshmem = NVSHMEMNamespace()
+cuda.__dict__.update(
+    {"NVSHMEMNamespace": NVSHMEMNamespace}
+    | {n: getattr(_nvshmem_ops, n) for n in _nvshmem_ops.__all__ if n.startswith("NVSHMEM")}
+)
+__all__ += ["Axis", "ComposeLayout", "Iter", "Layout", "R", "S", "TileLayout"]
+
+# TIRx's IR class and type names (T.Var, T.IntImm, T.Range, T.ptr, T.Tuple, ...): ir_names.py
+from . import ir_names as _ir_names  # noqa: E402
+
+for _n in _ir_names.__all__:
+    globals()[_n] = getattr(_ir_names, _n)
+    __all__.append(_n)
+del _n
 
 
 def __getattr__(name: str) -> Any:
@@ -652,3 +718,11 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"T.{name} is not defined (not a tirx script name nor a declared op)")
     globals()[name] = v
     return v
+
+
+# TIRx's builder API (T.IRBuilder, T.function_, T.arg_, T.if_, T.for_, T.setitem_, ... and the
+# namespaces T.ir_builder, T.parser_protocol, T.frame, T.op, T.utils, T.ir): tirx/script/protocol
+from .protocol import t_exports as _protocol_exports  # noqa: E402
+
+globals().update(_protocol_exports())
+__all__ += [n for n in _protocol_exports() if n not in __all__]

@@ -72,7 +72,7 @@ therefore not SSA (``ConvertSSA`` makes it so).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 
@@ -80,6 +80,7 @@ from tirx.ir import expr as E
 from tirx.ir import stmt as S
 from tirx.ir.buffer import Buffer
 from tirx.ir.function import Function, Module
+from tirx.ir.node import EMPTY_ATTRS, Attrs, as_attrs
 from tirx.ir.op import all_ops, call
 from tirx.ir.types import DTYPE_NAMES, PointerType, PrimType, bool_, float32, handle, int32, int64, prim, void
 
@@ -188,8 +189,13 @@ def _load(draw, ctx: _Ctx, t: PrimType, depth: int) -> E.PrimExpr | None:
         if not idx:
             return None
         base = idx[-1]
-        idx[-1] = E.Ramp(base, E.IntImm(1, base.ty), t.lanes)
+        idx[-1] = E.Ramp(base, E.IntImm(1, cast(PrimType, base.ty)), t.lanes)
     return E.BufferLoad(b, tuple(idx))
+
+
+def _scope(b: Buffer) -> str | None:
+    """The memory scope of ``b``'s pointer."""
+    return getattr(b.data.ty, "scope", None)
 
 
 def _ptr_expr(draw, ctx: _Ctx, t: PointerType, depth: int) -> E.PrimExpr | None:
@@ -198,7 +204,7 @@ def _ptr_expr(draw, ctx: _Ctx, t: PointerType, depth: int) -> E.PrimExpr | None:
     if same:
         opts.append("var")
     if isinstance(t.element, PrimType) and any(
-        b.dtype == t.element and b.data.ty.scope == t.scope and b.shape for b in ctx.bufs
+        b.dtype == t.element and _scope(b) == t.scope and b.shape for b in ctx.bufs
     ):
         opts.append("address_of")
     if ctx.ptr_srcs:
@@ -209,7 +215,7 @@ def _ptr_expr(draw, ctx: _Ctx, t: PointerType, depth: int) -> E.PrimExpr | None:
     if how == "var":
         return draw(st.sampled_from(same))
     if how == "address_of":
-        bufs = [b for b in ctx.bufs if b.dtype == t.element and b.data.ty.scope == t.scope and b.shape]
+        bufs = [b for b in ctx.bufs if b.dtype == t.element and _scope(b) == t.scope and b.shape]
         b = draw(st.sampled_from(bufs))
         return call("address_of", E.BufferLoad(b, tuple(_int_index(draw, ctx, depth) for _ in b.shape)))
     src = draw(st.sampled_from(ctx.ptr_srcs))
@@ -460,7 +466,7 @@ def _make_buffer(
 
 
 # ------------------------------------------------------------------ statements
-def _annotations(draw) -> dict:
+def _annotations(draw) -> Attrs:
     pool = {
         "pragma_unroll_explicit": st.integers(0, 8),
         "software_pipeline_stage": st.lists(st.integers(0, 3), max_size=3),
@@ -472,7 +478,7 @@ def _annotations(draw) -> dict:
         'we"ird\\key': st.integers(0, 1),
     }
     keys = draw(st.lists(st.sampled_from(sorted(pool)), max_size=3, unique=True))
-    return {k: draw(pool[k]) for k in keys}
+    return as_attrs({k: draw(pool[k]) for k in keys})
 
 
 def _for(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
@@ -511,7 +517,7 @@ def _for(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
             else _expr(draw, ctx, lt, MAX_DEPTH - 1)
         )
     thread = draw(st.sampled_from(THREADS)) if kind is S.ForKind.THREAD_BINDING else None
-    ann = _annotations(draw) if draw(st.integers(0, 2)) == 0 else {}
+    ann = _annotations(draw) if draw(st.integers(0, 2)) == 0 else EMPTY_ATTRS
     v = E.Var(_name(draw), lt)
     body = _body(draw, ctx.child(vars=[*ctx.vars, v], in_loop=True), depth + 1, budget)
     return S.For(v, start, extent, kind, body, step, thread, ann)
@@ -605,7 +611,7 @@ def _one_stmt(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt | None:
         lanes = 1
         if idx and b.dtype.lanes == 1 and not b.dtype.is_bool and draw(st.integers(0, 4)) == 0:
             lanes = draw(st.sampled_from((2, 4)))
-            idx[-1] = E.Ramp(idx[-1], E.IntImm(1, idx[-1].ty), lanes)
+            idx[-1] = E.Ramp(idx[-1], E.IntImm(1, cast(PrimType, idx[-1].ty)), lanes)
         value = _expr(draw, ctx, b.dtype.with_lanes(lanes) if lanes > 1 else b.dtype)
         return S.BufferStore(b, value, tuple(idx))
     if k == "eval":
@@ -629,7 +635,7 @@ def _one_stmt(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt | None:
         shape_vars = [v for v in ctx.vars if v.ty in (int32, int64)]
         b = _make_buffer(draw, ctx, _name(draw), dt, scope, shape_vars=shape_vars)
         ctx.bufs.append(b)
-        return S.AllocBuffer(b, _annotations(draw) if draw(st.integers(0, 4)) == 0 else {})
+        return S.AllocBuffer(b, _annotations(draw) if draw(st.integers(0, 4)) == 0 else EMPTY_ATTRS)
     if k == "ptr":
         # a pointer Bind (reinterpret / address_of), then sometimes a DeclBuffer view over it
         scope = draw(st.sampled_from(SCOPES))
@@ -643,7 +649,7 @@ def _one_stmt(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt | None:
                 return None
             b = draw(st.sampled_from(cands))
             value = call("address_of", E.BufferLoad(b, tuple(_int_index(draw, ctx, 1) for _ in b.shape)))
-            pt = value.ty
+            pt = cast(PointerType, value.ty)
         p = E.Var(draw(st.sampled_from(("p", "q", "ptr", "p"))), pt)
         ctx.vars.append(p)
         bind = S.Bind(p, value)
@@ -651,7 +657,7 @@ def _one_stmt(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt | None:
             # a view, sometimes of another dtype than the pointer's element
             # (the verifier allows a view of another dtype over bytes only)
             bytes_ptr = pt.element in (prim("uint8"), prim("int8"))
-            vdt = draw(dtypes()) if bytes_ptr and draw(st.booleans()) else pt.element
+            vdt = draw(dtypes()) if bytes_ptr and draw(st.booleans()) else cast(PrimType, pt.element)
             n = draw(st.integers(1, 64))
             buf = Buffer(_name(draw), p, vdt, (E.IntImm(n, int32),))
             ctx.bufs.append(buf)
@@ -719,10 +725,10 @@ def _signature(draw, name: str, helper: bool = False) -> dict:
 
     A ``helper`` takes scalars only and returns a value (other functions call it)."""
     if helper:
-        params = [E.Var(_name(draw), draw(dtypes())) for _ in range(draw(st.integers(0, 3)))]
+        scalars = [E.Var(_name(draw), draw(dtypes())) for _ in range(draw(st.integers(0, 3)))]
         return {
             "name": name,
-            "params": params,
+            "params": scalars,
             "bmap": [],
             "ret_ty": draw(dtypes()),
             "attrs": {},
@@ -735,12 +741,12 @@ def _signature(draw, name: str, helper: bool = False) -> dict:
     ]
     params: list[E.Var] = []
     bmap: list[tuple] = []
-    used = set()
+    used: set[E.Var] = set()
     ntensors = draw(st.integers(0, 3))
     for ti in range(max(ntensors, len(dyn))):
         dt = draw(dtypes())
         rank = draw(st.integers(1, 3))
-        shape = []
+        shape: list[E.PrimExpr] = []
         for r in range(rank):
             if ti < len(dyn) and r == 0:
                 shape.append(dyn[ti])  # every dyn var appears in some shape

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pathlib
 import sys
+import types
 
 HERE = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "tirx_golden" / "frontend"
 TIRX_IMPORT = "from tirx.script import tirx as T"
@@ -29,9 +30,15 @@ def record(case: pathlib.Path) -> str:
     tmp = case.with_name(f"_tvm_{case.stem}.py")
     tmp.write_text(src.replace(TIRX_IMPORT, TVM_IMPORT))
     try:
-        ns: dict = {"__name__": f"golden_{case.stem}", "__file__": str(tmp)}
-        exec(compile(tmp.read_text(), str(tmp), "exec"), ns)  # the oracle runs its own kernels
-        return ns["f"].script() + "\n"
+        name = f"golden_{case.stem}"
+        mod = types.ModuleType(name)
+        mod.__file__ = str(tmp)
+        sys.modules[name] = mod  # TIRx reads a class's source through its module (@T.ir_module)
+        try:
+            exec(compile(tmp.read_text(), str(tmp), "exec"), mod.__dict__)  # the oracle runs its own kernels
+        finally:
+            sys.modules.pop(name, None)
+        return mod.__dict__["f"].script() + "\n"
     finally:
         tmp.unlink()
 

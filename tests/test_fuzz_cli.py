@@ -1,0 +1,165 @@
+"""``tirx fuzz`` as a user meets it: one progress line, a saved reproducer and seed, a replay
+command that reproduces, and shrinking that stops when told (``--max-shrink-time``)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tirx
+
+pytest.importorskip("hypothesis")
+pytest.importorskip("tqdm")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# a deliberately broken printer: every `a + b` prints as `a - b`; the round-trip property
+# (loads(dumps(x)) == x) must catch it on the first program with an addition. The programs
+# are small ones (one in ~20 adds), so the test does not depend on the full generator.
+BROKEN = """
+import sys
+
+from hypothesis import strategies as st
+
+import tirx
+import tirx.testing.strategies as tst
+
+_real = tirx.dumps
+tirx.dumps = lambda obj, *a, **k: _real(obj, *a, **k).replace(" + ", " - ")
+
+
+def program(k, add):
+    op = "+" if add else "*"
+    return tirx.loads(f"@T.function\\ndef f(A: T.Tensor((4,), T.int32)):\\n    A[0] = A[1] {op} {k}\\n")
+
+
+programs = st.builds(program, st.integers(0, 1000), st.integers(0, 20).map(lambda x: x == 0))
+tst.functions = lambda **k: programs
+tst.modules = lambda **k: programs
+from tirx.tools.cli import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _tirx_fuzz(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    r = subprocess.run(
+        [sys.executable, "-c", BROKEN, "fuzz", *args], cwd=tmp_path, env=env, capture_output=True, timeout=300
+    )
+    # bytes, decoded here: text=True would turn the progress line's carriage returns into newlines
+    return subprocess.CompletedProcess(r.args, r.returncode, r.stdout.decode(), r.stderr.decode())
+
+
+def test_failure_is_saved_with_seed_and_replays(tmp_path):
+    save = tmp_path / "failures"
+    r = _tirx_fuzz(
+        tmp_path, "--examples", "300", "--seed", "11", "--save", str(save), "--max-shrink-time", "5"
+    )
+    assert r.returncode == 1, r.stdout + r.stderr
+    out = r.stdout
+    assert "FAIL" in out and ("printing is not a fixpoint" in out or "structural_equal" in out)
+    replay = re.search(r"^replay: (tirx fuzz --seed (\d+) --examples (\d+))$", out, re.M)
+    assert replay, out
+    seed = int(replay.group(2))
+    saved = re.findall(r"^saved: (\S+)$", out, re.M)
+    tirx_file = next(Path(p) for p in saved if p.endswith(".tirx"))
+    meta = json.loads(next(Path(p) for p in saved if p.endswith(".json")).read_text())
+    assert meta["seed"] == seed and meta["replay"] == replay.group(1)
+    assert meta["reproducer"] == str(tirx_file)
+    # the reproducer is what the broken printer wrote; it loads, and shows the bug (a `-`)
+    text = tirx_file.read_text()
+    assert re.search(r"A\[0\] = A\[1\] - \d\n", text)  # an addition, shrunk to a small one
+    tirx.loads(text)
+    # progress: one line redrawn with carriage returns, not one line per program
+    progress = [ln for ln in r.stderr.split("\n") if "programs" in ln]
+    assert len(progress) == 1 and progress[0].count("\r") >= 1 and "failures" in progress[0]
+    # the printed command replays the same failure on its own
+    args = replay.group(1).split()[2:]
+    again = _tirx_fuzz(tmp_path, *args, "--no-save", "--no-progress", "--max-shrink-time", "5")
+    assert again.returncode == 1 and f"FAILED (seed {seed})" in again.stdout
+    assert again.stderr.count("programs") == 0  # --no-progress
+
+
+def test_max_shrink_time_stops_shrinking():
+    """Shrinking stops after --max-shrink-time and reports the smallest failure so far."""
+    from hypothesis import strategies as st
+
+    from tirx.testing.campaign import run_budgeted
+
+    def check(x: int) -> None:
+        assert x <= 1000
+
+    ints = st.integers(0, 10**9)
+    _, _, full, _ = run_budgeted(ints, check, seed=3, examples=200, max_shrink_time=60)
+    _, _, cut, _ = run_budgeted(ints, check, seed=3, examples=200, max_shrink_time=1e-9)
+    assert full is not None and full[2] == 1001  # shrunk all the way
+    assert cut is not None and cut[2] > 1001  # stopped at once: the first failing example
+
+
+def test_progress_line_counts_failures():
+    from tirx.tools.cli import _Progress
+
+    buf = io.StringIO()
+    p = _Progress("mutate", stream=buf, interval=0)
+    for n in range(1, 50):
+        p(n, n * 0.1, failures=n // 10)
+    p.done(7)
+    text = buf.getvalue()
+    assert text.count("\n") <= 1 and text.count("\r") > 1
+    assert "failures 7" in text and "49" in text
+    quiet = io.StringIO()
+    q = _Progress("fuzz", stream=quiet, enabled=False)
+    q(3, 1.0)
+    q.done()
+    assert quiet.getvalue() == ""
+
+
+def test_campaign_status_takes_the_failure_count():
+    from tirx.tools.campaign import _Status
+
+    st = _Status(every=1e9, stream=io.StringIO())
+    st.progress("mutate")(5, 1.0, 2)
+    assert st.cur_n == 5
+
+
+def test_fuzz_passes_checks_a_user_pass_and_replays_with_it(tmp_path, monkeypatch, capsys):
+    """`tirx fuzz --plugin P --passes NAME`: the pipeline's output must be well-formed and
+    round-trip; the replay command names the pipeline and the plugin."""
+    from hypothesis import strategies as st
+
+    import tirx.testing.strategies as tst
+    from tirx.tools.cli import main
+
+    f = tirx.loads("@T.function\ndef f(A: T.Tensor((4,), T.int32)):\n    A[0] = A[1] * 4\n")
+    monkeypatch.setattr(tst, "functions", lambda **k: st.just(f))
+    monkeypatch.setattr(tst, "modules", lambda **k: st.just(f))
+    plug = tmp_path / "bad_pass.py"
+    plug.write_text(
+        "from tirx.ir import Evaluate, Var\n"
+        "from tirx.ir import types as ty\n"
+        "from tirx.passes import function_pass, register_pass\n"
+        "@register_pass('use-undefined-var')\n"
+        "@function_pass\n"
+        "def bad(func):\n"
+        "    '''Appends a use of a var that is defined nowhere (a broken pass).'''\n"
+        "    return func.with_body(Evaluate(Var('ghost', ty.int32)))\n"
+    )
+    assert main(["fuzz", "-n", "3", "--seed", "5", "--no-save", "--no-progress", "-p", "simplify"]) == 0
+    assert "all round-trip invariants hold" in capsys.readouterr().out
+    pipe = "simplify,use-undefined-var,verify{raising=false}"  # braces survive into the replay command
+    rc = main(["fuzz", "-n", "3", "--seed", "5", "--no-save", "--plugin", str(plug), "-p", pipe])
+    out = capsys.readouterr().out
+    assert rc == 1 and "not well-formed" in out and "ghost" in out
+    assert f"replay: tirx fuzz --seed 5 --examples 3 --passes '{pipe}' --plugin {plug}" in out
+    # usage errors: exit 2
+    assert main(["fuzz", "-n", "1", "-p", "no-such-pass"]) == 2
+    assert main(["fuzz", "-n", "1", "-p", "cse", "--semantic"]) == 2
+    assert main(["fuzz", "-n", "1", "-p", "cse", "--plugin", str(tmp_path / "missing.py")]) == 2
