@@ -334,3 +334,17 @@ def test_fmt_recurses_into_directories_and_globs(tmp_path, capsys):
     assert main(["fmt", "--check", str(tmp_path)]) == 0
     assert main(["fmt", str(tmp_path / "missing.tirx")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_fmt_accepts_tirx_else_if_for_elif_chains():
+    """TIRx prints an elif chain as else: + a nested if (same IR); --check accepts either."""
+    from tirx.tools.fmt import equivalent
+
+    canonical = "if a:\n    x\nelif b:\n    if q:\n        z\n    else:\n        t\nelif c:\n    w\nelse:\n    v\ny\n"
+    tirx_style = (
+        "if a:\n    x\nelse:\n    if b:\n        if q:\n            z\n        else:\n            t\n"
+        "    else:\n        if c:\n            w\n        else:\n            v\ny\n"
+    )
+    assert equivalent(tirx_style, canonical)
+    assert not equivalent(tirx_style.replace("            w", "            u"), canonical)
+    assert not equivalent(tirx_style.replace("\ny\n", "\n    y\n"), canonical)  # y moved into the else

@@ -42,15 +42,43 @@ def _float_repl(m: re.Match) -> str:
         return f
 
 
+_ELIF = re.compile(r"([ ]*)elif\b(.*)$")
+_CONT = re.compile(r"[ ]*(elif\b|else\s*:)")
+
+
+def _unelif(text: str) -> str:
+    """``elif c:`` chains written as TIRx prints them: ``else:`` and a nested ``if c:`` (the
+    same IR), so a file TIRx printed and tirx's canonical print compare line for line."""
+    out: list[str] = []
+    open_: list[int] = []  # indents of the elif lines turned into else + nested if
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        ind = len(line) - len(body)
+        if body and not body.startswith("#"):
+            cont = bool(_CONT.match(line))
+            while open_ and (ind < open_[-1] or (ind == open_[-1] and not cont)):
+                open_.pop()
+        shift = 4 * sum(1 for b in open_ if b < ind or (b == ind and body and _CONT.match(line)))
+        m = _ELIF.match(line)
+        if m is not None:
+            pad = " " * (ind + shift)
+            out += [f"{pad}else:", f"{pad}    if{m.group(2)}"]
+            open_.append(ind)
+            continue
+        out.append(" " * shift + line if body else line)
+    return "\n".join(out)
+
+
 def _normal(text: str) -> str:
     if not text.endswith("\n"):
         text += "\n"
-    return _FLOAT_OR_SKIP.sub(_float_repl, text)
+    return _unelif(_FLOAT_OR_SKIP.sub(_float_repl, text))
 
 
 def equivalent(text: str, canonical: str) -> bool:
     """Whether ``text`` counts as formatted: ``canonical`` itself, or the same up to the
-    spelling of float literals of equal value and a missing final newline."""
+    spelling of float literals of equal value, ``else:`` + nested ``if`` for ``elif`` (as TIRx
+    prints a chain) and a missing final newline."""
     return text == canonical or _normal(text) == _normal(canonical)
 
 

@@ -31,7 +31,7 @@ def f(A: T.Tensor((64,), "float32"), B: T.Tensor((8, 8), "int32"), n: T.int32):
     A[tx] = T.cuda.warp_sum(s) + T.cuda.warp_max(s) + T.cuda.warp_min(s)
     if T.logical_and(A[tx] > 1.0, T.logical_not(A[tx] < 2.0)):
         A[tx] = T.max_value(ty="float32")
-    if T.logical_or(n > 1, n < -1):
+    elif T.logical_or(n > 1, n < -1):
         A[tx] = T.min_value(ty="float32")
     bump(B, c)
     B[4, 0] = T.call_extern("abs", n, ty="int32")
