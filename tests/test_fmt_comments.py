@@ -340,7 +340,9 @@ def test_fmt_accepts_tirx_else_if_for_elif_chains():
     """TIRx prints an elif chain as else: + a nested if (same IR); --check accepts either."""
     from tirx.tools.fmt import equivalent
 
-    canonical = "if a:\n    x\nelif b:\n    if q:\n        z\n    else:\n        t\nelif c:\n    w\nelse:\n    v\ny\n"
+    canonical = (
+        "if a:\n    x\nelif b:\n    if q:\n        z\n    else:\n        t\nelif c:\n    w\nelse:\n    v\ny\n"
+    )
     tirx_style = (
         "if a:\n    x\nelse:\n    if b:\n        if q:\n            z\n        else:\n            t\n"
         "    else:\n        if c:\n            w\n        else:\n            v\ny\n"
