@@ -6,10 +6,10 @@ import io
 import sys
 
 import pytest
-from tirx.passes import build_pipeline, parse_pipeline, register_pass, registered_passes
-from tirx.tools.cli import main
 
 import tirx
+from tirx.passes import build_pipeline, parse_pipeline, register_pass, registered_passes
+from tirx.tools.cli import main
 
 SRC = """\
 @T.function
@@ -144,3 +144,27 @@ def test_compile_writes_output_file(tmp_path):
     cub = tmp_path / "k.cubin"
     assert main(["compile", str(p), "--cubin", "-o", str(cub), "--target", "cuda -arch=sm_90a"]) == 0
     assert cub.read_bytes()[:4] == b"\x7fELF"
+
+
+def test_compile_sass_disassembles_the_cubin(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from tirx.tools import cli
+
+    p = _write(
+        tmp_path,
+        text=(
+            "@T.function\ndef f(A: T.Tensor((64,), T.float32)):\n"
+            '    with T.device_entry(1, 1, 1, 64, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
+            '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
+            '        A[T.cuda.thread_idx("x")] = T.float32(1)\n'
+        ),
+    )
+    args = ["compile", str(p), "--sass", "--target", "cuda -arch=sm_90a"]
+    if cli.find_nvdisasm() is None:  # the [cuda] extra installs NVIDIA's nvdisasm wheel
+        pytest.skip("no nvdisasm here")
+    assert main(args) == 0
+    sass = capsys.readouterr().out
+    assert "STG.E" in sass and "EXIT" in sass  # the store and the return, as SASS
+    monkeypatch.setattr(cli, "find_nvdisasm", lambda: None)
+    assert main(args) == 1
+    assert "--sass needs nvdisasm" in capsys.readouterr().err

@@ -463,6 +463,8 @@ def cmd_compile(args: argparse.Namespace, extra: list[str]) -> int:
             return 1
     if files.failed or k is None:
         return 1
+    if args.sass:
+        return _print_sass(k, args.output)
     what = "ptx" if args.ptx else "cubin" if args.cubin else "source"
     out = getattr(k, what, None)
     if out is None:
@@ -477,6 +479,54 @@ def cmd_compile(args: argparse.Namespace, extra: list[str]) -> int:
         _err("tirx compile: error: --cubin is binary: write it to a file with -o")
         return 2
     print(out, end="" if str(out).endswith("\n") else "\n")
+    return 0
+
+
+def find_nvdisasm() -> str | None:
+    """``nvdisasm`` on PATH, or the one NVIDIA's ``nvidia-cuda-nvdisasm`` wheel installs."""
+    import importlib.util
+    import shutil
+
+    found = shutil.which("nvdisasm")
+    if found:
+        return found
+    spec = importlib.util.find_spec("nvidia")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        cand = os.path.join(root, "cu13", "bin", "nvdisasm")
+        if os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def _print_sass(k: Any, output: str | None) -> int:
+    """``--sass``: the cubin disassembled by nvdisasm (the toolchain's, when it has one)."""
+    import subprocess
+    import tempfile
+
+    tool = find_nvdisasm()
+    if tool is None:
+        _err(
+            "error: --sass needs nvdisasm: install NVIDIA's wheel (pip install nvidia-cuda-nvdisasm, "
+            "part of tirx's [cuda] extra) or put the CUDA toolkit's bin folder on PATH"
+        )
+        return 1
+    cubin = getattr(k, "cubin", None)
+    if not cubin:
+        _err("error: this target produced no cubin to disassemble")
+        return 1
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "kernel.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        r = subprocess.run([tool, path], capture_output=True, text=True)
+    if r.returncode != 0:
+        _err(f"error: nvdisasm failed ({r.returncode}): {r.stderr.strip()}")
+        return 1
+    if output is not None:
+        with open(output, "w") as f:
+            f.write(r.stdout)
+    else:
+        print(r.stdout, end="")
     return 0
 
 
@@ -611,6 +661,7 @@ def _parser() -> argparse.ArgumentParser:
     kind = k.add_mutually_exclusive_group()
     kind.add_argument("--ptx", action="store_true", help="the PTX NVRTC produced, not the CUDA source")
     kind.add_argument("--cubin", action="store_true", help="the cubin (binary: needs -o)")
+    kind.add_argument("--sass", action="store_true", help="the cubin's SASS (nvdisasm)")
 
     o = sub.add_parser(
         "opt",
