@@ -57,6 +57,18 @@ def release(empty, s, cluster):
 
 
 @T.inline
+def tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN):
+    """The first row and column of work unit ``tile``: grouped order (``GROUP_M`` row-blocks of
+    ``CLUSTER`` tiles share their B tiles in L2), this CTA's tile of the cluster by ``rank``."""
+    gm = tile // group
+    first_m = gm * GROUP_M
+    gsize = T.min(mt - first_m, GROUP_M)
+    m0 = ((first_m + (tile % group) % gsize) * CLUSTER + rank) * BM
+    n0 = ((tile % group) // gsize) * BN
+    return m0, n0
+
+
+@T.inline
 def store_rows(C, acc, out, a0, row0, col0, BN, DT):
     """Epilogue of one 64-row wgmma accumulator (``acc[a0:a0 + BN / 2]``): this thread's values
     of rows ``row0`` and ``row0 + 8``, converted and stored as 2-element vectors."""
@@ -156,11 +168,7 @@ def gemm_tn(
         if tx == 0:
             it: T.int32 = 0
             for tile in range(unit0, ntiles, units):
-                gm = tile // group
-                first_m = gm * GROUP_M
-                gsize = T.min(mt - first_m, GROUP_M)
-                m0 = ((first_m + (tile % group) % gsize) * CLUSTER + rank) * BM
-                n0 = ((tile % group) // gsize) * BN
+                m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
                 for kb in range(kb_n):
                     s = it % STAGES
                     ph = ((it // STAGES) & 1) ^ 1
@@ -200,11 +208,7 @@ def gemm_tn(
             nloc = (ntiles - unit0 + units - 1) // units  # tiles of this CTA
             for tile in range(unit0 + me * units, ntiles, 2 * units):
                 j = (tile - unit0) // units  # this CTA's tile number: stages j*kb_n ...
-                gm = tile // group
-                first_m = gm * GROUP_M
-                gsize = T.min(mt - first_m, GROUP_M)
-                m0 = (first_m + (tile % group) % gsize) * BM
-                n0 = ((tile % group) // gsize) * BN
+                m0, n0 = tile_origin(tile, group, mt, GROUP_M, 1, 0, BM, BN)
                 if j > 0:
                     T.ptx.bar.sync(1 + me, 256)  # my turn: the other main loop has finished
                 for kb in range(kb_n):
@@ -249,11 +253,7 @@ def gemm_tn(
         else:
             it: T.int32 = 0
             for tile in range(unit0, ntiles, units):
-                gm = tile // group
-                first_m = gm * GROUP_M
-                gsize = T.min(mt - first_m, GROUP_M)
-                m0 = ((first_m + (tile % group) % gsize) * CLUSTER + rank) * BM
-                n0 = ((tile % group) // gsize) * BN
+                m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
                 for kb in range(kb_n):
                     s = it % STAGES
                     ph = (it // STAGES) & 1
