@@ -591,3 +591,26 @@ def test_bad_views_are_located_errors():
         @T.function
         def h(A: T.Tensor((8, 16), "int32")):
             P = A.permute(0, 0)  # noqa: F841
+
+
+def test_deep_expressions_with_layouts_compile_for_the_interpreter():
+    """Mutate fuzz seed 973018180: lowering layouts is a traversal; a 3,000-deep index next to a
+    layout tensor compiled for the interpreter raised RecursionError (now retried on the
+    large-stack thread like every other traversal)."""
+    chain = " + ".join(["tx % 64"] + ["0"] * 3000)
+    text = (
+        "@T.function\n"
+        'def f(B: T.Tensor((64,), T.float32)):\n'
+        '    with T.device_entry(1, 1, 1, 64, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
+        '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
+        '        tx: T.let[T.int32] = T.cuda.thread_idx("x")\n'
+        '        M = T.alloc_tensor(ty_args=[T.Tensor((64,), T.float32, scope="shared", '
+        'layout=T.TileLayout.from_iters(shard=[T.Iter(64, 1, "m")], replica=[]))])\n'
+        "        M[tx] = T.float32(2.0)\n"
+        f"        B[tx] = M[{chain}]\n"
+    )
+    f = tirx.loads(text)
+    k = tirx.compile(f, target="interp")
+    b = np.zeros(64, np.float32)
+    k(b)
+    assert (b == 2).all()

@@ -39,7 +39,7 @@ def compile(f: Function | Module, **options: Any):
             )
     from tirx.passes.layout import lower_layouts  # tensors with a layout: flat accesses at its offsets
 
-    f = lower_layouts(f)
+    f = deep.call(lower_layouts, f)  # a traversal: deep IR retries on the large-stack thread
     if isinstance(f, Module):
         return ModuleKernel(f, options)
     if not isinstance(f, Function):
