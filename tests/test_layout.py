@@ -600,7 +600,7 @@ def test_deep_expressions_with_layouts_compile_for_the_interpreter():
     chain = " + ".join(["tx % 64"] + ["0"] * 3000)
     text = (
         "@T.function\n"
-        'def f(B: T.Tensor((64,), T.float32)):\n'
+        "def f(B: T.Tensor((64,), T.float32)):\n"
         '    with T.device_entry(1, 1, 1, 64, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
         '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
         '        tx: T.let[T.int32] = T.cuda.thread_idx("x")\n'
