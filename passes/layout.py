@@ -67,6 +67,13 @@ def _flat(b: Buffer, size: Any) -> Buffer:
     return Buffer(b.name, b.data, b.dtype, (size,), (), b.elem_offset, b.align, span=b.span)
 
 
+def _located(msg: str, span: Any) -> DiagnosticError:
+    """``file:line:col: error: msg`` (as codegen reports), the span kept on the error."""
+    if span is not None:
+        return DiagnosticError(f"{getattr(span, 'innermost', span)}: error: {msg}", span=span)
+    return DiagnosticError(msg)
+
+
 def _check_size(b: Buffer) -> None:
     """A tensor with more elements than its layout has positions would be addressed past
     its storage (TIRx generates such accesses silently): a located error instead."""
@@ -77,7 +84,7 @@ def _check_size(b: Buffer) -> None:
         n *= d.value
     size = b.layout.size()
     if type(size) is int and n > size:
-        raise DiagnosticError(
+        raise _located(
             f"tensor {b.name}: its shape {tuple(d.value for d in b.shape)} has {n} elements but its layout "
             f"places only {size}",
             b.span,
@@ -115,9 +122,15 @@ class _Lower(Mutator):
                 return (off,)
             off = memory_offset(b.layout, idx, b.shape, b.name)
         except LayoutError as e:
-            raise DiagnosticError(str(e), node.span or b.span) from None
+            raise _located(str(e), node.span or b.span) from None
         like = idx[0] if idx else None
-        off = convert(off, like) if like is not None else convert(off)
+        try:
+            off = convert(off, like) if like is not None else convert(off)
+        except (TypeError, ValueError) as e:  # a constant offset past the index dtype (a huge stride)
+            raise _located(
+                f"tensor {b.name}: its layout puts this element at an offset the index type cannot hold ({e})",
+                node.span or b.span,
+            ) from None
         if self.made is not None:
             _collect(off, {id(x) for x in (*idx, *b.shape)}, self.made)
         return (off,)

@@ -72,3 +72,20 @@ def test_conflicting_attributes_are_located_errors():
         _k("max_registers_per_thread=64, min_blocks_per_sm=2")
     with pytest.raises(DiagnosticError, match="min_blocks_per_sm must be a positive int"):
         _k("min_blocks_per_sm=0")
+
+
+def test_kernel_attrs_from_text_must_be_counts():
+    """Mutate fuzz seed 1338261887: text can hold any literal in cuda.kernel_attrs (1e999 loaded
+    as an infinite float); codegen raised an internal OverflowError, now a located error."""
+    text = (
+        "@T.function\n"
+        "def k(A: T.Tensor((8,), T.int32)):\n"
+        '    with T.device_entry(1, 1, 1, 128, 1, 1, attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": V}, '
+        '"cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
+        "        A[0] = 1\n"
+    )
+    for bad in ("1e999", "-3", '"two"', "2.5"):
+        f = tirx.loads(text.replace("V", bad))
+        with pytest.raises(DiagnosticError, match="min_blocks_per_sm must be a non-negative integer"):
+            tirx.codegen.generate(f)
+    assert "__launch_bounds__(128, 2)" in tirx.codegen.generate(tirx.loads(text.replace("V", "2"))).text

@@ -614,3 +614,24 @@ def test_deep_expressions_with_layouts_compile_for_the_interpreter():
     b = np.zeros(64, np.float32)
     k(b)
     assert (b == 2).all()
+
+
+def test_a_layout_offset_past_the_index_type_is_a_located_error():
+    """Mutate fuzz seed 1338261887: a stride of 2**31 made the lowering build an int32 constant
+    that does not fit (an internal ValueError); now a located error naming the tensor."""
+    text = (
+        "@T.function\n"
+        "def f(A: T.Tensor((64,), T.float16), B: T.Tensor((64,), T.float16)):\n"
+        '    with T.device_entry(1, 1, 1, 32, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
+        '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
+        "        v = T.decl_tensor(A.data, ty_args=[T.Tensor((32,), T.float16, layout=T.TileLayout.from_iters("
+        'shard=[T.Iter(32, 2147483648, "m")], replica=[]))])\n'
+        "        B[0] = v[4]\n"
+    )
+    f = tirx.loads(text)
+    for target in ("interp", "cuda -arch=sm_90a"):
+        with pytest.raises(
+            tirx.DiagnosticError, match="tensor v: its layout puts this element at an offset"
+        ) as ei:
+            tirx.compile(f, target=target) if target == "interp" else generate(f)
+        assert ":6:" in str(ei.value) or "line 6" in str(ei.value) or "<string>" in str(ei.value)

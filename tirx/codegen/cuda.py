@@ -1451,7 +1451,11 @@ class CodeGenCUDA:
         def num(key: str) -> int | None:
             v = ka.get(key)
             v = getattr(v, "value", v)
-            return int(v) if v is not None else None
+            if v is None:
+                return None
+            if type(v) is not int or v < 0:  # TIRx's KernelAttributes take counts
+                raise _error(f"cuda.kernel_attrs: {key} must be a non-negative integer, got {v!r}", entry)
+            return v
 
         minb, maxc, nreg = (
             num("min_blocks_per_sm"),
