@@ -635,3 +635,21 @@ def test_a_layout_offset_past_the_index_type_is_a_located_error():
         ) as ei:
             tirx.compile(f, target=target) if target == "interp" else generate(f)
         assert ":6:" in str(ei.value) or "line 6" in str(ei.value) or "<string>" in str(ei.value)
+
+
+def test_a_swizzle_too_wide_for_the_offset_type_is_a_located_error():
+    """Mutate fuzz seed 207343794: ComposeLayout(per_element, swizzle_len, atom_len) whose bits pass
+    int32 built an IntImm that does not fit (internal ValueError); now a located error."""
+    text = (
+        "@T.function\n"
+        "def f(B: T.Tensor((64,), T.float16)):\n"
+        '    with T.device_entry(1, 1, 1, 32, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
+        '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
+        '        tx: T.let[T.int32] = T.cuda.thread_idx("x")\n'
+        '        S = T.alloc_tensor(ty_args=[T.Tensor((64,), T.float16, scope="shared", layout=T.ComposeLayout('
+        '0, 2, 18446744073709551616, T.TileLayout.from_iters(shard=[T.Iter(64, 1, "m")], replica=[])))])\n'
+        "        B[tx] = S[tx]\n"
+    )
+    f = tirx.loads(text)
+    with pytest.raises(tirx.DiagnosticError, match=r"swizzle .* does not fit the int32 offset"):
+        tirx.compile(f, target="interp")

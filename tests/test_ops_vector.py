@@ -125,3 +125,21 @@ def test_result_types_follow_the_vectors():
 def test_malformed_vector_ops_are_located_errors(expr, match):
     with pytest.raises(tirx.DiagnosticError, match=match):
         tirx.loads(_text(f"T.evaluate({expr})"))
+
+
+def test_a_scalar_mask_is_an_op_error_of_the_backends():
+    """Mutate fuzz seed 207343794: a masked_load whose mask is a scalar bool raised a bare
+    TypeError while compiling for the interpreter; it is the backends' documented OpError."""
+    from tirx.errors import OpError
+
+    text = (
+        "@T.function\n"
+        "def f(A: T.Tensor((8,), T.float32), B: T.Tensor((8,), T.float32)):\n"
+        "    B[0] = T.masked_load(A.data, 0, A[0] > T.float32(0.0), ty=T.float32)\n"
+    )
+    try:
+        f = tirx.loads(text)
+    except tirx.DiagnosticError:
+        pytest.skip("the text loader already refuses this call")
+    with pytest.raises((OpError, tirx.DiagnosticError), match="mask must be a bool vector"):
+        tirx.compile(f, target="interp")

@@ -629,9 +629,12 @@ class ComposeLayout(Layout):
         o = _iv(o)
         if type(o) is int:
             return o ^ (((o >> hi) & mask) << lo)
-        c = lambda v: convert(v, o)  # noqa: E731
-        bits = BitAnd(Shr(o, c(hi)) if hi else o, c(mask))
-        return BitXor(o, Shl(bits, c(lo)) if lo else bits)
+        try:
+            hi_c, mask_c, lo_c = (convert(v, o) for v in (hi, mask, lo))
+        except (TypeError, ValueError) as e:  # swizzle bits past the offset's integer type
+            raise LayoutError(f"the swizzle ({p}, {s}, {a}) does not fit the {o.ty} offset: {e}") from None
+        bits = BitAnd(Shr(o, hi_c) if hi else o, mask_c)
+        return BitXor(o, Shl(bits, lo_c) if lo else bits)
 
     def apply(self, *coord: Any, shape: Sequence[Any] | None = None) -> dict[str, Any]:
         out = dict(self.tile_layout.apply(*coord, shape=shape))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import OpError
 from ..ir.op import NoInterp, declare
 from ..ir.types import PointerType, PrimType, int32, void
 from .gpu_generic import not_on_cuda
@@ -126,7 +127,7 @@ def _masked_load_type(args: tuple) -> PrimType:
 def _check_mask(name: str, mask: Any, lanes: int) -> None:
     mt = mask.ty
     if not (isinstance(mt, PrimType) and mt.is_bool and mt.lanes == lanes and lanes > 1):
-        raise TypeError(f"T.{name}: the mask must be a bool vector of {lanes} lanes, got {mt}")
+        raise OpError(f"T.{name}: the mask must be a bool vector of {lanes} lanes, got {mt}")
 
 
 def _lane_elements(c: Any, p: Any, t: PrimType, idx: Any, mask: Any, what: str):
