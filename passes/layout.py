@@ -101,7 +101,12 @@ class _Lower(Mutator):
             return super().visit_buffer(b)
         nb = self.buffer_map.get(b)
         if nb is None:
-            nb = self.buffer_map[b] = _flat(b, convert(alloc_span(b.layout)))
+            try:
+                span = convert(alloc_span(b.layout))
+            except (LayoutError, ValueError) as e:  # a span past the index type
+                msg = f"tensor {b.name}: its layout spans more than the index type holds ({e})"
+                raise _located(msg, b.span) from None
+            nb = self.buffer_map[b] = _flat(b, span)
         return nb
 
     def _offset(self, b: Buffer, indices: tuple, node: Any) -> tuple:
@@ -123,6 +128,11 @@ class _Lower(Mutator):
             off = memory_offset(b.layout, idx, b.shape, b.name)
         except LayoutError as e:
             raise _located(str(e), node.span or b.span) from None
+        except ValueError as e:  # an extent/stride constant past the index type (IntImm range)
+            raise _located(
+                f"tensor {b.name}: its layout's address arithmetic does not fit the index type ({e})",
+                node.span or b.span,
+            ) from None
         like = idx[0] if idx else None
         try:
             off = convert(off, like) if like is not None else convert(off)

@@ -653,3 +653,24 @@ def test_a_swizzle_too_wide_for_the_offset_type_is_a_located_error():
     f = tirx.loads(text)
     with pytest.raises(tirx.DiagnosticError, match=r"swizzle .* does not fit the int32 offset"):
         tirx.compile(f, target="interp")
+
+
+def test_layout_arithmetic_past_the_index_type_is_a_located_error():
+    """Mutate fuzz seed 1232310613: an Iter extent of 2**31 made the index regrouping build an
+    out-of-range int32 constant (internal ValueError); located on both backends now."""
+    text = (
+        "@T.function\n"
+        "def f(B: T.Tensor((64,), T.float32)):\n"
+        '    with T.device_entry(1, 1, 1, 32, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
+        '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
+        '        tx: T.let[T.int32] = T.cuda.thread_idx("x")\n'
+        '        W = T.alloc_tensor(ty_args=[T.Tensor((8, 8), T.float32, scope="shared", '
+        'layout=T.TileLayout.from_iters(shard=[T.Iter(2, 4, "m"), T.Iter(2147483648, 1, "m"), '
+        'T.Iter(8, 8, "m")], replica=[]))])\n'
+        "        W[tx % 8, tx // 16] = B[tx % 64]\n"
+    )
+    f = tirx.loads(text)
+    with pytest.raises(tirx.DiagnosticError, match=r"<string>:6:9: error: tensor W: its layout"):
+        tirx.compile(f, target="interp")
+    with pytest.raises(tirx.DiagnosticError, match=r"<string>:6:9: error: tensor W: its layout"):
+        generate(f)
