@@ -5,10 +5,9 @@ Run it: ``python examples/custom_pass.py``. The walkthrough is docs/custom_pass.
 
 from __future__ import annotations
 
-from tirx.passes import PassContext, PrintIR, Sequential, Simplify, function_pass
-
 import tirx
 from tirx.ir import IntImm, Mul, Mutator, PrimType, Shl
+from tirx.passes import PassContext, PrintIR, Sequential, Simplify, function_pass
 
 
 def _log2_exact(value: int) -> int | None:

@@ -211,6 +211,15 @@ def _resolve_t(rest: str) -> tuple[str, Any] | None:
     return r
 
 
+class _Dynamic:
+    """``T.dynamic(...)`` in text: the Var a name is bound to (no IR of its own)."""
+
+    __slots__ = ("var",)
+
+    def __init__(self, var: Var) -> None:
+        self.var = var
+
+
 class TextBuilder:
     """The per-parse state and one callback per grammar rule (see ``tirx.lark``)."""
 
@@ -232,6 +241,7 @@ class TextBuilder:
         self.func_span = None
         self.ln_var = None
         self.ln_tok = None
+        self.top_vars: dict[str, Var] = {}  # n = T.dynamic("n") before the function (TIRx's spelling)
 
     # ------------------------------------------------------------- helpers
     def err(self, msg: str, span, cause: BaseException | None = None) -> DiagnosticError:
@@ -406,6 +416,29 @@ class TextBuilder:
             return self.b.get()
         except RuntimeError as e:
             raise self.err("the text defines no function", None, e) from e
+
+    def dynamic(self, args, span) -> _Dynamic:
+        """``T.dynamic("n", dtype="int32")``: a fresh shape variable (no statement)."""
+        pos, kw = self.split_args(args, span, "T.dynamic")
+        self.nargs("T.dynamic", pos, kw, span, 1, 2, ("name", "dtype"))
+        name = kw.get("name", pos[0] if pos else None)
+        dt = kw.get("dtype", pos[1] if len(pos) > 1 else "int32")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise self.err(f"T.dynamic: the name must be an identifier string, got {_desc(name)}", span)
+        t = dt if isinstance(dt, PrimType) else self.as_type(dt, span, "a dtype")
+        if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
+            raise self.err(f"T.dynamic: a shape variable needs an integer dtype, got {t}", span)
+        return _Dynamic(Var(name, t, span=span))
+
+    def dyn_decl(self, c):
+        tok, val, nl = c
+        span = self.stmt_span(tok, nl)
+        if type(val) is not _Dynamic:
+            raise self.err(f"only T.dynamic(...) may be assigned before the function, got {_desc(val)}", span)
+        if tok.value in self.top_vars:
+            raise self.err(f"'{tok.value}' is declared twice", self.tsp(tok))
+        self.top_vars[tok.value] = val.var
+        return None
 
     def header(self, c):
         mod = c[1].value
@@ -584,6 +617,9 @@ class TextBuilder:
                 raise self.err(f"{_desc(val)} cannot be assigned to a name", span)
             buf = self.emit(span, val.args[0].emit, b, name)
             b.define(name, buf)
+            return None
+        if type(val) is _Dynamic:  # a fresh variable in scope (TIRx prints a T.Let's binder so)
+            b.define(name, val.var)
             return None
         if isinstance(val, PrimExpr) or type(val) in (int, float, bool):
             v = self.emit(span, b.bind, name, val, None)
@@ -766,6 +802,8 @@ class TextBuilder:
                 return vs[-1]
         v = self.b.lookup(n)
         if v is None:
+            v = self.top_vars.get(n)
+        if v is None:
             if n in _CONSTS:
                 return _CONSTS[n]
             raise self.err(f"undefined name '{n}'", self.tsp(tok))
@@ -813,6 +851,8 @@ class TextBuilder:
                 raise self.err(f"undefined name '{s}'", self.tsp(tok))
             raise self.err(f"'{s}' is not callable", self.tsp(tok))
         head, _, rest = s.partition(".")
+        if s == "T.dynamic":
+            return self.dynamic(args, span)
         r = _resolve_t(rest) if head == "T" else None
         if r is None:
             chain = self.surface_chain(rest, tok) if head == "T" else None

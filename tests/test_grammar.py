@@ -9,10 +9,10 @@ import textwrap
 
 import pytest
 from compat_dir import COMPAT_TIRX as COMPAT
-from tirx.grammar import loads, parse_reference
 
 import tirx
 from tirx import ir
+from tirx.grammar import loads, parse_reference
 
 HEADER = "from __future__ import annotations\n\n# from tirx.script import tirx as T\n\n"
 LAUNCH = 'attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}'
@@ -343,3 +343,22 @@ def test_concurrent_loads_from_threads():
     for th in threads:
         th.join()
     assert not errors
+
+
+def test_dynamic_shape_variables_declared_in_text():
+    """TIRx's spelling `n = T.dynamic("n", dtype="int32")` before the function (issue #14) and
+    `v = T.dynamic(...)` in a body: a fresh variable, no statement; loads as `def f[n]` does."""
+    head = 'n = T.dynamic("n", dtype="int32")\nm = T.dynamic("m")\n\n'
+    body = "@T.function\ndef f(A: T.Tensor((n, m), T.int32)):\n    for i in range(n):\n        A[i, 0] = i\n"
+    f = tirx.loads(head + body)
+    g = tirx.loads(body.replace("def f(", "def f[n, m]("))
+    tirx.assert_structural_equal(f, g)
+    assert "def f[n, m](" in tirx.dumps(f)
+    for bad, msg in (
+        ('n = T.dynamic("n", dtype="float32")\n\n', "integer dtype"),
+        ("n = T.dynamic(3)\n\n", "identifier string"),
+        ("n = T.exp(1.0)\n\n", "only T.dynamic"),
+        ('n = T.dynamic("n")\nn = T.dynamic("n")\n\n', "declared twice"),
+    ):
+        with pytest.raises(tirx.DiagnosticError, match=msg):
+            tirx.loads(bad + body.replace("(n, m)", "(n,)"))

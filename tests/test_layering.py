@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+
 from tirx.tools import import_graph
 
 # Strongly connected components of size > 1 left in the import graph (was 7, with 32 modules

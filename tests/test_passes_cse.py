@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tirx.passes import CommonSubexprElim, PassContext
 
 import tirx
 from tirx.ir import (
@@ -20,6 +19,7 @@ from tirx.ir import (
     op,
 )
 from tirx.ir import types as ty
+from tirx.passes import CommonSubexprElim, PassContext
 from tirx.script.builder import IRBuilder, launch_args
 
 

@@ -6,11 +6,11 @@ import pathlib
 
 import pytest
 from examples_dir import load_example
-from tirx.passes import PassContext
 
 import tirx
 from tirx.ir import Evaluate, Function, IntImm, Mul, SeqStmt, Shl, Var, const
 from tirx.ir import types as ty
+from tirx.passes import PassContext
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

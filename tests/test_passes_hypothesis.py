@@ -17,14 +17,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from tirx.passes import (
-    CommonSubexprElim,
-    ConvertSSA,
-    InferPointerTypes,
-    Sequential,
-    Simplify,
-    verify_well_formed,
-)
 
 import tirx
 from tirx.ir import (
@@ -51,6 +43,14 @@ from tirx.ir import (
     op,
 )
 from tirx.ir import types as ty
+from tirx.passes import (
+    CommonSubexprElim,
+    ConvertSSA,
+    InferPointerTypes,
+    Sequential,
+    Simplify,
+    verify_well_formed,
+)
 from tirx.script.builder import IRBuilder, launch_args
 from tirx.testing import strategies as tst
 

@@ -5,21 +5,6 @@ from __future__ import annotations
 import io
 
 import pytest
-from tirx.passes import (
-    CommonSubexprElim,
-    ConvertSSA,
-    FunctionPass,
-    ModulePass,
-    PassContext,
-    PassInstrument,
-    PassTiming,
-    PrintIR,
-    Sequential,
-    Simplify,
-    VerifyAfterEach,
-    function_pass,
-    module_pass,
-)
 
 import tirx
 from tirx.ir import (
@@ -37,6 +22,21 @@ from tirx.ir import (
     const,
 )
 from tirx.ir import types as ty
+from tirx.passes import (
+    CommonSubexprElim,
+    ConvertSSA,
+    FunctionPass,
+    ModulePass,
+    PassContext,
+    PassInstrument,
+    PassTiming,
+    PrintIR,
+    Sequential,
+    Simplify,
+    VerifyAfterEach,
+    function_pass,
+    module_pass,
+)
 from tirx.script.builder import IRBuilder
 
 I32 = ty.int32

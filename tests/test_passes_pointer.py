@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tirx.passes import InferPointerTypes, PassContext
 
 import tirx
 from tirx.ir import (
@@ -22,6 +21,7 @@ from tirx.ir import (
     op,
 )
 from tirx.ir import types as ty
+from tirx.passes import InferPointerTypes, PassContext
 from tirx.script.builder import IRBuilder, launch_args
 
 U64_SHARED = PointerType(ty.uint64, "shared")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tirx.passes import PassContext, Simplify
-from tirx.passes.simplify import fold_expr
 
 import tirx
 from tirx.ir import (
@@ -38,6 +36,8 @@ from tirx.ir import (
     op,
 )
 from tirx.ir import types as ty
+from tirx.passes import PassContext, Simplify
+from tirx.passes.simplify import fold_expr
 from tirx.script.builder import IRBuilder
 
 I32 = ty.int32

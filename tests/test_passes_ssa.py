@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tirx.passes import ConvertSSA, PassContext, verify_well_formed
 
 import tirx
 from tirx.ir import (
@@ -23,6 +22,7 @@ from tirx.ir import (
     const,
 )
 from tirx.ir import types as ty
+from tirx.passes import ConvertSSA, PassContext, verify_well_formed
 from tirx.script.builder import IRBuilder
 
 I32 = ty.int32

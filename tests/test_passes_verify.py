@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tirx.passes import VerifyWellFormed, verify_well_formed
 
 import tirx
 from tirx.ir import (
@@ -33,6 +32,7 @@ from tirx.ir import (
     op,
 )
 from tirx.ir import types as ty
+from tirx.passes import VerifyWellFormed, verify_well_formed
 from tirx.script.builder import IRBuilder, launch_args
 
 I32 = ty.int32

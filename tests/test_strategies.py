@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from tirx.printer import dumps
 
 import tirx
 from tirx.ir import expr as E
@@ -14,6 +13,7 @@ from tirx.ir.function import Function, Module
 from tirx.ir.op import Op
 from tirx.ir.types import DTYPE_NAMES, PointerType, PrimType, prim
 from tirx.ir.visitor import post_order
+from tirx.printer import dumps
 from tirx.testing import strategies as tst
 
 _SET = dict(deadline=None, suppress_health_check=list(HealthCheck), database=None, derandomize=True)

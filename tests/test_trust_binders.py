@@ -14,7 +14,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from structural_check import differ, same
-from tirx.passes.verify import verify_well_formed
 
 import tirx
 from tirx.ir import expr as E
@@ -22,6 +21,7 @@ from tirx.ir import stmt as S
 from tirx.ir.buffer import Buffer
 from tirx.ir.function import Function
 from tirx.ir.types import PointerType, int32
+from tirx.passes.verify import verify_well_formed
 from tirx.testing import strategies
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)

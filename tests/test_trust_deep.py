@@ -11,15 +11,15 @@ import sys
 
 import numpy as np
 import pytest
-import tirx.passes as P
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tirx.tools.cli import main
 
 import tirx
+import tirx.passes as P
 from tirx.codegen.cuda import generate
 from tirx.ir import deep
 from tirx.script import tirx as T
+from tirx.tools.cli import main
 
 PASSES = [P.ConvertSSA, P.CommonSubexprElim, P.Simplify, P.InferPointerTypes, P.VectorizeThreads]
 

@@ -16,8 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from structural_check import differ, eq_both, same
-from tirx.passes import CommonSubexprElim, Simplify, VectorizeThreads
-from tirx.passes.vectorize_threads import explain
 
 import tirx
 from tirx.ir import (
@@ -47,6 +45,8 @@ from tirx.ir.bounds import Bounds, local_ranges
 from tirx.ir.op import call
 from tirx.ir.types import float32, int32, uint8
 from tirx.ir.visitor import Mutator
+from tirx.passes import CommonSubexprElim, Simplify, VectorizeThreads
+from tirx.passes.vectorize_threads import explain
 from tirx.script.builder import IRBuilder, launch_args
 
 i32, f32 = prim("int32"), prim("float32")

@@ -443,6 +443,7 @@ def _old_cache_name() -> str:
     import hashlib
 
     import lark
+
     from tirx.grammar._parser import grammar_text
 
     py = f"{sys.version_info[0]}{sys.version_info[1]}"
@@ -483,6 +484,7 @@ def test_planted_pickles_are_never_loaded(tmp_path):
 def test_shipped_tables_match_the_grammar():
     """Regenerate the tables from tirx.lark and compare with the committed JSON."""
     import lark
+
     from tirx.grammar._parser import build, grammar_text
     from tirx.grammar._tables import TABLES_PATH, dumps_tables, grammar_digest
 

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from examples_dir import load_example
 from hypothesis import given, settings
-from tirx.passes import VectorizeThreads
-from tirx.passes.vectorize_threads import explain
 
 import tirx
 from tirx.ir import Cast, Let, TensorType, Var
 from tirx.ir.op import call
 from tirx.ir.types import float16, float32, int32
+from tirx.passes import VectorizeThreads
+from tirx.passes.vectorize_threads import explain
 from tirx.script.builder import IRBuilder, launch_args
 from tirx.testing.elementwise import elementwise_kernels
 

@@ -17,9 +17,9 @@ import tempfile
 import time
 
 import numpy as np
-import tirx.passes as P
 
 import tirx
+import tirx.passes as P
 from tirx.codegen.cuda import generate
 
 

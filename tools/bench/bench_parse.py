@@ -122,9 +122,8 @@ def nlines(text: str) -> int:
 # ------------------------------------------------------------------ timing
 def time_tirx(text: str, reps: int, reference: bool = False) -> float:
     """Best time of ``tirx.loads`` (or, with ``reference``, of Lark's own ``parse`` path)."""
-    from tirx.grammar import parse_reference
-
     import tirx
+    from tirx.grammar import parse_reference
 
     fn = parse_reference if reference else tirx.loads
     fn(text)  # warm: parser built / loaded, op table loaded

@@ -38,11 +38,10 @@ import tempfile
 import time
 import tracemalloc
 
-from tirx.passes import CommonSubexprElim, ConvertSSA, InferPointerTypes, Simplify, VerifyWellFormed
-
 import tirx
 from tirx.ir import FloorMod, IntImm, TensorType, Var
 from tirx.ir import types as ty
+from tirx.passes import CommonSubexprElim, ConvertSSA, InferPointerTypes, Simplify, VerifyWellFormed
 from tirx.script.builder import IRBuilder
 
 TVM_PY = "/work/venv-tvm/bin/python"
