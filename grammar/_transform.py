@@ -959,7 +959,7 @@ class TextBuilder:
 
     def dictitem(self, c):
         k, colon, v = c
-        if type(k) is not str:
+        if type(k) is not str and type(k) is not Var:  # a Var: T.Let(body, where={v: value})
             raise self.err(f"dict keys must be string literals, got {_desc(k)}", self.tsp(colon))
         return (k, v)
 

@@ -531,3 +531,36 @@ def test_module_attrs_in_the_class_body_as_tirx_writes_them():
             @T.function
             def f(A: T.Tensor((4,), "int32")):
                 A[0] = 1
+
+
+def test_let_where_spelling_of_tirx():
+    """TIRx writes T.Let(body, where={v: value}) with v from T.dynamic/T.Var: the same Let as
+    T.Let(v := value, body), in the Python frontend and in text."""
+
+    @T.function
+    def f(A: T.Tensor((8,), "int32")):
+        v = T.dynamic("v", "int32")
+        A[0] = T.Let(v + 1, where={v: A[1]})
+
+    @T.function
+    def f2(A: T.Tensor((8,), "int32")):
+        A[0] = T.Let(v := A[1], v + 1)
+
+    g = f2.with_name("f") if hasattr(f2, "with_name") else tirx.ir.function.evolve(f2, name="f")
+    tirx.assert_structural_equal(f, g)
+    text = tirx.dumps(g).replace("T.Let(v := A[1], v + 1)", "T.Let(v + 1, where={v: A[1]})")
+    text = text.replace("    A[0] =", '    v = T.dynamic("v", dtype="int32")\n    A[0] =')
+    tirx.assert_structural_equal(tirx.loads(text), g)
+    for bad, msg in (
+        ("where={v: A[1], w: A[2]}", "exactly one"),
+        ('where={"v": A[1]}', "must be a variable"),
+    ):
+        with pytest.raises(tirx.DiagnosticError, match=msg):
+            tirx.loads(
+                text.replace("where={v: A[1]}", bad).replace(
+                    '    v = T.dynamic("v", dtype="int32")\n',
+                    '    v = T.dynamic("v", dtype="int32")\n    w = T.dynamic("w")\n',
+                )
+            )
+    with pytest.raises(tirx.DiagnosticError, match="keys must be strings"):
+        tirx.loads(text.replace("A[0] = T.Let(v + 1, where={v: A[1]})", "T.func_attr({v: 1})"))

@@ -201,6 +201,9 @@ def _str(fname: str, p: Param, v: Any) -> str:
 
 def _dict(fname: str, p: Param, v: Any) -> Any:
     if isinstance(v, (dict, Attrs)):
+        bad = [k for k in v if type(k) is not str]
+        if bad:  # the text loader also reads {var: value} (T.Let's where=): not attributes
+            raise FormError(f"{fname}: {p.name} keys must be strings, got {describe(bad[0])}")
         return v
     raise FormError(f"{fname}: {p.name} must be a dict, got {describe(v)}")
 
@@ -686,6 +689,33 @@ def _b_cast(dtype: Type, value: Any, span: Any = None) -> Cast:
     return Cast(dtype, convert(value), span=span)
 
 
+class _Where:
+    """``where={v: value}``'s one binding, in the shape the ``binding`` kind reads."""
+
+    __slots__ = ("value", "var")
+
+    def __init__(self, var: Any, value: Any) -> None:
+        self.var, self.value = var, value
+
+
+def _let_where(pos: Any, kw: dict) -> tuple:
+    """TIRx's spelling ``T.Let(body, where={v: value})`` (``v`` from ``T.dynamic``) is
+    ``T.Let(v := value, body)``."""
+    if "where" not in kw:
+        return pos, kw
+    kw = dict(kw)
+    where = kw.pop("where")
+    if not isinstance(where, dict) or len(where) != 1:
+        raise FormError("T.Let: where= must be a dict of exactly one {var: value}")
+    ((var, value),) = where.items()
+    if type(var) is not Var:
+        raise FormError(f"T.Let: the where= key must be a variable (T.dynamic), got {describe(var)}")
+    body = kw.pop("body") if "body" in kw else (pos[0] if len(pos) == 1 else None)
+    if body is None or len(pos) > 1:
+        raise FormError("T.Let(body, where={v: value}) takes the body and one binding")
+    return [_Where(var, convert(value)), body], kw
+
+
 def _b_let(binding: tuple, body: Any, span: Any = None) -> Let:
     var, value = binding
     return Let(var, value, convert(body), span=span)
@@ -1163,7 +1193,9 @@ FORMS: tuple[FormSpec, ...] = (
     FormSpec(
         "Let", (Param("binding", "binding"), Param("body", "expr")), Let, _b_let,
         lambda e: ((e.var, e.value), e.body),
-        doc="``T.Let(x := value, body)``: ``x`` is visible in ``body`` only.",
+        doc="``T.Let(x := value, body)``: ``x`` is visible in ``body`` only (TIRx's ``T.Let(body, "
+        "where={x: value})`` with ``x = T.dynamic(...)`` builds the same).",
+        normalize=_let_where, kw_normalize=True,
     ),
     FormSpec(
         "Call", (Param("func", "funcref"), Param("args", "exprs"), Param("ty", "type", None, kw_only=True)),

@@ -1,6 +1,7 @@
 # A module of two functions (T.ir_module with module attrs, a call between functions), typed
 # parameters (T.Prim, T.PrimType, T.TensorMap handle), a NoneType return, T.decl_scalar,
-# and a call between the module's functions: the tirx frontend builds what TIRx's text loads to.
+# a call between the module's functions and TIRx's T.Let(body, where={v: value}) (printed with
+# v = T.dynamic(...) in the body): the tirx frontend builds what TIRx's text loads to.
 from tirx.script import tirx as T
 
 
@@ -18,6 +19,8 @@ class Mod:
         tx = T.cuda.thread_idx("x")
         s = T.decl_scalar("int32", D, "global")
         A[tx] = Mod.helper(A[tx], 2) + s
+        v = T.Var("v", "int32")
+        A[0] = T.Let(v + 1, where={v: A[1]})
 
 
 f = Mod
