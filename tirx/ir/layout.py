@@ -600,6 +600,11 @@ class ComposeLayout(Layout):
                 object.__setattr__(self, f, v)
             if type(v) is not int or v < 0:
                 raise TypeError(f"ComposeLayout.{f} must be a non-negative int, got {v!r}")
+        if self.per_element + self.swizzle_len + self.atom_len > 64:  # bit positions of a 64-bit offset
+            raise ValueError(
+                f"ComposeLayout: per_element + swizzle_len + atom_len ({self.per_element} + {self.swizzle_len} + "
+                f"{self.atom_len}) must be at most 64 (bit positions of an address offset)"
+            )
         if self.swizzle_len and self.atom_len < self.swizzle_len:
             raise ValueError(
                 f"ComposeLayout.atom_len ({self.atom_len}) must be at least swizzle_len ({self.swizzle_len})"
