@@ -858,7 +858,7 @@ def _multiple_of(e: Any, k: int) -> bool:
         return _multiple_of(e.a, k) and _multiple_of(e.b, k)
     if name == "Shl":
         sh = _iv(e.b)
-        return _multiple_of(e.a, k) or (type(sh) is int and sh >= 0 and (1 << sh) % k == 0)
+        return _multiple_of(e.a, k) or (type(sh) is int and 0 <= sh < 64 and (1 << sh) % k == 0)
     return False
 
 
