@@ -242,6 +242,7 @@ class TextBuilder:
         self.ln_var = None
         self.ln_tok = None
         self.top_vars: dict[str, Var] = {}  # n = T.dynamic("n") before the function (TIRx's spelling)
+        self.class_body = False  # between `class M:` and its first function
 
     # ------------------------------------------------------------- helpers
     def err(self, msg: str, span, cause: BaseException | None = None) -> DiagnosticError:
@@ -476,6 +477,7 @@ class TextBuilder:
                 f"a module cannot be named {name_tok.value} (a Python keyword)", self.tsp(name_tok)
             )
         self.module_name = name_tok.value
+        self.class_body = True
         self.enter(self.b.module(name_tok.value, mattrs), self.tsp(name_tok))
         return None
 
@@ -487,6 +489,7 @@ class TextBuilder:
         return None
 
     def func_open(self, c):
+        self.class_body = False
         decos, def_tok, name_tok = c[0], c[1], c[2]
         tparams = c[3] if len(c) > 3 else ()
         private = None
@@ -631,7 +634,8 @@ class TextBuilder:
         val, nl = c
         span = getattr(val, "span", None) or self.tsp(nl)
         span = Span(self.src, span.line, span.col, nl.line, nl.column)
-        in_func = any(fr.kind == "function" for fr in self.b.frames)
+        # a class body holds only T.module_attrs (the grammar puts exprstmt there before funcdef)
+        in_func = not self.class_body
         is_mattrs = type(val) is _Spec and val.kind == "stmt" and val.args[0].form == "module_attrs"
         if not in_func and not is_mattrs:  # a statement in a class body, before its functions
             raise self.err(

@@ -13,8 +13,7 @@ from ptx_rows_util import check_emits, family_tests, form_coverage
 
 #: (chain written in a kernel, TIRx's printed text of it, the PTX instruction TIRx's asm
 #: emits for sm_100a), recorded from apache-tvm-tirx 0.1.0a4 running the chain in the same
-#: kernel (tcgen05 shapes such as 32x32b are not Python names: TIRx's kernels use the
-#: positional form, tirx's chains also take ``._32x32b``)
+#: kernel
 CASES: list[tuple[str, str, str]] = [
     ('T.ptx.multimem_ld_reduce.global_.add.u32(y[0], B.data)',
      'T.ptx.multimem_ld_reduce(y[0], B.data, "", "", "global", "add", "u32", "")',

@@ -105,6 +105,32 @@ def _slice_ramp(s: slice) -> Any:
     return slice_ramp(*(_unwrap(x) for x in (s.start, s.stop) + (() if s.step is None else (s.step,))))
 
 
+def bool_chain(values: Any, is_and: bool, make: Any) -> Any:
+    """``a and b and ...`` (``or``) as Python means it, over host values and IR: operands are
+    taken from ``values`` lazily (a host value that decides stops the chain, as Python
+    short-circuits); two IR operands combine with ``make(a, b)`` (``And``/``Or``). Shared by
+    the frontend's ``and``/``or`` and TIRx's builder API (``T.and_``/``T.or_``)."""
+    acc: Any = _MISSING
+    for v in values:
+        if type(v) is MetaVar:
+            v = v.value
+        if type(v) is Cell:
+            v = v.load()
+        if acc is _MISSING:
+            acc = v
+        elif isinstance(acc, PrimExpr):
+            if isinstance(v, PrimExpr):
+                acc = make(_to_bool_expr(acc), _to_bool_expr(v))
+            elif (is_and and not v) or (not is_and and v):
+                return v
+            # else: acc and True -> acc ; acc or False -> acc
+        else:
+            acc = v
+        if not isinstance(acc, PrimExpr) and ((is_and and not acc) or (not is_and and acc)):
+            return acc
+    return acc
+
+
 def current_parser() -> Parser | None:
     s = getattr(_state, "stack", None)
     return s[-1] if s else None
@@ -1355,27 +1381,8 @@ class Parser:
 
     def eval_BoolOp(self, node: ast.BoolOp) -> Any:
         cls = _BOOL[type(node.op)]
-        is_and = cls is And
-        acc: Any = _MISSING
-        for e in node.values:
-            v = self.eval(e)
-            if type(v) is MetaVar:
-                v = v.value
-            if type(v) is Cell:
-                v = v.load()
-            if acc is _MISSING:
-                acc = v
-            elif isinstance(acc, PrimExpr):
-                if isinstance(v, PrimExpr):
-                    acc = cls(_to_bool_expr(acc), _to_bool_expr(v), span=self.span(node))
-                elif (is_and and not v) or (not is_and and v):
-                    return v
-                # else: acc and True -> acc ; acc or False -> acc
-            else:
-                acc = v
-            if not isinstance(acc, PrimExpr) and ((is_and and not acc) or (not is_and and acc)):
-                return acc
-        return acc
+        sp = self.span(node)
+        return bool_chain((self.eval(e) for e in node.values), cls is And, lambda a, b: cls(a, b, span=sp))
 
     def eval_Compare(self, node: ast.Compare) -> Any:
         left = self.eval(node.left)

@@ -16,7 +16,7 @@ from typing import Any
 from ...ir import IntImm, PrimExpr
 from ...ir import op as _op
 from ...ir.expr import Not
-from ..parser import _BOOL, _CMP, Cell, MetaVar, _to_bool_expr, apply_binop, lazy_select
+from ..parser import _BOOL, _CMP, Cell, MetaVar, apply_binop, bool_chain, lazy_select
 from .frame import check_loc, unwrap
 
 __all__ = [
@@ -31,26 +31,11 @@ def _v(x: Any) -> Any:
 
 
 def _logic(node_ast: type, name: str, values: tuple) -> Any:
-    """``a and b and ...`` as the frontend evaluates it (tirx/script/parser.py eval_BoolOp)."""
+    """``a and b and ...`` as the frontend evaluates it (``tirx/script/parser.py bool_chain``)."""
     if not values:
         raise TypeError(f"{name} needs at least one operand")
     cls = _BOOL[node_ast]
-    is_and = node_ast is ast.And
-    acc: Any = None
-    for k, v in enumerate(values):
-        v = _v(v)
-        if k == 0:
-            acc = v
-        elif isinstance(acc, PrimExpr):
-            if isinstance(v, PrimExpr):
-                acc = cls(_to_bool_expr(acc), _to_bool_expr(v))
-            elif (is_and and not v) or (not is_and and v):
-                return v
-        else:
-            acc = v
-        if not isinstance(acc, PrimExpr) and ((is_and and not acc) or (not is_and and acc)):
-            return acc
-    return acc
+    return bool_chain((_v(v) for v in values), node_ast is ast.And, cls)
 
 
 def and_(*values: Any) -> Any:
