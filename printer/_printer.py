@@ -167,6 +167,9 @@ def _tensor_type_text(t: TensorType) -> str:
     return _TENSOR_PRINT(Printer(), t)  # T.Tensor's FormSpec (tirx.forms.TENSOR)
 
 
+_RAMP = _e.Ramp  # store targets (Printer._store)
+
+
 class Printer:
     """One printing job. Use :func:`dumps`; the class is exposed for subclassing/debugging."""
 
@@ -363,8 +366,9 @@ class Printer:
         op = e.op
         eargs = e.args
         parts = [self.expr(a) for a in eargs]
-        if isinstance(op, Op) and _print_hook(op) is not None:  # an op spelled its own way (keyword options)
-            return _print_hook(op)(parts, e)
+        hook = _print_hook(op) if isinstance(op, Op) else None
+        if hook is not None:  # an op spelled its own way (keyword options)
+            return hook(parts, e)
         if len(eargs) > 1 and isinstance(op, Op) and not _has_surface(op):
             # tirx.ir.op.call gives bare int literals in "x"/"f" positions the dtype of the first
             # argument there that is an expression in the text (not a bare int, not a string);
@@ -510,11 +514,11 @@ class Printer:
     def _store(self, s: _s.BufferStore, depth: int) -> None:
         value = self.expr(s.value)
         idx = s.indices
-        if any(type(i) is _e.Ramp for i in idx):  # lanes as TIRx prints them: A[s:e] (tirx.forms.slice_parts)
-            self.emit(
-                depth, f"{self._buf(s.buffer)}[{', '.join(self._store_index(i) for i in idx)}] = {value}"
-            )
-            return
+        for i in idx:  # a loop, not any(<generator>): stores are the printer's commonest statement
+            if type(i) is _RAMP:  # lanes as TIRx prints them: A[s:e] (tirx.forms.slice_parts)
+                text = ", ".join(self._store_index(i) for i in idx)
+                self.emit(depth, f"{self._buf(s.buffer)}[{text}] = {value}")
+                return
         self.emit(depth, f"{self._buf(s.buffer)}[{self._indices(idx)}] = {value}")
 
     def _store_index(self, i: Any) -> str:
@@ -775,11 +779,18 @@ _LET_TEXT: dict = {}  # type -> its T.let[...] annotation
 _SAME: dict = {}  # (op, argument count) -> which arguments share a literal's dtype
 
 
-def _print_hook(op: Op) -> Any:
-    """The op's own printing (``register_handler("print", name)``: ``(arg texts, call) -> text``), if any."""
-    from tirx.ir.op import impl
+_HOOK: dict = {}
 
-    return impl("print", op)
+
+def _print_hook(op: Op) -> Any:
+    """The op's own printing (``register_handler("print", name)``: ``(arg texts, call) -> text``), if any
+    (looked up once per op, as ``_has_surface``: calls are on the printer's hot path)."""
+    h = _HOOK.get(op, _HOOK)
+    if h is _HOOK:
+        from tirx.ir.op import impl
+
+        h = _HOOK[op] = impl("print", op)
+    return h
 
 
 def _has_surface(op: Any) -> bool:
