@@ -35,6 +35,7 @@ from tirx.ir.node import Attrs
 from tirx.ir.op import Op
 from tirx.ir.operators import ATOM, BY_NODE, CMP, NOT, OPERATORS, UNARY
 from tirx.ir.types import PointerType, PrimType, TensorType, Type, VoidType, bool_, int32
+from tirx.target_spec import Target, target_text
 
 from . import _comment_table
 
@@ -448,6 +449,8 @@ class Printer:
             return "[" + ", ".join([self.attr_value(x) for x in v]) + "]"
         if isinstance(v, Type):
             return type_text(v)
+        if type(v) is Target:  # TIRx's T.func_attr({"target": T.target({...})})
+            return target_text(v)
         return self.expr(v)
 
     def attr_dict(self, d: Mapping) -> str:

@@ -423,7 +423,7 @@ def test_check_well_formed_rejects_a_bad_function():
 def test_namespaces_resolve_to_tirx_modules():
     import tirx.script.protocol as proto
 
-    assert T.ir is tirx.ir and T.ir_builder is proto
+    assert T.ir is proto.ir and T.ir.ir is tirx.ir and T.ir_builder is proto  # T.ir.<x> is T.<x>
     assert T.parser_protocol is proto.parser_protocol and T.frame is proto.frame
     assert T.utils.tensor_indices is T.tensor_indices and T.utils.frame_scope is T.frame_scope
     assert T.op.exp is T.exp and T.op.and_ is T.and_ and T.ir_builder.serial is T.serial
@@ -443,8 +443,10 @@ def test_expose_and_register_names():
         T.expose_script_type("ir.NoSuchType")
     ns = type("NS", (), {"twice": staticmethod(lambda x: x * 2)})()
     assert T.register_script_namespace("h2_demo_ns", ns) is ns and T.h2_demo_ns is ns
+    ns2 = object()  # registering the name again replaces it (a script run twice), as in TIRx
+    assert T.register_script_namespace("h2_demo_ns", ns2) is ns2 and T.h2_demo_ns is ns2
     with pytest.raises(ValueError, match="already defined"):
-        T.register_script_namespace("h2_demo_ns", object())
+        T.register_script_namespace("cuda", object())  # T's own names are not replaced
     with pytest.raises(ValueError, match="declared op"):
         T.register_script_namespace("exp", object())
 

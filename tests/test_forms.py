@@ -247,6 +247,7 @@ VALID = {
     "attr": attr(),
     "evaluate": st.sampled_from(EVALUATED).map(lambda v: [v]),
     "func_attr": st.sampled_from(FUNC_ATTRS).map(lambda v: [v]),
+    "dtype": st.sampled_from(['"float32"', "T.float16", '"int8x4"', '"bool"']).map(lambda v: [v]),
 }  # fmt: skip
 # a fixed valid call per form for the bad-argument cases (bodies that name no walrus var)
 FIXED = {
@@ -271,6 +272,7 @@ FIXED = {
     "attr": ['"pragma"', "n"],
     "evaluate": ["n"],
     "func_attr": ['{"a": 1}'],
+    "dtype": ['"float32"'],
 }
 BAD = {
     "expr": '"s"',
@@ -300,6 +302,8 @@ BAD = {
     "value": "[1]",
     "grid_extents": "1.5",  # (T.grid, a derived-style form: tests/test_forms_derived.py)
     "unset": "1",  # (the TVM keywords of derived forms)
+    "types": "3",  # (T.Func / T.Tuple, the host-type input forms: tests/test_script_ir_names_parity.py)
+    "config": "3",  # (T.target's config, an input form: the same file)
 }
 # a call with one argument too many where the plain one would be another valid spelling
 # (alloc_tensor's positional form is T.Tensor's), or takes any number (device_entry's values)

@@ -135,6 +135,20 @@ def test_gemm_pingpong_ptx_has_named_barrier_turns():
         G.make_gemm(4096, 4096, 4096, "float16", PINGPONG=True, BM=128, CLUSTER=2)
 
 
+def test_gemm_tma_store_epilogue_ptx():
+    """EPILOGUE="tma": swizzled staging stores, a proxy fence, per-warpgroup named barriers,
+    TMA tile stores committed as a bulk group, and a wait before the staging tiles are reused."""
+    ptx = tirx.compile(G.make_gemm(1024, 1024, 512, "float16", EPILOGUE="tma", STAGES=3), target=ARCH).ptx
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" in ptx
+    assert "cp.async.bulk.commit_group" in ptx and "cp.async.bulk.wait_group.read" in ptx
+    assert "fence.proxy.async.shared::cta" in ptx and "bar.sync" in ptx
+    assert ptx.count("st.shared.v2.u16") >= 64, "4-byte staging stores (a pair of 16-bit values)"
+    with pytest.raises(tirx.DiagnosticError, match="EPILOGUE='tma'"):
+        G.make_gemm(1024, 1024, 512, "float16", EPILOGUE="tma", PINGPONG=True, BN=128)
+    with pytest.raises(tirx.DiagnosticError, match="EPILOGUE is"):
+        G.make_gemm(1024, 1024, 512, "float16", EPILOGUE="smem")
+
+
 def test_gemm_rejects_bad_tiles():
     with pytest.raises(Exception, match="multiples of the tile"):
         G.make_gemm(4000, 4096, 4096, "float16")
@@ -271,6 +285,12 @@ def test_gpu_softmax_rmsnorm(N, dt):
         (384, 640, 320, "bfloat16", {"PINGPONG": True, "BM": 128, "BN": 128, "SMS": 3}),  # 5 tiles a CTA
         (384, 640, 320, "float16", {"PINGPONG": True, "BM": 128, "BN": 128, "SMS": 2}),  # 8 and 7 tiles
         (256, 512, 256, "float16", {"PINGPONG": True, "BM": 64, "BN": 256, "STAGES": 5, "SMS": 5}),
+        # TMA-store epilogue: staging tiles reused by later tiles of the same CTA (SMS 3)
+        (1024, 1024, 512, "float16", {"EPILOGUE": "tma", "STAGES": 3}),
+        (512, 768, 256, "bfloat16", {"EPILOGUE": "tma", "STAGES": 3, "SMS": 3}),
+        (1024, 2048, 1024, "float16", {"EPILOGUE": "tma", "STAGES": 3, "CLUSTER": 2}),
+        (4096, 4096, 4096, "bfloat16", {"EPILOGUE": "tma", "STAGES": 3}),
+        (384, 512, 320, "float16", {"EPILOGUE": "tma", "BN": 128, "STAGES": 4, "SMS": 2}),
     ],
 )
 def test_gpu_gemm(M, N, K, dt, cfg):
@@ -283,7 +303,8 @@ def test_gpu_gemm(M, N, K, dt, cfg):
     k = tirx.compile(G.make_gemm(M, N, K, dt, **cfg), target="cuda")
     desc = pa.device if cfg.get("TMAP") == "global" else pa.param
     descb = pb.device if cfg.get("TMAP") == "global" else pb.param
-    k(a, b, c, desc(a), descb(b))
+    extra = (G.c_plan(M, N, dt).param(c),) if cfg.get("EPILOGUE") == "tma" else ()
+    k(a, b, c, desc(a), descb(b), *extra)
     torch.cuda.synchronize()
     tol = 2e-3 if dt == "float16" else 1e-2
     assert _rel(torch, c, a.double() @ b.double().t()) < tol

@@ -106,8 +106,26 @@ def test_types():
 
 
 def test_dtype_values():
-    assert T.dtype("float16") == prim("float16") and T.DataTypeImm("int8x4") == prim("int8", 4)
+    # TIRx's DataTypeImm: a dtype-valued argument (type T.Any()) that also stands for its dtype
+    d = T.dtype("float16")
+    assert d.value == prim("float16") and d.ty == T.Any() and T.DataTypeImm("int8x4").value == prim("int8", 4)
+    assert isinstance(d, tirx.ir.PrimExpr) and tirx.structural_equal(d, T.dtype(T.float16))
     assert T.reinterpret(T.float32(1.0), ty=T.dtype("int32")).ty == prim("int32")
+    assert tirx.ir.types.as_type(d) == prim("float16")
+    with pytest.raises(TypeError, match="primitive dtype"):
+        T.dtype(T.Ptr(T.float32))
+    text = "\n".join([
+        "@T.function",
+        "def f(A: T.Tensor((4,), T.int32)):",
+        "    with T.device_entry(1, 1, 1, 1, 1, 1):",
+        '        A[0] = T.call_extern("g", T.dtype("int8x4"), ty=T.int32)',
+    ])  # fmt: skip
+    f = tirx.loads(text)
+    assert 'T.call_extern("g", T.dtype("int8x4"), ty=T.int32)' in tirx.dumps(f)
+    with pytest.raises(
+        tirx.DiagnosticError, match=r"T\.dtype\(\"int8x4\"\) is not supported by the CUDA backend"
+    ):
+        generate(f)
 
 
 def test_let_annotation_is_the_let_marker():

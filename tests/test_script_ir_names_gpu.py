@@ -86,3 +86,23 @@ def test_half2_shuffle_on_the_gpu():
     tirx.compile(f, target="cuda")(*dev)
     torch.cuda.synchronize()
     np.testing.assert_array_equal(dev[2].cpu().numpy().reshape(N, 4), ref)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "float64"])
+def test_tirx_isinf_isfinite_comparisons_agree_with_the_ops_on_the_gpu(dt):
+    # T.isinf(x) / T.isfinite(x) build TIRx's comparisons; ty= builds tirx's op (docs/tirx_compat.md)
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parent / "data" / "irnames" / "finite_kernel.py"
+    spec = importlib.util.spec_from_file_location("irnames_finite_kernel_gpu", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    f = mod.kernel(dt)
+    x = np.array([0.0, -0.0, 1.5, np.inf, -np.inf, np.nan, 6e4, -1e-3] * (mod.N // 8)).astype(dt)
+    dev = [torch.from_numpy(x.copy()).cuda(), torch.zeros(4 * mod.N, dtype=torch.bool, device="cuda")]
+    tirx.compile(f, target="cuda")(*dev)
+    torch.cuda.synchronize()
+    c = dev[1].cpu().numpy()
+    assert (c[0::4] == np.isinf(x)).all() and (c[1::4] == np.isinf(x)).all()
+    assert (c[2::4] == np.isfinite(x)).all() and (c[3::4] == np.isfinite(x)).all()

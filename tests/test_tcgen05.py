@@ -348,12 +348,22 @@ def test_golden_kernels_compile_for_sm100a(case, monkeypatch, tmp_path):
             assert instr in k.ptx
 
 
-def test_tmem_tensors_are_a_located_cuda_error():
-    # TIRx lowers a TMEM tensor to a local array of its size; tirx refuses it by name (TMEM is
-    # reached through tcgen05 instructions and T.cuda.get_tmem_addr, not loads and stores)
+def test_tmem_tensors_are_declarations_only_on_cuda():
+    # TIRx lowers a TMEM tensor to a local array of its size; tirx declares it without storage
+    # (TMEM is allocated by tcgen05.alloc and reached through tcgen05 instructions and
+    # T.cuda.get_tmem_addr) and refuses a load or store of it by name, at the access
     from tirx.codegen.cuda import generate
 
     f = tirx.loads((_GOLDEN_FE / "tcgen05_tmem.tirx").read_text())
-    with pytest.raises(tirx.DiagnosticError, match="storage scope 'tmem' is not supported") as ei:
-        generate(f)
-    assert ":9:" in str(ei.value)
+    src = generate(f).text
+    assert "tensor memory, 128x64 float32" in src and "8192" not in src and "4096" not in src
+    from tirx.script import tirx as T
+
+    @T.function
+    def g(B: T.Tensor((128,), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+        t = T.tmem((128, 64))
+        B[T.cuda.thread_idx("x")] = t[0, 1]
+
+    with pytest.raises(tirx.DiagnosticError, match="lives in tensor memory"):
+        generate(g)

@@ -36,6 +36,9 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
 
+from . import target_spec as _target_spec
+from .ir import host_types as _host_types
+from .ir.dtype_imm import DataTypeImm
 from .ir.expr import (
     Add,
     Broadcast,
@@ -156,6 +159,18 @@ def _dtype(fname: str, p: Param, v: Any) -> Type:
     raise FormError(f"{fname}: {p.name} must be a dtype, got {describe(v)}")
 
 
+def _b_dtype_imm(value: Type, span: Any = None) -> DataTypeImm:
+    if not isinstance(value, PrimType):
+        raise FormError(f"T.dtype: value must be a primitive dtype, got {value}")
+    return DataTypeImm(value, span=span)
+
+
+def _types(fname: str, p: Param, v: Any) -> tuple:
+    if type(v) not in (list, tuple):
+        raise FormError(f"{fname}: {p.name} must be a list of types, got {describe(v)}")
+    return tuple(_dtype(fname, p, x) for x in v)
+
+
 def _binding(fname: str, p: Param, v: Any) -> tuple:
     var, value = getattr(v, "var", None), getattr(v, "value", None)
     if type(var) is not Var or not isinstance(value, PrimExpr):
@@ -166,8 +181,11 @@ def _binding(fname: str, p: Param, v: Any) -> tuple:
 
 
 def _funcref(fname: str, p: Param, v: Any) -> tuple:
-    """A module function: ``(GlobalVar, its return type or None)``."""
-    if isinstance(v, GlobalVar):
+    """A module function: ``(GlobalVar, its return type or None)``; or a declared op (TIRx's
+    ``T.Call(T.Op.get("prim.exp"), [x], ty=...)``): ``(Op, None)``, built as the op's call."""
+    from .ir.op import Op
+
+    if isinstance(v, (GlobalVar, Op)):
         return v, None
     if type(v) is str:
         return GlobalVar(v), None
@@ -196,6 +214,8 @@ def _exprs(fname: str, p: Param, v: Any) -> tuple:
 def _str(fname: str, p: Param, v: Any) -> str:
     if type(v) is str:
         return v
+    if isinstance(v, str):  # a registered name such as T.MemoryScope("shared"): its plain text
+        return str.__str__(v)
     raise FormError(f"{fname}: {p.name} must be a string, got {describe(v)}")
 
 
@@ -352,6 +372,8 @@ KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "int": _int,  # an int literal
     "dtype": _dtype,  # printed "float32" (a PrimType) or T.Ptr(...) / T.void
     "type": _dtype,  # the same values, printed T.float32
+    "types": _types,  # a list of types (T.Func's argument types; T.Tuple's *fields)
+    "config": lambda fname, p, v: _config(fname, p, v),  # a dict or a string (T.target's config)
     "binding": _binding,  # x := value (T.Let); the later arguments see x
     "funcref": _funcref,  # Module.f
     "exprs": _exprs,  # [e, ...]
@@ -723,6 +745,10 @@ def _b_let(binding: tuple, body: Any, span: Any = None) -> Let:
 
 def _b_call(func: tuple, args: tuple, ty: Any = None, span: Any = None) -> Call:
     gv, ret = func
+    if not isinstance(gv, GlobalVar):  # an Op: its declaration checks the arguments
+        from .ir.op import call
+
+        return call(gv, *args, ty=ty, span=span)
     rt = ty if ty is not None else (ret if ret is not None else void)
     return Call(gv, args, rt, span=span)
 
@@ -1033,6 +1059,65 @@ NONE_TYPE = FormSpec(
 TYPES: tuple[FormSpec, ...] = (TENSOR, PTR)  # NONE_TYPE: input only (void prints as T.void)
 
 
+def _host_type_forms() -> tuple[FormSpec, ...]:
+    """TIRx's non-primitive types (``tirx.ir.host_types``) as the text writes them:
+    ``T.String()``, ``T.Tuple(T.int32, T.float32)``, ``T.Func([T.int32], T.int32)``, ...
+    Input forms of the text loader only: the Python names are ``tirx.script.ir_names``'
+    classes, and the printer writes the types themselves (``type.script()``)."""
+    h = _host_types
+
+    def marker(cls: type) -> Callable[..., Type]:
+        return lambda span=None: cls()
+
+    out = [
+        FormSpec(name, (), cls, marker(cls), None, role="type", doc=f"``T.{name}()``: {cls.__doc__}")
+        for name, cls in (("String", h.StringType), ("StringType", h.StringType), ("Missing", h.MissingType),
+                          ("MissingType", h.MissingType), ("Opaque", h.OpaqueType), ("Any", h.AnyType),
+                          ("TensorRegionType", h.TensorRegionType))
+    ]  # fmt: skip
+    out.append(
+        FormSpec(
+            "Tuple", (Param("fields", "types", star=True),), h.TupleType,
+            lambda fields, span=None: h.TupleType(fields), None, role="type", doc=h.TupleType.__doc__,
+        )
+    )  # fmt: skip
+    for name in ("Func", "FuncType"):
+        out.append(
+            FormSpec(
+                name, (Param("arg_types", "types"), Param("ret_type", "type")), h.FuncType,
+                lambda arg_types, ret_type, span=None: h.FuncType(arg_types, ret_type), None, role="type",
+                doc=h.FuncType.__doc__,
+            )
+        )  # fmt: skip
+    return tuple(out)
+
+
+#: input only, in text (see _host_type_forms)
+HOST_TYPES = _host_type_forms()
+
+
+def _config(fname: str, p: Param, v: Any) -> Any:
+    if v is None or type(v) is str or isinstance(v, dict):
+        return v
+    raise FormError(f"{fname}: {p.name} must be a dict or a string, got {describe(v)}")
+
+
+def _b_target(target_config: Any, host: Any = None, span: Any = None) -> Any:
+    try:
+        return _target_spec.from_config(target_config, host)
+    except (TypeError, ValueError) as e:
+        raise FormError(str(e)) from None
+
+
+#: ``T.target({...})`` in text: a function attribute's value, as TIRx prints ``T.func_attr({"target":
+#: T.target({...})})`` (input only: the printer writes a Target with ``target_spec.target_text``;
+#: the Python name is ``tirx.script.ir_names.target``)
+TARGET = FormSpec(
+    "target", (Param("target_config", "config"), Param("host", "config", None)), None, _b_target, None,
+    role="expr", doc='``T.target({"kind": "cuda", "arch": "sm_90a"})``: a compile target (an attribute value).',
+)  # fmt: skip
+
+
 # ------------------------------------------------------------------ binding statements
 class Pending:
     """A statement waiting for its place: ``X = T.alloc_tensor(...)`` builds this, and each
@@ -1191,6 +1276,11 @@ FORMS: tuple[FormSpec, ...] = (
         doc="``T.Shuffle([v, w], [7, 6, 1, 0])``: lanes picked from the concatenation of the vectors.",
     ),
     FormSpec(
+        "dtype", (Param("value", "dtype"),), DataTypeImm, _b_dtype_imm, ("value",), aliases=("DataTypeImm",),
+        doc='``T.dtype("float16")``: a dtype as an argument value (TIRx\'s ``DataTypeImm``; a type where a '
+        "type goes, ``ty=T.dtype(...)``).",
+    ),
+    FormSpec(
         "Let", (Param("binding", "binding"), Param("body", "expr")), Let, _b_let,
         lambda e: ((e.var, e.value), e.body),
         doc="``T.Let(x := value, body)``: ``x`` is visible in ``body`` only (TIRx's ``T.Let(body, "
@@ -1200,7 +1290,8 @@ FORMS: tuple[FormSpec, ...] = (
     FormSpec(
         "Call", (Param("func", "funcref"), Param("args", "exprs"), Param("ty", "type", None, kw_only=True)),
         Call, _b_call, lambda e: ((e.op, None), e.args, e.ty),
-        doc="``T.Call(Module.f, [args], ty=T.float32)``: a call of a module function.",
+        doc="``T.Call(Module.f, [args], ty=T.float32)``: a call of a module function (or of an op, "
+        "``T.Call(T.Op.get(name), [args], ty=...)``, built as ``T.<name>(args...)``).",
     ),
     *LOOPS.values(),
     *TYPES,
@@ -1435,7 +1526,7 @@ LET = FormSpec(
 
 
 _BY_NAME: dict[str, FormSpec] = {}
-for _f in (*FORMS, *DERIVED, GRID, LET, NONE_TYPE, TENSOR_MAP):
+for _f in (*FORMS, *DERIVED, GRID, LET, NONE_TYPE, TENSOR_MAP, *HOST_TYPES, TARGET):
     for _n in (_f.name, *_f.aliases):
         _BY_NAME[_n] = _f
 _BY_NODE: dict[type, FormSpec] = {f.node: f for f in FORMS if f.role == "expr" and f.unparse is not None}

@@ -20,62 +20,14 @@ across threads get V threads' work per thread with 16-byte loads and stores:
 
 from __future__ import annotations
 
-import shlex
 import threading
 import time
 from collections import OrderedDict
 from typing import Any
 
-import attrs
+from .target_spec import Target, parse_target  # the target value lives in a leaf module
 
 __all__ = ["Target", "compile", "parse_target"]
-
-
-@attrs.frozen
-class Target:
-    kind: str  # "cuda" | "interp"
-    arch: str | None = None
-    options: tuple = ()
-
-    def __str__(self) -> str:
-        s = self.kind
-        if self.arch:
-            s += f" -arch={self.arch}"
-        for o in self.options:
-            s += f" {o}"
-        return s
-
-
-def parse_target(target: Any) -> Target:
-    if isinstance(target, Target):
-        return target
-    if not isinstance(target, str):
-        raise TypeError(f"target must be a str or tirx.target.Target, got {type(target).__name__}")
-    parts = shlex.split(target)
-    if not parts:
-        raise ValueError("target: empty target string")
-    kind, rest = parts[0], parts[1:]
-    if kind not in ("cuda", "interp", "nvidia/cuda"):
-        raise ValueError(
-            f"target: unknown target kind {kind!r} (use 'cuda', 'cuda -arch=sm_90a' or 'interp')"
-        )
-    kind = "cuda" if kind == "nvidia/cuda" else kind
-    arch = None
-    opts = []
-    it = iter(rest)
-    for p in it:
-        if p.startswith("-arch="):
-            arch = p.split("=", 1)[1]
-        elif p == "-arch":
-            arch = next(it, None)
-        elif p.startswith("--gpu-architecture="):
-            arch = p.split("=", 1)[1]
-        else:
-            opts.append(p)
-    if arch is not None and not (arch.startswith("sm_") or arch.startswith("compute_")):
-        raise ValueError(f"target: -arch must look like sm_90a, got {arch!r}")
-    return Target(kind, arch, tuple(opts))
-
 
 _LAST_TIMES: dict[str, float] = {}
 

@@ -83,6 +83,22 @@ def store_rows(C, acc, out, a0, row0, col0, BN, DT):
         C[row + 8, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
 
 
+@T.inline
+def stage_rows(cs, acc, out, a0, celem, lane, BN):
+    """TMA-store epilogue, part 1: this thread's values of one 64-row accumulator into the
+    warpgroup's staging tiles (``BN / 64`` tiles of 64 x 64, 128-byte swizzle: the 16-byte
+    chunk of a row is XORed with ``row % 8``, so a warp's 4-byte stores hit 32 banks).
+    ``celem`` is the element index of this thread's row ``warp * 16 + lane // 4`` in tile 0."""
+    for i in range(BN // 8):
+        e = celem + (i // 8) * 4096 + ((i % 8) ^ (lane // 4)) * 8 + (lane % 4) * 2
+        out[0] = T.cast(acc[a0 + 4 * i], out.dtype)
+        out[1] = T.cast(acc[a0 + 4 * i + 1], out.dtype)
+        cs[T.Ramp(e, 1, 2)] = out[T.Ramp(0, 1, 2)]
+        out[0] = T.cast(acc[a0 + 4 * i + 2], out.dtype)
+        out[1] = T.cast(acc[a0 + 4 * i + 3], out.dtype)
+        cs[T.Ramp(e + 8 * 64, 1, 2)] = out[T.Ramp(0, 1, 2)]
+
+
 @T.jit
 def gemm_tn(
     A: T.Tensor((M, K), DT),
@@ -90,6 +106,7 @@ def gemm_tn(
     C: T.Tensor((M, N), DT),
     TA: T.Ptr(T.uint8, "tensormap") if TMAP == BY_VALUE else T.Tensor((16,), "uint64"),
     TB: T.Ptr(T.uint8, "tensormap") if TMAP == BY_VALUE else T.Tensor((16,), "uint64"),
+    TC: T.Ptr(T.uint8, "tensormap") = None,
     *,
     M: T.constexpr,
     N: T.constexpr,
@@ -106,12 +123,18 @@ def gemm_tn(
     CLUSTER: T.constexpr = 1,
     TMAP: T.constexpr = BY_VALUE,
     PINGPONG: T.constexpr = False,
+    EPILOGUE: T.constexpr = "regs",
 ):
     T.static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle row of fp16/bf16)")
     T.static_assert(M % BM == 0 and N % BN == 0 and K % BK == 0, "sizes must be multiples of the tile")
     T.static_assert(CLUSTER in (1, 2) and (M // BM) % CLUSTER == 0, "CLUSTER is 1 or 2 and divides M // BM")
     T.static_assert(BM % 64 == 0 and BN % 8 == 0 and 8 <= BN <= 256, "BM = 64 * consumers, BN in 8..256")
     T.static_assert(not PINGPONG or (BM in (64, 128) and CLUSTER == 1), "PINGPONG: BM 64 or 128, no cluster")
+    T.static_assert(EPILOGUE in ("regs", "tma"), "EPILOGUE is 'regs' (stores from registers) or 'tma'")
+    T.static_assert(
+        EPILOGUE == "regs" or (not PINGPONG and TMAP == BY_VALUE and BN % 64 == 0),
+        "EPILOGUE='tma': the cooperative kernel, tensor maps by value, BN a multiple of 64",
+    )
     consumers = T.meta_var(2 if PINGPONG else BM // 64)
     T.static_assert(
         consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
@@ -121,7 +144,8 @@ def gemm_tn(
     per_stage = T.meta_var(1 if PINGPONG else consumers)  # consumer warpgroups reading each stage
     a_bytes = T.meta_var(BM * BK * 2)
     stage_bytes = T.meta_var(BM * BK * 2 + BN * BK * 2)
-    smem_bytes = T.meta_var(STAGES * (BM * BK * 2 + BN * BK * 2) + 1024)
+    c_bytes = T.meta_var(BM * BN * 2 if EPILOGUE == "tma" else 0)  # C staging, 64 x BN per consumer
+    smem_bytes = T.meta_var(STAGES * (BM * BK * 2 + BN * BK * 2) + c_bytes + 1024)
     mt = T.meta_var(M // BM // CLUSTER)  # row-blocks of CLUSTER tiles
     ctas = T.meta_var(min(SMS, (M // BM) * (N // BN)) // CLUSTER * CLUSTER)
     b_half = T.meta_var(BN // CLUSTER * BK * 2)
@@ -159,6 +183,8 @@ def gemm_tn(
         T.ptx.fence_mbarrier_init()
         T.ptx.prefetch_tensormap(tma_a)
         T.ptx.prefetch_tensormap(tma_b)
+        if EPILOGUE == "tma":
+            T.ptx.prefetch_tensormap(TC)
     if CLUSTER > 1:
         T.cuda.cluster_sync()
     else:
@@ -251,6 +277,13 @@ def gemm_tn(
                         DT,
                     )
         else:
+            if EPILOGUE == "tma":
+                # the C staging tiles after the stages (1024-byte aligned), as DT elements
+                cbase = sbase + T.uint32(STAGES * stage_bytes) + T.cast((wg - 1) * 64 * BN * 2, "uint32")
+                cs = T.decl_buffer((smem_bytes // 2,), DT, data=dsm.data, scope="shared.dyn")
+                # sbase is dsm rounded up to 1024 bytes: the mask keeps the value and bounds it
+                pad = (sbase - T.ptx.cvta_to_shared(T.address_of(dsm[0]))) & T.uint32(1023)
+                cwg = T.cast(pad >> T.uint32(1), "int32") + STAGES * stage_bytes // 2 + (wg - 1) * 64 * BN
             it: T.int32 = 0
             for tile in range(unit0, ntiles, units):
                 m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
@@ -282,9 +315,34 @@ def gemm_tn(
                 T.ptx.wgmma_wait_group(0)
                 if ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
-                store_rows(
-                    C, acc, out, 0, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0 + (lane % 4) * 2, BN, DT
-                )
+                if EPILOGUE == "tma":
+                    # registers -> swizzled staging tiles -> TMA stores that run under the next
+                    # tile's main loop; the staging tiles are reused once the last stores read them
+                    if ctid == 0:
+                        T.ptx.tma_store_wait(0)
+                    T.ptx.bar.sync(2 + wg, 128)
+                    stage_rows(cs, acc, out, 0, cwg + (warp * 16 + lane // 4) * 64, lane, BN)
+                    T.ptx.fence_proxy_async()
+                    T.ptx.bar.sync(2 + wg, 128)
+                    if ctid == 0:
+                        for j in range(BN // 64):
+                            T.ptx.tma_store_2d(
+                                TC, n0 + 64 * j, m0 + (wg - 1) * 64, cbase + T.uint32(j * 8192)
+                            )
+                        T.ptx.tma_store_commit()
+                else:
+                    store_rows(
+                        C,
+                        acc,
+                        out,
+                        0,
+                        m0 + (wg - 1) * 64 + warp * 16 + lane // 4,
+                        n0 + (lane % 4) * 2,
+                        BN,
+                        DT,
+                    )
+            if EPILOGUE == "tma" and ctid == 0:
+                T.ptx.tma_store_wait(0)  # the last stores have read shared memory before the CTA exits
     if CLUSTER > 1:
         # no CTA leaves while its partner may still multicast into it or arrive on its barriers
         T.cuda.cluster_sync()
@@ -292,8 +350,17 @@ def gemm_tn(
 
 @functools.cache
 def make_gemm(M: int, N: int, K: int, dtype: str = "float16", **tiles):
-    """The specialized kernel (a ``T.function``) for one problem size, dtype and tile set."""
-    return gemm_tn.specialize(M=M, N=N, K=K, DT=dtype, **tiles)
+    """The specialized kernel (a ``T.function``) for one problem size, dtype and tile set.
+    With ``EPILOGUE="tma"`` it takes a third tensor map, ``c_plan(...).param(C)``."""
+    drop = {} if tiles.get("EPILOGUE") == "tma" else {"TC": None}
+    return gemm_tn.specialize(M=M, N=N, K=K, DT=dtype, **drop, **tiles)
+
+
+def c_plan(M: int, N: int, dtype: str = "float16"):
+    """Host TMA plan of C for ``EPILOGUE="tma"``: 64 x 64 boxes, 128-byte swizzle."""
+    from tirx.runtime.tma import TensorMapPlan
+
+    return TensorMapPlan(dtype, (M, N), (64, 64), 128)
 
 
 def best_config(M: int, N: int, K: int, dtype: str = "float16") -> dict:
@@ -330,4 +397,5 @@ KERNELS = {
     "gemm_bf16_8192": lambda: make_gemm(8192, 8192, 8192, "bfloat16", **best_config(8192, 8192, 8192)),
     "gemm_f16_4096_cluster2": lambda: make_gemm(4096, 4096, 4096, "float16", CLUSTER=2),
     "gemm_bf16_4096_global_tmap": lambda: make_gemm(4096, 4096, 4096, "bfloat16", TMAP="global"),
+    "gemm_f16_4096_tma_store": lambda: make_gemm(4096, 4096, 4096, "float16", EPILOGUE="tma", STAGES=3),
 }

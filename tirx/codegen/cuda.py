@@ -257,7 +257,7 @@ class KernelInfo:
     func: Function
     entry: DeviceEntry
     params: list  # list[KernelParam]
-    host_stmts: list  # Bind/Assert statements before the device entry (evaluated on the host)
+    host_stmts: list  # Bind/Assert before the device entry, then maybe the Return after it (host code)
     dyn_vars: list  # list[Var]
 
 
@@ -393,16 +393,20 @@ def _split_host(f: Function) -> tuple[list, DeviceEntry | None]:
     stmts = list(body.stmts) if isinstance(body, SeqStmt) else [body]
     host: list = []
     entry = None
+    ret = None
     for i, s in enumerate(stmts):
         if isinstance(s, DeviceEntry):
             entry = s
-            rest = stmts[i + 1 :]
+            rest = [r for r in stmts[i + 1 :] if not (isinstance(r, SeqStmt) and not r.stmts)]
+            if len(rest) == 1 and isinstance(rest[0], Return) and rest[0].value is not None:
+                ret = rest[0]  # the host returns a value after the launch (TIRx's `return n`)
+                rest = []
             for r in rest:
-                if not (isinstance(r, SeqStmt) and not r.stmts):
-                    raise _error(
-                        f"function {f.name}: statements after the device entry are not supported by the cuda target",
-                        r,
-                    )
+                raise _error(
+                    f"function {f.name}: statements after the device entry are not supported by the cuda "
+                    "target (only a final `return <value computed on the host>`)",
+                    r,
+                )
             break
         host.append(s)
     if entry is None:
@@ -417,6 +421,8 @@ def _split_host(f: Function) -> tuple[list, DeviceEntry | None]:
                 f"target, got {type(s).__name__}",
                 s,
             )
+    if ret is not None:
+        host.append(ret)  # last of the host statements: evaluated after the launch
     return host, entry
 
 
@@ -504,6 +510,7 @@ class CodeGenCUDA:
         self.layout_arith: set = set()  # the same, made by tirx.passes.layout for tensors with a layout
         self.buf_ptr: dict[Buffer, str] = {}
         self.scalar_bufs: set = set()
+        self.tmem_vars: set = set()  # data vars of T.tmem declarations (no C object)
         self.dyn_smem_offset = 0
         self.in_kernel = False
         self.func: Function | None = None
@@ -530,6 +537,12 @@ class CodeGenCUDA:
     def var_name(self, v: Var) -> str:
         n = self.names.get(v)
         if n is None:
+            if v in self.tmem_vars:
+                raise _error(
+                    f"buffer {v.name!r} lives in tensor memory (scope 'tmem'): it has no address in the "
+                    "kernel; reach it with the tcgen05 ld/st/mma instructions through a tmem address",
+                    v,
+                )
             raise _error(f"variable {v.name!r} is used outside of its scope (no definition reaches it)", v)
         return n
 
@@ -939,6 +952,13 @@ class CodeGenCUDA:
 
         return lower_shuffle(self, e), _PREC_PRIMARY
 
+    def e_DataTypeImm(self, e: Any):
+        raise _error(
+            f'T.dtype("{e.value}") is not supported by the CUDA backend: a dtype value is an argument of '
+            "host (packed/extern) calls in TIRx; device code takes dtypes as types (ty=)",
+            e,
+        )
+
     def e_Let(self, e: Let):
         # an immediately invoked lambda keeps the binding local to the expression
         saved = self.names.get(e.var)
@@ -974,6 +994,8 @@ class CodeGenCUDA:
         if p is not None:
             return p
         if buf.data not in self.names:
+            if buf.data in self.tmem_vars:
+                self.var_name(buf.data)  # raises: a tmem buffer has no pointer
             raise _error(f"buffer {buf.name} is used outside of its scope", buf)
         base = self.var_name(buf.data)
         if buf.data in self.scalar_bufs:
@@ -1284,6 +1306,13 @@ class CodeGenCUDA:
     def s_AllocBuffer(self, s: AllocBuffer) -> None:
         buf = s.buffer
         scope = buf.scope
+        if scope == "tmem":
+            # a declaration only: tensor memory is allocated by tcgen05.alloc and addressed by tmem
+            # addresses, never by a pointer (every use of the buffer is an error: var_name)
+            self.tmem_vars.add(buf.data)
+            dims = "x".join(str(getattr(d, "value", d)) for d in buf.shape)
+            self.line(f"// {buf.name}: tensor memory, {dims} {buf.dtype}", s)
+            return
         el = buf.data.ty.element
         ct = self.ctype(el if isinstance(el, PrimType) else buf.dtype)
         n = self.define(buf.data, buf.name)

@@ -1,4 +1,5 @@
-"""TIRx's non-primitive types: ``T.Tuple``, ``T.Func``, ``T.String``, ``T.Missing``, ``T.Opaque``.
+"""TIRx's non-primitive types: ``T.Tuple``, ``T.Func``, ``T.String``, ``T.Missing``, ``T.Opaque``,
+``T.Any``, ``T.TensorRegionType``.
 
 tirx's kernels only carry primitive, pointer, void and tensor types (``tirx.ir.types``); these
 are the other types TIRx's script names build. They are values like the built-in types
@@ -16,7 +17,7 @@ import attrs
 
 from .types import Type, as_type
 
-__all__ = ["FuncType", "MissingType", "OpaqueType", "StringType", "TupleType"]
+__all__ = ["AnyType", "FuncType", "MissingType", "OpaqueType", "StringType", "TensorRegionType", "TupleType"]
 
 
 def _types(xs: Any, what: str) -> tuple:
@@ -63,7 +64,7 @@ class FuncType(Type):
         return f"T.{self}"
 
 
-def _marker(name: str, doc: str) -> type:
+def _marker(name: str, doc: str, cls_name: str | None = None) -> type:
     """A type with no fields: every instance is equal (``T.String()``, ...)."""
 
     def __str__(self: Any) -> str:
@@ -77,7 +78,7 @@ def _marker(name: str, doc: str) -> type:
 
     cls = attrs.frozen(slots=True, repr=False)(
         type(
-            f"{name}Type",
+            cls_name or f"{name}Type",
             (Type,),
             {"__doc__": doc, "__str__": __str__, "__repr__": __repr__, "script": script},
         )
@@ -91,3 +92,7 @@ MissingType = _marker(
     "Missing", "``T.Missing()``: a type not given yet; it must be resolved before a backend sees it."
 )
 OpaqueType = _marker("Opaque", "``T.Opaque()``: a value that finished IR must not contain.")
+AnyType = _marker("Any", "``T.Any()``: the top type, which admits any value.")
+TensorRegionType = _marker(
+    "TensorRegionType", "``T.TensorRegionType()``: the type of a ``T.TensorRegion``.", "TensorRegionType"
+)

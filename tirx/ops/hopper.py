@@ -4,11 +4,14 @@ TMA copies address shared memory by 32-bit shared-window addresses
 (``T.cuda.cvta_generic_to_shared``), so kernels can align their tiles at run time.
 
 ``T.ptx.wgmma_mma_async(shape, dtype, T.address_of(acc[0]), desc_a, desc_b, scale_d)``
-emits one warpgroup ``wgmma.mma_async.sync.aligned.<shape>.f32.<dtype>.<dtype>`` whose
+emits one warpgroup ``wgmma.mma_async.sync.aligned.<shape>.f32.<dtype>.<dtype>`` (f16/bf16
+with k16; e4m3/e5m2 with k32, which PTX allows only K-major: no transpose immediates) whose
 accumulator registers are the ``N/2`` consecutive float32 elements of the local array
 ``acc`` starting at the given element (``"+f"`` operands: the array stays in registers
 when every other access to it uses constant indices). ``desc_a`` / ``desc_b`` are 64-bit
 shared-memory matrix descriptors, ``scale_d`` 0 overwrites the accumulators, 1 adds.
+``T.ptx.wgmma_mma_async_rs`` is the register-A form (f16/bf16, k16): A is four consecutive
+uint32 elements of a local array, B a descriptor, K-major or (``trans_b=1``) N-major.
 None of these has a CPU model (docs/hopper.md).
 """
 
@@ -46,21 +49,25 @@ chain_alias("ptx.wgmma_wait_group", WGMMA, ("wait_group", "sync", "aligned"), "w
 
 
 # --------------------------------------------------------------------------- wgmma.mma_async
-_SHAPE = re.compile(r"m64n(\d+)k16")
-_DTYPES = {"f16": "f16", "float16": "f16", "bf16": "bf16", "bfloat16": "bf16"}
+_SHAPE = re.compile(r"m64n(\d+)k(16|32)")
+_DTYPES = {"f16": "f16", "float16": "f16", "bf16": "bf16", "bfloat16": "bf16",
+           "e4m3": "e4m3", "float8_e4m3fn": "e4m3", "e5m2": "e5m2", "float8_e5m2": "e5m2"}  # fmt: skip
+_K = {"f16": 16, "bf16": 16, "e4m3": 32, "e5m2": 32}  # the k of one wgmma: 32 bytes of K per row
 
 
 def _c_wgmma(cg: Any, c: Any) -> str:
     name = f"T.{c.op.name}"
     shape, dt, accp, da, db, scale = c.args
     if not isinstance(shape, StringImm) or not _SHAPE.fullmatch(shape.value):
-        raise cg.error(f"{name}: shape must be a string like 'm64n256k16'", c)
-    n = int(_SHAPE.fullmatch(shape.value).group(1))
+        raise cg.error(f"{name}: shape must be a string like 'm64n256k16' (k32 for fp8)", c)
+    n, k = (int(g) for g in _SHAPE.fullmatch(shape.value).groups())
     if n % 8 or not 8 <= n <= 256:
         raise cg.error(f"{name}: N={n} must be a multiple of 8 in 8..256", c)
     if not isinstance(dt, StringImm) or dt.value not in _DTYPES:
-        raise cg.error(f"{name}: dtype must be 'f16' or 'bf16'", c)
+        raise cg.error(f"{name}: dtype must be 'f16', 'bf16', 'e4m3' or 'e5m2'", c)
     ab = _DTYPES[dt.value]
+    if k != _K[ab]:
+        raise cg.error(f"{name}: {ab} inputs take shape k{_K[ab]}, got {shape.value}", c)
     if not (
         isinstance(accp, Call)
         and getattr(accp.op, "traits", None) is not None
@@ -91,7 +98,9 @@ def _c_wgmma(cg: Any, c: Any) -> str:
         + str(nacc)
         + ", %"
         + str(nacc + 1)
-        + ", p, 1, 1, 0, 0;\\n\\t}"
+        # imm-scale-a/b 1; f16/bf16 also take imm-trans-a/b 0 (K-major); fp8 is K-major only
+        + (", p, 1, 1, 0, 0;" if k == 16 else ", p, 1, 1;")
+        + "\\n\\t}"
     )
     outs = ", ".join(f'"+f"({a})' for a in accs)
     ins = f'"l"((uint64_t)({cg.expr(da)})), "l"((uint64_t)({cg.expr(db)})), "r"((int)({cg.expr(scale)}))'
@@ -100,9 +109,78 @@ def _c_wgmma(cg: Any, c: Any) -> str:
 
 declare(
     "ptx.wgmma_mma_async", "s s p i i i", void, pure=False, device_only=True,
-    doc="wgmma.mma_async (shape e.g. 'm64n256k16', input dtype 'f16'|'bf16', &acc[0] of a local float32 "
-    "accumulator array, smem descriptor A, smem descriptor B, scale-d 0/1); fp32 accumulate",
+    doc="wgmma.mma_async (shape e.g. 'm64n256k16', input dtype 'f16'|'bf16' (k16) or 'e4m3'|'e5m2' (k32), "
+    "&acc[0] of a local float32 accumulator array, smem descriptor A, smem descriptor B, scale-d 0/1); "
+    "fp32 accumulate",
     cuda=_c_wgmma,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- wgmma.mma_async, A in registers
+_RS_SHAPE = re.compile(r"m64n(\d+)k16")
+
+
+def _local_regs(cg: Any, c: Any, ptr: Any, dtype: str, count: int, what: str) -> list[str]:
+    """The C lvalues of ``count`` consecutive elements of a local ``dtype`` array from
+    ``T.address_of(arr[i])`` (register operands of one inline-asm statement)."""
+    name = f"T.{c.op.name}"
+    if not (
+        isinstance(ptr, Call)
+        and getattr(ptr.op, "traits", None) is not None
+        and ptr.op.traits.takes_address
+        and isinstance(ptr.args[0], BufferLoad)
+    ):
+        addr = find(takes_address=True).name
+        raise cg.error(f"{name}: the {what} is T.{addr}(x[i]) of a local {dtype} array", c)
+    el = ptr.args[0]
+    buf = el.buffer
+    if buf.dtype != PrimType(dtype) or buf.scope != "local":
+        raise cg.error(f"{name}: the {what} must be a local {dtype} array", c)
+    base = cg.flat_index(buf, el.indices, c)
+    return [
+        f"{cg.ptr_of(buf)}[{cg.expr(cg.add_index(base, IntImm(i, base.ty)) if i else base)}]"
+        for i in range(count)
+    ]
+
+
+def _c_wgmma_rs(cg: Any, c: Any) -> str:
+    name = f"T.{c.op.name}"
+    shape, dt, accp, ap, db, scale, tb = c.args
+    if not isinstance(shape, StringImm) or not _RS_SHAPE.fullmatch(shape.value):
+        raise cg.error(f"{name}: shape must be a string like 'm64n128k16'", c)
+    n = int(_RS_SHAPE.fullmatch(shape.value).group(1))
+    if n % 8 or not 8 <= n <= 256:
+        raise cg.error(f"{name}: N={n} must be a multiple of 8 in 8..256", c)
+    ab = {"f16": "f16", "float16": "f16", "bf16": "bf16", "bfloat16": "bf16"}.get(
+        dt.value if isinstance(dt, StringImm) else None
+    )
+    if ab is None:
+        raise cg.error(f"{name}: dtype must be 'f16' or 'bf16'", c)
+    if not isinstance(tb, IntImm) or tb.value not in (0, 1):
+        raise cg.error(f"{name}: trans_b is a constant 0 (B K-major) or 1 (B N-major)", c)
+    nacc = n // 2
+    accs = _local_regs(cg, c, accp, "float32", nacc, "accumulator")
+    regs_a = _local_regs(cg, c, ap, "uint32", 4, "A fragment")
+    d = ", ".join(f"%{i}" for i in range(nacc))
+    a = ", ".join(f"%{nacc + i}" for i in range(4))
+    text = (
+        f"{{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %{nacc + 5}, 0;\\n\\t"
+        f"wgmma.mma_async.sync.aligned.{shape.value}.f32.{ab}.{ab} {{{d}}}, {{{a}}}, %{nacc + 4}, p, 1, 1, "
+        f"{tb.value};\\n\\t}}"
+    )
+    outs = ", ".join(f'"+f"({x})' for x in accs)
+    ins = ", ".join(f'"r"({x})' for x in regs_a)
+    ins += f', "l"((uint64_t)({cg.expr(db)})), "r"((int)({cg.expr(scale)}))'
+    return f'asm volatile("{text}" : {outs} : {ins} : "memory")'
+
+
+declare(
+    "ptx.wgmma_mma_async_rs", "s s p p i i i", void, pure=False, device_only=True,
+    params="shape dtype acc a desc_b scale_d trans_b",
+    doc="wgmma.mma_async with A in registers (shape 'm64nNk16', 'f16'|'bf16', &acc[0] of a local float32 "
+    "accumulator array, &a[i] of 4 consecutive local uint32 (the A fragment, 2 halves each), smem "
+    "descriptor B, scale-d 0/1, trans_b 0 K-major / 1 N-major); fp32 accumulate",
+    cuda=_c_wgmma_rs,
 )  # fmt: skip
 
 

@@ -9,11 +9,13 @@ every other math op is refused by both backends.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..errors import OpError
-from ..ir.op import alias, declare, lookup
-from ..ir.types import PrimType
+from ..ir.expr import EQ, And, FloatImm, IntImm, Not, PrimExpr, convert
+from ..ir.op import alias, declare, lookup, register_handler
+from ..ir.types import PrimType, bool_
 
 __all__: list[str] = []
 
@@ -236,18 +238,96 @@ def _c_float_pred(cname: str, hname: str):
     return lower
 
 
-declare(
+ISNAN = declare(
     "isnan", "x", "bool0", doc="x is NaN (never for integers)",
     cuda=_c_float_pred("isnan", "__hisnan"), interp=_interp_float_pred("isnan", False),
 )  # fmt: skip
-declare(
-    "isinf", "x", "bool0", doc="x is +-inf (never for integers)",
-    cuda=_c_float_pred("isinf", "__hisinf"), interp=_interp_float_pred("isinf", False),
-)  # fmt: skip
-declare(
-    "isfinite", "x", "bool0", doc="x is neither NaN nor infinite (always for integers)",
-    cuda=_c_float_pred("isfinite", ""), interp=_interp_float_pred("isfinite", True),
-)  # fmt: skip
+
+
+# TIRx has no isinf/isfinite ops: its T.isinf(x) / T.isfinite(x) build comparisons as they are
+# called (C++ constant folding included), so both front ends do the same (docs/tirx_compat.md).
+# The ops stay, for the types TIRx refuses there (vectors, bfloat16, float8: tirx's extension)
+# and for IR a pass or the API builds; such a call prints with ty=, which builds the op call
+# itself in both front ends (a call with ty= never goes through an op's script surface).
+_EXPANDS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                      "float16", "float32", "float64"})  # fmt: skip
+
+
+def _c_const(e: Any) -> Any:
+    """The Python value of a bool/float constant, else None."""
+    return e.value if type(e) in (IntImm, FloatImm) else None
+
+
+def _c_bool(v: bool, span: Any) -> Any:
+    return IntImm(int(bool(v)), bool_, span=span)
+
+
+def _c_and(a: Any, b: Any, span: Any) -> Any:
+    """C++ ``a && b`` as TIRx's op library builds it: a constant side decides or drops out."""
+    for k, other in ((a, b), (b, a)):
+        v = _c_const(k)
+        if v is not None:
+            return other if v else _c_bool(False, span)
+    return And(a, b, span=span)
+
+
+def _c_not(a: Any, span: Any) -> Any:
+    """C++ ``!a``: a constant folds."""
+    v = _c_const(a)
+    return _c_bool(not v, span) if v is not None else Not(a, span=span)
+
+
+def _tirx_isinf(x: Any, span: Any) -> Any:
+    """``|x| == inf and not isnan(x)`` (``False`` for integers), folded as TIRx folds."""
+    t = x.ty
+    if not t.is_float:
+        return _c_bool(False, span)
+    v = _c_const(x)
+    mag = FloatImm(abs(v), t, span=span) if v is not None else lookup("fabs")(x, span=span)
+    m = _c_const(mag)
+    eq = _c_bool(m == math.inf, span) if m is not None else EQ(mag, FloatImm(math.inf, t), span=span)
+    return _c_and(eq, _c_not(ISNAN(x, span=span), span), span)
+
+
+def _float_pred_surface(name: str) -> Any:
+    """``T.isinf(x)`` / ``T.isfinite(x)``: TIRx's expansion for the scalar types TIRx takes;
+    ``ty=`` (or another type) is the op call."""
+
+    def surface(x: Any, *, ty: Any = None, span: Any = None) -> Any:
+        conv = getattr(x, "__tirx_expr__", None)
+        x = conv() if conv is not None else x
+        if not isinstance(x, PrimExpr):
+            if type(x) not in (int, float, bool):
+                raise TypeError(f"T.{name}: the argument must be an expression, got {type(x).__name__}")
+            x = convert(x)
+        t = x.ty
+        if ty is not None or not (isinstance(t, PrimType) and t.lanes == 1 and t.base in _EXPANDS):
+            return lookup(name)(x, ty=ty, span=span)
+        inf = _tirx_isinf(x, span)
+        if name == "isinf":
+            return inf
+        return _c_and(_c_not(inf, span), _c_not(ISNAN(x, span=span), span), span)
+
+    surface.__name__ = name
+    return surface
+
+
+def _print_with_ty(parts: list, call: Any) -> str:
+    """The op call itself, with ``ty=`` (``T.isinf(x)`` would build TIRx's expansion)."""
+    from ..printer._printer import type_text
+
+    return f"T.{call.op.name}({', '.join(parts)}, ty={type_text(call.ty)})"
+
+
+for _n, _doc, _c, _h, _ints in (
+    ("isinf", "x is +-inf (never for integers)", "isinf", "__hisinf", False),
+    ("isfinite", "x is neither NaN nor infinite (always for integers)", "isfinite", "", True),
+):
+    declare(
+        _n, "x", "bool0", doc=f"{_doc}; T.{_n}(x) builds TIRx's comparisons, T.{_n}(x, ty=...) the op",
+        cuda=_c_float_pred(_c, _h), interp=_interp_float_pred(_n, _ints), script=_float_pred_surface(_n),
+    )  # fmt: skip
+    register_handler("print", _n)(_print_with_ty)
 
 
 # --------------------------------------------------------------------------- bits

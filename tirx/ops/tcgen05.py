@@ -204,9 +204,10 @@ def with_sf_id(desc: int, sf_id: int) -> int:
 
 
 # ----------------------------------------------------------------------------- option values
-@attrs.define(slots=True, frozen=True, kw_only=True)
+@attrs.define(slots=True, frozen=True)
 class TCGen05InstrDescriptorAttrs:
-    """Static options of ``T.cuda.tcgen05_encode_instr_descriptor``."""
+    """Static options of ``T.cuda.tcgen05_encode_instr_descriptor`` (TIRx's ``attrs=`` record;
+    positional in TIRx's order or by keyword)."""
 
     d_dtype: str
     a_dtype: str
@@ -226,9 +227,10 @@ class TCGen05InstrDescriptorAttrs:
         return encode_instr_descriptor(**attrs.asdict(self))
 
 
-@attrs.define(slots=True, frozen=True, kw_only=True)
+@attrs.define(slots=True, frozen=True)
 class TCGen05InstrDescriptorBlockScaledAttrs:
-    """Static options of ``T.cuda.tcgen05_encode_instr_descriptor_block_scaled``."""
+    """Static options of ``T.cuda.tcgen05_encode_instr_descriptor_block_scaled`` (TIRx's
+    ``attrs=`` record)."""
 
     d_dtype: str
     a_dtype: str
@@ -322,6 +324,29 @@ def _i_encoder(encode: Any, params: tuple[str, ...]):
     return interp
 
 
+def _attrs_surface(name: str, record: Any) -> Any:
+    """``T.<name>(desc, attrs=<record>)``, TIRx's spelling with the options as one record, or the
+    options as keywords: the same call (the IR holds the options as arguments)."""
+
+    def surface(*args: Any, attrs: Any = None, span: Any = None, **kw: Any) -> Any:
+        if attrs is not None:
+            if kw:
+                raise TypeError(f"T.{name}: cannot mix attrs= with option keywords {sorted(kw)}")
+            if not isinstance(attrs, record):
+                raise TypeError(
+                    f"T.{name}: attrs must be a T.cuda.{record.__name__}, got {type(attrs).__name__}"
+                )
+            kw = _attrs_fields(attrs)
+        return _opmod.call(name, *args, span=span, **kw)
+
+    surface.__name__ = name.rsplit(".", 1)[-1]
+    return surface
+
+
+def _attrs_fields(record: Any) -> dict:
+    return attrs.asdict(record)
+
+
 _INSTR = ("d_dtype", "a_dtype", "b_dtype", "M", "N", "K", "trans_a", "trans_b", "n_cta_groups", "neg_a", "neg_b",
           "sat_d", "is_sparse")  # fmt: skip
 _SCALED_P = ("d_dtype", "a_dtype", "b_dtype", "sfa_dtype", "sfb_dtype", "M", "N", "K", "trans_a", "trans_b",
@@ -333,6 +358,7 @@ ENCODE_INSTR = declare(
     doc="write the 32-bit tcgen05.mma instruction descriptor (dense kinds f16/tf32/f8f6f4/i8) of these static "
     "options to *desc",
     cuda=_c_encoder(encode_instr_descriptor, _INSTR), interp=_i_encoder(encode_instr_descriptor, _INSTR),
+    script=_attrs_surface("cuda.tcgen05_encode_instr_descriptor", TCGen05InstrDescriptorAttrs),
 )  # fmt: skip
 
 ENCODE_INSTR_SCALED = declare(
@@ -342,6 +368,7 @@ ENCODE_INSTR_SCALED = declare(
     "static options to *desc (scale-factor ids 0: T.cuda.runtime_instr_desc sets them)",
     cuda=_c_encoder(encode_instr_descriptor_block_scaled, _SCALED_P),
     interp=_i_encoder(encode_instr_descriptor_block_scaled, _SCALED_P),
+    script=_attrs_surface("cuda.tcgen05_encode_instr_descriptor_block_scaled", TCGen05InstrDescriptorBlockScaledAttrs),
 )  # fmt: skip
 
 MATRIX_DESC = Helper(
@@ -473,6 +500,6 @@ for _short, _op in (
     ("encode_matrix_descriptor", ENCODE_MATRIX),
 ):
     _opmod.alias(
-        f"cuda.tcgen05.{_short}", _op.name, lambda *a, _o=_op, span=None, **kw: _o(*a, span=span, **kw),
+        f"cuda.tcgen05.{_short}", _op.name, _opmod.impl("script", _op) or _op,
         doc=f"TIRx's T.cuda.tcgen05 namespace spelling of T.{_op.name}",
     )  # fmt: skip

@@ -280,10 +280,13 @@ class Kernel:
         host_names = dict(names)
         self.host_binds: list[tuple[str, str, Any]] = []
         self.host_asserts: list[tuple[str, str]] = []
+        self.return_code: str | None = None  # the host's `return <value>` after the launch
         for k, s in enumerate(info.host_stmts):
-            from ..ir import Assert, Bind
+            from ..ir import Assert, Bind, Return
 
-            if isinstance(s, Bind):
+            if isinstance(s, Return):
+                self.return_code = self._py(s.value, host_names, "the returned value")
+            elif isinstance(s, Bind):
                 code = self._py(s.value, host_names, "a host binding")
                 host_names[s.var] = f"_h{k}"
                 self.host_binds.append((f"_h{k}", code, s.var))
@@ -393,7 +396,7 @@ class Kernel:
         return s
 
     # -- general path ----------------------------------------------------------------
-    def _check_and_launch(self, args: tuple, stream: Any) -> None:
+    def _check_and_launch(self, args: tuple, stream: Any) -> Any:
         f = self.func
         kname = self.kname
         if len(args) != len(self.params):
@@ -498,8 +501,9 @@ class Kernel:
             raise ValueError(f"{kname}: invalid launch configuration grid={grid} block={block} smem={smem}")
         if math.prod(block) > 1024:
             raise ValueError(f"{kname}: block {block} has {math.prod(block)} threads; the limit is 1024")
+        ret = None if self.return_code is None else eval(self.return_code, ns)
         if 0 in grid:
-            return  # nothing to do (e.g. n == 0)
+            return ret  # nothing to launch (e.g. n == 0)
         if device is None:
             device = _drv.current_device_index()
         values = []
@@ -513,6 +517,7 @@ class Kernel:
                 [f for f, _ in self.option_codes], [eval(c, ns) for _, c in self.option_codes]
             )
         self._launch(device, grid, block, cluster, smem, values, stream, opts)
+        return ret
 
     def _align(self, i: int) -> int:
         p = self.params[i]
@@ -642,8 +647,10 @@ class Kernel:
         raises the precise error or handles the other argument kinds. Nothing is launched
         unless every check passed.
         """
-        if self.option_codes or self.cooperative:
-            return None  # launch options / cooperative launches: the general path (cuLaunchKernelEx)
+        if self.option_codes or self.cooperative or self.return_code is not None:
+            # launch options / cooperative launches (cuLaunchKernelEx) and a host `return <value>`:
+            # the general path
+            return None
         f = self.func
         bufs = dict(f.buffer_map)
         n = len(self.params)
@@ -896,19 +903,19 @@ class Kernel:
             self._xblocks[ident] = blk
         return blk
 
-    def _general(self, args: tuple, stream: Any) -> None:
-        self._check_and_launch(args, stream)
+    def _general(self, args: tuple, stream: Any) -> Any:
+        return self._check_and_launch(args, stream)
 
-    def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> None:
+    def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> Any:
         if kwargs:  # by parameter name: bound to positions once, then the same launch
             args = tuple(self.func.bind_args(args, kwargs))
-        self._check_and_launch(args, stream)
+        ret = self._check_and_launch(args, stream)
         if self._fast and self._fns and "torch" in sys.modules:
             # first launch done: switch this object to the generated fast __call__
             fast = self._bind_fast()
             if fast is None:
                 self._fast = None
-                return
+                return ret
             self._block()
             if stream is None or isinstance(stream, int):
                 for dev in list(self._fns):
@@ -916,6 +923,7 @@ class Kernel:
                         self._stream_obj(_stream_handle(stream, dev))
             self._fast_fn = fast
             self.__class__ = type(f"Kernel_{self.name}", (Kernel,), {"__call__": fast, "__slots__": ()})
+        return ret
 
     _fast_fn = None
     _dims = ""
@@ -1070,13 +1078,13 @@ class CompiledModule:
             return ks[name]
         raise AttributeError(name)
 
-    def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> None:
+    def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> Any:
         if len(self.kernels) != 1:
             raise TypeError(
                 f"this module has {len(self.kernels)} kernels ({', '.join(self.kernels)}); call one of them, "
                 f"e.g. mod[{next(iter(self.kernels))!r}](...)"
             )
-        next(iter(self.kernels.values()))(*args, stream=stream, **kwargs)
+        return next(iter(self.kernels.values()))(*args, stream=stream, **kwargs)
 
     def __repr__(self) -> str:
         return f"<tirx.CompiledModule {', '.join(self.kernels)} for {self.arch}>"

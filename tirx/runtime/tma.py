@@ -39,6 +39,9 @@ _DTYPES = {
     "float32": ("FLOAT32", 4),
     "float64": ("FLOAT64", 8),
     "bfloat16": ("BFLOAT16", 2),
+    # fp8: TMA copies bytes (the driver has no fp8 element type; UINT8 moves the same bits)
+    "float8_e4m3fn": ("UINT8", 1),
+    "float8_e5m2": ("UINT8", 1),
 }
 _SWIZZLE = {0: "NONE", 32: "32B", 64: "64B", 128: "128B"}
 

@@ -19,7 +19,15 @@ from typing import Any
 from .. import ir as _ir
 from ..forms import range_extent as _range_extent
 from ..ir import op as _op
-from ..ir.host_types import FuncType, MissingType, OpaqueType, StringType, TupleType
+from ..ir.host_types import (
+    AnyType,
+    FuncType,
+    MissingType,
+    OpaqueType,
+    StringType,
+    TensorRegionType,
+    TupleType,
+)
 from ..ir.types import PointerType as _PointerType
 from ..ir.types import PrimType as _PrimType
 from ..ir.types import TensorType as _TensorType
@@ -30,10 +38,10 @@ from ..ir.visitor import Mutator as _Mutator
 from .parser import LetAnn as LetAnnotation
 
 __all__ = [
-    "MISSING", "Bind", "CallEffectKind", "DataTypeImm", "FloatImm", "Func", "FuncType", "GenericConst",
+    "MISSING", "AnyType", "Bind", "CallEffectKind", "FloatImm", "Func", "FuncType", "GenericConst",
     "IntImm", "Lambda", "LetAnnotation", "MemoryScope", "Missing", "MissingType", "Op", "Opaque", "Optional",
     "Prim", "PrimType", "Range", "String", "StringImm", "StringType", "TensorLoad", "TensorRegion",
-    "TensorRegionType", "ThreadScope", "Tuple", "Type", "Var", "dtype", "index_map", "make_node",
+    "TensorRegionType", "ThreadScope", "Tuple", "Type", "Var", "index_map", "make_node",
     "meta_class", "ptr", "target",
 ]  # fmt: skip
 
@@ -222,17 +230,8 @@ class _MissingValue:
 MISSING = _MissingValue()
 
 
-# ------------------------------------------------------------------ dtype values
-def dtype(value: Any) -> Any:
-    """``T.dtype("float16")``: a dtype as a value. TIRx makes a dtype-valued constant
-    (``DataTypeImm``) for op arguments; tirx's ops take dtypes as types (``ty=``), so this
-    is the type itself."""
-    return _as_type(value, "T.dtype value")
-
-
-DataTypeImm = dtype
-
-
+# ------------------------------------------------------------------ constants of other types
+# (T.dtype / T.DataTypeImm: the form tirx.forms "dtype", a DataTypeImm node)
 def GenericConst(ty: Any, value: Any, span: Any = None) -> Any:
     """``T.GenericConst(ty, value)``: TIRx's literal of a non-primitive type. tirx has no
     non-primitive constants, and TIRx itself refuses primitive ones here."""
@@ -283,23 +282,6 @@ class Range:
 
     def __repr__(self) -> str:
         return f"T.Range({self.begin!s}, {self.end!s})"
-
-
-class TensorRegionType(Type):
-    """The type of a ``T.TensorRegion`` (a marker, as in TIRx)."""
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is TensorRegionType
-
-    def __hash__(self) -> int:
-        return hash("TensorRegionType")
-
-    def __str__(self) -> str:
-        return "TensorRegionType()"
-
-    __repr__ = __str__
 
 
 class TensorRegion:
@@ -649,33 +631,11 @@ def make_node(type_key: str, /, **kwargs: Any) -> Any:
     return build(**kwargs)
 
 
-# TIRx fills these in for a CUDA target (what its T.target(...) prints)
-_CUDA_DEFAULTS = {"keys": ["cuda", "gpu"], "max_num_threads": 1024, "tag": "", "thread_warp_size": 32}
-
-
 def target(target_config: Any, host: Any = None) -> Any:
     """``T.target({"kind": "cuda", "arch": "sm_90a"})`` or ``T.target("cuda -arch=sm_90a")``:
     tirx's compile target (``tirx.target.Target``, what ``tirx.compile(f, target=...)``
-    takes). TIRx also records it as a function attribute; tirx picks the target at compile
-    time, so none is stored in the IR."""
-    from ..target import Target, parse_target
+    takes). As in TIRx it may be a function attribute (``T.func_attr({"target": ...})``),
+    printed as TIRx prints it; tirx still picks the target when compiling."""
+    from ..target_spec import from_config
 
-    if host is not None:
-        raise ValueError("T.target: tirx compiles device code only; a host target is not supported")
-    if isinstance(target_config, str):
-        return parse_target(target_config)
-    if not isinstance(target_config, dict):
-        raise TypeError(f"T.target: target_config must be a dict or str, got {type(target_config).__name__}")
-    kind = target_config.get("kind")
-    if kind != "cuda":
-        raise ValueError(f"T.target: kind {kind!r} is not supported by tirx (only 'cuda')")
-    unknown = set(target_config) - {"kind", "arch", *_CUDA_DEFAULTS}
-    if unknown:
-        raise ValueError(f"T.target: unsupported keys {sorted(unknown)}")
-    for k, v in _CUDA_DEFAULTS.items():
-        if k in target_config and target_config[k] != v:
-            raise ValueError(f"T.target: {k}={target_config[k]!r} differs from CUDA's {v!r}")
-    arch = target_config.get("arch")
-    if arch is not None and not isinstance(arch, str):
-        raise TypeError(f"T.target: arch must be a str, got {type(arch).__name__}")
-    return Target("cuda", arch)
+    return from_config(target_config, host)

@@ -700,6 +700,9 @@ for _n in _ir_names.__all__:
     globals()[_n] = getattr(_ir_names, _n)
     __all__.append(_n)
 del _n
+# T.Any is TIRx's top type (T.Any()); this module's annotations keep typing.Any (they are strings)
+globals()["Any"] = _ir_names.AnyType
+__all__.append("Any")
 
 
 def __getattr__(name: str) -> Any:

@@ -152,6 +152,9 @@ GEMM_CONFIGS = [
     dict(BM=128, BN=256, STAGES=4, GROUP_M=8, TMAP="global"),
     dict(BM=128, BN=256, STAGES=4, GROUP_M=8, CLUSTER=2),
     dict(BM=128, BN=256, STAGES=4, GROUP_M=16, CLUSTER=2),
+    # TMA-store epilogue (C staged in shared memory, stored under the next tile's main loop)
+    dict(BM=128, BN=256, STAGES=3, GROUP_M=8, EPILOGUE="tma"),
+    dict(BM=128, BN=256, STAGES=3, GROUP_M=8, EPILOGUE="tma", CLUSTER=2),
     # ping-pong: each consumer warpgroup owns every other tile; main loops take turns
     dict(BM=128, BN=128, STAGES=6, GROUP_M=8, PINGPONG=True),
     dict(BM=128, BN=128, STAGES=5, GROUP_M=8, PINGPONG=True),
@@ -177,7 +180,7 @@ def sass_check(k, name: str, out: str | None) -> str:
     return " ".join(f"{a}={b}" for a, b in cnt.items())
 
 
-def gemm_section(out: str | None, quick: bool) -> None:
+def gemm_section(out: str | None, quick: bool, configs: list | None = None) -> None:
     sizes = (4096, 8192) if not quick else (4096,)
     for dt in ("float16", "bfloat16"):
         tdt = getattr(torch, dt)
@@ -191,7 +194,7 @@ def gemm_section(out: str | None, quick: bool) -> None:
             tf_t = flops / (ms_t * 1e-3) / 1e12
             log(f"torch.matmul {dt} {S}^3: {ms_t:.3f} ms {tf_t:.0f} TFLOP/s")
             best = None
-            for cfg in GEMM_CONFIGS:
+            for cfg in [GEMM_CONFIGS[i] for i in configs] if configs else GEMM_CONFIGS:
                 try:
                     t0 = time.perf_counter()
                     f = G.make_gemm(S, S, S, dt, **cfg)
@@ -205,15 +208,17 @@ def gemm_section(out: str | None, quick: bool) -> None:
                     )
                     TA = [desc(pa, a) for a in As]
                     TB = [desc(pb, b) for b in Bs]
+                    tma_c = cfg.get("EPILOGUE") == "tma"
+                    TC = [(G.c_plan(S, S, dt).param(c),) if tma_c else () for c in Cs]
                     # correctness on fresh data
                     a = torch.randn(S, S, device="cuda", dtype=tdt)
                     b = torch.randn(S, S, device="cuda", dtype=tdt)
                     c = torch.full((S, S), float("nan"), device="cuda", dtype=tdt)
-                    k(a, b, c, desc(pa, a), desc(pb, b))
+                    k(a, b, c, desc(pa, a), desc(pb, b), *((G.c_plan(S, S, dt).param(c),) if tma_c else ()))
                     torch.cuda.synchronize()
                     ref = torch.matmul(a.float(), b.float().t())
                     err = rel(c, ref)
-                    ms = bench(lambda i: k(As[i], Bs[i], Cs[i], TA[i], TB[i]), sets, reps=20)
+                    ms = bench(lambda i: k(As[i], Bs[i], Cs[i], TA[i], TB[i], *TC[i]), sets, reps=20)
                     tf = flops / (ms * 1e-3) / 1e12
                     tag = "_".join(f"{kk}{v}" for kk, v in cfg.items())
                     log(
@@ -236,6 +241,7 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", choices=("mem", "gemm"), default=None)
+    ap.add_argument("--gemm-configs", default=None, help="indexes into GEMM_CONFIGS, e.g. 0,4 (default: all)")
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     log(
@@ -250,7 +256,8 @@ def main() -> None:
             LOG.append(traceback.format_exc())
     if a.only in (None, "gemm"):
         try:
-            gemm_section(a.out, a.quick)
+            picked = [int(x) for x in a.gemm_configs.split(",")] if a.gemm_configs else None
+            gemm_section(a.out, a.quick, picked)
         except Exception as e:
             log(f"gemm section FAILED {type(e).__name__}: {e}")
             LOG.append(traceback.format_exc())

@@ -9,7 +9,10 @@ kernel is written (docs/frontend.md, "Building IR from Python (TIRx's builder AP
 
 Modules: ``parser_protocol`` (the calls), ``frame`` (the frames), ``op`` (``and_``, the
 comparisons, ``if_then_else_`` and every op by name), ``utils`` (``frame_scope``,
-``tensor_indices``). Any other ``T.ir_builder.<name>`` is ``T.<name>``.
+``tensor_indices``), ``ir`` (``T.ir.<name>`` is ``T.<name>``, as in TIRx). ``ir_module()`` opens
+a module frame and ``function()`` a function frame (TIRx's ``T.ir_builder.ir_module`` /
+``T.ir_builder.function``; ``T.ir_module`` / ``T.function`` are the decorators). Any other
+``T.ir_builder.<name>`` is ``T.<name>``.
 """
 
 from __future__ import annotations
@@ -17,9 +20,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ... import ir as _ir
 from ..builder import IRBuilder
-from . import frame, op, parser_protocol, utils
+from . import frame, ir, op, parser_protocol, utils
 from .frame import AlreadyEmitted, IRModuleFrame
 from .op import expose_script_op, expose_script_type, register_script_namespace
 from .parser_protocol import *  # noqa: F403 - the protocol calls
@@ -32,11 +34,20 @@ __all__ = [
 ]  # fmt: skip
 
 
+def ir_module() -> IRModuleFrame:
+    """``with T.ir_builder.ir_module() as m:``: TIRx's module frame (``T.ir_module`` is the
+    class decorator; this is the frame its parser opens)."""
+    return IRModuleFrame()
+
+
+function = parser_protocol.function  # T.ir_builder.function(): a function frame, not the decorator
+
+
 def t_exports() -> dict[str, Any]:
     """The names this API adds to ``T`` (tirx/script/tirx.py merges them)."""
     d = {n: globals()[n] for n in __all__ if n != "MISSING"}
     d["ir_builder"] = sys.modules[__name__]
-    d["ir"] = _ir  # the IR classes (T.ir.Var, T.ir.IntImm, ...)
+    d["ir"] = ir  # T.ir.<name> is T.<name> (as in TIRx); tirx.ir's classes T lacks
     return d
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ...ir import IfThenElse, PrimExpr, convert
+from ...ir import GlobalVar, IfThenElse, PrimExpr, convert
 from ...ir.span import Span
 from ..builder import IRBuilder
 from ..parser import Cell, LoopSpec, lit
@@ -310,25 +310,78 @@ class ForFrame(StmtFrame):
 
 
 class IRModuleFrame(StmtFrame):
-    """``with T.IRModuleFrame("Mod") as m:``: functions built inside form one Module
-    (``m.result`` / ``IRBuilder.get()`` after the frame ends)."""
+    """A module frame: functions built inside form one Module (``m.result`` /
+    ``IRBuilder.get()`` after the frame ends).
+
+    TIRx opens it with ``T.ir_builder.ir_module()`` (``with ... as m:``); tirx also takes
+    ``T.IRModuleFrame("Mod", attrs)``. As in TIRx, ``m.global_vars`` maps each function's name
+    to its GlobalVar, ``m.functions`` each GlobalVar to its Function, ``m.attrs`` is the
+    module's attrs, ``m.global_infos`` is empty (tirx modules hold none) and ``m.<name>`` is
+    the GlobalVar of function ``name`` (for ``T.call_global_var_(m.name, [...])``)."""
 
     def __init__(self, name: str = "Module", attrs: Any = None, *, loc: Any = None):
         super().__init__(loc)
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"IRModuleFrame: name must be an identifier, got {name!r}")
         self.name = name
-        self.attrs = attrs
+        self.init_attrs = attrs
         self.result = None
+        self._gvs: dict = {}  # name -> GlobalVar, one object per name (stable identity)
 
     def _open(self, b: IRBuilder) -> Any:
         if b.module_funcs is not None:
             raise ValueError("IRModuleFrame: modules do not nest")
-        return b.module(self.name, self.attrs)
+        return b.module(self.name, self.init_attrs)
 
     def _done(self, ok: bool) -> None:
         if ok:
             self.result = self.builder.result
+
+    def _funcs(self) -> list:
+        if self.result is not None:
+            return list(self.result.functions)
+        b = self.__dict__.get("builder")
+        if b is None or b.module_funcs is None:
+            return []
+        return list(b.module_funcs)
+
+    def _gv(self, name: str) -> GlobalVar:
+        gv = self._gvs.get(name)
+        if gv is None:
+            gv = self._gvs[name] = GlobalVar(name)
+        return gv
+
+    @property
+    def global_vars(self) -> dict:
+        """Each function's name -> its GlobalVar (the functions built or declared so far)."""
+        return {f.name: self._gv(f.name) for f in self._funcs()}
+
+    @property
+    def functions(self) -> dict:
+        """Each function's GlobalVar -> the Function."""
+        return {self._gv(f.name): f for f in self._funcs()}
+
+    @property
+    def attrs(self) -> dict:
+        """The module's attributes (``T.module_attrs`` / ``T.module_set_attr`` set them)."""
+        if self.result is not None:
+            return dict(self.result.attrs.items())
+        b = self.__dict__.get("builder")
+        if b is not None and b.module_attrs is not None:
+            return dict(b.module_attrs)
+        return dict(self.init_attrs or {})
+
+    @property
+    def global_infos(self) -> dict:
+        """TIRx's global infos: a tirx Module holds none."""
+        return {}
+
+    def __getattr__(self, name: str) -> GlobalVar:
+        if name.startswith("_") or name in ("builder", "name", "init_attrs", "result"):
+            raise AttributeError(name)
+        if any(f.name == name for f in self._funcs()):
+            return self._gv(name)
+        raise AttributeError(f"IRModuleFrame has no attribute {name!r} (no function {name!r} in the module)")
 
 
 def unwrap(x: Any) -> Any:

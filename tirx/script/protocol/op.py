@@ -94,9 +94,16 @@ def _t() -> Any:
     return sys.modules["tirx.script.tirx"]
 
 
+#: the names register_script_namespace gave ``T`` (a later call may replace these, as in TIRx)
+_REGISTERED: set[str] = set()
+
+
 def register_script_namespace(name: str, namespace: object) -> object:
     """Make ``namespace`` reachable as ``T.<name>`` (in kernels and for the text loader's
-    ``T.<name>.<member>`` calls that resolve through Python) and return it."""
+    ``T.<name>.<member>`` calls that resolve through Python) and return it.
+
+    Registering a name again replaces the namespace (a script run twice); unlike TIRx, a
+    name ``T`` itself defines (an op, ``T.cuda``, ``T.Var``, ...) is refused, not replaced."""
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"register_script_namespace: name must be an identifier, got {name!r}")
     t = _t()
@@ -105,9 +112,10 @@ def register_script_namespace(name: str, namespace: object) -> object:
         return namespace
     if _op.lookup(name) is not None or _op.lookup_alias(name) is not None:
         raise ValueError(f"register_script_namespace: T.{name} is a declared op")
-    if cur is not None:
+    if cur is not None and name not in _REGISTERED:
         raise ValueError(f"register_script_namespace: T.{name} is already defined")
     setattr(t, name, namespace)
+    _REGISTERED.add(name)
     return namespace
 
 
@@ -136,12 +144,15 @@ def expose_script_op(name: str) -> Any:
 
 def expose_script_type(type_key: str) -> Any:
     """The class that constructs the IR type ``type_key`` (``"ir.PrimType"``, ``"tirx.TensorType"``,
-    ``"PointerType"``): tirx's types are plain classes of ``tirx.ir.types``."""
+    ``"ir.TupleType"``): tirx's types are plain classes of ``tirx.ir.types`` and
+    ``tirx.ir.host_types``."""
     if not isinstance(type_key, str) or not type_key:
         raise TypeError(f"expose_script_type: type_key must be a str, got {type_key!r}")
+    from ...ir import host_types as _host
     from ...ir import types as _types
 
-    cls = getattr(_types, type_key.rsplit(".", 1)[-1], None)
+    short = type_key.rsplit(".", 1)[-1]
+    cls = getattr(_types, short, None) or getattr(_host, short, None)  # TupleType, StringType, ...
     if not (isinstance(cls, type) and issubclass(cls, _types.Type)):
         raise ValueError(f"expose_script_type: tirx has no IR type {type_key!r}")
     return cls

@@ -23,6 +23,7 @@ from typing import Any
 
 from ...ir import (
     AllocBuffer,
+    Attrs,
     Buffer,
     BufferLoad,
     DeclBuffer,
@@ -41,6 +42,7 @@ from ...ir import (
 )
 from ...ir.node import Node
 from ..builder import IRBuilder
+from ..ir_names import MISSING as _MISSING
 from ..parser import (
     AttrSpec,
     Cell,
@@ -81,8 +83,8 @@ __all__ = [
     "supports_mutable_declarations", "tensor_store", "then_", "unpack_", "while_", "with_at_group_",
 ]  # fmt: skip
 
-#: "no value given" (``bind_()`` / ``decl_mutable_cell_()`` without an initializer)
-MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
+#: "no value given" (``bind_()`` / ``decl_mutable_cell_()`` without an initializer): ``T.MISSING``
+MISSING: Any = _MISSING
 
 #: ``x: T.int32 = 0`` declares mutable storage (``decl_mutable_cell_``), as in TIRx
 supports_mutable_declarations = True
@@ -117,6 +119,17 @@ def function_(
             "functions in any order inside T.IRModuleFrame(): calls between them resolve by name"
         )
     return FunctionFrame(private=private, loc=loc)
+
+
+def function(
+    is_private: bool = False, persistent: bool = False, *, private: bool | None = None
+) -> FunctionFrame:
+    """``T.ir_builder.function()`` / ``T.parser_protocol.function()``: TIRx's positional spelling
+    of :func:`function_` (``private=`` overrides ``is_private``). Not ``T.function``, the
+    decorator."""
+    if private is None:
+        private = is_private
+    return function_(private=private, persistent=persistent)
 
 
 def _function_payload(what: str) -> dict:
@@ -551,9 +564,16 @@ def decl_function(func_name: str, func_signature: Function) -> GlobalVar:
     b = _module("decl_function")
     if any(f.name == func_name for f in b.module_funcs):
         raise ValueError(f"decl_function: the module already has a function {func_name!r}")
-    f = func_signature if func_signature.name == func_name else func_signature.replace(name=func_name)
+    f = func_signature
+    if f.name != func_name:
+        # as in TIRx, a public function keeps its symbol under the new name (``global_symbol``)
+        attrs = dict(f.attrs.items())
+        if not f.private:
+            attrs.setdefault("global_symbol", f.name)
+        f = f.replace(name=func_name, attrs=Attrs(attrs))
     b.module_funcs.append(f)
-    return GlobalVar(func_name)
+    fr = innermost()
+    return fr._gv(func_name) if isinstance(fr, IRModuleFrame) else GlobalVar(func_name)
 
 
 def module_member_(name: str, value: Any) -> Any:
@@ -618,11 +638,16 @@ def module_global_infos(global_infos: dict) -> None:
         raise ValueError("module_global_infos: tirx modules hold no global infos (not supported)")
 
 
+class GlobalInfoUnsupported(ValueError, NotImplementedError):
+    """``resolve_global_info_``: no global infos to look up (TIRx raises NotImplementedError)."""
+
+
 def resolve_global_info_(content: Any) -> Any:
-    """TIRx defines no global-info selectors, and neither does tirx."""
+    """TIRx defines no global-info selectors, and neither does tirx: always raises
+    (a ValueError that is also the NotImplementedError TIRx raises)."""
     if not isinstance(content, str):
         raise TypeError(f"resolve_global_info_: expected a str selector, got {type(content).__name__}")
-    raise ValueError(f"resolve_global_info_: tirx has no global infos to resolve {content!r} in")
+    raise GlobalInfoUnsupported(f"resolve_global_info_: tirx has no global infos to resolve {content!r} in")
 
 
 def resolve_global_info_args(*fields: str, resolver: Callable[[str], Any]) -> Callable:

@@ -16,7 +16,7 @@ __all__ = ["frame_scope", "tensor_indices"]
 
 class _FrameScope:
     """Enters the frames in order and exits them in reverse; the ``with`` value is the tuple of
-    what each frame's entry gave."""
+    what each frame's entry gave, or for one frame its value itself (as in TIRx)."""
 
     def __init__(self, frames: list):
         self.frames = list(frames)
@@ -30,7 +30,7 @@ class _FrameScope:
             stack.close()
             raise
         self.stack = stack
-        return vals
+        return vals[0] if len(vals) == 1 else vals
 
     def __exit__(self, *exc: Any) -> Any:
         stack, self.stack = self.stack, None

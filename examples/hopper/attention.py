@@ -1,0 +1,459 @@
+# ruff: noqa: F821
+# (B, H, S, D, ... in the @T.jit annotations are T.constexpr parameters, bound by .specialize)
+"""FlashAttention-3-style forward attention for Hopper, O = softmax(Q K^T / sqrt(d)) V.
+
+Q, K, V, O: bf16 (or fp16) tensors of shape ``(batch, heads, seq, head_dim)``, contiguous;
+the kernel sees them flattened to ``(batch * heads * seq, head_dim)`` (``x.view(-1, d)``).
+Head dim 64 or 128; ``CAUSAL`` masks keys after the query (top-left aligned, like
+``scaled_dot_product_attention(is_causal=True)`` for equal lengths).
+
+Structure (one CTA per ``BM``-row query tile of one (batch, head), ``1 + BM / 64`` warpgroups):
+
+* warpgroup 0 is the producer (``setmaxnreg.dec``): one thread loads the CTA's Q tile once and
+  streams ``BN``-row K and V tiles with TMA (128-byte swizzle, one box per 64 columns of the
+  head dim) into a ``STAGES``-deep ring; K and V of a stage complete on separate *full*
+  mbarriers, so ``Q K^T`` starts before V has landed.
+* warpgroups 1.. are consumers (``setmaxnreg.inc``), 64 query rows each:
+  ``S = Q K^T`` by ``wgmma.mma_async`` with both operands from shared memory (K-major
+  descriptors, as in the GEMM); the online softmax in registers (row max and sum over the 4
+  threads of a quad with shuffles, ``ex2.approx`` on ``S * log2(e)/sqrt(d) - m``, the running
+  output rescaled by ``exp2(m_old - m_new)``); P converted to bf16 pairs in registers (the
+  ``S`` accumulator layout *is* the wgmma A-fragment layout, so no shuffles); ``O += P V`` by
+  the register-A form ``T.ptx.wgmma_mma_async_rs`` with V as an N-major (``trans_b``)
+  descriptor; the stage is released on its *empty* barrier after the ``P V`` wgmma finished.
+* causal: key blocks after the tile's last query row are never loaded; blocks that cross
+  the diagonal of a warpgroup's rows are masked element-wise.
+* ``PINGPONG`` / ``OVERLAP`` (FlashAttention-3's schedule): a consumer issues
+  ``O += P(j-1) V(j-1)`` and ``S(j) = Q K(j)^T`` back to back as one *turn*, then runs the
+  softmax of ``S(j)``. ``PINGPONG``: the consumer warpgroups take turns round-robin (named
+  barrier ``w`` is warpgroup ``w``'s), so one's softmax runs under the others' wgmma. ``OVERLAP``: the softmax starts
+  when ``S(j)`` is done (``wgmma.wait_group 1``) while ``P(j-1) V(j-1)`` still runs; the
+  output is rescaled and P repacked after it finished.
+* epilogue: each row divided by its sum and stored from registers as bf16 pairs (the GEMM's
+  ``store_rows``).
+
+``make_attention(B, H, S, D, causal, dtype, **tiles)`` gives the specialized kernel;
+``plans(...)`` the host TMA plans of Q, K and V; ``run(...)`` launches it on torch tensors.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from tirx.script import tirx as T
+
+from .gemm import DESC_HI, store_rows
+
+LOG2E = 1.4426950408889634
+NEG = -1.0e30  # "minus infinity" of masked scores and of the initial row max (finite: no inf - inf)
+
+
+def v_desc_hi(BN: int) -> int:
+    """High bits of an N-major (transposed) 128-byte-swizzle descriptor of a ``BN``-row V tile:
+    leading byte offset = the distance between 64-column chunks (``BN`` rows of 128 B),
+    stride byte offset 1024 B (8 rows of 128 B), layout type SWIZZLE_128B."""
+    return ((BN * 128 >> 4) << 16) | (64 << 32) | (1 << 62)
+
+
+@T.inline
+def quad_max(x):
+    """Max over the 4 threads of a quad (they hold one accumulator row)."""
+    y = T.max(x, T.cuda.shfl_xor_sync(x, 1))
+    return T.max(y, T.cuda.shfl_xor_sync(y, 2))
+
+
+@T.inline
+def quad_sum(x):
+    """Sum over the 4 threads of a quad."""
+    y = x + T.cuda.shfl_xor_sync(x, 1)
+    return y + T.cuda.shfl_xor_sync(y, 2)
+
+
+@T.inline
+def qk_gemm(sacc, qa, ka, BN, BM, D, ab):
+    """``sacc = Q K^T`` for 64 query rows (Q tile at shared address ``qa``: ``D / 64`` chunks of
+    ``BM`` rows, this warpgroup's rows at offset ``qa``) and one K stage at ``ka``."""
+    T.ptx.wgmma_fence()
+    for kk in range(D // 16):
+        T.ptx.wgmma_mma_async(
+            f"m64n{BN}k16",
+            ab,
+            T.address_of(sacc[0]),
+            T.uint64(DESC_HI)
+            | T.cast((qa + T.uint32((kk // 4) * BM * 128)) >> 4, "uint64") + T.uint64(2 * (kk % 4)),
+            T.uint64(DESC_HI)
+            | T.cast((ka + T.uint32((kk // 4) * BN * 128)) >> 4, "uint64") + T.uint64(2 * (kk % 4)),
+            0 if kk == 0 else 1,
+        )
+    T.ptx.wgmma_commit_group()
+
+
+@T.inline
+def softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, mask_from, lane, BN, S, sl2):
+    """Online softmax of one ``64 x BN`` score block (``sacc``, key block ``j``; blocks reaching
+    past column ``mask_from``, the warpgroup's first row, get the causal mask): new row maxima
+    ``m``, ``P = exp2(S * sl2 - m * sl2)`` in place, the running sums ``l`` and the factors
+    ``corr = exp2(m_old - m_new)`` that the output rows still need."""
+    if CAUSAL and j * BN + BN - 1 > mask_from:
+        for i in range(BN // 8):
+            for e in range(4):
+                if j * BN + 8 * i + (lane % 4) * 2 + (e % 2) > row0 + 8 * (e // 2):
+                    sacc[4 * i + e] = T.float32(NEG)
+    if not CAUSAL and S % BN != 0 and j == nblk - 1:
+        # the last key block reaches past the sequence (into the next head): mask those keys
+        for i in range(BN // 8):
+            for e in range(4):
+                if j * BN + 8 * i + (lane % 4) * 2 + (e % 2) >= S:
+                    sacc[4 * i + e] = T.float32(NEG)
+    for r in range(2):
+        mx = T.max(sacc[2 * r], sacc[2 * r + 1])
+        for i in range(1, BN // 8):
+            mx = T.max(mx, T.max(sacc[4 * i + 2 * r], sacc[4 * i + 2 * r + 1]))
+        mnew = T.max(m[r], quad_max(mx))
+        msc = mnew * T.float32(sl2)
+        corr[r] = m[r] * T.float32(sl2) - msc
+        T.ptx.ex2.approx.ftz.f32(corr[r], corr[r])
+        m[r] = mnew
+        rs = T.float32(0)
+        for i in range(BN // 8):
+            for e in range(2):
+                sacc[4 * i + 2 * r + e] = sacc[4 * i + 2 * r + e] * T.float32(sl2) - msc
+                T.ptx.ex2.approx.ftz.f32(sacc[4 * i + 2 * r + e], sacc[4 * i + 2 * r + e])
+                rs = rs + sacc[4 * i + 2 * r + e]
+        l[r] = l[r] * corr[r] + rs
+
+
+@T.inline
+def rescale_pack(o, sacc, pa, corr, BN, D):
+    """Output rows times ``corr``; P packed to bf16 pairs (``pa``: the wgmma A fragments)."""
+    for r in range(2):
+        for i in range(D // 8):
+            o[4 * i + 2 * r] = o[4 * i + 2 * r] * corr[r]
+            o[4 * i + 2 * r + 1] = o[4 * i + 2 * r + 1] * corr[r]
+    for i in range(BN // 4):
+        pa[i] = T.cuda.float22bfloat162_rn(sacc[2 * i], sacc[2 * i + 1])
+
+
+@T.inline
+def wait_bar(bar, phase):
+    """Spin until mbarrier ``bar`` completed the phase of parity ``phase``."""
+    while not T.ptx.mbarrier_try_wait_parity(T.address_of(bar), phase):
+        pass
+
+
+@T.inline
+def release(bar, ctid):
+    """A consumer warpgroup frees a K or V stage (one arrival, by its first thread)."""
+    if ctid == 0:
+        T.evaluate(T.ptx.mbarrier_arrive(T.address_of(bar)))
+
+
+@T.inline
+def pv_gemm(o, pa, va, BN, D, ab):
+    """``o += P V``: P from registers (``pa``), one V stage at ``va`` (N-major descriptor)."""
+    T.ptx.wgmma_fence()
+    for k in range(BN // 16):
+        T.ptx.wgmma_mma_async_rs(
+            f"m64n{D}k16",
+            ab,
+            T.address_of(o[0]),
+            T.address_of(pa[4 * k]),
+            T.uint64(v_desc_hi(BN)) | T.cast((va + T.uint32(k * 16 * 128)) >> 4, "uint64"),
+            1,
+            1,
+        )
+    T.ptx.wgmma_commit_group()
+
+
+@T.inline
+def store_rows_below(C, acc, out, row, col, left, BN, DT):
+    """``store_rows`` for a partial tile: this thread's rows ``row`` and ``row + 8`` only where
+    they are among the ``left`` rows still inside the sequence."""
+    for i in range(BN // 8):
+        if left > 0:
+            out[0] = T.cast(acc[4 * i], DT)
+            out[1] = T.cast(acc[4 * i + 1], DT)
+            C[row, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+        if left > 8:
+            out[0] = T.cast(acc[4 * i + 2], DT)
+            out[1] = T.cast(acc[4 * i + 3], DT)
+            C[row + 8, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
+
+
+@T.jit
+def attention_fwd(
+    Q: T.Tensor((B * H * S, D), DT),
+    K: T.Tensor((B * H * S, D), DT),
+    V: T.Tensor((B * H * S, D), DT),
+    O: T.Tensor((B * H * S, D), DT),
+    TQ: T.Ptr(T.uint8, "tensormap"),
+    TK: T.Ptr(T.uint8, "tensormap"),
+    TV: T.Ptr(T.uint8, "tensormap"),
+    *,
+    B: T.constexpr,
+    H: T.constexpr,
+    S: T.constexpr,
+    D: T.constexpr,
+    CAUSAL: T.constexpr = False,
+    DT: T.constexpr = "bfloat16",
+    BM: T.constexpr = 128,
+    BN: T.constexpr = 128,
+    STAGES: T.constexpr = 2,
+    PRODUCER_REGS: T.constexpr = 24,
+    CONSUMER_REGS: T.constexpr = 240,
+    PINGPONG: T.constexpr = False,
+    OVERLAP: T.constexpr = False,
+):
+    T.static_assert(D in (64, 128), "head dim D must be 64 or 128")
+    T.static_assert(
+        BM in (64, 128, 192, 256) and BN in (64, 128, 176, 192, 256), "BM is 64 * consumers, BN 64..256"
+    )
+    T.static_assert(S >= BM and S >= BN and S % 8 == 0, "seq must be a multiple of 8, at least BM and BN")
+    T.static_assert(not PINGPONG or BM >= 128, "PINGPONG alternates consumer warpgroups: BM >= 128")
+    consumers = T.meta_var(BM // 64)
+    T.static_assert(
+        consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
+        "setmaxnreg budget exceeds the register file",
+    )
+    ab = T.meta_var("bf16" if DT == "bfloat16" else "f16")
+    q_bytes = T.meta_var(BM * D * 2)
+    kv_bytes = T.meta_var(BN * D * 2)
+    smem_bytes = T.meta_var(q_bytes + 2 * STAGES * kv_bytes + 1024)
+    mblocks = T.meta_var((S + BM - 1) // BM)  # the last query tile may be partial (rows >= S unused)
+    sl2 = T.meta_var(LOG2E / math.sqrt(D))
+    T.device_entry(
+        launch=T.cuda.LaunchConfig(
+            grid=(mblocks, B * H), block=128 * (1 + consumers), dynamic_smem_bytes=smem_bytes
+        ),
+        attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 1}},
+    )
+    tx = T.cuda.thread_idx("x")
+    wg = tx // 128
+    # causal: the longest tiles first (they start first and the short ones fill in)
+    mb = mblocks - 1 - T.cuda.block_idx("x") if CAUSAL else T.cuda.block_idx("x")
+    bh = T.cuda.block_idx("y")
+    m0 = mb * BM
+    # key blocks (the last one may reach past the sequence: those columns are masked)
+    nblk = T.min((m0 + BM + BN - 1) // BN, (S + BN - 1) // BN) if CAUSAL else (S + BN - 1) // BN
+    dsm = T.alloc_buffer((smem_bytes,), "uint8", scope="shared.dyn")
+    qfull = T.alloc_shared((1,), "uint64")
+    kfull = T.alloc_shared((STAGES,), "uint64")
+    vfull = T.alloc_shared((STAGES,), "uint64")
+    kempty = T.alloc_shared((STAGES,), "uint64")  # K(j) is released once S(j) is done,
+    vempty = T.alloc_shared((STAGES,), "uint64")  # V(j) once P(j) V(j) is
+    sbase = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
+    kbase = sbase + T.uint32(q_bytes)
+    vbase = kbase + T.uint32(STAGES * kv_bytes)
+    if tx == 0:
+        T.ptx.mbarrier_init(T.address_of(qfull[0]), 1)
+        for s in range(STAGES):
+            T.ptx.mbarrier_init(T.address_of(kfull[s]), 1)
+            T.ptx.mbarrier_init(T.address_of(vfull[s]), 1)
+            T.ptx.mbarrier_init(T.address_of(kempty[s]), consumers)
+            T.ptx.mbarrier_init(T.address_of(vempty[s]), consumers)
+        T.ptx.fence_mbarrier_init()
+        T.ptx.prefetch_tensormap(TQ)
+        T.ptx.prefetch_tensormap(TK)
+        T.ptx.prefetch_tensormap(TV)
+    T.cuda.cta_sync()
+    if wg == 0:
+        T.ptx.setmaxnreg_dec(PRODUCER_REGS)
+        if tx == 0:
+            T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
+            for c in range(D // 64):
+                T.ptx.tma_load_2d(
+                    sbase + T.uint32(c * BM * 128), TQ, c * 64, bh * S + m0, T.address_of(qfull[0])
+                )
+            for j in range(nblk):
+                s = j % STAGES
+                wait_bar(kempty[s], ((j // STAGES) & 1) ^ 1)
+                T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(kfull[s]), kv_bytes))
+                for c in range(D // 64):
+                    T.ptx.tma_load_2d(
+                        kbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
+                        TK,
+                        c * 64,
+                        bh * S + j * BN,
+                        T.address_of(kfull[s]),
+                    )
+                wait_bar(vempty[s], ((j // STAGES) & 1) ^ 1)
+                T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(vfull[s]), kv_bytes))
+                for c in range(D // 64):
+                    T.ptx.tma_load_2d(
+                        vbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
+                        TV,
+                        c * 64,
+                        bh * S + j * BN,
+                        T.address_of(vfull[s]),
+                    )
+    else:
+        T.ptx.setmaxnreg_inc(CONSUMER_REGS)
+        ctid = tx - 128 * wg
+        warp = ctid // 32
+        lane = ctid % 32
+        o = T.alloc_local((D // 2,), "float32")
+        sacc = T.alloc_local((BN // 2,), "float32")
+        pa = T.alloc_local((BN // 4,), "uint32")
+        m = T.alloc_local((2,), "float32")
+        l = T.alloc_local((2,), "float32")
+        corr = T.alloc_local((2,), "float32")
+        out = T.alloc_local((2,), DT)
+        for i in range(D // 2):
+            o[i] = T.float32(0)
+        for r in range(2):
+            m[r] = T.float32(NEG)
+            l[r] = T.float32(0)
+        row0 = m0 + (wg - 1) * 64 + warp * 16 + lane // 4  # this thread's rows: row0 and row0 + 8
+        qa = sbase + T.cast((wg - 1) * 64 * 128, "uint32")
+        while not T.ptx.mbarrier_try_wait_parity(T.address_of(qfull[0]), 0):
+            pass
+        if PINGPONG or OVERLAP:
+            # FlashAttention-3 order: one "turn" issues O += P(j-1) V(j-1) and S(j) = Q K(j)^T
+            # back to back, then the softmax of S(j) runs while the tensor cores take the
+            # other warpgroup's turn (PINGPONG: named barriers 1 and 2 alternate the turns) and,
+            # with OVERLAP, while P(j-1) V(j-1) is still running (wait_group 1)
+            wait_bar(kfull[0], 0)
+            if PINGPONG and wg > 1:
+                T.ptx.bar.sync(wg, 256)
+            qk_gemm(sacc, qa, kbase, BN, BM, D, ab)
+            if PINGPONG:
+                T.ptx.bar.arrive(wg % consumers + 1, 256)
+            T.ptx.wgmma_wait_group(0)
+            release(kempty[0], ctid)
+            softmax_scores(sacc, m, l, corr, 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
+            rescale_pack(o, sacc, pa, corr, BN, D)
+            for j in range(1, nblk):
+                s = j % STAGES
+                sp = (j - 1) % STAGES
+                wait_bar(kfull[s], (j // STAGES) & 1)
+                wait_bar(vfull[sp], ((j - 1) // STAGES) & 1)
+                if PINGPONG:
+                    T.ptx.bar.sync(wg, 256)
+                qk_gemm(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
+                pv_gemm(o, pa, vbase + T.cast(sp * kv_bytes, "uint32"), BN, D, ab)
+                if PINGPONG:
+                    T.ptx.bar.arrive(wg % consumers + 1, 256)
+                if OVERLAP:
+                    T.ptx.wgmma_wait_group(1)  # S(j) is done; P(j-1) V(j-1) may still run
+                    release(kempty[s], ctid)
+                    softmax_scores(
+                        sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2
+                    )
+                    T.ptx.wgmma_wait_group(0)
+                else:
+                    T.ptx.wgmma_wait_group(0)
+                    release(kempty[s], ctid)
+                    softmax_scores(
+                        sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2
+                    )
+                release(vempty[sp], ctid)
+                rescale_pack(o, sacc, pa, corr, BN, D)
+            sl = (nblk - 1) % STAGES
+            wait_bar(vfull[sl], ((nblk - 1) // STAGES) & 1)
+            if PINGPONG:
+                T.ptx.bar.sync(wg, 256)
+            pv_gemm(o, pa, vbase + T.cast(sl * kv_bytes, "uint32"), BN, D, ab)
+            if PINGPONG and wg < consumers:
+                T.ptx.bar.arrive(wg + 1, 256)
+            T.ptx.wgmma_wait_group(0)
+            release(vempty[sl], ctid)
+        else:
+            for j in range(nblk):
+                s = j % STAGES
+                ph = (j // STAGES) & 1
+                wait_bar(kfull[s], ph)
+                qk_gemm(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
+                T.ptx.wgmma_wait_group(0)
+                release(kempty[s], ctid)
+                softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
+                rescale_pack(o, sacc, pa, corr, BN, D)
+                wait_bar(vfull[s], ph)
+                pv_gemm(o, pa, vbase + T.cast(s * kv_bytes, "uint32"), BN, D, ab)
+                T.ptx.wgmma_wait_group(0)
+                release(vempty[s], ctid)
+        for r in range(2):
+            inv = T.float32(1) / quad_sum(l[r])
+            for i in range(D // 8):
+                o[4 * i + 2 * r] = o[4 * i + 2 * r] * inv
+                o[4 * i + 2 * r + 1] = o[4 * i + 2 * r + 1] * inv
+        if S % BM == 0:
+            store_rows(O, o, out, 0, bh * S + row0, (lane % 4) * 2, D, DT)
+        else:  # rows past the sequence belong to the next head: not stored
+            store_rows_below(O, o, out, bh * S + row0, (lane % 4) * 2, S - row0, D, DT)
+
+
+@functools.cache
+def make_attention(B: int, H: int, S: int, D: int, causal: bool = False, dtype: str = "bfloat16", **tiles):
+    """The specialized kernel (a ``T.function``) for one problem shape, mask and tile set."""
+    return attention_fwd.specialize(B=B, H=H, S=S, D=D, CAUSAL=causal, DT=dtype, **tiles)
+
+
+def best_config(D: int, causal: bool = False) -> dict:
+    """Tiles and schedule measured best on the H200 (docs/benchmarks.md, "Attention"), all with
+    ping-pong turns and the softmax overlapped with ``P V``: head dim 128 ``128 x 128`` tiles and
+    a 3-stage ring (two consumer warpgroups of 240 registers); head dim 64 ``192 x 128`` tiles
+    (three consumers of 160 registers: more softmax work in flight), 4 stages."""
+    if D == 64:
+        return dict(BM=192, BN=128, STAGES=4, PINGPONG=True, OVERLAP=True, CONSUMER_REGS=160)
+    return dict(BM=128, BN=128, STAGES=3, PINGPONG=True, OVERLAP=True)
+
+
+def plans(B: int, H: int, S: int, D: int, dtype: str = "bfloat16", BM: int = 128, BN: int = 128):
+    """Host TMA plans of Q (``BM x 64`` boxes) and K / V (``BN x 64`` boxes) over the
+    ``(B * H * S, D)`` views, 128-byte swizzle."""
+    from tirx.runtime.tma import TensorMapPlan
+
+    rows = B * H * S
+    return (
+        TensorMapPlan(dtype, (rows, D), (BM, 64), 128),
+        TensorMapPlan(dtype, (rows, D), (BN, 64), 128),
+    )
+
+
+def run(kernel, q, k, v, o, *, BM: int, BN: int, **_tiles) -> None:
+    """Launch a compiled ``make_attention`` kernel on contiguous ``(B, H, S, D)`` torch tensors;
+    ``BM`` / ``BN`` must be the kernel's (they shape the TMA boxes: pass the same ``**tiles``)."""
+    B, H, S, D = q.shape
+    pq, pkv = plans(B, H, S, D, str(q.dtype).replace("torch.", ""), BM, BN)
+    q2, k2, v2 = q.view(-1, D), k.view(-1, D), v.view(-1, D)
+    kernel(q2, k2, v2, o.view(-1, D), pq.param(q2), pkv.param(k2), pkv.param(v2))
+
+
+@functools.cache
+def _compiled(B: int, H: int, S: int, D: int, causal: bool, dtype: str, tiles: tuple):
+    import tirx
+
+    return tirx.compile(make_attention(B, H, S, D, causal, dtype, **dict(tiles)), target="cuda")
+
+
+def attention(q, k, v, causal: bool = False, **tiles):
+    """``softmax(q k^T / sqrt(d)) v`` of contiguous ``(B, H, S, D)`` bf16 / fp16 torch tensors
+    (``tiles`` default to ``best_config``); compiles once per shape and tile set."""
+    import torch
+
+    cfg = tiles or best_config(q.shape[-1], causal)
+    kern = _compiled(*q.shape, causal, str(q.dtype).replace("torch.", ""), tuple(sorted(cfg.items())))
+    o = torch.empty_like(q)
+    run(kern, q, k, v, o, **cfg)
+    return o
+
+
+KERNELS = {
+    # the measured-best FA3 schedule (ping-pong consumers; overlap for head dim 128)
+    "attn_d128": lambda: make_attention(4, 16, 4096, 128, False, **best_config(128)),
+    "attn_d128_causal": lambda: make_attention(4, 16, 4096, 128, True, **best_config(128)),
+    "attn_d64": lambda: make_attention(4, 16, 4096, 64, False, **best_config(64)),
+    "attn_d64_causal": lambda: make_attention(4, 16, 4096, 64, True, **best_config(64)),
+    # the simple schedule (step 1: S, softmax, P V in order), 1 and 2 consumer warpgroups
+    "attn_d128_simple": lambda: make_attention(4, 16, 4096, 128, False, BM=128, BN=128, STAGES=2),
+    "attn_d64_simple_bm64": lambda: make_attention(1, 2, 256, 64, True, BM=64, BN=64),
+    "attn_d128_overlap_only": lambda: make_attention(2, 4, 1024, 128, True, OVERLAP=True, STAGES=3),
+    # ragged tiles: 176-key blocks (4096 = 23 * 176 + 48), 192-row query tiles with 3 consumers
+    "attn_d128_bn176": lambda: make_attention(
+        4, 16, 4096, 128, False, BN=176, STAGES=2, PINGPONG=True, OVERLAP=True
+    ),
+    "attn_d64_bm192": lambda: make_attention(
+        4, 16, 4096, 64, True, BM=192, STAGES=4, PINGPONG=True, OVERLAP=True, CONSUMER_REGS=160
+    ),
+}

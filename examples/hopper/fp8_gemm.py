@@ -1,0 +1,267 @@
+# ruff: noqa: F821
+# (M, N, K, DT in the @T.jit annotations are T.constexpr parameters, bound by .specialize)
+"""Hopper FP8 GEMM with per-tensor scales: C = scale_a * scale_b * (A @ B^T), e4m3 in, bf16 out.
+
+A: (M, K), B: (N, K) row-major fp8 (K-major, the only layout fp8 wgmma reads), C: (M, N)
+bf16, SA / SB: one float32 each in device memory (``torch._scaled_mm``'s per-tensor
+``scale_a`` / ``scale_b``).
+
+The schedule is the one of ``gemm.py`` (its helpers are imported, not copied): a TMA
+producer warpgroup feeding a ``STAGES``-deep ring of shared-memory stages, two wgmma
+consumer warpgroups (``64 x BN`` each), a persistent grid in ``GROUP_M`` row-block order and
+an optional 2-CTA cluster multicasting the shared B tile. What fp8 changes:
+
+* a tile row of ``BK = 128`` fp8 elements is one 128-byte swizzle row, so the wgmma
+  descriptors (``gemm.DESC_HI``) and their 32-byte K steps are the same as for fp16 at
+  ``BK = 64``; each k-block is ``BK / 32`` ``wgmma.mma_async.m64n{BN}k32.f32.e4m3.e4m3``;
+* the epilogue multiplies the fp32 accumulators by ``SA[0] * SB[0]`` before the bf16
+  conversion. ``EPI="direct"`` stores them from registers (``gemm.store_rows``);
+  ``EPI="tma"`` writes each consumer's ``64 x BN`` block in ``64 x 64`` chunks into two
+  alternating 8 KiB shared-memory buffers (the 128-byte swizzled layout TMA reads:
+  16-byte chunk ``c`` of row ``r`` at ``c ^ (r % 8)``, bank-conflict free), and one thread
+  of the warpgroup stores each chunk with ``cp.async.bulk.tensor`` (tensor map ``TC``), so
+  the warpgroup moves on to its next tile while the copy engine drains the output.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from examples.hopper.gemm import DESC_HI, release, store_rows, tile_origin
+from tirx.script import tirx as T
+
+
+@T.inline
+def store_tma(TC, acc, cbuf, wg, ctid, m0, n0, BN):
+    """TMA-store epilogue of one consumer warpgroup's ``64 x BN`` bf16 block, ``64 x 64`` at a
+    time through buffers ``cbuf`` and ``cbuf + 8192`` (alternating, so a buffer is rewritten only
+    after the copy two chunks back has read it: ``wait_group.read 1`` by the issuing thread)."""
+    bar = wg  # named barriers 1 and 2: one per consumer warpgroup (0 is __syncthreads)
+    pk = T.alloc_local((2,), "uint32")
+    lane = ctid % 32
+    r0 = (ctid // 32) * 16 + lane // 4
+    for j in range(BN // 64):
+        buf = cbuf + T.uint32((j % 2) * 8192)
+        if ctid == 0:
+            T.ptx.tma_store_wait(1)
+        T.ptx.bar.sync(bar, 128)
+        for ii in range(8):
+            i = 8 * j + ii
+            off = T.cast(r0 * 128 + ((ii ^ (lane // 4)) * 16) + (lane % 4) * 4, "uint32")
+            # cvt.rn.bf16x2.f32 d, hi, lo: the lower column is the lower half
+            T.ptx.cvt.rn.bf16x2.f32(pk[0], acc[4 * i + 1], acc[4 * i])
+            T.ptx.cvt.rn.bf16x2.f32(pk[1], acc[4 * i + 3], acc[4 * i + 2])
+            T.ptx.st.shared__cta.b32(buf + off, pk[0])
+            T.ptx.st.shared__cta.b32(buf + off + T.uint32(8 * 128), pk[1])
+        T.ptx.fence_proxy_async()  # generic-proxy writes before the copy engine reads them
+        T.ptx.bar.sync(bar, 128)
+        if ctid == 0:
+            T.ptx.tma_store_2d(TC, n0 + 64 * j, m0 + (wg - 1) * 64, buf)
+            T.ptx.tma_store_commit()
+
+
+@T.jit
+def fp8_gemm_tn(
+    A: T.Tensor((M, K), DT),
+    B: T.Tensor((N, K), DT),
+    C: T.Tensor((M, N), "bfloat16"),
+    SA: T.Tensor((1,), "float32"),
+    SB: T.Tensor((1,), "float32"),
+    TA: T.Ptr(T.uint8, "tensormap"),
+    TB: T.Ptr(T.uint8, "tensormap"),
+    TC: T.Ptr(T.uint8, "tensormap"),
+    *,
+    M: T.constexpr,
+    N: T.constexpr,
+    K: T.constexpr,
+    DT: T.constexpr = "float8_e4m3fn",
+    BM: T.constexpr = 128,
+    BN: T.constexpr = 256,
+    BK: T.constexpr = 128,
+    STAGES: T.constexpr = 4,
+    SMS: T.constexpr = 132,
+    GROUP_M: T.constexpr = 8,
+    PRODUCER_REGS: T.constexpr = 40,
+    CONSUMER_REGS: T.constexpr = 232,
+    CLUSTER: T.constexpr = 1,
+    EPI: T.constexpr = "tma",
+):
+    T.static_assert(DT in ("float8_e4m3fn", "float8_e5m2"), "DT is float8_e4m3fn or float8_e5m2")
+    T.static_assert(BK == 128, "BK must be 128 (one 128-byte swizzle row of fp8)")
+    T.static_assert(M % BM == 0 and N % BN == 0 and K % BK == 0, "sizes must be multiples of the tile")
+    T.static_assert(CLUSTER in (1, 2) and (M // BM) % CLUSTER == 0, "CLUSTER is 1 or 2 and divides M // BM")
+    T.static_assert(BM % 64 == 0 and BN % 8 == 0 and 8 <= BN <= 256, "BM = 64 * consumers, BN in 8..256")
+    T.static_assert(
+        EPI == "direct" or (EPI == "tma" and BN % 128 == 0), "EPI is 'direct' or 'tma' (BN % 128 == 0)"
+    )
+    consumers = T.meta_var(BM // 64)
+    T.static_assert(
+        consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
+        "setmaxnreg budget exceeds the register file",
+    )
+    threads = T.meta_var(128 * (1 + consumers))
+    a_bytes = T.meta_var(BM * BK)
+    stage_bytes = T.meta_var(BM * BK + BN * BK)
+    c_base = T.meta_var(STAGES * (BM * BK + BN * BK))  # EPI="tma": 2 x 8 KiB per consumer from here
+    smem_bytes = T.meta_var(c_base + (consumers * 16384 if EPI == "tma" else 0) + 1024)
+    T.static_assert(smem_bytes + 16 * STAGES <= 232448, "shared memory exceeds 227 KiB: fewer STAGES")
+    mt = T.meta_var(M // BM // CLUSTER)  # row-blocks of CLUSTER tiles
+    ctas = T.meta_var(min(SMS, (M // BM) * (N // BN)) // CLUSTER * CLUSTER)
+    b_half = T.meta_var(BN // CLUSTER * BK)
+    ntiles = T.meta_var((M // BM) * (N // BN) // CLUSTER)
+    kb_n = T.meta_var(K // BK)
+    group = T.meta_var(GROUP_M * (N // BN))
+    ab = T.meta_var("e4m3" if DT == "float8_e4m3fn" else "e5m2")
+    shape = T.meta_var(f"m64n{BN}k32")
+    T.device_entry(
+        launch=T.cuda.LaunchConfig(
+            grid=ctas,
+            block=threads,
+            cluster=CLUSTER if CLUSTER > 1 else None,
+            dynamic_smem_bytes=smem_bytes,
+        ),
+        attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 1}},
+    )
+    tx = T.cuda.thread_idx("x")
+    wg = tx // 128
+    rank = T.cuda.cta_rank() if CLUSTER > 1 else 0
+    unit0 = T.cuda.block_idx("x") // CLUSTER
+    units = T.cuda.grid_dim("x") // CLUSTER
+    dsm = T.alloc_buffer((smem_bytes,), "uint8", scope="shared.dyn")
+    full = T.alloc_shared((STAGES,), "uint64")
+    empty = T.alloc_shared((STAGES,), "uint64")
+    sbase = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
+    if tx == 0:
+        for s in range(STAGES):
+            T.ptx.mbarrier_init(T.address_of(full[s]), 1)
+            T.ptx.mbarrier_init(T.address_of(empty[s]), consumers * CLUSTER)
+        T.ptx.fence_mbarrier_init()
+        T.ptx.prefetch_tensormap(TA)
+        T.ptx.prefetch_tensormap(TB)
+        T.ptx.prefetch_tensormap(TC)  # one signature for both epilogues: TC is always a valid map
+    if CLUSTER > 1:
+        T.cuda.cluster_sync()
+    else:
+        T.cuda.cta_sync()
+    if wg == 0:
+        T.ptx.setmaxnreg_dec(PRODUCER_REGS)
+        if tx == 0:
+            it: T.int32 = 0
+            for tile in range(unit0, ntiles, units):
+                m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
+                for kb in range(kb_n):
+                    s = it % STAGES
+                    while not T.ptx.mbarrier_try_wait_parity(
+                        T.address_of(empty[s]), ((it // STAGES) & 1) ^ 1
+                    ):
+                        pass
+                    T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
+                    sa = sbase + T.cast(s * stage_bytes, "uint32")
+                    T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
+                    if CLUSTER > 1:
+                        T.ptx.tma_load_2d_multicast(
+                            sa + T.uint32(a_bytes) + T.cast(rank * b_half, "uint32"),
+                            TB,
+                            kb * BK,
+                            n0 + rank * (BN // CLUSTER),
+                            T.address_of(full[s]),
+                            T.uint16((1 << CLUSTER) - 1),
+                        )
+                    else:
+                        T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
+                    it = it + 1
+    else:
+        T.ptx.setmaxnreg_inc(CONSUMER_REGS)
+        acc = T.alloc_local((BN // 2,), "float32")
+        ctid = tx - 128 * wg
+        warp = ctid // 32
+        lane = ctid % 32
+        scale = SA[0] * SB[0]
+        it: T.int32 = 0
+        for tile in range(unit0, ntiles, units):
+            m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
+            for kb in range(kb_n):
+                s = it % STAGES
+                while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
+                    pass
+                sa = sbase + T.cast(s * stage_bytes, "uint32")
+                da = T.uint64(DESC_HI) | T.cast((sa + T.cast((wg - 1) * 64 * BK, "uint32")) >> 4, "uint64")
+                db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
+                T.ptx.wgmma_fence()
+                for kk in range(BK // 32):  # 32 fp8 = 32 bytes of K: +2 in the descriptor's address
+                    T.ptx.wgmma_mma_async(
+                        shape,
+                        ab,
+                        T.address_of(acc[0]),
+                        da + T.uint64(2 * kk),
+                        db + T.uint64(2 * kk),
+                        T.cast(kb > 0, "int32") if kk == 0 else 1,
+                    )
+                T.ptx.wgmma_commit_group()
+                T.ptx.wgmma_wait_group(1)
+                if kb > 0 and ctid == 0:
+                    release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
+                it = it + 1
+            T.ptx.wgmma_wait_group(0)
+            if ctid == 0:
+                release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
+            for i in range(BN // 2):
+                acc[i] = acc[i] * scale
+            if EPI == "tma":
+                store_tma(TC, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN)
+            else:
+                out = T.alloc_local((2,), "bfloat16")
+                store_rows(
+                    C,
+                    acc,
+                    out,
+                    0,
+                    m0 + (wg - 1) * 64 + warp * 16 + lane // 4,
+                    n0 + (lane % 4) * 2,
+                    BN,
+                    "bfloat16",
+                )
+        if EPI == "tma" and ctid == 0:
+            T.ptx.tma_store_wait(0)  # shared memory stays until the last copy has read it
+    if CLUSTER > 1:
+        # no CTA leaves while its partner may still multicast into it or arrive on its barriers
+        T.cuda.cluster_sync()
+
+
+@functools.cache
+def make_fp8_gemm(M: int, N: int, K: int, dtype: str = "float8_e4m3fn", **tiles):
+    """The specialized kernel (a ``T.function``) for one problem size, fp8 dtype and tile set."""
+    return fp8_gemm_tn.specialize(M=M, N=N, K=K, DT=dtype, **tiles)
+
+
+def best_config(M: int, N: int, K: int) -> dict:
+    """Tiles measured best on the H200 (docs/benchmarks.md, "FP8 GEMM"): 128x256x128, 4 stages,
+    TMA-store epilogue; a 2-CTA cluster from 8192^2 outputs up (slower on smaller grids there)."""
+    cfg = dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma")
+    if M * N >= 8192 * 8192 and (M // 128) % 2 == 0:
+        cfg["CLUSTER"] = 2
+    return cfg
+
+
+def plans(
+    M: int, N: int, K: int, dtype: str = "float8_e4m3fn", BM: int = 128, BN: int = 256, CLUSTER: int = 1
+):
+    """Host TMA plans of A, B and C: ``BM x 128`` and ``BN / CLUSTER x 128`` byte boxes of the
+    fp8 inputs, ``64 x 64`` bf16 boxes of C (``EPI="tma"``), all 128-byte swizzled."""
+    from tirx.runtime.tma import TensorMapPlan
+
+    return (
+        TensorMapPlan(dtype, (M, K), (BM, 128), 128),
+        TensorMapPlan(dtype, (N, K), (BN // CLUSTER, 128), 128),
+        TensorMapPlan("bfloat16", (M, N), (64, 64), 128),
+    )
+
+
+KERNELS = {
+    "fp8_gemm_4096": lambda: make_fp8_gemm(4096, 4096, 4096, **best_config(4096, 4096, 4096)),
+    "fp8_gemm_8192_cluster2": lambda: make_fp8_gemm(8192, 8192, 8192, **best_config(8192, 8192, 8192)),
+    "fp8_gemm_4096_bn128": lambda: make_fp8_gemm(4096, 4096, 4096, BN=128, STAGES=6),
+    "fp8_gemm_4096_direct": lambda: make_fp8_gemm(4096, 4096, 4096, EPI="direct"),
+    "fp8_gemm_8192_direct_cluster2": lambda: make_fp8_gemm(8192, 8192, 8192, EPI="direct", CLUSTER=2),
+    "fp8_gemm_e5m2_1024": lambda: make_fp8_gemm(1024, 1024, 1024, "float8_e5m2"),
+}

@@ -1,0 +1,118 @@
+"""On a GPU: TIRx's own CUDA of each frontend golden kernel against tirx's kernel built from
+the same Python source, on the same random inputs (issue #14, "every GPU-runnable golden
+kernel matches"). TIRx's CUDA (``tests/data/tirx_golden/frontend_cuda.json``) is compiled here
+with NVRTC and launched with tirx's launch configuration; every tensor must come out
+bit-identical (NaN equal to NaN)."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+from gpu_util import require_gpu
+
+torch = require_gpu()
+
+from test_tirx_golden_frontend import build_case  # noqa: E402
+from test_tirx_golden_frontend_cuda import COMPILED, RECORDED, REFUSED, tirx_cuda_compiles  # noqa: E402
+from tirx_golden_cuda_util import cccl_include  # noqa: E402
+from tirx_golden_frontend_plan import plan  # noqa: E402
+
+import tirx  # noqa: E402
+from tirx.runtime import driver as drv  # noqa: E402
+from tirx.runtime.nvrtc import compile_source  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+#: cases whose two kernels cannot agree, with why
+KNOWN: dict[str, str] = {
+    "cuda_timers": "reads clocks and timers: two kernels never read the same values",
+    "nvshmem_ops": "NVSHMEM kernels need NVSHMEM's device library and an initialized PE (tests/test_nvshmem_gpu.py)",
+    "nvshmem_ring": "NVSHMEM kernels need NVSHMEM's device library and an initialized PE (tests/test_nvshmem_gpu.py)",
+}
+
+
+def _inputs(f, seed: int) -> list:
+    """Fresh inputs for ``f``'s parameters: random tensors on the GPU, fixed scalars."""
+    g = np.random.default_rng(seed)
+    bufs = dict(f.buffer_map)
+    out = []
+    for p in f.params:
+        b = bufs.get(p)
+        if b is None:
+            t = p.ty
+            out.append(True if t.is_bool else 3 if t.is_int else 1.5)
+            continue
+        shape = tuple(int(d.value) for d in b.shape)
+        dt = b.dtype.name
+        if dt == "bool":
+            x = torch.from_numpy(g.integers(0, 2, shape).astype(np.bool_))
+        elif dt.startswith(("int", "uint")):
+            x = torch.from_numpy(g.integers(0, 100, shape).astype(dt))
+        else:
+            x = torch.from_numpy(g.standard_normal(shape).astype(np.float32)).to(getattr(torch, dt))
+        out.append(x.cuda())
+    return out
+
+
+def _bits(x) -> np.ndarray:
+    """A tensor's elements as integers of its width (NaNs made one pattern)."""
+    if x.dtype.is_floating_point:
+        x = torch.where(torch.isnan(x), torch.full_like(x, float("nan")), x)
+    w = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
+    return x.contiguous().view(w).cpu().numpy()
+
+
+@pytest.mark.parametrize("case", COMPILED)
+def test_tirx_cuda_and_tirx_kernel_agree(case, monkeypatch, tmp_path):
+    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path))
+    why = tirx_cuda_compiles(case)
+    if why is not None:
+        pytest.skip(f"TIRx's CUDA does not compile: {why}")
+    if case in REFUSED:
+        pytest.skip(REFUSED[case][1])
+    if case in KNOWN:
+        pytest.skip(KNOWN[case])
+    e = RECORDED[case]
+    if int("".join(filter(str.isdigit, drv.device_arch(0)))) < int("".join(filter(str.isdigit, e["arch"]))):
+        pytest.skip(f"needs {e['arch']}")
+    f = build_case(case)
+    k = tirx.compile(f, target="cuda")
+    p = plan(f, e["cuda"], k)
+    if isinstance(p, str):
+        pytest.skip(p)
+    ours = _inputs(f, 7)
+    theirs = [x.clone() if torch.is_tensor(x) else x for x in ours]
+    k(*ours)
+    res = compile_source(
+        e["cuda"], drv.device_arch(0), name=f"tirx_{case}.cu", options=(f"-I{cccl_include()}",)
+    )
+    _mod, fn = drv.load_function(res.cubin, p.kernel, 0)
+    vals, types = [], []
+    for item in p.order:
+        if item[0] == "buffer":
+            vals.append(theirs[item[1]].data_ptr())
+            types.append(ctypes.c_void_p)
+        else:
+            ct = getattr(ctypes, item[2])
+            vals.append(theirs[item[1]])
+            types.append(ct)
+    drv.check(
+        drv.driver().cuLaunchKernel(fn, *p.grid, *p.block, p.smem, 0, (tuple(vals), tuple(types)), 0),
+        "cuLaunchKernel",
+    )
+    torch.cuda.synchronize()
+    bad = []
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        if not torch.is_tensor(a):
+            continue
+        x, y = _bits(a), _bits(b)
+        diff = np.flatnonzero(x.reshape(-1) != y.reshape(-1))
+        if diff.size:
+            name = f.params[i].name
+            bad.append(
+                f"{name}: {diff.size} elements differ, first at {diff[:5].tolist()}: "
+                f"tirx {a.reshape(-1)[diff[:5]].tolist()} TIRx {b.reshape(-1)[diff[:5]].tolist()}"
+            )
+    assert not bad, f"{case}: " + "; ".join(bad)

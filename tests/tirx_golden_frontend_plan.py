@@ -1,0 +1,88 @@
+"""How to run TIRx's recorded CUDA of a frontend golden case beside tirx's kernel (no GPU here).
+
+A case is runnable when TIRx's CUDA has one ``__global__`` kernel whose parameters are the
+case's tensors (``X_ptr``) and scalars (by name), in some order, and tirx's kernel has a
+constant launch configuration. :func:`plan` returns what the GPU test needs, or why not.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+
+_KERNEL = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(([^)]*)\)\s*\{')
+_PARAM = re.compile(r"^(?:const )?(?P<type>[\w: ]+?)\s*(?P<ptr>\*)?\s*(?:__restrict__\s*)?(?P<name>\w+)$")
+
+#: dtypes the GPU comparison draws inputs for (others: the case is not run)
+DTYPES = (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64",
+)  # fmt: skip
+
+#: C scalar types of TIRx's kernel parameters -> ctypes names
+CTYPES = {
+    "int": "c_int32", "unsigned": "c_uint32", "uint": "c_uint32", "int64_t": "c_int64",
+    "long long": "c_int64", "uint64_t": "c_uint64", "float": "c_float", "double": "c_double",
+    "bool": "c_bool", "short": "c_int16", "signed char": "c_int8", "char": "c_int8",
+    "uchar": "c_uint8", "unsigned char": "c_uint8", "ushort": "c_uint16",
+}  # fmt: skip
+
+
+@attrs.define
+class Plan:
+    kernel: str  # TIRx's kernel symbol
+    order: list  # per TIRx kernel parameter: ("buffer", tirx param index) | ("scalar", index, ctypes name)
+    grid: tuple
+    block: tuple
+    smem: int
+
+
+def plan(case_fn: Any, cuda: str, compiled: Any) -> Plan | str:
+    """A :class:`Plan` for TIRx's ``cuda`` of ``case_fn`` (tirx's kernel ``compiled``), or why not."""
+    from tirx.ir import PointerType
+    from tirx.runtime.kernel import _int_literal
+
+    kernels = _KERNEL.findall(cuda)
+    if len(kernels) != 1:
+        return f"TIRx's CUDA has {len(kernels)} kernels"
+    name, params = kernels[0]
+    ks = list(compiled.kernels.values()) if hasattr(compiled, "kernels") else [compiled]
+    if len(ks) != 1:
+        return f"tirx made {len(ks)} kernels"
+    k = ks[0]
+    f = case_fn
+    bufs = dict(f.buffer_map)
+    by_name: dict[str, tuple] = {}
+    for i, p in enumerate(f.params):
+        b = bufs.get(p)
+        if b is not None:
+            if b.dtype.name not in DTYPES or b.strides or not all(hasattr(d, "value") for d in b.shape):
+                return f"tensor {b.name}: {b.dtype.name} / symbolic shape / strides not drawn"
+            by_name[f"{b.name}_ptr"] = ("buffer", i)
+        elif isinstance(p.ty, PointerType):
+            return f"pointer parameter {p.name}"
+        else:
+            by_name[p.name] = ("scalar", i)
+    order = []
+    for raw in filter(None, (x.strip() for x in params.split(","))):
+        m = _PARAM.match(raw)
+        if m is None or m.group("name") not in by_name:
+            return f"TIRx kernel parameter {raw!r} is not a tensor or scalar of the case"
+        kind, i = by_name[m.group("name")]
+        if kind == "buffer":
+            if not m.group("ptr"):
+                return f"TIRx kernel parameter {raw!r}: a tensor not passed as a pointer"
+            order.append(("buffer", i))
+        else:
+            ct = CTYPES.get(m.group("type").strip())
+            if ct is None or m.group("ptr"):
+                return f"TIRx kernel parameter {raw!r}: C type not handled"
+            order.append(("scalar", i, ct))
+    dims = [_int_literal(c) for c in (*k.grid_code, *k.block_code, k.smem_code)]
+    if None in dims:
+        return "tirx's launch configuration is not constant"
+    if k.cluster_code is not None or k.option_codes or k.cooperative:
+        return "cluster / launch-option kernel"
+    return Plan(name, order, tuple(dims[:3]), tuple(dims[3:6]), dims[6])
