@@ -773,6 +773,12 @@ class CodeGenCUDA:
             # cuda_fp16's operator/ (__hdiv) multiplies by an approximate reciprocal; the IR's
             # division rounds the quotient once (float32's IEEE division rounded to the type is)
             return f"{self.ctype(t)}(float({self.expr(e.a)}) / float({self.expr(e.b)}))", _PREC_PRIMARY
+        if isinstance(e, (Div, Mod)) and self.div_may_overflow(e):
+            # MIN / -1 and MIN % -1 are undefined in C++ (NVCC may fold them to anything); the
+            # IR wraps the quotient (MIN) and the remainder is 0
+            self.features.add("floordiv")
+            name = "tirx_sdiv" if isinstance(e, Div) else "tirx_smod"
+            return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
         if self.wrap_int and isinstance(e, (Add, Sub, Mul, Shl, Shr)) and _wide_int(t):
             if isinstance(e, (Shl, Shr)) and not self.bounds.shift_in_range(e):
                 # C++ defines only amounts in [0, bits): the IR's rule in a helper
@@ -1080,6 +1086,17 @@ class CodeGenCUDA:
     def is_nonneg(self, e: PrimExpr) -> bool:
         """``e`` is provably >= 0."""
         return self.bounds.is_nonneg(e)
+
+    def div_may_overflow(self, e: PrimExpr) -> bool:
+        """Signed 32/64-bit integer division ``e`` may be ``MIN / -1`` (or ``MIN % -1``)."""
+        t = e.a.ty
+        if not (_wide_int(t) and t.kind == "int"):
+            return False
+        lo = int_range(t)[0]
+        ra, rb = self.bounds(e.a), self.bounds(e.b)
+        a_min = ra is None or ra[0] <= lo
+        b_neg1 = rb is None or rb[0] <= -1 <= rb[1]
+        return a_min and b_neg1
 
     def int_overflows(self, e: PrimExpr) -> bool:
         """Signed ``+ - * <<`` node ``e`` may leave its dtype (its C++ form would be undefined).
@@ -1768,12 +1785,22 @@ typedef unsigned long long uint64_t;
 typedef long long int64_t;"""
 
 _P_FLOORDIV = """\
+// signed division and modulo as the IR defines them: truncating, MIN / -1 wraps to MIN and
+// MIN % -1 is 0 (both undefined in C++); b == -1 is the only divisor that can overflow
+template <typename T> __device__ __forceinline__ T tirx_sdiv(T a, T b) {
+  return b == T(-1) ? T(0ull - (unsigned long long)a) : T(a / b);
+}
+template <typename T> __device__ __forceinline__ T tirx_smod(T a, T b) {
+  return b == T(-1) ? T(0) : T(a % b);
+}
 // floor division and modulo (round toward negative infinity), as in Python
 template <typename T> __device__ __forceinline__ T tirx_floordiv(T a, T b) {
+  if (b == T(-1)) return T(0ull - (unsigned long long)a);  // exact, and MIN wraps to MIN
   T q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 template <typename T> __device__ __forceinline__ T tirx_floormod(T a, T b) {
+  if (b == T(-1)) return T(0);
   T r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
