@@ -55,7 +55,9 @@ def _string_end(text: str, s: int, line: int, col: int) -> int:
     n = len(text)
     i = s + 1
     while True:
-        i = run(text, i).end()
+        r = run(text, i)
+        assert r is not None  # a ``[...]*`` run matches the empty string
+        i = r.end()
         c = text[i] if i < n else "\n"
         if c == q:
             return i + 1
@@ -301,11 +303,14 @@ class FastParser:
         while pos < n:
             m = match(text, pos)
             if m is None:
-                p = self.ws.match(text, pos).end()
+                blanks = self.ws.match(text, pos)
+                assert blanks is not None  # ``[...]*`` (or empty) matches the empty string
+                p = blanks.end()
                 if p >= n:
                     break
                 raise LexFail(f"unexpected character {text[p]!r}", line, p - line_start + 1)
             typ = m.lastgroup
+            assert typ is not None  # every alternative of the master pattern is a named group
             s = m.start(typ)
             end = m.end()
             if typ == "NL":

@@ -136,6 +136,7 @@ def _checked(tok: Token, fn) -> Token:
     try:
         v = fn(str(tok))
     except BadName as e:
+        assert tok.column is not None  # the lexer positions every token
         col = tok.column + e.offset
         raise IndentError(
             e.message, Token(tok.type, tok, tok.start_pos, tok.line, col, tok.line, col + 1)
@@ -207,4 +208,5 @@ def get_parser() -> tuple[Lark, Any, Any]:
                 _transformer = tr
                 _parser = p
                 _fast = FastParser(p, tr)
+    assert _parser is not None  # set together with _fast
     return _parser, _transformer, _fast

@@ -336,7 +336,7 @@ class TextBuilder:
             raise self.err(f"'{name}' is not a buffer and cannot be indexed", self.tsp(tok))
         return v
 
-    def indices(self, buf: Buffer, idx: list, span) -> tuple:
+    def indices(self, buf: Buffer, idx: list | tuple, span) -> tuple:
         if len(idx) == 1 and type(idx[0]) is tuple and not idx[0]:
             idx = ()
         out = []

@@ -83,7 +83,9 @@ def registered_passes() -> dict[str, PassInfo]:
 # ---------------------------------------------------------------- pipeline strings
 def _split(text: str) -> list[str]:
     """Split on top-level commas (not inside braces or quotes)."""
-    out, cur, depth, quote = [], [], 0, None
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, None
     for ch in text:
         if quote:
             cur.append(ch)

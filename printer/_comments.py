@@ -89,6 +89,7 @@ class CommentPrinter(Printer):
         self.emit(depth, f"if {self.expr(s.cond)}:")
         self.body(s.then_case, depth + 1)
         e = _lone(s.else_case)
+        k: Any  # the comment table's key: a statement's id, ("else", id) for its else branch
         while isinstance(e, _s.IfThenElse):
             k = id(e)
             self._lines(tab.leading.get(k), depth)

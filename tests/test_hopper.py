@@ -136,17 +136,18 @@ def test_gemm_pingpong_ptx_has_named_barrier_turns():
 
 
 def test_gemm_tma_store_epilogue_ptx():
-    """EPILOGUE="tma": swizzled staging stores, a proxy fence, per-warpgroup named barriers,
+    """EPI="tma": swizzled staging stores, a proxy fence, per-warpgroup named barriers,
     TMA tile stores committed as a bulk group, and a wait before the staging tiles are reused."""
-    ptx = tirx.compile(G.make_gemm(1024, 1024, 512, "float16", EPILOGUE="tma", STAGES=3), target=ARCH).ptx
-    assert "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" in ptx
-    assert "cp.async.bulk.commit_group" in ptx and "cp.async.bulk.wait_group.read" in ptx
-    assert "fence.proxy.async.shared::cta" in ptx and "bar.sync" in ptx
-    assert ptx.count("st.shared.v2.u16") >= 64, "4-byte staging stores (a pair of 16-bit values)"
-    with pytest.raises(tirx.DiagnosticError, match="EPILOGUE='tma'"):
-        G.make_gemm(1024, 1024, 512, "float16", EPILOGUE="tma", PINGPONG=True, BN=128)
-    with pytest.raises(tirx.DiagnosticError, match="EPILOGUE is"):
-        G.make_gemm(1024, 1024, 512, "float16", EPILOGUE="smem")
+    for dt, cvt in (("float16", "cvt.rn.f16x2.f32"), ("bfloat16", "cvt.rn.bf16x2.f32")):
+        ptx = tirx.compile(G.make_gemm(1024, 1024, 512, dt, EPI="tma", STAGES=4), target=ARCH).ptx
+        assert "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" in ptx
+        assert "cp.async.bulk.commit_group" in ptx and "cp.async.bulk.wait_group.read" in ptx
+        assert "fence.proxy.async.shared::cta" in ptx and "bar.sync" in ptx
+        assert cvt in ptx and "st.shared::cta.b32" in ptx, "packed pairs stored as 4-byte words"
+    with pytest.raises(tirx.DiagnosticError, match="EPI='tma'"):
+        G.make_gemm(1024, 1024, 512, "float16", EPI="tma", PINGPONG=True, BN=128)
+    with pytest.raises(tirx.DiagnosticError, match="EPI is"):
+        G.make_gemm(1024, 1024, 512, "float16", EPI="smem")
 
 
 def test_gemm_rejects_bad_tiles():
@@ -286,11 +287,12 @@ def test_gpu_softmax_rmsnorm(N, dt):
         (384, 640, 320, "float16", {"PINGPONG": True, "BM": 128, "BN": 128, "SMS": 2}),  # 8 and 7 tiles
         (256, 512, 256, "float16", {"PINGPONG": True, "BM": 64, "BN": 256, "STAGES": 5, "SMS": 5}),
         # TMA-store epilogue: staging tiles reused by later tiles of the same CTA (SMS 3)
-        (1024, 1024, 512, "float16", {"EPILOGUE": "tma", "STAGES": 3}),
-        (512, 768, 256, "bfloat16", {"EPILOGUE": "tma", "STAGES": 3, "SMS": 3}),
-        (1024, 2048, 1024, "float16", {"EPILOGUE": "tma", "STAGES": 3, "CLUSTER": 2}),
-        (4096, 4096, 4096, "bfloat16", {"EPILOGUE": "tma", "STAGES": 3}),
-        (384, 512, 320, "float16", {"EPILOGUE": "tma", "BN": 128, "STAGES": 4, "SMS": 2}),
+        (1024, 1024, 512, "float16", {"EPI": "tma"}),
+        (512, 768, 256, "bfloat16", {"EPI": "tma", "STAGES": 3, "SMS": 3}),
+        (1024, 2048, 1024, "float16", {"EPI": "tma", "CLUSTER": 2}),
+        (4096, 4096, 4096, "bfloat16", {"EPI": "tma"}),
+        (256, 8192, 1024, "bfloat16", {"EPI": "tma", "BN": 64, "STAGES": 8, "GROUP_M": 1}),
+        (384, 512, 320, "float16", {"EPI": "tma", "BN": 128, "STAGES": 4, "SMS": 2}),
     ],
 )
 def test_gpu_gemm(M, N, K, dt, cfg):
@@ -303,7 +305,7 @@ def test_gpu_gemm(M, N, K, dt, cfg):
     k = tirx.compile(G.make_gemm(M, N, K, dt, **cfg), target="cuda")
     desc = pa.device if cfg.get("TMAP") == "global" else pa.param
     descb = pb.device if cfg.get("TMAP") == "global" else pb.param
-    extra = (G.c_plan(M, N, dt).param(c),) if cfg.get("EPILOGUE") == "tma" else ()
+    extra = (G.c_plan(M, N, dt).param(c),) if cfg.get("EPI") == "tma" else ()
     k(a, b, c, desc(a), descb(b), *extra)
     torch.cuda.synchronize()
     tol = 2e-3 if dt == "float16" else 1e-2

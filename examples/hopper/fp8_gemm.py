@@ -27,37 +27,8 @@ from __future__ import annotations
 
 import functools
 
-from examples.hopper.gemm import DESC_HI, release, store_rows, tile_origin
+from examples.hopper.gemm import DESC_HI, release, store_rows, store_tma, tile_origin
 from tirx.script import tirx as T
-
-
-@T.inline
-def store_tma(TC, acc, cbuf, wg, ctid, m0, n0, BN):
-    """TMA-store epilogue of one consumer warpgroup's ``64 x BN`` bf16 block, ``64 x 64`` at a
-    time through buffers ``cbuf`` and ``cbuf + 8192`` (alternating, so a buffer is rewritten only
-    after the copy two chunks back has read it: ``wait_group.read 1`` by the issuing thread)."""
-    bar = wg  # named barriers 1 and 2: one per consumer warpgroup (0 is __syncthreads)
-    pk = T.alloc_local((2,), "uint32")
-    lane = ctid % 32
-    r0 = (ctid // 32) * 16 + lane // 4
-    for j in range(BN // 64):
-        buf = cbuf + T.uint32((j % 2) * 8192)
-        if ctid == 0:
-            T.ptx.tma_store_wait(1)
-        T.ptx.bar.sync(bar, 128)
-        for ii in range(8):
-            i = 8 * j + ii
-            off = T.cast(r0 * 128 + ((ii ^ (lane // 4)) * 16) + (lane % 4) * 4, "uint32")
-            # cvt.rn.bf16x2.f32 d, hi, lo: the lower column is the lower half
-            T.ptx.cvt.rn.bf16x2.f32(pk[0], acc[4 * i + 1], acc[4 * i])
-            T.ptx.cvt.rn.bf16x2.f32(pk[1], acc[4 * i + 3], acc[4 * i + 2])
-            T.ptx.st.shared__cta.b32(buf + off, pk[0])
-            T.ptx.st.shared__cta.b32(buf + off + T.uint32(8 * 128), pk[1])
-        T.ptx.fence_proxy_async()  # generic-proxy writes before the copy engine reads them
-        T.ptx.bar.sync(bar, 128)
-        if ctid == 0:
-            T.ptx.tma_store_2d(TC, n0 + 64 * j, m0 + (wg - 1) * 64, buf)
-            T.ptx.tma_store_commit()
 
 
 @T.jit
@@ -208,7 +179,9 @@ def fp8_gemm_tn(
             for i in range(BN // 2):
                 acc[i] = acc[i] * scale
             if EPI == "tma":
-                store_tma(TC, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN)
+                store_tma(
+                    TC, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, "bfloat16"
+                )
             else:
                 out = T.alloc_local((2,), "bfloat16")
                 store_rows(

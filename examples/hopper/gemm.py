@@ -84,19 +84,40 @@ def store_rows(C, acc, out, a0, row0, col0, BN, DT):
 
 
 @T.inline
-def stage_rows(cs, acc, out, a0, celem, lane, BN):
-    """TMA-store epilogue, part 1: this thread's values of one 64-row accumulator into the
-    warpgroup's staging tiles (``BN / 64`` tiles of 64 x 64, 128-byte swizzle: the 16-byte
-    chunk of a row is XORed with ``row % 8``, so a warp's 4-byte stores hit 32 banks).
-    ``celem`` is the element index of this thread's row ``warp * 16 + lane // 4`` in tile 0."""
-    for i in range(BN // 8):
-        e = celem + (i // 8) * 4096 + ((i % 8) ^ (lane // 4)) * 8 + (lane % 4) * 2
-        out[0] = T.cast(acc[a0 + 4 * i], out.dtype)
-        out[1] = T.cast(acc[a0 + 4 * i + 1], out.dtype)
-        cs[T.Ramp(e, 1, 2)] = out[T.Ramp(0, 1, 2)]
-        out[0] = T.cast(acc[a0 + 4 * i + 2], out.dtype)
-        out[1] = T.cast(acc[a0 + 4 * i + 3], out.dtype)
-        cs[T.Ramp(e + 8 * 64, 1, 2)] = out[T.Ramp(0, 1, 2)]
+def store_tma(TC, acc, cbuf, wg, ctid, m0, n0, BN, DT):
+    """TMA-store epilogue of one consumer warpgroup's ``64 x BN`` block of the fp32 ``acc``
+    (converted to ``DT``, fp16 or bf16), ``64 x 64`` at a time through two alternating 8 KiB
+    shared-memory buffers at ``cbuf`` (a 32-bit shared address, 1024-byte aligned) in the
+    128-byte swizzled layout TMA reads (16-byte chunk ``c`` of row ``r`` at ``c ^ (r % 8)``: a
+    warp's 4-byte stores hit 32 banks). One thread stores each chunk with
+    ``cp.async.bulk.tensor`` (tensor map ``TC``, ``64 x 64`` boxes) and the warpgroup moves on
+    while the copy engine drains it; a buffer is rewritten only after the copy two chunks back
+    has read it (``wait_group.read 1``). Named barrier ``wg`` (1 or 2) syncs the warpgroup."""
+    pk = T.alloc_local((2,), "uint32")
+    lane = ctid % 32
+    r0 = (ctid // 32) * 16 + lane // 4
+    for j in range(BN // 64):
+        buf = cbuf + T.uint32((j % 2) * 8192)
+        if ctid == 0:
+            T.ptx.tma_store_wait(1)
+        T.ptx.bar.sync(wg, 128)
+        for ii in range(8):
+            i = 8 * j + ii
+            off = T.cast(r0 * 128 + ((ii ^ (lane // 4)) * 16) + (lane % 4) * 4, "uint32")
+            # cvt.rn.{bf16,f16}x2.f32 d, hi, lo: the lower column is the lower half
+            if DT == "bfloat16":
+                T.ptx.cvt.rn.bf16x2.f32(pk[0], acc[4 * i + 1], acc[4 * i])
+                T.ptx.cvt.rn.bf16x2.f32(pk[1], acc[4 * i + 3], acc[4 * i + 2])
+            else:
+                T.ptx.cvt.rn.f16x2.f32(pk[0], acc[4 * i + 1], acc[4 * i])
+                T.ptx.cvt.rn.f16x2.f32(pk[1], acc[4 * i + 3], acc[4 * i + 2])
+            T.ptx.st.shared__cta.b32(buf + off, pk[0])
+            T.ptx.st.shared__cta.b32(buf + off + T.uint32(8 * 128), pk[1])
+        T.ptx.fence_proxy_async()  # generic-proxy writes before the copy engine reads them
+        T.ptx.bar.sync(wg, 128)
+        if ctid == 0:
+            T.ptx.tma_store_2d(TC, n0 + 64 * j, m0 + (wg - 1) * 64, buf)
+            T.ptx.tma_store_commit()
 
 
 @T.jit
@@ -123,17 +144,17 @@ def gemm_tn(
     CLUSTER: T.constexpr = 1,
     TMAP: T.constexpr = BY_VALUE,
     PINGPONG: T.constexpr = False,
-    EPILOGUE: T.constexpr = "regs",
+    EPI: T.constexpr = "direct",
 ):
     T.static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle row of fp16/bf16)")
     T.static_assert(M % BM == 0 and N % BN == 0 and K % BK == 0, "sizes must be multiples of the tile")
     T.static_assert(CLUSTER in (1, 2) and (M // BM) % CLUSTER == 0, "CLUSTER is 1 or 2 and divides M // BM")
     T.static_assert(BM % 64 == 0 and BN % 8 == 0 and 8 <= BN <= 256, "BM = 64 * consumers, BN in 8..256")
     T.static_assert(not PINGPONG or (BM in (64, 128) and CLUSTER == 1), "PINGPONG: BM 64 or 128, no cluster")
-    T.static_assert(EPILOGUE in ("regs", "tma"), "EPILOGUE is 'regs' (stores from registers) or 'tma'")
+    T.static_assert(EPI in ("direct", "tma"), "EPI is 'direct' (stores from registers) or 'tma'")
     T.static_assert(
-        EPILOGUE == "regs" or (not PINGPONG and TMAP == BY_VALUE and BN % 64 == 0),
-        "EPILOGUE='tma': the cooperative kernel, tensor maps by value, BN a multiple of 64",
+        EPI == "direct" or (not PINGPONG and TMAP == BY_VALUE and BN % 64 == 0),
+        "EPI='tma': the cooperative kernel, tensor maps by value, BN a multiple of 64",
     )
     consumers = T.meta_var(2 if PINGPONG else BM // 64)
     T.static_assert(
@@ -144,8 +165,9 @@ def gemm_tn(
     per_stage = T.meta_var(1 if PINGPONG else consumers)  # consumer warpgroups reading each stage
     a_bytes = T.meta_var(BM * BK * 2)
     stage_bytes = T.meta_var(BM * BK * 2 + BN * BK * 2)
-    c_bytes = T.meta_var(BM * BN * 2 if EPILOGUE == "tma" else 0)  # C staging, 64 x BN per consumer
-    smem_bytes = T.meta_var(STAGES * (BM * BK * 2 + BN * BK * 2) + c_bytes + 1024)
+    c_base = T.meta_var(STAGES * stage_bytes)  # EPI="tma": 2 x 8 KiB of C staging per consumer
+    smem_bytes = T.meta_var(c_base + (consumers * 16384 if EPI == "tma" else 0) + 1024)
+    T.static_assert(smem_bytes <= 232448, "shared memory (stages + C staging) exceeds 227 KiB")
     mt = T.meta_var(M // BM // CLUSTER)  # row-blocks of CLUSTER tiles
     ctas = T.meta_var(min(SMS, (M // BM) * (N // BN)) // CLUSTER * CLUSTER)
     b_half = T.meta_var(BN // CLUSTER * BK * 2)
@@ -183,7 +205,7 @@ def gemm_tn(
         T.ptx.fence_mbarrier_init()
         T.ptx.prefetch_tensormap(tma_a)
         T.ptx.prefetch_tensormap(tma_b)
-        if EPILOGUE == "tma":
+        if EPI == "tma":
             T.ptx.prefetch_tensormap(TC)
     if CLUSTER > 1:
         T.cuda.cluster_sync()
@@ -219,7 +241,6 @@ def gemm_tn(
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
         acc = T.alloc_local((nacc,), "float32")
-        out = T.alloc_local((2,), DT)
         ctid = tx - 128 * wg
         warp = ctid // 32
         lane = ctid % 32
@@ -231,6 +252,7 @@ def gemm_tn(
             # tile j - 1 was waited for, so it never waits on a stage two phases ahead (the
             # parity wait could not tell those apart)
             me = wg - 1
+            out = T.alloc_local((2,), DT)
             nloc = (ntiles - unit0 + units - 1) // units  # tiles of this CTA
             for tile in range(unit0 + me * units, ntiles, 2 * units):
                 j = (tile - unit0) // units  # this CTA's tile number: stages j*kb_n ...
@@ -277,13 +299,6 @@ def gemm_tn(
                         DT,
                     )
         else:
-            if EPILOGUE == "tma":
-                # the C staging tiles after the stages (1024-byte aligned), as DT elements
-                cbase = sbase + T.uint32(STAGES * stage_bytes) + T.cast((wg - 1) * 64 * BN * 2, "uint32")
-                cs = T.decl_buffer((smem_bytes // 2,), DT, data=dsm.data, scope="shared.dyn")
-                # sbase is dsm rounded up to 1024 bytes: the mask keeps the value and bounds it
-                pad = (sbase - T.ptx.cvta_to_shared(T.address_of(dsm[0]))) & T.uint32(1023)
-                cwg = T.cast(pad >> T.uint32(1), "int32") + STAGES * stage_bytes // 2 + (wg - 1) * 64 * BN
             it: T.int32 = 0
             for tile in range(unit0, ntiles, units):
                 m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
@@ -315,22 +330,10 @@ def gemm_tn(
                 T.ptx.wgmma_wait_group(0)
                 if ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
-                if EPILOGUE == "tma":
-                    # registers -> swizzled staging tiles -> TMA stores that run under the next
-                    # tile's main loop; the staging tiles are reused once the last stores read them
-                    if ctid == 0:
-                        T.ptx.tma_store_wait(0)
-                    T.ptx.bar.sync(2 + wg, 128)
-                    stage_rows(cs, acc, out, 0, cwg + (warp * 16 + lane // 4) * 64, lane, BN)
-                    T.ptx.fence_proxy_async()
-                    T.ptx.bar.sync(2 + wg, 128)
-                    if ctid == 0:
-                        for j in range(BN // 64):
-                            T.ptx.tma_store_2d(
-                                TC, n0 + 64 * j, m0 + (wg - 1) * 64, cbase + T.uint32(j * 8192)
-                            )
-                        T.ptx.tma_store_commit()
+                if EPI == "tma":
+                    store_tma(TC, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, DT)
                 else:
+                    out = T.alloc_local((2,), DT)
                     store_rows(
                         C,
                         acc,
@@ -341,7 +344,7 @@ def gemm_tn(
                         BN,
                         DT,
                     )
-            if EPILOGUE == "tma" and ctid == 0:
+            if EPI == "tma" and ctid == 0:
                 T.ptx.tma_store_wait(0)  # the last stores have read shared memory before the CTA exits
     if CLUSTER > 1:
         # no CTA leaves while its partner may still multicast into it or arrive on its barriers
@@ -351,13 +354,13 @@ def gemm_tn(
 @functools.cache
 def make_gemm(M: int, N: int, K: int, dtype: str = "float16", **tiles):
     """The specialized kernel (a ``T.function``) for one problem size, dtype and tile set.
-    With ``EPILOGUE="tma"`` it takes a third tensor map, ``c_plan(...).param(C)``."""
-    drop = {} if tiles.get("EPILOGUE") == "tma" else {"TC": None}
+    With ``EPI="tma"`` it takes a third tensor map, ``c_plan(...).param(C)``."""
+    drop = {} if tiles.get("EPI") == "tma" else {"TC": None}
     return gemm_tn.specialize(M=M, N=N, K=K, DT=dtype, **drop, **tiles)
 
 
 def c_plan(M: int, N: int, dtype: str = "float16"):
-    """Host TMA plan of C for ``EPILOGUE="tma"``: 64 x 64 boxes, 128-byte swizzle."""
+    """Host TMA plan of C for ``EPI="tma"``: 64 x 64 boxes, 128-byte swizzle."""
     from tirx.runtime.tma import TensorMapPlan
 
     return TensorMapPlan(dtype, (M, N), (64, 64), 128)
@@ -365,11 +368,9 @@ def c_plan(M: int, N: int, dtype: str = "float16"):
 
 def best_config(M: int, N: int, K: int, dtype: str = "float16") -> dict:
     """Tiles measured best on the H200 (docs/benchmarks.md, "Hopper kernels"): 128x256x64,
-    4 stages, GROUP_M 8; a 2-CTA cluster with B multicast from 8192^2 outputs up."""
-    cfg = dict(BM=128, BN=256, STAGES=4, GROUP_M=8)
-    if M * N >= 8192 * 8192 and (M // 128) % 2 == 0:
-        cfg["CLUSTER"] = 2
-    return cfg
+    4 stages, GROUP_M 8, the TMA-store epilogue (``EPI="tma"``: pass ``c_plan(...).param(C)``
+    as the sixth argument)."""
+    return dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma")
 
 
 def plans(
@@ -397,5 +398,5 @@ KERNELS = {
     "gemm_bf16_8192": lambda: make_gemm(8192, 8192, 8192, "bfloat16", **best_config(8192, 8192, 8192)),
     "gemm_f16_4096_cluster2": lambda: make_gemm(4096, 4096, 4096, "float16", CLUSTER=2),
     "gemm_bf16_4096_global_tmap": lambda: make_gemm(4096, 4096, 4096, "bfloat16", TMAP="global"),
-    "gemm_f16_4096_tma_store": lambda: make_gemm(4096, 4096, 4096, "float16", EPILOGUE="tma", STAGES=3),
+    "gemm_f16_4096_tma_store": lambda: make_gemm(4096, 4096, 4096, "float16", EPI="tma", STAGES=4),
 }

@@ -25,7 +25,9 @@ def _lane(ctype: str, name: str, ty: PrimType, k: int) -> str:
 
 def lower_shuffle(cg: Any, e: Shuffle) -> str:
     """A C++ expression (an immediately invoked lambda) computing ``e``."""
-    el = cg.ctype(e.ty.element)
+    ty = e.ty
+    assert isinstance(ty, PrimType)  # Shuffle.__attrs_post_init__ derives a PrimType
+    el = cg.ctype(ty.element)
     parts, lanes = [], []
     # the operands and indices are C text of the enclosing scope: print them first, then
     # name the lambda's locals with fresh names (never one the operands use)
@@ -39,7 +41,7 @@ def lower_shuffle(cg: Any, e: Shuffle) -> str:
     c = cg.fresh("shuffle_lanes")
     parts.append(f"const {el} {c}[{len(lanes)}] = {{{', '.join(lanes)}}};")
     picks = [f"{c}[{i}]" for i in idx]
-    if e.ty.lanes == 1:
+    if ty.lanes == 1:
         parts.append(f"return {picks[0]};")
     else:
         rt = cg.ctype(e.ty)

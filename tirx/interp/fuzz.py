@@ -8,6 +8,7 @@ bug (shrunk by hypothesis) is in ``report["failure"]``. The CLI (``tirx fuzz --s
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from tirx.testing.campaign import _printable, run_campaign
@@ -20,6 +21,7 @@ _PASS_NAMES = ("ConvertSSA", "CommonSubexprElim", "Simplify", "VectorizeThreads"
 def semantic_checks() -> list[tuple[str, Any]]:
     """The transformations to compare against the original: (name, fn(Function) -> Function)."""
     checks: list[tuple[str, Any]] = []
+    passes: ModuleType | None
     try:
         from tirx import passes
     except ImportError:

@@ -108,7 +108,9 @@ class Buffer(Node):
 
     @property
     def scope(self) -> str:
-        return self.data.ty.scope
+        ty = self.data.ty
+        assert isinstance(ty, PointerType)  # checked by __attrs_post_init__
+        return ty.scope
 
     @property
     def ndim(self) -> int:

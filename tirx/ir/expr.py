@@ -588,8 +588,7 @@ def const(value: Any, dtype: Any = None, span: Any = None) -> PrimExpr:
         if isinstance(value, bool):
             return IntImm(int(value), bool_, span=span)
         if isinstance(value, int):
-            t = int32 if -(2**31) <= value < 2**31 else int64
-            return IntImm(value, t, span=span)
+            return IntImm(value, int32 if -(2**31) <= value < 2**31 else int64, span=span)
         if isinstance(value, float):
             return FloatImm(value, float32, span=span)
         raise TypeError(f"cannot make a constant from {type(value).__name__}")
@@ -597,6 +596,7 @@ def const(value: Any, dtype: Any = None, span: Any = None) -> PrimExpr:
     if not isinstance(t, PrimType):
         raise TypeError(f"constant dtype must be primitive, got {t}")
     el = t.element
+    c: PrimExpr
     if el.is_float:
         if isinstance(value, (bool,)) or not isinstance(value, (int, float)):
             raise TypeError(f"cannot make a {t} constant from {value!r}")

@@ -84,6 +84,7 @@ class Axis(metaclass=_AxisMeta):
     """
 
     __slots__ = ("name",)
+    name: str
     __layout_operand__ = True  # the Python frontend applies operators to it as Python does
     _table: dict[str, Axis] = {}
 

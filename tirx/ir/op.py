@@ -138,9 +138,10 @@ class CExpr:
 class PTX:
     """A CUDA lowering as inline PTX (``asm volatile`` unless the op is pure), in the
     template language of ``T.ptx.asm`` (docs/cuda.md): ``{i}`` operand i, ``{i:smem}``,
-    ``{i:imm}``, ``{i:out}``, ``{i:inout}``, ``{out}`` the result, ``{{``/``}}``."""
+    ``{i:imm}``, ``{i:out}``, ``{i:inout}``, ``{out}`` the result, ``{{``/``}}``. A None
+    template: the call's first argument is the template string (``T.ptx.asm``)."""
 
-    template: str
+    template: str | None
 
 
 @attrs.define(slots=True, frozen=True)

@@ -65,6 +65,7 @@ class Shuffle(PrimExpr):
                 raise ValueError(
                     f"Shuffle.indices[{i}] = {x.value} is out of range: the vectors have {total} lanes"
                 )
+        assert el is not None  # vectors is non-empty (checked above)
         want = el.with_lanes(len(self.indices)) if len(self.indices) > 1 else el
         if self.ty is None:
             object.__setattr__(self, "ty", want)

@@ -352,7 +352,9 @@ class DeviceEntry(Stmt):
 
     @property
     def dynamic_smem_bytes(self) -> PrimExpr:
-        return self.launch_value("dynamic_smem_bytes", 0)
+        v = self.launch_value("dynamic_smem_bytes", 0)
+        assert v is not None  # only a None default gives None
+        return v
 
 
 @_frozen

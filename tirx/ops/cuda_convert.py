@@ -205,10 +205,10 @@ def _i_pair(kind: str):
     return compile_call
 
 
-for _k, _w in (("add", "sum"), ("mul", "product")):
+for _op, _w in (("add", "sum"), ("mul", "product")):
     declare(
-        f"cuda.f{_k}2_rn", "i i", uint64, params="a b",
+        f"cuda.f{_op}2_rn", "i i", uint64, params="a b",
         doc=f"the componentwise {_w} of two float2 packed in uint64s (T.cuda.make_float2), each "
-        f"rounded to nearest even (__f{_k}2_rn; two __f{_k}_rn before sm_100)",
-        cuda=_c_pair(f"tirx_f{_k}2_rn"), interp=_i_pair(_k),
+        f"rounded to nearest even (__f{_op}2_rn; two __f{_op}_rn before sm_100)",
+        cuda=_c_pair(f"tirx_f{_op}2_rn"), interp=_i_pair(_op),
     )  # fmt: skip

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..ir.op import NoInterp, declare
 from ..ir.op import call as _call
-from ..ir.types import PointerType, as_type, void
+from ..ir.types import PointerType, as_prim, as_type, void
 
 __all__: list[str] = []
 
@@ -113,7 +113,7 @@ class _CpAsyncRaw:
     def legacy(dst_ptr: Any, dst_offset: Any, src_ptr: Any, src_offset: Any, cp_size: Any, *,
                elem_dtype: Any = "int8", span: Any = None) -> Any:  # fmt: skip
         """The offsets (elements of ``elem_dtype``) folded into the pointers as byte offsets."""
-        t = as_type(elem_dtype, "T.s_tir.cp_async_raw.legacy elem_dtype")
+        t = as_prim(elem_dtype, "T.s_tir.cp_async_raw.legacy elem_dtype")
         nbytes = t.bits * t.lanes // 8
         dst = _call("ptr_byte_offset", dst_ptr, dst_offset * nbytes)
         src = _call("ptr_byte_offset", src_ptr, src_offset * nbytes)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.op import Helper, declare, lookup
+from ..ir.op import Helper, declare, get, lookup
 from ..ir.types import int32, void
 
 __all__ = [
@@ -131,7 +131,7 @@ class _Scoped:
         return lookup(f"nvshmem.{self._base}_block")
 
     def __call__(self, *args: Any, span: Any = None, **kwargs: Any) -> Any:
-        return lookup(f"nvshmem.{self._base}")(*args, span=span, **kwargs)
+        return get(f"nvshmem.{self._base}")(*args, span=span, **kwargs)
 
     def __repr__(self) -> str:
         return f"T.nvshmem.{self._base}"

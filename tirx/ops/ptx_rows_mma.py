@@ -27,7 +27,9 @@ def _frag(which: str):
     ones); m8n8k4 with f16 inputs is the quad-pair form (8 accumulators, 2+2 inputs)."""
 
     def count(mods: dict) -> int:
-        m, n, k = (int(x) for x in _SHAPE.fullmatch(mods["shape"]).groups())
+        shape = _SHAPE.fullmatch(mods["shape"])
+        assert shape is not None  # every mma shape option is spelled mMnNkK
+        m, n, k = (int(x) for x in shape.groups())
         ty = mods[which + "type"] if which in "ab" else mods["dtype" if which == "d" else "ctype"]
         bits = _BITS[ty]
         if mods["shape"] == "m8n8k4" and mods["atype"] == "f16":

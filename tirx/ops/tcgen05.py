@@ -254,7 +254,7 @@ class TCGen05InstrDescriptorBlockScaledAttrs:
 # ----------------------------------------------------------------------------- ops
 def _static(c: Call, params: tuple[str, ...]) -> dict:
     """The call's options by name (strings, ints, bools); TypeError for one not a literal."""
-    out = {}
+    out: dict[str, str | int | bool] = {}
     for name, a in zip(params, c.args[1:]):
         if isinstance(a, StringImm):
             out[name] = a.value

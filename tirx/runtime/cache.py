@@ -53,6 +53,7 @@ def codegen_version() -> str:
         h = hashlib.sha256(b"tirx-cuda")
         files = [os.path.join(os.path.dirname(__file__), "nvrtc.py")]
         for pkg in (tirx.ir, tirx.ops, tirx.passes, tirx.codegen):
+            assert pkg.__file__ is not None  # regular packages (an __init__.py), not namespace ones
             d = os.path.dirname(pkg.__file__)
             files += [os.path.join(d, n) for n in sorted(os.listdir(d)) if n.endswith(".py")]
         for path in files:

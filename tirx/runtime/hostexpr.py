@@ -36,7 +36,7 @@ class HostExprError(ValueError):
     pass
 
 
-def _tdiv(a: int, b: int) -> int:
+def _tdiv(a: int | float, b: int | float) -> int | float:
     if isinstance(a, float) or isinstance(b, float):
         return a / b
     return trunc_div(a, b)

@@ -80,6 +80,7 @@ def paths() -> dict[str, str]:
                 pass
     if not inc or not os.path.exists(os.path.join(inc, "nvshmem.h")):
         raise RuntimeError(f"tirx: NVSHMEM kernels need the NVSHMEM headers and libraries ({_INSTALL})")
+    assert lib is not None  # always set together with inc
     cccl = None
     try:
         import cuda.pathfinder as pf

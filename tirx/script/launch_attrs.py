@@ -57,6 +57,7 @@ def _scalar(value: Any, kind: str, enum: str | None, name: str) -> PrimExpr:
     if conv is not None:
         value = conv()
     if kind == "enum" and isinstance(value, str):
+        assert enum is not None  # every enum field names its enum
         table = dict(ENUMS[enum])
         if value not in table:
             raise ValueError(f"{name}: expected one of {tuple(table)}, got {value!r}")
@@ -82,8 +83,10 @@ def _scalar(value: Any, kind: str, enum: str | None, name: str) -> PrimExpr:
     if c is not None:
         if kind == "bool" and c not in (0, 1):
             raise ValueError(f"{name} must be a boolean")
-        if kind == "enum" and c not in dict(ENUMS[enum]).values():
-            raise ValueError(f"{name}: invalid enum value {c}")
+        if kind == "enum":
+            assert enum is not None  # every enum field names its enum
+            if c not in dict(ENUMS[enum]).values():
+                raise ValueError(f"{name}: invalid enum value {c}")
         return convert(c)
     t = value.ty if isinstance(value, PrimExpr) else None
     if isinstance(t, PrimType) and t.lanes == 1 and (t.is_int or (kind == "bool" and t.is_bool)):

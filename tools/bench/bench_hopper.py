@@ -153,8 +153,8 @@ GEMM_CONFIGS = [
     dict(BM=128, BN=256, STAGES=4, GROUP_M=8, CLUSTER=2),
     dict(BM=128, BN=256, STAGES=4, GROUP_M=16, CLUSTER=2),
     # TMA-store epilogue (C staged in shared memory, stored under the next tile's main loop)
-    dict(BM=128, BN=256, STAGES=3, GROUP_M=8, EPILOGUE="tma"),
-    dict(BM=128, BN=256, STAGES=3, GROUP_M=8, EPILOGUE="tma", CLUSTER=2),
+    dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma"),
+    dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma", CLUSTER=2),
     # ping-pong: each consumer warpgroup owns every other tile; main loops take turns
     dict(BM=128, BN=128, STAGES=6, GROUP_M=8, PINGPONG=True),
     dict(BM=128, BN=128, STAGES=5, GROUP_M=8, PINGPONG=True),
@@ -180,60 +180,76 @@ def sass_check(k, name: str, out: str | None) -> str:
     return " ".join(f"{a}={b}" for a, b in cnt.items())
 
 
-def gemm_section(out: str | None, quick: bool, configs: list | None = None) -> None:
-    sizes = (4096, 8192) if not quick else (4096,)
+#: non-square GEMMs of issue #16 (goal >= 95 % of torch.matmul) and the tile sets tried for them
+NONSQUARE = [
+    ((8192, 1024, 8192), [dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma"),
+                          dict(BM=128, BN=128, STAGES=4, GROUP_M=8, EPI="tma")]),
+    ((128, 8192, 8192), [dict(BM=128, BN=64, STAGES=8, GROUP_M=1, EPI="tma"),
+                         dict(BM=128, BN=128, STAGES=6, GROUP_M=1, EPI="tma"),
+                         dict(BM=64, BN=64, STAGES=8, GROUP_M=1, EPI="tma", PRODUCER_REGS=40)]),
+]  # fmt: skip
+
+
+def gemm_case(M: int, N: int, K: int, dt: str, configs: list, out: str | None) -> None:
+    """torch.matmul and every tirx config on the same inputs (C = A @ B^T), best one SASS-checked."""
+    tdt = getattr(torch, dt)
+    sets = 3 if M * N * K <= 4096**3 else 2
+    As = [torch.randn(M, K, device="cuda", dtype=tdt) for _ in range(sets)]
+    Bs = [torch.randn(N, K, device="cuda", dtype=tdt) for _ in range(sets)]
+    Cs = [torch.empty(M, N, device="cuda", dtype=tdt) for _ in range(sets)]
+    size = f"{M}x{N}x{K}" if not M == N == K else f"{M}^3"
+    flops = 2 * M * N * K
+    ms_t = bench(lambda i: torch.matmul(As[i], Bs[i].t(), out=Cs[i]), sets, reps=20)
+    tf_t = flops / (ms_t * 1e-3) / 1e12
+    log(f"torch.matmul {dt} {size}: {ms_t:.3f} ms {tf_t:.0f} TFLOP/s")
+    best = None
+    for cfg in configs:
+        try:
+            t0 = time.perf_counter()
+            f = G.make_gemm(M, N, K, dt, **cfg)
+            k = tirx.compile(f, target="cuda")
+            tc = time.perf_counter() - t0
+            pa, pb = G.plans(M, N, K, dt, BM=cfg["BM"], BN=cfg["BN"], CLUSTER=cfg.get("CLUSTER", 1))
+            desc = (lambda p, t: p.device(t)) if cfg.get("TMAP") == "global" else (lambda p, t: p.param(t))
+            TA = [desc(pa, a) for a in As]
+            TB = [desc(pb, b) for b in Bs]
+            tma_c = cfg.get("EPI") == "tma"
+            TC = [(G.c_plan(M, N, dt).param(c),) if tma_c else () for c in Cs]
+            # correctness on fresh data
+            a = torch.randn(M, K, device="cuda", dtype=tdt)
+            b = torch.randn(N, K, device="cuda", dtype=tdt)
+            c = torch.full((M, N), float("nan"), device="cuda", dtype=tdt)
+            k(a, b, c, desc(pa, a), desc(pb, b), *((G.c_plan(M, N, dt).param(c),) if tma_c else ()))
+            torch.cuda.synchronize()
+            err = rel(c, torch.matmul(a.float(), b.float().t()))
+            ms = bench(lambda i: k(As[i], Bs[i], Cs[i], TA[i], TB[i], *TC[i]), sets, reps=20)
+            tf = flops / (ms * 1e-3) / 1e12
+            tag = "_".join(f"{kk}{v}" for kk, v in cfg.items())
+            log(
+                f"  tirx gemm {dt} {size} {tag}: compile {tc:.1f}s err {err:.2e} {ms:.3f} ms {tf:.0f} TFLOP/s "
+                f"= {tf / tf_t:.1%} of torch"
+            )
+            if best is None or tf > best[0]:
+                best = (tf, ms, err, tag, k)
+        except Exception as e:  # keep going: one bad config must not hide the others
+            log(f"  tirx gemm {dt} {size} {cfg}: FAILED {type(e).__name__}: {e}")
+            LOG.append(traceback.format_exc())
+    if best is not None:
+        tf, ms, err, tag, k = best
+        sass = sass_check(k, f"gemm_{dt}_{size}_{tag}", out)
+        log(f"  best {tag}: SASS {sass}")
+        ROWS.append((f"gemm {dt} ({tag})", size, err, ms, tf / tf_t, tf_t / tf and tf / tf_t))
+
+
+def gemm_section(out: str | None, quick: bool, configs: list | None = None, shapes: str = "square") -> None:
+    picked = [GEMM_CONFIGS[i] for i in configs] if configs else GEMM_CONFIGS
     for dt in ("float16", "bfloat16"):
-        tdt = getattr(torch, dt)
-        for S in sizes:
-            sets = 3 if S == 4096 else 2
-            As = [torch.randn(S, S, device="cuda", dtype=tdt) for _ in range(sets)]
-            Bs = [torch.randn(S, S, device="cuda", dtype=tdt) for _ in range(sets)]
-            Cs = [torch.empty(S, S, device="cuda", dtype=tdt) for _ in range(sets)]
-            flops = 2 * S**3
-            ms_t = bench(lambda i: torch.matmul(As[i], Bs[i].t(), out=Cs[i]), sets, reps=20)
-            tf_t = flops / (ms_t * 1e-3) / 1e12
-            log(f"torch.matmul {dt} {S}^3: {ms_t:.3f} ms {tf_t:.0f} TFLOP/s")
-            best = None
-            for cfg in [GEMM_CONFIGS[i] for i in configs] if configs else GEMM_CONFIGS:
-                try:
-                    t0 = time.perf_counter()
-                    f = G.make_gemm(S, S, S, dt, **cfg)
-                    k = tirx.compile(f, target="cuda")
-                    tc = time.perf_counter() - t0
-                    pa, pb = G.plans(S, S, S, dt, BM=cfg["BM"], BN=cfg["BN"], CLUSTER=cfg.get("CLUSTER", 1))
-                    desc = (
-                        (lambda p, t: p.device(t))
-                        if cfg.get("TMAP") == "global"
-                        else (lambda p, t: p.param(t))
-                    )
-                    TA = [desc(pa, a) for a in As]
-                    TB = [desc(pb, b) for b in Bs]
-                    tma_c = cfg.get("EPILOGUE") == "tma"
-                    TC = [(G.c_plan(S, S, dt).param(c),) if tma_c else () for c in Cs]
-                    # correctness on fresh data
-                    a = torch.randn(S, S, device="cuda", dtype=tdt)
-                    b = torch.randn(S, S, device="cuda", dtype=tdt)
-                    c = torch.full((S, S), float("nan"), device="cuda", dtype=tdt)
-                    k(a, b, c, desc(pa, a), desc(pb, b), *((G.c_plan(S, S, dt).param(c),) if tma_c else ()))
-                    torch.cuda.synchronize()
-                    ref = torch.matmul(a.float(), b.float().t())
-                    err = rel(c, ref)
-                    ms = bench(lambda i: k(As[i], Bs[i], Cs[i], TA[i], TB[i], *TC[i]), sets, reps=20)
-                    tf = flops / (ms * 1e-3) / 1e12
-                    tag = "_".join(f"{kk}{v}" for kk, v in cfg.items())
-                    log(
-                        f"  tirx gemm {dt} {S}^3 {tag}: compile {tc:.1f}s err {err:.2e} {ms:.3f} ms {tf:.0f} TFLOP/s = {tf / tf_t:.1%} of torch"
-                    )
-                    if best is None or tf > best[0]:
-                        best = (tf, ms, err, tag, k)
-                except Exception as e:  # keep going: one bad config must not hide the others
-                    log(f"  tirx gemm {dt} {S}^3 {cfg}: FAILED {type(e).__name__}: {e}")
-                    LOG.append(traceback.format_exc())
-            if best is not None:
-                tf, ms, err, tag, k = best
-                sass = sass_check(k, f"gemm_{dt}_{S}_{tag}", out)
-                log(f"  best {tag}: SASS {sass}")
-                ROWS.append((f"gemm {dt} ({tag})", f"{S}^3", err, ms, tf / tf_t, tf_t / tf and tf / tf_t))
+        if shapes in ("square", "all"):
+            for S in (4096, 8192) if not quick else (4096,):
+                gemm_case(S, S, S, dt, picked, out)
+        if shapes in ("nonsquare", "all"):
+            for (M, N, K), cfgs in NONSQUARE:
+                gemm_case(M, N, K, dt, cfgs, out)
 
 
 def main() -> None:
@@ -242,6 +258,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", choices=("mem", "gemm"), default=None)
     ap.add_argument("--gemm-configs", default=None, help="indexes into GEMM_CONFIGS, e.g. 0,4 (default: all)")
+    ap.add_argument("--shapes", choices=("square", "nonsquare", "all"), default="square")
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     log(
@@ -257,7 +274,7 @@ def main() -> None:
     if a.only in (None, "gemm"):
         try:
             picked = [int(x) for x in a.gemm_configs.split(",")] if a.gemm_configs else None
-            gemm_section(a.out, a.quick, picked)
+            gemm_section(a.out, a.quick, picked, a.shapes)
         except Exception as e:
             log(f"gemm section FAILED {type(e).__name__}: {e}")
             LOG.append(traceback.format_exc())

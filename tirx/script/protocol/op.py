@@ -58,6 +58,7 @@ def not_(value: Any) -> Any:
 
 def _cmp(node_ast: type, name: str) -> Any:
     opcls, pyop = _CMP[node_ast]
+    assert pyop is not None  # every comparison operator has a Python function
 
     def cmp(lhs: Any, rhs: Any, *, loc: Any = None) -> Any:
         lhs, rhs = _v(lhs), _v(rhs)

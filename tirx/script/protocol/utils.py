@@ -34,6 +34,7 @@ class _FrameScope:
 
     def __exit__(self, *exc: Any) -> Any:
         stack, self.stack = self.stack, None
+        assert stack is not None  # set by __enter__
         return stack.__exit__(*exc)
 
 
