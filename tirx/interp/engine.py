@@ -419,6 +419,7 @@ class FuncCompiler:
         sub = Ctx(c.prog, c.N, c.launch, env, c.mask if mask is None else mask, b)
         sub.depth = c.depth + 1
         sub.allocs = {} if c.launch is None else c.allocs
+        assert self.body is not None  # Program.get compiles a function before it can run
         try:
             self.body(sub)
         except RecursionError:
@@ -781,7 +782,7 @@ class FuncCompiler:
         return out
 
     def _compile_shape(self, exprs) -> list:
-        out = []
+        out: list[int | Fn] = []
         for s in exprs:
             if isinstance(s, E.IntImm):
                 out.append(s.value)
@@ -1511,6 +1512,7 @@ class _Act:
 
     def __init__(self, c: Ctx, flat: np.ndarray):
         L = c.launch
+        assert L is not None  # race checks run only inside a launch
         base, mine = _stamps(L)
         m = None if c.count == c.N else c.mask
         if flat.ndim > 1:
@@ -1555,6 +1557,7 @@ def _other(c: Ctx, lane: int, stamp: int) -> str:
     if t == _ATOMIC_T:
         return "an atomic operation"
     L = c.launch
+    assert L is not None  # race checks run only inside a launch
     return c.describe(lane - lane % L.T + t)
 
 

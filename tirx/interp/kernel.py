@@ -119,6 +119,7 @@ class Kernel:
                 raise ValueError(f"{f.name}(): cannot evaluate the shape of parameter {pname}") from None
             if want != got:
                 raise ValueError(f"{f.name}(): parameter {pname} dimension {i} is {got}, expected {want}")
+        assert self._fc.body is not None  # prog.get compiled it
         with np.errstate(all="ignore"):
             self._fc.body(host)
         for user, work, fix in copy_back:
@@ -153,7 +154,9 @@ class Kernel:
             _bind_dim(s, int(got), f"dimension {i}", p.name, fname, dyn, env, deferred)
         itemsize = arr.dtype.itemsize
         if buf.elem_offset is not None and isinstance(buf.elem_offset, E.Var):
-            env.setdefault(buf.elem_offset, np.zeros(1, dtype=D.value_np(buf.elem_offset.ty)))
+            ty = buf.elem_offset.ty
+            assert isinstance(ty, PrimType)  # Buffer checks that elem_offset is an integer
+            env.setdefault(buf.elem_offset, np.zeros(1, dtype=D.value_np(ty)))
         if buf.strides:
             st = []
             for i, (s, got) in enumerate(zip(buf.strides, arr.strides)):
@@ -213,8 +216,10 @@ def _bind_dim(s, got: int, what: str, pname: str, fname: str, dyn: dict, env: di
                     f"{fname}(): parameter {pname} {what} is {got}, but {s.name} = {prev} from parameter {prev_p}"
                 )
         else:
-            dt = D.value_np(s.ty)
-            lo, hi = D.int_bounds(s.ty)
+            ty = s.ty
+            assert isinstance(ty, PrimType)  # Buffer checks that shapes are integers
+            dt = D.value_np(ty)
+            lo, hi = D.int_bounds(ty)
             if not lo <= got <= hi:
                 raise ValueError(f"{fname}(): parameter {pname} {what} ({got}) does not fit {s.name}: {s.ty}")
             dyn[s] = (got, pname)

@@ -8,7 +8,7 @@ files import one stable interface lazily (``tirx.ops`` must not import numpy at 
 
 from __future__ import annotations
 
-from ..ir.types import as_type
+from ..ir.types import as_prim
 from . import dtypes
 from .engine import _ATOMIC_T as ATOMIC_TAG
 from .engine import _TB as TAG_BASE
@@ -97,7 +97,7 @@ def shared_written(c, mem, t, idx) -> None:
     size = dtypes.storage_np(t).itemsize
     for base in ("int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32", "uint32", "float32",
                  "int64", "uint64", "float64"):  # fmt: skip
-        ty = as_type(base)
+        ty = as_prim(base)
         if dtypes.storage_np(ty).itemsize == size:
             wst, _ = race_arrays(mem, ty)
             wst[np.asarray(idx)[act]] = full(mine, c.N)[act]
@@ -114,7 +114,7 @@ def shared_unwritten(c, mem, t, idx) -> int | None:
     idx = np.asarray(idx)
     written = np.zeros(idx.shape, dtype=bool)
     for base, rs in mem.races.items():
-        if dtypes.storage_np(as_type(base)).itemsize == size:
+        if dtypes.storage_np(as_prim(base)).itemsize == size:
             written |= rs.wst[idx] >= 0
     bad = c.mask & ~written
     return int(np.flatnonzero(bad)[0]) if bad.any() else None

@@ -64,6 +64,15 @@ __all__ = [
 # kinds of structural fields
 VALUE, NODE, SEQ, DEF, BUF_USE = "value", "node", "seq", "def", "buf_use"
 
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Typed(Protocol):
+        """What ``convert``'s ``like`` needs: a dtype (an expression, or a dtype carrier)."""
+
+        @property
+        def ty(self) -> Type: ...
+
 
 class PrimExpr(Node):
     """Base of expressions; Python operators build IR."""
@@ -616,7 +625,7 @@ def const(value: Any, dtype: Any = None, span: Any = None) -> PrimExpr:
     return c if t.lanes == 1 else Broadcast(c, t.lanes, span=span)
 
 
-def convert(x: Any, like: PrimExpr | None = None) -> PrimExpr:
+def convert(x: Any, like: Typed | None = None) -> PrimExpr:
     """Turn a Python value into an expression, taking ``like``'s dtype for literals."""
     if isinstance(x, PrimExpr):
         return x

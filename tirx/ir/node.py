@@ -38,6 +38,7 @@ def print_text(obj: Any) -> str:
 
 
 _C = TypeVar("_C", bound=type)
+_N = TypeVar("_N", bound="Node")  # with_span/replace give a node of the receiver's class
 
 if TYPE_CHECKING:  # type checkers: what attrs.define below makes (fields -> __init__, frozen)
     from typing_extensions import dataclass_transform
@@ -96,11 +97,11 @@ class Node:
         """Print this node as TVMScript text (same as ``tirx.dumps``)."""
         return print_text(self)
 
-    def with_span(self, span: Any) -> Node:
+    def with_span(self: _N, span: Any) -> _N:
         """Return a copy carrying ``span``."""
         return attrs.evolve(self, span=span)  # type: ignore[misc]  # mypy's attrs check misses frozen_node
 
-    def replace(self, **changes: Any) -> Node:
+    def replace(self: _N, **changes: Any) -> _N:
         """Return a copy with the given fields changed (``attrs.evolve``)."""
         return attrs.evolve(self, **changes)  # type: ignore[misc]  # as in with_span
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from typing import Any
 
 from . import deep
@@ -119,8 +120,10 @@ def _float_eq(x: float, y: float) -> bool:
 
 
 # ------------------------------------------------------------------------ code generation
-def _concrete_node_classes() -> list[type]:
-    out, stack, seen = [], [Node], set()
+def _concrete_node_classes() -> list[type[Node]]:
+    out: list[type[Node]] = []
+    stack: list[type[Node]] = [Node]
+    seen: set[type[Node]] = set()
     while stack:
         c = stack.pop()
         for s in c.__subclasses__():
@@ -140,7 +143,7 @@ _FLOAT_FIELDS = {(FloatImm, "value")}
 _STR_FIELDS = {(StringImm, "value")}
 
 
-def _field_kind(cls: type, name: str, kind: str) -> str:
+def _field_kind(cls: type[Node], name: str, kind: str) -> str:
     if cls is Buffer and name == "data":
         return "skip"  # compared/hashed by the definition or use of the buffer (_bind)
     if kind is BUF_DEF and cls is not AllocBuffer:
@@ -162,7 +165,7 @@ _SCOPED_BODIES = frozenset(("body", "then_case", "else_case"))
 _SCOPES: dict[type, tuple[frozenset, frozenset]] = {}
 
 
-def _scope_marks(cls: type) -> tuple[frozenset, frozenset]:
+def _scope_marks(cls: type[Node]) -> tuple[frozenset, frozenset]:
     """Field indices before which a binding scope opens and after which it closes.
 
     A scoped body (``body``, ``then_case``, ``else_case``) is one scope; a var or buffer
@@ -192,7 +195,7 @@ def _scope_marks(cls: type) -> tuple[frozenset, frozenset]:
     return r
 
 
-def _gen_hash(cls: type, fn: str, seed: str) -> str:
+def _gen_hash(cls: type[Node], fn: str, seed: str) -> str:
     lines = [f"    def {fn}(x):"]
     parts = [seed]
     opens, closes = _scope_marks(cls)
@@ -248,7 +251,7 @@ def _gen_hash(cls: type, fn: str, seed: str) -> str:
     return "\n".join(lines)
 
 
-def _gen_equal(cls: type, fn: str) -> str:
+def _gen_equal(cls: type[Node], fn: str) -> str:
     lines = [f"    def {fn}(a, b):"]
     opens, closes = _scope_marks(cls)
     for i, (name, kind) in enumerate(cls._sfields):
@@ -602,7 +605,7 @@ class _Gen:
         self.gen = gen
         self.table = table
         self.classes: tuple = ()
-        self.make = None
+        self.make: Callable[[bool], Any] | None = None
         self.pools: dict[bool, list] = {False: [], True: []}
 
     def refresh(self) -> None:
@@ -642,6 +645,7 @@ class _Gen:
             return pool.pop()
         if self.make is None:
             self.refresh()
+            assert self.make is not None  # refresh() built it
         return self.make(map_free)
 
     def release(self, map_free: bool, inst) -> None:

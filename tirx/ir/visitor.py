@@ -9,7 +9,7 @@ shared.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -53,7 +53,8 @@ class ScopeStack(Generic[T]):
     def __len__(self) -> int:
         return len(self._stack)
 
-    def lookup(self, key: Any, default: Any = None) -> Any:
+    def lookup(self: ScopeStack[Mapping[Any, Any]], key: Any, default: Any = None) -> Any:
+        """``key``'s value in the innermost scope that has it (scopes that are mappings)."""
         for s in reversed(self._stack):
             if key in s:
                 return s[key]
@@ -268,7 +269,7 @@ def collect_vars(node: Any) -> list[Var]:
 _CHILD_FIELDS: dict = {}
 
 
-def _child_fields(cls: type) -> tuple:
+def _child_fields(cls: type[Node]) -> tuple:
     f = _CHILD_FIELDS.get(cls)
     if f is None:
         f = _CHILD_FIELDS[cls] = (

@@ -32,6 +32,13 @@ class TensorMapEncodeTiledAttr:
     rank (1..5) and CUDA's tensor-map enum values (``force_cu_dtype`` -1: derived from the dtype)."""
 
     __slots__ = _OPTS
+    descriptor_dtype: str
+    rank: int
+    interleave: int
+    swizzle: int
+    l2_promotion: int
+    oob_fill: int
+    force_cu_dtype: int
 
     def __init__(self, descriptor_dtype: Any, rank: Any, interleave: Any = 0, swizzle: Any = 0,
                  l2_promotion: Any = 0, oob_fill: Any = 0, force_cu_dtype: Any = -1):  # fmt: skip
@@ -42,15 +49,16 @@ class TensorMapEncodeTiledAttr:
             raise ValueError(
                 f"TensorMapEncodeTiledAttr: descriptor_dtype {descriptor_dtype!r} is not a dtype"
             ) from None
-        vals = {"descriptor_dtype": str(dt)}
+        vals: dict[str, str | int] = {"descriptor_dtype": str(dt)}
+        ints: dict[str, int] = {}
         for k, v in (("rank", rank), ("interleave", interleave), ("swizzle", swizzle), ("l2_promotion", l2_promotion),
                      ("oob_fill", oob_fill), ("force_cu_dtype", force_cu_dtype)):  # fmt: skip
             v = v.value if isinstance(v, IntImm) else v
             if isinstance(v, bool) or not isinstance(v, int):
                 raise TypeError(f"TensorMapEncodeTiledAttr: {k} must be an int, got {v!r}")
-            vals[k] = v
-        if not 1 <= vals["rank"] <= 5:
-            raise ValueError(f"TensorMapEncodeTiledAttr: rank must be 1 to 5, got {vals['rank']}")
+            vals[k] = ints[k] = v
+        if not 1 <= ints["rank"] <= 5:
+            raise ValueError(f"TensorMapEncodeTiledAttr: rank must be 1 to 5, got {ints['rank']}")
         for k, v in vals.items():
             object.__setattr__(self, k, v)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import OpError
 from ..ir.expr import EQ, And, FloatImm, IntImm, Not, PrimExpr, convert
-from ..ir.op import alias, declare, lookup, register_handler
+from ..ir.op import alias, declare, get, register_handler
 from ..ir.types import PrimType, bool_
 
 __all__: list[str] = []
@@ -283,7 +283,7 @@ def _tirx_isinf(x: Any, span: Any) -> Any:
     if not t.is_float:
         return _c_bool(False, span)
     v = _c_const(x)
-    mag = FloatImm(abs(v), t, span=span) if v is not None else lookup("fabs")(x, span=span)
+    mag = FloatImm(abs(v), t, span=span) if v is not None else get("fabs")(x, span=span)
     m = _c_const(mag)
     eq = _c_bool(m == math.inf, span) if m is not None else EQ(mag, FloatImm(math.inf, t), span=span)
     return _c_and(eq, _c_not(ISNAN(x, span=span), span), span)
@@ -302,7 +302,7 @@ def _float_pred_surface(name: str) -> Any:
             x = convert(x)
         t = x.ty
         if ty is not None or not (isinstance(t, PrimType) and t.lanes == 1 and t.base in _EXPANDS):
-            return lookup(name)(x, ty=ty, span=span)
+            return get(name)(x, ty=ty, span=span)
         inf = _tirx_isinf(x, span)
         if name == "isinf":
             return inf
@@ -417,7 +417,7 @@ declare(
 
 
 def _select_alias(cond: Any, true_value: Any, false_value: Any, span: Any = None) -> Any:
-    return lookup("if_then_else")(cond, true_value, false_value, span=span)
+    return get("if_then_else")(cond, true_value, false_value, span=span)
 
 
 # TIRx builds (and prints) T.select(c, a, b) as T.if_then_else(c, a, b); T.Select is the node

@@ -361,9 +361,10 @@ def _logic(op: str) -> Callable:
         np = _np()
         t = mods["type"]
         if t == "pred":
-            fn = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(op)
             if op == "not":
                 return lambda ins: {"d": ~ins["a"]}
+            # the other pred rows are and, or, xor (cnot has no .pred)
+            fn = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[op]
             return lambda ins: {"d": fn(ins["a"], ins["b"])}
         if op == "not":
             return lambda ins: {"d": ~ins["a"]}
@@ -620,8 +621,8 @@ def _mov(row: str, mods: dict) -> Callable:
     if row == "mov":
         return lambda ins: {"d": ins["a"]}
     _, way, shape = row.split("_")
-    lane, n = shape.split("x")
-    n, lb = int(n), _info(lane)[0]
+    lane, count = shape.split("x")
+    n, lb = int(count), _info(lane)[0]
     if way == "pack":
         return lambda ins: {"d": _join([ins[f"a{i}"] for i in range(n)], lb, lane)}
 

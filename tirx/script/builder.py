@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ..ir import (
     AllocBuffer,
@@ -52,6 +52,8 @@ from ..ir.stmt import LAUNCH_FIELDS_KEY, seq
 from ..ir.types import as_prim, as_type, int32
 
 __all__ = ["IRBuilder", "launch_args", "range_extent"]
+
+_S = TypeVar("_S", bound=Stmt)  # emit gives back the statement's own class
 
 _tls = threading.local()
 deep.carry_stack(_tls)  # a deep function body is built on tirx.ir.deep's worker thread
@@ -192,7 +194,7 @@ class IRBuilder:
             raise RuntimeError("IRBuilder: no open function")
         return self.frames[-1]
 
-    def emit(self, stmt: Stmt) -> Stmt:
+    def emit(self, stmt: _S) -> _S:
         if stmt.span is None and self.spans:
             stmt = stmt.with_span(self.spans[-1])
         self.frame.stmts.append(stmt)
@@ -523,7 +525,8 @@ def _cast_int(e: PrimExpr, t: Type) -> PrimExpr:
     from ..ir import Cast, IntImm
 
     if isinstance(e, IntImm):
-        return IntImm(e.value, t, span=e.span)
+        # IntImm's validator rejects a dtype that is not an integer PrimType
+        return IntImm(e.value, cast(PrimType, t), span=e.span)
     return Cast(t, e)
 
 

@@ -236,7 +236,7 @@ def gemm_case(M: int, N: int, K: int, dt: str, configs: list, out: str | None) -
             LOG.append(traceback.format_exc())
     if best is not None:
         tf, ms, err, tag, k = best
-        sass = sass_check(k, f"gemm_{dt}_{size}_{tag}", out)
+        sass = sass_check(k, f"gemm_{dt}_{size.replace('^3', 'cubed')}_{tag}", out)
         log(f"  best {tag}: SASS {sass}")
         ROWS.append((f"gemm {dt} ({tag})", size, err, ms, tf / tf_t, tf_t / tf and tf / tf_t))
 

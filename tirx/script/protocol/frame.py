@@ -13,6 +13,7 @@ import threading
 from typing import Any
 
 from ...ir import GlobalVar, IfThenElse, PrimExpr, convert
+from ...ir.function import Function, Module
 from ...ir.span import Span
 from ..builder import IRBuilder
 from ..parser import Cell, LoopSpec, lit
@@ -134,7 +135,7 @@ class FunctionFrame(StmtFrame):
         if not isinstance(private, bool):
             raise TypeError(f"function_: private must be a bool, got {private!r}")
         self.private = private
-        self.result = None
+        self.result: Function | Module | None = None
 
     def _open(self, b: IRBuilder) -> Any:
         return b.function("main", private=self.private)
@@ -325,7 +326,7 @@ class IRModuleFrame(StmtFrame):
             raise ValueError(f"IRModuleFrame: name must be an identifier, got {name!r}")
         self.name = name
         self.init_attrs = attrs
-        self.result = None
+        self.result: Module | None = None
         self._gvs: dict = {}  # name -> GlobalVar, one object per name (stable identity)
 
     def _open(self, b: IRBuilder) -> Any:
@@ -335,7 +336,9 @@ class IRModuleFrame(StmtFrame):
 
     def _done(self, ok: bool) -> None:
         if ok:
-            self.result = self.builder.result
+            r = self.builder.result
+            assert isinstance(r, Module)  # set by IRBuilder.module when its block ends normally
+            self.result = r
 
     def _funcs(self) -> list:
         if self.result is not None:
