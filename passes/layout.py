@@ -120,6 +120,7 @@ class _Lower(Mutator):
         )
         try:
             if vec:  # a run of consecutive elements stays one: a contiguous vector access
+                assert isinstance(last, Ramp)  # vec is only true for a Ramp
                 off = memory_offset(b.layout, (*idx[:-1], last.base), b.shape, b.name)
                 off = Ramp(convert(off, last.base), convert(1, last.base), last.lanes)
                 if self.made is not None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gpu_util import require_gpu as _gpu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tirx
 from tirx.runtime import direct
-from tirx.runtime import driver as D
 from tirx.script import tirx as T
 
 
@@ -171,14 +171,6 @@ def test_interpreter_kernel_keyword_arguments():
 
 
 # ------------------------------------------------------------------ on a GPU
-def _gpu():
-    ok, why = D.probe()
-    if not ok:
-        pytest.skip(f"no CUDA device: {why}")
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    return torch
 
 
 @pytest.mark.gpu

@@ -10,6 +10,7 @@ import re
 import sys
 
 import pytest
+from gpu_util import require_gpu as _gpu
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
@@ -176,16 +177,6 @@ def test_tma_plan_takes_fp8():
 
 
 # ------------------------------------------------------------------------------- GPU
-def _gpu():
-    from tirx.runtime import driver as _drv
-
-    ok, why = _drv.probe()
-    if not ok:
-        pytest.skip(f"no CUDA device: {why}")
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    return torch
 
 
 @pytest.mark.gpu

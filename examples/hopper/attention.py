@@ -181,6 +181,207 @@ def store_rows_below(C, acc, out, row, col, left, BN, DT):
             C[row + 8, T.Ramp(col + 8 * i, 1, 2)] = out[T.Ramp(0, 1, 2)]
 
 
+L2_BYTES = 32 * 1024 * 1024  # K + V of the heads of one tile group should fit here (H200 L2: 50 MB)
+SCHEDS = ("grid", "lpt", "persistent")
+
+
+def heads_per_group(BH: int, S: int, D: int, l2_bytes: int = L2_BYTES) -> int:
+    """(batch, head) pairs per L2 group of the ``"lpt"`` / ``"persistent"`` tile order: as many
+    as have their K and V (``2 * S * D`` bf16 values each) in ``l2_bytes``, at least 1."""
+    return max(1, min(BH, l2_bytes // (4 * S * D)))
+
+
+def tile_order(t: int, BH: int, mblocks: int, HG: int, causal: bool) -> tuple[int, int]:
+    """Pure-Python mirror of ``tile_coords`` (tests check that it is a permutation)."""
+    g = t // (HG * mblocks)
+    gsize = min(BH - g * HG, HG)
+    w = t - g * (HG * mblocks)
+    r = w // gsize
+    return g * HG + w % gsize, (mblocks - 1 - r if causal else r)
+
+
+@T.inline
+def tile_coords(t, BH, mblocks, HG, CAUSAL):
+    """``(bh, mb)`` of work tile ``t`` (``0 <= t < BH * mblocks``): the ``BH`` (batch, head)
+    pairs are cut into groups of ``HG`` (the last one may be smaller) whose K and V fit in L2;
+    a group's tiles go query block by query block, all ``HG`` heads of one block in a row,
+    causal from the last block (the most key blocks) down (longest-processing-time first), so
+    the short tiles fill the tail and concurrent CTAs share K / V in L2."""
+    g = t // (HG * mblocks)
+    gsize = T.min(BH - g * HG, HG)
+    w = t - g * (HG * mblocks)
+    r = w // gsize
+    return g * HG + w % gsize, (mblocks - 1 - r if CAUSAL else r)
+
+
+@T.inline
+def key_blocks(m0, CAUSAL, S, BM, BN):
+    """Key blocks of the query tile at row ``m0`` (causal: none after its last row; the last one
+    may reach past the sequence: those columns are masked)."""
+    return T.min((m0 + BM + BN - 1) // BN, (S + BN - 1) // BN) if CAUSAL else (S + BN - 1) // BN
+
+
+@T.inline
+def load_tile(
+    TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase, bh, m0, nblk, kv0, qn,
+    S, D, BM, BN, STAGES, q_bytes, kv_bytes,
+):  # fmt: skip
+    """Producer (one thread) of one query tile: Q, then K and V of every key block through the
+    ring. ``kv0 is None``: the CTA's only tile (stage of block ``j`` is ``j % STAGES``).
+    Persistent: ``kv0`` key blocks went through the ring before this tile (stage and phase follow
+    the running count), ``qn`` tiles before it used the Q buffer (wait until the consumers freed
+    it, on ``qempty``); Q is requested after K(0) so the ring keeps streaming meanwhile."""
+    if kv0 is None:
+        T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
+        for c in range(D // 64):
+            T.ptx.tma_load_2d(sbase + T.uint32(c * BM * 128), TQ, c * 64, bh * S + m0, T.address_of(qfull[0]))
+    for j in range(nblk):
+        it = j if kv0 is None else kv0 + j
+        s = it % STAGES
+        wait_bar(kempty[s], ((it // STAGES) & 1) ^ 1)
+        T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(kfull[s]), kv_bytes))
+        for c in range(D // 64):
+            T.ptx.tma_load_2d(
+                kbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
+                TK,
+                c * 64,
+                bh * S + j * BN,
+                T.address_of(kfull[s]),
+            )
+        if kv0 is not None:
+            if j == 0:
+                wait_bar(qempty[0], (qn & 1) ^ 1)
+                T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
+                for c in range(D // 64):
+                    T.ptx.tma_load_2d(
+                        sbase + T.uint32(c * BM * 128), TQ, c * 64, bh * S + m0, T.address_of(qfull[0])
+                    )
+        wait_bar(vempty[s], ((it // STAGES) & 1) ^ 1)
+        T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(vfull[s]), kv_bytes))
+        for c in range(D // 64):
+            T.ptx.tma_load_2d(
+                vbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
+                TV,
+                c * 64,
+                bh * S + j * BN,
+                T.address_of(vfull[s]),
+            )
+
+
+@T.inline
+def free_q(qempty, ctid, j, nblk, kv0):
+    """Persistent: the tile's last ``S = Q K^T`` is done, so the producer may load the next Q."""
+    if kv0 is not None:
+        if j == nblk - 1:
+            release(qempty[0], ctid)
+
+
+@T.inline
+def attend_tile(
+    O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
+    bh, m0, nblk, kv0, qn, first, more, wg, ctid, lane, warp,
+    CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
+):  # fmt: skip
+    """One consumer warpgroup's 64 rows of one query tile, epilogue included. ``kv0``, ``qn``:
+    as in ``load_tile`` (``None``: the CTA's only tile). ``first`` / ``more``: this is the CTA's
+    first tile / another one follows -- with ``PINGPONG`` the turns then form one ring over all
+    tiles (warpgroup 1 waits for the last one's final turn of the previous tile)."""
+    for i in range(D // 2):
+        o[i] = T.float32(0)
+    for r in range(2):
+        m[r] = T.float32(NEG)
+        l[r] = T.float32(0)
+    row0 = m0 + (wg - 1) * 64 + warp * 16 + lane // 4  # this thread's rows: row0 and row0 + 8
+    qa = sbase + T.cast((wg - 1) * 64 * 128, "uint32")
+    while not T.ptx.mbarrier_try_wait_parity(T.address_of(qfull[0]), 0 if kv0 is None else qn & 1):
+        pass
+    if PINGPONG or OVERLAP:
+        # FlashAttention-3 order: one "turn" issues O += P(j-1) V(j-1) and S(j) = Q K(j)^T
+        # back to back, then the softmax of S(j) runs while the tensor cores take the
+        # other warpgroup's turn (PINGPONG: named barriers 1 and 2 alternate the turns) and,
+        # with OVERLAP, while P(j-1) V(j-1) is still running (wait_group 1)
+        s0 = 0 if kv0 is None else kv0 % STAGES
+        wait_bar(kfull[s0], 0 if kv0 is None else (kv0 // STAGES) & 1)
+        if PINGPONG:
+            if kv0 is None:
+                if wg > 1:
+                    T.ptx.bar.sync(wg, 256)
+            elif wg > 1 or not first:
+                T.ptx.bar.sync(wg, 256)
+        qk_gemm(sacc, qa, kbase if kv0 is None else kbase + T.cast(s0 * kv_bytes, "uint32"), BN, BM, D, ab)
+        if PINGPONG:
+            T.ptx.bar.arrive(wg % consumers + 1, 256)
+        T.ptx.wgmma_wait_group(0)
+        release(kempty[s0], ctid)
+        free_q(qempty, ctid, 0, nblk, kv0)
+        softmax_scores(sacc, m, l, corr, 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
+        rescale_pack(o, sacc, pa, corr, BN, D)
+        for j in range(1, nblk):
+            it = j if kv0 is None else kv0 + j
+            s = it % STAGES
+            sp = (it - 1) % STAGES
+            wait_bar(kfull[s], (it // STAGES) & 1)
+            wait_bar(vfull[sp], ((it - 1) // STAGES) & 1)
+            if PINGPONG:
+                T.ptx.bar.sync(wg, 256)
+            qk_gemm(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
+            pv_gemm(o, pa, vbase + T.cast(sp * kv_bytes, "uint32"), BN, D, ab)
+            if PINGPONG:
+                T.ptx.bar.arrive(wg % consumers + 1, 256)
+            if OVERLAP:
+                T.ptx.wgmma_wait_group(1)  # S(j) is done; P(j-1) V(j-1) may still run
+                release(kempty[s], ctid)
+                free_q(qempty, ctid, j, nblk, kv0)
+                softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
+                T.ptx.wgmma_wait_group(0)
+            else:
+                T.ptx.wgmma_wait_group(0)
+                release(kempty[s], ctid)
+                free_q(qempty, ctid, j, nblk, kv0)
+                softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
+            release(vempty[sp], ctid)
+            rescale_pack(o, sacc, pa, corr, BN, D)
+        itl = nblk - 1 if kv0 is None else kv0 + nblk - 1
+        sl = itl % STAGES
+        wait_bar(vfull[sl], (itl // STAGES) & 1)
+        if PINGPONG:
+            T.ptx.bar.sync(wg, 256)
+        pv_gemm(o, pa, vbase + T.cast(sl * kv_bytes, "uint32"), BN, D, ab)
+        if PINGPONG:
+            if wg < consumers:
+                T.ptx.bar.arrive(wg + 1, 256)
+            elif kv0 is not None:
+                if more:  # close the ring: warpgroup 1's first turn of the next tile
+                    T.ptx.bar.arrive(1, 256)
+        T.ptx.wgmma_wait_group(0)
+        release(vempty[sl], ctid)
+    else:
+        for j in range(nblk):
+            it = j if kv0 is None else kv0 + j
+            s = it % STAGES
+            ph = (it // STAGES) & 1
+            wait_bar(kfull[s], ph)
+            qk_gemm(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
+            T.ptx.wgmma_wait_group(0)
+            release(kempty[s], ctid)
+            free_q(qempty, ctid, j, nblk, kv0)
+            softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
+            rescale_pack(o, sacc, pa, corr, BN, D)
+            wait_bar(vfull[s], ph)
+            pv_gemm(o, pa, vbase + T.cast(s * kv_bytes, "uint32"), BN, D, ab)
+            T.ptx.wgmma_wait_group(0)
+            release(vempty[s], ctid)
+    for r in range(2):
+        inv = T.float32(1) / quad_sum(l[r])
+        for i in range(D // 8):
+            o[4 * i + 2 * r] = o[4 * i + 2 * r] * inv
+            o[4 * i + 2 * r + 1] = o[4 * i + 2 * r + 1] * inv
+    if S % BM == 0:
+        store_rows(O, o, out, 0, bh * S + row0, (lane % 4) * 2, D, DT)
+    else:  # rows past the sequence belong to the next head: not stored
+        store_rows_below(O, o, out, bh * S + row0, (lane % 4) * 2, S - row0, D, DT)
+
+
 @T.jit
 def attention_fwd(
     Q: T.Tensor((B * H * S, D), DT),
@@ -204,6 +405,9 @@ def attention_fwd(
     CONSUMER_REGS: T.constexpr = 240,
     PINGPONG: T.constexpr = False,
     OVERLAP: T.constexpr = False,
+    SCHED: T.constexpr = "grid",
+    HEADS_L2: T.constexpr = 0,
+    SMS: T.constexpr = 132,
 ):
     T.static_assert(D in (64, 128), "head dim D must be 64 or 128")
     T.static_assert(
@@ -211,6 +415,8 @@ def attention_fwd(
     )
     T.static_assert(S >= BM and S >= BN and S % 8 == 0, "seq must be a multiple of 8, at least BM and BN")
     T.static_assert(not PINGPONG or BM >= 128, "PINGPONG alternates consumer warpgroups: BM >= 128")
+    T.static_assert(SCHED in SCHEDS, "SCHED is 'grid', 'lpt' or 'persistent'")
+    T.static_assert(SMS >= 1 and HEADS_L2 >= 0, "SMS >= 1 persistent CTAs, HEADS_L2 >= 0 (0: from L2_BYTES)")
     consumers = T.meta_var(BM // 64)
     T.static_assert(
         consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
@@ -222,22 +428,21 @@ def attention_fwd(
     smem_bytes = T.meta_var(q_bytes + 2 * STAGES * kv_bytes + 1024)
     mblocks = T.meta_var((S + BM - 1) // BM)  # the last query tile may be partial (rows >= S unused)
     sl2 = T.meta_var(LOG2E / math.sqrt(D))
+    ntiles = T.meta_var(B * H * mblocks)
+    hg = T.meta_var(HEADS_L2 if HEADS_L2 else heads_per_group(B * H, S, D))
+    persistent = T.meta_var(SCHED == "persistent")
+    grid = T.meta_var(
+        (mblocks, B * H) if SCHED == "grid" else (ntiles if SCHED == "lpt" else min(SMS, ntiles))
+    )
     T.device_entry(
-        launch=T.cuda.LaunchConfig(
-            grid=(mblocks, B * H), block=128 * (1 + consumers), dynamic_smem_bytes=smem_bytes
-        ),
+        launch=T.cuda.LaunchConfig(grid=grid, block=128 * (1 + consumers), dynamic_smem_bytes=smem_bytes),
         attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 1}},
     )
     tx = T.cuda.thread_idx("x")
     wg = tx // 128
-    # causal: the longest tiles first (they start first and the short ones fill in)
-    mb = mblocks - 1 - T.cuda.block_idx("x") if CAUSAL else T.cuda.block_idx("x")
-    bh = T.cuda.block_idx("y")
-    m0 = mb * BM
-    # key blocks (the last one may reach past the sequence: those columns are masked)
-    nblk = T.min((m0 + BM + BN - 1) // BN, (S + BN - 1) // BN) if CAUSAL else (S + BN - 1) // BN
     dsm = T.alloc_buffer((smem_bytes,), "uint8", scope="shared.dyn")
     qfull = T.alloc_shared((1,), "uint64")
+    qempty = T.alloc_shared((1,), "uint64")  # persistent: the consumers are done with Q
     kfull = T.alloc_shared((STAGES,), "uint64")
     vfull = T.alloc_shared((STAGES,), "uint64")
     kempty = T.alloc_shared((STAGES,), "uint64")  # K(j) is released once S(j) is done,
@@ -247,6 +452,8 @@ def attention_fwd(
     vbase = kbase + T.uint32(STAGES * kv_bytes)
     if tx == 0:
         T.ptx.mbarrier_init(T.address_of(qfull[0]), 1)
+        if persistent:
+            T.ptx.mbarrier_init(T.address_of(qempty[0]), consumers)
         for s in range(STAGES):
             T.ptx.mbarrier_init(T.address_of(kfull[s]), 1)
             T.ptx.mbarrier_init(T.address_of(vfull[s]), 1)
@@ -260,33 +467,32 @@ def attention_fwd(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
-            for c in range(D // 64):
-                T.ptx.tma_load_2d(
-                    sbase + T.uint32(c * BM * 128), TQ, c * 64, bh * S + m0, T.address_of(qfull[0])
-                )
-            for j in range(nblk):
-                s = j % STAGES
-                wait_bar(kempty[s], ((j // STAGES) & 1) ^ 1)
-                T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(kfull[s]), kv_bytes))
-                for c in range(D // 64):
-                    T.ptx.tma_load_2d(
-                        kbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
-                        TK,
-                        c * 64,
-                        bh * S + j * BN,
-                        T.address_of(kfull[s]),
-                    )
-                wait_bar(vempty[s], ((j // STAGES) & 1) ^ 1)
-                T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(vfull[s]), kv_bytes))
-                for c in range(D // 64):
-                    T.ptx.tma_load_2d(
-                        vbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
-                        TV,
-                        c * 64,
-                        bh * S + j * BN,
-                        T.address_of(vfull[s]),
-                    )
+            if persistent:
+                # the K / V ring runs on over the CTA's tiles: stage and phase follow ``it``,
+                # the key blocks loaded so far (the consumers count alike)
+                it: T.int32 = 0
+                bid = T.cuda.block_idx("x")
+                for t in range(bid, ntiles, T.cuda.grid_dim("x")):
+                    bh, mb = tile_coords(t, B * H, mblocks, hg, CAUSAL)
+                    nblk = key_blocks(mb * BM, CAUSAL, S, BM, BN)
+                    qn = (t - bid) // T.cuda.grid_dim("x")
+                    load_tile(
+                        TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
+                        bh, mb * BM, nblk, it, qn, S, D, BM, BN, STAGES, q_bytes, kv_bytes,
+                    )  # fmt: skip
+                    it = it + nblk
+            else:
+                if SCHED == "lpt":
+                    bh, mb = tile_coords(T.cuda.block_idx("x"), B * H, mblocks, hg, CAUSAL)
+                else:
+                    # causal: the longest tiles of a head first (the short ones fill in)
+                    mb = mblocks - 1 - T.cuda.block_idx("x") if CAUSAL else T.cuda.block_idx("x")
+                    bh = T.cuda.block_idx("y")
+                load_tile(
+                    TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
+                    bh, mb * BM, key_blocks(mb * BM, CAUSAL, S, BM, BN), None, 0,
+                    S, D, BM, BN, STAGES, q_bytes, kv_bytes,
+                )  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
         ctid = tx - 128 * wg
@@ -299,88 +505,31 @@ def attention_fwd(
         l = T.alloc_local((2,), "float32")
         corr = T.alloc_local((2,), "float32")
         out = T.alloc_local((2,), DT)
-        for i in range(D // 2):
-            o[i] = T.float32(0)
-        for r in range(2):
-            m[r] = T.float32(NEG)
-            l[r] = T.float32(0)
-        row0 = m0 + (wg - 1) * 64 + warp * 16 + lane // 4  # this thread's rows: row0 and row0 + 8
-        qa = sbase + T.cast((wg - 1) * 64 * 128, "uint32")
-        while not T.ptx.mbarrier_try_wait_parity(T.address_of(qfull[0]), 0):
-            pass
-        if PINGPONG or OVERLAP:
-            # FlashAttention-3 order: one "turn" issues O += P(j-1) V(j-1) and S(j) = Q K(j)^T
-            # back to back, then the softmax of S(j) runs while the tensor cores take the
-            # other warpgroup's turn (PINGPONG: named barriers 1 and 2 alternate the turns) and,
-            # with OVERLAP, while P(j-1) V(j-1) is still running (wait_group 1)
-            wait_bar(kfull[0], 0)
-            if PINGPONG and wg > 1:
-                T.ptx.bar.sync(wg, 256)
-            qk_gemm(sacc, qa, kbase, BN, BM, D, ab)
-            if PINGPONG:
-                T.ptx.bar.arrive(wg % consumers + 1, 256)
-            T.ptx.wgmma_wait_group(0)
-            release(kempty[0], ctid)
-            softmax_scores(sacc, m, l, corr, 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
-            rescale_pack(o, sacc, pa, corr, BN, D)
-            for j in range(1, nblk):
-                s = j % STAGES
-                sp = (j - 1) % STAGES
-                wait_bar(kfull[s], (j // STAGES) & 1)
-                wait_bar(vfull[sp], ((j - 1) // STAGES) & 1)
-                if PINGPONG:
-                    T.ptx.bar.sync(wg, 256)
-                qk_gemm(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
-                pv_gemm(o, pa, vbase + T.cast(sp * kv_bytes, "uint32"), BN, D, ab)
-                if PINGPONG:
-                    T.ptx.bar.arrive(wg % consumers + 1, 256)
-                if OVERLAP:
-                    T.ptx.wgmma_wait_group(1)  # S(j) is done; P(j-1) V(j-1) may still run
-                    release(kempty[s], ctid)
-                    softmax_scores(
-                        sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2
-                    )
-                    T.ptx.wgmma_wait_group(0)
-                else:
-                    T.ptx.wgmma_wait_group(0)
-                    release(kempty[s], ctid)
-                    softmax_scores(
-                        sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2
-                    )
-                release(vempty[sp], ctid)
-                rescale_pack(o, sacc, pa, corr, BN, D)
-            sl = (nblk - 1) % STAGES
-            wait_bar(vfull[sl], ((nblk - 1) // STAGES) & 1)
-            if PINGPONG:
-                T.ptx.bar.sync(wg, 256)
-            pv_gemm(o, pa, vbase + T.cast(sl * kv_bytes, "uint32"), BN, D, ab)
-            if PINGPONG and wg < consumers:
-                T.ptx.bar.arrive(wg + 1, 256)
-            T.ptx.wgmma_wait_group(0)
-            release(vempty[sl], ctid)
+        if persistent:
+            it: T.int32 = 0
+            bid = T.cuda.block_idx("x")
+            for t in range(bid, ntiles, T.cuda.grid_dim("x")):
+                bh, mb = tile_coords(t, B * H, mblocks, hg, CAUSAL)
+                nblk = key_blocks(mb * BM, CAUSAL, S, BM, BN)
+                attend_tile(
+                    O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
+                    sbase, kbase, vbase, bh, mb * BM, nblk, it, (t - bid) // T.cuda.grid_dim("x"),
+                    t == bid, t + T.cuda.grid_dim("x") < ntiles, wg, ctid, lane, warp,
+                    CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
+                )  # fmt: skip
+                it = it + nblk
         else:
-            for j in range(nblk):
-                s = j % STAGES
-                ph = (j // STAGES) & 1
-                wait_bar(kfull[s], ph)
-                qk_gemm(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
-                T.ptx.wgmma_wait_group(0)
-                release(kempty[s], ctid)
-                softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
-                rescale_pack(o, sacc, pa, corr, BN, D)
-                wait_bar(vfull[s], ph)
-                pv_gemm(o, pa, vbase + T.cast(s * kv_bytes, "uint32"), BN, D, ab)
-                T.ptx.wgmma_wait_group(0)
-                release(vempty[s], ctid)
-        for r in range(2):
-            inv = T.float32(1) / quad_sum(l[r])
-            for i in range(D // 8):
-                o[4 * i + 2 * r] = o[4 * i + 2 * r] * inv
-                o[4 * i + 2 * r + 1] = o[4 * i + 2 * r + 1] * inv
-        if S % BM == 0:
-            store_rows(O, o, out, 0, bh * S + row0, (lane % 4) * 2, D, DT)
-        else:  # rows past the sequence belong to the next head: not stored
-            store_rows_below(O, o, out, bh * S + row0, (lane % 4) * 2, S - row0, D, DT)
+            if SCHED == "lpt":
+                bh, mb = tile_coords(T.cuda.block_idx("x"), B * H, mblocks, hg, CAUSAL)
+            else:
+                mb = mblocks - 1 - T.cuda.block_idx("x") if CAUSAL else T.cuda.block_idx("x")
+                bh = T.cuda.block_idx("y")
+            attend_tile(
+                O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
+                sbase, kbase, vbase, bh, mb * BM, key_blocks(mb * BM, CAUSAL, S, BM, BN), None, 0,
+                True, False, wg, ctid, lane, warp,
+                CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
+            )  # fmt: skip
 
 
 @functools.cache

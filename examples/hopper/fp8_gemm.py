@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 
-from examples.hopper.gemm import DESC_HI, release, store_rows, store_tma, tile_origin
+from examples.hopper.gemm import DESC_HI, init_stages, produce, release, store_rows, store_tma, tile_origin
 from tirx.script import tirx as T
 
 
@@ -103,13 +103,8 @@ def fp8_gemm_tn(
     empty = T.alloc_shared((STAGES,), "uint64")
     sbase = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
     if tx == 0:
-        for s in range(STAGES):
-            T.ptx.mbarrier_init(T.address_of(full[s]), 1)
-            T.ptx.mbarrier_init(T.address_of(empty[s]), consumers * CLUSTER)
-        T.ptx.fence_mbarrier_init()
-        T.ptx.prefetch_tensormap(TA)
-        T.ptx.prefetch_tensormap(TB)
-        T.ptx.prefetch_tensormap(TC)  # one signature for both epilogues: TC is always a valid map
+        # one signature for both epilogues: TC is always a valid map
+        init_stages(full, empty, STAGES, consumers * CLUSTER, [TA, TB, TC])
     if CLUSTER > 1:
         T.cuda.cluster_sync()
     else:
@@ -117,30 +112,8 @@ def fp8_gemm_tn(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            it: T.int32 = 0
-            for tile in range(unit0, ntiles, units):
-                m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
-                for kb in range(kb_n):
-                    s = it % STAGES
-                    while not T.ptx.mbarrier_try_wait_parity(
-                        T.address_of(empty[s]), ((it // STAGES) & 1) ^ 1
-                    ):
-                        pass
-                    T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
-                    sa = sbase + T.cast(s * stage_bytes, "uint32")
-                    T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
-                    if CLUSTER > 1:
-                        T.ptx.tma_load_2d_multicast(
-                            sa + T.uint32(a_bytes) + T.cast(rank * b_half, "uint32"),
-                            TB,
-                            kb * BK,
-                            n0 + rank * (BN // CLUSTER),
-                            T.address_of(full[s]),
-                            T.uint16((1 << CLUSTER) - 1),
-                        )
-                    else:
-                        T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
-                    it = it + 1
+            produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M, CLUSTER, rank,
+                    BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, b_half)  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
         acc = T.alloc_local((BN // 2,), "float32")

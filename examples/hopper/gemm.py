@@ -69,6 +69,50 @@ def tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN):
 
 
 @T.inline
+def init_stages(full, empty, STAGES, arrivals, tmaps):
+    """Thread 0: the stage ring's mbarriers (*full*: one arrival plus the TMA bytes; *empty*:
+    ``arrivals`` consumer releases) made visible to the cluster, and the tensor maps prefetched."""
+    for s in range(STAGES):
+        T.ptx.mbarrier_init(T.address_of(full[s]), 1)
+        T.ptx.mbarrier_init(T.address_of(empty[s]), arrivals)
+    T.ptx.fence_mbarrier_init()
+    for tm in tmaps:
+        T.ptx.prefetch_tensormap(tm)
+
+
+@T.inline
+def produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M, CLUSTER, rank, BM, BN, BK,
+            STAGES, kb_n, stage_bytes, a_bytes, b_half):  # fmt: skip
+    """The producer thread: for every k-block of every tile of this CTA, wait until the stage is
+    free (*empty*, parity of the previous round), expect its bytes on *full*, and load the
+    ``BM x BK`` A tile and the ``BN x BK`` B tile with TMA (with ``CLUSTER=2`` this CTA's half
+    of the shared B tile goes to both CTAs of the cluster, multicast)."""
+    it: T.int32 = 0
+    for tile in range(unit0, ntiles, units):
+        m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
+        for kb in range(kb_n):
+            s = it % STAGES
+            ph = ((it // STAGES) & 1) ^ 1
+            while not T.ptx.mbarrier_try_wait_parity(T.address_of(empty[s]), ph):
+                pass
+            T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
+            sa = sbase + T.cast(s * stage_bytes, "uint32")
+            T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
+            if CLUSTER > 1:
+                T.ptx.tma_load_2d_multicast(
+                    sa + T.uint32(a_bytes) + T.cast(rank * b_half, "uint32"),
+                    TB,
+                    kb * BK,
+                    n0 + rank * (BN // CLUSTER),
+                    T.address_of(full[s]),
+                    T.uint16((1 << CLUSTER) - 1),
+                )
+            else:
+                T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
+            it = it + 1
+
+
+@T.inline
 def store_rows(C, acc, out, a0, row0, col0, BN, DT):
     """Epilogue of one 64-row wgmma accumulator (``acc[a0:a0 + BN / 2]``): this thread's values
     of rows ``row0`` and ``row0 + 8``, converted and stored as 2-element vectors."""
@@ -199,14 +243,9 @@ def gemm_tn(
     # 1024-byte aligned base of the stages (128-byte swizzle atoms repeat every 1024 B)
     sbase = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
     if tx == 0:
-        for s in range(STAGES):
-            T.ptx.mbarrier_init(T.address_of(full[s]), 1)
-            T.ptx.mbarrier_init(T.address_of(empty[s]), per_stage * CLUSTER)
-        T.ptx.fence_mbarrier_init()
-        T.ptx.prefetch_tensormap(tma_a)
-        T.ptx.prefetch_tensormap(tma_b)
-        if EPI == "tma":
-            T.ptx.prefetch_tensormap(TC)
+        init_stages(
+            full, empty, STAGES, per_stage * CLUSTER, [tma_a, tma_b, TC] if EPI == "tma" else [tma_a, tma_b]
+        )
     if CLUSTER > 1:
         T.cuda.cluster_sync()
     else:
@@ -214,30 +253,8 @@ def gemm_tn(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            it: T.int32 = 0
-            for tile in range(unit0, ntiles, units):
-                m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
-                for kb in range(kb_n):
-                    s = it % STAGES
-                    ph = ((it // STAGES) & 1) ^ 1
-                    while not T.ptx.mbarrier_try_wait_parity(T.address_of(empty[s]), ph):
-                        pass
-                    T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
-                    sa = sbase + T.cast(s * stage_bytes, "uint32")
-                    T.ptx.tma_load_2d(sa, tma_a, kb * BK, m0, T.address_of(full[s]))
-                    if CLUSTER > 1:
-                        # this CTA's half of the shared B tile goes to both CTAs of the cluster
-                        T.ptx.tma_load_2d_multicast(
-                            sa + T.uint32(a_bytes) + T.cast(rank * b_half, "uint32"),
-                            tma_b,
-                            kb * BK,
-                            n0 + rank * (BN // CLUSTER),
-                            T.address_of(full[s]),
-                            T.uint16((1 << CLUSTER) - 1),
-                        )
-                    else:
-                        T.ptx.tma_load_2d(sa + T.uint32(a_bytes), tma_b, kb * BK, n0, T.address_of(full[s]))
-                    it = it + 1
+            produce(full, empty, sbase, tma_a, tma_b, unit0, ntiles, units, group, mt, GROUP_M, CLUSTER, rank,
+                    BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, b_half)  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
         acc = T.alloc_local((nacc,), "float32")

@@ -281,6 +281,9 @@ class BinaryOp(PrimExpr):
 
     __slots__ = ()
     _sfields = (("ty", VALUE), ("a", NODE), ("b", NODE))
+    if TYPE_CHECKING:  # every binary node class (_defbin) has these fields
+        a: PrimExpr
+        b: PrimExpr
 
 
 def _check_bin(self):

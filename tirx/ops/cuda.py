@@ -7,11 +7,12 @@ dimensions, so bounds analysis, codegen and the interpreter know them without th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import OpError
 from ..ir.expr import IntImm, StringImm
-from ..ir.op import CExpr, Helper, NoInterp, alias, declare, find, lookup
+from ..ir.op import CExpr, Helper, NoInterp, alias, declare, find, get
 from ..ir.types import PrimType, int32, void
 
 __all__: list[str] = []
@@ -221,11 +222,11 @@ _axis(
 )  # fmt: skip
 
 # the names tirx used before TIRx's (same ops)
-alias("cuda.cluster_idx", "cuda.cluster_id", lookup("cuda.cluster_id"), doc="= T.cuda.cluster_id")
+alias("cuda.cluster_idx", "cuda.cluster_id", get("cuda.cluster_id"), doc="= T.cuda.cluster_id")
 alias(
     "cuda.block_idx_in_cluster",
     "cuda.cluster_cta_id",
-    lookup("cuda.cluster_cta_id"),
+    get("cuda.cluster_cta_id"),
     doc="= T.cuda.cluster_cta_id",
 )
 
@@ -460,6 +461,7 @@ def _i_warp_reduce():
         t = call.ty
         is_f = t.is_float
         bf = D.needs_rounding(t.element)
+        op: Callable[[Any, Any], Any]
         if how == "sum":
             op = np.add
         elif how == "max":
@@ -531,7 +533,7 @@ declare(
 
 
 def _warp_alias(how: str) -> Any:
-    op = lookup("cuda.warp_reduce")
+    op = get("cuda.warp_reduce")
 
     def build(value: Any, span: Any = None) -> Any:
         return op(value, how, IntImm(32, int32), span=span)
@@ -651,7 +653,7 @@ declare(
 
 
 def _cta_alias(how: str) -> Any:
-    op = lookup("cuda.cta_reduce")
+    op = get("cuda.cta_reduce")
 
     def build(value: Any, num_warps: Any, scratch: Any, span: Any = None) -> Any:
         return op(value, how, num_warps, scratch, span=span)

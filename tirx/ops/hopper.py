@@ -55,37 +55,29 @@ _DTYPES = {"f16": "f16", "float16": "f16", "bf16": "bf16", "bfloat16": "bf16",
 _K = {"f16": 16, "bf16": 16, "e4m3": 32, "e5m2": 32}  # the k of one wgmma: 32 bytes of K per row
 
 
+def _shape(cg: Any, c: Any, shape: Any, pat: re.Pattern, example: str) -> tuple[int, ...]:
+    """The numbers of a wgmma shape string (N first), N checked to be a multiple of 8 in 8..256."""
+    name = f"T.{c.op.name}"
+    m = pat.fullmatch(shape.value) if isinstance(shape, StringImm) else None
+    if m is None:
+        raise cg.error(f"{name}: shape must be a string like {example!r}", c)
+    nums = tuple(int(g) for g in m.groups())
+    if nums[0] % 8 or not 8 <= nums[0] <= 256:
+        raise cg.error(f"{name}: N={nums[0]} must be a multiple of 8 in 8..256", c)
+    return nums
+
+
 def _c_wgmma(cg: Any, c: Any) -> str:
     name = f"T.{c.op.name}"
     shape, dt, accp, da, db, scale = c.args
-    if not isinstance(shape, StringImm) or not _SHAPE.fullmatch(shape.value):
-        raise cg.error(f"{name}: shape must be a string like 'm64n256k16' (k32 for fp8)", c)
-    n, k = (int(g) for g in _SHAPE.fullmatch(shape.value).groups())
-    if n % 8 or not 8 <= n <= 256:
-        raise cg.error(f"{name}: N={n} must be a multiple of 8 in 8..256", c)
+    n, k = _shape(cg, c, shape, _SHAPE, "m64n256k16' (k32 for fp8")
     if not isinstance(dt, StringImm) or dt.value not in _DTYPES:
         raise cg.error(f"{name}: dtype must be 'f16', 'bf16', 'e4m3' or 'e5m2'", c)
     ab = _DTYPES[dt.value]
     if k != _K[ab]:
         raise cg.error(f"{name}: {ab} inputs take shape k{_K[ab]}, got {shape.value}", c)
-    if not (
-        isinstance(accp, Call)
-        and getattr(accp.op, "traits", None) is not None
-        and accp.op.traits.takes_address
-        and isinstance(accp.args[0], BufferLoad)
-    ):
-        addr = find(takes_address=True).name
-        raise cg.error(f"{name}: the accumulator is T.{addr}(acc[i]) of a local array", c)
-    el = accp.args[0]
-    buf = el.buffer
-    if buf.dtype != PrimType("float32") or buf.scope != "local":
-        raise cg.error(f"{name}: the accumulator must be a local float32 array", c)
-    base = cg.flat_index(buf, el.indices, c)
     nacc = n // 2
-    accs = []
-    for i in range(nacc):
-        idx = cg.add_index(base, IntImm(i, base.ty)) if i else base
-        accs.append(f"{cg.ptr_of(buf)}[{cg.expr(idx)}]")
+    accs = _local_regs(cg, c, accp, "float32", nacc, "accumulator")
     regs = ", ".join(f"%{i}" for i in range(nacc))
     text = (
         "{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %"
@@ -146,11 +138,7 @@ def _local_regs(cg: Any, c: Any, ptr: Any, dtype: str, count: int, what: str) ->
 def _c_wgmma_rs(cg: Any, c: Any) -> str:
     name = f"T.{c.op.name}"
     shape, dt, accp, ap, db, scale, tb = c.args
-    if not isinstance(shape, StringImm) or not _RS_SHAPE.fullmatch(shape.value):
-        raise cg.error(f"{name}: shape must be a string like 'm64n128k16'", c)
-    n = int(_RS_SHAPE.fullmatch(shape.value).group(1))
-    if n % 8 or not 8 <= n <= 256:
-        raise cg.error(f"{name}: N={n} must be a multiple of 8 in 8..256", c)
+    (n,) = _shape(cg, c, shape, _RS_SHAPE, "m64n128k16")
     ab = {"f16": "f16", "float16": "f16", "bf16": "bf16", "bfloat16": "bf16"}.get(
         dt.value if isinstance(dt, StringImm) else None
     )

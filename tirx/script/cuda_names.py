@@ -15,14 +15,17 @@ scopes, the backend-config dict type and the launch attribute records.
 from __future__ import annotations
 import __future__
 
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from . import launch_attrs as _la
+
+if TYPE_CHECKING:  # tirx/script/tirx.py imports this module
+    from .tirx import OpNamespace
 
 __all__ = ["BackendConfig", "ThreadScope", "names"]
 
 
-def _namespace(base: type, prefix: str, name: str, doc: str) -> type:
+def _namespace(base: type[OpNamespace], prefix: str, name: str, doc: str) -> type:
     """A subclass of ``T``'s op namespace class whose instances are ``T.<prefix>``."""
 
     def __init__(self: Any) -> None:
@@ -39,6 +42,7 @@ class ThreadScopeValue:
     ``rank`` orders them from the cluster (0) down to the thread (4), ``kernel`` is -1."""
 
     __slots__ = ("local_name",)
+    local_name: str
 
     def __init__(self, local_name: str):
         object.__setattr__(self, "local_name", local_name)
@@ -87,7 +91,7 @@ class BackendConfig(TypedDict, total=False):
     ptxas: list[str]
 
 
-def names(base: type) -> dict:
+def names(base: type[OpNamespace]) -> dict:
     """The extra members of ``T.cuda``; ``base`` is tirx/script/tirx.py's ``OpNamespace``."""
     iket = _namespace(
         base, "cuda.iket", "IketNamespace", "TIRx's NVIDIA IKET annotations (T.cuda.iket.mark, ...)."
@@ -127,7 +131,7 @@ def names(base: type) -> dict:
     }
 
 
-def _tcgen05_names(base: type) -> dict:
+def _tcgen05_names(base: type[OpNamespace]) -> dict:
     """``T.cuda.tcgen05`` (aliases of the descriptor encoders), its class and the option
     records (tirx/ops/tcgen05.py)."""
     from ..ops import tcgen05 as _t
