@@ -34,9 +34,7 @@ Legality (anything else leaves the function unchanged; :func:`explain` says why)
 
 from __future__ import annotations
 
-from typing import Any
-
-import attrs
+from typing import Any, TypeGuard, cast
 
 from tirx.ir import (
     GE,
@@ -71,7 +69,7 @@ from tirx.ir import (
     Var,
 )
 from tirx.ir.arith import int_range
-from tirx.ir.bounds import Bounds, dtype_range
+from tirx.ir.bounds import Bounds
 from tirx.ir.op import call as op_call
 from tirx.ir.op import find
 from tirx.ir.visitor import Mutator, child_nodes, collect_vars
@@ -102,7 +100,7 @@ class _Refuse(Exception):
     """The kernel is outside what the transformation handles (the message says what)."""
 
 
-def _is_int(t: Any) -> bool:
+def _is_int(t: Any) -> TypeGuard[PrimType]:
     return isinstance(t, PrimType) and t.is_int and t.lanes == 1
 
 
@@ -323,7 +321,7 @@ def _prove_exact(an: _Analysis, func: Function, entry: DeviceEntry, block: int) 
                 if n.ty.kind != "int":
                     raise _Refuse("unsigned index arithmetic (wraps modulo 2^bits)")
                 if isinstance(n, Cast):
-                    r, full = bd(n.value), dtype_range(n.ty)
+                    r, full = bd(n.value), int_range(n.ty)
                     exact = r is not None and full[0] <= r[0] and r[1] <= full[1]
                 else:
                     exact = not bd.overflows(n)
@@ -452,7 +450,7 @@ def _transform(func: Function) -> Function:
             b = ld.buffer
             locs[k] = loc = _local(f"{b.name}_lanes", b.dtype, lanes)
             pre.append(AllocBuffer(loc, span=span))
-            it = idx0.ty
+            it = cast(PrimType, idx0.ty)  # IntImm's validator checks the index dtype is an integer
             pre.append(
                 BufferStore(loc, BufferLoad(b, (Ramp(idx0, IntImm(1, it), lanes),)), (ramp0,), span=span)
             )
@@ -470,7 +468,8 @@ def _transform(func: Function) -> Function:
             conds.append(_aligned(b, idx0, lanes))
         if k not in written:
             written.add(k)
-            ramp = Ramp(idx0, IntImm(1, idx0.ty), lanes)
+            # IntImm's validator checks the index dtype is an integer
+            ramp = Ramp(idx0, IntImm(1, cast(PrimType, idx0.ty)), lanes)
             post.append(BufferStore(b, BufferLoad(locs[k], (ramp0,)), (ramp,), span=span))
         stores[st] = locs[k]
 
@@ -498,7 +497,7 @@ def _transform(func: Function) -> Function:
     top = flatten(func.body)
     k = next(i for i, x in enumerate(top) if x is entry)
     top[k : k + 1] = [Bind(g_orig, grid, span=span), new_entry]
-    return attrs.evolve(func, body=make_body(top))
+    return func.replace(body=make_body(top))
 
 
 class VectorizeThreads(FunctionPass):
