@@ -31,6 +31,12 @@ Structure (one CTA per ``BM``-row query tile of one (batch, head), ``1 + BM / 64
   output is rescaled and P repacked after it finished.
 * epilogue: each row divided by its sum and stored from registers as bf16 pairs (the GEMM's
   ``store_rows``).
+* ``SCHED`` (docs/hopper.md): ``"grid"`` (default) one CTA per tile, longest query block of a
+  head first; ``"lpt"`` one CTA per tile in ``tile_coords`` order (L2 groups of ``HEADS_L2``
+  heads, causal longest-first); ``"persistent"`` ``min(SMS, tiles)`` CTAs striding over that
+  order; ``"dynamic"`` the same CTAs taking their next tile from a global counter (an extra
+  argument, ``tile_counter``). Persistent CTAs keep the K / V ring running across tiles
+  (phases from a running count) and free the Q buffer on a ``qempty`` mbarrier.
 
 ``make_attention(B, H, S, D, causal, dtype, **tiles)`` gives the specialized kernel;
 ``plans(...)`` the host TMA plans of Q, K and V; ``run(...)`` launches it on torch tensors.
@@ -182,12 +188,13 @@ def store_rows_below(C, acc, out, row, col, left, BN, DT):
 
 
 L2_BYTES = 32 * 1024 * 1024  # K + V of the heads of one tile group should fit here (H200 L2: 50 MB)
-SCHEDS = ("grid", "lpt", "persistent")
+SCHEDS = ("grid", "lpt", "persistent", "dynamic")
 
 
 def heads_per_group(BH: int, S: int, D: int, l2_bytes: int = L2_BYTES) -> int:
-    """(batch, head) pairs per L2 group of the ``"lpt"`` / ``"persistent"`` tile order: as many
-    as have their K and V (``2 * S * D`` bf16 values each) in ``l2_bytes``, at least 1."""
+    """(batch, head) pairs per L2 group of the ``tile_coords`` order (``SCHED`` other than
+    ``"grid"``, ``HEADS_L2=0``): as many as have their K and V (``2 * S * D`` bf16 values each)
+    in ``l2_bytes``, at least 1."""
     return max(1, min(BH, l2_bytes // (4 * S * D)))
 
 
@@ -215,6 +222,23 @@ def tile_coords(t, BH, mblocks, HG, CAUSAL):
 
 
 @T.inline
+def take_tile(Sem):
+    """``SCHED="dynamic"``: the next tile of this CTA (the first wave is ``blockIdx.x``, then
+    the counter ``Sem[0]`` hands out ``gridDim.x, gridDim.x + 1, ...`` in the order asked)."""
+    return T.cuda.atomic_add(T.address_of(Sem[0]), 1) + T.cuda.grid_dim("x")
+
+
+@T.inline
+def count_out(Sem):
+    """The CTA took its last number; the last CTA out puts the counter back to zero for the next
+    launch (every CTA has taken its last number before it counts itself out in ``Sem[1]``)."""
+    T.cuda.thread_fence()
+    if T.cuda.atomic_add(T.address_of(Sem[1]), 1) == T.cuda.grid_dim("x") - 1:
+        T.evaluate(T.cuda.atomic_exch(T.address_of(Sem[0]), 0))
+        T.evaluate(T.cuda.atomic_exch(T.address_of(Sem[1]), 0))
+
+
+@T.inline
 def key_blocks(m0, CAUSAL, S, BM, BN):
     """Key blocks of the query tile at row ``m0`` (causal: none after its last row; the last one
     may reach past the sequence: those columns are masked)."""
@@ -224,13 +248,15 @@ def key_blocks(m0, CAUSAL, S, BM, BN):
 @T.inline
 def load_tile(
     TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase, bh, m0, nblk, kv0, qn,
-    S, D, BM, BN, STAGES, q_bytes, kv_bytes,
+    S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid=None, t=0,
 ):  # fmt: skip
     """Producer (one thread) of one query tile: Q, then K and V of every key block through the
     ring. ``kv0 is None``: the CTA's only tile (stage of block ``j`` is ``j % STAGES``).
     Persistent: ``kv0`` key blocks went through the ring before this tile (stage and phase follow
     the running count), ``qn`` tiles before it used the Q buffer (wait until the consumers freed
-    it, on ``qempty``); Q is requested after K(0) so the ring keeps streaming meanwhile."""
+    it, on ``qempty``); Q is requested after K(0) so the ring keeps streaming meanwhile.
+    ``tid`` (``"dynamic"``): the shared word that tells the consumers the tile number ``t``,
+    written with the Q request (the consumers read it after ``qfull``)."""
     if kv0 is None:
         T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
         for c in range(D // 64):
@@ -248,14 +274,15 @@ def load_tile(
                 bh * S + j * BN,
                 T.address_of(kfull[s]),
             )
-        if kv0 is not None:
-            if j == 0:
-                wait_bar(qempty[0], (qn & 1) ^ 1)
-                T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
-                for c in range(D // 64):
-                    T.ptx.tma_load_2d(
-                        sbase + T.uint32(c * BM * 128), TQ, c * 64, bh * S + m0, T.address_of(qfull[0])
-                    )
+        if kv0 is not None and j == 0:
+            wait_bar(qempty[0], (qn & 1) ^ 1)
+            if tid is not None:
+                tid[0] = t
+            T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
+            for c in range(D // 64):
+                T.ptx.tma_load_2d(
+                    sbase + T.uint32(c * BM * 128), TQ, c * 64, bh * S + m0, T.address_of(qfull[0])
+                )
         wait_bar(vempty[s], ((it // STAGES) & 1) ^ 1)
         T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(vfull[s]), kv_bytes))
         for c in range(D // 64):
@@ -271,9 +298,8 @@ def load_tile(
 @T.inline
 def free_q(qempty, ctid, j, nblk, kv0):
     """Persistent: the tile's last ``S = Q K^T`` is done, so the producer may load the next Q."""
-    if kv0 is not None:
-        if j == nblk - 1:
-            release(qempty[0], ctid)
+    if kv0 is not None and j == nblk - 1:
+        release(qempty[0], ctid)
 
 
 @T.inline
@@ -300,19 +326,26 @@ def attend_tile(
         # back to back, then the softmax of S(j) runs while the tensor cores take the
         # other warpgroup's turn (PINGPONG: named barriers 1 and 2 alternate the turns) and,
         # with OVERLAP, while P(j-1) V(j-1) is still running (wait_group 1)
-        s0 = 0 if kv0 is None else kv0 % STAGES
-        wait_bar(kfull[s0], 0 if kv0 is None else (kv0 // STAGES) & 1)
+        wait_bar(kfull[0 if kv0 is None else kv0 % STAGES], 0 if kv0 is None else (kv0 // STAGES) & 1)
         if PINGPONG:
             if kv0 is None:
                 if wg > 1:
                     T.ptx.bar.sync(wg, 256)
             elif wg > 1 or not first:
                 T.ptx.bar.sync(wg, 256)
-        qk_gemm(sacc, qa, kbase if kv0 is None else kbase + T.cast(s0 * kv_bytes, "uint32"), BN, BM, D, ab)
+        qk_gemm(
+            sacc,
+            qa,
+            kbase if kv0 is None else kbase + T.cast(kv0 % STAGES * kv_bytes, "uint32"),
+            BN,
+            BM,
+            D,
+            ab,
+        )
         if PINGPONG:
             T.ptx.bar.arrive(wg % consumers + 1, 256)
         T.ptx.wgmma_wait_group(0)
-        release(kempty[s0], ctid)
+        release(kempty[0 if kv0 is None else kv0 % STAGES], ctid)
         free_q(qempty, ctid, 0, nblk, kv0)
         softmax_scores(sacc, m, l, corr, 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
         rescale_pack(o, sacc, pa, corr, BN, D)
@@ -341,18 +374,15 @@ def attend_tile(
                 softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
             release(vempty[sp], ctid)
             rescale_pack(o, sacc, pa, corr, BN, D)
-        itl = nblk - 1 if kv0 is None else kv0 + nblk - 1
-        sl = itl % STAGES
-        wait_bar(vfull[sl], (itl // STAGES) & 1)
+        sl = (nblk - 1) % STAGES if kv0 is None else (kv0 + nblk - 1) % STAGES
+        wait_bar(vfull[sl], ((nblk - 1) // STAGES) & 1 if kv0 is None else ((kv0 + nblk - 1) // STAGES) & 1)
         if PINGPONG:
             T.ptx.bar.sync(wg, 256)
         pv_gemm(o, pa, vbase + T.cast(sl * kv_bytes, "uint32"), BN, D, ab)
-        if PINGPONG:
-            if wg < consumers:
-                T.ptx.bar.arrive(wg + 1, 256)
-            elif kv0 is not None:
-                if more:  # close the ring: warpgroup 1's first turn of the next tile
-                    T.ptx.bar.arrive(1, 256)
+        if PINGPONG and wg < consumers:
+            T.ptx.bar.arrive(wg + 1, 256)
+        if PINGPONG and kv0 is not None and wg == consumers and more:
+            T.ptx.bar.arrive(1, 256)  # close the ring: warpgroup 1's next first turn
         T.ptx.wgmma_wait_group(0)
         release(vempty[sl], ctid)
     else:
@@ -391,6 +421,7 @@ def attention_fwd(
     TQ: T.Ptr(T.uint8, "tensormap"),
     TK: T.Ptr(T.uint8, "tensormap"),
     TV: T.Ptr(T.uint8, "tensormap"),
+    Sem: T.Tensor((2,), "int32") = None,
     *,
     B: T.constexpr,
     H: T.constexpr,
@@ -415,7 +446,7 @@ def attention_fwd(
     )
     T.static_assert(S >= BM and S >= BN and S % 8 == 0, "seq must be a multiple of 8, at least BM and BN")
     T.static_assert(not PINGPONG or BM >= 128, "PINGPONG alternates consumer warpgroups: BM >= 128")
-    T.static_assert(SCHED in SCHEDS, "SCHED is 'grid', 'lpt' or 'persistent'")
+    T.static_assert(SCHED in SCHEDS, "SCHED is 'grid', 'lpt', 'persistent' or 'dynamic'")
     T.static_assert(SMS >= 1 and HEADS_L2 >= 0, "SMS >= 1 persistent CTAs, HEADS_L2 >= 0 (0: from L2_BYTES)")
     consumers = T.meta_var(BM // 64)
     T.static_assert(
@@ -430,7 +461,7 @@ def attention_fwd(
     sl2 = T.meta_var(LOG2E / math.sqrt(D))
     ntiles = T.meta_var(B * H * mblocks)
     hg = T.meta_var(HEADS_L2 if HEADS_L2 else heads_per_group(B * H, S, D))
-    persistent = T.meta_var(SCHED == "persistent")
+    persistent = T.meta_var(SCHED in ("persistent", "dynamic"))
     grid = T.meta_var(
         (mblocks, B * H) if SCHED == "grid" else (ntiles if SCHED == "lpt" else min(SMS, ntiles))
     )
@@ -440,9 +471,19 @@ def attention_fwd(
     )
     tx = T.cuda.thread_idx("x")
     wg = tx // 128
+    if not persistent:
+        if SCHED == "lpt":
+            bh, mb = tile_coords(T.cuda.block_idx("x"), B * H, mblocks, hg, CAUSAL)
+        else:
+            # causal: the longest tiles first (they start first and the short ones fill in)
+            mb = mblocks - 1 - T.cuda.block_idx("x") if CAUSAL else T.cuda.block_idx("x")
+            bh = T.cuda.block_idx("y")
+        m0 = mb * BM
+        nblk = key_blocks(m0, CAUSAL, S, BM, BN)
     dsm = T.alloc_buffer((smem_bytes,), "uint8", scope="shared.dyn")
     qfull = T.alloc_shared((1,), "uint64")
-    qempty = T.alloc_shared((1,), "uint64")  # persistent: the consumers are done with Q
+    qempty = T.alloc_shared((1,), "uint64") if persistent else qfull  # consumers done with Q
+    tid = T.alloc_shared((1,), "int32") if SCHED == "dynamic" else None  # the tile now in Q
     kfull = T.alloc_shared((STAGES,), "uint64")
     vfull = T.alloc_shared((STAGES,), "uint64")
     kempty = T.alloc_shared((STAGES,), "uint64")  # K(j) is released once S(j) is done,
@@ -467,7 +508,7 @@ def attention_fwd(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            if persistent:
+            if SCHED == "persistent":
                 # the K / V ring runs on over the CTA's tiles: stage and phase follow ``it``,
                 # the key blocks loaded so far (the consumers count alike)
                 it: T.int32 = 0
@@ -481,17 +522,32 @@ def attention_fwd(
                         bh, mb * BM, nblk, it, qn, S, D, BM, BN, STAGES, q_bytes, kv_bytes,
                     )  # fmt: skip
                     it = it + nblk
+            elif SCHED == "dynamic":
+                # tiles in tile_coords order, each CTA's next one taken from the counter when
+                # it starts a tile (first wave: blockIdx.x); the tile number goes to the
+                # consumers through ``tid`` with Q, ``ntiles`` tells them to stop
+                it: T.int32 = 0
+                n: T.int32 = 0
+                t: T.int32 = T.cuda.block_idx("x")
+                while t < ntiles:
+                    nxt = take_tile(Sem)
+                    bh, mb = tile_coords(t, B * H, mblocks, hg, CAUSAL)
+                    nblk = key_blocks(mb * BM, CAUSAL, S, BM, BN)
+                    load_tile(
+                        TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
+                        bh, mb * BM, nblk, it, n, S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid, t,
+                    )  # fmt: skip
+                    it = it + nblk
+                    n = n + 1
+                    t = nxt
+                wait_bar(qempty[0], (n & 1) ^ 1)
+                tid[0] = ntiles
+                T.evaluate(T.ptx.mbarrier_arrive(T.address_of(qfull[0])))
+                count_out(Sem)
             else:
-                if SCHED == "lpt":
-                    bh, mb = tile_coords(T.cuda.block_idx("x"), B * H, mblocks, hg, CAUSAL)
-                else:
-                    # causal: the longest tiles of a head first (the short ones fill in)
-                    mb = mblocks - 1 - T.cuda.block_idx("x") if CAUSAL else T.cuda.block_idx("x")
-                    bh = T.cuda.block_idx("y")
                 load_tile(
                     TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
-                    bh, mb * BM, key_blocks(mb * BM, CAUSAL, S, BM, BN), None, 0,
-                    S, D, BM, BN, STAGES, q_bytes, kv_bytes,
+                    bh, m0, nblk, None, 0, S, D, BM, BN, STAGES, q_bytes, kv_bytes,
                 )  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
@@ -505,7 +561,7 @@ def attention_fwd(
         l = T.alloc_local((2,), "float32")
         corr = T.alloc_local((2,), "float32")
         out = T.alloc_local((2,), DT)
-        if persistent:
+        if SCHED == "persistent":
             it: T.int32 = 0
             bid = T.cuda.block_idx("x")
             for t in range(bid, ntiles, T.cuda.grid_dim("x")):
@@ -518,15 +574,29 @@ def attention_fwd(
                     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
                 )  # fmt: skip
                 it = it + nblk
+        elif SCHED == "dynamic":
+            it: T.int32 = 0
+            n: T.int32 = 0
+            wait_bar(qfull[0], 0)
+            t: T.int32 = tid[0]
+            while t < ntiles:
+                bh, mb = tile_coords(t, B * H, mblocks, hg, CAUSAL)
+                nblk = key_blocks(mb * BM, CAUSAL, S, BM, BN)
+                attend_tile(
+                    O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
+                    sbase, kbase, vbase, bh, mb * BM, nblk, it, n, n == 0, True, wg, ctid, lane, warp,
+                    CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
+                )  # fmt: skip
+                it = it + nblk
+                n = n + 1
+                wait_bar(qfull[0], n & 1)
+                t = tid[0]
+            if PINGPONG and wg == 1 and n > 0:
+                T.ptx.bar.sync(1, 256)  # the last warpgroup's final turn closed the ring
         else:
-            if SCHED == "lpt":
-                bh, mb = tile_coords(T.cuda.block_idx("x"), B * H, mblocks, hg, CAUSAL)
-            else:
-                mb = mblocks - 1 - T.cuda.block_idx("x") if CAUSAL else T.cuda.block_idx("x")
-                bh = T.cuda.block_idx("y")
             attend_tile(
                 O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
-                sbase, kbase, vbase, bh, mb * BM, key_blocks(mb * BM, CAUSAL, S, BM, BN), None, 0,
+                sbase, kbase, vbase, bh, m0, nblk, None, 0,
                 True, False, wg, ctid, lane, warp,
                 CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
             )  # fmt: skip
@@ -534,8 +604,10 @@ def attention_fwd(
 
 @functools.cache
 def make_attention(B: int, H: int, S: int, D: int, causal: bool = False, dtype: str = "bfloat16", **tiles):
-    """The specialized kernel (a ``T.function``) for one problem shape, mask and tile set."""
-    return attention_fwd.specialize(B=B, H=H, S=S, D=D, CAUSAL=causal, DT=dtype, **tiles)
+    """The specialized kernel (a ``T.function``) for one problem shape, mask and tile set.
+    With ``SCHED="dynamic"`` it takes an eighth argument, the tile counter (``tile_counter``)."""
+    drop = {} if tiles.get("SCHED") == "dynamic" else {"Sem": None}
+    return attention_fwd.specialize(B=B, H=H, S=S, D=D, CAUSAL=causal, DT=dtype, **drop, **tiles)
 
 
 def best_config(D: int, causal: bool = False) -> dict:
@@ -560,13 +632,30 @@ def plans(B: int, H: int, S: int, D: int, dtype: str = "bfloat16", BM: int = 128
     )
 
 
-def run(kernel, q, k, v, o, *, BM: int, BN: int, **_tiles) -> None:
+_COUNTERS: dict = {}
+
+
+def tile_counter(device):
+    """The ``SCHED="dynamic"`` tile counter of a torch device: two int32 zeros, put back to zero
+    by the last CTA of each launch, so launches in stream order share it (launches that may run
+    concurrently, on other streams, each need their own: ``torch.zeros(2, dtype=torch.int32)``)."""
+    import torch
+
+    key = str(device)
+    if key not in _COUNTERS:
+        _COUNTERS[key] = torch.zeros(2, dtype=torch.int32, device=device)
+    return _COUNTERS[key]
+
+
+def run(kernel, q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) -> None:
     """Launch a compiled ``make_attention`` kernel on contiguous ``(B, H, S, D)`` torch tensors;
-    ``BM`` / ``BN`` must be the kernel's (they shape the TMA boxes: pass the same ``**tiles``)."""
+    ``BM`` / ``BN`` / ``SCHED`` must be the kernel's (pass the same ``**tiles``: the tiles shape
+    the TMA boxes, ``"dynamic"`` takes the tile counter)."""
     B, H, S, D = q.shape
     pq, pkv = plans(B, H, S, D, str(q.dtype).replace("torch.", ""), BM, BN)
     q2, k2, v2 = q.view(-1, D), k.view(-1, D), v.view(-1, D)
-    kernel(q2, k2, v2, o.view(-1, D), pq.param(q2), pkv.param(k2), pkv.param(v2))
+    extra = (tile_counter(q.device),) if SCHED == "dynamic" else ()
+    kernel(q2, k2, v2, o.view(-1, D), pq.param(q2), pkv.param(k2), pkv.param(v2), *extra)
 
 
 @functools.cache
@@ -604,5 +693,25 @@ KERNELS = {
     ),
     "attn_d64_bm192": lambda: make_attention(
         4, 16, 4096, 64, True, BM=192, STAGES=4, PINGPONG=True, OVERLAP=True, CONSUMER_REGS=160
+    ),
+    # tile schedulers: one CTA per tile in L2-grouped longest-first order, and persistent CTAs
+    "attn_d128_causal_lpt": lambda: make_attention(4, 16, 4096, 128, True, **best_config(128), SCHED="lpt"),
+    "attn_d128_causal_persistent": lambda: make_attention(
+        4, 16, 4096, 128, True, **best_config(128), SCHED="persistent"
+    ),
+    "attn_d64_causal_persistent": lambda: make_attention(
+        4, 16, 4096, 64, True, **best_config(64), SCHED="persistent"
+    ),
+    "attn_d128_causal_dynamic": lambda: make_attention(
+        4, 16, 4096, 128, True, **best_config(128), SCHED="dynamic"
+    ),
+    "attn_d64_causal_dynamic": lambda: make_attention(
+        4, 16, 4096, 64, True, **best_config(64), SCHED="dynamic"
+    ),
+    "attn_d128_dynamic_simple": lambda: make_attention(
+        1, 3, 384, 128, False, BM=128, BN=128, STAGES=2, SCHED="dynamic", SMS=2
+    ),
+    "attn_d128_persistent_simple": lambda: make_attention(
+        2, 5, 528, 128, True, BM=128, BN=128, STAGES=2, SCHED="persistent", SMS=7, HEADS_L2=3
     ),
 }

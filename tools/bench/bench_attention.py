@@ -2,7 +2,7 @@
 # (the timing lambdas are run by bench() before the loop moves on)
 """tirx attention forward (examples/hopper/attention.py) vs torch SDPA, side by side in one run.
 
-    python tools/bench/bench_attention.py [--out DIR] [--quick]
+    python tools/bench/bench_attention.py [--out DIR] [--quick | --sched]
 
 For every shape (batch, heads, seq, head_dim) and mask: correctness of each tirx variant on
 fresh random bf16 inputs (output poisoned with NaN first; relative L2 error against a float32
@@ -10,7 +10,11 @@ SDPA reference; torch's own bf16 error beside it), then the median time over rot
 sets (CUDA events per launch, after warm-up) of torch SDPA (its default backend choice, and
 the flash / cuDNN / efficient backends forced one at a time) and of each tirx variant.
 TFLOP/s = 4 * b * h * s^2 * d (halved for causal) / time. With ``--out`` the SASS of each
-tirx kernel (HGMMA / local-memory counts) and the full log go there.
+tirx kernel (HGMMA / local-memory counts) and the full log go there. ``--sched``: only the
+tile schedulers side by side, ``best_config`` with ``SCHED`` = ``"grid"`` (the default),
+``"lpt"``, ``"persistent"`` and ``"dynamic"`` (``"dynamic"`` also head by head, ``HEADS_L2=1``,
+and with 2 stages for head dim 128), SASS counts of every variant with ``--out``; the table then
+lists every variant, not only the best.
 """
 
 from __future__ import annotations
@@ -99,6 +103,16 @@ def sass_counts(k, name: str, out: str | None) -> str:
     return " ".join(f"{a}={b}" for a, b in cnt.items())
 
 
+def sched_variants(d: int) -> list[dict]:
+    """``best_config`` under each tile scheduler (the default grid first)."""
+    best = A.best_config(d)
+    vs = [best] + [dict(best, SCHED=sc) for sc in ("lpt", "persistent", "dynamic")]
+    vs.append(dict(best, SCHED="dynamic", HEADS_L2=1))  # head by head (the grid's order)
+    if d == 128:
+        vs.append(dict(best, SCHED="dynamic", STAGES=2))
+    return vs
+
+
 def variants(d: int, quick: bool) -> list[dict]:
     """The measured-best schedule first, then the simple one (step 1) and the alternatives."""
     best = A.best_config(d)
@@ -151,11 +165,19 @@ def check_small() -> bool:
             {"BM": 192, "STAGES": 4, "PINGPONG": True, "OVERLAP": True, "CONSUMER_REGS": 160},
         ),
         (1, 2, 1024, 64, False, {"BM": 192, "STAGES": 4, "PINGPONG": True, "CONSUMER_REGS": 160}),
+        # tile schedulers: several tiles per CTA (SMS), partial L2 head groups (HEADS_L2)
+        (2, 5, 528, 128, True, dict(A.best_config(128), SCHED="persistent", SMS=7, HEADS_L2=3)),
+        (2, 5, 528, 128, True, dict(A.best_config(128), SCHED="lpt", HEADS_L2=3)),
+        (2, 3, 640, 64, True, dict(A.best_config(64), SCHED="persistent", SMS=3)),
+        (1, 3, 384, 128, True, {"STAGES": 2, "SCHED": "persistent", "SMS": 2}),
+        (2, 5, 528, 128, True, dict(A.best_config(128), SCHED="dynamic", SMS=7, HEADS_L2=3)),
+        (2, 3, 640, 64, True, dict(A.best_config(64), SCHED="dynamic", SMS=3)),
+        (1, 3, 384, 128, False, {"STAGES": 2, "SCHED": "dynamic", "SMS": 2}),
     ):
         q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
         o = torch.full_like(q, float("nan"))
         kern = tirx.compile(A.make_attention(b, h, s, d, causal, **cfg), target="cuda")
-        A.run(kern, q, k, v, o, BM=cfg.get("BM", 128), BN=cfg.get("BN", 128))
+        A.run(kern, q, k, v, o, BM=cfg.get("BM", 128), BN=cfg.get("BN", 128), SCHED=cfg.get("SCHED", "grid"))
         torch.cuda.synchronize()
         ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
         err = rel(o, ref)
@@ -165,7 +187,7 @@ def check_small() -> bool:
     return ok
 
 
-def section(b: int, h: int, s: int, d: int, causal: bool, out: str | None, quick: bool) -> None:
+def section(b: int, h: int, s: int, d: int, causal: bool, out: str | None, quick: bool, sched: bool) -> None:
     sets = 2
     Qs = [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(sets)]
     Ks = [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(sets)]
@@ -196,7 +218,7 @@ def section(b: int, h: int, s: int, d: int, causal: bool, out: str | None, quick
         except Exception as e:  # a backend may not support the shape
             log(f"  {name:16s} {shape}: unavailable ({type(e).__name__}: {str(e).splitlines()[0][:120]})")
     best = None
-    for cfg in variants(d, quick):
+    for cfg in sched_variants(d) if sched else variants(d, quick):
         tag = "_".join(f"{kk}{v}" for kk, v in cfg.items())
         try:
             t0 = time.perf_counter()
@@ -217,6 +239,7 @@ def section(b: int, h: int, s: int, d: int, causal: bool, out: str | None, quick
                     pq.param(Qs[i].view(-1, d)),
                     pkv.param(Ks[i].view(-1, d)),
                     pkv.param(Vs[i].view(-1, d)),
+                    *((A.tile_counter(Qs[i].device),) if cfg.get("SCHED") == "dynamic" else ()),
                 )
                 for i in range(sets)
             ]
@@ -226,12 +249,15 @@ def section(b: int, h: int, s: int, d: int, causal: bool, out: str | None, quick
                 f"  tirx {tag} {shape}: compile {tc:.2f}s err {err:.2e} (torch bf16 {t_err:.2e}) "
                 f"{ms:.3f} ms {tf:.0f} TFLOP/s = {tf / best_t[0]:.1%} of best torch ({best_t[1]})"
             )
+            if sched:
+                log(f"    SASS {sass_counts(kern, f'attn_{b}x{h}x{s}x{d}_{int(causal)}_{tag}', out)}")
+                ROWS.append((shape, tag, err, ms, tf, best_t[0], best_t[1]))
             if err < 2e-2 and (best is None or tf > best[0]):
                 best = (tf, ms, err, tag, kern)
         except Exception as e:
             log(f"  tirx {tag} {shape}: FAILED {type(e).__name__}: {e}")
             LOG.append(traceback.format_exc())
-    if best is not None:
+    if best is not None and not sched:
         tf, ms, err, tag, kern = best
         sass = sass_counts(kern, f"attn_{b}x{h}x{s}x{d}_{int(causal)}_{tag}", out)
         log(f"  best {tag}: SASS {sass}")
@@ -245,6 +271,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=None)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--sched", action="store_true", help="only best_config under each SCHED")
     a = ap.parse_args()
     log(
         f"device: {torch.cuda.get_device_name()} torch {torch.__version__} "
@@ -256,16 +283,16 @@ def main() -> None:
         for b, h, s, d in SHAPES[:1] if a.quick else SHAPES:
             for causal in (False, True):
                 try:
-                    section(b, h, s, d, causal, a.out, a.quick)
+                    section(b, h, s, d, causal, a.out, a.quick, a.sched)
                 except Exception as e:
                     log(f"section {b}x{h}x{s}x{d} causal={causal} FAILED {type(e).__name__}: {e}")
                     LOG.append(traceback.format_exc())
     log("")
     log(
-        f"{'shape':26s} {'tirx variant':34s} {'rel err':>9s} {'ms':>8s} {'TFLOP/s':>8s} {'torch best':>10s} {'ratio':>7s}"
+        f"{'shape':26s} {'tirx variant':60s} {'rel err':>9s} {'ms':>8s} {'TFLOP/s':>8s} {'torch best':>10s} {'ratio':>7s}"
     )
     for shape, tag, err, ms, tf, tt, tname in ROWS:
-        log(f"{shape:26s} {tag:34s} {err:9.2e} {ms:8.3f} {tf:8.0f} {tt:7.0f} ({tname}) {tf / tt:7.1%}")
+        log(f"{shape:26s} {tag:60s} {err:9.2e} {ms:8.3f} {tf:8.0f} {tt:7.0f} ({tname}) {tf / tt:7.1%}")
     if a.out:
         with open(os.path.join(a.out, "bench_attention.log"), "w") as fh:
             fh.write("\n".join(LOG) + "\n")
