@@ -614,10 +614,13 @@ def best_config(D: int, causal: bool = False) -> dict:
     """Tiles and schedule measured best on the H200 (docs/benchmarks.md, "Attention"), all with
     ping-pong turns and the softmax overlapped with ``P V``: head dim 128 ``128 x 128`` tiles and
     a 3-stage ring (two consumer warpgroups of 240 registers); head dim 64 ``192 x 128`` tiles
-    (three consumers of 160 registers: more softmax work in flight), 4 stages."""
+    (three consumers of 160 registers: more softmax work in flight), 4 stages. Causal masks:
+    the longest-first tile order (``SCHED="lpt"``: 101-115 % of torch's best vs 97-107 % with
+    the grid order, 2026-12-01 17:58 UTC)."""
+    sched = {"SCHED": "lpt"} if causal else {}
     if D == 64:
-        return dict(BM=192, BN=128, STAGES=4, PINGPONG=True, OVERLAP=True, CONSUMER_REGS=160)
-    return dict(BM=128, BN=128, STAGES=3, PINGPONG=True, OVERLAP=True)
+        return dict(BM=192, BN=128, STAGES=4, PINGPONG=True, OVERLAP=True, CONSUMER_REGS=160, **sched)
+    return dict(BM=128, BN=128, STAGES=3, PINGPONG=True, OVERLAP=True, **sched)
 
 
 def plans(B: int, H: int, S: int, D: int, dtype: str = "bfloat16", BM: int = 128, BN: int = 128):
