@@ -12,6 +12,7 @@ import re
 import sys
 
 import pytest
+from gpu_util import require_gpu as _gpu
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -158,16 +159,6 @@ def test_wgmma_rs_compiles_and_checks_its_arguments():
 
 
 # ------------------------------------------------------------------------------- GPU
-def _gpu():
-    from tirx.runtime import driver as _drv
-
-    ok, why = _drv.probe()
-    if not ok:
-        pytest.skip(f"no CUDA device: {why}")
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    return torch
 
 
 @pytest.mark.gpu

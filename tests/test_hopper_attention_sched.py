@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 import pytest
+from gpu_util import require_gpu as _gpu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -427,17 +428,6 @@ def test_sched_is_checked():
 
 
 # ------------------------------------------------------------------------------ GPU
-def _gpu():
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from tirx.runtime import driver as _drv
-
-    ok, why = _drv.probe()
-    if not ok:
-        pytest.skip(f"no CUDA device: {why}")
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    return torch
 
 
 _B128 = A.best_config(128)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -33,6 +32,7 @@ sys.path.insert(0, ROOT)
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+from bench_hopper import bench, rel  # noqa: E402  (CUDA-event timing and relative L2 error)
 
 import tirx  # noqa: E402
 from examples.hopper import attention as A  # noqa: E402
@@ -45,27 +45,6 @@ def log(*a) -> None:
     s = " ".join(str(x) for x in a)
     print(s, flush=True)
     LOG.append(s)
-
-
-def bench(fn, sets: int, warmup: int = 5, reps: int = 30) -> float:
-    """Median ms of fn(i) with i rotating over ``sets`` input sets; events per launch."""
-    for i in range(warmup):
-        fn(i % sets)
-    torch.cuda.synchronize()
-    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-    for i, (a, b) in enumerate(ev):
-        a.record()
-        fn(i % sets)
-        b.record()
-    torch.cuda.synchronize()
-    return statistics.median(a.elapsed_time(b) for a, b in ev)
-
-
-def rel(out, ref) -> float:
-    out = out.float()
-    if torch.isnan(out).any():
-        return float("nan")
-    return float((out - ref).norm() / ref.norm())
 
 
 def backends():
