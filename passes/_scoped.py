@@ -151,7 +151,7 @@ class ScopedRewriter:
         off = b.elem_offset if b.elem_offset is None else self.expr(b.elem_offset)
         if data is b.data and shape is b.shape and strides is b.strides and off is b.elem_offset:
             return b
-        return attrs.evolve(b, data=data, shape=shape, strides=strides, elem_offset=off)
+        return b.replace(data=data, shape=shape, strides=strides, elem_offset=off)
 
     def def_buffer(self, b: Buffer, nb: Buffer) -> None:
         if nb is not b or b in self.bmap:
@@ -224,7 +224,7 @@ class ScopedRewriter:
         same = start is s.start and extent is s.extent and step is s.step and ann is s.annotations
         if same and var is s.var and body is s.body:
             return s
-        return attrs.evolve(s, var=var, start=start, extent=extent, step=step, annotations=ann, body=body)
+        return s.replace(var=var, start=start, extent=extent, step=step, annotations=ann, body=body)
 
     def stmt_While(self, s: While) -> Any:
         cond = self.expr(s.cond)
@@ -245,7 +245,7 @@ class ScopedRewriter:
         b = s.buffer
         shape_b = self.buffer_fields(b, b.data)
         data = self.define_var(b.data, s)
-        nb = shape_b if data is b.data else attrs.evolve(shape_b, data=data)
+        nb = shape_b if data is b.data else shape_b.replace(data=data)
         self.def_buffer(b, nb)
         ann = self.attrs_(s.annotations)
         if nb is b and ann is s.annotations:
@@ -307,8 +307,8 @@ class ScopedRewriter:
         same_bm = all(p is q and b is c for (p, b), (q, c) in zip(f.buffer_map, bm))
         if body is f.body and at is f.attrs and same_bm and all(a is b for a, b in zip(params, f.params)):
             return f
-        return attrs.evolve(
-            f, params=params, buffer_map=f.buffer_map if same_bm else tuple(bm), attrs=at, body=body
+        return f.replace(
+            params=params, buffer_map=f.buffer_map if same_bm else tuple(bm), attrs=at, body=body
         )
 
     def module(self, m: Module) -> Module:

@@ -103,6 +103,9 @@ def _candidate(e: Any) -> bool:
 
 
 class _CSE:
+    ctr: int  # the rewrite's occurrence and region counters (set by function())
+    r_ctr: int
+
     def __init__(self) -> None:
         # value numbering
         self.vn: dict[tuple, int] = {}
@@ -124,7 +127,7 @@ class _CSE:
         self.o_end: list[int] = []
         self.o_node: list[Any] = []
         # groups
-        self.groups: dict[tuple, int] = {}
+        self.groups: dict[tuple[int, int] | int, int] = {}  # value number (, device entry) -> group
         self.g_occ: list[list[int]] = []
         self.g_size: list[int] = []
         self.cur_r = 0

@@ -88,7 +88,7 @@ class _Class:
     def __init__(self) -> None:
         self.members: list[Var] = []
         self.fixed: list[tuple[PointerType, Any]] = []
-        self.uses: list[tuple[Any, str | None, Any]] = []
+        self.uses: list[tuple[Any, str | None, Any, bool]] = []  # (element, scope, span, explicit)
 
 
 class _Analysis:
@@ -250,8 +250,10 @@ class _Analysis:
         for v in self.parent:
             c = classes.setdefault(self.find(v), _Class())
             c.members.append(v)
-            if not _is_void_ptr(v.ty):
-                c.fixed.append((v.ty, v.span))
+            ty = v.ty
+            assert isinstance(ty, PointerType)  # only pointer vars are added
+            if not _is_void_ptr(ty):
+                c.fixed.append((ty, v.span))
         for v, ty, span in self.extra_fixed:
             classes.setdefault(self.find(v), _Class()).fixed.append((ty, span))
         for v, el, scope, span, explicit in self.extra_uses:
@@ -260,7 +262,7 @@ class _Analysis:
         errors: list[tuple[str, Any]] = []
         for c in classes.values():
             target = None
-            fixed = {}
+            fixed: dict[PointerType, Any] = {}
             for ty, span in c.fixed:
                 fixed.setdefault(ty, span)
             names = ", ".join(sorted({m.name for m in c.members}))
@@ -295,7 +297,9 @@ class _Analysis:
                     continue
                 el = next(iter(elems))
                 scopes = {sc for _, sc, _, _ in uses if sc is not None}
-                scope = next(iter(scopes)) if len(scopes) == 1 else c.members[0].ty.scope
+                first = c.members[0].ty
+                assert isinstance(first, PointerType)  # only pointer vars are added
+                scope = next(iter(scopes)) if len(scopes) == 1 else first.scope
                 target = PointerType(el, scope)
             for m in c.members:
                 if m.ty != target:
@@ -303,7 +307,7 @@ class _Analysis:
         if errors:
             text = "\n".join(render_diagnostic(m, s) for m, s in errors)
             err = DiagnosticError(errors[0][0], errors[0][1], text)
-            err.spans = [s for _, s in errors]
+            err.spans = [s for _, s in errors]  # type: ignore[attr-defined]  # an extra attribute of this error only
             raise err
         return out
 

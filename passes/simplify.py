@@ -49,6 +49,7 @@ from tirx.ir import (
     Call,
     Cast,
     Continue,
+    DeclBuffer,
     DeviceEntry,
     Div,
     FloatImm,
@@ -281,8 +282,8 @@ def _fold_binary(e: Any, cls: type) -> Any:
         r = _fold_int(cls, a.value, b.value, ty)
         return e if r is None else IntImm(r, ty, span=e.span)
     if ta is FloatImm and tb is FloatImm and ty.lanes == 1:
-        r = _fold_float(cls, a.value, b.value, ty)
-        return e if r is None else FloatImm(r, ty, span=e.span)
+        rf = _fold_float(cls, a.value, b.value, ty)
+        return e if rf is None else FloatImm(rf, ty, span=e.span)
     if not _int_scalar(ty):
         return e
     # integer identities
@@ -403,14 +404,13 @@ class _Simplify(ScopedRewriter):
 
     def _spliceable(self, body: Any) -> bool:
         for s in flatten(body):
-            t = type(s)
-            if t is Bind:
+            if type(s) is Bind:
                 if self.counts.get(s.var, 0) > 1:
                     return False
-            elif t is AllocBuffer:
+            elif type(s) is AllocBuffer:
                 if self.counts.get(s.buffer.data, 0) > 1 or self.counts.get(s.buffer, 0) > 1:
                     return False
-            elif t.__name__ == "DeclBuffer" and self.counts.get(s.buffer, 0) > 1:
+            elif type(s) is DeclBuffer and self.counts.get(s.buffer, 0) > 1:
                 return False
         return True
 

@@ -211,11 +211,11 @@ class _Checker:
             from tirx.ir import post_order
 
             self._defs = set()
+            assert self.func is not None  # uses are checked inside function()
             for n in post_order(self.func.body):
-                t = type(n)
-                if t in (Bind, For, Let):
+                if type(n) is Bind or type(n) is For or type(n) is Let:
                     self._defs.add(n.var)
-                elif t is AllocBuffer:
+                elif type(n) is AllocBuffer:
                     self._defs.add(n.buffer.data)
         return self._defs
 
@@ -294,6 +294,7 @@ class _Checker:
                                 e,
                             )
         else:
+            assert self.func is not None  # expressions are checked inside function()
             if op.device_only and self.device_depth == 0 and not self.func.private:
                 self.error(
                     f"device-only op T.{op.name} can only be used inside a device entry "
@@ -518,5 +519,5 @@ def raise_errors(
     for e in errors[1:]:
         lines.append(render(e.message, e.span))
     err = DiagnosticError(msg, first.span, "\n".join(lines))
-    err.errors = list(errors)
+    err.errors = list(errors)  # type: ignore[attr-defined]  # an extra attribute of this error only
     raise err

@@ -18,7 +18,7 @@ from __future__ import annotations
 import keyword
 import math
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tirx import forms as _forms
@@ -54,8 +54,10 @@ _INFIX: dict[type, tuple[str, int]] = {
 }
 _FUNC_BIN: dict[type, str] = {o.node: f"T.{o.func[0]}(" for o in OPERATORS if o.text is None}
 _PREC: dict[type, int] = {o.node: o.prec for o in OPERATORS if o.text is not None}
-_NOT_TEXT = BY_NODE[_e.Not].text + " "
-_BITNOT_TEXT = BY_NODE[_e.BitNot].text
+_not_text, _bitnot_text = BY_NODE[_e.Not].text, BY_NODE[_e.BitNot].text
+assert _not_text is not None and _bitnot_text is not None  # both have a prefix spelling
+_NOT_TEXT = _not_text + " "
+_BITNOT_TEXT = _bitnot_text
 
 # ------------------------------------------------------------------ names
 _RESERVED = frozenset(keyword.kwlist) | {"T", "I", "range"}  # range: the loop builtin
@@ -629,7 +631,7 @@ class Printer:
     def function(self, f: Function, depth: int = 0) -> None:
         self.in_func = True
         self.push()
-        bufs = {}
+        bufs: dict[_e.Var, Buffer] = {}
         for v, b in f.buffer_map:
             bufs.setdefault(v, b)
         # names: params first (they are what users see), then dynamic shape vars
@@ -654,8 +656,8 @@ class Printer:
         for v in dyn:
             if v in self.names:
                 continue
-            n = self.define(v, v.name)
-            dparts.append(n if v.ty == int32 else f"{n}: {type_text(v.ty)}")
+            dn = self.define(v, v.name)
+            dparts.append(dn if v.ty == int32 else f"{dn}: {type_text(v.ty)}")
         params = []
         for p, name in zip(f.params, pnames):
             b = bufs.get(p)
@@ -727,7 +729,7 @@ class Printer:
 
 
 # dispatch tables: type(node) -> unbound Printer method
-_EX = {
+_EX: dict[type, Callable[[Printer, Any], str]] = {
     _e.Var: Printer._var,
     _e.IntImm: Printer._int,
     _e.FloatImm: Printer._float,
@@ -889,7 +891,11 @@ def _compile_form(spec: _forms.FormSpec, values: bool = False) -> Any:
 
 # nodes with an expression form print from it (T.Call's node, Call, is printed by _call: an op
 # call prints through the op table, a module-function call through the form); loops by kind
-_FORM_PRINT = {f.node: _compile_form(f) for f in _forms.FORMS if f.role == "expr" and f.unparse is not None}
+_FORM_PRINT = {
+    f.node: _compile_form(f)
+    for f in _forms.FORMS
+    if f.role == "expr" and f.unparse is not None and f.node is not None
+}
 for cls in _FORM_PRINT:
     _EX.setdefault(cls, Printer._form if cls is _e.Call else _FORM_PRINT[cls])
 _LOOP_PRINT = {kind: _compile_form(f) for kind, f in _forms.LOOPS.items()}
@@ -909,7 +915,7 @@ for cls in _INFIX:
     _EX[cls] = Printer._infix
 for cls in _FUNC_BIN:
     _EX[cls] = Printer._funcbin
-_ST = {
+_ST: dict[type, Callable[[Printer, Any, int], None]] = {
     _s.Bind: Printer._bind,
     _s.BufferStore: Printer._store,
     _s.Evaluate: Printer._evaluate,
@@ -936,6 +942,7 @@ def _check_own_pointer(b: Buffer, what: str) -> None:
     loads with a data pointer ``T.Ptr(dtype, scope)``; any other pointer type would come back
     different, so it is refused (a view over other storage is a ``T.decl_tensor``)."""
     t = b.data.ty
+    assert isinstance(t, PointerType)  # Buffer checks that data is a pointer
     if not (isinstance(t, PointerType) and t.element == b.dtype):
         raise ValueError(
             f"tirx.dumps: the {what} {b.name} of dtype {b.dtype} is over a pointer of type "

@@ -151,6 +151,18 @@ def test_gemm_tma_store_epilogue_ptx():
         G.make_gemm(1024, 1024, 512, "float16", EPI="smem")
 
 
+def test_gemm_pingpong_refuses_tiles_that_spill():
+    with pytest.raises(tirx.DiagnosticError, match="accumulators per thread must be <= 128"):
+        G.make_gemm(1024, 1024, 512, "bfloat16", PINGPONG=True)  # BM 128 x BN 256: 256 fp32 each
+    k = tirx.compile(
+        G.make_gemm(1024, 1024, 512, "bfloat16", PINGPONG=True, BN=128, STAGES=6),
+        target=ARCH,
+        cache=False,
+        options=("--ptxas-options=-v",),
+    )
+    assert "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" in k.module.log
+
+
 def test_gemm_rejects_bad_tiles():
     with pytest.raises(Exception, match="multiples of the tile"):
         G.make_gemm(4000, 4096, 4096, "float16")

@@ -34,7 +34,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 from . import target_spec as _target_spec
 from .ir import host_types as _host_types
@@ -298,7 +298,7 @@ def _ptrvar(fname: str, p: Param, v: Any) -> Var:
 
 
 def _launch_values(fname: str, p: Param, v: tuple) -> tuple:
-    out = []
+    out: list[PrimExpr] = []
     for x in v:
         if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF:  # what convert makes of it, directly
             out.append(IntImm(x, int32))
@@ -762,7 +762,8 @@ def range_extent(start: PrimExpr, stop: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
     gives ``stop - start`` (a Sub node, not simplified).
     """
     if type(start) is IntImm and start.value == 0:
-        return (start if start.ty == stop.ty else IntImm(0, stop.ty)), stop
+        # IntImm's validator rejects a stop dtype that is not an integer PrimType
+        return (start if start.ty == stop.ty else IntImm(0, cast(PrimType, stop.ty))), stop
     if type(start) is IntImm and type(stop) is IntImm and start.ty == stop.ty:
         return start, IntImm(stop.value - start.value, stop.ty)
     if type(stop) is Add and structural_equal(stop.a, start):
@@ -833,13 +834,14 @@ def slice_parts(r: Ramp) -> tuple | None:
         return None
     n = st.value * r.lanes
     b = r.base
+    stop: PrimExpr
     if type(b) is IntImm:
         try:
             stop = IntImm(b.value + n, b.ty)
         except (TypeError, ValueError):
             return None
     else:
-        stop = Add(b, IntImm(n, b.ty))
+        stop = Add(b, IntImm(n, cast(PrimType, b.ty)))  # IntImm's validator checks the base dtype
     return b, stop, (None if st.value == 1 else st)
 
 
@@ -877,7 +879,8 @@ def loop_head(fname: str, kind: ForKind, start: Any, stop: Any, step: Any, threa
         if stop is None:
             stop_e = _lit(start, None, span)
             _int_bound(fname, stop_e)
-            start_e, extent = _fresh(IntImm(0, stop_e.ty), span), stop_e
+            # _int_bound checked stop_e is an integer (IntImm's validator checks it again)
+            start_e, extent = _fresh(IntImm(0, cast(PrimType, stop_e.ty)), span), stop_e
         else:
             if isinstance(stop, PrimExpr):
                 stop_e, start_e = stop, _lit(start, stop, span)
@@ -1078,7 +1081,7 @@ def _host_type_forms() -> tuple[FormSpec, ...]:
     out.append(
         FormSpec(
             "Tuple", (Param("fields", "types", star=True),), h.TupleType,
-            lambda fields, span=None: h.TupleType(fields), None, role="type", doc=h.TupleType.__doc__,
+            lambda fields, span=None: h.TupleType(fields), None, role="type", doc=h.TupleType.__doc__ or "",
         )
     )  # fmt: skip
     for name in ("Func", "FuncType"):
@@ -1086,7 +1089,7 @@ def _host_type_forms() -> tuple[FormSpec, ...]:
             FormSpec(
                 name, (Param("arg_types", "types"), Param("ret_type", "type")), h.FuncType,
                 lambda arg_types, ret_type, span=None: h.FuncType(arg_types, ret_type), None, role="type",
-                doc=h.FuncType.__doc__,
+                doc=h.FuncType.__doc__ or "",
             )
         )  # fmt: skip
     return tuple(out)
@@ -1167,10 +1170,10 @@ def _alloc_spellings(pos: Any, kw: dict) -> tuple:
 
 
 def _b_decl(data: Var, ty: TensorType, span: Any = None) -> Pending:
-    if ty.scope != data.ty.scope:  # the view lives where its pointer points
-        ty = TensorType(
-            ty.shape, ty.dtype, data.ty.scope, ty.strides, ty.align, ty.elem_offset, layout=ty.layout
-        )
+    pt = data.ty
+    assert isinstance(pt, PointerType)  # the "ptrvar" parameter kind checked it
+    if ty.scope != pt.scope:  # the view lives where its pointer points
+        ty = TensorType(ty.shape, ty.dtype, pt.scope, ty.strides, ty.align, ty.elem_offset, layout=ty.layout)
     return Pending("decl_tensor", data, ty)
 
 
@@ -1316,7 +1319,7 @@ def _plan(base: FormSpec, names: frozenset) -> tuple:
     (taken by name), ``(None, form, sub-plan)`` (a nested form built from the names it has) or
     ``(None, None, default)`` (the base's default)."""
     own = {p.name for p in base.params}
-    plan = []
+    plan: list[tuple] = []
     for p in base.params:
         sub = _NESTED.get(p.kind)
         if p.name in names:
@@ -1529,7 +1532,9 @@ _BY_NAME: dict[str, FormSpec] = {}
 for _f in (*FORMS, *DERIVED, GRID, LET, NONE_TYPE, TENSOR_MAP, *HOST_TYPES, TARGET):
     for _n in (_f.name, *_f.aliases):
         _BY_NAME[_n] = _f
-_BY_NODE: dict[type, FormSpec] = {f.node: f for f in FORMS if f.role == "expr" and f.unparse is not None}
+_BY_NODE: dict[type, FormSpec] = {
+    f.node: f for f in FORMS if f.role == "expr" and f.unparse is not None and f.node is not None
+}
 
 
 def register(spec: FormSpec) -> None:

@@ -11,7 +11,7 @@ Python frontend uses the node classes themselves (``T.TileLayout`` is
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from . import forms as _f
 from .ir.expr import PrimExpr
@@ -70,8 +70,7 @@ _NO_REPLICA: Any = type("_NoReplica", (), {"__repr__": lambda self: "()"})()
 
 
 def _b_iter(extent: Any, stride: Any, axis: str, span: Any = None) -> Iter:
-    # Iter.__attrs_post_init__ turns an axis name into its Axis (as_axis)
-    return Iter(extent, stride, cast(Axis, axis), span=span)
+    return Iter(extent, stride, axis, span=span)
 
 
 def _b_from_iters(shard: tuple, replica: Any, offset: dict | None, span: Any = None) -> TileLayout:

@@ -218,6 +218,11 @@ def gemm_tn(
     ntiles = T.meta_var((M // BM) * (N // BN) // CLUSTER)  # work units: CLUSTER vertically adjacent tiles
     kb_n = T.meta_var(K // BK)
     nacc = T.meta_var(BN // 2 * (BM // 64 if PINGPONG else 1))
+    # a consumer thread holds nacc fp32 accumulators: 256 (ping-pong 128 x 256) spill under any
+    # register cap (ptxas: 2 KB stack, ~900 LDL/STL, wgmma serialized) -- refuse, do not run slow
+    T.static_assert(
+        nacc <= 128, "PINGPONG: BM * BN / 128 accumulators per thread must be <= 128 (e.g. BN=128)"
+    )
     group = T.meta_var(GROUP_M * (N // BN))
     ab = T.meta_var("bf16" if DT == "bfloat16" else "f16")
     shape = T.meta_var(f"m64n{BN}k16")

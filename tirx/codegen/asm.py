@@ -85,6 +85,7 @@ def asm_call(cg: Any, c: Call, template: str, operands: list, volatile: bool, ou
                 raise cg.error(
                     f"inline PTX for T.{c.op.name}: {{out}} used but the call has no result type", c
                 )
+            assert res_reg is not None  # set when the call has a result
             outs.append((f"={res_reg[0]}", "tirx_r"))
             slots[k] = ("out", len(outs) - 1)
             return f"%{len(outs) - 1}"
@@ -150,10 +151,12 @@ def asm_call(cg: Any, c: Call, template: str, operands: list, volatile: bool, ou
     stmt = f"{vol}({' : '.join(p if p else '' for p in parts)})".replace(" :  : ", " : : ")
     if not has_res:
         return stmt
+    assert res_reg is not None  # set when the call has a result
     rct = res_reg[1]
     if out_var is not None:
         return stmt.replace("(tirx_r)", f"({out_var})", 1), rct
     conv = "tirx_r"
+    assert isinstance(res_t, (PrimType, PointerType))  # _constraint(res_t) accepted it above
     if res_t.is_bool if isinstance(res_t, PrimType) else False:
         conv = "tirx_r != 0"
     elif isinstance(res_t, PointerType):

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 
 from ..ir import deep
-from ..ir.types import as_type
+from ..ir.types import as_prim
 from .semantics import InterpError, OutOfBoundsError, PtrVal, full, need_launch, pointer_elements
 
 __all__ = ["World", "compile_op", "current"]
 
-_U8 = as_type("uint8")
+_U8 = as_prim("uint8")
 _TLS = threading.local()
 _ZERO = np.zeros(1, dtype=np.int32)
 _NP_WAIT = {"uint64": np.uint64, "int64": np.int64, "uint32": np.uint32, "int32": np.int32}
@@ -211,8 +211,20 @@ def compile_op(kind: str, scope: str, fc: Any, call: Any, wait_dtype: str = "uin
     ]
     lits = [a.value if args[i] is None else None for i, a in enumerate(call.args)]
 
+    def ex(i: int) -> Callable[[Any], Any]:
+        """The evaluator of argument ``i``, an expression by the op's argument kinds."""
+        f = args[i]
+        assert f is not None  # tirx/ops/nvshmem.py declares argument i an expression
+        return f
+
+    def lit(i: int) -> str:
+        """The value of argument ``i``, a string literal by the op's argument kinds."""
+        v = lits[i]
+        assert v is not None  # tirx/ops/nvshmem.py declares argument i a string literal
+        return v
+
     def ints(c: Any, i: int) -> np.ndarray:
-        return full(np.asarray(args[i](c)), c.N).astype(np.int64)
+        return full(np.asarray(ex(i)(c)), c.N).astype(np.int64)
 
     if kind in ("my_pe", "n_pes"):
 
@@ -258,7 +270,7 @@ def compile_op(kind: str, scope: str, fc: Any, call: Any, wait_dtype: str = "uin
             lanes = _groups(c, scope)
             if lanes.size == 0:
                 return _ZERO
-            dst, src = args[0](c), args[1](c)
+            dst, src = ex(0)(c), ex(1)(c)
             nb = ints(c, 2)
             pe = ints(c, 3 if kind != "put_signal" else 6)
             for lane in lanes.tolist():
@@ -268,8 +280,8 @@ def compile_op(kind: str, scope: str, fc: Any, call: Any, wait_dtype: str = "uin
                 else:
                     _remote(c, dst, lane, n, q, what)[:] = _local(c, src, lane, n, what).copy()
                 if kind == "put_signal":
-                    sig = int(full(np.asarray(args[4](c)), c.N)[lane])
-                    _signal(c, args[3](c), lane, sig, lits[5], q, what)
+                    sig = int(full(np.asarray(ex(4)(c)), c.N)[lane])
+                    _signal(c, ex(3)(c), lane, sig, lit(5), q, what)
             return _ZERO
 
         return ev_rma
@@ -281,23 +293,23 @@ def compile_op(kind: str, scope: str, fc: Any, call: Any, wait_dtype: str = "uin
             lanes = np.flatnonzero(c.mask)
             if lanes.size == 0:
                 return _ZERO
-            p, v, pe = args[0](c), full(np.asarray(args[1](c)), c.N), ints(c, 3)
+            p, v, pe = ex(0)(c), full(np.asarray(ex(1)(c)), c.N), ints(c, 3)
             for lane in lanes.tolist():
-                _signal(c, p, lane, int(v[lane]), lits[2], int(pe[lane]), what)
+                _signal(c, p, lane, int(v[lane]), lit(2), int(pe[lane]), what)
             return _ZERO
 
         return ev_signal
 
     if kind == "wait_until":
         npt = np.dtype(_NP_WAIT[wait_dtype])
-        cmp = _CMP[lits[1]]
+        cmp = _CMP[lit(1)]
 
         def ev_wait(c: Any) -> np.ndarray:
             need_launch(c, name)
             lanes = np.flatnonzero(c.mask)
             if lanes.size == 0:
                 return _ZERO
-            p, want = args[0](c), full(np.asarray(args[2](c)), c.N)
+            p, want = ex(0)(c), full(np.asarray(ex(2)(c)), c.N)
             world, _ = current()
             for lane in lanes.tolist():
                 word = _local(c, p, lane, npt.itemsize, what).view(npt)
@@ -315,7 +327,7 @@ def compile_op(kind: str, scope: str, fc: Any, call: Any, wait_dtype: str = "uin
                     deadline = deadline or now + world.timeout
                     if now > deadline:
                         raise InterpError(
-                            f"{what}: the word stayed {word[0]} (waiting for {lits[1]} {target}) for "
+                            f"{what}: the word stayed {word[0]} (waiting for {lit(1)} {target}) for "
                             f"{world.timeout:g} s (deadlock)"
                         )
                     time.sleep(0.0005)

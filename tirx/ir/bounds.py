@@ -90,7 +90,12 @@ def _divisor(e: Any, depth: int = 6) -> int:
         return min(_divisor(e.a, depth - 1) * _divisor(e.b, depth - 1), 1 << 64)
     if isinstance(e, (Add, Sub)):
         return min(_divisor(e.a, depth - 1), _divisor(e.b, depth - 1))
-    if isinstance(e, Shl) and isinstance(e.b, IntImm) and 0 <= e.b.value < e.ty.bits:
+    if (
+        isinstance(e, Shl)
+        and isinstance(e.b, IntImm)
+        and isinstance(e.ty, PrimType)
+        and 0 <= e.b.value < e.ty.bits
+    ):
         return min(_divisor(e.a, depth - 1) << e.b.value, 1 << 64)
     return 1
 
@@ -172,12 +177,16 @@ class Bounds:
             if not isinstance(c, (LT, LE, GT, GE, EQ)):
                 continue
             for v, other, cls in ((c.a, c.b, type(c)), (c.b, c.a, _FLIP[type(c)])):
-                if not isinstance(v, Var) or dtype_range(v.ty) is None or v.ty.is_bool:
+                if not isinstance(v, Var) or not isinstance(v.ty, PrimType):
+                    continue
+                if dtype_range(v.ty) is None or v.ty.is_bool:
                     continue
                 o = self(other)
                 if o is None:
                     continue
-                lo, hi = narrowed.get(v) or self(v)
+                cur = narrowed.get(v) or self(v)
+                assert cur is not None  # v is an integer scalar (checked above)
+                lo, hi = cur
                 if cls in (LT, LE, EQ):
                     hi = min(hi, o[1] - (cls is LT))
                 if cls in (GT, GE, EQ):
@@ -220,9 +229,12 @@ class Bounds:
         if isinstance(extent, Sub) and extent.b is start:
             # range(start, stop): the extent is stop - start, and start + extent is stop
             # (exactly, also where the subtraction wraps)
-            hi = min(hi, self(extent.a)[1] - 1)
+            stop = self(extent.a)
+            assert stop is not None  # the operand of an integer Sub is an integer
+            hi = min(hi, stop[1] - 1)
         if count is not None:
             hi = min(hi, a[1] + count)
+        assert isinstance(v.ty, PrimType)  # a loop var is an integer scalar
         return a[0], max(a[0], min(hi, int_range(v.ty)[1]))
 
     def trip_count(self, extent: Any, step: Any = None) -> float:
@@ -298,6 +310,7 @@ class Bounds:
         if isinstance(e, IntImm):
             return e.value, e.value
         full = dtype_range(t)
+        assert full is not None  # __call__ bounds only integer/bool scalars
         if t.is_bool:
             return full
         if isinstance(e, Var):
@@ -404,6 +417,7 @@ class Bounds:
     def _amounts(self, e) -> tuple[tuple[int, int] | None, bool]:
         """The in-range part of a shift amount, and whether it may be out of range."""
         b, bits = self(e.b), e.a.ty.bits
+        assert b is not None  # a shift amount is an integer
         lo, hi = max(b[0], 0), min(b[1], bits - 1)
         return ((lo, hi) if lo <= hi else None), (b[0] < 0 or b[1] >= bits)
 
@@ -580,7 +594,7 @@ def _increment(e: Any, data: Var) -> list[tuple[Any, int]] | None:
     if not isinstance(e, (Add, Sub)):
         return None
     terms: list[tuple[Any, int]] = []
-    todo = [(e, 1)]
+    todo: list[tuple[Any, int]] = [(e, 1)]
     while todo:  # flatten the +/- tree (left-deep chains are long: no recursion)
         x, sign = todo.pop()
         if isinstance(x, Add):
@@ -637,6 +651,7 @@ def local_ranges(body: Any, bounds: Bounds, widen_after: int = 70) -> dict:
             for v, n, inc in st:
                 if inc is None:
                     r = b(v)
+                    assert r is not None  # a value stored to an integer buffer is an integer
                     lo, hi = min(lo, r[0]), max(hi, r[1])
                 else:
                     r = _sum_range(b, inc)

@@ -281,9 +281,11 @@ class BinaryOp(PrimExpr):
 
     __slots__ = ()
     _sfields = (("ty", VALUE), ("a", NODE), ("b", NODE))
-    if TYPE_CHECKING:  # every binary node class (_defbin) has these fields
+    if TYPE_CHECKING:  # every binary node class (_defbin) has these fields and this __init__
         a: PrimExpr
         b: PrimExpr
+
+        def __init__(self, a: PrimExpr, b: PrimExpr, ty: Type | None = None, *, span: Any = None) -> None: ...
 
 
 def _check_bin(self):
@@ -330,7 +332,7 @@ def _logic_post(self):
         object.__setattr__(self, "ty", self.a.ty)
 
 
-def _defbin(name: str, post, doc: str):
+def _defbin(name: str, post, doc: str) -> type[BinaryOp]:
     # spellings (text, Python, C++) and precedence: the operator table, tirx/ir/operators.py
     ns = {
         "__annotations__": {"a": "PrimExpr", "b": "PrimExpr", "ty": "Type"},
@@ -488,7 +490,7 @@ class Call(PrimExpr):
 class BufferLoad(PrimExpr):
     buffer: Any
     indices: tuple
-    ty: Type = attrs.field(default=None)
+    ty: PrimType = attrs.field(default=None)  # derived from the buffer's dtype (a PrimType)
     _sfields = (("buffer", BUF_USE), ("indices", SEQ))
 
     def __attrs_post_init__(self):

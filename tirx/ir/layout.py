@@ -21,8 +21,8 @@ the interpreter run).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -70,6 +70,8 @@ class LayoutError(ValueError):
 
 
 class _AxisMeta(type):
+    get: Callable[[str], Axis]  # Axis.get (a classmethod of the class this makes)
+
     def __getattr__(cls, name: str) -> Axis:
         if name == "m":
             return cls.get(name)
@@ -301,6 +303,17 @@ class Iter(Node):
     axis: Axis = attrs.field(default=None)
     _sfields = (("extent", NODE), ("stride", NODE), ("axis", VALUE))
 
+    if TYPE_CHECKING:  # what __init__ takes: __attrs_post_init__ converts ints and axis names
+
+        def __init__(
+            self,
+            extent: PrimExpr | int,
+            stride: PrimExpr | int,
+            axis: Axis | str | None = None,
+            *,
+            span: Any = None,
+        ) -> None: ...
+
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "extent", _dim(self.extent, "Iter.extent"))
         object.__setattr__(self, "stride", _dim(self.stride, "Iter.stride"))
@@ -379,7 +392,7 @@ class TileLayout(Layout):
                 offset_axes, offset_values = _offsets(dict(zip(offset_axes, offset_values)))
         self.__attrs_init__(
             _iters(shard, "TileLayout shard"), _iters(replica, "TileLayout replica"), offset_axes, offset_values,
-            span=span,
+            span=span,  # type: ignore[call-arg]  # Node's field: mypy's attrs plugin misses it (dataclass_transform base)
         )  # fmt: skip
 
     @staticmethod
@@ -680,13 +693,13 @@ class ComposeLayout(Layout):
                              self.tile_layout.pack(num, axis), self.swizzle_inner)  # fmt: skip
 
     def canonicalize(self) -> ComposeLayout:
-        return attrs.evolve(self, tile_layout=self.tile_layout.canonicalize())
+        return self.replace(tile_layout=self.tile_layout.canonicalize())
 
     def tile(
         self, outer: TileLayout, outer_shape: Sequence[Any], inner_shape: Sequence[Any]
     ) -> ComposeLayout:
         """The swizzle over the tiled tile layout (see :meth:`TileLayout.tile`)."""
-        return attrs.evolve(self, tile_layout=self.tile_layout.tile(outer, outer_shape, inner_shape))
+        return self.replace(tile_layout=self.tile_layout.tile(outer, outer_shape, inner_shape))
 
     def tile_to(self, to_shape: Sequence[Any], current_shape: Sequence[Any]) -> ComposeLayout:
         return self.tile(*_tile_args(to_shape, current_shape))
@@ -825,6 +838,7 @@ def vector_run(layout: Layout, shape: Sequence[Any], base: Any, lanes: int) -> b
         if layout.swizzle_len and lanes > (1 << layout.per_element):
             return False
         tile = layout.tile_layout
+    assert isinstance(tile, TileLayout)  # the layout kinds: TileLayout, and ComposeLayout over one
     last = _iv(shape[-1])
     if type(last) is not int or last % lanes:
         return False

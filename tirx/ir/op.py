@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..errors import OpError
 from .expr import _LAZY, Call, PrimExpr, StringImm, convert
 from .types import PointerType, PrimType, Type, as_type, bool_
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 __all__ = [
     "PTX",
@@ -258,8 +261,8 @@ def declare(
         raise TypeError(f"op {name!r}: cuda= must be a CExpr or PTX template or a function, got {cuda!r}")
     if interp is not None and not (isinstance(interp, NoInterp) or callable(interp)):
         raise TypeError(f"op {name!r}: interp= must be a function or NoInterp(reason), got {interp!r}")
-    base = traits or _NO_TRAITS
-    tr = attrs.evolve(base, **trait_kw) if trait_kw else base
+    given = traits or _NO_TRAITS
+    tr = attrs.evolve(given, **trait_kw) if trait_kw else given
     if tr.select and not tr.lazy_args:
         tr = attrs.evolve(tr, lazy_args=(1, 2))
     impls = {
@@ -297,7 +300,7 @@ def declare(
         typed_by_binding,
     )
     _REGISTRY[name] = op
-    f = sys._getframe(1)
+    f: FrameType | None = sys._getframe(1)
     while f is not None and f.f_code.co_filename == __file__:
         f = f.f_back
     _DECL_SITE[name] = f.f_code.co_filename if f is not None else ""
@@ -349,10 +352,13 @@ def find(**traits: Any) -> Op:
 def _check_arg(op: Op, i: int, kind: str, a: Any) -> PrimExpr:
     e = _check_kind(op, i, kind, a)
     allowed = op.choices.get(i)
-    if allowed is not None and e.value not in allowed:
-        want = ", ".join(repr(v) for v in allowed)
-        what = f"argument {i + 1} ({op.params[i]})" if i < len(op.params) else f"argument {i + 1}"
-        raise TypeError(f"T.{op.name}: {what} must be one of {want}, got {e.value!r}")
+    if allowed is not None:
+        value = getattr(e, "value", e)  # a literal (IntImm / StringImm) carries its value
+        if isinstance(value, PrimExpr) or value not in allowed:
+            want = ", ".join(repr(v) for v in allowed)
+            what = f"argument {i + 1} ({op.params[i]})" if i < len(op.params) else f"argument {i + 1}"
+            got = f"an expression of dtype {e.ty}" if isinstance(value, PrimExpr) else repr(value)
+            raise TypeError(f"T.{op.name}: {what} must be one of {want} (a literal), got {got}")
     return e
 
 

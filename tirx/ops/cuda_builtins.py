@@ -603,12 +603,13 @@ def _i_fp8x4(*xs: Any) -> Any:
     return np.asarray(out, dtype=np.uint32)
 
 
+# two helpers, so a kernel that only packs bfloat16 does not parse cuda_fp8.h (~15-20 ms of
+# every NVRTC compile, issue #16)
 CONVERT = Helper(
     "tirx_packed_convert",
     """\
-// packed conversions between float2 (in a 64-bit word), bfloat16x2 and fp8x4 (in 32-bit words)
+// packed conversions between float2 (in a 64-bit word) and bfloat16x2 (in a 32-bit word)
 #include <cuda_bf16.h>
-#include <cuda_fp8.h>
 __device__ __forceinline__ unsigned long long tirx_bf162_to_float2(unsigned p) {
   __nv_bfloat162 v = *reinterpret_cast<__nv_bfloat162*>(&p);
   float2 r = __bfloat1622float2(v);
@@ -617,7 +618,13 @@ __device__ __forceinline__ unsigned long long tirx_bf162_to_float2(unsigned p) {
 __device__ __forceinline__ unsigned tirx_float2_to_bf162(float x, float y) {
   __nv_bfloat162 r = __float22bfloat162_rn(make_float2(x, y));
   return *reinterpret_cast<unsigned*>(&r);
-}
+}""",
+)
+CONVERT_FP8 = Helper(
+    "tirx_packed_convert_fp8",
+    """\
+// four float32 packed as fp8x4 (e4m3) in a 32-bit word
+#include <cuda_fp8.h>
 __device__ __forceinline__ unsigned tirx_fp8x4_e4m3(float x, float y, float z, float w) {
   __nv_fp8x4_e4m3 r = __nv_fp8x4_e4m3(make_float4(x, y, z, w));
   return *reinterpret_cast<unsigned*>(&r);
@@ -643,7 +650,7 @@ declare(
 declare(
     "cuda.fp8x4_e4m3_from_float4", "f f f f", uint32, params="x y z w",
     doc="four float32 as four float8_e4m3fn (nearest even, saturating) packed in a uint32, x lowest",
-    cuda=_typed("float32", "tirx_fp8x4_e4m3({0}, {1}, {2}, {3})", CONVERT), interp=_i_typed("float32", _i_fp8x4),
+    cuda=_typed("float32", "tirx_fp8x4_e4m3({0}, {1}, {2}, {3})", CONVERT_FP8), interp=_i_typed("float32", _i_fp8x4),
 )  # fmt: skip
 
 

@@ -71,14 +71,14 @@ import functools
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 import attrs
 
 from ..ir import op as _op
 from ..ir.expr import BufferLoad, Call, Cast, FloatImm, IntImm, PrimExpr, StringImm, convert
 from ..ir.op import declare, register_handler
-from ..ir.types import PointerType, PrimType, Type, as_type, int32, uint32, void
+from ..ir.types import PointerType, PrimType, Type, as_prim, int32, uint32, void
 
 __all__ = [
     "Opcode",
@@ -242,7 +242,7 @@ def escape(mod: str) -> str:
 
 
 # ------------------------------------------------------------------ operand checks
-def _is_int(t: Any, bits: int | None = None) -> bool:
+def _is_int(t: Any, bits: int | None = None) -> TypeGuard[PrimType]:
     return isinstance(t, PrimType) and t.lanes == 1 and t.is_int and (bits is None or t.bits == bits)
 
 
@@ -251,7 +251,7 @@ def _width(token: str | None) -> int | None:
     dt = TOKEN_DTYPE.get(token or "")
     if dt is None or dt == "bool":
         return None
-    bits = as_type(dt).bits
+    bits = as_prim(dt).bits
     return bits if bits in (32, 64) else None
 
 
@@ -267,8 +267,12 @@ def _operand_ok(kind: str, e: Any, token: str | None = None) -> str | None:
         w = _width(token)
         what = f"a {w}-bit " if w else "a "
         if kind == "dst":
-            ok = isinstance(e, BufferLoad) and isinstance(t, PrimType) and t.lanes == 1
-            ok = ok and (w is None or t.bits == w)
+            ok = (
+                isinstance(e, BufferLoad)
+                and isinstance(t, PrimType)
+                and t.lanes == 1
+                and (w is None or t.bits == w)
+            )
             return None if ok else what + f"writable buffer element for .{token} (x[0] or a T.local_scalar)"
         if isinstance(t, PointerType):
             return None if w in (None, 64) else what + f"value for .{token}"
@@ -326,7 +330,7 @@ def _convert_operand(kind: str, x: Any, token: str | None = None) -> Any:
     if kind == "pin" and isinstance(x, (bool, int)):
         return IntImm(int(x), uint32)  # TIRx's literal predicate
     if kind == "reg" and isinstance(x, (bool, int, float)) and TOKEN_DTYPE.get(token or ""):
-        dt = as_type(TOKEN_DTYPE[token])
+        dt = as_prim(TOKEN_DTYPE[token or ""])
         if dt.is_float:
             return FloatImm(float(x), dt)
         if isinstance(x, int) and not dt.is_bool:
@@ -491,15 +495,15 @@ def _fit_operands(
             why = f"operand {bad[0].name!r} is there exactly when {mod} is"
             continue
         idx = tuple(i for i in range(len(layout)) if i not in drop)
-        out = []
+        out: list[Any] = []
         for a, i in zip(ops, idx):
             od = layout[i]
             kind = _kind(row, od, mods)
             token = _token(row, od, mods)
             a = _convert_operand(kind, a, token) if convert_them else a
-            bad = _operand_ok(kind, a, token)
-            if bad is not None:
-                why = f"operand {od.name!r} must be {bad}, got {_what(a)}"
+            problem = _operand_ok(kind, a, token)
+            if problem is not None:
+                why = f"operand {od.name!r} must be {problem}, got {_what(a)}"
                 break
             out.append(a)
         else:
@@ -730,8 +734,8 @@ def render(m: Match, opcode: str) -> tuple[str, list]:
         tmpl = row.asm({sl.name: v for sl, v in zip(row.slots, m.mods)})
     else:
         tmpl = row.asm if row.asm is not None else _default_asm(row, m.mods, m.filled)
-    for g, names in groups.items():  # a template's {d} for a vector is its lanes
-        tmpl = tmpl.replace("{" + g + "}", "{{" + ", ".join("{" + n + "}" for n in names) + "}}")
+    for g, lane_names in groups.items():  # a template's {d} for a vector is its lanes
+        tmpl = tmpl.replace("{" + g + "}", "{{" + ", ".join("{" + n + "}" for n in lane_names) + "}}")
     pos = {layout[i].name: (k, layout[i]) for k, i in enumerate(m.filled)}
     names = {o.name for o in layout}
     operands = list(m.operands)
@@ -742,8 +746,8 @@ def render(m: Match, opcode: str) -> tuple[str, list]:
     if m.guard is not None:
         names.add("tirx_guard")
         pos["tirx_guard"] = (len(operands), Operand("tirx_guard", "pin"))
-        g = m.guard if m.guard.ty.is_bool or m.guard.ty.bits == 32 else Cast(uint32, m.guard)
-        operands.append(g)
+        guard = m.guard if m.guard.ty.is_bool or m.guard.ty.bits == 32 else Cast(uint32, m.guard)
+        operands.append(guard)
         inner = tmpl[3:-3] if tmpl.startswith("{{ ") and tmpl.endswith(" }}") else tmpl
         tmpl = "{{ .reg .pred G; setp.ne.b32 G, {tirx_guard}, 0; @G " + inner + " }}"
 
@@ -782,6 +786,8 @@ class Chain:
     trailing strings is the printed positional form."""
 
     __slots__ = ("_opc", "_tokens")
+    _opc: Opcode
+    _tokens: tuple[str, ...]
     __tirx_namespace__ = True  # the script parser keeps this class's attribute-error messages
 
     def __init__(self, opc: Opcode, tokens: tuple[str, ...] = ()):

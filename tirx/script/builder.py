@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, cast, overload
 
 from ..ir import (
     AllocBuffer,
@@ -285,6 +285,12 @@ class IRBuilder:
                 return fr
         raise RuntimeError("IRBuilder: no open function")
 
+    @overload
+    def param(self, name: str, ty: TensorType) -> Buffer: ...
+    @overload
+    def param(self, name: str, ty: Var | PrimType | PointerType | str) -> Var: ...
+    @overload
+    def param(self, name: str, ty: Any) -> Var | Buffer: ...
     def param(self, name: str, ty: Any) -> Var | Buffer:
         """Add a parameter. A TensorType gives a pointer param and its Buffer (returned)."""
         fr = self._function_frame()

@@ -18,6 +18,7 @@ from .builder import IRBuilder
 from .parser import (
     Env,
     Parser,
+    Source,
     _Like,
     _ReturnSignal,
     build_function,
@@ -196,6 +197,7 @@ def ir_module(cls: Any = None, *, attrs: Any = None, check_well_formed: bool = T
     b = IRBuilder(cls.__name__)
     try:
         with b, b.module(cls.__name__, attrs):
+            assert b.module_funcs is not None  # b.module() opened it
             for f in extra_funcs:
                 b.module_funcs.append(f)
             for name, v, src, env in items:
@@ -226,7 +228,7 @@ class InlineFunction:
         self.__qualname__ = func.__qualname__
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
-        self._env = None
+        self._env: Env | None = None
         if mode == "macro":
             g = dict(func.__globals__)
             self._env = Env([closure_vars(func), dict(locals_), g, builtins.__dict__])
@@ -257,6 +259,7 @@ class InlineFunction:
         if self.mode == "inline":
             env = make_env(self.func, self.locals)
         elif self.mode == "macro":
+            assert self._env is not None  # made by __init__ in macro mode
             env = self._env
         else:  # non-hygienic macro: the caller's names first
             own = make_env(self.func, self.locals)
@@ -374,7 +377,7 @@ class JitFunction:
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
         self.__doc__ = func.__doc__
-        self._info = None
+        self._info: tuple[Source, dict[str, Any], list[str]] | None = None
 
     def __repr__(self) -> str:
         return f"<T.jit {self.func.__qualname__}>"
@@ -471,6 +474,7 @@ class JitFunction:
         except DiagnosticError as e:
             _raise_short(e)
         f = b.get()
+        assert isinstance(f, Function)  # build_function built one function
         if self.cache_size == 0:
             return f
         with self._lock:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 import inspect
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from .. import ir as _ir
 from ..forms import range_extent as _range_extent
@@ -67,6 +67,7 @@ class _Ctor(type):
     (``_build``), ``isinstance`` tests against the tirx classes (``_of``)."""
 
     _of: tuple = ()
+    _build: Callable[..., Any]  # each class's constructor (a staticmethod)
 
     def __instancecheck__(cls, obj: Any) -> bool:
         return isinstance(obj, cls._of)
@@ -118,7 +119,8 @@ class IntImm(metaclass=_Ctor):
             value = value.value
         if isinstance(value, float) or type(value) not in (int, bool):
             raise TypeError(f"T.IntImm: value must be an int, got {type(value).__name__}")
-        return _ir.IntImm(int(value), _as_type(ty, "T.IntImm ty"), span=span)
+        # IntImm's validator rejects a dtype that is not an integer/bool PrimType
+        return _ir.IntImm(int(value), cast(_PrimType, _as_type(ty, "T.IntImm ty")), span=span)
 
 
 class FloatImm(metaclass=_Ctor):
@@ -133,7 +135,8 @@ class FloatImm(metaclass=_Ctor):
             value = value.value
         if type(value) not in (int, float):
             raise TypeError(f"T.FloatImm: value must be a number, got {type(value).__name__}")
-        return _ir.FloatImm(float(value), _as_type(ty, "T.FloatImm ty"), span=span)
+        # FloatImm's validator rejects a dtype that is not a float PrimType
+        return _ir.FloatImm(float(value), cast(_PrimType, _as_type(ty, "T.FloatImm ty")), span=span)
 
 
 class StringImm(metaclass=_Ctor):
@@ -296,9 +299,10 @@ class TensorRegion:
         rs = tuple(r if isinstance(r, Range) else Range(*r) if isinstance(r, tuple) else None for r in region)
         if any(r is None for r in rs):
             raise TypeError("T.TensorRegion: region must be a list of T.Range")
+        ranges = cast("tuple[Range, ...]", rs)  # no None: checked just above
         if len(rs) != len(source.shape):
             raise ValueError(f"T.TensorRegion: {len(rs)} ranges for a rank-{len(source.shape)} tensor")
-        self.source, self.region, self.ty = source, rs, ty if ty is not None else TensorRegionType()
+        self.source, self.region, self.ty = source, ranges, ty if ty is not None else TensorRegionType()
 
     @property
     def shape(self) -> tuple:
@@ -373,6 +377,8 @@ class CallEffectKind(enum.IntEnum):
 # ------------------------------------------------------------------ registered scopes
 class _Registry(type):
     """Iterating the class lists its registered members, as TIRx's enums do."""
+
+    _members: dict[str, Any]  # each class's registry, by name
 
     def __iter__(cls) -> Iterator[Any]:
         return iter(list(cls._members.values()))
@@ -465,7 +471,8 @@ class ThreadScope(metaclass=_Registry):
     def __repr__(self) -> str:
         return f"ThreadScope({self.name!r})"
 
-    __str__ = name.fget  # type: ignore[assignment]
+    def __str__(self) -> str:
+        return self.name
 
 
 for _s, _r in (("cuda.kernel", -1), ("cuda.cluster", 0), ("cuda.cta", 1), ("cuda.warpgroup", 2),
@@ -601,7 +608,7 @@ def meta_class(cls: type) -> type:
     values there (assigning one binds the name, no IR), its ``@T.inline`` methods expand."""
     if not isinstance(cls, type):
         raise TypeError(f"T.meta_class decorates a class, got {type(cls).__name__}")
-    cls.__tirx_meta_class__ = True
+    cls.__tirx_meta_class__ = True  # type: ignore[attr-defined]  # a marker on the user's class
     return cls
 
 

@@ -118,7 +118,7 @@ class _SpecBuilder:
         if isinstance(key, slice):
             if key.step is not None:
                 raise ValueError(f"T.{self._kind}[shape : stride] takes no third part")
-            pair = (_tup(key.start), _tup(key.stop))
+            pair: tuple[tuple, tuple | None] = (_tup(key.start), _tup(key.stop))
         else:
             pair = (_tup(key), None)
         return LayoutSpec(shard=pair) if self._kind == "S" else LayoutSpec(replica=pair)
@@ -201,7 +201,8 @@ def mma_shared_layout(dtype: Any, swizzle_mode: SwizzleMode | int, shape: Any) -
         if k % e16:
             return TileLayout(S[tuple(shape)]).canonicalize()
         lead = shape[:-2]
-        strides, acc = [], m * k
+        strides: list[Any] = []
+        acc = m * k
         for e in reversed(lead):
             strides.insert(0, acc)
             acc *= e
@@ -241,10 +242,6 @@ def tmem_datapath_layout(datapath: str, rows: int, cols: int, sub_slab: int = 0)
         return TileLayout(S[(rows, 2, cols // 2) : (1 @ lane, 64 @ lane, 1 @ col)])
     spec = S[(4, 16, cols) : (32 @ lane, 1 @ lane, 1 @ col)]  # C and F: 16 rows per 32-lane warp slab
     return TileLayout(spec + (16 @ lane) if sub_slab else spec)
-
-
-def _times(x: Any, k: int) -> Any:
-    return x.value * k if isinstance(x, IntImm) else x * k
 
 
 def _datapath(m: int, cta_group: int, ws: bool, sparse: bool) -> str:
@@ -460,27 +457,27 @@ def _view(buf: Any, shape: tuple, layout: Any) -> Any:
         shape = tuple(shape[0])
     if len(shape) == 1 and isinstance(shape[0], str):
         raise TypeError(f"tensor {buf.name}: view(dtype) is not supported yet")
-    shape = [_n(d) for d in shape]
+    dims = [_n(d) for d in shape]
     if layout is not None:
-        return _declare(buf, shape, layout)
-    holes = [k for k, d in enumerate(shape) if type(d) is int and d == -1]
+        return _declare(buf, dims, layout)
+    holes = [k for k, d in enumerate(dims) if type(d) is int and d == -1]
     if len(holes) > 1:
         raise ValueError("view: at most one inferred dimension is allowed")
     total = _prod(buf.shape)
     if holes:
-        rest = _prod(d for k, d in enumerate(shape) if k != holes[0])
-        shape[holes[0]] = total // rest
-    elif type(total) is int and type(_prod(shape)) is int and total != _prod(shape):
+        rest = _prod(d for k, d in enumerate(dims) if k != holes[0])
+        dims[holes[0]] = total // rest
+    elif type(total) is int and type(_prod(dims)) is int and total != _prod(dims):
         raise ValueError(
-            f"view: the shape {tuple(buf.shape)} and the new shape {tuple(shape)} are not compatible"
+            f"view: the shape {tuple(buf.shape)} and the new shape {tuple(dims)} are not compatible"
         )
     if buf.layout is None:
-        return _declare(buf, shape, None)
+        return _declare(buf, dims, None)
     if _is_memory_tile(buf.layout, buf.shape):
-        r = _reshape(buf.layout, shape)
+        r = _reshape(buf.layout, dims)
         if r is not None:
-            return _declare(buf, shape, r)
-    return _declare(buf, shape, buf.layout)
+            return _declare(buf, dims, r)
+    return _declare(buf, dims, buf.layout)
 
 
 def _parts(buf: Any) -> tuple:

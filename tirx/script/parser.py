@@ -31,7 +31,7 @@ import operator
 import sys
 import textwrap
 import threading
-from typing import Any
+from typing import Any, cast
 
 from ..diagnostics import render as _render
 from ..errors import DiagnosticError
@@ -212,24 +212,28 @@ class _RegionCM:
     """``with T.device_entry(...)`` / ``with T.attr(...)`` run from plain Python (TIRx's builder
     API, tirx/script/protocol): the builder's region frame. A parsed kernel opens it itself."""
 
-    __slots__ = ()
+    __slots__ = ("_cm",)
+    _cm: contextlib.AbstractContextManager[Any] | None
 
     def __enter__(self) -> None:
         b = IRBuilder.current()
+        cm: contextlib.AbstractContextManager[Any]
         if type(self) is DeviceEntrySpec:
             cm = b.device_entry(self.args, self.attrs)
         else:
+            assert isinstance(self, AttrSpec)  # the two region specs
             cm = b.attr(self.key, self.value)
         cm.__enter__()
         self._cm = cm
 
     def __exit__(self, *exc: Any) -> Any:
         cm, self._cm = self._cm, None
+        assert cm is not None  # set by __enter__
         return cm.__exit__(*exc)
 
 
 class DeviceEntrySpec(_RegionCM):
-    __slots__ = ("_cm", "args", "attrs")
+    __slots__ = ("args", "attrs")
 
     def __init__(self, args: tuple, attrs: Any):
         self.args = args
@@ -237,7 +241,7 @@ class DeviceEntrySpec(_RegionCM):
 
 
 class AttrSpec(_RegionCM):
-    __slots__ = ("_cm", "key", "value")
+    __slots__ = ("key", "value")
 
     def __init__(self, key: str, value: Any):
         self.key = key
@@ -410,7 +414,7 @@ def clear_caches() -> None:
     _SOURCE_CACHE.clear()
 
 
-def _block_text(lines: list, first: int) -> tuple[str, int] | None:
+def _block_text(lines: list, first: int) -> tuple[str, int]:
     head = lines[first]
     indent = len(head) - len(head.lstrip())
     out = [head]
@@ -451,20 +455,28 @@ def function_source(func: Any) -> Source:
             "(the parser needs the function's source)"
         )
     first = code.co_firstlineno - 1
-    tree = None
+    tree: ast.FunctionDef | None = None
     text, indent = _block_text(lines, first)
     try:
-        mod = ast.parse(text)
-        if mod.body and isinstance(mod.body[0], ast.FunctionDef) and mod.body[0].name == code.co_name:
-            tree = mod.body[0]
+        top = ast.parse(text).body
+        if top and isinstance(top[0], ast.FunctionDef) and top[0].name == code.co_name:
+            tree = top[0]
     except SyntaxError:
         tree = None
     if tree is None:  # fall back to inspect for unusual layouts
         src = inspect.getsource(func)
         first_line = src.splitlines()[0]
         indent = len(first_line) - len(first_line.lstrip())
-        mod = ast.parse(textwrap.dedent(src))
-        tree = mod.body[0]
+        try:
+            node: ast.stmt | None = ast.parse(textwrap.dedent(src)).body[0]
+        except (SyntaxError, IndexError):
+            node = None
+        if not isinstance(node, ast.FunctionDef):
+            raise DiagnosticError(
+                f"{filename}:{code.co_firstlineno}: {func.__qualname__} is not a `def` function "
+                "(a lambda or another expression): kernels, helpers and macros are written with `def`"
+            )
+        tree = node
     s = Source(filename, tree, first, indent)
     _SOURCE_CACHE[key] = (lines, s)
     return s
@@ -546,10 +558,13 @@ def _is_type_like(x: Any) -> bool:
 
 # Python operators that build IR nodes come from the one operator table (tirx/ir/operators.py);
 # the rest only compute on Python values (no IR node: None)
-_BIN = {o.py_ast: (o.node, o.py_func) for o in OPERATORS if o.kind != "cmp" and not o.unary and o.py_func}
+# (node class or None, Python function)
+_BIN: dict[Any, tuple[Any, Any]] = {
+    o.py_ast: (o.node, o.py_func) for o in OPERATORS if o.kind != "cmp" and not o.unary and o.py_func
+}
 _BIN[ast.Pow] = (None, operator.pow)
 _BIN[ast.MatMult] = (None, operator.matmul)
-_CMP = {o.py_ast: (o.node, o.py_func) for o in OPERATORS if o.kind == "cmp"}
+_CMP: dict[Any, tuple[Any, Any]] = {o.py_ast: (o.node, o.py_func) for o in OPERATORS if o.kind == "cmp"}
 _CMP.update(
     {
         ast.Is: (None, operator.is_),
@@ -612,7 +627,7 @@ def fold_new(r: Any, keep: tuple) -> Any:
             return e
         na, nb = rec(a), rec(b)
         if na is not a or nb is not b:
-            e = type(e)(na, nb, span=e.span)
+            e = cast(Any, type(e))(na, nb, span=e.span)  # a binary node of the same class
         return fold(e)
 
     return rec(r)
@@ -651,7 +666,7 @@ def neg(a: PrimExpr, span: Any = None) -> PrimExpr:
         if lo <= -a.value <= hi:
             return IntImm(-a.value, t, span=span)
     elif type(a) is FloatImm:
-        return FloatImm(-a.value, t, span=span)
+        return FloatImm(-a.value, a.ty, span=span)
     if isinstance(t, PrimType) and (t.kind == "int" or t.is_float):
         return fold(binop(Mul, a, convert(-1, a), span=span))
     return fold(binop(Sub, convert(0, a), a, span=span))
@@ -926,7 +941,7 @@ class Parser:
         self.define(name, val)
 
     def new_cell(self, name: str, dtype: Any, init: Any = None) -> Cell:
-        buf = self.b.alloc(name, TensorType((1,), as_type(dtype), "local"))
+        buf = self.b.alloc(name, TensorType((1,), cast(PrimType, as_type(dtype)), "local"))
         if init is not None:
             self.b.store(buf, (_ZERO,), init)
         return Cell(buf)
@@ -1034,7 +1049,7 @@ class Parser:
             names = list(it.names or [f"i{k}" for k in range(n)])
         elif type(t) is ast.Name:
             names = [t.id] if n == 1 else [f"{t.id}_{k}" for k in range(n)]
-        elif type(t) in (ast.Tuple, ast.List):
+        elif isinstance(t, (ast.Tuple, ast.List)):
             elts = t.elts
             stars = [i for i, e in enumerate(elts) if type(e) is ast.Starred]
             if not stars:
@@ -1046,7 +1061,7 @@ class Parser:
                 nfix = len(elts) - 1
                 if n < nfix:
                     raise self.diag(t, f"{len(elts)} loop targets for {n} loops")
-                base = self._target_name(elts[k].value)
+                base = self._target_name(cast(ast.Starred, elts[k]).value)  # stars: the Starred ones
                 names = [self._target_name(e) for e in elts[:k]]
                 names += [f"{base}_{j}" for j in range(n - nfix)]
                 names += [self._target_name(e) for e in elts[k + 1 :]]
@@ -1111,8 +1126,10 @@ class Parser:
 
     def visit_If(self, st: ast.If) -> None:
         cond = self.eval(st.test)
-        if type(cond) is Cell or type(cond) is MetaVar:
-            cond = cond.__tirx_expr__() if type(cond) is Cell else cond.value
+        if type(cond) is Cell:
+            cond = cond.__tirx_expr__()
+        elif type(cond) is MetaVar:
+            cond = cond.value
         if not isinstance(cond, PrimExpr):  # decided while parsing
             branch = st.body if cond else st.orelse
             self.visit_body(branch)
@@ -1227,7 +1244,7 @@ class Parser:
             if not cond:
                 raise self.diag(st, f"assertion failed{': ' + str(msg) if msg is not None else ''}")
             return
-        kind, parts = "RuntimeError", ()
+        kind, parts = "RuntimeError", cast(tuple[str, ...], ())
         if (
             isinstance(msg, tuple)
             and len(msg) == 2
@@ -1320,7 +1337,9 @@ class Parser:
             obj = obj.value
         return obj[idx]
 
-    def indices(self, buf: Buffer, idx: Any, span: Any) -> tuple:
+    @staticmethod
+    def indices(buf: Buffer, idx: Any, span: Any) -> tuple:
+        """The index expressions of ``buf[idx]`` (also T.op's rule: parser_protocol.py)."""
         if type(idx) is not tuple:
             idx = (idx,)
         if len(idx) != len(buf.shape):
@@ -1431,7 +1450,7 @@ class Parser:
         for v in node.values:
             if type(v) is ast.Constant:
                 parts.append(str(v.value))
-            else:
+            elif isinstance(v, ast.FormattedValue):  # the only other kind of JoinedStr part
                 x = self.eval(v.value)
                 if v.conversion == ord("r"):
                     x = repr(x)
@@ -1520,7 +1539,7 @@ class Parser:
             r = r.with_span(self.span(node))
         return r
 
-    def call_site(self) -> Span:
+    def call_site(self) -> Span | None:
         node = self.cur_call
         return self.plain_span(node) if node is not None else None
 
@@ -1691,6 +1710,7 @@ def build_function(
                         )
                     if type(ty) is LoopSpec or not (_is_type_like(ty)):
                         raise p.diag(arg.annotation, f"parameter {pname!r}: {ty!r} is not a type")
+                    v: Var | Buffer
                     if isinstance(ty, TensorType):
                         v = b.param(pname, ty)
                     else:

@@ -10,10 +10,26 @@ from __future__ import annotations
 
 import builtins as _builtins
 import inspect as _inspect
+from collections.abc import Callable
 from typing import Any
 
 from .. import forms as _forms
 from .. import ir as _ir
+from ..ir import Add as _Add
+from ..ir import Buffer as _Buffer
+from ..ir import Cast as _Cast
+from ..ir import Div as _Div
+from ..ir import FloorDiv as _FloorDiv
+from ..ir import FloorMod as _FloorMod
+from ..ir import IntImm as _IntImm
+from ..ir import Max as _Max
+from ..ir import Min as _Min
+from ..ir import Mod as _Mod
+from ..ir import PrimExpr as _PrimExpr
+from ..ir import PrimType as _PrimType
+from ..ir import Sub as _Sub
+from ..ir import TensorType as _TensorType
+from ..ir import Var as _Var
 from ..ir import op as _op
 from ..ir.node import Attrs as _Attrs
 from ..ir.types import DTYPE_NAMES as _DTYPE_NAMES
@@ -25,6 +41,12 @@ from .builder import IRBuilder as _IRBuilder
 from .builder import launch_args as _launch_args
 from .decorators import function, inline, ir_module, jit, macro
 from .intrin import call_intrin, llvm_lookup_intrinsic_id, tensor_data_ptr
+from .parser import AttrSpec as _AttrSpec
+from .parser import Cell as _Cell
+from .parser import DeviceEntrySpec as _DeviceEntrySpec
+from .parser import LoopSpec as _LoopSpec
+from .parser import MetaVar as _MetaVar
+from .parser import take_name as _take_name
 
 __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve through the op/dtype tables;
     # the forms (T.Ramp, T.alloc_shared, T.grid, ...) are appended where they are generated
@@ -40,21 +62,7 @@ __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve t
     "truncdiv", "truncmod", "void",
 ]  # fmt: skip
 
-_Add, _Sub, _Broadcast, _Buffer, _Call, _Cast = (
-    _ir.Add,
-    _ir.Sub,
-    _ir.Broadcast,
-    _ir.Buffer,
-    _ir.Call,
-    _ir.Cast,
-)
-_Div, _FloorDiv, _FloorMod, _Mod, _Mul = _ir.Div, _ir.FloorDiv, _ir.FloorMod, _ir.Mod, _ir.Mul
-_GlobalVar, _IntImm, _Let, _Max, _Min = _ir.GlobalVar, _ir.IntImm, _ir.Let, _ir.Max, _ir.Min
-_PrimExpr, _PrimType, _Ramp, _Select = _ir.PrimExpr, _ir.PrimType, _ir.Ramp, _ir.Select
-_TensorType, _Type, _Var = _ir.TensorType, _ir.Type, _ir.Var
 _binop, _const, _convert = _ir.binop, _ir.const, _ir.convert
-_AttrSpec, _Cell, _DeviceEntrySpec, _LetBinding = _p.AttrSpec, _p.Cell, _p.DeviceEntrySpec, _p.LetBinding
-_LoopSpec, _MetaVar, _take_name = _p.LoopSpec, _p.MetaVar, _p.take_name
 
 prim_func = function  # TVM spelling
 
@@ -82,7 +90,7 @@ class DType:
             value = float(value) if self.ty.is_float else int(value)
         return _const(value, self.ty)
 
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object) -> _builtins.bool:
         if isinstance(other, DType):
             return self.ty == other.ty
         if isinstance(other, _PrimType):
@@ -106,7 +114,7 @@ class DType:
 
 
 for _n in _DTYPE_NAMES:
-    globals()[_n] = DType(_parse_dtype(_n))
+    globals()[_n] = DType(_as_prim(_n))  # every DTYPE_NAMES entry is a PrimType
 bool = globals()["bool"]
 
 
@@ -427,19 +435,25 @@ def floormod(a: Any, b: Any) -> _PrimExpr:
     return _binop(_FloorMod, _e(a), _e(b))
 
 
+def _raw_unary(cls: Any) -> Callable[[Any], _PrimExpr]:
+    def build(a: Any) -> _PrimExpr:
+        return cls(_convert(_e(a)))
+
+    return build
+
+
+def _raw_binary(cls: Any) -> Callable[[Any, Any], _PrimExpr]:
+    def build(a: Any, b: Any) -> _PrimExpr:
+        return _binop(cls, _e(a), _e(b))
+
+    return build
+
+
 # TIRx's explicit node constructors (T.Add(a, b), ..., T.Not(a), T.BitwiseNot(a)): the node as
 # written, never folded (the operators fold, tirx/ir/fold.py); the printer writes one where
 # the operator spelling would fold
 def _raw_node(cls: Any, name: str) -> Any:
-    if cls in (_ir.Not, _ir.BitNot):
-
-        def build(a: Any) -> _PrimExpr:
-            return cls(_convert(_e(a)))
-    else:
-
-        def build(a: Any, b: Any) -> _PrimExpr:
-            return _binop(cls, _e(a), _e(b))
-
+    build = _raw_unary(cls) if cls in (_ir.Not, _ir.BitNot) else _raw_binary(cls)
     build.__name__ = build.__qualname__ = name
     build.__doc__ = f"``T.{name}(...)``: a ``{cls.__name__}`` node, never folded."
     return build
@@ -464,7 +478,7 @@ def _bind_target(pending: _forms.Pending) -> Any:
     return pending.emit(_IRBuilder.current(), _take_name("buf"))
 
 
-_WRAP = {
+_WRAP: dict[str, Callable[[Any], Any]] = {
     "loop": _one_loop,
     "bind": _bind_target,
     "loops": lambda heads: _LoopSpec(list(heads)),  # T.grid
@@ -582,9 +596,11 @@ def compute(shape: Any, fcompute: Any, *, out: Any = None, dtype: Any = None, sc
 
 # ------------------------------------------------------------------ TVM spellings
 boolean = globals()["bool"]
-f16, f32, f64, bf16 = float16, float32, float64, bfloat16  # noqa: F821 - set from DTYPE_NAMES above
-i8, i16, i32, i64 = int8, int16, int32, int64  # noqa: F821
-u8, u16, u32, u64 = uint8, uint16, uint32, uint64  # noqa: F821
+_g = globals()  # the dtypes are set from DTYPE_NAMES above
+f16, f32, f64, bf16 = _g["float16"], _g["float32"], _g["float64"], _g["bfloat16"]
+i8, i16, i32, i64 = _g["int8"], _g["int16"], _g["int32"], _g["int64"]
+u8, u16, u32, u64 = _g["uint8"], _g["uint16"], _g["uint32"], _g["uint64"]
+del _g
 
 
 def bitwise_and(a: Any, b: Any) -> _PrimExpr:

@@ -13,6 +13,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from tirx.ir import expr as E
+from tirx.ir.function import Function
 from tirx.ir.op import call
 from tirx.ir.types import TensorType, prim
 from tirx.script.builder import IRBuilder, launch_args
@@ -89,6 +90,7 @@ def elementwise_kernels(draw) -> Runnable:
                 if D is not None:
                     b.store(D, (i,), _value(draw, [v, A[i + ca]], tout))
     f = b.get()
+    assert isinstance(f, Function)  # b.function() built it
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     size = n_val + PAD
     args: list = [_array(rng, tin, size), _array(rng, tin, size), _array(rng, tin, 1)]

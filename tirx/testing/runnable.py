@@ -32,6 +32,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from tirx.ir import expr as E
+from tirx.ir.buffer import Buffer
 from tirx.ir.function import Function
 from tirx.ir.op import call
 from tirx.ir.types import TensorType, bfloat16, float16, float32, int32, prim
@@ -93,8 +94,9 @@ class _Gen:
         self.X, self.F, self.s, self.N = X, F, s, N
         self.ivars: list = [s]
         self.fvars: list = []
-        self.acc = None
-        self.facc = None
+        # the accumulators of the kernel body (None while its first values are drawn)
+        self.acc: Buffer | None = None
+        self.facc: Buffer | None = None
         self.loop_depth = 0
         self.budget = 0
         self.extra_types = True
@@ -220,8 +222,10 @@ class _Gen:
         elif k == 3:
             OF[i] = self.fexpr()
         elif k == 4:
+            assert self.acc is not None  # statements are drawn after body() made the accumulators
             self.acc[0] = self.acc[0] + self.iexpr()
         elif k == 5:
+            assert self.facc is not None  # as for acc
             self.facc[0] = self.facc[0] + self.fexpr()
         elif k == 6 and depth < 3:
             with b.if_(self.cond()):
@@ -274,7 +278,7 @@ def runnable_kernels(draw, max_stmts: int = 12, extra_types: bool = True) -> Run
         s = b.param("s", int32)
         OI = b.param("OI", TensorType((size,), int32))
         OF = b.param("OF", TensorType((size,), float32))
-        N = nvar if dyn else E.const(n, int32)
+        N = nvar if nvar is not None else E.const(n, int32)  # nvar is set exactly when dyn
         g = _Gen(draw, b, X, F, s, N)
         g.extra_types = extra_types
         g.budget = draw(st.integers(1, max_stmts))
@@ -310,6 +314,7 @@ def runnable_kernels(draw, max_stmts: int = 12, extra_types: bool = True) -> Run
             with b.for_("i", 0, N) as i:
                 body(i)
     f = b.get()
+    assert isinstance(f, Function)  # b.function() built it
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     xs = rng.integers(-1000, 1000, n).astype(np.int32)
     if n > 2 and draw(st.booleans()):

@@ -290,6 +290,7 @@ def decl_mutable_cell_(value: Any = MISSING, *, ty: Any = None, name: str | None
 
 def set_mutable_cell_(target: Any, value: Any, *, loc: Any = None) -> AlreadyEmitted:
     """``x = value`` for mutable storage ``x``: a store, no new binding."""
+    idx: tuple
     if type(target) is Cell:
         buf, idx = target.buffer, (_ZERO,)
     elif isinstance(target, BufferLoad):
@@ -355,6 +356,7 @@ def assert_(condition: Any, message: Any = "", *, loc: Any = None) -> None:
     cond = unwrap(condition)
     if type(cond) is MetaVar:
         cond = cond.value
+    parts: tuple[str, ...]
     if isinstance(message, str):
         kind, parts = "RuntimeError", ((message,) if message else ())
     elif (
@@ -400,7 +402,11 @@ def range_(*args: Any, annotations: dict | None = None) -> ForFrame:
     if not 1 <= len(args) <= 3:
         raise TypeError(f"range_ takes 1 to 3 bounds, got {len(args)}")
     args = tuple(unwrap(a) for a in args)
-    if len(args) == 3 and isinstance(args[2], (int, IntImm)) and int(getattr(args[2], "value", args[2])) == 0:
+    if (
+        len(args) == 3
+        and isinstance(args[2], (int, IntImm))
+        and int(args[2].value if isinstance(args[2], IntImm) else args[2]) == 0
+    ):
         raise ValueError("range_: the step must not be zero")
     if annotations:
         head = LOOPS[ForKind.SERIAL].call(list(args), {"annotations": annotations})
@@ -468,7 +474,7 @@ def unpack_(value: Any) -> Any:
 def _indices(buf: Buffer, key: Any, span: Any) -> tuple:
     if isinstance(key, list):
         key = tuple(key)
-    return Parser.indices(None, buf, key, span)  # the frontend's rule (self is unused there)
+    return Parser.indices(buf, key, span)  # the frontend's rule
 
 
 def setitem_(target: Any, key: Any, value: Any, *, loc: Any = None) -> AlreadyEmitted | None:
@@ -562,6 +568,7 @@ def decl_function(func_name: str, func_signature: Function) -> GlobalVar:
             "(build functions inside the module frame to declare them)"
         )
     b = _module("decl_function")
+    assert b.module_funcs is not None  # _module checked it
     if any(f.name == func_name for f in b.module_funcs):
         raise ValueError(f"decl_function: the module already has a function {func_name!r}")
     f = func_signature
@@ -610,7 +617,9 @@ def module_attrs(attrs: dict, allow_overwrite: bool = False) -> None:
 
 def module_get_attr(attr_key: str) -> Any:
     """One attribute of the open module, or None."""
-    return _module("module_get_attr").module_attrs.get(attr_key)
+    attrs = _module("module_get_attr").module_attrs
+    assert attrs is not None  # made with module_funcs when the module opened
+    return attrs.get(attr_key)
 
 
 def module_set_attr(attr_key: str, attr_value: Any, allow_overwrite: bool = False) -> None:
@@ -618,6 +627,7 @@ def module_set_attr(attr_key: str, attr_value: Any, allow_overwrite: bool = Fals
     if not isinstance(attr_key, str):
         raise TypeError(f"module_set_attr: attr_key must be a str, got {type(attr_key).__name__}")
     b = _module("module_set_attr")
+    assert b.module_attrs is not None  # made with module_funcs when the module opened
     if attr_key in b.module_attrs and not allow_overwrite:
         raise ValueError(
             f"module_set_attr: attr {attr_key!r} is set already (allow_overwrite=True replaces it)"
@@ -760,6 +770,7 @@ def call_global_var_(function: GlobalVar, args: Any) -> PrimExpr:
     if not isinstance(args, (list, tuple)):
         raise TypeError(f"call_global_var_: args must be a list, got {type(args).__name__}")
     b = _module("call_global_var_")
+    assert b.module_funcs is not None  # _module checked it
     callee = next((f for f in b.module_funcs if f.name == function.name), None)
     if callee is None:
         raise ValueError(f"call_global_var_: the module has no function {function.name!r} (declare it first)")
