@@ -59,6 +59,20 @@ def _inputs(f, seed: int) -> list:
     return out
 
 
+def _races(f, host: list) -> str | None:
+    """Why the two kernels need not agree on the inputs ``host`` (numpy copies): the
+    interpreter, which checks every statement for conflicting writes, finds a data race."""
+    from tirx.interp.errors import RaceError
+
+    try:
+        tirx.compile(f, target="interp")(*host)
+    except RaceError as e:
+        return f"the kernel races on these inputs (interpreter): {str(e).splitlines()[0][:200]}"
+    except Exception:
+        return None
+    return None
+
+
 def _bits(x) -> np.ndarray:
     """A tensor's elements as integers of its width (NaNs made one pattern)."""
     if x.dtype.is_floating_point:
@@ -86,6 +100,7 @@ def test_tirx_cuda_and_tirx_kernel_agree(case, monkeypatch, tmp_path):
     if isinstance(p, str):
         pytest.skip(p)
     ours = _inputs(f, 7)
+    host = [x.cpu().numpy() if torch.is_tensor(x) else x for x in ours]  # before the launches
     theirs = [x.clone() if torch.is_tensor(x) else x for x in ours]
     k(*ours)
     res = compile_source(
@@ -118,6 +133,10 @@ def test_tirx_cuda_and_tirx_kernel_agree(case, monkeypatch, tmp_path):
                 f"{name}: {diff.size} elements differ, first at {diff[:5].tolist()}: "
                 f"tirx {a.reshape(-1)[diff[:5]].tolist()} TIRx {b.reshape(-1)[diff[:5]].tolist()}"
             )
+    if bad and (why := _races(f, host)) is not None:
+        # several threads store different values to one element: the GPU keeps whichever store
+        # lands last, so two correct kernels may differ (most cases agree anyway and count)
+        pytest.skip(f"{case}: {why}; differs: " + "; ".join(bad))
     assert not bad, f"{case}: " + "; ".join(bad)
 
 
