@@ -5,31 +5,19 @@ correctness against torch on fresh random data with NaN-poisoned outputs."""
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 
 import pytest
 from gpu_util import require_gpu as _gpu
+from hopper_util import ARCH, no_disk_cache  # noqa: F401 (an autouse fixture)
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
 import tirx
+from examples.hopper import gemm as G
+from examples.hopper import memory as MB
 from tirx.errors import OpError
 from tirx.script import tirx as T
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from examples.hopper import gemm as G  # noqa: E402
-from examples.hopper import memory as MB  # noqa: E402
-
-ARCH = "cuda -arch=sm_90a"
-
-
-@pytest.fixture(autouse=True)
-def _no_disk_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def _clean(k):

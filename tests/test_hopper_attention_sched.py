@@ -12,29 +12,18 @@ from __future__ import annotations
 import os
 import random
 import re
-import sys
 
 import numpy as np
 import pytest
 from gpu_util import require_gpu as _gpu
+from hopper_util import ARCH, no_disk_cache  # noqa: F401 (an autouse fixture)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tirx
 import tirx.interp as ti
+from examples.hopper import attention as A
 from tirx.script import tirx as T
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from examples.hopper import attention as A  # noqa: E402
-
-ARCH = "cuda -arch=sm_90a"
-
-
-@pytest.fixture(autouse=True)
-def _no_disk_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def _nblk(mb: int, causal: bool, S: int, BM: int, BN: int) -> int:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 
 import pytest
 from gpu_util import require_gpu as _gpu
+from hopper_util import ARCH, no_disk_cache  # noqa: F401 (an autouse fixture)
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
@@ -18,19 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tirx
+from examples.hopper import fp8_gemm as F
 from tirx.script import tirx as T
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from examples.hopper import fp8_gemm as F  # noqa: E402
-
-ARCH = "cuda -arch=sm_90a"
-
-
-@pytest.fixture(autouse=True)
-def _no_disk_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @pytest.mark.parametrize("name", sorted(F.KERNELS))
