@@ -140,7 +140,7 @@ def _c_wgmma_rs(cg: Any, c: Any) -> str:
     shape, dt, accp, ap, db, scale, tb = c.args
     (n,) = _shape(cg, c, shape, _RS_SHAPE, "m64n128k16")
     ab = {"f16": "f16", "float16": "f16", "bf16": "bf16", "bfloat16": "bf16"}.get(
-        dt.value if isinstance(dt, StringImm) else None
+        dt.value if isinstance(dt, StringImm) else ""
     )
     if ab is None:
         raise cg.error(f"{name}: dtype must be 'f16' or 'bf16'", c)

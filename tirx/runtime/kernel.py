@@ -25,7 +25,7 @@ import os
 import struct
 import sys
 import threading
-from typing import Any
+from typing import Any, cast
 
 from ..ir import IntImm, PointerType, PrimType, Var
 from . import driver as _drv
@@ -467,7 +467,7 @@ class Kernel:
             else:
                 env[f"_a{i}"] = _scalar(a, p.ty, pname, kname)
         for var, (val, _src) in dyn_vals.items():
-            t = var.ty
+            t = cast(PrimType, var.ty)  # T.dynamic makes integer PrimType variables only
             lo, hi = (
                 (-(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1) if t.kind == "int" else (0, (1 << t.bits) - 1)
             )
@@ -824,7 +824,7 @@ class Kernel:
         torch = sys.modules.get("torch")
         if torch is None:
             return None
-        ns = dict(HOST_GLOBALS)
+        ns: dict[str, Any] = dict(HOST_GLOBALS)
         bufs = dict(self.func.buffer_map)
         for i, p in enumerate(self.params):
             b = bufs.get(p)
