@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -610,7 +610,7 @@ class CodeGenCUDA:
 
     def _bind_asm(self, s: Bind) -> bool:
         """``x = <inline PTX with a result>``: the asm writes ``x`` directly."""
-        c = s.value
+        c = cast(Call, s.value)  # the caller checked it is an op Call
         spec = _op.impl(BACKEND, c.op)
         if not isinstance(spec, PTX):
             return False
@@ -665,8 +665,8 @@ class CodeGenCUDA:
             self.features.add("vec")
             return f"tirx_vec<{el}, {t.lanes}>"
         if isinstance(t, PointerType):
-            el = t.element
-            inner = "void" if isinstance(el, VoidType) else self.ctype(el)
+            pel = t.element
+            inner = "void" if isinstance(pel, VoidType) else self.ctype(pel)
             return f"{inner}*"
         if isinstance(t, VoidType):
             return "void"
@@ -742,7 +742,7 @@ class CodeGenCUDA:
     def _is_vec(self, t: Any) -> bool:
         return isinstance(t, PrimType) and t.lanes > 1
 
-    def _binary(self, e, op: str, prec: int):
+    def _binary(self, e: Any, op: str, prec: int):
         t = e.a.ty
         if isinstance(t, PrimType) and t.is_minifloat and t.lanes == 1:
             # fp8 has no arithmetic: compute in float32 and round once
@@ -753,11 +753,12 @@ class CodeGenCUDA:
         if self._is_vec(e.a.ty) and (e.a.ty.lanes, e.a.ty.base) not in ((2, "float16"), (2, "bfloat16")):
             self.features.add("vec")
             self.ctype(e.a.ty)
+        a, b = e.a, e.b
         if isinstance(e, (_BITWISE, EQ, NE, LT, LE, GT, GE)):
             # parenthesize non-primary operands of bitwise ops and comparisons for clarity
             lp = _PREC_UNARY if isinstance(e, _BITWISE) else prec
-            return f"{self.wrap(e.a, lp)} {op} {self.wrap(e.b, lp + (0 if lp == _PREC_UNARY else 1))}", prec
-        return f"{self.wrap(e.a, prec)} {op} {self.wrap(e.b, prec + 1)}", prec
+            return f"{self.wrap(a, lp)} {op} {self.wrap(b, lp + (0 if lp == _PREC_UNARY else 1))}", prec
+        return f"{self.wrap(a, prec)} {op} {self.wrap(b, prec + 1)}", prec
 
     def _arith(self, e):
         op, prec = _BIN[type(e)]
@@ -923,7 +924,7 @@ class CodeGenCUDA:
         if to.lanes == 1:
             x = f"float({self.expr(value)})" if low else self.expr(value)
             i = f"(int)({x})"
-            if value.ty.base == "float64":  # cvt.rzi.s32.f64 turns NaN into INT_MIN
+            if cast(PrimType, value.ty).base == "float64":  # cvt.rzi.s32.f64 turns NaN into INT_MIN
                 self.features.add("f2i")
                 i = f"tirx_f2i<int>({x})"
             return f"(({self.ctype(to)})min(max({i}, {lo}), {hi}))"
@@ -932,19 +933,19 @@ class CodeGenCUDA:
         n = to.lanes
         x = self.expr(value)
         if low:
-            x = f"tirx_vcast{'_from_mf' if value.ty.is_minifloat else ''}<float>({x})"
+            x = f"tirx_vcast{'_from_mf' if cast(PrimType, value.ty).is_minifloat else ''}<float>({x})"
         i = f"tirx_vcast<int>({x})"
         clamped = f"tirx_vmin(tirx_vmax({i}, tirx_bcast<int, {n}>({lo})), tirx_bcast<int, {n}>({hi}))"
         return f"tirx_vcast<{self.ctype(to.element)}>({clamped})"
 
     def e_Ramp(self, e: Ramp):
         self.features.add("vec")
-        el = self.ctype(e.ty.element)
+        el = self.ctype(cast(PrimType, e.ty).element)
         self.ctype(e.ty)
         return f"tirx_ramp<{el}, {e.lanes}>({self.expr(e.base)}, {self.expr(e.stride)})", _PREC_PRIMARY
 
     def e_Broadcast(self, e: Broadcast):
-        t = e.ty
+        t = cast(PrimType, e.ty)  # a vector of a scalar PrimType (the node's validator)
         if (t.base, t.lanes) == ("float16", 2):
             return f"__half2half2({self.expr(e.value)})", _PREC_PRIMARY
         if (t.base, t.lanes) == ("bfloat16", 2):
@@ -1006,7 +1007,7 @@ class CodeGenCUDA:
         base = self.var_name(buf.data)
         if buf.data in self.scalar_bufs:
             return f"(&{base})"
-        el = buf.data.ty.element
+        el = cast(PointerType, buf.data.ty).element
         if el != buf.dtype:
             return f"(({self.ctype(buf.dtype)}*){base})"
         return base
@@ -1087,7 +1088,7 @@ class CodeGenCUDA:
         """``e`` is provably >= 0."""
         return self.bounds.is_nonneg(e)
 
-    def div_may_overflow(self, e: PrimExpr) -> bool:
+    def div_may_overflow(self, e: Any) -> bool:
         """Signed 32/64-bit integer division ``e`` may be ``MIN / -1`` (or ``MIN % -1``)."""
         t = e.a.ty
         if not (_wide_int(t) and t.kind == "int"):
@@ -1143,10 +1144,11 @@ class CodeGenCUDA:
         for o in _op.all_ops().values():
             if o.traits.range is None:
                 continue
-            for ax in "xyz" if o.args == ("s",) else (None,):
-                r = o.traits.value_range(ax, dims.get)
+            axes: tuple[str | None, ...] = tuple("xyz") if o.args == ("s",) else (None,)
+            for axis in axes:
+                r = o.traits.value_range(axis, dims.get)
                 if r is not None:
-                    lr[o.name, ax] = r
+                    lr[o.name, axis] = r
         self.launch_ranges = lr
 
     # -- statements -----------------------------------------------------------------
@@ -1330,13 +1332,13 @@ class CodeGenCUDA:
             dims = "x".join(str(getattr(d, "value", d)) for d in buf.shape)
             self.line(f"// {buf.name}: tensor memory, {dims} {buf.dtype}", s)
             return
-        el = buf.data.ty.element
+        el = cast(PointerType, buf.data.ty).element
         ct = self.ctype(el if isinstance(el, PrimType) else buf.dtype)
         n = self.define(buf.data, buf.name)
         if scope == "shared.dyn":
-            size = 1
+            size: int | None = 1
             for d in buf.shape:
-                size = d.value * size if isinstance(d, IntImm) else None
+                size = d.value * size if isinstance(d, IntImm) and size is not None else None
                 if size is None:
                     break
             self.features.add("dyn_smem")
@@ -1427,8 +1429,9 @@ class CodeGenCUDA:
         hb = Bounds(exact=True)
         for v in dyn:
             c = self.define(v)
-            self.bounds.define(v, (0, int_range(v.ty)[1]))
-            hb.define(v, (0, int_range(v.ty)[1]))
+            vt = cast(PrimType, v.ty)  # dynamic dims are integer PrimType variables
+            self.bounds.define(v, (0, int_range(vt)[1]))
+            hb.define(v, (0, int_range(vt)[1]))
             params.append(KernelParam("dyn", v.name, c, v.ty, v))
         # host bindings used on the device travel as parameters
         for h in host:
@@ -1549,7 +1552,7 @@ class CodeGenCUDA:
             args.append(f"{self.ctype(p.ty)} {c}")
         for v in f.dyn_vars():
             c = self.define(v)
-            self.bounds.define(v, (0, int_range(v.ty)[1]))
+            self.bounds.define(v, (0, int_range(cast(PrimType, v.ty))[1]))
             args.append(f"{self.ctype(v.ty)} {c}")
         rt = "void" if f.ret_ty is None else self.ctype(f.ret_ty)
         head = f"__device__ __forceinline__ {rt} {self.func_cname(f.name)}({', '.join(args)})"
@@ -1753,9 +1756,9 @@ def _coerce(cls, a: PrimExpr, b: PrimExpr) -> PrimExpr:
             lanes = max(ta.lanes, tb.lanes)
             a2 = a if el_a == wide else Cast(wide.with_lanes(ta.lanes), a)
             b2 = b if el_b == wide else Cast(wide.with_lanes(tb.lanes), b)
-            if a2.ty.lanes == 1:
-                a2 = Broadcast(a2, lanes) if not isinstance(a2, IntImm) or True else a2
-            if b2.ty.lanes == 1:
+            if cast(PrimType, a2.ty).lanes == 1:
+                a2 = Broadcast(a2, lanes)
+            if cast(PrimType, b2.ty).lanes == 1:
                 b2 = Broadcast(b2, lanes)
             if isinstance(a2, Ramp) and isinstance(b2, Broadcast) and cls is Mul:
                 return Ramp(Mul(a2.base, b2.value), Mul(a2.stride, b2.value), lanes)
