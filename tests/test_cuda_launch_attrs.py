@@ -243,3 +243,23 @@ def test_grid_sync_and_launch_options_take_the_cooperative_launch_path(tmp_path,
     assert not q.cooperative and [f for f, _ in q.option_codes] == ["priority"] and q._fast is None
     p = tirx.compile(_plain_kernel, target="cuda -arch=sm_90a", cache=False)
     assert not p.cooperative and p.option_codes == [] and p._fast is not None
+
+
+@settings(max_examples=40)
+@given(st.lists(st.integers(0, 1 << 40), min_size=3, max_size=3))
+def test_tensormap_encode_tiled_operands_keep_their_own_dtypes(dims):
+    """Found by the mutate fuzzer: one operand beyond int32 (printed ``T.int64(...)``) made the
+    reloaded call give every other bare operand and option int64; each operand is independent."""
+    a, b, c = dims  # rank 1: the dimension, the box, the element stride
+    text = (
+        "@T.function\n"
+        "def f(A: T.Tensor((64, 64), T.float16), D: T.Tensor((128,), T.uint8)):\n"
+        f"    r: T.let[T.int32] = T.cuda.tensormap_encode_tiled(D.data, A.data, {a}, {b}, {c}, "
+        'descriptor_dtype="float32", rank=1, swizzle=3)\n'
+    )
+    f = tirx.loads(text)
+    g = tirx.loads(tirx.dumps(f))
+    assert tirx.structural_equal(f, g) and tirx.dumps(g) == tirx.dumps(f)
+    args = f.body.value.args
+    for v, arg in zip((a, b, c), args[2:5]):
+        assert arg.ty == (T.int32 if v < 1 << 31 else T.int64), (v, arg.ty)

@@ -131,6 +131,7 @@ def _c_refuse(cg: Any, c: Any) -> str:
 
 TENSORMAP_ENCODE_TILED = declare(
     "cuda.tensormap_encode_tiled", "p p *x", _result, pure=False, params="descriptor data args",
+    own_literals=True,  # dims, strides, box and options are independent integers (no shared dtype)
     doc="encode a tiled TMA descriptor at `descriptor` for `data` (host; options as keywords: descriptor_dtype, "
     "rank, interleave, swizzle, l2_promotion, oob_fill, force_cu_dtype)",
     cuda=_c_refuse, interp=NoInterp("T.cuda.tensormap_encode_tiled encodes a driver TMA descriptor"),
