@@ -197,3 +197,21 @@ def test_finite_predicates_compile_through_nvrtc_and_agree_on_the_interpreter(dt
     pytest.importorskip("cuda.bindings.nvrtc")
     k = tirx.compile(f, target="cuda -arch=sm_90a", cache=False)
     assert len(k.cubin) > 0
+
+
+def test_target_with_an_empty_arch_is_no_arch_and_round_trips():
+    """Mutate fuzz seeds 874809885 and 306014528: ``"arch": ""`` loaded as arch "" but printed
+    without the key, which loads as no arch; an empty arch is no arch."""
+    from tirx.target import Target
+
+    assert T.target({"kind": "cuda", "arch": ""}) == Target("cuda", None)
+    text = (
+        "@T.function\n"
+        "def f(A: T.Tensor((8,), T.int32)):\n"
+        '    T.func_attr({"target": T.target({"arch": "", "kind": "cuda"})})\n'
+        "    with T.device_entry(1, 1, 1, 1, 1, 1):\n"
+        "        A[0] = 1\n"
+    )
+    f = tirx.loads(text)
+    g = tirx.loads(tirx.dumps(f))
+    assert tirx.structural_equal(f, g) and tirx.dumps(g) == tirx.dumps(f)

@@ -77,3 +77,32 @@ def test_a_module_named_after_a_keyword_is_a_located_error(name):
     with pytest.raises(tirx.DiagnosticError) as info:
         tirx.loads(text)
     assert f"cannot be named {name}" in str(info.value) and ":2:" in str(info.value)
+
+
+def test_str_of_a_node_works_on_a_thread_that_never_printed():
+    """Mutate fuzz seed 306014528: codegen (which runs deep IR on a worker thread with a large
+    stack) formatted a tmem shape with ``str``; the printer's per-thread depth was missing there."""
+    import threading
+
+    from tirx.ir import Var
+    from tirx.ir.types import int32
+
+    x = Var("x", int32) + 1
+    out = []
+    t = threading.Thread(target=lambda: out.append(str(x)))
+    t.start()
+    t.join()
+    assert out == [str(x)] and "x" in out[0]
+
+
+def test_tmem_declaration_with_a_deep_shape_expression_generates():
+    """The same input: a ``T.tmem`` buffer whose shape is a 1,000-term sum (deep IR)."""
+    n = " + ".join(["128"] * 1000)
+    f = tirx.loads(
+        "@T.function\n"
+        "def f(B: T.Tensor((128,), T.uint32)):\n"
+        "    with T.device_entry(1, 1, 1, 128, 1, 1):\n"
+        f'        t = T.alloc_tensor(ty_args=[T.Tensor(({n}, 64), T.float32, scope="tmem")])\n'
+        '        B[T.cuda.thread_idx("x")] = T.uint32(1)\n'
+    )
+    assert "tensor memory" in generate(f).text

@@ -95,7 +95,7 @@ def from_config(target_config: Any, host: Any = None) -> Target:
     arch = target_config.get("arch")
     if arch is not None and not isinstance(arch, str):
         raise TypeError(f"T.target: arch must be a str, got {type(arch).__name__}")
-    return Target("cuda", arch)
+    return Target("cuda", arch or None)  # "arch": "" is no arch (printed without the key)
 
 
 def target_text(t: Target) -> str:

@@ -1329,7 +1329,7 @@ class CodeGenCUDA:
             # a declaration only: tensor memory is allocated by tcgen05.alloc and addressed by tmem
             # addresses, never by a pointer (every use of the buffer is an error: var_name)
             self.tmem_vars.add(buf.data)
-            dims = "x".join(str(getattr(d, "value", d)) for d in buf.shape)
+            dims = "x".join(str(d.value) if isinstance(d, IntImm) else "n" for d in buf.shape)
             self.line(f"// {buf.name}: tensor memory, {dims} {buf.dtype}", s)
             return
         el = cast(PointerType, buf.data.ty).element

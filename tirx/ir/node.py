@@ -82,7 +82,7 @@ class Node:
     def __str__(self) -> str:
         """The script (``print(func)`` shows the TVMScript text); the short repr if it cannot
         be printed."""
-        if _printing.depth:
+        if getattr(_printing, "depth", 0):  # 0 on a thread that never printed
             return self.__repr__()
         try:
             return _print_guarded(self)
