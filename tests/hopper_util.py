@@ -13,3 +13,34 @@ ARCH = "cuda -arch=sm_90a"
 def no_disk_cache(monkeypatch, tmp_path):
     """Autouse in every module that imports it."""
     monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def compile_clean(f, max_registers: int | None = None):
+    """Compile ``f`` for sm_90a afresh with ptxas's report and check it: a cubin, a clean log
+    (no warning), no stack frame or spills, no local memory in the PTX, and at most
+    ``max_registers`` registers per thread at entry. Returns the kernel."""
+    import re
+
+    import tirx
+
+    k = tirx.compile(f, target=ARCH, cache=False, options=("--ptxas-options=-v",))
+    assert ".target sm_90a" in k.ptx and len(k.cubin) > 0
+    log = k.module.log
+    assert "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" in log, (
+        f"NVRTC log {log!r} ({len(log)} chars), options {k.module.options}, cubin {len(k.cubin)} bytes"
+    )
+    assert "warning" not in log.lower(), log
+    assert not re.search(r"\b(ld|st)\.local\b", k.ptx), "local memory used"
+    if max_registers is not None:
+        assert int(re.search(r"Used (\d+) registers", log).group(1)) <= max_registers, log
+    return k
+
+
+def assert_round_trips(f) -> None:
+    """``f`` prints as text that loads back to equal IR and prints the same."""
+    import tirx
+
+    text = tirx.dumps(f)
+    g = tirx.loads(text)
+    assert tirx.structural_equal(g, f)
+    assert tirx.dumps(g) == text

@@ -9,7 +9,7 @@ import re
 
 import pytest
 from gpu_util import require_gpu as _gpu
-from hopper_util import ARCH, no_disk_cache  # noqa: F401 (an autouse fixture)
+from hopper_util import ARCH, assert_round_trips, compile_clean, no_disk_cache  # noqa: F401 (an autouse fixture)
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
@@ -38,22 +38,13 @@ def test_compiles_clean_for_sm90a(name):
 
 @pytest.mark.parametrize("name", sorted(_ALL))
 def test_text_roundtrip(name):
-    f = _ALL[name]()
-    text = tirx.dumps(f)
-    g = tirx.loads(text)
-    assert tirx.structural_equal(g, f)
-    assert tirx.dumps(g) == text
+    assert_round_trips(_ALL[name]())
 
 
 @pytest.mark.parametrize("name", sorted(_ALL))
 def test_ptxas_reports_no_spills(name):
-    k = tirx.compile(_ALL[name](), target=ARCH, cache=False, options=("--ptxas-options=-v",))
-    log = k.module.log
-    assert "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" in log, log
-    assert "warning" not in log.lower(), log
-    if name.startswith("gemm"):
-        regs = int(re.search(r"Used (\d+) registers", log).group(1))
-        assert regs <= 168, log  # __launch_bounds__(384, 1): setmaxnreg redistributes from here
+    # gemm: __launch_bounds__(384, 1); setmaxnreg redistributes from 168 registers
+    compile_clean(_ALL[name](), max_registers=168 if name.startswith("gemm") else None)
 
 
 def test_memory_kernels_use_16_byte_accesses():
@@ -142,13 +133,7 @@ def test_gemm_tma_store_epilogue_ptx():
 def test_gemm_pingpong_refuses_tiles_that_spill():
     with pytest.raises(tirx.DiagnosticError, match="accumulators per thread must be <= 128"):
         G.make_gemm(1024, 1024, 512, "bfloat16", PINGPONG=True)  # BM 128 x BN 256: 256 fp32 each
-    k = tirx.compile(
-        G.make_gemm(1024, 1024, 512, "bfloat16", PINGPONG=True, BN=128, STAGES=6),
-        target=ARCH,
-        cache=False,
-        options=("--ptxas-options=-v",),
-    )
-    assert "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" in k.module.log
+    compile_clean(G.make_gemm(1024, 1024, 512, "bfloat16", PINGPONG=True, BN=128, STAGES=6))
 
 
 def test_gemm_rejects_bad_tiles():

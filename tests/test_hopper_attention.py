@@ -11,7 +11,7 @@ import re
 
 import pytest
 from gpu_util import require_gpu as _gpu
-from hopper_util import ARCH, no_disk_cache  # noqa: F401 (an autouse fixture)
+from hopper_util import ARCH, assert_round_trips, compile_clean, no_disk_cache  # noqa: F401 (an autouse fixture)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,23 +24,12 @@ from tirx.script import tirx as T
 
 @pytest.mark.parametrize("name", sorted(A.KERNELS))
 def test_compiles_clean_without_spills(name):
-    k = tirx.compile(A.KERNELS[name](), target=ARCH, cache=False, options=("--ptxas-options=-v",))
-    assert ".target sm_90a" in k.ptx and len(k.cubin) > 0
-    log = k.module.log
-    assert "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" in log, (
-        f"NVRTC log {log!r} ({len(log)} chars), options {k.module.options}, cubin {len(k.cubin)} bytes"
-    )
-    assert "warning" not in log.lower(), log
-    assert not re.search(r"\b(ld|st)\.local\b", k.ptx), "local memory used"
+    compile_clean(A.KERNELS[name]())
 
 
 @pytest.mark.parametrize("name", ["attn_d128", "attn_d64_simple_bm64"])
 def test_text_roundtrip(name):
-    f = A.KERNELS[name]()
-    text = tirx.dumps(f)
-    g = tirx.loads(text)
-    assert tirx.structural_equal(g, f)
-    assert tirx.dumps(g) == text
+    assert_round_trips(A.KERNELS[name]())
 
 
 def test_fa3_ptx_pipeline():

@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pytest
 from gpu_util import require_gpu as _gpu
-from hopper_util import ARCH, no_disk_cache  # noqa: F401 (an autouse fixture)
+from hopper_util import ARCH, assert_round_trips, compile_clean, no_disk_cache  # noqa: F401 (an autouse fixture)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -404,11 +404,7 @@ def test_sched_defaults_leave_the_grid_kernel_alone():
     "name", ["attn_d128_causal_lpt", "attn_d128_persistent_simple", "attn_d128_causal_dynamic"]
 )
 def test_text_roundtrip(name):
-    f = A.KERNELS[name]()
-    text = tirx.dumps(f)
-    g = tirx.loads(text)
-    assert tirx.structural_equal(g, f)
-    assert tirx.dumps(g) == text
+    assert_round_trips(A.KERNELS[name]())
 
 
 def test_sched_is_checked():

@@ -10,7 +10,7 @@ import re
 
 import pytest
 from gpu_util import require_gpu as _gpu
-from hopper_util import ARCH, no_disk_cache  # noqa: F401 (an autouse fixture)
+from hopper_util import ARCH, assert_round_trips, compile_clean, no_disk_cache  # noqa: F401 (an autouse fixture)
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
@@ -24,22 +24,12 @@ from tirx.script import tirx as T
 
 @pytest.mark.parametrize("name", sorted(F.KERNELS))
 def test_fp8_kernels_compile_clean_without_spills(name):
-    k = tirx.compile(F.KERNELS[name](), target=ARCH, cache=False, options=("--ptxas-options=-v",))
-    assert ".target sm_90a" in k.ptx and len(k.cubin) > 0
-    log = k.module.log
-    assert "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" in log, log
-    assert "warning" not in log.lower(), log
-    assert not re.search(r"\b(ld|st)\.local\b", k.ptx), "local memory used"
-    assert int(re.search(r"Used (\d+) registers", log).group(1)) <= 168, log
+    compile_clean(F.KERNELS[name](), max_registers=168)
 
 
 @pytest.mark.parametrize("name", sorted(F.KERNELS))
 def test_fp8_text_roundtrip(name):
-    f = F.KERNELS[name]()
-    text = tirx.dumps(f)
-    g = tirx.loads(text)
-    assert tirx.structural_equal(g, f)
-    assert tirx.dumps(g) == text
+    assert_round_trips(F.KERNELS[name]())
 
 
 @pytest.mark.parametrize("dt,ab", [("float8_e4m3fn", "e4m3"), ("float8_e5m2", "e5m2")])

@@ -254,16 +254,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     problems: Callable[[Any], list[str]] = roundtrip_problems
     replay = ""
     if args.passes is not None:
-        from tirx.passes import build_pipeline
-
-        rc = _load_plugins(args.plugin)
-        if rc:
-            return rc
-        try:
-            pipeline = build_pipeline(args.passes)
-        except (ValueError, TypeError) as e:
-            _err(f"tirx fuzz: error: {e}")
-            return 2
+        pipeline = _plugins_and_pipeline(args, "fuzz")
+        if isinstance(pipeline, int):
+            return pipeline
         problems = fuzzing.pipeline_problems(pipeline)
         plugins = "".join(f" --plugin {shlex.quote(p)}" for p in args.plugin or ())
         replay = f"--passes {shlex.quote(args.passes)}{plugins}"
@@ -387,18 +380,28 @@ def json_like(v: Any) -> str:
     return repr(v) if isinstance(v, str) else str(v)
 
 
-def cmd_opt(args: argparse.Namespace) -> int:
-    import tirx
-    from tirx.passes import PassContext, PassTiming, PrintIR, VerifyAfterEach, build_pipeline
+def _plugins_and_pipeline(args: argparse.Namespace, cmd: str) -> Any:
+    """``--plugin`` files loaded, then the ``--passes``/``-p`` pipeline built; an exit code
+    (the error already printed) when either fails."""
+    from tirx.passes import build_pipeline
 
     rc = _load_plugins(args.plugin)
     if rc:
         return rc
     try:
-        pipeline = build_pipeline(args.passes)
+        return build_pipeline(args.passes)
     except (ValueError, TypeError) as e:
-        _err(f"tirx opt: error: {e}")
+        _err(f"tirx {cmd}: error: {e}")
         return 2
+
+
+def cmd_opt(args: argparse.Namespace) -> int:
+    import tirx
+    from tirx.passes import PassContext, PassTiming, PrintIR, VerifyAfterEach
+
+    pipeline = _plugins_and_pipeline(args, "opt")
+    if isinstance(pipeline, int):
+        return pipeline
     if args.output and len(args.files) > 1 and not os.path.isdir(args.output):
         _err("tirx opt: error: with several files, -o must name an existing directory")
         return 2
