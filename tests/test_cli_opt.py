@@ -124,17 +124,18 @@ def test_version(capsys):
     assert capsys.readouterr().out.startswith("tirx ")
 
 
+#: a one-block kernel in tirx's printed form (the compile tests' input)
+_KERNEL_64 = (
+    "@T.function\ndef f(A: T.Tensor((64,), T.float32)):\n"
+    '    with T.device_entry(1, 1, 1, 64, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
+    '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
+    '        A[T.cuda.thread_idx("x")] = T.float32(1)\n'
+)
+
+
 def test_compile_writes_output_file(tmp_path):
     pytest.importorskip("cuda.bindings.nvrtc")
-    p = _write(
-        tmp_path,
-        text=(
-            "@T.function\ndef f(A: T.Tensor((64,), T.float32)):\n"
-            '    with T.device_entry(1, 1, 1, 64, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
-            '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
-            '        A[T.cuda.thread_idx("x")] = T.float32(1)\n'
-        ),
-    )
+    p = _write(tmp_path, text=_KERNEL_64)
     out = tmp_path / "k.cu"
     assert main(["compile", str(p), "-o", str(out)]) == 0
     assert "__global__" in out.read_text()
@@ -150,15 +151,7 @@ def test_compile_sass_disassembles_the_cubin(tmp_path, capsys, monkeypatch):
     pytest.importorskip("cuda.bindings.nvrtc")
     from tirx.tools import cli
 
-    p = _write(
-        tmp_path,
-        text=(
-            "@T.function\ndef f(A: T.Tensor((64,), T.float32)):\n"
-            '    with T.device_entry(1, 1, 1, 64, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": '
-            '["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):\n'
-            '        A[T.cuda.thread_idx("x")] = T.float32(1)\n'
-        ),
-    )
+    p = _write(tmp_path, text=_KERNEL_64)
     args = ["compile", str(p), "--sass", "--target", "cuda -arch=sm_90a"]
     if cli.find_nvdisasm() is None:  # the [cuda] extra installs NVIDIA's nvdisasm wheel
         pytest.skip("no nvdisasm here")

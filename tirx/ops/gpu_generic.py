@@ -13,6 +13,7 @@ from typing import Any
 from ..ir.expr import IntImm, StringImm
 from ..ir.op import CExpr, NoInterp, declare
 from ..ir.types import PointerType, PrimType, bool_, int32, void
+from .memory import i_byte_offset  # the same pointer arithmetic as T.ptr_byte_offset
 
 __all__ = ["not_on_cuda"]
 
@@ -292,27 +293,10 @@ declare(
 
 
 # --------------------------------------------------------------------------- handles
-def _i_handle_add(fc: Any, call: Any):
-    import numpy as np
-
-    from ..interp.semantics import InterpError, PtrVal
-
-    fp, fo = fc.expr(call.args[0]), fc.expr(call.args[1])
-
-    def ev(c):
-        p, o = fp(c), fo(c)
-        if not isinstance(p, PtrVal):
-            raise InterpError("T.handle_add_byte_offset of a value that is not a pointer")
-        o = int(o[0]) if o.shape[0] == 1 else o.astype(np.int64)
-        return PtrVal(p.mem, p.off + o, p.rank)
-
-    return ev
-
-
 declare(
     "handle_add_byte_offset", "p i", HANDLE, params="handle offset",
     doc="an untyped handle offset bytes past a pointer",
-    cuda=CExpr("((void*)((char*)({0}) + ({1})))"), interp=_i_handle_add,
+    cuda=CExpr("((void*)((char*)({0}) + ({1})))"), interp=i_byte_offset,
 )  # fmt: skip
 
 _TRANSFORM = "a marker for TIRx's transforms, removed before code generation"

@@ -206,7 +206,8 @@ def _c_ptr_byte_offset(cg: Any, c: Any) -> str:
     return f"(({cg.ctype(p.ty)})((char*){cg.wrap(p, 15)} + {cg.wrap(off, 12)}))"
 
 
-def _i_ptr_byte_offset(fc: Any, call: Any):
+def i_byte_offset(fc: Any, call: Any):
+    """Interpreter: a pointer ``args[0]`` moved ``args[1]`` bytes (also ``T.handle_add_byte_offset``)."""
     import numpy as np
 
     from ..interp.semantics import InterpError, PtrVal
@@ -216,7 +217,7 @@ def _i_ptr_byte_offset(fc: Any, call: Any):
     def ev(c):
         p, o = fp(c), fo(c)
         if not isinstance(p, PtrVal):
-            raise InterpError("T.ptr_byte_offset of a value that is not a pointer")
+            raise InterpError(f"T.{call.op.name} of a value that is not a pointer")
         o = int(o[0]) if o.shape[0] == 1 else o.astype(np.int64)
         return PtrVal(p.mem, p.off + o, p.rank)
 
@@ -249,7 +250,7 @@ PTR_BYTE_OFFSET = declare(
     doc="advance a pointer by a byte offset, keeping its type",
     pointer_from=(0,),
     cuda=_c_ptr_byte_offset,
-    interp=_i_ptr_byte_offset,
+    interp=i_byte_offset,
     script=_s_ptr_byte_offset,
 )
 
