@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pathlib
 import sys
+import tempfile
 import types
 
 HERE = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "tirx_golden" / "frontend"
@@ -21,26 +22,30 @@ TIRX_IMPORT = "from tirx.script import tirx as T"
 TVM_IMPORT = "from tvm_tirx.script import tirx as T"
 
 
-def record(case: pathlib.Path) -> str:
-    """TIRx's printed text of the case's ``f``."""
+def build(case: pathlib.Path) -> object:
+    """TIRx's ``f`` of the case: the source with TIRx's import, run from a file in a temporary
+    folder (TIRx's parser reads a kernel's source from its file, and a class's through its
+    module, so the module is registered while it runs)."""
     src = case.read_text()
     if TIRX_IMPORT not in src:
         raise ValueError(f"{case.name}: expected the line {TIRX_IMPORT!r}")
-    # the parser reads the kernel's source from its file: run a TIRx copy next to it
-    tmp = case.with_name(f"_tvm_{case.stem}.py")
-    tmp.write_text(src.replace(TIRX_IMPORT, TVM_IMPORT))
-    try:
+    with tempfile.TemporaryDirectory() as d:
+        tmp = pathlib.Path(d) / case.name
+        tmp.write_text(src.replace(TIRX_IMPORT, TVM_IMPORT))
         name = f"golden_{case.stem}"
         mod = types.ModuleType(name)
         mod.__file__ = str(tmp)
-        sys.modules[name] = mod  # TIRx reads a class's source through its module (@T.ir_module)
+        sys.modules[name] = mod
         try:
             exec(compile(tmp.read_text(), str(tmp), "exec"), mod.__dict__)  # the oracle runs its own kernels
         finally:
             sys.modules.pop(name, None)
-        return mod.__dict__["f"].script() + "\n"
-    finally:
-        tmp.unlink()
+    return mod.__dict__["f"]
+
+
+def record(case: pathlib.Path) -> str:
+    """TIRx's printed text of the case's ``f``."""
+    return build(case).script() + "\n"
 
 
 def main(names: list[str]) -> int:

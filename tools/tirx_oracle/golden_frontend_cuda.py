@@ -14,34 +14,12 @@ re-record all. This script imports TIRx; nothing in tirx imports this script.
 from __future__ import annotations
 
 import json
-import pathlib
 import sys
-import tempfile
-import types
 
-from golden_frontend import HERE, TIRX_IMPORT, TVM_IMPORT
+from golden_frontend import HERE, build
 
 OUT = HERE.parent / "frontend_cuda.json"
 ARCHES = ("sm_90a", "sm_100a")
-
-
-def build(case: pathlib.Path) -> object:
-    """TIRx's ``f`` of the case (its source file in a temporary folder: TIRx's parser reads it)."""
-    src = case.read_text()
-    if TIRX_IMPORT not in src:
-        raise ValueError(f"{case.name}: expected the line {TIRX_IMPORT!r}")
-    with tempfile.TemporaryDirectory() as d:
-        tmp = pathlib.Path(d) / case.name
-        tmp.write_text(src.replace(TIRX_IMPORT, TVM_IMPORT))
-        name = f"golden_cuda_{case.stem}"
-        mod = types.ModuleType(name)
-        mod.__file__ = str(tmp)
-        sys.modules[name] = mod
-        try:
-            exec(compile(tmp.read_text(), str(tmp), "exec"), mod.__dict__)  # the oracle runs its own kernels
-        finally:
-            sys.modules.pop(name, None)
-    return mod.__dict__["f"]
 
 
 def compile_case(f: object) -> dict:
