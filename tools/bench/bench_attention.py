@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
 import time
 import traceback
@@ -32,7 +30,7 @@ sys.path.insert(0, ROOT)
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from bench_hopper import bench, rel  # noqa: E402  (CUDA-event timing and relative L2 error)
+from bench_hopper import bench, rel, sass_check  # noqa: E402  (CUDA-event timing and relative L2 error)
 
 import tirx  # noqa: E402
 from examples.hopper import attention as A  # noqa: E402
@@ -66,20 +64,7 @@ def backends():
 
 
 def sass_counts(k, name: str, out: str | None) -> str:
-    if out is None:
-        return "no --out"
-    path = os.path.join(out, f"{name}.cubin")
-    with open(path, "wb") as fh:
-        fh.write(k.cubin)
-    exe = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
-    if not os.path.exists(exe):
-        return "no cuobjdump"
-    sass = subprocess.run([exe, "-sass", path], capture_output=True, text=True).stdout
-    with open(os.path.join(out, f"{name}.sass"), "w") as fh:
-        fh.write(sass)
-    os.remove(path)
-    cnt = {w: sass.count(w) for w in ("HGMMA", "tnspB", "LDL", "STL", "MUFU.EX2", "USETMAXREG")}
-    return " ".join(f"{a}={b}" for a, b in cnt.items())
+    return sass_check(k, name, out, ("HGMMA", "tnspB", "LDL", "STL", "MUFU.EX2", "USETMAXREG"))
 
 
 def sched_variants(d: int) -> list[dict]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 import traceback
@@ -29,7 +28,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
-from bench_hopper import bench, rel  # noqa: E402
+from bench_hopper import bench, rel, sass_check  # noqa: E402
 
 import tirx  # noqa: E402
 from examples.hopper import fp8_gemm as F  # noqa: E402
@@ -95,21 +94,7 @@ def run_tirx(k, plans, a, b, c, sa, sb) -> None:
 
 
 def sass_counts(k, name: str, out: str | None) -> str:
-    from tirx.tools.cli import find_nvdisasm
-
-    exe = find_nvdisasm()
-    if exe is None or out is None:
-        return "no nvdisasm / --out"
-    path = os.path.join(out, f"{name}.cubin")
-    with open(path, "wb") as fh:
-        fh.write(k.cubin)
-    sass = subprocess.run([exe, "-c", path], capture_output=True, text=True).stdout
-    with open(os.path.join(out, f"{name}.sass"), "w") as fh:
-        fh.write(sass)
-    os.remove(path)
-    gm = sorted({ln.split()[1] for ln in sass.splitlines() if "GMMA" in ln and len(ln.split()) > 1})
-    cnt = {w: sass.count(w) for w in ("QGMMA", "HGMMA", "LDL", "STL", "UTMALDG", "SYNCS", "USETMAXREG")}
-    return " ".join(f"{a}={b}" for a, b in cnt.items()) + f" {gm}"
+    return sass_check(k, name, out, ("QGMMA", "HGMMA", "LDL", "STL", "UTMALDG", "SYNCS", "USETMAXREG"))
 
 
 def small_checks(sms: int) -> None:

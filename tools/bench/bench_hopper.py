@@ -162,22 +162,35 @@ GEMM_CONFIGS = [
 ]
 
 
-def sass_check(k, name: str, out: str | None) -> str:
+SASS_WORDS = ("HGMMA", "LDL", "STL", "UTMALDG", "SYNCS", "USETMAXREG")
+
+
+def sass_check(k, name: str, out: str | None, words: tuple = SASS_WORDS) -> str:
+    """The kernel's SASS (``cuobjdump -sass``, else ``nvdisasm`` from tirx's [cuda] extra) saved
+    as ``OUT/<name>.sass``; returns the count of each of ``words`` and the distinct wgmma
+    opcodes (``HGMMA.64x256x16.F32``, ...). Shared by bench_fp8.py and bench_attention.py."""
     if out is None:
         return "no --out"
     path = os.path.join(out, f"{name}.cubin")
     with open(path, "wb") as fh:
         fh.write(k.cubin)
     exe = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
-    if not os.path.exists(exe):
-        return "no cuobjdump"
-    r = subprocess.run([exe, "-sass", path], capture_output=True, text=True)
-    sass = r.stdout
+    if os.path.exists(exe):
+        cmd = [exe, "-sass", path]
+    else:
+        from tirx.tools.cli import find_nvdisasm
+
+        nv = find_nvdisasm()
+        if nv is None:
+            os.remove(path)
+            return "no cuobjdump / nvdisasm"
+        cmd = [nv, "-c", path]
+    sass = subprocess.run(cmd, capture_output=True, text=True).stdout
     with open(os.path.join(out, f"{name}.sass"), "w") as fh:
         fh.write(sass)
     os.remove(path)
-    cnt = {w: sass.count(w) for w in ("HGMMA", "LDL", "STL", "UTMALDG", "SYNCS", "USETMAXREG")}
-    return " ".join(f"{a}={b}" for a, b in cnt.items())
+    gmma = sorted({t for ln in sass.splitlines() for t in ln.split() if "GMMA." in t})
+    return " ".join(f"{w}={sass.count(w)}" for w in words) + (f" {gmma}" if gmma else "")
 
 
 #: non-square GEMMs of issue #16 (goal >= 95 % of torch.matmul) and the tile sets tried for them
