@@ -27,7 +27,7 @@ def test_compiles_clean_without_spills(name):
     compile_clean(A.KERNELS[name]())
 
 
-@pytest.mark.parametrize("name", ["attn_d128", "attn_d64_simple_bm64"])
+@pytest.mark.parametrize("name", ["attn_d128", "attn_d64_simple_bm64", "attn_d64_causal_one_loop"])
 def test_text_roundtrip(name):
     assert_round_trips(A.KERNELS[name]())
 
@@ -45,6 +45,31 @@ def test_fa3_ptx_pipeline():
     assert "bar.sync" in ptx and "bar.arrive" in ptx  # ping-pong turns
     assert "wgmma.wait_group.sync.aligned 1" in ptx  # softmax overlapped with P V
     assert "__launch_bounds__(384, 1)" in k.source
+
+
+@pytest.mark.parametrize("name", ["attn_d128_one_loop", "attn_d64_causal_one_loop"])
+def test_one_loop_has_each_gemm_and_the_softmax_once(name):
+    # ONE_LOOP: no peeled step, so the PTX holds each GEMM's k-steps once (one inline-PTX block
+    # each) plus one stand-in k-step per GEMM, and one softmax; ptxas keeps the wgmma
+    # pipeline (no C75xx "serialized" / "warpgroup.arrive injected" info in its log)
+    f = A.KERNELS[name]()
+    d = 128 if "d128" in name else 64
+    k = tirx.compile(f, target=ARCH, cache=False, options=("--ptxas-options=-v",))
+    ptx = k.ptx
+    rs = re.findall(r"wgmma\.mma_async[^;]*\{[^}]*\},\s*\{[^}]*\},\s*[%\w]+,\s*[p1],\s*1,\s*1,\s*1;", ptx)
+    assert len(rs) == 128 // 16 + 1  # P V: BN / 16 k-steps + the stand-in (B N-major)
+    assert len(re.findall(r"wgmma\.mma_async", ptx)) == len(rs) + d // 16 + 1  # S: D / 16 + 1
+    assert ptx.count("ex2.approx.ftz.f32") == 2 + 64  # 2 row factors + 64 scores, once
+    assert "C75" not in k.module.log, k.module.log
+    assert "wgmma.wait_group.sync.aligned 1" in ptx and "bar.arrive" in ptx
+
+
+def test_one_loop_is_opt_in():
+    # the default keeps the peeled schedule (faster on the H200: docs/benchmarks.md)
+    cfg = A.best_config(128)
+    f = A.make_attention(2, 3, 640, 128, True, **cfg)
+    assert tirx.structural_equal(f, A.make_attention(2, 3, 640, 128, True, **cfg, ONE_LOOP=False))
+    assert not tirx.structural_equal(f, A.make_attention(2, 3, 640, 128, True, **cfg, ONE_LOOP=True))
 
 
 def test_simple_schedule_has_no_turns():
@@ -157,6 +182,20 @@ def test_wgmma_rs_compiles_and_checks_its_arguments():
         (2, 3, 640, 64, False, dict(BM=192, BN=128, STAGES=4, OVERLAP=True, CONSUMER_REGS=160)),
         (2, 3, 640, 64, True, dict(BM=192, BN=128, STAGES=4, PINGPONG=True, CONSUMER_REGS=160)),
         (1, 2, 384, 128, False, dict(BM=128, BN=128, STAGES=2)),
+        # ONE_LOOP (no peeled step): one key block, ragged, overlap / ping-pong alone
+        (1, 2, 128, 128, True, dict(A.best_config(128), ONE_LOOP=True)),
+        (2, 2, 1024, 128, False, dict(A.best_config(128), ONE_LOOP=True)),
+        (1, 3, 768, 64, True, dict(A.best_config(64, True), ONE_LOOP=True)),
+        (2, 2, 528, 128, True, dict(BM=128, BN=176, STAGES=2, PINGPONG=True, OVERLAP=True, ONE_LOOP=True)),
+        (
+            2,
+            3,
+            640,
+            64,
+            False,
+            dict(BM=192, BN=128, STAGES=4, OVERLAP=True, CONSUMER_REGS=160, ONE_LOOP=True),
+        ),
+        (2, 2, 640, 128, True, dict(A.best_config(128), OVERLAP=False, ONE_LOOP=True)),
     ],
 )
 def test_gpu_attention(b, h, s, d, causal, cfg):

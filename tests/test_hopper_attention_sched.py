@@ -155,12 +155,13 @@ def test_interpreted_dynamic_walk_visits_every_tile_once_and_resets(bh_n, mb_n, 
 
 
 # ---------------------------------------------------------------- persistent protocol
-def _simulate(nblks, stages, consumers, pingpong, overlap, rng, ring=True, dynamic=False):
+def _simulate(nblks, stages, consumers, pingpong, overlap, rng, ring=True, dynamic=False, one_loop=False):
     """Run the kernel's persistent producer / consumer protocol (a mirror of ``load_tile`` and
     ``attend_tile``) for one CTA whose tiles have ``nblks`` key blocks, interleaving the
     warpgroups in the order ``rng`` picks; raise AssertionError on a hazard or deadlock.
     ``dynamic``: ``SCHED="dynamic"`` (the tile number comes with Q in ``tid``, a sentinel ends
-    the consumers' loop, the turn ring is always closed and warpgroup 1 takes the last turn)."""
+    the consumers' loop, the turn ring is always closed and warpgroup 1 takes the last turn).
+    ``one_loop``: ``ONE_LOOP=True`` (no peeled step; stand-in steps read V(0) / V(nblk - 1))."""
     ph = {}  # mbarrier -> completed phases
     pend = {}  # mbarrier -> arrivals in the running phase
     need = {}
@@ -232,7 +233,30 @@ def _simulate(nblks, stages, consumers, pingpong, overlap, rng, ring=True, dynam
             yield wait("qfull", n)
             if dynamic:
                 assert buf["tid"] == n
-            if pingpong or overlap:
+            if (pingpong or overlap) and one_loop:
+                # one loop of nblk + 1 steps: step j takes S(j) (j < nblk, reads Q and K(j))
+                # and P(j-1) V(j-1) in one turn; step 0's stand-in P V reads V(0), step nblk's
+                # stand-in S reads V(nblk - 1) only (Q may be the next tile's by then)
+                for j in range(nblk + 1):
+                    i = it + j
+                    s = i % stages
+                    iv = i - 1 if j > 0 else i
+                    yield from (wait(("kfull", s), i // stages),) if j < nblk else ()
+                    yield wait(("vfull", iv % stages), iv // stages)
+                    if pingpong and (j > 0 or w > 1 or (ring and not first)):
+                        yield sync(w, w)
+                    if j < nblk:
+                        assert buf["q"] == n and buf["k", s] == (n, j)
+                    assert buf["v", iv % stages] == (n, max(j - 1, 0))
+                    if pingpong and (j < nblk or w < consumers or (ring and more)):
+                        bar_arrive(w % consumers + 1, w)
+                    if j < nblk:
+                        arrive(("kempty", s))
+                        if j == nblk - 1:
+                            arrive("qempty")
+                    if j > 0:
+                        arrive(("vempty", iv % stages))
+            elif pingpong or overlap:
                 s0 = it % stages
                 yield wait(("kfull", s0), it // stages)
                 if pingpong and (w > 1 or (ring and not first)):
@@ -321,19 +345,21 @@ def _simulate(nblks, stages, consumers, pingpong, overlap, rng, ring=True, dynam
     st.booleans(),
     st.integers(0, 2**32 - 1),
 )
+@pytest.mark.parametrize("one_loop", [False, True])
 @pytest.mark.parametrize("dynamic", [False, True])
-def test_persistent_protocol_is_sound(dynamic, nblks, stages, consumers, pingpong, overlap, seed):
+def test_persistent_protocol_is_sound(dynamic, one_loop, nblks, stages, consumers, pingpong, overlap, seed):
     pp = pingpong and consumers > 1
-    _simulate(nblks, stages, consumers, pp, overlap, random.Random(seed), dynamic=dynamic)
+    _simulate(nblks, stages, consumers, pp, overlap, random.Random(seed), dynamic=dynamic, one_loop=one_loop)
 
 
-def test_protocol_check_catches_an_open_turn_ring():
+@pytest.mark.parametrize("one_loop", [False, True])
+def test_protocol_check_catches_an_open_turn_ring(one_loop):
     # without warpgroup 1 waiting for the last warpgroup's final turn, warpgroup 1 arrives
     # twice on barrier 2 (next tile's first turn) in some interleaving
     fails = 0
     for seed in range(200):
         try:
-            _simulate([2, 1, 3], 2, 2, True, True, random.Random(seed), ring=False)
+            _simulate([2, 1, 3], 2, 2, True, True, random.Random(seed), ring=False, one_loop=one_loop)
         except AssertionError as e:
             assert "arrives twice" in str(e)
             fails += 1
@@ -460,6 +486,11 @@ _B64 = A.best_config(64)
         (1, 2, 512, 128, True, dict(BM=128, BN=128, STAGES=3, OVERLAP=True, SCHED="dynamic", SMS=3)),
         (3, 7, 1152, 128, True, dict(_B128, SCHED="dynamic")),
         (3, 7, 1152, 64, False, dict(_B64, SCHED="dynamic", SMS=11)),
+        # ONE_LOOP: the ring and the Q buffer across tiles without a peeled step
+        (2, 5, 528, 128, True, dict(_B128, SCHED="persistent", SMS=7, HEADS_L2=3, ONE_LOOP=True)),
+        (1, 2, 128, 128, True, dict(_B128, SCHED="persistent", SMS=1, ONE_LOOP=True)),
+        (2, 3, 640, 64, True, dict(_B64, SCHED="dynamic", SMS=3, ONE_LOOP=True)),
+        (1, 3, 384, 128, True, dict(_B128, SCHED="dynamic", SMS=1, ONE_LOOP=True)),
     ],
 )
 def test_gpu_attention_sched(b, h, s, d, causal, cfg):

@@ -29,6 +29,12 @@ Structure (one CTA per ``BM``-row query tile of one (batch, head), ``1 + BM / 64
   barrier ``w`` is warpgroup ``w``'s), so one's softmax runs under the others' wgmma. ``OVERLAP``: the softmax starts
   when ``S(j)`` is done (``wgmma.wait_group 1``) while ``P(j-1) V(j-1)`` still runs; the
   output is rescaled and P repacked after it finished.
+* ``ONE_LOOP`` (opt-in): the ping-pong / overlap consumer as one loop of ``nblk + 1`` steps
+  with nothing peeled: step 0's ``P V`` and step ``nblk``'s ``S`` are one stand-in k16 step
+  each (``O += 0 * V(0)``; a throw-away ``S`` of the ``V(nblk - 1)`` stage), so the softmax
+  and each GEMM are in the kernel once, the GEMMs as one inline-PTX block each
+  (``wgmma_block``): about 30 % less compile time (NVVM and ptxas), but 5-9 % slower on the
+  H200 (docs/benchmarks.md, "Compile time of the Hopper kernels"), so not the default.
 * epilogue: each row divided by its sum and stored from registers as bf16 pairs (the GEMM's
   ``store_rows``).
 * ``SCHED`` (docs/hopper.md): ``"grid"`` (default) one CTA per tile, longest query block of a
@@ -96,17 +102,33 @@ def qk_gemm(sacc, qa, ka, BN, BM, D, ab):
 
 
 @T.inline
-def softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, mask_from, lane, BN, S, sl2):
+def mask_scores(sacc, j, row0, CAUSAL, mask_from, lane, BN, S):
+    """``softmax_scores``'s masks (keys after a row, causal; keys past the sequence, a ragged
+    last block) as one code path: one compare per score against the row's column limit."""
+    if (CAUSAL or S % BN != 0) and j * BN + BN > (mask_from + 1 if CAUSAL else S):
+        c0 = j * BN + (lane % 4) * 2  # this thread's first column of the block
+        for r in range(2):
+            lim = (row0 + 8 * r + 1 if CAUSAL else S) - c0  # its columns c0 + x, x >= lim, go
+            for i in range(BN // 8):
+                for e in range(2):
+                    sacc[4 * i + 2 * r + e] = T.if_then_else(
+                        8 * i + e >= lim, T.float32(NEG), sacc[4 * i + 2 * r + e]
+                    )
+
+
+@T.inline
+def softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, mask_from, lane, BN, S, sl2, mask=True):
     """Online softmax of one ``64 x BN`` score block (``sacc``, key block ``j``; blocks reaching
     past column ``mask_from``, the warpgroup's first row, get the causal mask): new row maxima
     ``m``, ``P = exp2(S * sl2 - m * sl2)`` in place, the running sums ``l`` and the factors
-    ``corr = exp2(m_old - m_new)`` that the output rows still need."""
-    if CAUSAL and j * BN + BN - 1 > mask_from:
+    ``corr = exp2(m_old - m_new)`` that the output rows still need. ``mask=False``: the caller
+    masked already (``mask_scores``)."""
+    if mask and CAUSAL and j * BN + BN - 1 > mask_from:
         for i in range(BN // 8):
             for e in range(4):
                 if j * BN + 8 * i + (lane % 4) * 2 + (e % 2) > row0 + 8 * (e // 2):
                     sacc[4 * i + e] = T.float32(NEG)
-    if not CAUSAL and S % BN != 0 and j == nblk - 1:
+    if mask and not CAUSAL and S % BN != 0 and j == nblk - 1:
         # the last key block reaches past the sequence (into the next head): mask those keys
         for i in range(BN // 8):
             for e in range(4):
@@ -169,6 +191,90 @@ def pv_gemm(o, pa, va, BN, D, ab):
             1,
             1,
         )
+    T.ptx.wgmma_commit_group()
+
+
+def _slots(first: int, n: int, mod: str = "") -> str:
+    """Template placeholders ``{first}, ..., {first + n - 1}`` (``T.ptx.asm``'s language)."""
+    return ", ".join(f"{{{first + i}{':' + mod if mod else ''}}}" for i in range(n))
+
+
+def wgmma_block(n: int, ab: str, steps: list, a_regs: int = 0) -> str:
+    """One inline-PTX block of consecutive ``wgmma.mma_async`` k16 steps into one accumulator
+    (operands ``0 .. n/2 - 1``, read and written), ``m64n{n}k16``, fp32 += ``ab`` x ``ab``.
+    ``steps``: per step ``(a, desc_b_offset)``: ``a`` is the A descriptor's offset
+    (``a_regs == 0``: operand ``n/2`` is the A descriptor) or, A in registers (``a_regs``
+    of them), the first A operand (4 consecutive; B N-major). Operand ``n/2 + a_regs`` (or
+    ``n/2 + 1``) is the B descriptor, the next one the scale-d of the first step (0 / 1).
+    One statement instead of one per step: NVVM's time grows faster than linearly in the
+    number of statements with 64+ register operands each (2026-12-01: 8 k-steps of
+    ``m64n128k16`` in one block 33 ms of NVVM optimizer against 94 ms as 8 statements)."""
+    nacc = n // 2
+    acc = "{{" + _slots(0, nacc, "inout") + "}}"
+    da = nacc
+    db = nacc + (a_regs if a_regs else 1)
+    sc = db + 1
+    lines = [".reg .pred p;", ".reg .b64 tirx_da, tirx_db;", f"setp.ne.b32 p, {{{sc}}}, 0;"]
+    for i, (a, ob) in enumerate(steps):
+        if a_regs:
+            src_a = "{{" + _slots(nacc + a, 4) + "}}"
+        elif a:
+            lines.append(f"add.s64 tirx_da, {{{da}}}, {a};")
+            src_a = "tirx_da"
+        else:
+            src_a = f"{{{da}}}"
+        src_b = f"{{{db}}}"
+        if ob:
+            lines.append(f"add.s64 tirx_db, {{{db}}}, {ob};")
+            src_b = "tirx_db"
+        tail = "1, 1, 1" if a_regs else "1, 1, 0, 0"  # imm-scale-a/b 1, B N-major / both K-major
+        lines.append(
+            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ab}.{ab} {acc}, {src_a}, {src_b}, "
+            f"{'p' if i == 0 else 1}, {tail};"
+        )
+    return "{{\n" + "\n".join(lines) + "\n}}"
+
+
+def qk_steps(BN: int, BM: int, D: int) -> list:
+    """The ``D / 16`` k-steps of ``S = Q K^T``: 16 columns (32 bytes, descriptor + 2) a step,
+    the next 64-column chunk ``BM`` (Q) / ``BN`` (K) rows of 128 bytes further."""
+    return [
+        (((kk // 4) * BM * 128 >> 4) + 2 * (kk % 4), ((kk // 4) * BN * 128 >> 4) + 2 * (kk % 4))
+        for kk in range(D // 16)
+    ]
+
+
+@T.inline
+def qk_gemm_block(sacc, qa, ka, BN, BM, D, ab, steps=None):
+    """``sacc = Q K^T`` for 64 query rows (Q tile at shared address ``qa``: ``D / 64`` chunks of
+    ``BM`` rows, this warpgroup's rows at offset ``qa``) and one K stage at ``ka``: the
+    ``D / 16`` wgmma k-steps (or the first ``steps``) in one inline-PTX block."""
+    T.ptx.wgmma_fence()
+    T.ptx.asm(
+        wgmma_block(BN, ab, qk_steps(BN, BM, D)[:steps]),
+        *[sacc[i] for i in range(BN // 2)],
+        T.uint64(DESC_HI) | T.cast(qa >> 4, "uint64"),
+        T.uint64(DESC_HI) | T.cast(ka >> 4, "uint64"),
+        T.int32(0),
+        ty="void",
+    )
+    T.ptx.wgmma_commit_group()
+
+
+@T.inline
+def pv_gemm_block(o, pa, va, BN, D, ab, steps=None):
+    """``o += P V``: P from registers (``pa``), one V stage at ``va`` (N-major descriptor, 16
+    rows of 128 bytes a k-step), the ``BN / 16`` k-steps (or the first ``steps``) in one
+    inline-PTX block."""
+    T.ptx.wgmma_fence()
+    T.ptx.asm(
+        wgmma_block(D, ab, [(4 * k, k * 16 * 128 >> 4) for k in range(BN // 16)][:steps], BN // 4),
+        *[o[i] for i in range(D // 2)],
+        *[pa[i] for i in range(BN // 4)],
+        T.uint64(v_desc_hi(BN)) | T.cast(va >> 4, "uint64"),
+        T.int32(1),
+        ty="void",
+    )
     T.ptx.wgmma_commit_group()
 
 
@@ -306,7 +412,7 @@ def free_q(qempty, ctid, j, nblk, kv0):
 def attend_tile(
     O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
     bh, m0, nblk, kv0, qn, first, more, wg, ctid, lane, warp,
-    CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
+    CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT, ONE_LOOP=False,
 ):  # fmt: skip
     """One consumer warpgroup's 64 rows of one query tile, epilogue included. ``kv0``, ``qn``:
     as in ``load_tile`` (``None``: the CTA's only tile). ``first`` / ``more``: this is the CTA's
@@ -321,7 +427,68 @@ def attend_tile(
     qa = sbase + T.cast((wg - 1) * 64 * 128, "uint32")
     while not T.ptx.mbarrier_try_wait_parity(T.address_of(qfull[0]), 0 if kv0 is None else qn & 1):
         pass
-    if PINGPONG or OVERLAP:
+    if (PINGPONG or OVERLAP) and ONE_LOOP:
+        # FlashAttention-3 order: step j issues S(j) = Q K(j)^T and O += P(j-1) V(j-1) back to
+        # back as one "turn", then the softmax of S(j) runs while the tensor cores take the
+        # other warpgroups' turns (PINGPONG: named barrier w is warpgroup w's turn) and, with
+        # OVERLAP, while P(j-1) V(j-1) is still running (wait_group 1). One loop of nblk + 1
+        # steps, nothing peeled: the softmax and each GEMM exist once in the kernel (about half
+        # the code for NVVM and ptxas). Step 0 has no P V and step nblk no S: there one k16
+        # step stands in (O += 0 * V(0), P still zero; a throw-away S of the V(nblk - 1) stage,
+        # both buffers held until the step's end), so every path has the same accumulators
+        # in flight, as ptxas needs to keep the wgmma pipeline (a branch around the wgmma or
+        # an empty group serializes it, C7520; a narrower stand-in too, C7515). Cost: 1/8 of
+        # a key block's tensor work per tile; measured 5-9 % slower than the peeled loop
+        # below on the H200 (2026-12-01, cause not isolated), hence opt-in.
+        for i in range(BN // 4):
+            pa[i] = T.uint32(0)
+        for j in range(nblk + 1):
+            it = j if kv0 is None else kv0 + j
+            s = it % STAGES
+            iv = it - 1 if j > 0 else it  # V(j - 1); step 0: V(0), for the stand-in
+            sv = iv % STAGES
+            if j < nblk:
+                wait_bar(kfull[s], (it // STAGES) & 1)
+            wait_bar(vfull[sv], (iv // STAGES) & 1)
+            if PINGPONG:
+                # warpgroup 1 opens the first turn (persistent: the ring's last turn did)
+                if kv0 is None:
+                    if j > 0 or wg > 1:
+                        T.ptx.bar.sync(wg, 256)
+                elif j > 0 or wg > 1 or not first:
+                    T.ptx.bar.sync(wg, 256)
+            va = vbase + T.cast(sv * kv_bytes, "uint32")
+            if j < nblk:
+                qk_gemm_block(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
+            else:
+                qk_gemm_block(sacc, va, va, BN, BN, D, ab, 1)  # (Q may hold the next tile's already)
+            if j > 0:
+                pv_gemm_block(o, pa, va, BN, D, ab)
+            else:
+                pv_gemm_block(o, pa, va, BN, D, ab, 1)
+            if PINGPONG:
+                # the next warpgroup's turn; the last warpgroup's final turn opens warpgroup
+                # 1's next tile (persistent, another tile follows) or nothing
+                if kv0 is None:
+                    if j < nblk or wg < consumers:
+                        T.ptx.bar.arrive(wg % consumers + 1, 256)
+                elif j < nblk or wg < consumers or more:
+                    T.ptx.bar.arrive(wg % consumers + 1, 256)
+            T.ptx.wgmma_wait_group(1 if OVERLAP else 0)  # S(j) is done; P(j-1) V(j-1) may still run
+            if j < nblk:
+                release(kempty[s], ctid)
+                free_q(qempty, ctid, j, nblk, kv0)
+                mask_scores(sacc, j, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
+                softmax_scores(
+                    sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2, False
+                )
+            if OVERLAP:
+                T.ptx.wgmma_wait_group(0)
+            if j > 0:
+                release(vempty[sv], ctid)
+            if j < nblk:
+                rescale_pack(o, sacc, pa, corr, BN, D)
+    elif PINGPONG or OVERLAP:
         # FlashAttention-3 order: one "turn" issues O += P(j-1) V(j-1) and S(j) = Q K(j)^T
         # back to back, then the softmax of S(j) runs while the tensor cores take the
         # other warpgroup's turn (PINGPONG: named barriers 1 and 2 alternate the turns) and,
@@ -439,6 +606,7 @@ def attention_fwd(
     SCHED: T.constexpr = "grid",
     HEADS_L2: T.constexpr = 0,
     SMS: T.constexpr = 132,
+    ONE_LOOP: T.constexpr = False,
 ):
     T.static_assert(D in (64, 128), "head dim D must be 64 or 128")
     T.static_assert(
@@ -572,6 +740,7 @@ def attention_fwd(
                     sbase, kbase, vbase, bh, mb * BM, nblk, it, (t - bid) // T.cuda.grid_dim("x"),
                     t == bid, t + T.cuda.grid_dim("x") < ntiles, wg, ctid, lane, warp,
                     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
+                    ONE_LOOP,
                 )  # fmt: skip
                 it = it + nblk
         elif SCHED == "dynamic":
@@ -586,6 +755,7 @@ def attention_fwd(
                     O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
                     sbase, kbase, vbase, bh, mb * BM, nblk, it, n, n == 0, True, wg, ctid, lane, warp,
                     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
+                    ONE_LOOP,
                 )  # fmt: skip
                 it = it + nblk
                 n = n + 1
@@ -599,6 +769,7 @@ def attention_fwd(
                 sbase, kbase, vbase, bh, m0, nblk, None, 0,
                 True, False, wg, ctid, lane, warp,
                 CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
+                ONE_LOOP,
             )  # fmt: skip
 
 
@@ -716,5 +887,25 @@ KERNELS = {
     ),
     "attn_d128_persistent_simple": lambda: make_attention(
         2, 5, 528, 128, True, BM=128, BN=128, STAGES=2, SCHED="persistent", SMS=7, HEADS_L2=3
+    ),
+    # ONE_LOOP: no peeled step (about 30 % less compile time, 5-9 % slower on the H200)
+    "attn_d128_one_loop": lambda: make_attention(4, 16, 4096, 128, False, **best_config(128), ONE_LOOP=True),
+    "attn_d64_causal_one_loop": lambda: make_attention(
+        4, 16, 4096, 64, True, **best_config(64, True), ONE_LOOP=True
+    ),
+    "attn_d128_bn176_one_loop": lambda: make_attention(
+        2, 2, 528, 128, True, BN=176, STAGES=2, PINGPONG=True, OVERLAP=True, ONE_LOOP=True
+    ),
+    "attn_d128_pingpong_one_loop": lambda: make_attention(
+        2, 3, 640, 128, False, BM=128, BN=128, STAGES=3, PINGPONG=True, ONE_LOOP=True
+    ),
+    "attn_d64_overlap_one_loop": lambda: make_attention(
+        2, 3, 640, 64, False, BM=192, STAGES=4, OVERLAP=True, CONSUMER_REGS=160, ONE_LOOP=True
+    ),
+    "attn_d128_causal_dynamic_one_loop": lambda: make_attention(
+        4, 16, 4096, 128, True, **best_config(128), SCHED="dynamic", ONE_LOOP=True
+    ),
+    "attn_d128_persistent_one_loop": lambda: make_attention(
+        2, 5, 528, 128, True, **best_config(128), SCHED="persistent", SMS=7, HEADS_L2=3, ONE_LOOP=True
     ),
 }

@@ -1,16 +1,17 @@
 """Compile time of the Hopper kernels (issue #16: IR -> cubin <= 0.5 s cold, cache hit <= 1 ms).
 
-    python tools/bench/bench_compile.py [--reps 3]
+    python tools/bench/bench_compile.py [--reps 3] [--stat min] [--only TEXT] [--baseline FILE]
 
 Per kernel (GEMM fp16/bf16 and its cluster / ping-pong variants, FP8 GEMM and attention when
 their examples exist), in one process: *first* = the first ``tirx.compile`` of the process
 (loads cuda-bindings and NVRTC, no cache); *cold* = IR -> cubin with the compile cache off in
-a warm process (median of ``--reps``, or the minimum with ``--stat min`` on a shared machine),
-split into tirx's lowering + CUDA generation (its per-function cache cleared), NVRTC's front
+a warm process (median of ``--reps``, or the minimum with ``--stat min`` on a shared machine;
+each rep's source carries a unique comment, so no NVRTC-side cache can answer), split into tirx's lowering + CUDA generation (its per-function cache cleared), NVRTC's front
 end and NVVM (CUDA C++ -> PTX, timed as a ``compute_90a`` compile) and ptxas (PTX -> cubin: the
 ``sm_90a`` compile minus the PTX-only one); *hit* = the memory-cache and disk-cache lookups of
 the same kernel. The script frontend (``@T.jit`` specialization) is timed apart. No GPU is
-needed (NVRTC only).
+needed (NVRTC only). ``--baseline FILE``: the attention ``best_config`` kernels of another
+version of examples/hopper/attention.py too (labelled "old"), for a before / after in one run.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 
 
-def kernels() -> list[tuple[str, object]]:
-    """(label, builder) of every Hopper kernel variant to time."""
+def kernels(baseline: str | None = None) -> list[tuple[str, object]]:
+    """(label, builder) of every Hopper kernel variant to time (``baseline``: see --baseline)."""
     from examples.hopper import gemm as G
 
     out: list[tuple[str, object]] = [
@@ -61,13 +62,33 @@ def kernels() -> list[tuple[str, object]]:
         out.append(("attention d128", lambda: A.make_attention(4, 16, 4096, 128)))
         out.append(("attention d64 causal", lambda: A.make_attention(4, 16, 4096, 64, causal=True)))
         if hasattr(A, "best_config"):  # the schedules the H200 benchmark runs (ping-pong + overlap)
-            for d, causal in ((128, False), (128, True), (64, False)):
+            for d, causal in ((128, False), (128, True), (64, False), (64, True)):
                 label = f"attention d{d}{' causal' if causal else ''} best"
                 out.append(
                     (label, lambda d=d, c=causal: A.make_attention(4, 16, 4096, d, c, **A.best_config(d, c)))
                 )
+                out.append(  # the same schedule without the peeled step (ONE_LOOP)
+                    (
+                        label + " one-loop",
+                        lambda d=d, c=causal: A.make_attention(
+                            4, 16, 4096, d, c, **A.best_config(d, c), ONE_LOOP=True
+                        ),
+                    )
+                )
     except ImportError:
         pass
+    if baseline:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("examples.hopper._attention_baseline", baseline)
+        B = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = B
+        spec.loader.exec_module(B)
+        for d, causal in ((128, False), (128, True), (64, False), (64, True)):
+            label = f"attention d{d}{' causal' if causal else ''} best (old)"
+            out.append(
+                (label, lambda d=d, c=causal: B.make_attention(4, 16, 4096, d, c, **B.best_config(d, c)))
+            )
     return out
 
 
@@ -92,6 +113,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--stat", choices=("median", "min"), default="median", help="of the --reps cold times")
+    ap.add_argument("--only", default="", help="only the kernels whose label contains this text")
+    ap.add_argument("--baseline", default=None, help="another attention.py: its best kernels too")
     a = ap.parse_args()
     os.environ["TIRX_CACHE_DIR"] = tempfile.mkdtemp(prefix="tirx_bench_compile_")
     import tirx
@@ -108,7 +131,9 @@ def main() -> None:
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     first_done = False
-    for label, make in kernels():
+    for label, make in kernels(a.baseline):
+        if a.only not in label:
+            continue
         t = time.perf_counter()
         f = make()
         fe = (time.perf_counter() - t) * 1e3
@@ -119,20 +144,20 @@ def main() -> None:
             first = (time.perf_counter() - t) * 1e3
             first_done = True
         cold, low, nv, ptx = [], [], [], []
-        for _ in range(a.reps):
+        for rep in range(a.reps):
             TG._LOWERED.clear()  # else the lowering is served from tirx's per-function cache
             t = time.perf_counter()
             _f2, src = TG._lower(f, True, True, True)
             t1 = time.perf_counter()
-            nvrtc.compile_source(src.text, "sm_90a")
+            # a source NVRTC has not seen: the device machine's NVRTC answered a repeated
+            # source in ~50 ms (2026-12-01), so equal texts would time a cache, not a compile
+            text = f"{src.text}\n// bench_compile {os.getpid()} {time.time_ns()} {rep}\n"
+            nvrtc.compile_source(text, "sm_90a")
             t2 = time.perf_counter()
-            TG._LOWERED.clear()
-            tirx.compile(f, target="cuda -arch=sm_90a", cache=False)
-            t3 = time.perf_counter()
-            ptx.append(_ptx_only_ms(nvrtc, src.text))
+            ptx.append(_ptx_only_ms(nvrtc, text + "// PTX only\n"))
             low.append((t1 - t) * 1e3)
             nv.append((t2 - t1) * 1e3)
-            cold.append((t3 - t2) * 1e3)
+            cold.append((t2 - t) * 1e3)
         tirx.compile(f, target="cuda -arch=sm_90a")  # fills both caches
         t = time.perf_counter()
         tirx.compile(f, target="cuda -arch=sm_90a")
