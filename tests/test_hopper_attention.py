@@ -97,6 +97,31 @@ def test_v_descriptor_fields(bn):
     assert hi >> 62 == 1 and hi & 0xFFFF == 0  # 128-byte swizzle, start address added later
 
 
+@T.function
+def _descs(X: T.Tensor((2,), "uint32"), Y: T.Tensor((4,), "uint64")):
+    # the descriptors of one K-major (DESC_HI) and one N-major (v_desc_hi) operand at shared
+    # address X[0] + offset X[1]: desc() against the full 64-bit formula it replaces
+    base = X[0]
+    off = X[1]
+    Y[0] = A.desc(A.DESC_HI, base >> 4, off >> 4)
+    Y[1] = T.uint64(A.DESC_HI) | T.cast((base + off) >> 4, "uint64")
+    Y[2] = A.desc(A.v_desc_hi(128), base >> 4, off >> 4)
+    Y[3] = T.uint64(A.v_desc_hi(128)) | T.cast((base + off) >> 4, "uint64")
+
+
+@given(st.integers(0, (1 << 18) // 16 - 1), st.integers(0, (1 << 18) // 16 - 1))
+def test_desc_is_the_64_bit_descriptor(b16, o16):
+    # any 16-byte aligned base and offset whose sum stays inside shared memory (< 256 KB)
+    import numpy as np
+
+    if b16 + o16 >= (1 << 18) // 16:
+        o16 = (1 << 18) // 16 - 1 - b16
+    y = np.zeros(4, dtype=np.uint64)
+    tirx.compile(_descs, target="interp")(np.array([16 * b16, 16 * o16], dtype=np.uint32), y)
+    assert y[0] == y[1] and y[2] == y[3]
+    assert int(y[1]) == A.DESC_HI | (b16 + o16)
+
+
 def _acc_pos(t: int, idx: int) -> tuple[int, int]:
     """(row, col) of accumulator element ``idx`` of thread ``t`` (0..127), wgmma m64nN f32."""
     warp, lane = divmod(t, 32)

@@ -415,7 +415,7 @@ def test_sched_sass_is_the_grid_kernels_in_kind(d):
     words = ("HGMMA", "tnspB", "MUFU.EX2", "USETMAXREG")
     base = _sass(A.make_attention(4, 16, 4096, d, True, **A.best_config(d)))
     for sched in ("lpt", "persistent", "dynamic"):
-        sass = _sass(A.make_attention(4, 16, 4096, d, True, **A.best_config(d), SCHED=sched))
+        sass = _sass(A.make_attention(4, 16, 4096, d, True, **dict(A.best_config(d), SCHED=sched)))
         assert [sass.count(w) for w in words] == [base.count(w) for w in words], sched
         assert "LDL" not in sass and "STL" not in sass, sched
 

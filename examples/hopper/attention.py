@@ -35,6 +35,9 @@ Structure (one CTA per ``BM``-row query tile of one (batch, head), ``1 + BM / 64
   and each GEMM are in the kernel once, the GEMMs as one inline-PTX block each
   (``wgmma_block``): about 30 % less compile time (NVVM and ptxas), but 5-9 % slower on the
   H200 (docs/benchmarks.md, "Compile time of the Hopper kernels"), so not the default.
+* ``CHAINS`` (1 or 4): the softmax's row max and sum as that many independent chains. The loop
+  is bound by instruction issue (docs/benchmarks.md, "Attention, paired"), hence also ``desc``:
+  each wgmma descriptor one 32-bit add.
 * epilogue: each row divided by its sum and stored from registers as bf16 pairs (the GEMM's
   ``store_rows``).
 * ``SCHED`` (docs/hopper.md): ``"grid"`` (default) one CTA per tile, longest query block of a
@@ -83,19 +86,29 @@ def quad_sum(x):
 
 
 @T.inline
+def desc(hi, base, off):
+    """A wgmma shared-memory descriptor: the constant fields ``hi`` (layout, strides) with the
+    address field ``base + off`` (16-byte units). The address field is 14 bits wide and shared
+    memory is below 256 KB, so the sum never carries out of the low word: one 32-bit add per
+    descriptor and a constant high word, where the full 64-bit form took four or five uniform
+    instructions per wgmma (-8 % instructions in the attention main loop)."""
+    return T.cast(base + T.uint32(off + (hi & 0xFFFFFFFF)), "uint64") | T.uint64(hi & ~0xFFFFFFFF)
+
+
+@T.inline
 def qk_gemm(sacc, qa, ka, BN, BM, D, ab):
     """``sacc = Q K^T`` for 64 query rows (Q tile at shared address ``qa``: ``D / 64`` chunks of
     ``BM`` rows, this warpgroup's rows at offset ``qa``) and one K stage at ``ka``."""
     T.ptx.wgmma_fence()
+    qd = qa >> 4
+    kd = ka >> 4
     for kk in range(D // 16):
         T.ptx.wgmma_mma_async(
             f"m64n{BN}k16",
             ab,
             T.address_of(sacc[0]),
-            T.uint64(DESC_HI)
-            | T.cast((qa + T.uint32((kk // 4) * BM * 128)) >> 4, "uint64") + T.uint64(2 * (kk % 4)),
-            T.uint64(DESC_HI)
-            | T.cast((ka + T.uint32((kk // 4) * BN * 128)) >> 4, "uint64") + T.uint64(2 * (kk % 4)),
+            desc(DESC_HI, qd, (kk // 4) * BM * 8 + 2 * (kk % 4)),
+            desc(DESC_HI, kd, (kk // 4) * BN * 8 + 2 * (kk % 4)),
             0 if kk == 0 else 1,
         )
     T.ptx.wgmma_commit_group()
@@ -117,12 +130,13 @@ def mask_scores(sacc, j, row0, CAUSAL, mask_from, lane, BN, S):
 
 
 @T.inline
-def softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, mask_from, lane, BN, S, sl2, mask=True):
+def softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, mask_from, lane, BN, S, sl2, mask=True, red=None):
     """Online softmax of one ``64 x BN`` score block (``sacc``, key block ``j``; blocks reaching
     past column ``mask_from``, the warpgroup's first row, get the causal mask): new row maxima
     ``m``, ``P = exp2(S * sl2 - m * sl2)`` in place, the running sums ``l`` and the factors
     ``corr = exp2(m_old - m_new)`` that the output rows still need. ``mask=False``: the caller
-    masked already (``mask_scores``)."""
+    masked already (``mask_scores``). ``red``: four floats of scratch for the row max and sum
+    as four independent chains (``CHAINS=4``); None: one chain each."""
     if mask and CAUSAL and j * BN + BN - 1 > mask_from:
         for i in range(BN // 8):
             for e in range(4):
@@ -135,21 +149,38 @@ def softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, mask_from, lane, BN,
                 if j * BN + 8 * i + (lane % 4) * 2 + (e % 2) >= S:
                     sacc[4 * i + e] = T.float32(NEG)
     for r in range(2):
-        mx = T.max(sacc[2 * r], sacc[2 * r + 1])
-        for i in range(1, BN // 8):
-            mx = T.max(mx, T.max(sacc[4 * i + 2 * r], sacc[4 * i + 2 * r + 1]))
+        if red is None:
+            mx = T.max(sacc[2 * r], sacc[2 * r + 1])
+            for i in range(1, BN // 8):
+                mx = T.max(mx, T.max(sacc[4 * i + 2 * r], sacc[4 * i + 2 * r + 1]))
+        else:  # four independent chains: a quarter of the dependent latency
+            for a in range(4):
+                red[a] = T.max(sacc[4 * a + 2 * r], sacc[4 * a + 2 * r + 1])
+            for i in range(4, BN // 8):
+                red[i % 4] = T.max(red[i % 4], T.max(sacc[4 * i + 2 * r], sacc[4 * i + 2 * r + 1]))
+            mx = T.max(T.max(red[0], red[1]), T.max(red[2], red[3]))
         mnew = T.max(m[r], quad_max(mx))
         msc = mnew * T.float32(sl2)
         corr[r] = m[r] * T.float32(sl2) - msc
         T.ptx.ex2.approx.ftz.f32(corr[r], corr[r])
         m[r] = mnew
-        rs = T.float32(0)
-        for i in range(BN // 8):
-            for e in range(2):
-                sacc[4 * i + 2 * r + e] = sacc[4 * i + 2 * r + e] * T.float32(sl2) - msc
-                T.ptx.ex2.approx.ftz.f32(sacc[4 * i + 2 * r + e], sacc[4 * i + 2 * r + e])
-                rs = rs + sacc[4 * i + 2 * r + e]
-        l[r] = l[r] * corr[r] + rs
+        if red is None:
+            rs = T.float32(0)
+            for i in range(BN // 8):
+                for e in range(2):
+                    sacc[4 * i + 2 * r + e] = sacc[4 * i + 2 * r + e] * T.float32(sl2) - msc
+                    T.ptx.ex2.approx.ftz.f32(sacc[4 * i + 2 * r + e], sacc[4 * i + 2 * r + e])
+                    rs = rs + sacc[4 * i + 2 * r + e]
+            l[r] = l[r] * corr[r] + rs
+        else:
+            for a in range(4):
+                red[a] = T.float32(0)
+            for i in range(BN // 8):
+                for e in range(2):
+                    sacc[4 * i + 2 * r + e] = sacc[4 * i + 2 * r + e] * T.float32(sl2) - msc
+                    T.ptx.ex2.approx.ftz.f32(sacc[4 * i + 2 * r + e], sacc[4 * i + 2 * r + e])
+                    red[(2 * i + e) % 4] = red[(2 * i + e) % 4] + sacc[4 * i + 2 * r + e]
+            l[r] = l[r] * corr[r] + ((red[0] + red[1]) + (red[2] + red[3]))
 
 
 @T.inline
@@ -181,13 +212,14 @@ def release(bar, ctid):
 def pv_gemm(o, pa, va, BN, D, ab):
     """``o += P V``: P from registers (``pa``), one V stage at ``va`` (N-major descriptor)."""
     T.ptx.wgmma_fence()
+    vd = va >> 4
     for k in range(BN // 16):
         T.ptx.wgmma_mma_async_rs(
             f"m64n{D}k16",
             ab,
             T.address_of(o[0]),
             T.address_of(pa[4 * k]),
-            T.uint64(v_desc_hi(BN)) | T.cast((va + T.uint32(k * 16 * 128)) >> 4, "uint64"),
+            desc(v_desc_hi(BN), vd, k * 16 * 8),
             1,
             1,
         )
@@ -413,6 +445,7 @@ def attend_tile(
     O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
     bh, m0, nblk, kv0, qn, first, more, wg, ctid, lane, warp,
     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT, ONE_LOOP=False,
+    red=None,
 ):  # fmt: skip
     """One consumer warpgroup's 64 rows of one query tile, epilogue included. ``kv0``, ``qn``:
     as in ``load_tile`` (``None``: the CTA's only tile). ``first`` / ``more``: this is the CTA's
@@ -480,7 +513,7 @@ def attend_tile(
                 free_q(qempty, ctid, j, nblk, kv0)
                 mask_scores(sacc, j, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
                 softmax_scores(
-                    sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2, False
+                    sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2, False, red
                 )
             if OVERLAP:
                 T.ptx.wgmma_wait_group(0)
@@ -514,7 +547,7 @@ def attend_tile(
         T.ptx.wgmma_wait_group(0)
         release(kempty[0 if kv0 is None else kv0 % STAGES], ctid)
         free_q(qempty, ctid, 0, nblk, kv0)
-        softmax_scores(sacc, m, l, corr, 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
+        softmax_scores(sacc, m, l, corr, 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2, red=red)
         rescale_pack(o, sacc, pa, corr, BN, D)
         for j in range(1, nblk):
             it = j if kv0 is None else kv0 + j
@@ -532,13 +565,17 @@ def attend_tile(
                 T.ptx.wgmma_wait_group(1)  # S(j) is done; P(j-1) V(j-1) may still run
                 release(kempty[s], ctid)
                 free_q(qempty, ctid, j, nblk, kv0)
-                softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
+                softmax_scores(
+                    sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2, red=red
+                )
                 T.ptx.wgmma_wait_group(0)
             else:
                 T.ptx.wgmma_wait_group(0)
                 release(kempty[s], ctid)
                 free_q(qempty, ctid, j, nblk, kv0)
-                softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
+                softmax_scores(
+                    sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2, red=red
+                )
             release(vempty[sp], ctid)
             rescale_pack(o, sacc, pa, corr, BN, D)
         sl = (nblk - 1) % STAGES if kv0 is None else (kv0 + nblk - 1) % STAGES
@@ -562,7 +599,9 @@ def attend_tile(
             T.ptx.wgmma_wait_group(0)
             release(kempty[s], ctid)
             free_q(qempty, ctid, j, nblk, kv0)
-            softmax_scores(sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2)
+            softmax_scores(
+                sacc, m, l, corr, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S, sl2, red=red
+            )
             rescale_pack(o, sacc, pa, corr, BN, D)
             wait_bar(vfull[s], ph)
             pv_gemm(o, pa, vbase + T.cast(s * kv_bytes, "uint32"), BN, D, ab)
@@ -607,6 +646,7 @@ def attention_fwd(
     HEADS_L2: T.constexpr = 0,
     SMS: T.constexpr = 132,
     ONE_LOOP: T.constexpr = False,
+    CHAINS: T.constexpr = 1,
 ):
     T.static_assert(D in (64, 128), "head dim D must be 64 or 128")
     T.static_assert(
@@ -616,6 +656,7 @@ def attention_fwd(
     T.static_assert(not PINGPONG or BM >= 128, "PINGPONG alternates consumer warpgroups: BM >= 128")
     T.static_assert(SCHED in SCHEDS, "SCHED is 'grid', 'lpt', 'persistent' or 'dynamic'")
     T.static_assert(SMS >= 1 and HEADS_L2 >= 0, "SMS >= 1 persistent CTAs, HEADS_L2 >= 0 (0: from L2_BYTES)")
+    T.static_assert(CHAINS in (1, 4), "CHAINS (softmax row max / sum chains) is 1 or 4")
     consumers = T.meta_var(BM // 64)
     T.static_assert(
         consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
@@ -728,6 +769,7 @@ def attention_fwd(
         m = T.alloc_local((2,), "float32")
         l = T.alloc_local((2,), "float32")
         corr = T.alloc_local((2,), "float32")
+        red = T.alloc_local((4,), "float32") if CHAINS == 4 else None  # softmax_scores' chains
         out = T.alloc_local((2,), DT)
         if SCHED == "persistent":
             it: T.int32 = 0
@@ -740,7 +782,7 @@ def attention_fwd(
                     sbase, kbase, vbase, bh, mb * BM, nblk, it, (t - bid) // T.cuda.grid_dim("x"),
                     t == bid, t + T.cuda.grid_dim("x") < ntiles, wg, ctid, lane, warp,
                     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
-                    ONE_LOOP,
+                    ONE_LOOP, red,
                 )  # fmt: skip
                 it = it + nblk
         elif SCHED == "dynamic":
@@ -755,7 +797,7 @@ def attention_fwd(
                     O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
                     sbase, kbase, vbase, bh, mb * BM, nblk, it, n, n == 0, True, wg, ctid, lane, warp,
                     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
-                    ONE_LOOP,
+                    ONE_LOOP, red,
                 )  # fmt: skip
                 it = it + nblk
                 n = n + 1
@@ -769,7 +811,7 @@ def attention_fwd(
                 sbase, kbase, vbase, bh, m0, nblk, None, 0,
                 True, False, wg, ctid, lane, warp,
                 CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
-                ONE_LOOP,
+                ONE_LOOP, red,
             )  # fmt: skip
 
 
@@ -782,16 +824,21 @@ def make_attention(B: int, H: int, S: int, D: int, causal: bool = False, dtype: 
 
 
 def best_config(D: int, causal: bool = False) -> dict:
-    """Tiles and schedule measured best on the H200 (docs/benchmarks.md, "Attention"), all with
-    ping-pong turns and the softmax overlapped with ``P V``: head dim 128 ``128 x 128`` tiles and
-    a 3-stage ring (two consumer warpgroups of 240 registers); head dim 64 ``192 x 128`` tiles
-    (three consumers of 160 registers: more softmax work in flight), 4 stages. Causal masks:
-    the longest-first tile order (``SCHED="lpt"``: 101-115 % of torch's best vs 97-107 % with
-    the grid order, 2026-12-01 17:58 UTC)."""
-    sched = {"SCHED": "lpt"} if causal else {}
+    """Tiles and schedule measured best on the H200 (docs/benchmarks.md, "Attention"; paired,
+    interleaved launches against torch's SDPA), all with ping-pong turns and the softmax
+    overlapped with ``P V``. Head dim 128: ``128 x 128`` tiles, a 2-stage ring (two consumer
+    warpgroups of 240 registers), the softmax's row max and sum as four chains; causal masks in
+    the longest-first tile order (``SCHED="lpt"``). Head dim 64: ``192 x 128`` tiles (three
+    consumers of 160 registers: more softmax work in flight), 4 stages, the dynamic persistent
+    scheduler (+2-5 % over one CTA per tile), four chains for causal masks only (non-causal: one
+    chain, 3 % faster there)."""
     if D == 64:
-        return dict(BM=192, BN=128, STAGES=4, PINGPONG=True, OVERLAP=True, CONSUMER_REGS=160, **sched)
-    return dict(BM=128, BN=128, STAGES=3, PINGPONG=True, OVERLAP=True, **sched)
+        return dict(
+            BM=192, BN=128, STAGES=4, PINGPONG=True, OVERLAP=True, CONSUMER_REGS=160, SCHED="dynamic",
+            CHAINS=4 if causal else 1,
+        )  # fmt: skip
+    sched = {"SCHED": "lpt"} if causal else {}
+    return dict(BM=128, BN=128, STAGES=2, PINGPONG=True, OVERLAP=True, CHAINS=4, **sched)
 
 
 def plans(B: int, H: int, S: int, D: int, dtype: str = "bfloat16", BM: int = 128, BN: int = 128):
@@ -874,13 +921,13 @@ KERNELS = {
         4, 16, 4096, 128, True, **best_config(128), SCHED="persistent"
     ),
     "attn_d64_causal_persistent": lambda: make_attention(
-        4, 16, 4096, 64, True, **best_config(64), SCHED="persistent"
+        4, 16, 4096, 64, True, **dict(best_config(64), SCHED="persistent")
     ),
     "attn_d128_causal_dynamic": lambda: make_attention(
         4, 16, 4096, 128, True, **best_config(128), SCHED="dynamic"
     ),
     "attn_d64_causal_dynamic": lambda: make_attention(
-        4, 16, 4096, 64, True, **best_config(64), SCHED="dynamic"
+        4, 16, 4096, 64, True, **dict(best_config(64), SCHED="dynamic")
     ),
     "attn_d128_dynamic_simple": lambda: make_attention(
         1, 3, 384, 128, False, BM=128, BN=128, STAGES=2, SCHED="dynamic", SMS=2
