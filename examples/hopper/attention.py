@@ -48,7 +48,8 @@ Structure (one CTA per ``BM``-row query tile of one (batch, head), ``1 + BM / 64
   (phases from a running count) and free the Q buffer on a ``qempty`` mbarrier.
 
 ``make_attention(B, H, S, D, causal, dtype, **tiles)`` gives the specialized kernel;
-``plans(...)`` the host TMA plans of Q, K and V; ``run(...)`` launches it on torch tensors.
+``plans(...)`` the host TMA plans of Q, K and V; ``launch_args(...)`` the kernel arguments for
+torch tensors and ``run(...)`` launches it with them.
 """
 
 from __future__ import annotations
@@ -868,15 +869,22 @@ def tile_counter(device):
     return _COUNTERS[key]
 
 
-def run(kernel, q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) -> None:
-    """Launch a compiled ``make_attention`` kernel on contiguous ``(B, H, S, D)`` torch tensors;
-    ``BM`` / ``BN`` / ``SCHED`` must be the kernel's (pass the same ``**tiles``: the tiles shape
-    the TMA boxes, ``"dynamic"`` takes the tile counter)."""
+def launch_args(q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) -> tuple:
+    """The arguments of a compiled ``make_attention`` kernel for contiguous ``(B, H, S, D)``
+    torch tensors (flattened views, the TMA descriptors of the ``BM`` / ``BN`` boxes, and for
+    ``"dynamic"`` the tile counter); build them once to launch the same tensors again."""
     B, H, S, D = q.shape
     pq, pkv = plans(B, H, S, D, str(q.dtype).replace("torch.", ""), BM, BN)
     q2, k2, v2 = q.view(-1, D), k.view(-1, D), v.view(-1, D)
     extra = (tile_counter(q.device),) if SCHED == "dynamic" else ()
-    kernel(q2, k2, v2, o.view(-1, D), pq.param(q2), pkv.param(k2), pkv.param(v2), *extra)
+    return (q2, k2, v2, o.view(-1, D), pq.param(q2), pkv.param(k2), pkv.param(v2), *extra)
+
+
+def run(kernel, q, k, v, o, **tiles) -> None:
+    """Launch a compiled ``make_attention`` kernel on contiguous ``(B, H, S, D)`` torch tensors;
+    ``tiles`` must include the kernel's ``BM`` / ``BN`` / ``SCHED`` (pass the same ``**tiles``:
+    the tiles shape the TMA boxes, ``"dynamic"`` takes the tile counter)."""
+    kernel(*launch_args(q, k, v, o, **tiles))
 
 
 @functools.cache

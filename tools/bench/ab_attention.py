@@ -82,20 +82,7 @@ def main() -> None:
         if not err < 2e-2:
             print(f"  WRONG: {name} left out", flush=True)
             continue
-        pq, pkv = A.plans(b, h, s, d, "bfloat16", cfg["BM"], cfg["BN"])
-        args = [
-            (
-                Qs[i].view(-1, d),
-                Ks[i].view(-1, d),
-                Vs[i].view(-1, d),
-                Os[i].view(-1, d),
-                pq.param(Qs[i].view(-1, d)),
-                pkv.param(Ks[i].view(-1, d)),
-                pkv.param(Vs[i].view(-1, d)),
-                *((A.tile_counter(Qs[i].device),) if cfg.get("SCHED") == "dynamic" else ()),
-            )
-            for i in range(sets)
-        ]
+        args = [A.launch_args(Qs[i], Ks[i], Vs[i], Os[i], **cfg) for i in range(sets)]
         runs[name] = lambda i, kern=kern, args=args: kern(*args[i])
     torch_names = []
     for name, ctx in backends():

@@ -230,20 +230,7 @@ def section(
             torch.cuda.synchronize()
             err = rel(o, ref)
             # descriptors built once per input set (the timed loop launches only)
-            pq, pkv = A.plans(b, h, s, d, "bfloat16", cfg["BM"], cfg["BN"])
-            args = [
-                (
-                    Qs[i].view(-1, d),
-                    Ks[i].view(-1, d),
-                    Vs[i].view(-1, d),
-                    Os[i].view(-1, d),
-                    pq.param(Qs[i].view(-1, d)),
-                    pkv.param(Ks[i].view(-1, d)),
-                    pkv.param(Vs[i].view(-1, d)),
-                    *((A.tile_counter(Qs[i].device),) if cfg.get("SCHED") == "dynamic" else ()),
-                )
-                for i in range(sets)
-            ]
+            args = [A.launch_args(Qs[i], Ks[i], Vs[i], Os[i], **cfg) for i in range(sets)]
             ms = bench(lambda i: kern(*args[i]), sets)
             tf = flops / (ms * 1e-3) / 1e12
             log(
