@@ -510,3 +510,33 @@ def test_gpu_attention_sched(b, h, s, d, causal, cfg):
         assert err < 1e-2, err
     if cfg["SCHED"] == "dynamic":
         assert A.tile_counter(q.device).tolist() == [0, 0]
+
+
+@pytest.mark.gpu
+def test_gpu_dynamic_launches_on_two_streams_at_once():
+    # head dim 64's best_config uses the dynamic scheduler: launches on two streams may run at
+    # the same time, so each stream has its own tile counter (a shared one would hand one
+    # launch's tiles to the other's CTAs)
+    torch = _gpu()
+    import torch.nn.functional as F
+
+    cfg = A.best_config(64)
+    assert cfg["SCHED"] == "dynamic"
+    b, h, s, d = 2, 8, 2048, 64
+    kern = tirx.compile(A.make_attention(b, h, s, d, False, **cfg), target="cuda")
+    streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+    qkv = [[torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3)] for _ in streams]
+    refs = [F.scaled_dot_product_attention(*(t.float() for t in x)) for x in qkv]
+    torch.cuda.synchronize()
+    outs = [torch.full_like(x[0], float("nan")) for x in qkv]
+    for _ in range(4):
+        for strm, x, o in zip(streams, qkv, outs):
+            with torch.cuda.stream(strm):
+                A.run(kern, *x, o, **cfg)
+    torch.cuda.synchronize()
+    for strm, o, ref in zip(streams, outs, refs):
+        assert ((o.float() - ref).norm() / ref.norm()).item() < 1e-2
+        assert A.tile_counter(o.device, strm.cuda_stream).tolist() == [0, 0]
+    assert A.tile_counter(o.device, streams[0].cuda_stream) is not A.tile_counter(
+        o.device, streams[1].cuda_stream
+    )

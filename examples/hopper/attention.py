@@ -857,13 +857,18 @@ def plans(B: int, H: int, S: int, D: int, dtype: str = "bfloat16", BM: int = 128
 _COUNTERS: dict = {}
 
 
-def tile_counter(device):
-    """The ``SCHED="dynamic"`` tile counter of a torch device: two int32 zeros, put back to zero
-    by the last CTA of each launch, so launches in stream order share it (launches that may run
-    concurrently, on other streams, each need their own: ``torch.zeros(2, dtype=torch.int32)``)."""
+def tile_counter(device, stream: int | None = None):
+    """The ``SCHED="dynamic"`` tile counter for launches on one CUDA stream of a torch device
+    (``stream``: a raw stream handle; None: the device's current stream): two int32 zeros, put
+    back to zero by the last CTA of each launch, so launches in that stream's order share it.
+    Launches that may run at the same time must not share a counter (their CTAs would take each
+    other's tiles), hence one per stream; a kernel launched by hand on another stream than the
+    current one needs ``tile_counter(device, that_stream)``."""
     import torch
 
-    key = str(device)
+    if stream is None:
+        stream = torch.cuda.current_stream(device).cuda_stream
+    key = (str(device), int(stream))
     if key not in _COUNTERS:
         _COUNTERS[key] = torch.zeros(2, dtype=torch.int32, device=device)
     return _COUNTERS[key]
@@ -872,7 +877,8 @@ def tile_counter(device):
 def launch_args(q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) -> tuple:
     """The arguments of a compiled ``make_attention`` kernel for contiguous ``(B, H, S, D)``
     torch tensors (flattened views, the TMA descriptors of the ``BM`` / ``BN`` boxes, and for
-    ``"dynamic"`` the tile counter); build them once to launch the same tensors again."""
+    ``"dynamic"`` the tile counter of the current stream, which the launch must use); build them
+    once to launch the same tensors again."""
     B, H, S, D = q.shape
     pq, pkv = plans(B, H, S, D, str(q.dtype).replace("torch.", ""), BM, BN)
     q2, k2, v2 = q.view(-1, D), k.view(-1, D), v.view(-1, D)
