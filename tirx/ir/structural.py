@@ -195,6 +195,21 @@ def _scope_marks(cls: type[Node]) -> tuple[frozenset, frozenset]:
     return r
 
 
+# Field kinds whose hash / equality is one prelude helper each: ``h<name>(x)`` and
+# ``e<name>(a, b)`` in the generated code (the node, scalar and type kinds are inlined).
+_HELPERS: dict[Any, str] = {
+    SEQ: "seq",
+    DEF: "def",
+    BUF_USE: "buse",
+    BUF_DEF: "bdef",
+    "bdecl": "bdecl",
+    ATTRS: "attrs",
+    PARAMS: "params",
+    BUFMAP: "bufmap",
+    FUNCS: "funcs",
+}
+
+
 def _gen_hash(cls: type[Node], fn: str, seed: str) -> str:
     lines = [f"    def {fn}(x):"]
     parts = [seed]
@@ -220,27 +235,11 @@ def _gen_hash(cls: type[Node], fn: str, seed: str) -> str:
         elif k is NODE:
             lines.append(f"        c{i} = {v}")
             parts.append(f"H[type(c{i})](c{i})")
-        elif k is SEQ:
-            parts.append(f"hseq({v})")
-        elif k is DEF:
-            parts.append(f"hdef({v})")
-        elif k is BUF_USE:
-            parts.append(f"hbuse({v})")
-        elif k is BUF_DEF:
-            parts.append(f"hbdef({v})")
-        elif k == "bdecl":
-            parts.append(f"hbdecl({v})")
         elif k == "skip":
             continue
-        elif k is ATTRS:
-            parts.append(f"hattrs({v})")
-        elif k is PARAMS:
-            parts.append(f"hparams({v})")
-        elif k is BUFMAP:
-            parts.append(f"hbufmap({v})")
-        elif k is FUNCS:
-            parts.append(f"hfuncs({v})")
-        else:  # pragma: no cover - a new field kind needs a line here
+        elif k in _HELPERS:
+            parts.append(f"h{_HELPERS[k]}({v})")
+        else:  # pragma: no cover - a new field kind needs a helper in _HELPERS
             raise AssertionError(f"{cls.__name__}.{name}: unknown structural kind {kind!r}")
         if (opens or closes) and len(parts) > n0:
             lines.append(f"        h{i} = {parts[-1]}")
@@ -273,26 +272,10 @@ def _gen_equal(cls: type[Node], fn: str) -> str:
             lines.append("        if t is not type(q):")
             lines.append("            if not emix(p, q): return False")  # a SeqStmt vs its flat form
             lines.append("        elif not E[t](p, q): return False")
-        elif k is SEQ:
-            lines.append(f"        if not eseq({p}, {q}): return False")
-        elif k is DEF:
-            lines.append(f"        if not edef({p}, {q}): return False")
-        elif k is BUF_USE:
-            lines.append(f"        if not ebuse({p}, {q}): return False")
-        elif k is BUF_DEF:
-            lines.append(f"        if not ebdef({p}, {q}): return False")
-        elif k == "bdecl":
-            lines.append(f"        if not ebdecl({p}, {q}): return False")
         elif k == "skip":
             continue
-        elif k is ATTRS:
-            lines.append(f"        if not eattrs({p}, {q}): return False")
-        elif k is PARAMS:
-            lines.append(f"        if not eparams({p}, {q}): return False")
-        elif k is BUFMAP:
-            lines.append(f"        if not ebufmap({p}, {q}): return False")
-        elif k is FUNCS:
-            lines.append(f"        if not efuncs({p}, {q}): return False")
+        elif k in _HELPERS:
+            lines.append(f"        if not e{_HELPERS[k]}({p}, {q}): return False")
         else:  # pragma: no cover
             raise AssertionError(f"{cls.__name__}.{name}: unknown structural kind {kind!r}")
         if i in closes:
