@@ -1,7 +1,7 @@
 """Interleaved A/B rounds of attention variants against torch SDPA on one shape.
 
     python tools/bench/ab_attention.py --shape 4,16,4096,128 [--causal] \
-        [--cfg STAGES=2 --cfg SCHED=persistent,STAGES=2 ...] [--rounds 6 --cycles 20]
+        [--cfg STAGES=2 --cfg SCHED=persistent,STAGES=2 ...] [--rounds 6 --cycles 20] [--baseline OLD.py --cfg BASE=OLD]
 
 ``bench_attention.py`` times each variant in its own block of launches; under sustained load
 the H200's clocks drop (both torch's and tirx's kernels run ~12 % slower after a few hundred
@@ -17,7 +17,6 @@ variant is checked first on fresh inputs against a float32 reference.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import statistics
 import sys
@@ -26,6 +25,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
+import baseline  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from bench_attention import backends  # noqa: E402
@@ -54,7 +54,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--cycles", type=int, default=20, help="launches of each variant per round")
     ap.add_argument("--pause", type=float, default=1.0, help="idle seconds before each round")
+    ap.add_argument(
+        "--baseline", action="append", default=[], help="another attention.py; select it by --cfg BASE=<stem>"
+    )
     a = ap.parse_args()
+    bases = {baseline.label(p): baseline.load(p) for p in a.baseline}
     b, h, s, d = (int(x) for x in a.shape.split(","))
     causal = a.causal
     best = A.best_config(d, causal)
@@ -70,9 +74,11 @@ def main() -> None:
     runs: dict[str, object] = {}
     for name, cfg in cfgs:
         make = A.make_attention
-        if "MOD" in cfg:  # another copy of the kernel module (a variant being measured)
-            make = importlib.import_module(f"examples.hopper.{cfg['MOD']}").make_attention
-        cfg = {kk: vv for kk, vv in cfg.items() if kk != "MOD"}
+        if "BASE" in cfg:  # a --baseline version of the module, by its file's stem
+            if cfg["BASE"] not in bases:
+                raise SystemExit(f"--cfg BASE={cfg['BASE']}: no --baseline file of that name")
+            make = bases[cfg["BASE"]].make_attention
+        cfg = {kk: vv for kk, vv in cfg.items() if kk != "BASE"}
         kern = tirx.compile(make(b, h, s, d, causal, **cfg), target="cuda")
         o = torch.full_like(q, float("nan"))
         A.run(kern, q, k, v, o, **cfg)

@@ -32,6 +32,7 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
+import baseline  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from bench_hopper import bench, rel, sass_check  # noqa: E402  (CUDA-event timing and relative L2 error)
@@ -42,18 +43,6 @@ from examples.hopper import attention as A  # noqa: E402
 LOG: list[str] = []
 ROWS: list[tuple] = []
 BASES: list = []  # --baseline: (label, module) of other versions of the attention module
-
-
-def load_baseline(path: str):
-    """``path`` (a copy of examples/hopper/attention.py) imported beside the current one."""
-    import importlib.util
-
-    name = "examples.hopper._attention_" + os.path.splitext(os.path.basename(path))[0]
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def log(*a) -> None:
@@ -267,7 +256,7 @@ def main() -> None:
     )
     a = ap.parse_args()
     for path in a.baseline:
-        BASES.append((os.path.splitext(os.path.basename(path))[0], load_baseline(path)))
+        BASES.append((baseline.label(path), baseline.load(path)))
     log(
         f"device: {torch.cuda.get_device_name()} torch {torch.__version__} "
         f"cudnn {torch.backends.cudnn.version()} date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"

@@ -78,12 +78,9 @@ def kernels(baseline: str | None = None) -> list[tuple[str, object]]:
     except ImportError:
         pass
     if baseline:
-        import importlib.util
+        import baseline as BL  # tools/bench/baseline.py (this script's folder)
 
-        spec = importlib.util.spec_from_file_location("examples.hopper._attention_baseline", baseline)
-        B = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = B
-        spec.loader.exec_module(B)
+        B = BL.load(baseline)
         for d, causal in ((128, False), (128, True), (64, False), (64, True)):
             label = f"attention d{d}{' causal' if causal else ''} best (old)"
             out.append(
