@@ -86,6 +86,18 @@ def quad_sum(x):
     return y + T.cuda.shfl_xor_sync(y, 2)
 
 
+def k_offset(kk, rows: int):
+    """Address-field offset (16-byte units) of k16-step ``kk`` in a K-major, 128-byte-swizzled
+    tile of ``rows`` rows: 32 bytes a step inside a 64-column chunk, the next chunk ``rows``
+    rows of 128 bytes further. ``kk``: an int or the GEMM loop's variable."""
+    return (kk // 4) * rows * 8 + 2 * (kk % 4)
+
+
+def v_offset(k):
+    """Address-field offset of k16-step ``k`` in an N-major V stage: 16 rows of 128 bytes."""
+    return k * 16 * 8
+
+
 @T.inline
 def desc(hi, base, off):
     """A wgmma shared-memory descriptor: the constant fields ``hi`` (layout, strides) with the
@@ -108,8 +120,8 @@ def qk_gemm(sacc, qa, ka, BN, BM, D, ab):
             f"m64n{BN}k16",
             ab,
             T.address_of(sacc[0]),
-            desc(DESC_HI, qd, (kk // 4) * BM * 8 + 2 * (kk % 4)),
-            desc(DESC_HI, kd, (kk // 4) * BN * 8 + 2 * (kk % 4)),
+            desc(DESC_HI, qd, k_offset(kk, BM)),
+            desc(DESC_HI, kd, k_offset(kk, BN)),
             0 if kk == 0 else 1,
         )
     T.ptx.wgmma_commit_group()
@@ -220,7 +232,7 @@ def pv_gemm(o, pa, va, BN, D, ab):
             ab,
             T.address_of(o[0]),
             T.address_of(pa[4 * k]),
-            desc(v_desc_hi(BN), vd, k * 16 * 8),
+            desc(v_desc_hi(BN), vd, v_offset(k)),
             1,
             1,
         )
@@ -269,12 +281,8 @@ def wgmma_block(n: int, ab: str, steps: list, a_regs: int = 0) -> str:
 
 
 def qk_steps(BN: int, BM: int, D: int) -> list:
-    """The ``D / 16`` k-steps of ``S = Q K^T``: 16 columns (32 bytes, descriptor + 2) a step,
-    the next 64-column chunk ``BM`` (Q) / ``BN`` (K) rows of 128 bytes further."""
-    return [
-        (((kk // 4) * BM * 128 >> 4) + 2 * (kk % 4), ((kk // 4) * BN * 128 >> 4) + 2 * (kk % 4))
-        for kk in range(D // 16)
-    ]
+    """The ``D / 16`` k-steps of ``S = Q K^T`` as ``(Q offset, K offset)`` (``k_offset``)."""
+    return [(k_offset(kk, BM), k_offset(kk, BN)) for kk in range(D // 16)]
 
 
 @T.inline
@@ -301,7 +309,7 @@ def pv_gemm_block(o, pa, va, BN, D, ab, steps=None):
     inline-PTX block."""
     T.ptx.wgmma_fence()
     T.ptx.asm(
-        wgmma_block(D, ab, [(4 * k, k * 16 * 128 >> 4) for k in range(BN // 16)][:steps], BN // 4),
+        wgmma_block(D, ab, [(4 * k, v_offset(k)) for k in range(BN // 16)][:steps], BN // 4),
         *[o[i] for i in range(D // 2)],
         *[pa[i] for i in range(BN // 4)],
         T.uint64(v_desc_hi(BN)) | T.cast(va >> 4, "uint64"),
