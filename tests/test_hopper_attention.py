@@ -87,6 +87,20 @@ def test_jit_rejects_bad_shapes():
         A.make_attention(1, 1, 256, 128, BM=64, BN=64, PINGPONG=True)
     with pytest.raises(Exception, match="setmaxnreg budget"):
         A.make_attention(1, 1, 384, 128, BM=192)
+    with pytest.raises(Exception, match="CHAINS"):
+        A.make_attention(1, 1, 256, 128, CHAINS=2)
+
+
+def test_chains_change_only_the_softmax_reductions():
+    # CHAINS=4 adds the four-float scratch of the row max / sum and nothing else: the wgmma and
+    # exp2 work stays the same
+    one = tirx.compile(
+        A.make_attention(1, 2, 256, 128, **dict(A.best_config(128), CHAINS=1)), target=ARCH, cache=False
+    )
+    four = tirx.compile(A.make_attention(1, 2, 256, 128, **A.best_config(128)), target=ARCH, cache=False)
+    assert "red[" not in one.source and "red[" in four.source
+    for word in ("wgmma.mma_async", "ex2.approx.ftz.f32", "bar.arrive"):
+        assert one.ptx.count(word) == four.ptx.count(word), word
 
 
 @given(st.sampled_from([64, 128, 192]))
