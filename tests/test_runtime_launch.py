@@ -439,3 +439,176 @@ def test_gpu_cluster_and_tensormap_fast_path(tmp_path, monkeypatch):
             assert type(k).__name__ != "Kernel"
     with pytest.raises(ValueError, match="not a multiple of cluster"):
         k(torch.zeros((5, 64), dtype=torch.int32, device="cuda"), bytes(128))
+
+
+# ------------------------------------------------------------------ prepared launches
+class PreparedRecorder:
+    """cuLaunchKernel of a prepared launch: its parameter values read through the pointers."""
+
+    def __init__(self, rec):
+        self.rec = rec
+
+    def __call__(self, fn, gx, gy, gz, bx, by, bz, sm, so, paddr, extra):
+        kern = self.rec.kern
+        assert fn == FN and extra == 0
+        assert all(paddr != blk[1] for blk in kern._blocks.values())  # its own buffer, not the call's
+        ptrs = (ctypes.c_void_p * max(len(kern.param_offsets), 1)).from_address(paddr)
+        codes = [n + c for n, c in re.findall(r"(\d*)([a-zA-Z?])", kern.fmt) if c != "x"]
+        vals = [
+            struct.unpack(c, ctypes.string_at(ptrs[k], struct.calcsize(c)))[0] for k, c in enumerate(codes)
+        ]
+        self.rec.calls.append(("prepared", None, (gx, gy, gz), (bx, by, bz), sm, so, vals))
+        return (FakeDriver.CUresult.CUDA_SUCCESS,)
+
+
+@pytest.mark.parametrize("launcher", ["ctypes", "bindings"])
+def test_prepared_launch_launches_what_a_call_launches(env, launcher):
+    torch, rec = env
+    k = compiled(rec, launcher, scalar=True)
+    D.driver().cuLaunchKernel = PreparedRecorder(rec)
+    T = torch.Tensor
+    for n, s, stream in ((1000, 3, None), (1, -7, 0x777), (4096, 0, 0)):
+        a, b = T((n,), torch.float16, 0x10000), T((n,), torch.float16, 0x30000)
+        launch = k.prepare(a, b, s)
+        assert rec.calls == []  # prepare checks, it does not launch
+        K.Kernel._general(k, (a, b, s), stream)
+        for _ in range(3):
+            assert launch(stream=stream) is None
+        kinds = [c[0] for c in rec.calls]
+        assert kinds == ["general", "prepared", "prepared", "prepared"], kinds
+        want = rec.calls[0][2:]
+        assert all(c[2:] == want for c in rec.calls[1:])
+        assert want[3] == (RAW_STREAM if stream is None else stream) and want[4] == [0x10000, 0x30000, s, n]
+        rec.calls.clear()
+    # by keyword, and the stream of each launch (the current one, or the one given)
+    launch = k.prepare(B=T((64,), torch.float16, 0x20000), A=T((64,), torch.float16, 0x10000), s=5)
+    launch()
+    launch(stream=0x999)
+    vals = [0x10000, 0x20000, 5, 64]
+    assert [(c[5], c[6]) for c in rec.calls] == [(RAW_STREAM, vals), (0x999, vals)]
+    assert launch.kernel is k and len(launch.args) == 3 and "add" in repr(launch)
+
+
+def test_prepared_launch_refuses_what_a_call_refuses(env):
+    torch, rec = env
+    k = compiled(rec, "bindings", scalar=True)
+    D.driver().cuLaunchKernel = PreparedRecorder(rec)
+    T = torch.Tensor
+    good = (T((64,), torch.float16, 0x10000), T((64,), torch.float16, 0x20000), 1)
+    bad = [
+        ((good[0], good[1]), TypeError, r"takes 3 argument\(s\)"),
+        ((T((64,), torch.float32, 0x10000), good[1], 1), TypeError, "parameter A: expected dtype float16"),
+        ((good[0], T((65,), torch.float16, 0x20000), 1), ValueError, "dynamic dimension n disagrees"),
+        ((good[0], T((64,), torch.float16, 0x20000, dev=1), 1), ValueError, "B is on cuda:1"),
+        ((T((64,), torch.float16, 0x10000, strides=(2,)), good[1], 1), ValueError, "not contiguous"),
+        ((good[0], T((64,), torch.float16, 0x10040), 1), ValueError, "parameters A and B overlap"),
+        ((*good[:2], 2**31), ValueError, "parameter s: 2147483648 does not fit in int32"),
+    ]
+    for args, exc, msg in bad:
+        with pytest.raises(exc, match=msg):
+            k.prepare(*args)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'stream'"):
+        k.prepare(*good, stream=0)
+    launch = k.prepare(*good)
+    for s in (-1, 2**64, "s"):
+        with pytest.raises((TypeError, ValueError)):
+            launch(stream=s)
+    assert rec.calls == []
+    # the memory of a tensor moved since prepare (torch's resize_ / set_): refused, nothing launched
+    good[1]._ptr = 0x40000
+    with pytest.raises(ValueError, match=r"parameter B moved \(data pointer 0x20000 -> 0x40000\)"):
+        launch()
+    assert rec.calls == []
+    # an empty grid: prepared, nothing to launch
+    empty = k.prepare(T((0,), torch.float16, 0x10000), T((0,), torch.float16, 0x20000), 1)
+    assert empty() is None and rec.calls == []
+
+
+def test_prepared_launch_from_threads(env):
+    torch, rec = env
+    k = compiled(rec, "bindings")
+    D.driver().cuLaunchKernel = PreparedRecorder(rec)
+    T = torch.Tensor
+    launches = {
+        n: k.prepare(T((n,), torch.float16, 0x10000), T((n,), torch.float16, 0x20000 + 64 * n))
+        for n in (100, 200, 300)
+    }
+    errors = []
+    start = threading.Barrier(3)
+
+    def worker(n):
+        try:
+            start.wait()
+            for _ in range(50):
+                launches[n]()
+                launches[400 - n if n != 200 else 200]()
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=worker, args=(n,)) for n in (100, 200, 300)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors and len(rec.calls) == 300
+    for c in rec.calls:
+        assert c[6][1] == 0x20000 + 64 * c[6][2]  # each launch's values are one prepared set
+
+
+def test_prepared_launch_on_the_interpreter(monkeypatch):
+    np = pytest.importorskip("numpy")
+    monkeypatch.setenv("TIRX_INTERPRET", "1")
+    k = tirx.compile(make_add(scalar=True), target="cuda")
+    a = np.arange(300, dtype=np.float16)
+    b = np.zeros_like(a)
+    launch = k.prepare(a, b, 4)
+    assert not b.any()
+    launch(stream=0)
+    assert np.array_equal(b, a + np.float16(6))
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        k.prepare(a, b, 4, stream=0)
+
+
+@pytest.mark.gpu
+def test_gpu_prepared_launch(tmp_path, monkeypatch):
+    torch = _gpu()
+    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
+    for launcher in ("bindings", "ctypes"):
+        k = tirx.compile(make_add(scalar=True), target="cuda", cache=False, launcher=launcher)
+        x = torch.randn(5000, device="cuda").half()
+        y = torch.full_like(x, float("nan"))
+        launch = k.prepare(x, y, 3)
+        torch.cuda.synchronize()
+        assert torch.isnan(y).all()  # prepare launches nothing
+        launch()
+        torch.cuda.synchronize()
+        assert torch.equal(y, x + 2 + 3)
+        # the same launch on another stream, after the input changed in place (same memory)
+        side = torch.cuda.Stream()
+        x.mul_(2)
+        y.fill_(float("nan"))
+        torch.cuda.synchronize()
+        launch(stream=side)
+        side.synchronize()
+        assert torch.equal(y, x + 2 + 3)
+        with torch.cuda.stream(side):
+            y.fill_(float("nan"))
+            launch()  # the current (side) stream
+        side.synchronize()
+        assert torch.equal(y, x + 2 + 3)
+        # captured into a CUDA graph and replayed
+        g = torch.cuda.CUDAGraph()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s), torch.cuda.graph(g, stream=s):
+            launch()
+        torch.cuda.synchronize()
+        x.add_(1)
+        y.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(y, x + 2 + 3)
+        # memory moved under the prepared launch: refused
+        y.resize_(1 << 20)
+        with pytest.raises(ValueError, match="parameter B moved"):
+            launch()

@@ -80,6 +80,11 @@ class Kernel:
         """Positional and keyword arguments as one value per parameter (``Function.bind_args``)."""
         return self.func.bind_args(args, kwargs)
 
+    def prepare(self, *args: Any, **kwargs: Any) -> _Prepared:
+        """The CUDA kernel's ``prepare`` (tirx.runtime.prepared) on the interpreter: the
+        arguments are bound now; each ``launch()`` runs (and so checks) them again."""
+        return _Prepared(self, tuple(self.bind(args, kwargs)))
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run the function on ``args`` (positional, or by parameter name). ``stream=`` is
         accepted for the CUDA kernel's calling convention and ignored (the interpreter is
@@ -365,6 +370,21 @@ def _scalar(a: Any, p, fname: str) -> np.ndarray:
     if not isinstance(a, (int, float)) or isinstance(a, bool):
         raise TypeError(f"{fname}(): parameter {p.name} takes a number ({t}), got {type(a).__name__}")
     return D.make_const(float(a), t)
+
+
+class _Prepared:
+    """``Kernel.prepare(*args)`` of the interpreter: ``launch()`` runs the kernel on them."""
+
+    def __init__(self, kernel: Kernel, args: tuple):
+        self.kernel = kernel
+        self.args = args
+
+    def __repr__(self) -> str:
+        return f"<tirx.interp prepared launch of {self.kernel.name}>"
+
+    def __call__(self, stream: Any = None) -> Any:
+        """Run the kernel (``stream`` is accepted and ignored: the interpreter is synchronous)."""
+        return self.kernel(*self.args)
 
 
 class ModuleKernel:

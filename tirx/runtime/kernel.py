@@ -30,6 +30,7 @@ from typing import Any, cast
 from ..ir import IntImm, PointerType, PrimType, Var
 from . import driver as _drv
 from .hostexpr import HOST_GLOBALS, HostExprError, to_python
+from .prepared import PreparedLaunch
 
 __all__ = ["CompiledModule", "Kernel"]
 
@@ -397,6 +398,18 @@ class Kernel:
 
     # -- general path ----------------------------------------------------------------
     def _check_and_launch(self, args: tuple, stream: Any) -> Any:
+        ret, plan = self._check(args)
+        if plan is not None:
+            device, grid, block, cluster, smem, values, opts = plan
+            self._launch(device, grid, block, cluster, smem, values, stream, opts)
+        return ret
+
+    def _check(self, args: tuple) -> tuple[Any, tuple | None]:
+        """Every argument check of a call; (the host's return value, the launch or None).
+
+        The launch is ``(device, grid, block, cluster, smem, values, opts)``, the arguments of
+        :meth:`_launch` but the stream; None when the grid is empty (nothing to launch).
+        """
         f = self.func
         kname = self.kname
         if len(args) != len(self.params):
@@ -503,7 +516,7 @@ class Kernel:
             raise ValueError(f"{kname}: block {block} has {math.prod(block)} threads; the limit is 1024")
         ret = None if self.return_code is None else eval(self.return_code, ns)
         if 0 in grid:
-            return ret  # nothing to launch (e.g. n == 0)
+            return ret, None  # nothing to launch (e.g. n == 0)
         if device is None:
             device = _drv.current_device_index()
         values = []
@@ -516,8 +529,7 @@ class Kernel:
             opts = _coop.options(
                 [f for f, _ in self.option_codes], [eval(c, ns) for _, c in self.option_codes]
             )
-        self._launch(device, grid, block, cluster, smem, values, stream, opts)
-        return ret
+        return ret, (device, grid, block, cluster, smem, values, opts)
 
     def _align(self, i: int) -> int:
         p = self.params[i]
@@ -906,6 +918,18 @@ class Kernel:
     def _general(self, args: tuple, stream: Any) -> Any:
         return self._check_and_launch(args, stream)
 
+    def prepare(self, *args: Any, **kwargs: Any) -> PreparedLaunch:
+        """Check the arguments once and return a launch that reuses them (``launch()``).
+
+        The checks are those of a call; the returned :class:`PreparedLaunch` launches with
+        only the stream query and ``cuLaunchKernel`` left per call (see
+        ``tirx.runtime.prepared`` for its contract).
+        """
+        if kwargs:
+            args = tuple(self.func.bind_args(args, kwargs))
+        ret, plan = self._check(args)
+        return PreparedLaunch(self, args, ret, plan)
+
     def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> Any:
         if kwargs:  # by parameter name: bound to positions once, then the same launch
             args = tuple(self.func.bind_args(args, kwargs))
@@ -1085,6 +1109,15 @@ class CompiledModule:
                 f"e.g. mod[{next(iter(self.kernels))!r}](...)"
             )
         return next(iter(self.kernels.values()))(*args, stream=stream, **kwargs)
+
+    def prepare(self, *args: Any, **kwargs: Any) -> PreparedLaunch:
+        """:meth:`Kernel.prepare` of the module's only kernel."""
+        if len(self.kernels) != 1:
+            raise TypeError(
+                f"this module has {len(self.kernels)} kernels ({', '.join(self.kernels)}); prepare one of "
+                f"them, e.g. mod[{next(iter(self.kernels))!r}].prepare(...)"
+            )
+        return next(iter(self.kernels.values())).prepare(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<tirx.CompiledModule {', '.join(self.kernels)} for {self.arch}>"

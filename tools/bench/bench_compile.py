@@ -1,6 +1,7 @@
 """Compile time of the Hopper kernels (issue #16: IR -> cubin <= 0.5 s cold, cache hit <= 1 ms).
 
     python tools/bench/bench_compile.py [--reps 3] [--stat min] [--only TEXT] [--baseline FILE]
+    python tools/bench/bench_compile.py --fresh [--reps 3] [--only TEXT]
 
 Per kernel (GEMM fp16/bf16 and its cluster / ping-pong variants, FP8 GEMM and attention when
 their examples exist), in one process: *first* = the first ``tirx.compile`` of the process
@@ -12,6 +13,9 @@ end and NVVM (CUDA C++ -> PTX, timed as a ``compute_90a`` compile) and ptxas (PT
 the same kernel. The script frontend (``@T.jit`` specialization) is timed apart. No GPU is
 needed (NVRTC only). ``--baseline FILE``: the attention ``best_config`` kernels of another
 version of examples/hopper/attention.py too (labelled "old"), for a before / after in one run.
+``--fresh``: each kernel in ``--reps`` fresh processes (minimum): the toolchain's first compile
+of a tiny kernel, then the kernel's lowering + NVRTC on code no compile has seen, twice, and the
+identical source again (a cache inside NVRTC would answer that one).
 """
 
 from __future__ import annotations
@@ -106,13 +110,104 @@ def _ptx_only_ms(nvrtc, text: str) -> float:
     return dt
 
 
+def _unique(text: str) -> str:
+    """``text`` with a declaration no other compile has (a code change, not a comment: the
+    device machine's NVRTC answered sources differing only in a comment from a cache)."""
+    return f"{text}\n__device__ int tirx_bench_compile_{os.getpid()}_{time.time_ns()};\n"
+
+
+def child(label: str) -> None:
+    """One kernel in a fresh process: the toolchain's first compile (a tiny kernel), then the
+    kernel's lowering and NVRTC compiles of code no compile has seen (twice), the PTX-only
+    part, and the identical source again (what a cache inside NVRTC would answer)."""
+    import json
+
+    os.environ["TIRX_CACHE_DIR"] = tempfile.mkdtemp(prefix="tirx_bench_compile_")
+    t = time.perf_counter()
+    import tirx
+    from tirx import target as TG
+    from tirx.runtime import nvrtc
+    from tirx.script import tirx as T
+
+    out: dict = {"import_ms": (time.perf_counter() - t) * 1e3}
+    from examples.kernels.elementwise_add import make_add
+
+    t = time.perf_counter()
+    tirx.compile(make_add(T.float16, 2, block=128), target="cuda -arch=sm_90a", cache=False)
+    out["toolchain_ms"] = (time.perf_counter() - t) * 1e3  # NVRTC loaded, headers parsed once
+    make = dict(kernels())[label]
+    t = time.perf_counter()
+    f = make()
+    out["frontend_ms"] = (time.perf_counter() - t) * 1e3
+    t = time.perf_counter()
+    _f2, src = TG._lower(f, True, True, True)
+    out["lower_ms"] = (time.perf_counter() - t) * 1e3
+    text = _unique(src.text)
+    t = time.perf_counter()
+    nvrtc.compile_source(text, "sm_90a")
+    out["nvrtc_ms"] = (time.perf_counter() - t) * 1e3
+    out["ptx_ms"] = _ptx_only_ms(nvrtc, _unique(src.text))
+    t = time.perf_counter()
+    nvrtc.compile_source(_unique(src.text), "sm_90a")
+    out["nvrtc_again_ms"] = (time.perf_counter() - t) * 1e3
+    t = time.perf_counter()
+    nvrtc.compile_source(text, "sm_90a")
+    out["same_source_ms"] = (time.perf_counter() - t) * 1e3
+    print("CHILD " + json.dumps(out), flush=True)
+
+
+def fresh(only: str, reps: int) -> None:
+    """``--fresh``: every kernel in fresh processes (``child``), the minimum over ``reps``."""
+    import json
+    import subprocess
+
+    print(
+        f"# fresh-process compile times, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
+        f"(min of {reps} processes a kernel)"
+    )
+    print(
+        "| kernel | import ms | toolchain (tiny kernel) ms | cold = lower + NVRTC ms | NVRTC = PTX + ptxas ms "
+        "| again, new code ms | same source again ms |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for label, _make in kernels():
+        if only not in label:
+            continue
+        runs = []
+        for _ in range(reps):
+            r = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), "--child", label], capture_output=True, text=True
+            )
+            line = [x for x in r.stdout.splitlines() if x.startswith("CHILD ")]
+            if r.returncode or not line:
+                print(f"| {label} | failed: {r.stderr.strip()[-300:]} |")
+                break
+            runs.append(json.loads(line[0][6:]))
+        if not runs:
+            continue
+        m = {k: min(x[k] for x in runs) for k in runs[0]}
+        print(
+            f"| {label} | {m['import_ms']:.0f} | {m['toolchain_ms']:.0f} | "
+            f"{m['lower_ms'] + m['nvrtc_ms']:.0f} = {m['lower_ms']:.0f} + {m['nvrtc_ms']:.0f} | "
+            f"{m['nvrtc_ms']:.0f} = {m['ptx_ms']:.0f} + {m['nvrtc_ms'] - m['ptx_ms']:.0f} | "
+            f"{m['nvrtc_again_ms']:.0f} | {m['same_source_ms']:.0f} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--stat", choices=("median", "min"), default="median", help="of the --reps cold times")
     ap.add_argument("--only", default="", help="only the kernels whose label contains this text")
     ap.add_argument("--baseline", default=None, help="another attention.py: its best kernels too")
+    ap.add_argument("--fresh", action="store_true", help="each kernel in fresh processes (see child)")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.child is not None:
+        return child(a.child)
+    if a.fresh:
+        return fresh(a.only, a.reps)
     os.environ["TIRX_CACHE_DIR"] = tempfile.mkdtemp(prefix="tirx_bench_compile_")
     import tirx
     from tirx import target as TG
@@ -141,17 +236,17 @@ def main() -> None:
             first = (time.perf_counter() - t) * 1e3
             first_done = True
         cold, low, nv, ptx = [], [], [], []
-        for rep in range(a.reps):
+        for _rep in range(a.reps):
             TG._LOWERED.clear()  # else the lowering is served from tirx's per-function cache
             t = time.perf_counter()
             _f2, src = TG._lower(f, True, True, True)
             t1 = time.perf_counter()
             # a source NVRTC has not seen: the device machine's NVRTC answered a repeated
             # source in ~50 ms (2026-12-01), so equal texts would time a cache, not a compile
-            text = f"{src.text}\n// bench_compile {os.getpid()} {time.time_ns()} {rep}\n"
+            text = _unique(src.text)
             nvrtc.compile_source(text, "sm_90a")
             t2 = time.perf_counter()
-            ptx.append(_ptx_only_ms(nvrtc, text + "// PTX only\n"))
+            ptx.append(_ptx_only_ms(nvrtc, _unique(src.text)))
             low.append((t1 - t) * 1e3)
             nv.append((t2 - t1) * 1e3)
             cold.append((t2 - t) * 1e3)

@@ -104,6 +104,7 @@ def bench_bandwidth(log2n: int, reps: int) -> dict:
 
 def bench_launch(calls: int, rounds: int) -> dict:
     import ctypes
+    import struct
 
     import torch
 
@@ -158,13 +159,26 @@ def bench_launch(calls: int, rounds: int) -> dict:
         ct(fni, 8, 1, 1, 128, 1, 1, 0, hs, paddr, None)
 
     cfg = (ctypes.c_char * 64)()
-    import struct
 
     struct.pack_into("=7I4xQ", cfg, 0, 8, 1, 1, 128, 1, 1, 0, hs)
     cfgp, fnp, pp = ctypes.c_void_p(ctypes.addressof(cfg)), ctypes.c_void_p(fni), ctypes.c_void_p(paddr)
 
     def raw_ctypes_ex():
         ctx(cfgp, fnp, pp, None)
+
+    # the raw launch as a hand-written caller does it for tensors it gets each call: their
+    # addresses read and packed, then cuLaunchKernel (no checks)
+    pbuf = (ctypes.c_char * 24)()
+    rparams = (ctypes.c_void_p * 3)(*[ctypes.addressof(pbuf) + o for o in (0, 8, 16)])
+    rpaddr = ctypes.addressof(rparams)
+    rpack = struct.Struct("=QQi").pack_into
+
+    def raw_repacked():
+        rpack(pbuf, 0, a.data_ptr(), b.data_ptr(), 1024)
+        d.cuLaunchKernel(fn, 8, 1, 1, 128, 1, 1, 0, stream, rpaddr, 0)
+
+    # tirx's prepared launch: the arguments checked once (Kernel.prepare), then stream + launch
+    pk = k.prepare(a, b)
 
     res = {}
     variants = [
@@ -178,6 +192,9 @@ def bench_launch(calls: int, rounds: int) -> dict:
         ("tirx_kernel_call_ctypes", lambda: kc(a, b)),
         ("tirx_general_path", lambda: k._general((a, b), None)),
         ("tirx_kernel_call_ctypes_again", lambda: kc(a, b)),
+        ("tirx_prepared", pk),
+        ("raw_cuLaunchKernel_repacked", raw_repacked),
+        ("tirx_prepared_again", pk),
         ("torch_add__again", lambda: b.add_(1)),
     ]
     variants = [
@@ -207,6 +224,17 @@ def bench_launch(calls: int, rounds: int) -> dict:
     res["tirx_ctypes_us"] = min(
         res["tirx_kernel_call_ctypes_us_median"], res["tirx_kernel_call_ctypes_again_us_median"]
     )
+    res["tirx_prepared_us"] = min(res["tirx_prepared_us_median"], res["tirx_prepared_again_us_median"])
+    b.fill_(float("nan"))
+    pk()
+    torch.cuda.synchronize()
+    res["correct_after_prepared"] = bool(torch.equal(b, a + 2))
+    raw_us = res["raw_cuLaunchKernel_us_median"]
+    res["gap_call_us"] = res["tirx_us"] - raw_us
+    res["gap_ctypes_call_vs_ctypes_ex_us"] = res["tirx_ctypes_us"] - res.get(
+        "raw_ctypes_cuLaunchKernelEx_us_median", float("nan")
+    )
+    res["gap_prepared_us"] = res["tirx_prepared_us"] - raw_us
     res["tirx_vs_torch"] = res["torch_smallest_us"] / res["tirx_us"]
     res["tirx_ctypes_vs_torch"] = res["torch_smallest_us"] / res["tirx_ctypes_us"]
     return res
@@ -288,6 +316,12 @@ def main(argv=None) -> int:
             f"| torch {la['torch_smallest_us']:.2f} us, raw cuLaunchKernel {la['raw_cuLaunchKernel_us_median']:.2f} us "
             f"(ctypes {la.get('raw_ctypes_cuLaunchKernel_us_median', float('nan')):.2f} us, "
             f"cuLaunchKernelEx {la.get('raw_ctypes_cuLaunchKernelEx_us_median', float('nan')):.2f} us) | goal <= 6 us |"
+        )
+        print(
+            f"| gap to the raw launch (issue #16: <= 1 us) | call {la['gap_call_us']:.2f} us (bindings), "
+            f"{la['gap_ctypes_call_vs_ctypes_ex_us']:.2f} us (ctypes vs raw cuLaunchKernelEx); prepared "
+            f"{la['tirx_prepared_us']:.2f} us, gap {la['gap_prepared_us']:.2f} us | raw with per-call "
+            f"data_ptr + pack {la['raw_cuLaunchKernel_repacked_us_median']:.2f} us |"
         )
     if ok and args.only in ("all", "bandwidth"):
         out["bandwidth"] = bench_bandwidth(24 if args.quick else args.log2n, 10 if args.quick else 30)
