@@ -491,6 +491,11 @@ _B64 = A.best_config(64)
         (1, 2, 128, 128, True, dict(_B128, SCHED="persistent", SMS=1, ONE_LOOP=True)),
         (2, 3, 640, 64, True, dict(_B64, SCHED="dynamic", SMS=3, ONE_LOOP=True)),
         (1, 3, 384, 128, True, dict(_B128, SCHED="dynamic", SMS=1, ONE_LOOP=True)),
+        # REVERSE (key blocks from the last one down) across tiles
+        (2, 5, 528, 128, True, dict(_B128, SCHED="persistent", SMS=7, HEADS_L2=3, REVERSE=True)),
+        (3, 7, 1152, 128, True, dict(_B128, SCHED="dynamic", REVERSE=True)),
+        (2, 3, 640, 64, True, dict(_B64, SCHED="dynamic", SMS=3, REVERSE=True)),
+        (2, 5, 528, 128, True, dict(_B128, SCHED="lpt", HEADS_L2=3, REVERSE=True)),
     ],
 )
 def test_gpu_attention_sched(b, h, s, d, causal, cfg):

@@ -386,7 +386,7 @@ def key_blocks(m0, CAUSAL, S, BM, BN):
 @T.inline
 def load_tile(
     TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase, bh, m0, nblk, kv0, qn,
-    S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid=None, t=0,
+    S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid=None, t=0, REVERSE=False,
 ):  # fmt: skip
     """Producer (one thread) of one query tile: Q, then K and V of every key block through the
     ring. ``kv0 is None``: the CTA's only tile (stage of block ``j`` is ``j % STAGES``).
@@ -402,6 +402,7 @@ def load_tile(
     for j in range(nblk):
         it = j if kv0 is None else kv0 + j
         s = it % STAGES
+        kb = nblk - 1 - j if REVERSE else j  # the key block of step j
         wait_bar(kempty[s], ((it // STAGES) & 1) ^ 1)
         T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(kfull[s]), kv_bytes))
         for c in range(D // 64):
@@ -409,7 +410,7 @@ def load_tile(
                 kbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
                 TK,
                 c * 64,
-                bh * S + j * BN,
+                bh * S + kb * BN,
                 T.address_of(kfull[s]),
             )
         if kv0 is not None and j == 0:
@@ -428,7 +429,7 @@ def load_tile(
                 vbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
                 TV,
                 c * 64,
-                bh * S + j * BN,
+                bh * S + kb * BN,
                 T.address_of(vfull[s]),
             )
 
@@ -445,7 +446,7 @@ def attend_tile(
     O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
     bh, m0, nblk, kv0, qn, first, more, wg, ctid, lane, warp,
     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT, ONE_LOOP=False,
-    red=None,
+    red=None, REVERSE=False,
 ):  # fmt: skip
     """One consumer warpgroup's 64 rows of one query tile, epilogue included. ``kv0``, ``qn``:
     as in ``load_tile`` (``None``: the CTA's only tile). ``first`` / ``more``: this is the CTA's
@@ -511,7 +512,9 @@ def attend_tile(
             if j < nblk:
                 release(kempty[s], ctid)
                 free_q(qempty, ctid, j, nblk, kv0)
-                mask_scores(sacc, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
+                mask_scores(
+                    sacc, nblk - 1 - j if REVERSE else j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
+                )
                 softmax_scores(sacc, m, l, corr, sl2, BN, red)
             if OVERLAP:
                 T.ptx.wgmma_wait_group(0)
@@ -523,7 +526,10 @@ def attend_tile(
         # FlashAttention-3 order: one "turn" issues O += P(j-1) V(j-1) and S(j) = Q K(j)^T
         # back to back, then the softmax of S(j) runs while the tensor cores take the
         # other warpgroup's turn (PINGPONG: named barriers 1 and 2 alternate the turns) and,
-        # with OVERLAP, while P(j-1) V(j-1) is still running (wait_group 1)
+        # with OVERLAP, while P(j-1) V(j-1) is still running (wait_group 1). REVERSE: key blocks
+        # from the last one down, so only the peeled step can need a mask when the tile's rows
+        # lie within one key block (BN a multiple of BM): then the loop has no mask code
+        loop_mask = T.meta_var(not REVERSE or (CAUSAL and BN % BM != 0))
         wait_bar(kfull[0 if kv0 is None else kv0 % STAGES], 0 if kv0 is None else (kv0 // STAGES) & 1)
         if PINGPONG:
             if kv0 is None:
@@ -545,7 +551,7 @@ def attend_tile(
         T.ptx.wgmma_wait_group(0)
         release(kempty[0 if kv0 is None else kv0 % STAGES], ctid)
         free_q(qempty, ctid, 0, nblk, kv0)
-        mask_scores(sacc, 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
+        mask_scores(sacc, nblk - 1 if REVERSE else 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
         softmax_scores(sacc, m, l, corr, sl2, BN, red)
         rescale_pack(o, sacc, pa, corr, BN, D)
         for j in range(1, nblk):
@@ -564,14 +570,36 @@ def attend_tile(
                 T.ptx.wgmma_wait_group(1)  # S(j) is done; P(j-1) V(j-1) may still run
                 release(kempty[s], ctid)
                 free_q(qempty, ctid, j, nblk, kv0)
-                mask_scores(sacc, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
+                if loop_mask:
+                    mask_scores(
+                        sacc,
+                        nblk - 1 - j if REVERSE else j,
+                        nblk,
+                        row0,
+                        CAUSAL,
+                        m0 + (wg - 1) * 64,
+                        lane,
+                        BN,
+                        S,
+                    )
                 softmax_scores(sacc, m, l, corr, sl2, BN, red)
                 T.ptx.wgmma_wait_group(0)
             else:
                 T.ptx.wgmma_wait_group(0)
                 release(kempty[s], ctid)
                 free_q(qempty, ctid, j, nblk, kv0)
-                mask_scores(sacc, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
+                if loop_mask:
+                    mask_scores(
+                        sacc,
+                        nblk - 1 - j if REVERSE else j,
+                        nblk,
+                        row0,
+                        CAUSAL,
+                        m0 + (wg - 1) * 64,
+                        lane,
+                        BN,
+                        S,
+                    )
                 softmax_scores(sacc, m, l, corr, sl2, BN, red)
             release(vempty[sp], ctid)
             rescale_pack(o, sacc, pa, corr, BN, D)
@@ -596,7 +624,9 @@ def attend_tile(
             T.ptx.wgmma_wait_group(0)
             release(kempty[s], ctid)
             free_q(qempty, ctid, j, nblk, kv0)
-            mask_scores(sacc, j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
+            mask_scores(
+                sacc, nblk - 1 - j if REVERSE else j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
+            )
             softmax_scores(sacc, m, l, corr, sl2, BN, red)
             rescale_pack(o, sacc, pa, corr, BN, D)
             wait_bar(vfull[s], ph)
@@ -643,6 +673,7 @@ def attention_fwd(
     SMS: T.constexpr = 132,
     ONE_LOOP: T.constexpr = False,
     CHAINS: T.constexpr = 1,
+    REVERSE: T.constexpr = False,
 ):
     T.static_assert(D in (64, 128), "head dim D must be 64 or 128")
     T.static_assert(
@@ -725,6 +756,7 @@ def attention_fwd(
                     load_tile(
                         TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
                         bh, mb * BM, nblk, it, qn, S, D, BM, BN, STAGES, q_bytes, kv_bytes,
+                        REVERSE=REVERSE,
                     )  # fmt: skip
                     it = it + nblk
             elif SCHED == "dynamic":
@@ -741,6 +773,7 @@ def attention_fwd(
                     load_tile(
                         TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
                         bh, mb * BM, nblk, it, n, S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid, t,
+                        REVERSE,
                     )  # fmt: skip
                     it = it + nblk
                     n = n + 1
@@ -753,6 +786,7 @@ def attention_fwd(
                 load_tile(
                     TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
                     bh, m0, nblk, None, 0, S, D, BM, BN, STAGES, q_bytes, kv_bytes,
+                    REVERSE=REVERSE,
                 )  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
@@ -778,7 +812,7 @@ def attention_fwd(
                     sbase, kbase, vbase, bh, mb * BM, nblk, it, (t - bid) // T.cuda.grid_dim("x"),
                     t == bid, t + T.cuda.grid_dim("x") < ntiles, wg, ctid, lane, warp,
                     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
-                    ONE_LOOP, red,
+                    ONE_LOOP, red, REVERSE,
                 )  # fmt: skip
                 it = it + nblk
         elif SCHED == "dynamic":
@@ -793,7 +827,7 @@ def attention_fwd(
                     O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
                     sbase, kbase, vbase, bh, mb * BM, nblk, it, n, n == 0, True, wg, ctid, lane, warp,
                     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
-                    ONE_LOOP, red,
+                    ONE_LOOP, red, REVERSE,
                 )  # fmt: skip
                 it = it + nblk
                 n = n + 1
@@ -807,7 +841,7 @@ def attention_fwd(
                 sbase, kbase, vbase, bh, m0, nblk, None, 0,
                 True, False, wg, ctid, lane, warp,
                 CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
-                ONE_LOOP, red,
+                ONE_LOOP, red, REVERSE,
             )  # fmt: skip
 
 
