@@ -89,6 +89,9 @@ def test_jit_rejects_bad_shapes():
         A.make_attention(1, 1, 384, 128, BM=192)
     with pytest.raises(Exception, match="CHAINS"):
         A.make_attention(1, 1, 256, 128, CHAINS=2)
+    with pytest.raises(Exception, match="REVERSE with causal masks needs BN a multiple of BM"):
+        A.make_attention(1, 1, 640, 64, True, **A.best_config(64, True), REVERSE=True)
+    A.make_attention(1, 1, 640, 64, False, **A.best_config(64), REVERSE=True)  # no mask: any tiles
 
 
 def test_chains_change_only_the_softmax_reductions():
@@ -119,8 +122,8 @@ def test_reverse_masks_only_the_first_step_when_bn_is_a_multiple_of_bm():
         masks(D=128, **A.best_config(128, True), REVERSE=True),
     )
     assert rev > 0 and fwd == 2 * rev, (fwd, rev)
-    d64 = dict(D=64, **A.best_config(64, True))
-    assert masks(**d64) == masks(**d64, REVERSE=True)
+    d64 = dict(D=64, BM=64, BN=128, STAGES=2, OVERLAP=True)  # BN = 2 BM: the loop needs no mask either
+    assert masks(**d64) == 2 * masks(**d64, REVERSE=True)
     # the producer loads the key blocks in the same (reversed) order
     k = tirx.compile(
         A.make_attention(1, 2, 512, 128, True, **A.best_config(128, True), REVERSE=True),
@@ -268,8 +271,9 @@ def test_wgmma_rs_compiles_and_checks_its_arguments():
         (2, 2, 1024, 128, False, dict(A.best_config(128), REVERSE=True)),
         (2, 2, 528, 128, True, dict(BM=128, BN=176, STAGES=2, PINGPONG=True, OVERLAP=True, REVERSE=True)),
         (2, 2, 400, 128, False, dict(BM=128, BN=176, STAGES=2, PINGPONG=True, OVERLAP=True, REVERSE=True)),
-        (2, 3, 640, 64, True, dict(A.best_config(64, True), REVERSE=True)),
+        (2, 3, 640, 64, True, dict(BM=128, BN=128, STAGES=4, PINGPONG=True, OVERLAP=True, REVERSE=True)),
         (2, 3, 640, 64, False, dict(A.best_config(64), REVERSE=True)),
+        (1, 2, 1000, 64, True, dict(BM=64, BN=128, STAGES=2, OVERLAP=True, REVERSE=True)),  # BN = 2 BM
         (1, 2, 384, 128, True, dict(BM=64, BN=64, STAGES=2, REVERSE=True)),
         (2, 2, 640, 128, True, dict(A.best_config(128, True), ONE_LOOP=True, REVERSE=True)),
         (2, 2, 640, 128, True, dict(A.best_config(128, True), OVERLAP=False, REVERSE=True)),

@@ -494,7 +494,8 @@ _B64 = A.best_config(64)
         # REVERSE (key blocks from the last one down) across tiles
         (2, 5, 528, 128, True, dict(_B128, SCHED="persistent", SMS=7, HEADS_L2=3, REVERSE=True)),
         (3, 7, 1152, 128, True, dict(_B128, SCHED="dynamic", REVERSE=True)),
-        (2, 3, 640, 64, True, dict(_B64, SCHED="dynamic", SMS=3, REVERSE=True)),
+        (2, 3, 640, 64, False, dict(_B64, SCHED="dynamic", SMS=3, REVERSE=True)),
+        (2, 3, 640, 64, True, dict(_B128, SCHED="dynamic", SMS=3, REVERSE=True)),
         (2, 5, 528, 128, True, dict(_B128, SCHED="lpt", HEADS_L2=3, REVERSE=True)),
     ],
 )

@@ -684,6 +684,11 @@ def attention_fwd(
     T.static_assert(SCHED in SCHEDS, "SCHED is 'grid', 'lpt', 'persistent' or 'dynamic'")
     T.static_assert(SMS >= 1 and HEADS_L2 >= 0, "SMS >= 1 persistent CTAs, HEADS_L2 >= 0 (0: from L2_BYTES)")
     T.static_assert(CHAINS in (1, 4), "CHAINS (softmax row max / sum chains) is 1 or 4")
+    T.static_assert(
+        not (REVERSE and CAUSAL) or BN % BM == 0,
+        "REVERSE with causal masks needs BN a multiple of BM (else the first key block can be all masked "
+        "for some rows: exp2 of the masked scores' rounding error)",
+    )
     consumers = T.meta_var(BM // 64)
     T.static_assert(
         consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
