@@ -107,10 +107,9 @@ def test_chains_change_only_the_softmax_reductions():
 
 
 def test_reverse_masks_only_the_first_step_when_bn_is_a_multiple_of_bm():
-    # REVERSE walks the key blocks from the diagonal down: with BM = BN only the peeled step
-    # can need the causal mask, so the kernel holds one mask (the forward order: two, the
-    # peeled step's and the loop's); with BM = 192, BN = 128 a second block can cross a
-    # warpgroup's diagonal, so the loop keeps its mask
+    # REVERSE walks the key blocks from the diagonal down: with BN a multiple of BM only the
+    # peeled step can need the causal mask, so the kernel holds one mask (the forward order:
+    # two, the peeled step's and the loop's); best_config uses it for causal masks
     def masks(**cfg):
         src = tirx.compile(
             A.make_attention(1, 2, 512, cfg.pop("D"), True, **cfg), target=ARCH, cache=False
@@ -118,17 +117,16 @@ def test_reverse_masks_only_the_first_step_when_bn_is_a_multiple_of_bm():
         return src.count("-1.0000000150474662e+30f;") - 1  # minus the row maxima's start
 
     fwd, rev = (
-        masks(D=128, **A.best_config(128, True)),
-        masks(D=128, **A.best_config(128, True), REVERSE=True),
+        masks(D=128, **dict(A.best_config(128, True), REVERSE=False)),
+        masks(D=128, **dict(A.best_config(128, True), REVERSE=True)),
     )
     assert rev > 0 and fwd == 2 * rev, (fwd, rev)
     d64 = dict(D=64, BM=64, BN=128, STAGES=2, OVERLAP=True)  # BN = 2 BM: the loop needs no mask either
     assert masks(**d64) == 2 * masks(**d64, REVERSE=True)
     # the producer loads the key blocks in the same (reversed) order
+    assert A.best_config(128, True)["REVERSE"] and "REVERSE" not in A.best_config(128)
     k = tirx.compile(
-        A.make_attention(1, 2, 512, 128, True, **A.best_config(128, True), REVERSE=True),
-        target=ARCH,
-        cache=False,
+        A.make_attention(1, 2, 512, 128, True, **A.best_config(128, True)), target=ARCH, cache=False
     )
     assert "const int kb = nblk - 1 - j;" in k.source
 
@@ -269,7 +267,7 @@ def test_wgmma_rs_compiles_and_checks_its_arguments():
         (1, 2, 128, 128, True, dict(A.best_config(128, True), REVERSE=True)),
         (2, 3, 1024, 128, True, dict(A.best_config(128, True), REVERSE=True)),
         (2, 2, 1024, 128, False, dict(A.best_config(128), REVERSE=True)),
-        (2, 2, 528, 128, True, dict(BM=128, BN=176, STAGES=2, PINGPONG=True, OVERLAP=True, REVERSE=True)),
+        (2, 2, 528, 128, True, dict(BM=128, BN=128, STAGES=2, PINGPONG=True, OVERLAP=True, REVERSE=True)),
         (2, 2, 400, 128, False, dict(BM=128, BN=176, STAGES=2, PINGPONG=True, OVERLAP=True, REVERSE=True)),
         (2, 3, 640, 64, True, dict(BM=128, BN=128, STAGES=4, PINGPONG=True, OVERLAP=True, REVERSE=True)),
         (2, 3, 640, 64, False, dict(A.best_config(64), REVERSE=True)),
