@@ -274,28 +274,33 @@ def test_bad_arguments_are_refused_without_a_launch(env, launcher):
     assert fast == general
 
 
+def in_threads(step, ns=(100, 200, 300), times: int = 50) -> None:
+    """``step(n)`` ``times`` times in one thread per ``n``, all started together; no errors."""
+    errors = []
+    start = threading.Barrier(len(ns))
+
+    def worker(n):
+        try:
+            start.wait()
+            for _ in range(times):
+                step(n)
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=worker, args=(n,)) for n in ns]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors, errors
+
+
 def test_fast_path_per_thread_buffers(env):
     torch, rec = env
     k = compiled(rec, "ctypes")
     T = torch.Tensor
     k(T((64,), torch.float16, 0x10000), T((64,), torch.float16, 0x20000))
-    errors = []
-    start = threading.Barrier(3)
-
-    def worker(n):
-        try:
-            start.wait()
-            for _ in range(50):
-                k(T((n,), torch.float16, 0x10000), T((n,), torch.float16, 0x20000 + 64 * n))
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    ts = [threading.Thread(target=worker, args=(n,)) for n in (100, 200, 300)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors
+    in_threads(lambda n: k(T((n,), torch.float16, 0x10000), T((n,), torch.float16, 0x20000 + 64 * n)))
     assert len(k._xblocks) == 3  # one buffer per thread
     assert sum(c[0] == "fast" for c in rec.calls) >= 147
     for c in rec.calls:
@@ -533,24 +538,8 @@ def test_prepared_launch_from_threads(env):
         n: k.prepare(T((n,), torch.float16, 0x10000), T((n,), torch.float16, 0x20000 + 64 * n))
         for n in (100, 200, 300)
     }
-    errors = []
-    start = threading.Barrier(3)
-
-    def worker(n):
-        try:
-            start.wait()
-            for _ in range(50):
-                launches[n]()
-                launches[400 - n if n != 200 else 200]()
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    ts = [threading.Thread(target=worker, args=(n,)) for n in (100, 200, 300)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors and len(rec.calls) == 300
+    in_threads(lambda n: (launches[n](), launches[400 - n if n != 200 else 200]()))
+    assert len(rec.calls) == 300
     for c in rec.calls:
         assert c[6][1] == 0x20000 + 64 * c[6][2]  # each launch's values are one prepared set
 

@@ -565,41 +565,16 @@ def attend_tile(
             pv_gemm_block(o, pa, vbase + T.cast(sp * kv_bytes, "uint32"), BN, D, ab)
             if PINGPONG:
                 T.ptx.bar.arrive(wg % consumers + 1, 256)
+            T.ptx.wgmma_wait_group(1 if OVERLAP else 0)  # S(j) is done; P(j-1) V(j-1) may still run
+            release(kempty[s], ctid)
+            free_q(qempty, ctid, j, nblk, kv0)
+            if loop_mask:
+                mask_scores(
+                    sacc, nblk - 1 - j if REVERSE else j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
+                )
+            softmax_scores(sacc, m, l, corr, sl2, BN, red)
             if OVERLAP:
-                T.ptx.wgmma_wait_group(1)  # S(j) is done; P(j-1) V(j-1) may still run
-                release(kempty[s], ctid)
-                free_q(qempty, ctid, j, nblk, kv0)
-                if loop_mask:
-                    mask_scores(
-                        sacc,
-                        nblk - 1 - j if REVERSE else j,
-                        nblk,
-                        row0,
-                        CAUSAL,
-                        m0 + (wg - 1) * 64,
-                        lane,
-                        BN,
-                        S,
-                    )
-                softmax_scores(sacc, m, l, corr, sl2, BN, red)
                 T.ptx.wgmma_wait_group(0)
-            else:
-                T.ptx.wgmma_wait_group(0)
-                release(kempty[s], ctid)
-                free_q(qempty, ctid, j, nblk, kv0)
-                if loop_mask:
-                    mask_scores(
-                        sacc,
-                        nblk - 1 - j if REVERSE else j,
-                        nblk,
-                        row0,
-                        CAUSAL,
-                        m0 + (wg - 1) * 64,
-                        lane,
-                        BN,
-                        S,
-                    )
-                softmax_scores(sacc, m, l, corr, sl2, BN, red)
             release(vempty[sp], ctid)
             rescale_pack(o, sacc, pa, corr, BN, D)
         sl = (nblk - 1) % STAGES if kv0 is None else (kv0 + nblk - 1) % STAGES

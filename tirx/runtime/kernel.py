@@ -951,6 +951,7 @@ class Kernel:
 
     _fast_fn = None
     _dims = ""
+    _stream_handle = staticmethod(_stream_handle)  # for PreparedLaunch (no import back into this module)
 
 
 # Cluster launches on the fast path (launcher="ctypes": the attribute in the same buffer) are

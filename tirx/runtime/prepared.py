@@ -102,9 +102,7 @@ class PreparedLaunch:
             elif type(stream) is int and 0 <= stream <= 0xFFFFFFFFFFFFFFFF:
                 h = stream
             else:
-                from .kernel import _stream_handle
-
-                h = _stream_handle(stream, self._dev)
+                h = self._kernel._stream_handle(stream, self._dev)
                 if not 0 <= h <= 0xFFFFFFFFFFFFFFFF:
                     raise ValueError(f"stream: {h} is not a CUDA stream handle")
             so = self._streams.get(h)
