@@ -235,23 +235,22 @@ def _slots(first: int, n: int, mod: str = "") -> str:
     return ", ".join(f"{{{first + i}{':' + mod if mod else ''}}}" for i in range(n))
 
 
-def wgmma_block(n: int, ab: str, steps: list, a_regs: int = 0, fresh: bool = False) -> str:
+def wgmma_block(n: int, ab: str, steps: list, a_regs: int = 0) -> str:
     """One inline-PTX block of consecutive ``wgmma.mma_async`` k16 steps into one accumulator
-    (operands ``0 .. n/2 - 1``), ``m64n{n}k16``, fp32 += ``ab`` x ``ab``. ``steps``: per step
-    ``(a, desc_b_offset)``: ``a`` is the A descriptor's offset (``a_regs == 0``: operand
-    ``n/2`` is the A descriptor) or, A in registers (``a_regs`` of them), the first A operand
-    (4 consecutive; B N-major). Operand ``n/2 + a_regs`` (or ``n/2 + 1``) is the B
-    descriptor. ``fresh``: the first step overwrites the accumulator (scale-d 0), so its
-    operands are outputs only (``S = Q K^T``: nothing read, no use of an unset value);
-    otherwise every step accumulates (``O += P V``). One statement instead of one per step:
-    NVVM's time grows faster than linearly in the number of statements with 64+ register
-    operands each (2026-12-01: 8 k-steps of ``m64n128k16`` in one block 33 ms of NVVM
-    optimizer against 94 ms as 8 statements)."""
+    (operands ``0 .. n/2 - 1``, read and written), ``m64n{n}k16``, fp32 += ``ab`` x ``ab``.
+    ``steps``: per step ``(a, desc_b_offset)``: ``a`` is the A descriptor's offset
+    (``a_regs == 0``: operand ``n/2`` is the A descriptor) or, A in registers (``a_regs``
+    of them), the first A operand (4 consecutive; B N-major). Operand ``n/2 + a_regs`` (or
+    ``n/2 + 1``) is the B descriptor, the next one the scale-d of the first step (0 / 1).
+    One statement instead of one per step: NVVM's time grows faster than linearly in the
+    number of statements with 64+ register operands each (2026-12-01: 8 k-steps of
+    ``m64n128k16`` in one block 33 ms of NVVM optimizer against 94 ms as 8 statements)."""
     nacc = n // 2
-    acc = "{{" + _slots(0, nacc, "out" if fresh else "inout") + "}}"
+    acc = "{{" + _slots(0, nacc, "inout") + "}}"
     da = nacc
     db = nacc + (a_regs if a_regs else 1)
-    lines = [".reg .b64 tirx_da, tirx_db;"]
+    sc = db + 1
+    lines = [".reg .pred p;", ".reg .b64 tirx_da, tirx_db;", f"setp.ne.b32 p, {{{sc}}}, 0;"]
     for i, (a, ob) in enumerate(steps):
         if a_regs:
             src_a = "{{" + _slots(nacc + a, 4) + "}}"
@@ -267,7 +266,7 @@ def wgmma_block(n: int, ab: str, steps: list, a_regs: int = 0, fresh: bool = Fal
         tail = "1, 1, 1" if a_regs else "1, 1, 0, 0"  # imm-scale-a/b 1, B N-major / both K-major
         lines.append(
             f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ab}.{ab} {acc}, {src_a}, {src_b}, "
-            f"{0 if fresh and i == 0 else 1}, {tail};"
+            f"{'p' if i == 0 else 1}, {tail};"
         )
     return "{{\n" + "\n".join(lines) + "\n}}"
 
@@ -284,10 +283,11 @@ def qk_gemm_block(sacc, qa, ka, BN, BM, D, ab, steps=None):
     ``D / 16`` wgmma k-steps (or the first ``steps``) in one inline-PTX block."""
     T.ptx.wgmma_fence()
     T.ptx.asm(
-        wgmma_block(BN, ab, qk_steps(BN, BM, D)[:steps], fresh=True),
+        wgmma_block(BN, ab, qk_steps(BN, BM, D)[:steps]),
         *[sacc[i] for i in range(BN // 2)],
         T.uint64(DESC_HI) | T.cast(qa >> 4, "uint64"),
         T.uint64(DESC_HI) | T.cast(ka >> 4, "uint64"),
+        T.int32(0),
         ty="void",
     )
     T.ptx.wgmma_commit_group()
@@ -304,6 +304,7 @@ def pv_gemm_block(o, pa, va, BN, D, ab, steps=None):
         *[o[i] for i in range(D // 2)],
         *[pa[i] for i in range(BN // 4)],
         T.uint64(v_desc_hi(BN)) | T.cast(va >> 4, "uint64"),
+        T.int32(1),
         ty="void",
     )
     T.ptx.wgmma_commit_group()
@@ -536,7 +537,7 @@ def attend_tile(
                     T.ptx.bar.sync(wg, 256)
             elif wg > 1 or not first:
                 T.ptx.bar.sync(wg, 256)
-        qk_gemm_block(
+        qk_gemm(
             sacc,
             qa,
             kbase if kv0 is None else kbase + T.cast(kv0 % STAGES * kv_bytes, "uint32"),
@@ -561,8 +562,8 @@ def attend_tile(
             wait_bar(vfull[sp], ((it - 1) // STAGES) & 1)
             if PINGPONG:
                 T.ptx.bar.sync(wg, 256)
-            qk_gemm_block(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
-            pv_gemm_block(o, pa, vbase + T.cast(sp * kv_bytes, "uint32"), BN, D, ab)
+            qk_gemm(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
+            pv_gemm(o, pa, vbase + T.cast(sp * kv_bytes, "uint32"), BN, D, ab)
             if PINGPONG:
                 T.ptx.bar.arrive(wg % consumers + 1, 256)
             T.ptx.wgmma_wait_group(1 if OVERLAP else 0)  # S(j) is done; P(j-1) V(j-1) may still run
@@ -581,7 +582,7 @@ def attend_tile(
         wait_bar(vfull[sl], ((nblk - 1) // STAGES) & 1 if kv0 is None else ((kv0 + nblk - 1) // STAGES) & 1)
         if PINGPONG:
             T.ptx.bar.sync(wg, 256)
-        pv_gemm_block(o, pa, vbase + T.cast(sl * kv_bytes, "uint32"), BN, D, ab)
+        pv_gemm(o, pa, vbase + T.cast(sl * kv_bytes, "uint32"), BN, D, ab)
         if PINGPONG and wg < consumers:
             T.ptx.bar.arrive(wg + 1, 256)
         if PINGPONG and kv0 is not None and wg == consumers and more:
@@ -594,7 +595,7 @@ def attend_tile(
             s = it % STAGES
             ph = (it // STAGES) & 1
             wait_bar(kfull[s], ph)
-            qk_gemm_block(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
+            qk_gemm(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
             T.ptx.wgmma_wait_group(0)
             release(kempty[s], ctid)
             free_q(qempty, ctid, j, nblk, kv0)
@@ -604,7 +605,7 @@ def attend_tile(
             softmax_scores(sacc, m, l, corr, sl2, BN, red)
             rescale_pack(o, sacc, pa, corr, BN, D)
             wait_bar(vfull[s], ph)
-            pv_gemm_block(o, pa, vbase + T.cast(s * kv_bytes, "uint32"), BN, D, ab)
+            pv_gemm(o, pa, vbase + T.cast(s * kv_bytes, "uint32"), BN, D, ab)
             T.ptx.wgmma_wait_group(0)
             release(vempty[s], ctid)
     for r in range(2):
