@@ -127,6 +127,12 @@ def qk_gemm(sacc, qa, ka, BN, BM, D, ab):
     T.ptx.wgmma_commit_group()
 
 
+def key_block(j, nblk, REVERSE):
+    """The key block of step ``j`` of a tile's ``nblk`` (``REVERSE``: from the last one down);
+    the producer's loads and the consumers' masks both ask here."""
+    return nblk - 1 - j if REVERSE else j
+
+
 @T.inline
 def mask_scores(sacc, j, nblk, row0, CAUSAL, mask_from, lane, BN, S):
     """The masks of score block ``j`` before its softmax: causal, keys after a row (only blocks
@@ -402,7 +408,7 @@ def load_tile(
     for j in range(nblk):
         it = j if kv0 is None else kv0 + j
         s = it % STAGES
-        kb = nblk - 1 - j if REVERSE else j  # the key block of step j
+        kb = key_block(j, nblk, REVERSE)
         wait_bar(kempty[s], ((it // STAGES) & 1) ^ 1)
         T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(kfull[s]), kv_bytes))
         for c in range(D // 64):
@@ -513,7 +519,7 @@ def attend_tile(
                 release(kempty[s], ctid)
                 free_q(qempty, ctid, j, nblk, kv0)
                 mask_scores(
-                    sacc, nblk - 1 - j if REVERSE else j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
+                    sacc, key_block(j, nblk, REVERSE), nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
                 )
                 softmax_scores(sacc, m, l, corr, sl2, BN, red)
             if OVERLAP:
@@ -551,7 +557,9 @@ def attend_tile(
         T.ptx.wgmma_wait_group(0)
         release(kempty[0 if kv0 is None else kv0 % STAGES], ctid)
         free_q(qempty, ctid, 0, nblk, kv0)
-        mask_scores(sacc, nblk - 1 if REVERSE else 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
+        mask_scores(
+            sacc, nblk - 1 if REVERSE else 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
+        )  # key_block(0, ...)
         softmax_scores(sacc, m, l, corr, sl2, BN, red)
         rescale_pack(o, sacc, pa, corr, BN, D)
         for j in range(1, nblk):
@@ -571,7 +579,7 @@ def attend_tile(
             free_q(qempty, ctid, j, nblk, kv0)
             if loop_mask:
                 mask_scores(
-                    sacc, nblk - 1 - j if REVERSE else j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
+                    sacc, key_block(j, nblk, REVERSE), nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
                 )
             softmax_scores(sacc, m, l, corr, sl2, BN, red)
             if OVERLAP:
@@ -600,7 +608,7 @@ def attend_tile(
             release(kempty[s], ctid)
             free_q(qempty, ctid, j, nblk, kv0)
             mask_scores(
-                sacc, nblk - 1 - j if REVERSE else j, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
+                sacc, key_block(j, nblk, REVERSE), nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
             )
             softmax_scores(sacc, m, l, corr, sl2, BN, red)
             rescale_pack(o, sacc, pa, corr, BN, D)

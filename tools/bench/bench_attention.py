@@ -2,7 +2,7 @@
 # (the timing lambdas are run by bench() before the loop moves on)
 """tirx attention forward (examples/hopper/attention.py) vs torch SDPA, side by side in one run.
 
-    python tools/bench/bench_attention.py [--out DIR] [--quick | --sched | --best] [--baseline FILE]
+    python tools/bench/bench_attention.py [--out DIR] [--quick | --sched]
 
 For every shape (batch, heads, seq, head_dim) and mask: correctness of each tirx variant on
 fresh random bf16 inputs (output poisoned with NaN first; relative L2 error against a float32
@@ -14,11 +14,9 @@ tirx kernel (HGMMA / local-memory counts) and the full log go there. ``--sched``
 tile schedulers side by side, ``best_config`` with ``SCHED`` = ``"grid"`` (the default),
 ``"lpt"``, ``"persistent"`` and ``"dynamic"`` (``"dynamic"`` also head by head, ``HEADS_L2=1``,
 and with 2 stages for head dim 128), SASS counts of every variant with ``--out``; the table then
-lists every variant, not only the best. ``--best``: only ``best_config`` (every shape, both
-masks) and the same with ``ONE_LOOP=True``, timed twice in alternation with the same schedule
-of each ``--baseline FILE`` (other
-versions of examples/hopper/attention.py, e.g. ``git show HEAD:examples/hopper/attention.py``,
-labelled by file name): old and new kernel side by side in one run.
+lists every variant, not only the best. Two versions or variants against each other: the
+paired ``ab_attention.py`` (interleaved launch by launch, so the clock drift of a loaded GPU
+cancels; ``--baseline FILE`` for another version of the module).
 """
 
 from __future__ import annotations
@@ -32,7 +30,6 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
-import baseline  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from bench_hopper import bench, rel, sass_check  # noqa: E402  (CUDA-event timing and relative L2 error)
@@ -42,7 +39,6 @@ from examples.hopper import attention as A  # noqa: E402
 
 LOG: list[str] = []
 ROWS: list[tuple] = []
-BASES: list = []  # --baseline: (label, module) of other versions of the attention module
 
 
 def log(*a) -> None:
@@ -157,27 +153,7 @@ def check_small() -> bool:
     return ok
 
 
-def plan(d: int, causal: bool, quick: bool, sched: bool, best_only: bool) -> list[tuple]:
-    """(label, module, tiles) of every tirx variant of one section."""
-    if best_only:
-        cfg = A.best_config(d, causal)
-        both = [("peeled", A, cfg), ("one-loop", A, dict(cfg, ONE_LOOP=True))]
-        both += [(lab, mod, mod.best_config(d, causal)) for lab, mod in BASES]
-        return both + both  # twice, alternating: the spread of one version is the noise
-    return [("", A, c) for c in (sched_variants(d) if sched else variants(d, quick))]
-
-
-def section(
-    b: int,
-    h: int,
-    s: int,
-    d: int,
-    causal: bool,
-    out: str | None,
-    quick: bool,
-    sched: bool,
-    best_only: bool = False,
-) -> None:
+def section(b: int, h: int, s: int, d: int, causal: bool, out: str | None, quick: bool, sched: bool) -> None:
     sets = 2
     Qs = [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(sets)]
     Ks = [torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(sets)]
@@ -208,14 +184,14 @@ def section(
         except Exception as e:  # a backend may not support the shape
             log(f"  {name:16s} {shape}: unavailable ({type(e).__name__}: {str(e).splitlines()[0][:120]})")
     best = None
-    for label, mod, cfg in plan(d, causal, quick, sched, best_only):
-        tag = (label + " " if label else "") + "_".join(f"{kk}{v}" for kk, v in cfg.items())
+    for cfg in sched_variants(d) if sched else variants(d, quick):
+        tag = "_".join(f"{kk}{v}" for kk, v in cfg.items())
         try:
             t0 = time.perf_counter()
-            kern = tirx.compile(mod.make_attention(b, h, s, d, causal, **cfg), target="cuda")
+            kern = tirx.compile(A.make_attention(b, h, s, d, causal, **cfg), target="cuda")
             tc = time.perf_counter() - t0
             o = torch.full_like(q, float("nan"))
-            mod.run(kern, q, k, v, o, **cfg)
+            A.run(kern, q, k, v, o, **cfg)
             torch.cuda.synchronize()
             err = rel(o, ref)
             # descriptors built once per input set (the timed loop launches only)
@@ -226,16 +202,15 @@ def section(
                 f"  tirx {tag} {shape}: compile {tc:.2f}s err {err:.2e} (torch bf16 {t_err:.2e}) "
                 f"{ms:.3f} ms {tf:.0f} TFLOP/s = {tf / best_t[0]:.1%} of best torch ({best_t[1]})"
             )
-            if sched or best_only:
-                name = f"attn_{b}x{h}x{s}x{d}_{int(causal)}_{tag.replace(' ', '_')}"
-                log(f"    SASS {sass_counts(kern, name, out)}")
+            if sched:
+                log(f"    SASS {sass_counts(kern, f'attn_{b}x{h}x{s}x{d}_{int(causal)}_{tag}', out)}")
                 ROWS.append((shape, tag, err, ms, tf, best_t[0], best_t[1]))
             if err < 2e-2 and (best is None or tf > best[0]):
                 best = (tf, ms, err, tag, kern)
         except Exception as e:
             log(f"  tirx {tag} {shape}: FAILED {type(e).__name__}: {e}")
             LOG.append(traceback.format_exc())
-    if best is not None and not (sched or best_only):
+    if best is not None and not sched:
         tf, ms, err, tag, kern = best
         sass = sass_counts(kern, f"attn_{b}x{h}x{s}x{d}_{int(causal)}_{tag}", out)
         log(f"  best {tag}: SASS {sass}")
@@ -251,24 +226,18 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--sched", action="store_true", help="only best_config under each SCHED")
-    ap.add_argument("--best", action="store_true", help="only best_config, twice, beside --baseline")
-    ap.add_argument(
-        "--baseline", action="append", default=[], help="another attention.py to time beside this one"
-    )
     a = ap.parse_args()
-    for path in a.baseline:
-        BASES.append((baseline.label(path), baseline.load(path)))
     log(
         f"device: {torch.cuda.get_device_name()} torch {torch.__version__} "
         f"cudnn {torch.backends.cudnn.version()} date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
     )
-    if not a.best and not check_small():  # (--best: the GPU tests of the same call check)
+    if not check_small():
         log("small problems WRONG: skipping the timings")
     else:
         for b, h, s, d in SHAPES[:1] if a.quick else SHAPES:
             for causal in (False, True):
                 try:
-                    section(b, h, s, d, causal, a.out, a.quick, a.sched, a.best)
+                    section(b, h, s, d, causal, a.out, a.quick, a.sched)
                 except Exception as e:
                     log(f"section {b}x{h}x{s}x{d} causal={causal} FAILED {type(e).__name__}: {e}")
                     LOG.append(traceback.format_exc())
@@ -278,14 +247,6 @@ def main() -> None:
     )
     for shape, tag, err, ms, tf, tt, tname in ROWS:
         log(f"{shape:26s} {tag:64s} {err:9.2e} {ms:8.3f} {tf:8.0f} {tt:7.0f} ({tname}) {tf / tt:7.1%}")
-    if a.best:  # compact: per shape, each version's two timings
-        log("")
-        by: dict = {}
-        for shape, tag, _err, ms, tf, tt, _tn in ROWS:
-            by.setdefault(shape, {}).setdefault(tag.split()[0], []).append((ms, tf, tt))
-        for shape, vs in by.items():
-            cells = [f"{lab} {'/'.join(f'{tf:.0f}' for _m, tf, _t in r)}" for lab, r in vs.items()]
-            log(f"{shape:22s} torch {next(iter(vs.values()))[0][2]:.0f} | " + " | ".join(cells))
     if a.out:
         with open(os.path.join(a.out, "bench_attention.log"), "w") as fh:
             fh.write("\n".join(LOG) + "\n")

@@ -7,7 +7,9 @@ Per kernel (GEMM fp16/bf16 and its cluster / ping-pong variants, FP8 GEMM and at
 their examples exist), in one process: *first* = the first ``tirx.compile`` of the process
 (loads cuda-bindings and NVRTC, no cache); *cold* = IR -> cubin with the compile cache off in
 a warm process (median of ``--reps``, or the minimum with ``--stat min`` on a shared machine;
-each rep's source carries a unique comment, so no NVRTC-side cache can answer), split into tirx's lowering + CUDA generation (its per-function cache cleared), NVRTC's front
+each compile's source carries a declaration no other has: NVRTC 13 answers an identical text,
+comments aside, from a cache of its own), split into tirx's lowering + CUDA generation (its
+per-function cache cleared), NVRTC's front
 end and NVVM (CUDA C++ -> PTX, timed as a ``compute_90a`` compile) and ptxas (PTX -> cubin: the
 ``sm_90a`` compile minus the PTX-only one); *hit* = the memory-cache and disk-cache lookups of
 the same kernel. The script frontend (``@T.jit`` specialization) is timed apart. No GPU is
@@ -116,6 +118,19 @@ def _unique(text: str) -> str:
     return f"{text}\n__device__ int tirx_bench_compile_{os.getpid()}_{time.time_ns()};\n"
 
 
+def cold_once(TG, nvrtc, f) -> tuple[float, float, float, str]:
+    """One cold IR -> cubin of ``f``: (lowering ms, NVRTC ms, the PTX-only part ms, the source
+    compiled). tirx's per-function lowering cache is cleared first."""
+    TG._LOWERED.clear()
+    t = time.perf_counter()
+    _f2, src = TG._lower(f, True, True, True)
+    t1 = time.perf_counter()
+    text = _unique(src.text)
+    nvrtc.compile_source(text, "sm_90a")
+    t2 = time.perf_counter()
+    return (t1 - t) * 1e3, (t2 - t1) * 1e3, _ptx_only_ms(nvrtc, _unique(src.text)), text
+
+
 def child(label: str) -> None:
     """One kernel in a fresh process: the toolchain's first compile (a tiny kernel), then the
     kernel's lowering and NVRTC compiles of code no compile has seen (twice), the PTX-only
@@ -139,17 +154,8 @@ def child(label: str) -> None:
     t = time.perf_counter()
     f = make()
     out["frontend_ms"] = (time.perf_counter() - t) * 1e3
-    t = time.perf_counter()
-    _f2, src = TG._lower(f, True, True, True)
-    out["lower_ms"] = (time.perf_counter() - t) * 1e3
-    text = _unique(src.text)
-    t = time.perf_counter()
-    nvrtc.compile_source(text, "sm_90a")
-    out["nvrtc_ms"] = (time.perf_counter() - t) * 1e3
-    out["ptx_ms"] = _ptx_only_ms(nvrtc, _unique(src.text))
-    t = time.perf_counter()
-    nvrtc.compile_source(_unique(src.text), "sm_90a")
-    out["nvrtc_again_ms"] = (time.perf_counter() - t) * 1e3
+    out["lower_ms"], out["nvrtc_ms"], out["ptx_ms"], text = cold_once(TG, nvrtc, f)
+    out["nvrtc_again_ms"] = cold_once(TG, nvrtc, f)[1]
     t = time.perf_counter()
     nvrtc.compile_source(text, "sm_90a")
     out["same_source_ms"] = (time.perf_counter() - t) * 1e3
@@ -237,19 +243,11 @@ def main() -> None:
             first_done = True
         cold, low, nv, ptx = [], [], [], []
         for _rep in range(a.reps):
-            TG._LOWERED.clear()  # else the lowering is served from tirx's per-function cache
-            t = time.perf_counter()
-            _f2, src = TG._lower(f, True, True, True)
-            t1 = time.perf_counter()
-            # a source NVRTC has not seen: the device machine's NVRTC answered a repeated
-            # source in ~50 ms (2026-12-01), so equal texts would time a cache, not a compile
-            text = _unique(src.text)
-            nvrtc.compile_source(text, "sm_90a")
-            t2 = time.perf_counter()
-            ptx.append(_ptx_only_ms(nvrtc, _unique(src.text)))
-            low.append((t1 - t) * 1e3)
-            nv.append((t2 - t1) * 1e3)
-            cold.append((t2 - t) * 1e3)
+            lo, nvr, px, _text = cold_once(TG, nvrtc, f)
+            low.append(lo)
+            nv.append(nvr)
+            ptx.append(px)
+            cold.append(lo + nvr)
         tirx.compile(f, target="cuda -arch=sm_90a")  # fills both caches
         t = time.perf_counter()
         tirx.compile(f, target="cuda -arch=sm_90a")
