@@ -94,6 +94,7 @@ from ..ir.arith import int_range, wrap
 from ..ir.bounds import Bounds, local_ranges
 from ..ir.op import PTX, CExpr, Helper
 from ..ir.operators import BY_NODE, C_PREC_PRIMARY, C_PREC_UNARY, OPERATORS
+from ..ir.stmt import UNROLL_FACTOR
 from ..ir.types import DTYPE_NAMES, prim
 from ..ir.visitor import Visitor
 from .asm import asm_bind, asm_call
@@ -1220,7 +1221,14 @@ class CodeGenCUDA:
         step = s.step
         self.bounds.define(v, self.bounds.loop_range(v, start, ext, step))
         n = self.define(v)
-        if s.kind is ForKind.UNROLLED:
+        factor = s.annotations.get(UNROLL_FACTOR) if s.annotations else None
+        if isinstance(factor, IntImm):
+            factor = factor.value
+        if factor is not None:
+            if not isinstance(factor, int) or isinstance(factor, bool) or factor < 1:
+                raise _error(f"loop annotation {UNROLL_FACTOR!r} must be a positive int, got {factor!r}", s)
+            self.line(f"#pragma unroll {factor}", s)
+        elif s.kind is ForKind.UNROLLED:
             self.line("#pragma unroll", s)
         elif s.kind is ForKind.VECTORIZED:
             self.line("#pragma unroll  // vectorized", s)

@@ -138,6 +138,11 @@ class SeqStmt(Stmt):
                 raise TypeError(f"SeqStmt.stmts[{i}] must be a Stmt, got {type(s).__name__}")
 
 
+UNROLL_FACTOR = "pragma_unroll_factor"
+"""``For`` annotation: ``#pragma unroll N`` in the CUDA (``1``: keep the loop rolled, e.g. a
+k-loop of wgmma steps, so NVVM and ptxas see its body once). No effect on meaning."""
+
+
 class ForKind(enum.Enum):
     SERIAL = "serial"
     UNROLLED = "unroll"
