@@ -131,7 +131,7 @@ def cold_once(TG, nvrtc, f) -> tuple[float, float, float, str]:
     return (t1 - t) * 1e3, (t2 - t1) * 1e3, _ptx_only_ms(nvrtc, _unique(src.text)), text
 
 
-def child(label: str) -> None:
+def child(label: str, baseline: str | None = None) -> None:
     """One kernel in a fresh process: the toolchain's first compile (a tiny kernel), then the
     kernel's lowering and NVRTC compiles of code no compile has seen (twice), the PTX-only
     part, and the identical source again (what a cache inside NVRTC would answer)."""
@@ -150,7 +150,7 @@ def child(label: str) -> None:
     t = time.perf_counter()
     tirx.compile(make_add(T.float16, 2, block=128), target="cuda -arch=sm_90a", cache=False)
     out["toolchain_ms"] = (time.perf_counter() - t) * 1e3  # NVRTC loaded, headers parsed once
-    make = dict(kernels())[label]
+    make = dict(kernels(baseline))[label]
     t = time.perf_counter()
     f = make()
     out["frontend_ms"] = (time.perf_counter() - t) * 1e3
@@ -162,8 +162,9 @@ def child(label: str) -> None:
     print("CHILD " + json.dumps(out), flush=True)
 
 
-def fresh(only: str, reps: int) -> None:
-    """``--fresh``: every kernel in fresh processes (``child``), the minimum over ``reps``."""
+def fresh(only: str, reps: int, baseline: str | None = None) -> None:
+    """``--fresh``: every kernel in fresh processes (``child``), the minimum over ``reps``
+    (``baseline``: the old attention kernels too, as without ``--fresh``)."""
     import json
     import subprocess
 
@@ -176,13 +177,16 @@ def fresh(only: str, reps: int) -> None:
         "| again, new code ms | same source again ms |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for label, _make in kernels():
+    for label, _make in kernels(baseline):
         if only not in label:
             continue
         runs = []
         for _ in range(reps):
             r = subprocess.run(
-                [sys.executable, os.path.abspath(__file__), "--child", label], capture_output=True, text=True
+                [sys.executable, os.path.abspath(__file__), "--child", label]
+                + (["--baseline", os.path.abspath(baseline)] if baseline else []),
+                capture_output=True,
+                text=True,
             )
             line = [x for x in r.stdout.splitlines() if x.startswith("CHILD ")]
             if r.returncode or not line:
@@ -211,9 +215,9 @@ def main() -> None:
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child is not None:
-        return child(a.child)
+        return child(a.child, a.baseline)
     if a.fresh:
-        return fresh(a.only, a.reps)
+        return fresh(a.only, a.reps, a.baseline)
     os.environ["TIRX_CACHE_DIR"] = tempfile.mkdtemp(prefix="tirx_bench_compile_")
     import tirx
     from tirx import target as TG
