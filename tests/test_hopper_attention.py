@@ -37,8 +37,12 @@ def test_fa3_ptx_pipeline():
     ptx = k.ptx
     # S = Q K^T from shared memory, O += P V with P in registers and V N-major (trans-b 1)
     assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in ptx
-    rs = re.findall(r"wgmma\.mma_async[^;]*\{[^}]*\},\s*\{[^}]*\},\s*%rd\d+,\s*p,\s*1,\s*1,\s*1;", ptx)
-    assert len(rs) >= 8, "register-A wgmma with trans-b 1 missing"
+    rs = re.findall(r"wgmma\.mma_async[^;]*\{[^}]*\},\s*\{[^}]*\},\s*%rd\d+,\s*[p1],\s*1,\s*1,\s*1;", ptx)
+    assert len(rs) == 16, "register-A wgmma (trans-b 1): 8 k-steps, in the loop and after it"
+    # S = Q K^T: both operands by descriptor, one block of 8 k-steps in the peeled step and the
+    # loop each; the first step's scale-d is the block's predicate (set from 0), the rest add
+    ss = re.findall(r"wgmma\.mma_async[^;]*\{[^}]*\},\s*%rd\d+,\s*%rd\d+,\s*([p1]),\s*1,\s*1,\s*0,\s*0;", ptx)
+    assert ss == ["p"] + ["1"] * 7 + ["p"] + ["1"] * 7
     assert "ex2.approx.ftz.f32" in ptx
     assert "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" in ptx
     assert "setmaxnreg.inc.sync.aligned.u32 240" in ptx and "setmaxnreg.dec.sync.aligned.u32 24" in ptx
@@ -56,7 +60,7 @@ def test_one_loop_has_each_gemm_and_the_softmax_once(name):
     d = 128 if "d128" in name else 64
     k = tirx.compile(f, target=ARCH, cache=False, options=("--ptxas-options=-v",))
     ptx = k.ptx
-    rs = re.findall(r"wgmma\.mma_async[^;]*\{[^}]*\},\s*\{[^}]*\},\s*[%\w]+,\s*[p1],\s*1,\s*1,\s*1;", ptx)
+    rs = re.findall(r"wgmma\.mma_async[^;]*\{[^}]*\},\s*\{[^}]*\},\s*%rd\d+,\s*[p1],\s*1,\s*1,\s*1;", ptx)
     assert len(rs) == 128 // 16 + 1  # P V: BN / 16 k-steps + the stand-in (B N-major)
     assert len(re.findall(r"wgmma\.mma_async", ptx)) == len(rs) + d // 16 + 1  # S: D / 16 + 1
     assert ptx.count("ex2.approx.ftz.f32") == 2 + 64  # 2 row factors + 64 scores, once
@@ -75,7 +79,7 @@ def test_one_loop_is_opt_in():
 def test_simple_schedule_has_no_turns():
     ptx = tirx.compile(A.KERNELS["attn_d128_simple"](), target=ARCH, cache=False).ptx
     assert "bar.arrive" not in ptx and "wgmma.wait_group.sync.aligned 1" not in ptx
-    assert "p, 1, 1, 1;" in ptx
+    assert re.search(r"%rd\d+, [p1], 1, 1, 1;", ptx)  # P V: A from registers
 
 
 def test_jit_rejects_bad_shapes():

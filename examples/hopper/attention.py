@@ -19,8 +19,10 @@ Structure (one CTA per ``BM``-row query tile of one (batch, head), ``1 + BM / 64
   threads of a quad with shuffles, ``ex2.approx`` on ``S * log2(e)/sqrt(d) - m``, the running
   output rescaled by ``exp2(m_old - m_new)``); P converted to bf16 pairs in registers (the
   ``S`` accumulator layout *is* the wgmma A-fragment layout, so no shuffles); ``O += P V`` by
-  the register-A form ``T.ptx.wgmma_mma_async_rs`` with V as an N-major (``trans_b``)
-  descriptor; the stage is released on its *empty* barrier after the ``P V`` wgmma finished.
+  the register-A form of wgmma with V as an N-major (``trans_b``) descriptor; the stage is
+  released on its *empty* barrier after the ``P V`` wgmma finished. Each GEMM's k16 steps are
+  one inline-PTX statement (``wgmma_block``): less NVVM time than one statement a step, the
+  same SASS.
 * causal: key blocks after the tile's last query row are never loaded; blocks that cross
   the diagonal of a warpgroup's rows are masked element-wise.
 * ``PINGPONG`` / ``OVERLAP`` (FlashAttention-3's schedule): a consumer issues
@@ -32,9 +34,9 @@ Structure (one CTA per ``BM``-row query tile of one (batch, head), ``1 + BM / 64
 * ``ONE_LOOP`` (opt-in): the ping-pong / overlap consumer as one loop of ``nblk + 1`` steps
   with nothing peeled: step 0's ``P V`` and step ``nblk``'s ``S`` are one stand-in k16 step
   each (``O += 0 * V(0)``; a throw-away ``S`` of the ``V(nblk - 1)`` stage), so the softmax
-  and each GEMM are in the kernel once, the GEMMs as one inline-PTX block each
-  (``wgmma_block``): about 30 % less compile time (NVVM and ptxas), but 5-9 % slower on the
-  H200 (docs/benchmarks.md, "Compile time of the Hopper kernels"), so not the default.
+  and each GEMM are in the kernel once: less compile time (NVVM and ptxas), but 2-9 % below
+  the peeled form on the H200 (docs/benchmarks.md, "Compile time vs speed of the attention
+  forms"), so not the default.
 * ``CHAINS`` (1 or 4): the softmax's row max and sum as that many independent chains. The loop
   is bound by instruction issue (docs/benchmarks.md, "Attention, paired"), hence also ``desc``:
   each wgmma descriptor one 32-bit add.
@@ -106,25 +108,6 @@ def desc(hi, base, off):
     descriptor and a constant high word, where the full 64-bit form took four or five uniform
     instructions per wgmma (-8 % instructions in the attention main loop)."""
     return T.cast(base + T.uint32(off + (hi & 0xFFFFFFFF)), "uint64") | T.uint64(hi & ~0xFFFFFFFF)
-
-
-@T.inline
-def qk_gemm(sacc, qa, ka, BN, BM, D, ab):
-    """``sacc = Q K^T`` for 64 query rows (Q tile at shared address ``qa``: ``D / 64`` chunks of
-    ``BM`` rows, this warpgroup's rows at offset ``qa``) and one K stage at ``ka``."""
-    T.ptx.wgmma_fence()
-    qd = qa >> 4
-    kd = ka >> 4
-    for kk in range(D // 16):
-        T.ptx.wgmma_mma_async(
-            f"m64n{BN}k16",
-            ab,
-            T.address_of(sacc[0]),
-            desc(DESC_HI, qd, k_offset(kk, BM)),
-            desc(DESC_HI, kd, k_offset(kk, BN)),
-            0 if kk == 0 else 1,
-        )
-    T.ptx.wgmma_commit_group()
 
 
 def key_block(j, nblk, REVERSE):
@@ -218,57 +201,34 @@ def release(bar, ctid):
         T.evaluate(T.ptx.mbarrier_arrive(T.address_of(bar)))
 
 
-@T.inline
-def pv_gemm(o, pa, va, BN, D, ab):
-    """``o += P V``: P from registers (``pa``), one V stage at ``va`` (N-major descriptor)."""
-    T.ptx.wgmma_fence()
-    vd = va >> 4
-    for k in range(BN // 16):
-        T.ptx.wgmma_mma_async_rs(
-            f"m64n{D}k16",
-            ab,
-            T.address_of(o[0]),
-            T.address_of(pa[4 * k]),
-            desc(v_desc_hi(BN), vd, v_offset(k)),
-            1,
-            1,
-        )
-    T.ptx.wgmma_commit_group()
-
-
 def _slots(first: int, n: int, mod: str = "") -> str:
     """Template placeholders ``{first}, ..., {first + n - 1}`` (``T.ptx.asm``'s language)."""
     return ", ".join(f"{{{first + i}{':' + mod if mod else ''}}}" for i in range(n))
 
 
-def wgmma_block(n: int, ab: str, steps: list, a_regs: int = 0) -> str:
-    """One inline-PTX block of consecutive ``wgmma.mma_async`` k16 steps into one accumulator
-    (operands ``0 .. n/2 - 1``, read and written), ``m64n{n}k16``, fp32 += ``ab`` x ``ab``.
-    ``steps``: per step ``(a, desc_b_offset)``: ``a`` is the A descriptor's offset
-    (``a_regs == 0``: operand ``n/2`` is the A descriptor) or, A in registers (``a_regs``
-    of them), the first A operand (4 consecutive; B N-major). Operand ``n/2 + a_regs`` (or
-    ``n/2 + 1``) is the B descriptor, the next one the scale-d of the first step (0 / 1).
+def wgmma_block(n: int, ab: str, steps: int, a_regs: int = 0) -> str:
+    """One inline-PTX block of ``steps`` consecutive ``wgmma.mma_async`` k16 steps into one
+    accumulator (operands ``0 .. n/2 - 1``, read and written), ``m64n{n}k16``, fp32 += ``ab`` x
+    ``ab``. Operands after the accumulator: A in shared memory (``a_regs == 0``): per step its
+    A and B descriptors; A in registers (``a_regs`` of them, 4 a step; B N-major): those, then
+    per step its B descriptor. The last operand is the first step's scale-d (0 / 1).
+
     One statement instead of one per step: NVVM's time grows faster than linearly in the
     number of statements with 64+ register operands each (2026-12-01: 8 k-steps of
-    ``m64n128k16`` in one block 33 ms of NVVM optimizer against 94 ms as 8 statements)."""
+    ``m64n128k16`` in one block 33 ms of NVVM optimizer against 94 ms as 8 statements). The
+    descriptors come from ``desc`` outside the block (one 32-bit add each), so ptxas gets the
+    same work as from one statement a step: the SASS is the statement form's (2026-12-02;
+    64-bit adds inside the block had cost 1.5-3 % of speed)."""
     nacc = n // 2
     acc = "{{" + _slots(0, nacc, "inout") + "}}"
-    da = nacc
-    db = nacc + (a_regs if a_regs else 1)
-    sc = db + 1
-    lines = [".reg .pred p;", ".reg .b64 tirx_da, tirx_db;", f"setp.ne.b32 p, {{{sc}}}, 0;"]
-    for i, (a, ob) in enumerate(steps):
+    first = nacc + a_regs
+    sc = first + (1 if a_regs else 2) * steps
+    lines = [".reg .pred p;", f"setp.ne.b32 p, {{{sc}}}, 0;"]
+    for i in range(steps):
         if a_regs:
-            src_a = "{{" + _slots(nacc + a, 4) + "}}"
-        elif a:
-            lines.append(f"add.s64 tirx_da, {{{da}}}, {a};")
-            src_a = "tirx_da"
+            src_a, src_b = "{{" + _slots(nacc + 4 * i, 4) + "}}", f"{{{first + i}}}"
         else:
-            src_a = f"{{{da}}}"
-        src_b = f"{{{db}}}"
-        if ob:
-            lines.append(f"add.s64 tirx_db, {{{db}}}, {ob};")
-            src_b = "tirx_db"
+            src_a, src_b = f"{{{first + 2 * i}}}", f"{{{first + 2 * i + 1}}}"
         tail = "1, 1, 1" if a_regs else "1, 1, 0, 0"  # imm-scale-a/b 1, B N-major / both K-major
         lines.append(
             f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ab}.{ab} {acc}, {src_a}, {src_b}, "
@@ -277,22 +237,24 @@ def wgmma_block(n: int, ab: str, steps: list, a_regs: int = 0) -> str:
     return "{{\n" + "\n".join(lines) + "\n}}"
 
 
-def qk_steps(BN: int, BM: int, D: int) -> list:
-    """The ``D / 16`` k-steps of ``S = Q K^T`` as ``(Q offset, K offset)`` (``k_offset``)."""
-    return [(k_offset(kk, BM), k_offset(kk, BN)) for kk in range(D // 16)]
-
-
 @T.inline
-def qk_gemm_block(sacc, qa, ka, BN, BM, D, ab, steps=None):
+def qk_gemm(sacc, qa, ka, BN, BM, D, ab, steps=None):
     """``sacc = Q K^T`` for 64 query rows (Q tile at shared address ``qa``: ``D / 64`` chunks of
     ``BM`` rows, this warpgroup's rows at offset ``qa``) and one K stage at ``ka``: the
-    ``D / 16`` wgmma k-steps (or the first ``steps``) in one inline-PTX block."""
+    ``D / 16`` wgmma k-steps (or the first ``steps``) in one inline-PTX block, the first with
+    scale-d 0 (``sacc``'s old values are not read)."""
+    n = T.meta_var(D // 16 if steps is None else steps)
     T.ptx.wgmma_fence()
+    qd = qa >> 4
+    kd = ka >> 4
     T.ptx.asm(
-        wgmma_block(BN, ab, qk_steps(BN, BM, D)[:steps]),
+        wgmma_block(BN, ab, n),
         *[sacc[i] for i in range(BN // 2)],
-        T.uint64(DESC_HI) | T.cast(qa >> 4, "uint64"),
-        T.uint64(DESC_HI) | T.cast(ka >> 4, "uint64"),
+        *[
+            d
+            for kk in range(n)
+            for d in (desc(DESC_HI, qd, k_offset(kk, BM)), desc(DESC_HI, kd, k_offset(kk, BN)))
+        ],
         T.int32(0),
         ty="void",
     )
@@ -300,16 +262,18 @@ def qk_gemm_block(sacc, qa, ka, BN, BM, D, ab, steps=None):
 
 
 @T.inline
-def pv_gemm_block(o, pa, va, BN, D, ab, steps=None):
+def pv_gemm(o, pa, va, BN, D, ab, steps=None):
     """``o += P V``: P from registers (``pa``), one V stage at ``va`` (N-major descriptor, 16
     rows of 128 bytes a k-step), the ``BN / 16`` k-steps (or the first ``steps``) in one
     inline-PTX block."""
+    n = T.meta_var(BN // 16 if steps is None else steps)
     T.ptx.wgmma_fence()
+    vd = va >> 4
     T.ptx.asm(
-        wgmma_block(D, ab, [(4 * k, v_offset(k)) for k in range(BN // 16)][:steps], BN // 4),
+        wgmma_block(D, ab, n, 4 * n),
         *[o[i] for i in range(D // 2)],
-        *[pa[i] for i in range(BN // 4)],
-        T.uint64(v_desc_hi(BN)) | T.cast(va >> 4, "uint64"),
+        *[pa[i] for i in range(4 * n)],
+        *[desc(v_desc_hi(BN), vd, v_offset(k)) for k in range(n)],
         T.int32(1),
         ty="void",
     )
@@ -499,13 +463,13 @@ def attend_tile(
                     T.ptx.bar.sync(wg, 256)
             va = vbase + T.cast(sv * kv_bytes, "uint32")
             if j < nblk:
-                qk_gemm_block(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
+                qk_gemm(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
             else:
-                qk_gemm_block(sacc, va, va, BN, BN, D, ab, 1)  # (Q may hold the next tile's already)
+                qk_gemm(sacc, va, va, BN, BN, D, ab, 1)  # (Q may hold the next tile's already)
             if j > 0:
-                pv_gemm_block(o, pa, va, BN, D, ab)
+                pv_gemm(o, pa, va, BN, D, ab)
             else:
-                pv_gemm_block(o, pa, va, BN, D, ab, 1)
+                pv_gemm(o, pa, va, BN, D, ab, 1)
             if PINGPONG:
                 # the next warpgroup's turn; the last warpgroup's final turn opens warpgroup
                 # 1's next tile (persistent, another tile follows) or nothing
@@ -783,6 +747,8 @@ def attention_fwd(
         lane = ctid % 32
         o = T.alloc_local((D // 2,), "float32")
         sacc = T.alloc_local((BN // 2,), "float32")
+        for i in range(BN // 2):  # the first S wgmma does not read it (scale-d 0); NVRTC wants it set
+            sacc[i] = T.float32(0)
         pa = T.alloc_local((BN // 4,), "uint32")
         m = T.alloc_local((2,), "float32")
         l = T.alloc_local((2,), "float32")
