@@ -120,8 +120,10 @@ def key_block(j, nblk, REVERSE):
 def mask_scores(sacc, j, nblk, row0, CAUSAL, mask_from, lane, BN, S):
     """The masks of score block ``j`` before its softmax: causal, keys after a row (only blocks
     reaching past column ``mask_from``, the warpgroup's first row); a ragged last block, keys
-    past the sequence (they belong to the next head). Per-element branches: a single
-    compare-and-select form ran 0.3-0.7 % slower on causal masks (H200, 2026-12-01)."""
+    past the sequence (they belong to the next head). Per-element branches; the same masks
+    written as ``T.Select`` give the same SASS in all 29 attention kernels and the same NVVM
+    time (2026-12-02, ``tools/bench/sass_diff.py``), so the 0.3-0.7 % a select form once
+    measured slower on the H200 was the paired timing's noise."""
     if CAUSAL and j * BN + BN - 1 > mask_from:
         for i in range(BN // 8):
             for e in range(4):
