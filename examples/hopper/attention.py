@@ -219,8 +219,10 @@ def wgmma_block(n: int, ab: str, steps: int, a_regs: int = 0) -> str:
     number of statements with 64+ register operands each (2026-12-01: 8 k-steps of
     ``m64n128k16`` in one block 33 ms of NVVM optimizer against 94 ms as 8 statements). The
     descriptors come from ``desc`` outside the block (one 32-bit add each), so ptxas gets the
-    same work as from one statement a step: the SASS is the statement form's (2026-12-02;
-    64-bit adds inside the block had cost 1.5-3 % of speed)."""
+    same work as from one statement a step: the SASS of the causal head-dim-128 and both
+    head-dim-64 ``best_config`` kernels is the statement form's, head dim 128 non-causal has 8
+    instructions more (2026-12-02, ``tools/bench/sass_diff.py``; 64-bit adds inside the block
+    had cost 1.5-3 % of speed)."""
     nacc = n // 2
     acc = "{{" + _slots(0, nacc, "inout") + "}}"
     first = nacc + a_regs
