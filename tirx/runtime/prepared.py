@@ -39,13 +39,14 @@ class PreparedLaunch:
         self._args = args  # keeps the tensors (and so their memory) alive
         self._ret = ret
         self._plan = plan
-        # (bound data_ptr, packed address) of each torch tensor argument: checked every launch
+        # (bound data_ptr, packed address, parameter index) of each torch tensor argument:
+        # checked every launch
         torch = sys.modules.get("torch")
         ptrs = []
         if plan is not None and torch is not None:
-            for a in args:
+            for i, a in enumerate(args):
                 if isinstance(a, torch.Tensor) and a.is_cuda:
-                    ptrs.append((a.data_ptr, a.data_ptr()))
+                    ptrs.append((a.data_ptr, a.data_ptr(), i))
         self._ptrs = tuple(ptrs)
         self._call = None
         self._raw = None
@@ -92,9 +93,12 @@ class PreparedLaunch:
 
     def __call__(self, stream: Any = None) -> Any:
         """Launch on ``stream`` (None: the current stream of the arguments' device)."""
-        for get, p in self._ptrs:
+        for get, p, i in self._ptrs:
             if get() != p:
-                self._moved()
+                raise ValueError(
+                    f"{self._kernel.kname}: prepared launch: the memory of parameter {self._kernel.pnames[i]} "
+                    f"moved (data pointer {p:#x} -> {get():#x}) since prepare(); prepare the launch again"
+                )
         call = self._call
         if call is not None:
             if stream is None and self._raw is not None:
@@ -117,15 +121,3 @@ class PreparedLaunch:
             device, grid, block, cluster, smem, values, opts = plan
             self._kernel._launch(device, grid, block, cluster, smem, values, stream, opts)
         return self._ret
-
-    def _moved(self) -> None:
-        names = self._kernel.pnames
-        torch = sys.modules.get("torch")
-        for i, a in enumerate(self._args):
-            for get, p in self._ptrs:
-                if torch is not None and isinstance(a, torch.Tensor) and get.__self__ is a and get() != p:
-                    raise ValueError(
-                        f"{self._kernel.kname}: prepared launch: the memory of parameter {names[i]} moved "
-                        f"(data pointer {p:#x} -> {get():#x}) since prepare(); prepare the launch again"
-                    )
-        raise ValueError(f"{self._kernel.kname}: prepared launch: an argument's memory moved; prepare again")
