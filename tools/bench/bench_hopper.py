@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -28,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 
 import torch  # noqa: E402
+from sass_diff import disassembler  # noqa: E402
 
 import tirx  # noqa: E402
 from examples.hopper import gemm as G  # noqa: E402
@@ -174,18 +174,11 @@ def sass_check(k, name: str, out: str | None, words: tuple = SASS_WORDS) -> str:
     path = os.path.join(out, f"{name}.cubin")
     with open(path, "wb") as fh:
         fh.write(k.cubin)
-    exe = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
-    if os.path.exists(exe):
-        cmd = [exe, "-sass", path]
-    else:
-        from tirx.tools.cli import find_nvdisasm
-
-        nv = find_nvdisasm()
-        if nv is None:
-            os.remove(path)
-            return "no cuobjdump / nvdisasm"
-        cmd = [nv, "-c", path]
-    sass = subprocess.run(cmd, capture_output=True, text=True).stdout
+    cmd = disassembler()
+    if cmd is None:
+        os.remove(path)
+        return "no cuobjdump / nvdisasm"
+    sass = subprocess.run([*cmd, path], capture_output=True, text=True).stdout
     with open(os.path.join(out, f"{name}.sass"), "w") as fh:
         fh.write(sass)
     os.remove(path)

@@ -34,17 +34,17 @@ _COMMUTATIVE = re.compile(
 )
 
 
-def disassembler() -> list[str]:
-    """The command that prints a cubin's SASS with addresses: cuobjdump, else nvdisasm."""
-    exe = shutil.which("cuobjdump")
-    if exe:
+def disassembler() -> list[str] | None:
+    """The command that prints a cubin's SASS with addresses: ``cuobjdump -sass`` (PATH or
+    /usr/local/cuda), else ``nvdisasm -c`` (tirx's ``[cuda]`` extra); None without either.
+    Also bench_hopper.sass_check's."""
+    exe = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+    if os.path.exists(exe):
         return [exe, "-sass"]
     from tirx.tools.cli import find_nvdisasm
 
     nv = find_nvdisasm()
-    if nv is None:
-        raise SystemExit("sass_diff: needs nvdisasm (pip install nvidia-cuda-nvdisasm) or cuobjdump on PATH")
-    return [nv, "-c"]
+    return None if nv is None else [nv, "-c"]
 
 
 def instructions(cubin: bytes, cmd: list[str]) -> list[str]:
@@ -96,6 +96,8 @@ def main() -> None:
 
     old = baseline.load(a.baseline)
     cmd = disassembler()
+    if cmd is None:
+        raise SystemExit("sass_diff: needs nvdisasm (pip install nvidia-cuda-nvdisasm) or cuobjdump")
     same = total = 0
     for name, make_new, make_old in cases(new, old):
         if a.only not in name:
