@@ -15,7 +15,8 @@ end and NVVM (CUDA C++ -> PTX, timed as a ``compute_90a`` compile) and ptxas (PT
 the same kernel. The script frontend (``@T.jit`` specialization) is timed apart. No GPU is
 needed (NVRTC only). ``--baseline FILE``: the attention ``best_config`` kernels of another
 version of examples/hopper/attention.py too (labelled "old"), for a before / after in one run.
-``--fresh``: each kernel in ``--reps`` fresh processes (minimum): the toolchain's first compile
+``--fresh``: each kernel in ``--reps`` fresh processes (minimum; the kernels round robin, each
+round one process a kernel; wall and CPU time): the toolchain's first compile
 of a tiny kernel, then the kernel's lowering + NVRTC on code no compile has seen, twice, and the
 identical source again (a cache inside NVRTC would answer that one).
 """
@@ -81,6 +82,16 @@ def kernels(baseline: str | None = None) -> list[tuple[str, object]]:
                         ),
                     )
                 )
+        # the causal head-dim-128 schedule with one CTA a tile (longest first) instead of the
+        # dynamic persistent one: less to compile, a few per cent slower (docs/benchmarks.md)
+        out.append(
+            (
+                "attention d128 causal lpt",
+                lambda: A.make_attention(
+                    4, 16, 4096, 128, True, **{**A.best_config(128, True), "SCHED": "lpt"}
+                ),
+            )
+        )
     except ImportError:
         pass
     if baseline:
@@ -154,7 +165,11 @@ def child(label: str, baseline: str | None = None) -> None:
     t = time.perf_counter()
     f = make()
     out["frontend_ms"] = (time.perf_counter() - t) * 1e3
+    c = time.process_time()
     out["lower_ms"], out["nvrtc_ms"], out["ptx_ms"], text = cold_once(TG, nvrtc, f)
+    # CPU time of the same (cold_once's PTX-only compile subtracted): what a shared VM's
+    # stolen cycles do not inflate
+    out["cpu_ms"] = (time.process_time() - c) * 1e3 - out["ptx_ms"]
     out["nvrtc_again_ms"] = cold_once(TG, nvrtc, f)[1]
     t = time.perf_counter()
     nvrtc.compile_source(text, "sm_90a")
@@ -173,15 +188,16 @@ def fresh(only: str, reps: int, baseline: str | None = None) -> None:
         f"(min of {reps} processes a kernel)"
     )
     print(
-        "| kernel | import ms | toolchain (tiny kernel) ms | cold = lower + NVRTC ms | NVRTC = PTX + ptxas ms "
-        "| again, new code ms | same source again ms |"
+        "| kernel | import ms | toolchain (tiny kernel) ms | cold = lower + NVRTC ms | cold, CPU ms "
+        "| NVRTC = PTX + ptxas ms | again, new code ms | same source again ms |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for label, _make in kernels(baseline):
-        if only not in label:
-            continue
-        runs = []
-        for _ in range(reps):
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    labels = [label for label, _make in kernels(baseline) if only in label]
+    runs: dict[str, list] = {label: [] for label in labels}
+    for _ in range(reps):  # round robin: a slow spell of the machine hits every kernel alike
+        for label in labels:
+            if runs[label] is None:
+                continue
             r = subprocess.run(
                 [sys.executable, os.path.abspath(__file__), "--child", label]
                 + (["--baseline", os.path.abspath(baseline)] if baseline else []),
@@ -191,15 +207,17 @@ def fresh(only: str, reps: int, baseline: str | None = None) -> None:
             line = [x for x in r.stdout.splitlines() if x.startswith("CHILD ")]
             if r.returncode or not line:
                 print(f"| {label} | failed: {r.stderr.strip()[-300:]} |")
-                break
-            runs.append(json.loads(line[0][6:]))
-        if not runs:
+                runs[label] = None
+                continue
+            runs[label].append(json.loads(line[0][6:]))
+    for label in labels:
+        if not runs[label]:
             continue
-        m = {k: min(x[k] for x in runs) for k in runs[0]}
+        m = {k: min(x[k] for x in runs[label]) for k in runs[label][0]}
         print(
             f"| {label} | {m['import_ms']:.0f} | {m['toolchain_ms']:.0f} | "
             f"{m['lower_ms'] + m['nvrtc_ms']:.0f} = {m['lower_ms']:.0f} + {m['nvrtc_ms']:.0f} | "
-            f"{m['nvrtc_ms']:.0f} = {m['ptx_ms']:.0f} + {m['nvrtc_ms'] - m['ptx_ms']:.0f} | "
+            f"{m['cpu_ms']:.0f} | {m['nvrtc_ms']:.0f} = {m['ptx_ms']:.0f} + {m['nvrtc_ms'] - m['ptx_ms']:.0f} | "
             f"{m['nvrtc_again_ms']:.0f} | {m['same_source_ms']:.0f} |",
             flush=True,
         )
