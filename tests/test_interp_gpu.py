@@ -7,6 +7,8 @@ Skipped cleanly without a CUDA driver/device (``cuInit`` is probed before torch 
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from examples_dir import load_example
@@ -14,7 +16,10 @@ from gpu_util import require_gpu
 
 torch = require_gpu()
 
-from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from test_ptxas_neg_minmax import CASES as NEG_MINMAX_CASES  # noqa: E402
+from test_ptxas_neg_minmax import kernel as neg_minmax_kernel  # noqa: E402
 
 import tirx  # noqa: E402
 import tirx.interp as ti  # noqa: E402
@@ -24,6 +29,8 @@ from tirx.testing.runnable import runnable_kernels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 EXACT = ("--fmad=false",)
+# random examples per property; a longer campaign: TIRX_GPU_EXAMPLES=1000 pytest -m gpu ...
+EXAMPLES = int(os.environ.get("TIRX_GPU_EXAMPLES", "60"))
 
 
 def _cuda_run(k, args):
@@ -94,52 +101,53 @@ def test_module_cuda_matches_interp():
         _same(_interp_run(mi[name], args), _cuda_run(mc[name], args))
 
 
-def _negation(e) -> bool:
-    from tirx.ir import IntImm, Mul, Sub
-
-    if isinstance(e, Mul):
-        return any(isinstance(x, IntImm) and x.value == -1 for x in (e.a, e.b))
-    return isinstance(e, Sub) and isinstance(e.a, IntImm) and e.a.value == 0
-
-
-def _hits_ptxas_minmax_bug(f) -> bool:
-    """A nested integer min/max with a negated operand: the shape the CUDA 13.0 ptxas bug of
-    ``test_known_ptxas_bug_drops_a_negated_min_operand`` miscompiles."""
-    from tirx.ir import Max, Min
-    from tirx.ir.visitor import post_order
-
-    for n in post_order(f):
-        if isinstance(n, (Min, Max)) and n.ty.is_int:
-            inner = [x for x in (n.a, n.b) if isinstance(x, (Min, Max))]
-            ops = [n.a, n.b] + [y for x in inner for y in (x.a, x.b)]
-            if inner and any(_negation(x) for x in ops):
-                return True
-    return False
+# ptxas of CUDA 13.0 dropped an int32 negation feeding a three-input min / max it formed
+# (``min(min(-s, i), 0)`` ran as ``min(s, i, 0)``; found by the random tests below on
+# 2026-11-29); codegen now writes such negations as ``tirx_neg`` (tests/test_ptxas_neg_minmax.py
+# checks the SASS without a GPU). Here the values, against the interpreter.
+INT32_EDGES = (0, 1, -1, 7, -7, 2**31 - 1, -(2**31), 2**30, -(2**30) - 3)
 
 
-KNOWN_PTXAS_BUG = """
-@T.function
-def k(s: T.int32, O: T.Tensor((1,), T.int32)):
-    with T.device_entry(1, 1, 1, 1, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):
-        i: T.let[T.int32] = T.cuda.block_idx("x") + T.cuda.thread_idx("x")
-        if i < 1:
-            O[i] = O[i] + T.min(T.min(-1 * s, i), 0)
-"""
+def _neg_minmax_run(expr, s, t, o):
+    f = neg_minmax_kernel(expr)
+    args = [s, t, np.asarray(o, np.int32)]
+    want = _interp_run(ti.compile(f), args)
+    got = _cuda_run(tirx.compile(f, target="cuda", cache=False), args)
+    _same(want, got)
 
 
-# NVRTC/ptxas 13.0 (the driver 580 toolchain), sm_90a: `min(min(-s, i), 0)` with `s` a kernel
-# parameter becomes `VIMNMX3 R0, R7, UR6, RZ` -- min(i, s, 0): the negation is dropped (the
-# PTX is right: `neg.s32; min.s32; min.s32`; the same source through cupy gives the same wrong
-# value). Found by the random test below on 2026-11-29. Strict: when a fixed toolchain makes
-# this pass, the known-bug filter in the random tests must go.
-@pytest.mark.xfail(strict=True, reason="ptxas 13.0 drops the negation in a fused 3-operand int min")
-def test_known_ptxas_bug_drops_a_negated_min_operand():
-    f = tirx.loads(KNOWN_PTXAS_BUG)
-    assert _hits_ptxas_minmax_bug(f)
-    o = torch.zeros(1, dtype=torch.int32, device="cuda")
-    tirx.compile(f, target="cuda", cache=False)(1, o)
-    torch.cuda.synchronize()
-    assert o.item() == -1  # min(min(-1, 0), 0); the GPU gives 0
+@pytest.mark.parametrize("expr", NEG_MINMAX_CASES)
+def test_negation_into_int_minmax_cuda_matches_interp(expr):
+    for s, t in ((1, 0), (5, -3), (-4, 9), (2**31 - 1, -(2**31)), (-(2**31), 3)):
+        _neg_minmax_run(expr, s, t, [2, -6, 0, 0])
+
+
+def _int_trees():
+    leaves = st.sampled_from(["s", "t", "v", "i", "s", "v", "0", "-5"])  # mostly values ptxas cannot fold
+
+    def grow(sub):
+        minmax = st.tuples(st.sampled_from(["T.min", "T.max"]), sub, sub)
+        return st.one_of(  # min / max and negations drawn most (the shape ptxas 13.0 got wrong)
+            minmax.map(lambda x: f"{x[0]}({x[1]}, {x[2]})"),
+            minmax.map(lambda x: f"{x[0]}(-1 * ({x[1]}), {x[2]})"),
+            minmax.map(lambda x: f"{x[0]}({x[0]}(0 - ({x[1]}), {x[2]}), i)"),
+            sub.map(lambda x: f"0 - ({x})"),
+            st.tuples(sub, st.sampled_from(["+", "-"]), sub).map(lambda x: f"({x[0]} {x[1]} {x[2]})"),
+        )
+
+    return st.recursive(leaves, grow, max_leaves=8)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    _int_trees(),
+    st.sampled_from(INT32_EDGES) | st.integers(-(2**31), 2**31 - 1),
+    st.sampled_from(INT32_EDGES) | st.integers(-(2**31), 2**31 - 1),
+    st.sampled_from(INT32_EDGES) | st.integers(-(2**31), 2**31 - 1),
+)
+def test_random_int_minmax_negation_trees_cuda_matches_interp(expr, s, t, v):
+    """Nested int32 min / max / negation / + / - (wrapping) on the GPU and the interpreter."""
+    _neg_minmax_run(expr, s, t, [0, v, 0, 0])
 
 
 # Known CUDA-codegen mismatches these find (2026-11-29, H200): signed int32 arithmetic is
@@ -147,19 +155,18 @@ def test_known_ptxas_bug_drops_a_negated_min_operand():
 # `INT_MIN + INT_MIN` to something other than the IR's wrapped 0 (~1% of kernels); and an
 # int8 `FloorMod` whose operands C++ promotes to int makes NVRTC reject `tirx_floormod` as
 # ambiguous (extra_types only). The interpreter's results are the IR's meaning.
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(runnable_kernels(extra_types=False))
 def test_runnable_kernels_cuda_matches_interp(r):
     if "device=True" not in r.note:
         return  # host-only kernels have no CUDA launch
-    assume(not _hits_ptxas_minmax_bug(r.func))  # see test_known_ptxas_bug_drops_a_negated_min_operand
     want = r.run()
     # wrap_int: signed overflow wraps in the generated C++ as it does in the IR
     got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True), r.fresh_args())
     _same(want, got)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(elementwise_kernels())
 def test_elementwise_kernels_cuda_matches_interp(r):
     """tirx.compile's VectorizeThreads (16-byte lanes, scalar fallback for tails and offsets
@@ -208,12 +215,11 @@ def test_example_kernel_cuda_matches_interp(name):
     _same(want, got, ulp_ok=ulp_ok)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(runnable_kernels(extra_types=True))
 def test_runnable_kernels_all_types_cuda_matches_interp(r):
     if "device=True" not in r.note:
         return
-    assume(not _hits_ptxas_minmax_bug(r.func))
     want = r.run()
     got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True), r.fresh_args())
     _same(want, got)

@@ -67,6 +67,8 @@ from ..ir import (
     IfThenElse,
     IntImm,
     Let,
+    Max,
+    Min,
     Mod,
     Module,
     Mul,
@@ -96,7 +98,7 @@ from ..ir.op import PTX, CExpr, Helper
 from ..ir.operators import BY_NODE, C_PREC_PRIMARY, C_PREC_UNARY, OPERATORS
 from ..ir.stmt import UNROLL_FACTOR
 from ..ir.types import DTYPE_NAMES, prim
-from ..ir.visitor import Visitor
+from ..ir.visitor import Visitor, post_order
 from .asm import asm_bind, asm_call
 
 __all__ = ["CudaSource", "KernelInfo", "KernelParam", "generate"]
@@ -495,6 +497,7 @@ class CodeGenCUDA:
         # result fits), and shift amounts follow the IR's rule; False: plain C++ operators
         # (signed overflow and out-of-range shift amounts undefined)
         self.wrap_int = wrap_int
+        self.neg_guard = False  # int32 negations as tirx_neg (_P_NEG); set per module by generate
         self.features: set[str] = set()
         self.helpers: dict[str, Helper] = {}  # C++ helpers of the ops used, in dependency order
         self.lines: list[str] = []
@@ -781,6 +784,11 @@ class CodeGenCUDA:
             self.features.add("floordiv")
             name = "tirx_sdiv" if isinstance(e, Div) else "tirx_smod"
             return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        if self.neg_guard and isinstance(e, (Sub, Mul)) and _is_int32(t):
+            x = _negated(e)
+            if x is not None:
+                self.features.add("neg")
+                return f"tirx_neg({self.expr(x)})", _PREC_PRIMARY
         if self.wrap_int and isinstance(e, (Add, Sub, Mul, Shl, Shr)) and _wide_int(t):
             if isinstance(e, (Shl, Shr)) and not self.bounds.shift_in_range(e):
                 # C++ defines only amounts in [0, bits): the IR's rule in a helper
@@ -1582,6 +1590,11 @@ class CodeGenCUDA:
         else:
             raise TypeError(f"tirx.compile: expected a Function or Module, got {type(obj).__name__}")
         self.module = mod
+        # a toolchain bug (_P_NEG): int32 negations become tirx_neg in a module that has an
+        # int32 min / max (inlining can bring one to the other across functions)
+        self.neg_guard = any(
+            isinstance(n, (Min, Max)) and _is_int32(n.ty) for f in mod.functions for n in post_order(f)
+        )
         # C names for all functions
         self._fnames = {}
         taken: set = set()
@@ -1788,6 +1801,22 @@ def _coerce(cls, a: PrimExpr, b: PrimExpr) -> PrimExpr:
     return cls(a, b)
 
 
+def _is_int32(t: Any) -> bool:
+    return isinstance(t, PrimType) and t.kind == "int" and t.bits == 32 and t.lanes == 1
+
+
+def _negated(e: Any) -> Any:
+    """``x`` of an int32 negation ``0 - x``, ``-1 * x`` or ``x * -1``; else None."""
+    if isinstance(e, Sub) and isinstance(e.a, IntImm) and e.a.value == 0:
+        return e.b
+    if isinstance(e, Mul):
+        if isinstance(e.a, IntImm) and e.a.value == -1:
+            return e.b
+        if isinstance(e.b, IntImm) and e.b.value == -1:
+            return e.a
+    return None
+
+
 # --------------------------------------------------------------------------- prelude
 _P_TYPES = """\
 typedef unsigned int uint32_t;
@@ -1818,6 +1847,16 @@ template <typename T> __device__ __forceinline__ T tirx_floormod(T a, T b) {
 __device__ __forceinline__ float tirx_floordiv_f(float a, float b) { return floorf(a / b); }
 __device__ __forceinline__ float tirx_floormod(float a, float b) { return a - floorf(a / b) * b; }
 __device__ __forceinline__ double tirx_floormod(double a, double b) { return a - floor(a / b) * b; }"""
+
+_P_NEG = """\
+// -x for int32 (wrapping) as not + add. ptxas of CUDA 13.0 drops a plain negation that feeds
+// a three-input integer min / max it forms (VIMNMX3): min(min(-s, i), 0) became min(s, i, 0)
+// (docs/cuda.md, "Known limits"); this form reaches the SASS as a negation
+__device__ __forceinline__ int tirx_neg(int x) {
+  int r;
+  asm("{\\n\\t.reg .b32 t;\\n\\tnot.b32 t, %1;\\n\\tadd.s32 %0, t, 1;\\n\\t}" : "=r"(r) : "r"(x));
+  return r;
+}"""
 
 _P_SHIFT = """\
 // shifts as the IR defines them for any amount: it is read as unsigned, and amounts of the
@@ -1934,6 +1973,8 @@ def _prelude(features: set, helpers: Any = ()) -> list[str]:
         out.append(_P_FLOORDIV)
     if "shift" in features:
         out.append(_P_SHIFT)
+    if "neg" in features:
+        out.append(_P_NEG)
     if "f2i" in features:
         out.append(_P_F2I)
     if "vec" in features:
