@@ -1,7 +1,8 @@
 """A toolchain bug worked around: ptxas of CUDA 13.0 (the NVRTC tirx pins) drops an int32
 negation that feeds a three-input integer min / max it forms (``VIMNMX3``):
-``min(min(-s, i), 0)`` ran as ``min(s, i, 0)``. In a module with an int32 min / max, codegen
-writes int32 negations as ``tirx_neg`` (not + add), which reaches the SASS as a negation.
+``min(min(-s, i), 0)`` ran as ``min(s, i, 0)`` -- also where NVVM made the min from a
+comparison and select, or from a division helper's ``b == -1`` branch. Codegen writes every
+int32 negation as ``tirx_neg`` (not + add in inline PTX), which reaches the SASS as a negation.
 No GPU needed (NVRTC and nvdisasm); tests/test_interp_gpu.py runs the same kernels on the GPU
 against the interpreter."""
 
@@ -40,6 +41,12 @@ CASES = [
     "T.min(T.min(0 - v, i), t)",
     "T.min(T.min(-1 * s, i), -1 * t)",
     "T.max(T.min(-1 * v, i), 3)",
+    # min / max written as comparisons and selects (NVVM turns them into min / max)
+    "T.Select(T.Select(0 - s < i, 0 - s, i) < 0, T.Select(0 - s < i, 0 - s, i), 0)",
+    "T.if_then_else(T.if_then_else(0 - v < i, 0 - v, i) < t, T.if_then_else(0 - v < i, 0 - v, i), t)",
+    # the division helpers negate when the divisor is -1
+    "T.min(T.min(T.floordiv(s, -1), i), 0)",
+    "T.min(T.min(T.truncdiv(v, -1), i), t)",
 ]
 
 
@@ -52,44 +59,31 @@ def body(code: str) -> str:
     return code[code.index("__global__") :]
 
 
-@pytest.mark.parametrize("expr", CASES)
-def test_negation_feeding_int_minmax_is_guarded(expr):
-    code = generate(kernel(expr)).text
-    assert "tirx_neg(" in body(code)
-    assert "(unsigned int)(-1) *" not in body(code) and "0 - " not in body(code)
+@pytest.mark.parametrize("expr", [c for c in CASES if "div" not in c] + ["-1 * s + i"])
+def test_int32_negation_is_guarded(expr):
+    code = body(generate(kernel(expr)).text)
+    assert "tirx_neg(" in code
+    assert "(unsigned int)(-1) *" not in code and "0 - " not in code
 
 
-@pytest.mark.parametrize(
-    "expr",
-    [
-        "-1 * s + i",  # no min / max: a negation as the C++ compiler likes it
-        "T.cast(T.min(T.cast(-1 * s, 'int64'), T.int64(3)), 'int32')",  # an int64 min: no VIMNMX3
-        "T.cast(T.min(T.cast(-1 * s, 'float32'), T.float32(0)), 'int32')",  # a float min
-    ],
-)
-def test_no_guard_without_an_int32_minmax(expr):
-    code = generate(kernel(expr)).text
-    assert "tirx_neg" not in code
+def test_division_helpers_negate_through_the_guard():
+    code = generate(kernel("T.floordiv(s, t) + T.truncdiv(s, t)")).text
+    helpers = code[: code.index("__global__")]
+    assert (
+        "tirx_neg<int>" in helpers
+        and helpers.count("return tirx_neg(a)") + helpers.count("? tirx_neg(a)") == 2
+    )
 
 
-def test_guard_reaches_helpers_through_the_module():
-    """A device helper's min can meet the kernel's negation after inlining: the scan is per
-    module."""
-    src = """# from tirx.script import tirx as T
-
-@T.ir_module
-class Module:
-    @T.function
-    def lo(a: T.int32, b: T.int32) -> T.int32:
-        return T.min(a, b)
-
-    @T.function
-    def k(s: T.int32, O: T.Tensor((1,), T.int32)):
-        with T.device_entry(1, 1, 1, 1, 1, 1):
-            O[0] = T.Call(Module.lo, [0 - s, O[0]], ty=T.int32)
-"""
-    mod = tirx.loads(src)
-    assert "tirx_neg(" in generate(mod).text
+def test_other_types_keep_their_negation():
+    """uint32, int64 and narrower ints kept their negation in every form tried: not rewritten."""
+    src = (
+        KERNEL.replace("s: T.int32, t: T.int32", "s: T.int64, t: T.int64")
+        .replace("T.Tensor((4,), T.int32)", "T.Tensor((4,), T.int64)")
+        .replace("v: T.let[T.int32]", "v: T.let[T.int64]")
+        .replace("EXPR", "T.min(T.min(0 - v, T.cast(i, 'int64')), t)")
+    )
+    assert "tirx_neg" not in body(generate(tirx.loads(src)).text)
 
 
 def _sass(expr: str) -> list[str]:
@@ -118,5 +112,11 @@ def test_sass_keeps_each_negation(expr):
     """Every negation of the expression still negates something in the SASS (before the
     guard, ``min(min(-s, i), 0)`` compiled to ``VIMNMX3 R5, R5, UR6, RZ`` and nothing else)."""
     sass = _sass(expr)
-    assert any("MNMX" in x for x in sass), sass
-    assert sum(_negates(x) for x in sass) >= expr.count("-1 *") + expr.count("0 -"), sass
+    if "T.min" in expr or "T.max" in expr:
+        assert any("MNMX" in x for x in sass), sass
+    wanted = (
+        1
+        if "div" in expr or "T.Select" in expr or "if_then_else" in expr
+        else expr.count("-1 *") + expr.count("0 -")
+    )
+    assert sum(_negates(x) for x in sass) >= wanted, sass

@@ -67,8 +67,6 @@ from ..ir import (
     IfThenElse,
     IntImm,
     Let,
-    Max,
-    Min,
     Mod,
     Module,
     Mul,
@@ -98,7 +96,7 @@ from ..ir.op import PTX, CExpr, Helper
 from ..ir.operators import BY_NODE, C_PREC_PRIMARY, C_PREC_UNARY, OPERATORS
 from ..ir.stmt import UNROLL_FACTOR
 from ..ir.types import DTYPE_NAMES, prim
-from ..ir.visitor import Visitor, post_order
+from ..ir.visitor import Visitor
 from .asm import asm_bind, asm_call
 
 __all__ = ["CudaSource", "KernelInfo", "KernelParam", "generate"]
@@ -497,7 +495,6 @@ class CodeGenCUDA:
         # result fits), and shift amounts follow the IR's rule; False: plain C++ operators
         # (signed overflow and out-of-range shift amounts undefined)
         self.wrap_int = wrap_int
-        self.neg_guard = False  # int32 negations as tirx_neg (_P_NEG); set per module by generate
         self.features: set[str] = set()
         self.helpers: dict[str, Helper] = {}  # C++ helpers of the ops used, in dependency order
         self.lines: list[str] = []
@@ -784,9 +781,9 @@ class CodeGenCUDA:
             self.features.add("floordiv")
             name = "tirx_sdiv" if isinstance(e, Div) else "tirx_smod"
             return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-        if self.neg_guard and isinstance(e, (Sub, Mul)) and _is_int32(t):
+        if isinstance(e, (Sub, Mul)) and _is_int32(t):
             x = _negated(e)
-            if x is not None:
+            if x is not None:  # a toolchain bug: see _P_NEG
                 self.features.add("neg")
                 return f"tirx_neg({self.expr(x)})", _PREC_PRIMARY
         if self.wrap_int and isinstance(e, (Add, Sub, Mul, Shl, Shr)) and _wide_int(t):
@@ -1590,11 +1587,6 @@ class CodeGenCUDA:
         else:
             raise TypeError(f"tirx.compile: expected a Function or Module, got {type(obj).__name__}")
         self.module = mod
-        # a toolchain bug (_P_NEG): int32 negations become tirx_neg in a module that has an
-        # int32 min / max (inlining can bring one to the other across functions)
-        self.neg_guard = any(
-            isinstance(n, (Min, Max)) and _is_int32(n.ty) for f in mod.functions for n in post_order(f)
-        )
         # C names for all functions
         self._fnames = {}
         taken: set = set()
@@ -1828,14 +1820,14 @@ _P_FLOORDIV = """\
 // signed division and modulo as the IR defines them: truncating, MIN / -1 wraps to MIN and
 // MIN % -1 is 0 (both undefined in C++); b == -1 is the only divisor that can overflow
 template <typename T> __device__ __forceinline__ T tirx_sdiv(T a, T b) {
-  return b == T(-1) ? T(0ull - (unsigned long long)a) : T(a / b);
+  return b == T(-1) ? tirx_neg(a) : T(a / b);
 }
 template <typename T> __device__ __forceinline__ T tirx_smod(T a, T b) {
   return b == T(-1) ? T(0) : T(a % b);
 }
 // floor division and modulo (round toward negative infinity), as in Python
 template <typename T> __device__ __forceinline__ T tirx_floordiv(T a, T b) {
-  if (b == T(-1)) return T(0ull - (unsigned long long)a);  // exact, and MIN wraps to MIN
+  if (b == T(-1)) return tirx_neg(a);  // exact, and MIN wraps to MIN
   T q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
@@ -1849,12 +1841,14 @@ __device__ __forceinline__ float tirx_floormod(float a, float b) { return a - fl
 __device__ __forceinline__ double tirx_floormod(double a, double b) { return a - floor(a / b) * b; }"""
 
 _P_NEG = """\
-// -x for int32 (wrapping) as not + add. ptxas of CUDA 13.0 drops a plain negation that feeds
-// a three-input integer min / max it forms (VIMNMX3): min(min(-s, i), 0) became min(s, i, 0)
-// (docs/cuda.md, "Known limits"); this form reaches the SASS as a negation
-__device__ __forceinline__ int tirx_neg(int x) {
+// -a, wrapping. ptxas of CUDA 13.0 drops a plain int32 negation that feeds a three-input
+// integer min / max it forms (VIMNMX3): min(min(-s, i), 0) ran as min(s, i, 0), also where
+// the min came from a comparison and select (docs/cuda.md, "Known limits"). For int the
+// negation is a not + add in inline PTX, which reaches the SASS as a negation.
+template <typename T> __device__ __forceinline__ T tirx_neg(T a) { return T(0ull - (unsigned long long)a); }
+template <> __device__ __forceinline__ int tirx_neg<int>(int a) {
   int r;
-  asm("{\\n\\t.reg .b32 t;\\n\\tnot.b32 t, %1;\\n\\tadd.s32 %0, t, 1;\\n\\t}" : "=r"(r) : "r"(x));
+  asm("{\\n\\t.reg .b32 t;\\n\\tnot.b32 t, %1;\\n\\tadd.s32 %0, t, 1;\\n\\t}" : "=r"(r) : "r"(a));
   return r;
 }"""
 
@@ -1969,12 +1963,12 @@ def _prelude(features: set, helpers: Any = ()) -> list[str]:
         out.append("#include <cuda_fp4.h>")
     if "dyn_smem" in features:
         out.append("extern __shared__ __align__(16) unsigned char tirx_dyn_smem[];")
+    if "neg" in features or "floordiv" in features:  # the division helpers negate too
+        out.append(_P_NEG)
     if "floordiv" in features:
         out.append(_P_FLOORDIV)
     if "shift" in features:
         out.append(_P_SHIFT)
-    if "neg" in features:
-        out.append(_P_NEG)
     if "f2i" in features:
         out.append(_P_F2I)
     if "vec" in features:
