@@ -150,11 +150,11 @@ def test_random_int_minmax_negation_trees_cuda_matches_interp(expr, s, t, v):
     _neg_minmax_run(expr, s, t, [0, v, 0, 0])
 
 
-# Known CUDA-codegen mismatches these find (2026-11-29, H200): signed int32 arithmetic is
-# emitted as plain C++ `+ - *`, whose overflow is undefined, so nvcc may fold e.g.
-# `INT_MIN + INT_MIN` to something other than the IR's wrapped 0 (~1% of kernels); and an
-# int8 `FloorMod` whose operands C++ promotes to int makes NVRTC reject `tirx_floormod` as
-# ambiguous (extra_types only). The interpreter's results are the IR's meaning.
+# What these found (H200) and is fixed: signed int32 arithmetic emitted as plain C++ `+ - *`,
+# whose overflow is undefined (nvcc folded `INT_MIN + INT_MIN` to something other than the
+# IR's wrapped 0; now wrapping wherever the bounds analysis cannot rule overflow out); an int8
+# `FloorMod` NVRTC rejected as ambiguous; float -> 8/16-bit casts (now saturating); ptxas
+# 13.0's dropped negation (above). The interpreter's results are the IR's meaning.
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(runnable_kernels(extra_types=False))
 def test_runnable_kernels_cuda_matches_interp(r):
