@@ -163,3 +163,102 @@ def test_fuzz_passes_checks_a_user_pass_and_replays_with_it(tmp_path, monkeypatc
     assert main(["fuzz", "-n", "1", "-p", "no-such-pass"]) == 2
     assert main(["fuzz", "-n", "1", "-p", "cse", "--semantic"]) == 2
     assert main(["fuzz", "-n", "1", "-p", "cse", "--plugin", str(tmp_path / "missing.py")]) == 2
+
+
+def _gpu() -> bool:
+    from tirx.runtime import driver as drv
+
+    try:
+        return drv.probe()[0]
+    except Exception:
+        return False
+
+
+def _corrupt(arrays) -> None:
+    """Change the first element of the first non-empty array (to 0, or to 1 where it was 0)."""
+    for a in arrays:
+        if a.size:
+            v = a.reshape(-1)
+            v[0] = 0 if v[0] != 0 else 1
+            return
+
+
+def test_cuda_mode_without_a_gpu_says_so(capsys):
+    if _gpu():
+        pytest.skip("a GPU is here: test_cuda_mode_* below run instead")
+    from tirx.tools.cli import main
+
+    assert main(["fuzz", "--cuda", "-n", "2", "--no-progress"]) == 2
+    assert "tirx fuzz --cuda needs a CUDA GPU" in capsys.readouterr().err
+
+
+@pytest.mark.gpu
+def test_cuda_mode_passes_on_the_gpu(capsys):
+    if not _gpu():
+        pytest.skip("needs a CUDA GPU")
+    from tirx.tools.cli import main
+
+    assert main(["fuzz", "--cuda", "-n", "25", "--seed", "3", "--no-progress", "--no-save"]) == 0
+    out = capsys.readouterr().out
+    assert "cuda fuzz: 25 kernels, CUDA against the interpreter" in out and out.rstrip().endswith("ok")
+
+
+@pytest.mark.gpu
+def test_cuda_mode_reports_a_wrong_result_with_its_replay(tmp_path, monkeypatch, capsys):
+    """A backend that gets one element wrong: the campaign fails, saves the kernel and prints
+    the command that replays it."""
+    if not _gpu():
+        pytest.skip("needs a CUDA GPU")
+    from tirx.testing import gpu_compare
+    from tirx.tools.cli import main
+
+    real = gpu_compare.run_cuda
+
+    def off_by_one(kernel, args):
+        out = real(kernel, args)
+        _corrupt(out)
+        return out
+
+    monkeypatch.setattr(gpu_compare, "run_cuda", off_by_one)
+    rc = main(["fuzz", "--cuda", "-n", "10", "--seed", "5", "--no-progress", "--save", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 1 and "FAIL" in out
+    assert "tirx fuzz --cuda --seed" in out
+    assert list(tmp_path.glob("*.json"))
+
+
+def test_cuda_campaign_compiles_every_kernel_and_reports_a_difference(tmp_path, monkeypatch):
+    """The ``--cuda`` campaign without a GPU: each random kernel goes through ``tirx.compile``
+    (NVRTC, sm_90a) and the launch is replaced by the interpreter, so the campaign passes; a
+    launch that gets one element wrong makes it fail with a replay command and a saved kernel."""
+    pytest.importorskip("cuda.bindings")
+    import tirx.interp as ti
+    from tirx.testing import gpu_compare
+
+    compiled = []
+    real_compile = tirx.compile
+
+    def compile_for_sm90(f, target="cuda", **kw):
+        k = real_compile(f, target="cuda -arch=sm_90a", **kw)
+        compiled.append(k)
+        return f
+
+    def interp_launch(f, args):
+        return gpu_compare.run_interp(ti.compile(f), args)
+
+    monkeypatch.setattr(tirx, "compile", compile_for_sm90)
+    monkeypatch.setattr(gpu_compare, "run_cuda", interp_launch)
+    kw = {"examples": 8, "time_budget": None, "max_shrink_time": 5.0, "save_dir": str(tmp_path)}
+    out = gpu_compare.cuda_campaign(seed=11, **kw)
+    assert out.failure is None and out.examples == 8
+    assert compiled and all(k.module.cubin for k in compiled)
+
+    def off_by_one(f, args):
+        res = interp_launch(f, args)
+        _corrupt(res)
+        return res
+
+    monkeypatch.setattr(gpu_compare, "run_cuda", off_by_one)
+    out = gpu_compare.cuda_campaign(seed=11, **kw)
+    assert out.failure is not None and "tirx fuzz --cuda --seed" in out.failure.replay
+    assert list(tmp_path.glob("*.json"))

@@ -25,33 +25,13 @@ import tirx  # noqa: E402
 import tirx.interp as ti  # noqa: E402
 from tirx.testing.compat_kernels import KERNELS  # noqa: E402
 from tirx.testing.elementwise import elementwise_kernels  # noqa: E402
+from tirx.testing.gpu_compare import EXACT, cuda_check, run_cuda, run_interp, same  # noqa: E402
 from tirx.testing.runnable import runnable_kernels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
-EXACT = ("--fmad=false",)
 # random examples per property; a longer campaign: TIRX_GPU_EXAMPLES=1000 pytest -m gpu ...
+# (or `tirx fuzz --cuda --time SECONDS`, the same check as a campaign)
 EXAMPLES = int(os.environ.get("TIRX_GPU_EXAMPLES", "60"))
-
-
-def _cuda_run(k, args):
-    dev = [torch.from_numpy(a.copy()).cuda() if isinstance(a, np.ndarray) else a for a in args]
-    k(*dev)
-    torch.cuda.synchronize()
-    return [d.cpu().numpy() for d in dev if isinstance(d, torch.Tensor)]
-
-
-def _interp_run(k, args):
-    host = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    k(*host)
-    return [a for a in host if isinstance(a, np.ndarray)]
-
-
-def _same(a, b, ulp_ok=False):
-    for x, y in zip(a, b):
-        if x.dtype.kind == "f" and ulp_ok:
-            np.testing.assert_allclose(x, y, rtol=2e-6, atol=1e-6)
-        else:
-            np.testing.assert_array_equal(x, y)
 
 
 rng = np.random.default_rng(7)
@@ -88,9 +68,9 @@ def _inputs(name):
 def test_compat_kernel_cuda_matches_interp(name):
     f = KERNELS[name]()
     args = _inputs(name)
-    want = _interp_run(ti.compile(f), args)
-    got = _cuda_run(tirx.compile(f, target="cuda", options=EXACT), args)
-    _same(want, got, ulp_ok=name in ("inline_helpers", "matmul_tiled_smem"))
+    want = run_interp(ti.compile(f), args)
+    got = run_cuda(tirx.compile(f, target="cuda", options=EXACT), args)
+    same(want, got, ulp_ok=name in ("inline_helpers", "matmul_tiled_smem"))
 
 
 def test_module_cuda_matches_interp():
@@ -98,7 +78,7 @@ def test_module_cuda_matches_interp():
     A, B = rng.standard_normal(1024).astype(f32), rng.standard_normal(1024).astype(f32)
     mi, mc = ti.compile(m), tirx.compile(m, target="cuda", options=EXACT)
     for name, args in (("k_relu", [A, np.zeros(1024, f32)]), ("k_lerp", [A, B, np.zeros(1024, f32)])):
-        _same(_interp_run(mi[name], args), _cuda_run(mc[name], args))
+        same(run_interp(mi[name], args), run_cuda(mc[name], args))
 
 
 # ptxas of CUDA 13.0 dropped an int32 negation feeding a three-input min / max it formed
@@ -111,9 +91,9 @@ INT32_EDGES = (0, 1, -1, 7, -7, 2**31 - 1, -(2**31), 2**30, -(2**30) - 3)
 def _neg_minmax_run(expr, s, t, o):
     f = neg_minmax_kernel(expr)
     args = [s, t, np.asarray(o, np.int32)]
-    want = _interp_run(ti.compile(f), args)
-    got = _cuda_run(tirx.compile(f, target="cuda", cache=False), args)
-    _same(want, got)
+    want = run_interp(ti.compile(f), args)
+    got = run_cuda(tirx.compile(f, target="cuda", cache=False), args)
+    same(want, got)
 
 
 @pytest.mark.parametrize("expr", NEG_MINMAX_CASES)
@@ -158,12 +138,7 @@ def test_random_int_minmax_negation_trees_cuda_matches_interp(expr, s, t, v):
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(runnable_kernels(extra_types=False))
 def test_runnable_kernels_cuda_matches_interp(r):
-    if "device=True" not in r.note:
-        return  # host-only kernels have no CUDA launch
-    want = r.run()
-    # wrap_int: signed overflow wraps in the generated C++ as it does in the IR
-    got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True), r.fresh_args())
-    _same(want, got)
+    cuda_check(r)  # host-only kernels are passed over; signed overflow wraps as in the IR
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -171,9 +146,7 @@ def test_runnable_kernels_cuda_matches_interp(r):
 def test_elementwise_kernels_cuda_matches_interp(r):
     """tirx.compile's VectorizeThreads (16-byte lanes, scalar fallback for tails and offsets
     that break alignment) against the interpreter running the kernel as written."""
-    want = r.run()
-    got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT), r.fresh_args())
-    _same(want, got)
+    cuda_check(r)
 
 
 def test_cpu_torch_tensors_on_interp():
@@ -210,16 +183,12 @@ def test_example_kernel_cuda_matches_interp(name):
     path, inputs, ulp_ok = EXAMPLE_CASES[name]
     f = _example(path).KERNELS[name]()
     args = inputs()
-    want = _interp_run(ti.compile(f), args)
-    got = _cuda_run(tirx.compile(f, target="cuda", options=EXACT), args)
-    _same(want, got, ulp_ok=ulp_ok)
+    want = run_interp(ti.compile(f), args)
+    got = run_cuda(tirx.compile(f, target="cuda", options=EXACT), args)
+    same(want, got, ulp_ok=ulp_ok)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(runnable_kernels(extra_types=True))
 def test_runnable_kernels_all_types_cuda_matches_interp(r):
-    if "device=True" not in r.note:
-        return
-    want = r.run()
-    got = _cuda_run(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True), r.fresh_args())
-    _same(want, got)
+    cuda_check(r)

@@ -248,9 +248,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         except (ImportError, AttributeError) as e:
             _err(f"error: tirx fuzz --semantic is not available yet ({e})")
             return 2
-    if args.passes is not None and (args.semantic or args.mutate):
-        _err("tirx fuzz: error: --passes runs with the round-trip campaign (not --semantic or --mutate)")
+    if args.passes is not None and (args.semantic or args.mutate or args.cuda):
+        _err(
+            "tirx fuzz: error: --passes runs with the round-trip campaign (not --semantic, --mutate or --cuda)"
+        )
         return 2
+    if args.cuda:
+        from tirx.runtime import driver as drv
+
+        ok, why = drv.probe()
+        if not ok:
+            _err(f"error: tirx fuzz --cuda needs a CUDA GPU: {why}")
+            return 2
     problems: Callable[[Any], list[str]] = roundtrip_problems
     replay = ""
     if args.passes is not None:
@@ -263,10 +272,16 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     seed = fuzzing.fresh_seed() if args.seed is None else args.seed
     examples = args.examples if args.examples is not None else (None if args.time else 100)
     prog = _Progress(
-        "mutate" if args.mutate else "semantic fuzz" if args.semantic else "fuzz",
+        "mutate"
+        if args.mutate
+        else "semantic fuzz"
+        if args.semantic
+        else "cuda fuzz"
+        if args.cuda
+        else "fuzz",
         total=examples,
         enabled=not args.no_progress,
-        unit="inputs" if args.mutate else "kernels" if args.semantic else "programs",
+        unit="inputs" if args.mutate else "kernels" if args.semantic or args.cuda else "programs",
     )
     try:
         return _fuzz(args, fuzzing, fz, seed, examples, prog, problems, replay)
@@ -311,7 +326,12 @@ def _fuzz(
         "save_dir": save,
         "on_progress": prog,
     }
-    if fz is not None:
+    if args.cuda:
+        from tirx.testing import gpu_compare
+
+        out = gpu_compare.cuda_campaign(**common)
+        what = "kernels, CUDA against the interpreter"
+    elif fz is not None:
         out = fuzzing.run_semantic(**common)
         checks = ", ".join(n for n, _ in fz.semantic_checks())
         what = f"kernels, checks {checks}"
@@ -573,8 +593,8 @@ def _parser() -> argparse.ArgumentParser:
         help="round-trip / semantic / mutation campaigns on generated programs",
         description=(
             "Run the round-trip invariants on programs from tirx.testing.strategies (default), the "
-            "passes against the interpreter (--semantic), or the whole pipeline on mutated .tirx text "
-            "(--mutate). Prints one summary line, and for a failure the shrunk program, the error and "
+            "passes against the interpreter (--semantic), the CUDA backend against the interpreter on a "
+            "GPU (--cuda), or the whole pipeline on mutated .tirx text (--mutate). Prints one summary line, and for a failure the shrunk program, the error and "
             "the command that replays it; failures are saved under --save DIR. Exit 1 on a failure."
         ),
     )
@@ -629,6 +649,12 @@ def _parser() -> argparse.ArgumentParser:
         "--semantic",
         action="store_true",
         help="compare interpreter results before/after passes and round trips (needs tirx.interp)",
+    )
+    mode.add_argument(
+        "--cuda",
+        action="store_true",
+        help="compile random kernels for the GPU and compare them with the interpreter, bit for bit "
+        "(needs a CUDA GPU and the [cuda] extra)",
     )
     mode.add_argument(
         "--mutate",
