@@ -24,6 +24,8 @@ def k(s: T.int32, t: T.int32, O: T.Tensor((4,), T.int32)):
     with T.device_entry(1, 1, 1, 1, 1, 1):
         i: T.let[T.int32] = T.cuda.block_idx("x") + T.cuda.thread_idx("x")
         v: T.let[T.int32] = O[1]
+        z: T.let[T.int32] = 0
+        m: T.let[T.int32] = -1
         if i < 1:
             O[i] = O[i] + EXPR
 """
@@ -44,6 +46,10 @@ CASES = [
     # min / max written as comparisons and selects (NVVM turns them into min / max)
     "T.Select(T.Select(0 - s < i, 0 - s, i) < 0, T.Select(0 - s < i, 0 - s, i), 0)",
     "T.if_then_else(T.if_then_else(0 - v < i, 0 - v, i) < t, T.if_then_else(0 - v < i, 0 - v, i), t)",
+    # a 0 or -1 the C++ compiler knows from a binding: still a negation to it
+    "T.min(T.min(z - s, i), t)",
+    "T.max(T.max(s * m, i), t)",
+    "T.min(T.min(m * v, i), t)",
     # the division helpers negate when the divisor is -1
     "T.min(T.min(T.floordiv(s, -1), i), 0)",
     "T.min(T.min(T.truncdiv(v, -1), i), t)",
@@ -64,6 +70,8 @@ def test_int32_negation_is_guarded(expr):
     code = body(generate(kernel(expr)).text)
     assert "tirx_neg(" in code
     assert "(unsigned int)(-1) *" not in code and "0 - " not in code
+    assert "(unsigned int)(z) - (unsigned int)" not in code
+    assert "* (unsigned int)(m)" not in code and "(unsigned int)(m) *" not in code
 
 
 def test_division_helpers_negate_through_the_guard():

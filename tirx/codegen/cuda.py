@@ -782,10 +782,10 @@ class CodeGenCUDA:
             name = "tirx_sdiv" if isinstance(e, Div) else "tirx_smod"
             return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
         if isinstance(e, (Sub, Mul)) and _is_int32(t):
-            x = _negated(e)
-            if x is not None:  # a toolchain bug: see _P_NEG
+            g = self._guarded_negation(e)
+            if g is not None:  # a toolchain bug: see _P_NEG
                 self.features.add("neg")
-                return f"tirx_neg({self.expr(x)})", _PREC_PRIMARY
+                return g, _PREC_PRIMARY
         if self.wrap_int and isinstance(e, (Add, Sub, Mul, Shl, Shr)) and _wide_int(t):
             if isinstance(e, (Shl, Shr)) and not self.bounds.shift_in_range(e):
                 # C++ defines only amounts in [0, bits): the IR's rule in a helper
@@ -856,6 +856,31 @@ class CodeGenCUDA:
 
     def e_Max(self, e):
         return self._minmax("max", e)
+
+    def _guarded_negation(self, e: Any) -> str | None:
+        """An int32 ``Sub`` / ``Mul`` that is a negation, written through ``tirx_neg`` (_P_NEG);
+        None for other ones. ``0 - x``, ``-1 * x``, ``x * -1`` become ``tirx_neg(x)``. Where the
+        0 or -1 is not a literal but provably that value (a bound constant, a range the bounds
+        analysis pins down), the C++ compiler would still see a negation: ``a - x`` becomes
+        ``a + tirx_neg(x)`` and ``k * x`` ``tirx_neg(x * -k)``, equal for every ``a`` and ``k``."""
+        if isinstance(e, Sub):
+            if isinstance(e.a, IntImm) and e.a.value == 0:
+                return f"tirx_neg({self.expr(e.b)})"
+            if self.bounds(e.a) == (0, 0):
+                return (
+                    f"((int)((unsigned int)({self.expr(e.a)}) + (unsigned int)(tirx_neg({self.expr(e.b)}))))"
+                )
+            return None
+        pairs = ((e.a, e.b), (e.b, e.a))
+        for k, x in pairs:
+            if isinstance(k, IntImm) and k.value == -1:
+                return f"tirx_neg({self.expr(x)})"
+        for k, x in pairs:
+            if self.bounds(k) == (-1, -1):
+                return (
+                    f"tirx_neg((int)((unsigned int)({self.expr(x)}) * (0u - (unsigned int)({self.expr(k)}))))"
+                )
+        return None
 
     def _minmax(self, which: str, e):
         t = e.a.ty
@@ -1795,18 +1820,6 @@ def _coerce(cls, a: PrimExpr, b: PrimExpr) -> PrimExpr:
 
 def _is_int32(t: Any) -> bool:
     return isinstance(t, PrimType) and t.kind == "int" and t.bits == 32 and t.lanes == 1
-
-
-def _negated(e: Any) -> Any:
-    """``x`` of an int32 negation ``0 - x``, ``-1 * x`` or ``x * -1``; else None."""
-    if isinstance(e, Sub) and isinstance(e.a, IntImm) and e.a.value == 0:
-        return e.b
-    if isinstance(e, Mul):
-        if isinstance(e.a, IntImm) and e.a.value == -1:
-            return e.b
-        if isinstance(e.b, IntImm) and e.b.value == -1:
-            return e.a
-    return None
 
 
 # --------------------------------------------------------------------------- prelude
