@@ -2,8 +2,8 @@
 and tests/test_interp_gpu.py).
 
 The interpreter's results are the IR's meaning; a kernel compiled by ``tirx.compile`` (with
-``--fmad=false`` so float results are bit-exact, and wrapping signed arithmetic) must give the
-same arrays bit for bit. Device memory comes from the driver (``DeviceArray``, a
+``--fmad=false`` so float results are exact, and wrapping signed arithmetic) must give the
+same arrays (``same``). Device memory comes from the driver (``DeviceArray``, a
 ``__cuda_array_interface__`` array), so a campaign needs the ``[cuda]`` extra and a GPU, not
 torch. What such campaigns found is in docs/cuda.md ("Known limits") and docs/benchmarks.md.
 """
@@ -74,8 +74,9 @@ def run_interp(kernel: Any, args: list) -> list[np.ndarray]:
 
 
 def same(want: list, got: list, ulp_ok: bool = False) -> None:
-    """The arrays agree: bit for bit (NaNs where NaNs are), or for floats within a few ulp
-    (``ulp_ok``: transcendental functions); AssertionError naming the first difference."""
+    """The arrays agree: equal element for element (a NaN matches a NaN; -0.0 equals 0.0), or
+    for floats within a few ulp (``ulp_ok``: transcendental functions); AssertionError naming
+    the output and the differing elements."""
     for i, (x, y) in enumerate(zip(want, got)):
         if x.dtype.kind == "f" and ulp_ok:
             np.testing.assert_allclose(x, y, rtol=2e-6, atol=1e-6, err_msg=f"output {i}")
