@@ -11,7 +11,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from tirx.testing.campaign import _printable, run_campaign
+from tirx.testing.campaign import kernel_campaign
 
 __all__ = ["check_runnable", "run_semantic", "semantic_checks", "semantic_strategy"]
 
@@ -98,16 +98,15 @@ def semantic_campaign(
     """The semantic properties as a ``tirx.testing.campaign.run_campaign`` run; returns its
     ``Outcome``."""
     checks = semantic_checks()
-    return run_campaign(
+    return kernel_campaign(
         "semantic",
+        "--semantic",
         semantic_strategy(),
         lambda r: check_runnable(r, checks),
         seed=seed,
         examples=examples,
         time_budget=time_budget,
         max_shrink_time=max_shrink_time,
-        replay_cmd="tirx fuzz --semantic --seed {seed} --examples {examples}",
-        text_of=lambda r: _printable(r.func),
         save_dir=save_dir,
         on_progress=on_progress,
     )

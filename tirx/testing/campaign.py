@@ -27,6 +27,7 @@ __all__ = [
     "Failure",
     "Outcome",
     "fresh_seed",
+    "kernel_campaign",
     "run_budgeted",
     "run_campaign",
     "save_failure",
@@ -263,3 +264,17 @@ def run_campaign(
         if save_dir is not None:
             out.saved = (save or save_failure)(save_dir, out.failure)
     return out
+
+
+def kernel_campaign(mode: str, flag: str, strategy: Any, check: Callable[[Any], None], **run: Any) -> Outcome:
+    """``run_campaign`` over generated kernels (``tirx.testing.runnable.Runnable``: a failure
+    saves its function's text), replayed by ``tirx fuzz <flag> --seed S --examples N``;
+    ``run``: ``run_campaign``'s keyword arguments (seed, examples, time_budget, ...)."""
+    return run_campaign(
+        mode,
+        strategy,
+        check,
+        replay_cmd=f"tirx fuzz {flag} --seed {{seed}} --examples {{examples}}",
+        text_of=lambda r: _printable(r.func),
+        **run,
+    )

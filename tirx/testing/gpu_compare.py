@@ -118,18 +118,17 @@ def cuda_campaign(
     on_progress: Any = None,
 ) -> Any:
     """``cuda_check`` over ``cuda_strategy`` as a ``tirx.testing.campaign`` run (``Outcome``)."""
-    from .campaign import _printable, run_campaign
+    from .campaign import kernel_campaign
 
-    return run_campaign(
+    return kernel_campaign(
         "cuda",
+        "--cuda",
         cuda_strategy(),
         cuda_check,
         seed=seed,
         examples=examples,
         time_budget=time_budget,
         max_shrink_time=max_shrink_time,
-        replay_cmd="tirx fuzz --cuda --seed {seed} --examples {examples}",
-        text_of=lambda r: _printable(r.func),
         save_dir=save_dir,
         on_progress=on_progress,
     )
