@@ -108,27 +108,9 @@ def cuda_strategy() -> Any:
     )
 
 
-def cuda_campaign(
-    *,
-    seed: int,
-    examples: int | None,
-    time_budget: float | None,
-    max_shrink_time: float,
-    save_dir: Any,
-    on_progress: Any = None,
-) -> Any:
-    """``cuda_check`` over ``cuda_strategy`` as a ``tirx.testing.campaign`` run (``Outcome``)."""
+def cuda_campaign(**run: Any) -> Any:
+    """``cuda_check`` over ``cuda_strategy`` as a ``tirx.testing.campaign`` run (``Outcome``);
+    ``run``: seed, examples, time_budget, max_shrink_time, save_dir, on_progress."""
     from .campaign import kernel_campaign
 
-    return kernel_campaign(
-        "cuda",
-        "--cuda",
-        cuda_strategy(),
-        cuda_check,
-        seed=seed,
-        examples=examples,
-        time_budget=time_budget,
-        max_shrink_time=max_shrink_time,
-        save_dir=save_dir,
-        on_progress=on_progress,
-    )
+    return kernel_campaign("cuda", "--cuda", cuda_strategy(), cuda_check, **run)
