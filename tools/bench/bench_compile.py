@@ -194,9 +194,10 @@ def fresh(only: str, reps: int, baseline: str | None = None) -> None:
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     labels = [label for label, _make in kernels(baseline) if only in label]
     runs: dict[str, list] = {label: [] for label in labels}
+    failed: set[str] = set()
     for _ in range(reps):  # round robin: a slow spell of the machine hits every kernel alike
         for label in labels:
-            if runs[label] is None:
+            if label in failed:
                 continue
             r = subprocess.run(
                 [sys.executable, os.path.abspath(__file__), "--child", label]
@@ -207,11 +208,11 @@ def fresh(only: str, reps: int, baseline: str | None = None) -> None:
             line = [x for x in r.stdout.splitlines() if x.startswith("CHILD ")]
             if r.returncode or not line:
                 print(f"| {label} | failed: {r.stderr.strip()[-300:]} |")
-                runs[label] = None
+                failed.add(label)
                 continue
             runs[label].append(json.loads(line[0][6:]))
     for label in labels:
-        if not runs[label]:
+        if label in failed or not runs[label]:
             continue
         m = {k: min(x[k] for x in runs[label]) for k in runs[label][0]}
         print(
