@@ -227,27 +227,33 @@ def test_cuda_mode_reports_a_wrong_result_with_its_replay(tmp_path, monkeypatch,
     assert list(tmp_path.glob("*.json"))
 
 
-def test_cuda_campaign_compiles_every_kernel_and_reports_a_difference(tmp_path, monkeypatch):
-    """The ``--cuda`` campaign without a GPU: each random kernel goes through ``tirx.compile``
-    (NVRTC, sm_90a) and the launch is replaced by the interpreter, so the campaign passes; a
-    launch that gets one element wrong makes it fail with a replay command and a saved kernel."""
+def _launch_on_the_interpreter(monkeypatch) -> list:
+    """``--cuda`` without a GPU: ``tirx.compile`` still builds each kernel for sm_90a (NVRTC;
+    the builds are returned in the list), and the launch runs the interpreter instead."""
     pytest.importorskip("cuda.bindings")
     import tirx.interp as ti
     from tirx.testing import gpu_compare
 
-    compiled = []
+    compiled: list = []
     real_compile = tirx.compile
 
     def compile_for_sm90(f, target="cuda", **kw):
-        k = real_compile(f, target="cuda -arch=sm_90a", **kw)
-        compiled.append(k)
+        compiled.append(real_compile(f, target="cuda -arch=sm_90a", **kw))
         return f
 
-    def interp_launch(f, args):
-        return gpu_compare.run_interp(ti.compile(f), args)
-
     monkeypatch.setattr(tirx, "compile", compile_for_sm90)
-    monkeypatch.setattr(gpu_compare, "run_cuda", interp_launch)
+    monkeypatch.setattr(gpu_compare, "run_cuda", lambda f, args: gpu_compare.run_interp(ti.compile(f), args))
+    return compiled
+
+
+def test_cuda_campaign_compiles_every_kernel_and_reports_a_difference(tmp_path, monkeypatch):
+    """The ``--cuda`` campaign without a GPU: each random kernel goes through ``tirx.compile``
+    (NVRTC, sm_90a) and the launch is replaced by the interpreter, so the campaign passes; a
+    launch that gets one element wrong makes it fail with a replay command and a saved kernel."""
+    from tirx.testing import gpu_compare
+
+    compiled = _launch_on_the_interpreter(monkeypatch)
+    interp_launch = gpu_compare.run_cuda
     kw = {"examples": 8, "time_budget": None, "max_shrink_time": 5.0, "save_dir": str(tmp_path)}
     out = gpu_compare.cuda_campaign(seed=11, **kw)
     assert out.failure is None and out.examples == 8
@@ -262,3 +268,20 @@ def test_cuda_campaign_compiles_every_kernel_and_reports_a_difference(tmp_path, 
     out = gpu_compare.cuda_campaign(seed=11, **kw)
     assert out.failure is not None and "tirx fuzz --cuda --seed" in out.failure.replay
     assert list(tmp_path.glob("*.json"))
+
+
+def test_long_campaign_rotates_through_cuda(monkeypatch):
+    """``python -m tirx.tools.campaign --modes ... cuda``: the cuda slices count kernels in the
+    status line like the others (launch on the interpreter here); without a GPU the command
+    refuses the mode."""
+    from tirx.tools import campaign
+
+    if not _gpu():
+        assert campaign.main(["--seconds", "1", "--modes", "cuda"]) == 2
+    compiled = _launch_on_the_interpreter(monkeypatch)
+    out = io.StringIO()
+    st = campaign.run_campaigns(
+        seconds=8, slice_s=4, seed=7, save_dir=None, modes=["semantic", "cuda"], stream=out
+    )
+    assert not st.failures and st.done["semantic"] > 0 and st.done["cuda"] > 0, out.getvalue()
+    assert compiled and "cuda " in st.line()

@@ -1,6 +1,7 @@
 """The long campaign: round-trip, semantic and mutation fuzzing in rotation, for hours.
 
     python -m tirx.tools.campaign --hours 4 [--slice 300] [--save fuzz-failures] [--seed S]
+    python -m tirx.tools.campaign --hours 4 --modes roundtrip semantic mutate cuda   # on a GPU
 
 Each slice runs one campaign for ``--slice`` seconds with a fresh seed (seed, seed + 100000,
 ...: every slice is replayable on its own); a failure is saved (``.tirx`` + ``.json``, at
@@ -22,19 +23,21 @@ from tirx.tools import fuzzing
 
 __all__ = ["main", "run_campaigns"]
 
-MODES = ("roundtrip", "semantic", "mutate")
+MODES = ("roundtrip", "semantic", "mutate")  # the default rotation
+GPU_MODES = ("cuda",)  # opt-in: `tirx fuzz --cuda`, needs a CUDA GPU
 
 
 class _Status:
     """Per-mode counts and the periodic one-line report."""
 
-    def __init__(self, every: float, stream: Any = None) -> None:
+    def __init__(self, every: float, stream: Any = None, modes: Sequence[str] = MODES) -> None:
+        self.modes = tuple(modes)
         self.every = every
         self.stream = stream or sys.stdout
         self.t0 = time.monotonic()
         self.last = self.t0
-        self.done: dict[str, int] = dict.fromkeys(MODES, 0)
-        self.secs: dict[str, float] = dict.fromkeys(MODES, 0.0)
+        self.done: dict[str, int] = dict.fromkeys(self.modes, 0)
+        self.secs: dict[str, float] = dict.fromkeys(self.modes, 0.0)
         self.failures: dict[str, int] = {}  # signature -> count
         self.saved: list[str] = []
         self.cur_mode = ""
@@ -57,7 +60,7 @@ class _Status:
     def line(self) -> str:
         el = time.monotonic() - self.t0
         parts = []
-        for m in MODES:
+        for m in self.modes:
             n = self.done[m] + (self.cur_n if m == self.cur_mode else 0)
             s = self.secs[m] + (self.cur_s if m == self.cur_mode else 0.0)
             parts.append(f"{m} {n} ({n / s if s > 0 else 0.0:.1f}/s)")
@@ -80,6 +83,19 @@ def _signature(mode: str, error: str) -> str:
     return f"{mode}: {first}"
 
 
+def _cuda_run() -> Any:
+    from tirx.testing import gpu_compare
+
+    return gpu_compare.cuda_campaign
+
+
+_RUNS = {
+    "roundtrip": lambda: fuzzing.run_roundtrip,
+    "semantic": lambda: fuzzing.run_semantic,
+    "cuda": _cuda_run,
+}
+
+
 def run_campaigns(
     *,
     seconds: float,
@@ -96,7 +112,7 @@ def run_campaigns(
     from tirx.tools import mutate
 
     seed = fuzzing.fresh_seed() if seed is None else seed
-    st = _Status(every, stream)
+    st = _Status(every, stream, modes)
     print(
         f"campaign: {seconds:.0f} s, slices of {slice_s:.0f} s, seed {seed}, saving to {save_dir}",
         file=st.stream,
@@ -128,11 +144,16 @@ def run_campaigns(
                     st.failures[key] = st.failures.get(key, 0) + g.count
                     st.saved.extend(g.saved)
                 continue
-            run = fuzzing.run_roundtrip if mode == "roundtrip" else fuzzing.run_semantic
+            run = _RUNS[mode]()
             slice_end = time.monotonic() + budget
             while (left := slice_end - time.monotonic()) > 1.0:  # a failure ends a run, not the slice
                 out = run(
-                    seed=s, time_budget=left, max_shrink_time=max_shrink_time, save_dir=None, on_progress=cb
+                    seed=s,
+                    examples=None,
+                    time_budget=left,
+                    max_shrink_time=max_shrink_time,
+                    save_dir=None,
+                    on_progress=cb,
                 )
                 st.slice_done(mode, out.examples, out.seconds - out.shrink_seconds)
                 if out.failure is None:
@@ -172,7 +193,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--every", type=float, default=60.0, help="seconds between status lines (default 60)")
     p.add_argument("--max-shrink-time", type=float, default=60.0, help="seconds spent shrinking one failure")
     p.add_argument(
-        "--modes", nargs="+", choices=MODES, default=list(MODES), help="campaigns to rotate through"
+        "--modes",
+        nargs="+",
+        choices=MODES + GPU_MODES,
+        default=list(MODES),
+        help="campaigns to rotate through (cuda: the CUDA backend against the interpreter, on a GPU)",
     )
     args = p.parse_args(argv)
     seconds = (
@@ -180,6 +205,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if seconds <= 0 or args.slice <= 0:
         p.error("the duration and --slice must be positive")
+    if "cuda" in args.modes:
+        from tirx.runtime import driver as drv
+
+        ok, why = drv.probe()
+        if not ok:
+            print(f"error: the cuda campaign needs a CUDA GPU: {why}", file=sys.stderr)
+            return 2
     st = run_campaigns(
         seconds=seconds,
         slice_s=args.slice,
