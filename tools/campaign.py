@@ -148,12 +148,7 @@ def run_campaigns(
             slice_end = time.monotonic() + budget
             while (left := slice_end - time.monotonic()) > 1.0:  # a failure ends a run, not the slice
                 out = run(
-                    seed=s,
-                    examples=None,
-                    time_budget=left,
-                    max_shrink_time=max_shrink_time,
-                    save_dir=None,
-                    on_progress=cb,
+                    seed=s, time_budget=left, max_shrink_time=max_shrink_time, save_dir=None, on_progress=cb
                 )
                 st.slice_done(mode, out.examples, out.seconds - out.shrink_seconds)
                 if out.failure is None:

@@ -270,6 +270,7 @@ def kernel_campaign(mode: str, flag: str, strategy: Any, check: Callable[[Any], 
     """``run_campaign`` over generated kernels (``tirx.testing.runnable.Runnable``: a failure
     saves its function's text), replayed by ``tirx fuzz <flag> --seed S --examples N``;
     ``run``: ``run_campaign``'s keyword arguments (seed, examples, time_budget, ...)."""
+    run.setdefault("examples", None)  # None: as many as the time budget allows
     return run_campaign(
         mode,
         strategy,
