@@ -83,17 +83,7 @@ def _signature(mode: str, error: str) -> str:
     return f"{mode}: {first}"
 
 
-def _cuda_run() -> Any:
-    from tirx.testing import gpu_compare
-
-    return gpu_compare.cuda_campaign
-
-
-_RUNS = {
-    "roundtrip": lambda: fuzzing.run_roundtrip,
-    "semantic": lambda: fuzzing.run_semantic,
-    "cuda": _cuda_run,
-}
+_RUNS = {"roundtrip": fuzzing.run_roundtrip, "semantic": fuzzing.run_semantic, "cuda": fuzzing.run_cuda}
 
 
 def run_campaigns(
@@ -144,7 +134,7 @@ def run_campaigns(
                     st.failures[key] = st.failures.get(key, 0) + g.count
                     st.saved.extend(g.saved)
                 continue
-            run = _RUNS[mode]()
+            run = _RUNS[mode]
             slice_end = time.monotonic() + budget
             while (left := slice_end - time.monotonic()) > 1.0:  # a failure ends a run, not the slice
                 out = run(
@@ -200,13 +190,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if seconds <= 0 or args.slice <= 0:
         p.error("the duration and --slice must be positive")
-    if "cuda" in args.modes:
-        from tirx.runtime import driver as drv
-
-        ok, why = drv.probe()
-        if not ok:
-            print(f"error: the cuda campaign needs a CUDA GPU: {why}", file=sys.stderr)
-            return 2
+    why = fuzzing.gpu_unavailable() if "cuda" in args.modes else None
+    if why:
+        print(f"error: the cuda campaign needs a CUDA GPU: {why}", file=sys.stderr)
+        return 2
     st = run_campaigns(
         seconds=seconds,
         slice_s=args.slice,

@@ -253,13 +253,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             "tirx fuzz: error: --passes runs with the round-trip campaign (not --semantic, --mutate or --cuda)"
         )
         return 2
-    if args.cuda:
-        from tirx.runtime import driver as drv
-
-        ok, why = drv.probe()
-        if not ok:
-            _err(f"error: tirx fuzz --cuda needs a CUDA GPU: {why}")
-            return 2
+    why = fuzzing.gpu_unavailable() if args.cuda else None
+    if why:
+        _err(f"error: tirx fuzz --cuda needs a CUDA GPU: {why}")
+        return 2
     problems: Callable[[Any], list[str]] = roundtrip_problems
     replay = ""
     if args.passes is not None:
@@ -271,17 +268,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         replay = f"--passes {shlex.quote(args.passes)}{plugins}"
     seed = fuzzing.fresh_seed() if args.seed is None else args.seed
     examples = args.examples if args.examples is not None else (None if args.time else 100)
+    mode = "mutate" if args.mutate else "semantic" if args.semantic else "cuda" if args.cuda else ""
     prog = _Progress(
-        "mutate"
-        if args.mutate
-        else "semantic fuzz"
-        if args.semantic
-        else "cuda fuzz"
-        if args.cuda
-        else "fuzz",
+        {"mutate": "mutate", "": "fuzz"}.get(mode, f"{mode} fuzz"),
         total=examples,
         enabled=not args.no_progress,
-        unit="inputs" if args.mutate else "kernels" if args.semantic or args.cuda else "programs",
+        unit={"mutate": "inputs", "": "programs"}.get(mode, "kernels"),
     )
     try:
         return _fuzz(args, fuzzing, fz, seed, examples, prog, problems, replay)
@@ -327,9 +319,7 @@ def _fuzz(
         "on_progress": prog,
     }
     if args.cuda:
-        from tirx.testing import gpu_compare
-
-        out = gpu_compare.cuda_campaign(**common)
+        out = fuzzing.run_cuda(**common)
         what = "kernels, CUDA against the interpreter"
     elif fz is not None:
         out = fuzzing.run_semantic(**common)

@@ -31,9 +31,11 @@ __all__ = [
     "Failure",
     "Outcome",
     "fresh_seed",
+    "gpu_unavailable",
     "pipeline_problems",
     "roundtrip_problems",
     "run_budgeted",
+    "run_cuda",
     "run_roundtrip",
     "save_failure",
 ]
@@ -163,3 +165,19 @@ def run_semantic(
         save_dir=save_dir,
         on_progress=on_progress,
     )
+
+
+def gpu_unavailable() -> str | None:
+    """Why the ``cuda`` campaign cannot run here (no driver, no device), or None."""
+    from tirx.runtime import driver as drv
+
+    ok, why = drv.probe()
+    return None if ok else why
+
+
+def run_cuda(**run: Any) -> Outcome:
+    """The CUDA backend against the interpreter on random kernels, on this machine's GPU
+    (``tirx.testing.gpu_compare``); ``run`` as ``run_semantic``'s keywords."""
+    from tirx.testing import gpu_compare
+
+    return gpu_compare.cuda_campaign(**run)

@@ -793,9 +793,7 @@ class CodeGenCUDA:
                 name = "tirx_shl" if isinstance(e, Shl) else "tirx_shr"
                 return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
             if t.kind == "int" and self.int_overflows(e):
-                u = "unsigned int" if t.bits == 32 else "unsigned long long"
-                a, b = self.expr(e.a), self.expr(e.b)
-                return f"(({self.ctype(t)})(({u})({a}) {op} ({u})({b})))", _PREC_PRIMARY
+                return _wrapping(self.ctype(t), t.bits, self.expr(e.a), op, self.expr(e.b)), _PREC_PRIMARY
         if isinstance(e, (Add, Sub, Mul, Div, Mod, Shl)) and _narrow_int(t):
             # C++ computes 8/16-bit integers in int: truncate back to the IR's dtype
             return f"(({self.ctype(t)})({self._binary(e, op, prec)[0]}))", _PREC_PRIMARY
@@ -867,9 +865,7 @@ class CodeGenCUDA:
             if isinstance(e.a, IntImm) and e.a.value == 0:
                 return f"tirx_neg({self.expr(e.b)})"
             if self.bounds(e.a) == (0, 0):
-                return (
-                    f"((int)((unsigned int)({self.expr(e.a)}) + (unsigned int)(tirx_neg({self.expr(e.b)}))))"
-                )
+                return _wrapping("int", 32, self.expr(e.a), "+", f"tirx_neg({self.expr(e.b)})")
             return None
         pairs = ((e.a, e.b), (e.b, e.a))
         for k, x in pairs:
@@ -877,9 +873,8 @@ class CodeGenCUDA:
                 return f"tirx_neg({self.expr(x)})"
         for k, x in pairs:
             if self.bounds(k) == (-1, -1):
-                return (
-                    f"tirx_neg((int)((unsigned int)({self.expr(x)}) * (0u - (unsigned int)({self.expr(k)}))))"
-                )
+                minus_k = f"0u - (unsigned int)({self.expr(k)})"
+                return f"tirx_neg({_wrapping('int', 32, self.expr(x), '*', minus_k)})"
         return None
 
     def _minmax(self, which: str, e):
@@ -1816,6 +1811,13 @@ def _coerce(cls, a: PrimExpr, b: PrimExpr) -> PrimExpr:
             b = Cast(wide, b)
         return cls(a, b)
     return cls(a, b)
+
+
+def _wrapping(ctype: str, bits: int, a: str, op: str, b: str) -> str:
+    """``a op b`` of signed ``ctype`` computed in its unsigned type: wrapping, as the IR defines
+    ``+ - *`` (C++ leaves signed overflow undefined)."""
+    u = "unsigned int" if bits == 32 else "unsigned long long"
+    return f"(({ctype})(({u})({a}) {op} ({u})({b})))"
 
 
 def _is_int32(t: Any) -> bool:
