@@ -96,6 +96,37 @@ def test_gemm_cluster_multicast_ptx():
     _clean(k)
 
 
+def test_gemm_cluster_sharing_a_ptx():
+    """SHARE="A": each CTA multicasts half of the A tile (its rows m0 + rank * BM / 2) and loads
+    its own B tile; the host plans split A's box instead of B's."""
+    k = tirx.compile(
+        G.make_gemm(128, 8192, 1024, "float16", BN=64, STAGES=8, GROUP_M=1, CLUSTER=2, SHARE="A"),
+        target=ARCH,
+        cache=False,
+    )
+    assert k.ptx.count(".multicast::cluster") == 1 and k.info.entry.cluster is not None
+    _clean(k)
+    pa, pb = G.plans(128, 8192, 1024, BN=64, CLUSTER=2, SHARE="A")
+    assert (pa.box, pb.box) == ((64, 64), (64, 64))
+    pa, pb = G.plans(256, 8192, 1024, BN=64, CLUSTER=2)
+    assert (pa.box, pb.box) == ((128, 64), (32, 64))
+    with pytest.raises(Exception, match="N // BN"):
+        G.make_gemm(128, 192, 1024, "float16", BN=64, CLUSTER=2, SHARE="A")  # 3 column tiles
+    with pytest.raises(Exception, match="SHARE is"):
+        G.make_gemm(256, 256, 1024, "float16", CLUSTER=2, SHARE="C")
+
+
+def test_gemm_best_config_keeps_the_sms_busy():
+    """Wide tiles where they fill the GPU; narrower tiles and a deeper ring for few row-blocks."""
+    assert G.best_config(4096, 4096, 4096) == dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma")
+    assert G.best_config(8192, 1024, 8192)["BN"] == 256
+    skinny = G.best_config(128, 8192, 8192)
+    assert (skinny["BN"], skinny["STAGES"], skinny["GROUP_M"]) == (64, 8, 1)
+    assert G.best_config(1024, 2048, 1024)["BN"] == 128  # 8 x 16 tiles of 128 x 128
+    for shape in ((128, 8192, 8192), (256, 4096, 4096), (1024, 2048, 1024), (8192, 1024, 8192)):
+        G.make_gemm(*shape, "float16", **G.best_config(*shape))  # every pick passes the kernel's checks
+
+
 def test_gemm_jit_specializes_over_tiles():
     a = G.make_gemm(4096, 4096, 4096, "float16", BN=128, STAGES=6)
     b = G.make_gemm(4096, 4096, 4096, "float16")
@@ -269,6 +300,24 @@ def test_gpu_softmax_rmsnorm(N, dt):
         (4096, 4096, 4096, "bfloat16", {"EPI": "tma"}),
         (256, 8192, 1024, "bfloat16", {"EPI": "tma", "BN": 64, "STAGES": 8, "GROUP_M": 1}),
         (384, 512, 320, "float16", {"EPI": "tma", "BN": 128, "STAGES": 4, "SMS": 2}),
+        # clusters sharing A (side by side along N): one row-block, several row-blocks with
+        # groups, 3 work units a cluster, the register epilogue, BM 64 (32-row halves)
+        (
+            128,
+            8192,
+            1024,
+            "float16",
+            {"EPI": "tma", "BN": 64, "STAGES": 8, "GROUP_M": 1, "CLUSTER": 2, "SHARE": "A"},
+        ),
+        (512, 1024, 512, "bfloat16", {"CLUSTER": 2, "SHARE": "A", "BN": 128, "GROUP_M": 2}),
+        (256, 1536, 320, "float16", {"CLUSTER": 2, "SHARE": "A", "BN": 128, "SMS": 4, "EPI": "tma"}),
+        (
+            128,
+            2048,
+            512,
+            "bfloat16",
+            {"BM": 64, "BN": 64, "STAGES": 8, "CLUSTER": 2, "SHARE": "A", "GROUP_M": 1, "PRODUCER_REGS": 40},
+        ),
     ],
 )
 def test_gpu_gemm(M, N, K, dt, cfg):
@@ -277,7 +326,8 @@ def test_gpu_gemm(M, N, K, dt, cfg):
     a = torch.randn(M, K, device="cuda", dtype=tdt)
     b = torch.randn(N, K, device="cuda", dtype=tdt)
     c = torch.full((M, N), float("nan"), device="cuda", dtype=tdt)
-    pa, pb = G.plans(M, N, K, dt, BM=cfg.get("BM", 128), BN=cfg.get("BN", 256), CLUSTER=cfg.get("CLUSTER", 1))
+    pa, pb = G.plans(M, N, K, dt, BM=cfg.get("BM", 128), BN=cfg.get("BN", 256), CLUSTER=cfg.get("CLUSTER", 1),
+                     SHARE=cfg.get("SHARE", "B"))  # fmt: skip
     k = tirx.compile(G.make_gemm(M, N, K, dt, **cfg), target="cuda")
     desc = pa.device if cfg.get("TMAP") == "global" else pa.param
     descb = pb.device if cfg.get("TMAP") == "global" else pb.param

@@ -23,7 +23,10 @@ Structure (one persistent CTA per SM, ``1 + CONSUMERS`` warpgroups):
 * ``CLUSTER=2``: 2-CTA clusters own vertically adjacent tiles that share their B tile;
   each CTA loads its A tile and half of B with ``.multicast::cluster`` into both CTAs, and
   its consumers release a stage in both CTAs (``mapa`` + remote ``mbarrier.arrive``), so
-  each *empty* barrier counts the consumers of the whole cluster.
+  each *empty* barrier counts the consumers of the whole cluster. ``SHARE="A"`` turns the
+  pair sideways: the two CTAs own horizontally adjacent tiles, load their own B tile and
+  multicast half of the shared A tile each (for few row-blocks, e.g. M = 128, where every
+  CTA would otherwise read the same A tile through L2).
 
 The tensor maps come from ``tirx.runtime.tma.TensorMapPlan`` on the host. With
 ``TMAP="param"`` (default) they are kernel parameters passed by value
@@ -57,14 +60,20 @@ def release(empty, s, cluster):
 
 
 @T.inline
-def tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN):
+def tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN, SHARE="B"):
     """The first row and column of work unit ``tile``: grouped order (``GROUP_M`` row-blocks of
-    ``CLUSTER`` tiles share their B tiles in L2), this CTA's tile of the cluster by ``rank``."""
+    work units share their B tiles in L2), this CTA's tile of the cluster by ``rank``: the
+    ``CLUSTER`` tiles of a unit are vertically adjacent (``SHARE="B"``) or side by side
+    (``"A"``)."""
     gm = tile // group
     first_m = gm * GROUP_M
     gsize = T.min(mt - first_m, GROUP_M)
-    m0 = ((first_m + (tile % group) % gsize) * CLUSTER + rank) * BM
-    n0 = ((tile % group) // gsize) * BN
+    if SHARE == "A":
+        m0 = (first_m + (tile % group) % gsize) * BM
+        n0 = (((tile % group) // gsize) * CLUSTER + rank) * BN
+    else:
+        m0 = ((first_m + (tile % group) % gsize) * CLUSTER + rank) * BM
+        n0 = ((tile % group) // gsize) * BN
     return m0, n0
 
 
@@ -82,14 +91,15 @@ def init_stages(full, empty, STAGES, arrivals, tmaps):
 
 @T.inline
 def produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M, CLUSTER, rank, BM, BN, BK,
-            STAGES, kb_n, stage_bytes, a_bytes, b_half):  # fmt: skip
+            STAGES, kb_n, stage_bytes, a_bytes, b_half, SHARE="B"):  # fmt: skip
     """The producer thread: for every k-block of every tile of this CTA, wait until the stage is
     free (*empty*, parity of the previous round), expect its bytes on *full*, and load the
     ``BM x BK`` A tile and the ``BN x BK`` B tile with TMA (with ``CLUSTER=2`` this CTA's half
-    of the shared B tile goes to both CTAs of the cluster, multicast)."""
+    of the shared B tile -- or of the shared A tile, ``SHARE="A"`` -- goes to both CTAs of the
+    cluster, multicast)."""
     it: T.int32 = 0
     for tile in range(unit0, ntiles, units):
-        m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
+        m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN, SHARE)
         for kb in range(kb_n):
             s = it % STAGES
             ph = ((it // STAGES) & 1) ^ 1
@@ -97,8 +107,18 @@ def produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M
                 pass
             T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
             sa = sbase + T.cast(s * stage_bytes, "uint32")
-            T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
-            if CLUSTER > 1:
+            if CLUSTER > 1 and SHARE == "A":
+                T.ptx.tma_load_2d_multicast(
+                    sa + T.cast(rank * (a_bytes // CLUSTER), "uint32"),
+                    TA,
+                    kb * BK,
+                    m0 + rank * (BM // CLUSTER),
+                    T.address_of(full[s]),
+                    T.uint16((1 << CLUSTER) - 1),
+                )
+                T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
+            elif CLUSTER > 1:
+                T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
                 T.ptx.tma_load_2d_multicast(
                     sa + T.uint32(a_bytes) + T.cast(rank * b_half, "uint32"),
                     TB,
@@ -108,6 +128,7 @@ def produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M
                     T.uint16((1 << CLUSTER) - 1),
                 )
             else:
+                T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
                 T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
             it = it + 1
 
@@ -186,13 +207,18 @@ def gemm_tn(
     PRODUCER_REGS: T.constexpr = 40,
     CONSUMER_REGS: T.constexpr = 232,
     CLUSTER: T.constexpr = 1,
+    SHARE: T.constexpr = "B",
     TMAP: T.constexpr = BY_VALUE,
     PINGPONG: T.constexpr = False,
     EPI: T.constexpr = "direct",
 ):
     T.static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle row of fp16/bf16)")
     T.static_assert(M % BM == 0 and N % BN == 0 and K % BK == 0, "sizes must be multiples of the tile")
-    T.static_assert(CLUSTER in (1, 2) and (M // BM) % CLUSTER == 0, "CLUSTER is 1 or 2 and divides M // BM")
+    T.static_assert(SHARE in ("A", "B"), "SHARE is 'B' (clusters of vertically adjacent tiles) or 'A'")
+    T.static_assert(
+        CLUSTER in (1, 2) and ((M // BM) if SHARE == "B" else (N // BN)) % CLUSTER == 0,
+        "CLUSTER is 1 or 2 and divides M // BM (SHARE='B') or N // BN (SHARE='A')",
+    )
     T.static_assert(BM % 64 == 0 and BN % 8 == 0 and 8 <= BN <= 256, "BM = 64 * consumers, BN in 8..256")
     T.static_assert(not PINGPONG or (BM in (64, 128) and CLUSTER == 1), "PINGPONG: BM 64 or 128, no cluster")
     T.static_assert(EPI in ("direct", "tma"), "EPI is 'direct' (stores from registers) or 'tma'")
@@ -212,10 +238,10 @@ def gemm_tn(
     c_base = T.meta_var(STAGES * stage_bytes)  # EPI="tma": 2 x 8 KiB of C staging per consumer
     smem_bytes = T.meta_var(c_base + (consumers * 16384 if EPI == "tma" else 0) + 1024)
     T.static_assert(smem_bytes <= 232448, "shared memory (stages + C staging) exceeds 227 KiB")
-    mt = T.meta_var(M // BM // CLUSTER)  # row-blocks of CLUSTER tiles
+    mt = T.meta_var(M // BM // (CLUSTER if SHARE == "B" else 1))  # row-blocks of work units
     ctas = T.meta_var(min(SMS, (M // BM) * (N // BN)) // CLUSTER * CLUSTER)
     b_half = T.meta_var(BN // CLUSTER * BK * 2)
-    ntiles = T.meta_var((M // BM) * (N // BN) // CLUSTER)  # work units: CLUSTER vertically adjacent tiles
+    ntiles = T.meta_var((M // BM) * (N // BN) // CLUSTER)  # work units: CLUSTER adjacent tiles
     kb_n = T.meta_var(K // BK)
     nacc = T.meta_var(BN // 2 * (BM // 64 if PINGPONG else 1))
     # a consumer thread holds nacc fp32 accumulators: 256 (ping-pong 128 x 256) spill under any
@@ -223,7 +249,7 @@ def gemm_tn(
     T.static_assert(
         nacc <= 128, "PINGPONG: BM * BN / 128 accumulators per thread must be <= 128 (e.g. BN=128)"
     )
-    group = T.meta_var(GROUP_M * (N // BN))
+    group = T.meta_var(GROUP_M * (N // BN // (CLUSTER if SHARE == "A" else 1)))
     ab = T.meta_var("bf16" if DT == "bfloat16" else "f16")
     shape = T.meta_var(f"m64n{BN}k16")
     T.device_entry(
@@ -259,7 +285,7 @@ def gemm_tn(
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
             produce(full, empty, sbase, tma_a, tma_b, unit0, ntiles, units, group, mt, GROUP_M, CLUSTER, rank,
-                    BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, b_half)  # fmt: skip
+                    BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, b_half, SHARE)  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
         acc = T.alloc_local((nacc,), "float32")
@@ -323,7 +349,7 @@ def gemm_tn(
         else:
             it: T.int32 = 0
             for tile in range(unit0, ntiles, units):
-                m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN)
+                m0, n0 = tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN, SHARE)
                 for kb in range(kb_n):
                     s = it % STAGES
                     ph = (it // STAGES) & 1
@@ -388,11 +414,25 @@ def c_plan(M: int, N: int, dtype: str = "float16"):
     return TensorMapPlan(dtype, (M, N), (64, 64), 128)
 
 
-def best_config(M: int, N: int, K: int, dtype: str = "float16") -> dict:
+# (BN, STAGES) from the widest tile down: 227 KiB holds 4 stages of 128x256 (+ the C staging
+# tile), 6 of 128x128, 8 of 128x64
+_BN_STAGES = ((256, 4), (128, 6), (64, 8))
+
+
+def best_config(M: int, N: int, K: int, dtype: str = "float16", sms: int = 132) -> dict:
     """Tiles measured best on the H200 (docs/benchmarks.md, "Hopper kernels"): 128x256x64,
     4 stages, GROUP_M 8, the TMA-store epilogue (``EPI="tma"``: pass ``c_plan(...).param(C)``
-    as the sixth argument)."""
-    return dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma")
+    as the sixth argument). When 128x256 tiles would leave SMs idle (fewer tiles than 3/4 of
+    ``sms``, e.g. M = 128), the tile narrows to the widest of 128 / 64 columns that keeps
+    them busy (or 64), with a deeper ring: those shapes stream B, and more CTAs stream it
+    faster (128 x 8192 x 8192: BN 64 95-99 % of cuBLAS, BN 128 87-92 %)."""
+    rows = max(M // 128, 1)
+    bn, stages = _BN_STAGES[-1]
+    for cand, st in _BN_STAGES:
+        if N % cand == 0 and rows * (N // cand) * 4 >= sms * 3:
+            bn, stages = cand, st
+            break
+    return dict(BM=128, BN=bn, STAGES=stages, GROUP_M=min(8, rows), EPI="tma")
 
 
 def plans(
@@ -404,14 +444,17 @@ def plans(
     BN: int = 256,
     BK: int = 64,
     CLUSTER: int = 1,
+    SHARE: str = "B",
 ):
     """Host TMA plans of A and B for ``make_gemm`` (tirx.runtime.tma.TensorMapPlan); with a
-    2-CTA cluster each CTA loads half of the B tile (multicast)."""
+    2-CTA cluster each CTA loads half of the shared B tile (``SHARE="A"``: of the A tile),
+    multicast."""
     from tirx.runtime.tma import TensorMapPlan
 
+    a_split, b_split = (CLUSTER, 1) if SHARE == "A" else (1, CLUSTER)
     return (
-        TensorMapPlan(dtype, (M, K), (BM, BK), 128),
-        TensorMapPlan(dtype, (N, K), (BN // CLUSTER, BK), 128),
+        TensorMapPlan(dtype, (M, K), (BM // a_split, BK), 128),
+        TensorMapPlan(dtype, (N, K), (BN // b_split, BK), 128),
     )
 
 

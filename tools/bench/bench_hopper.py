@@ -186,14 +186,25 @@ def sass_check(k, name: str, out: str | None, words: tuple = SASS_WORDS) -> str:
     return " ".join(f"{w}={sass.count(w)}" for w in words) + (f" {gmma}" if gmma else "")
 
 
-#: non-square GEMMs of issue #16 (goal >= 95 % of torch.matmul) and the tile sets tried for them
+#: non-square GEMMs of issue #16 (goal >= 95 % of torch.matmul): ``gemm.best_config`` first,
+#: then the other tile sets tried for the shape
 NONSQUARE = [
-    ((8192, 1024, 8192), [dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma"),
-                          dict(BM=128, BN=128, STAGES=4, GROUP_M=8, EPI="tma")]),
-    ((128, 8192, 8192), [dict(BM=128, BN=64, STAGES=8, GROUP_M=1, EPI="tma"),
-                         dict(BM=128, BN=128, STAGES=6, GROUP_M=1, EPI="tma"),
+    ((8192, 1024, 8192), [dict(BM=128, BN=128, STAGES=4, GROUP_M=8, EPI="tma")]),
+    ((128, 8192, 8192), [dict(BM=128, BN=128, STAGES=6, GROUP_M=1, EPI="tma"),
+                         dict(BM=128, BN=256, STAGES=4, GROUP_M=1, EPI="tma"),
+                         dict(BM=128, BN=32, STAGES=10, GROUP_M=1, EPI="direct"),
+                         dict(BM=128, BN=64, STAGES=6, GROUP_M=1, EPI="tma"),
+                         dict(BM=128, BN=64, STAGES=9, GROUP_M=1, EPI="direct"),
+                         dict(BM=128, BN=64, STAGES=8, GROUP_M=1, EPI="tma", CLUSTER=2, SHARE="A"),
+                         dict(BM=128, BN=128, STAGES=6, GROUP_M=1, EPI="tma", CLUSTER=2, SHARE="A"),
                          dict(BM=64, BN=64, STAGES=8, GROUP_M=1, EPI="tma", PRODUCER_REGS=40)]),
 ]  # fmt: skip
+
+
+def nonsquare_configs(M: int, N: int, K: int, dt: str, extra: list) -> list:
+    """``best_config`` for the shape, then the ``extra`` tile sets it does not repeat."""
+    best = G.best_config(M, N, K, dt)
+    return [best, *(c for c in extra if c != best)]
 
 
 def gemm_case(M: int, N: int, K: int, dt: str, configs: list, out: str | None) -> None:
@@ -215,7 +226,16 @@ def gemm_case(M: int, N: int, K: int, dt: str, configs: list, out: str | None) -
             f = G.make_gemm(M, N, K, dt, **cfg)
             k = tirx.compile(f, target="cuda")
             tc = time.perf_counter() - t0
-            pa, pb = G.plans(M, N, K, dt, BM=cfg["BM"], BN=cfg["BN"], CLUSTER=cfg.get("CLUSTER", 1))
+            pa, pb = G.plans(
+                M,
+                N,
+                K,
+                dt,
+                BM=cfg["BM"],
+                BN=cfg["BN"],
+                CLUSTER=cfg.get("CLUSTER", 1),
+                SHARE=cfg.get("SHARE", "B"),
+            )
             desc = (lambda p, t: p.device(t)) if cfg.get("TMAP") == "global" else (lambda p, t: p.param(t))
             TA = [desc(pa, a) for a in As]
             TB = [desc(pb, b) for b in Bs]
@@ -231,6 +251,8 @@ def gemm_case(M: int, N: int, K: int, dt: str, configs: list, out: str | None) -
             ms = bench(lambda i: k(As[i], Bs[i], Cs[i], TA[i], TB[i], *TC[i]), sets, reps=20)
             tf = flops / (ms * 1e-3) / 1e12
             tag = "_".join(f"{kk}{v}" for kk, v in cfg.items())
+            if cfg == G.best_config(M, N, K, dt):
+                tag += " [best_config]"
             log(
                 f"  tirx gemm {dt} {size} {tag}: compile {tc:.1f}s err {err:.2e} {ms:.3f} ms {tf:.0f} TFLOP/s "
                 f"= {tf / tf_t:.1%} of torch"
@@ -242,7 +264,7 @@ def gemm_case(M: int, N: int, K: int, dt: str, configs: list, out: str | None) -
             LOG.append(traceback.format_exc())
     if best is not None:
         tf, ms, err, tag, k = best
-        sass = sass_check(k, f"gemm_{dt}_{size.replace('^3', 'cubed')}_{tag}", out)
+        sass = sass_check(k, f"gemm_{dt}_{size.replace('^3', 'cubed')}_{tag.split()[0]}", out)
         log(f"  best {tag}: SASS {sass}")
         ROWS.append((f"gemm {dt} ({tag})", size, err, ms, tf / tf_t, tf_t / tf and tf / tf_t))
 
@@ -254,8 +276,8 @@ def gemm_section(out: str | None, quick: bool, configs: list | None = None, shap
             for S in (4096, 8192) if not quick else (4096,):
                 gemm_case(S, S, S, dt, picked, out)
         if shapes in ("nonsquare", "all"):
-            for (M, N, K), cfgs in NONSQUARE:
-                gemm_case(M, N, K, dt, cfgs, out)
+            for (M, N, K), extra in NONSQUARE:
+                gemm_case(M, N, K, dt, nonsquare_configs(M, N, K, dt, extra), out)
 
 
 def main() -> None:
