@@ -350,9 +350,10 @@ def test_cluster_and_tensormap_take_the_fast_path(env, monkeypatch):
     assert [c[0] for c in rec.calls] == ["general"]
 
 
-def test_cluster_fast_path_is_opt_in(env, monkeypatch):
+def test_cluster_fast_path_can_be_turned_off(env, monkeypatch):
     torch, rec = env
-    assert not K._FAST_CLUSTER or os.environ.get("TIRX_FAST_CLUSTER") == "1"
+    default_on = os.environ.get("TIRX_FAST_CLUSTER", "1") != "0"
+    assert default_on is K._FAST_CLUSTER
     monkeypatch.setattr(K, "_FAST_CLUSTER", False)
     k = tirx.compile(make_cluster_tma(), target=ARCH, cache=False, launcher="ctypes")
     rec.kern = k
@@ -360,13 +361,19 @@ def test_cluster_fast_path_is_opt_in(env, monkeypatch):
     assert type(k).__name__ == "Kernel" and k._fast is None
 
 
-def test_cluster_fast_path_needs_the_ctypes_launcher(env, monkeypatch):
+def test_cluster_fast_path_under_the_bindings_launcher(env, monkeypatch):
+    """Cluster kernels launch through libcuda's cuLaunchKernelEx (ctypes) under either launcher:
+    the same packed config, attribute and parameters as launcher="ctypes"."""
     torch, rec = env
     monkeypatch.setattr(K, "_FAST_CLUSTER", True)
     k = tirx.compile(make_cluster_tma(), target=ARCH, cache=False, launcher="bindings")
     rec.kern = k
-    k(torch.Tensor((8, 64), torch.int32, 0x10000), bytes(128))
-    assert type(k).__name__ == "Kernel" and k._fast is None
+    a = torch.Tensor((8, 64), torch.int32, 0x10000)
+    tm = bytes(range(128))
+    k(a, tm)
+    assert type(k).__name__ != "Kernel" and "_xpack(blk[0]" in k.fast_source
+    fast, general = _both(rec, k, a, tm)
+    assert fast == general and rec.cluster == rec.cluster_general == (2, 1, 1)
 
 
 # ------------------------------------------------------------------ on a GPU (skipped without one)

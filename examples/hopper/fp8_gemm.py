@@ -182,7 +182,9 @@ def make_fp8_gemm(M: int, N: int, K: int, dtype: str = "float8_e4m3fn", **tiles)
 
 def best_config(M: int, N: int, K: int) -> dict:
     """Tiles measured best on the H200 (docs/benchmarks.md, "FP8 GEMM"): 128x256x128, 4 stages,
-    TMA-store epilogue; a 2-CTA cluster from 8192^2 outputs up (slower on smaller grids there)."""
+    TMA-store epilogue; a 2-CTA cluster from 8192^2 outputs up (at 8192^3 106.5 % of
+    ``torch._scaled_mm`` against 105.6 % without; at 4096^3 and 8192 x 1024 x 8192 1-2 points
+    behind the plain kernel)."""
     cfg = dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma")
     if M * N >= 8192 * 8192 and (M // 128) % 2 == 0:
         cfg["CLUSTER"] = 2

@@ -493,41 +493,41 @@ class Kernel:
         ns = dict(self._eval_ns)
         ns.update(env)
         for pname, kind, k, code, actual in deferred:
-            want = eval(code, ns)
+            want = _ev(code, ns)
             if want != actual:
                 raise ValueError(
                     f"{kname}: parameter {pname}: {kind} {k} is {actual}, but the signature requires {want}"
                 )
         for name, code, _var in self.host_binds:
-            ns[name] = eval(code, ns)
+            ns[name] = _ev(code, ns)
         for code, msg in self.host_asserts:
-            if not eval(code, ns):
+            if not _ev(code, ns):
                 raise ValueError(f"{kname}: {msg}")
         # aliasing of __restrict__ pointers
         if self.module.restrict:
             self._check_alias(kname, views)
-        grid = [int(eval(c, ns)) for c in self.grid_code]
-        block = [int(eval(c, ns)) for c in self.block_code]
-        cluster = None if self.cluster_code is None else [int(eval(c, ns)) for c in self.cluster_code]
-        smem = int(eval(self.smem_code, ns))
+        grid = [int(_ev(c, ns)) for c in self.grid_code]
+        block = [int(_ev(c, ns)) for c in self.block_code]
+        cluster = None if self.cluster_code is None else [int(_ev(c, ns)) for c in self.cluster_code]
+        smem = int(_ev(self.smem_code, ns))
         if any(g < 0 for g in grid) or any(b <= 0 for b in block) or smem < 0:
             raise ValueError(f"{kname}: invalid launch configuration grid={grid} block={block} smem={smem}")
         if math.prod(block) > 1024:
             raise ValueError(f"{kname}: block {block} has {math.prod(block)} threads; the limit is 1024")
-        ret = None if self.return_code is None else eval(self.return_code, ns)
+        ret = None if self.return_code is None else _ev(self.return_code, ns)
         if 0 in grid:
             return ret, None  # nothing to launch (e.g. n == 0)
         if device is None:
             device = _drv.current_device_index()
         values = []
         for code in self.pack_exprs:
-            values.append(ns[code] if code in ns else eval(code, ns))
+            values.append(ns[code] if code in ns else _ev(code, ns))
         opts = None
         if self.option_codes or self.cooperative:
             from . import cooperative as _coop
 
             opts = _coop.options(
-                [f for f, _ in self.option_codes], [eval(c, ns) for _, c in self.option_codes]
+                [f for f, _ in self.option_codes], [_ev(c, ns) for _, c in self.option_codes]
             )
         return ret, (device, grid, block, cluster, smem, values, opts)
 
@@ -852,11 +852,14 @@ class Kernel:
         packs = ", ".join(self.pack_exprs)
         if self.cluster_code is not None and not _FAST_CLUSTER:
             return None  # see _FAST_CLUSTER
-        if self.module.launcher == "ctypes" and _ctypes_launch_ex() is not None:
+        ex = self.module.launcher == "ctypes" or self.cluster_code is not None
+        if ex and _ctypes_launch_ex() is not None:
             # cuLaunchKernelEx(&config, f, params, NULL) of libcuda through ctypes: the launch
             # config (grid, block, smem, stream) and the parameter values sit in one per-thread
             # buffer written by a single pack_into; the call's four arguments are prebuilt
-            # ctypes objects (no per-call conversion of eleven Python ints)
+            # ctypes objects (no per-call conversion of eleven Python ints). Cluster kernels
+            # take it under either launcher: cuda-bindings' cuLaunchKernelEx needs a
+            # CUlaunchConfig and a CUlaunchAttribute object built per call (~3 us)
             tail = (
                 "blk = _xb.get(_ident()) or self._exblock()\n"
                 "f = _fnp[dev]\n"
@@ -954,10 +957,11 @@ class Kernel:
     _stream_handle = staticmethod(_stream_handle)  # for PreparedLaunch (no import back into this module)
 
 
-# Cluster launches on the fast path (launcher="ctypes": the attribute in the same buffer) are
-# tested without a GPU (the packed bytes) but not yet on one; until then they are opt-in
-# (TIRX_FAST_CLUSTER=1) and cluster kernels take the general path (cuda-bindings cuLaunchKernelEx).
-_FAST_CLUSTER = os.environ.get("TIRX_FAST_CLUSTER", "0") == "1"
+# Cluster launches on the fast path: libcuda's cuLaunchKernelEx through ctypes, the cluster
+# attribute in the same per-thread buffer as the config and the parameters (under either
+# launcher). TIRX_FAST_CLUSTER=0 sends cluster kernels to the general path instead (~150 us of
+# host time a call on the H200 host, docs/benchmarks.md).
+_FAST_CLUSTER = os.environ.get("TIRX_FAST_CLUSTER", "1") != "0"
 
 
 class _Slow(Exception):
@@ -1006,6 +1010,21 @@ def _int_literal(code: str) -> int | None:
         c = c[1:-1].strip()
     body = c[1:] if c.startswith("-") else c
     return int(c) if body.isdigit() else None
+
+
+_CODES: dict[str, Any] = {}
+
+
+def _ev(code: str, ns: dict) -> Any:
+    """``eval`` of a host expression the launcher generated from the kernel's IR, compiled
+    once per text (compiling it again on every call cost the general path ~6 us an
+    expression)."""
+    c = _CODES.get(code)
+    if c is None:
+        if len(_CODES) > 8192:
+            _CODES.clear()
+        c = _CODES[code] = compile(code, "<tirx host expression>", "eval")
+    return eval(c, ns)
 
 
 def _ctypes_launch_ex():

@@ -45,7 +45,8 @@ CONFIGS = [
     dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma", CLUSTER=2),
     dict(BM=128, BN=128, STAGES=6, GROUP_M=8, EPI="tma"),
 ]
-# 2-CTA clusters ran at 35-60 % on grids smaller than 8192^2 (2026-12-01): is it the grid size?
+# clusters on grids smaller than 8192^2 and half the SMs (2026-12-01 they read 35-60 %: the
+# ~150 us host cost of a cluster launch on the general path, docs/benchmarks.md "Cluster launches")
 DIAG_4096 = [
     dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma", CLUSTER=2, SMS=66),
     dict(BM=128, BN=256, STAGES=4, GROUP_M=8, EPI="tma", SMS=66),
