@@ -15,7 +15,8 @@ trip) can be compared bit for bit::
     def test_my_pass_preserves_meaning(r):
         r.assert_same(r.run(), r.run(my_pass(r.func)))
 
-Covered: int32 and float32 arithmetic (wrapping, truncating and floor division/modulo,
+Covered: int32 and float32 arithmetic (wrapping, truncating and floor division/modulo, by
+computed or constant divisors,
 shifts, bit ops, min/max, selects, casts both ways), detours through other integer types
 (int8..uint64: wrapping, unsigned division and shifts) and through float16/bfloat16
 arithmetic (rounding at every step), loads of input buffers, scalar
@@ -127,6 +128,8 @@ class _Gen:
             elif j == 3:
                 one = E.const(1, t2)
                 den = E.Add(E.BitAnd(y, E.const(7, t2)), one)
+                if draw(st.booleans()):  # constant divisors (powers of two: shifts and masks in CUDA)
+                    den = E.const(draw(st.sampled_from((2, 4, 64, 3, 6))), t2)
                 r = draw(st.sampled_from((E.Div, E.Mod, E.FloorDiv, E.FloorMod)))(x, den)
             elif j == 4:
                 r = E.Shr(x, E.BitAnd(y, E.const(t2.bits - 1, t2)))
@@ -142,6 +145,8 @@ class _Gen:
             den = E.Add(E.BitAnd(self.iexpr(d + 1), E.const(7, int32)), E.const(1, int32))
             if draw(st.booleans()):
                 den = E.Sub(E.const(-1, int32), den)  # -2 .. -9, never -1
+            if draw(st.integers(0, 2)) == 0:  # constant divisors (powers of two: shifts and masks in CUDA)
+                den = E.const(draw(st.sampled_from((2, 8, 1 << 16, 1 << 30, 3, -4, 12))), int32)
             cls = draw(st.sampled_from((E.Div, E.Mod, E.FloorDiv, E.FloorMod)))
             return cls(a, den)
         if k == 8:
