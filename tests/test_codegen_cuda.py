@@ -149,10 +149,10 @@ def test_floor_division_semantics_emitted():
 
     f = _kernel(body, params=(("A", TensorType((64,), float32)), ("x", int32)))
     src = generate(f).text
-    # a signed scalar by a power of two: the arithmetic shift and the mask (exact floor division
-    # and modulo in two's complement); a thread index (non-negative): the same
-    assert "(x >> 2)" in src and "(x & 3)" in src and "tirx_floor" not in src
-    assert "A[(t >> 2)] = ((float)(t & 3));" in src
+    # a signed scalar divided by a power of two: the arithmetic shift (exact floor division in
+    # two's complement), its modulo through the helper; a thread index (non-negative): plain C
+    assert "(x >> 2)" in src and "tirx_floormod<int>(x, 4)" in src and "tirx_floordiv<int>(" not in src
+    assert "A[(t >> 2)] = ((float)(t % 4));" in src
     _assert_clean(tirx.compile(f, target=ARCH, cache=False))
 
 

@@ -47,7 +47,6 @@ from ..ir import (
     Assert,
     AttrStmt,
     Bind,
-    BitAnd,
     Break,
     Broadcast,
     Buffer,
@@ -828,11 +827,12 @@ class CodeGenCUDA:
 
     @staticmethod
     def _pow2_divisor(e: Any) -> int | None:
-        """k when ``e`` (FloorDiv / FloorMod) divides a scalar signed integer by the constant
-        2**k, k >= 1: then floor division is the arithmetic shift ``a >> k`` and the floor
-        modulo ``a & (2**k - 1)``, exact for every value in two's complement. NVVM does not
-        reduce the general helper to them (it keeps a sign fix-up: 170 more SASS instructions
-        in the causal attention kernel, docs/benchmarks.md)."""
+        """k when ``e`` (a FloorDiv) divides a scalar signed integer by the constant 2**k,
+        k >= 1: then floor division is the arithmetic shift ``a >> k``, exact for every value
+        in two's complement. NVVM does not reduce the general helper (nor a signed ``/``) to it:
+        it keeps a sign fix-up, 96-146 more SASS instructions in the attention kernels. The
+        floor modulo keeps the helper: ``a & (2**k - 1)`` is as exact, but measured on the H200
+        it made ptxas schedule the d64 attention kernel 1.7 % slower (docs/benchmarks.md)."""
         t, b = e.a.ty, e.b
         if not (isinstance(t, PrimType) and t.kind == "int" and t.lanes == 1 and isinstance(b, IntImm)):
             return None
@@ -861,10 +861,6 @@ class CodeGenCUDA:
         if isinstance(t, PrimType) and t.is_float:
             self.features.add("floordiv")
             return f"tirx_floormod({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-        if (k := self._pow2_divisor(e)) is not None:
-            mask = self.expr(IntImm((1 << k) - 1, t))
-            text = f"({self.wrap(e.a, _BIN[BitAnd][1] + 1)} & {mask})"
-            return (f"(({self.ctype(t)}){text})" if _narrow_int(t) else text), _PREC_PRIMARY
         if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
             return self._binary(e, "%", 13)
         self.features.add("floordiv")
