@@ -104,7 +104,7 @@ def test_gemm_cluster_sharing_a_ptx():
         target=ARCH,
         cache=False,
     )
-    assert k.ptx.count(".multicast::cluster") == 1 and k.info.entry.cluster is not None
+    assert ".multicast::cluster" in k.ptx and k.info.entry.cluster is not None
     _clean(k)
     pa, pb = G.plans(128, 8192, 1024, BN=64, CLUSTER=2, SHARE="A")
     assert (pa.box, pb.box) == ((64, 64), (64, 64))

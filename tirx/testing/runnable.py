@@ -22,7 +22,8 @@ shifts, bit ops, min/max, selects, casts both ways), detours through other integ
 arithmetic (rounding at every step), loads of input buffers, scalar
 params, Binds, local accumulators, ``if``/``else``, serial loops, ``while`` with
 ``break``/``continue``, dynamic or constant sizes, host-only loops or a device entry
-(grid x block with a bounds guard), sometimes a shared-memory exchange with barriers.
+(grid x block with a bounds guard), sometimes a shared-memory exchange with barriers and,
+in blocks of whole warps, warp shuffles and butterfly reductions before the guard.
 """
 
 from __future__ import annotations
@@ -263,6 +264,24 @@ class _Gen:
             OI[i] = OI[i] ^ self.iexpr()
 
 
+_SHUFFLES = ("cuda.shfl_sync", "cuda.shfl_xor_sync", "cuda.shfl_down_sync", "cuda.shfl_up_sync")
+
+
+def _warp_exchange(draw, b: IRBuilder, xi: E.PrimExpr, xf: E.PrimExpr, ivars: list, fvars: list) -> None:
+    """One to three warp shuffles / butterfly reductions of an int32 or float32 value, bound
+    where every lane of the (full) warps is active; the results join the body's variables."""
+    for _ in range(draw(st.integers(1, 3))):
+        use_f = draw(st.booleans())
+        v = xf if use_f else xi
+        if draw(st.integers(0, 2)):
+            lane = E.const(draw(st.integers(0, 40)), int32)  # PTX reads the low 5 bits
+            w = b.bind("w", call(draw(st.sampled_from(_SHUFFLES)), v, lane))
+        else:
+            how = draw(st.sampled_from(("sum", "max", "min")))
+            w = b.bind("w", call("cuda.warp_reduce", v, how, draw(st.sampled_from((2, 4, 8, 16, 32)))))
+        (fvars if use_f else ivars).append(w)
+
+
 @st.composite
 def runnable_kernels(draw, max_stmts: int = 12, extra_types: bool = True) -> Runnable:
     """A random kernel (host-only or with a device entry) and inputs for it.
@@ -288,8 +307,13 @@ def runnable_kernels(draw, max_stmts: int = 12, extra_types: bool = True) -> Run
         g.extra_types = extra_types
         g.budget = draw(st.integers(1, max_stmts))
 
+        warp_i: list = []  # values exchanged across the warp before the bounds guard
+        warp_f: list = []
+
         def body(i):
             g.ivars.append(i)
+            g.ivars.extend(warp_i)
+            g.fvars.extend(warp_f)
             g.acc = g.facc = None
             init_i, init_f = g.iexpr(), g.fexpr()  # before the accumulators exist: no reads of them
             acc = b.alloc("acc", TensorType((1,), int32, "local"))
@@ -313,6 +337,8 @@ def runnable_kernels(draw, max_stmts: int = 12, extra_types: bool = True) -> Run
                     with b.if_(i < N):
                         OI[i] = sh[E.FloorMod(t + draw(st.integers(1, 70)), E.const(block, int32))]
                     b.evaluate(call("cuda.cta_sync"))
+                if block >= 32 and draw(st.integers(0, 2)) == 0:
+                    _warp_exchange(draw, b, X[E.FloorMod(i, N)], F[E.FloorMod(i, N)], warp_i, warp_f)
                 with b.if_(i < N):
                     body(i)
         else:
