@@ -91,9 +91,11 @@ def test_gpu_matches_the_interpreter(dt):
 
 
 # ------------------------------------------------------------------ constant powers of two
-# floordiv by 2**k (k >= 1) of a signed scalar is written as ``a >> k``: exact for every value,
-# MIN included (NVVM kept the general helper's sign fix-up: 3-7 % more SASS in the attention
-# kernels); floormod keeps its helper (docs/cuda.md), and so do other divisors.
+# floordiv / floormod by 2**k of every signed width, MIN included: the interpreter against
+# Python's floor division, and the CUDA build against the interpreter (on a GPU). Both go
+# through the floor helpers: writing them as a shift and a mask (exact too) took 3-7 % of the
+# SASS instructions out of the attention kernels but moved their speed by up to -3.4 %
+# (ptxas's scheduling; docs/benchmarks.md), so the CUDA backend keeps the helpers.
 POW2_TYPES = ("int8", "int16", "int32", "int64")
 
 
@@ -130,31 +132,15 @@ def _pow2_inputs(dt: str) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dt", POW2_TYPES)
-def test_pow2_floor_division_is_a_shift(dt):
-    src = generate(_pow2_kernel(dt, _pow2_shifts(dt))).text
-    assert "tirx_floordiv<" not in src and "(A[i] >> 1)" in src and "(A[i] >> 5)" in src
-    assert "tirx_floormod<" in src
-    # the interpreter's meaning is Python's floor division and modulo
+def test_pow2_floor_ops_in_the_interpreter(dt):
     a = _pow2_inputs(dt)
     o = np.zeros((2 * len(_pow2_shifts(dt)), 32), dt)
     tirx.compile(_pow2_kernel(dt, _pow2_shifts(dt)), target="interp")(a, o)
     for j, s in enumerate(_pow2_shifts(dt)):
         np.testing.assert_array_equal(o[2 * j], np.array([x // (1 << s) for x in a.tolist()], dt))
         np.testing.assert_array_equal(o[2 * j + 1], np.array([x % (1 << s) for x in a.tolist()], dt))
-
-
-def test_other_constant_divisors_keep_the_helpers():
-    @T.function
-    def k(A: T.Tensor((32,), "int32"), O: T.Tensor((3, 32), "int32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
-        i = T.cuda.thread_idx("x")
-        O[0, i] = T.floordiv(A[i], -4)  # a negative power of two
-        O[1, i] = T.floormod(A[i], 6)
-        O[2, i] = T.floordiv(A[i], 1)  # folded or kept, never a shift by 0
-
-    src = generate(k).text
-    assert "tirx_floordiv<int>(A[i], -4)" in src and "tirx_floormod<int>(A[i], 6)" in src
-    assert ">> 0" not in src
+    src = generate(_pow2_kernel(dt, _pow2_shifts(dt))).text
+    assert "tirx_floordiv<" in src and "tirx_floormod<" in src  # the helpers, not shifts
 
 
 @pytest.mark.gpu

@@ -118,6 +118,7 @@ def fp8_gemm_tn(
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
         acc = T.alloc_local((BN // 2,), "float32")
         ctid = tx - 128 * wg
+        warp = ctid // 32
         lane = ctid % 32
         scale = SA[0] * SB[0]
         it: T.int32 = 0
@@ -161,7 +162,7 @@ def fp8_gemm_tn(
                     acc,
                     out,
                     0,
-                    m0 + (wg - 1) * 64 + (ctid // 32) * 16 + lane // 4,
+                    m0 + (wg - 1) * 64 + warp * 16 + lane // 4,
                     n0 + (lane % 4) * 2,
                     BN,
                     "bfloat16",

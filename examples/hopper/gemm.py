@@ -290,6 +290,7 @@ def gemm_tn(
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
         acc = T.alloc_local((nacc,), "float32")
         ctid = tx - 128 * wg
+        warp = ctid // 32
         lane = ctid % 32
         if PINGPONG:
             # each consumer warpgroup owns every other tile of this CTA (BM x BN, BM / 64 wgmma
@@ -340,7 +341,7 @@ def gemm_tn(
                         acc,
                         out,
                         h * (BN // 2),
-                        m0 + h * 64 + (ctid // 32) * 16 + lane // 4,
+                        m0 + h * 64 + warp * 16 + lane // 4,
                         n0 + (lane % 4) * 2,
                         BN,
                         DT,
@@ -386,7 +387,7 @@ def gemm_tn(
                         acc,
                         out,
                         0,
-                        m0 + (wg - 1) * 64 + (ctid // 32) * 16 + lane // 4,
+                        m0 + (wg - 1) * 64 + warp * 16 + lane // 4,
                         n0 + (lane % 4) * 2,
                         BN,
                         DT,

@@ -825,29 +825,12 @@ class CodeGenCUDA:
             return f"{self.ctype(t)}({fn}(float({self.expr(e.a)}), float({self.expr(e.b)})))"
         return None
 
-    @staticmethod
-    def _pow2_divisor(e: Any) -> int | None:
-        """k when ``e`` (a FloorDiv) divides a scalar signed integer by the constant 2**k,
-        k >= 1: then floor division is the arithmetic shift ``a >> k``, exact for every value
-        in two's complement. NVVM does not reduce the general helper (nor a signed ``/``) to it:
-        it keeps a sign fix-up, 96-146 more SASS instructions in the attention kernels. The
-        floor modulo keeps the helper: ``a & (2**k - 1)`` is as exact, but measured on the H200
-        it made ptxas schedule the d64 attention kernel 1.7 % slower (docs/benchmarks.md)."""
-        t, b = e.a.ty, e.b
-        if not (isinstance(t, PrimType) and t.kind == "int" and t.lanes == 1 and isinstance(b, IntImm)):
-            return None
-        v = b.value
-        return v.bit_length() - 1 if v > 1 and v & (v - 1) == 0 else None
-
     def e_FloorDiv(self, e):
         t = e.a.ty
         if (h := self._half_float_op(t, e, "tirx_floordiv_f")) is not None:
             return h, _PREC_PRIMARY
         if isinstance(t, PrimType) and t.is_float:
             return self._c_float_fn("floor", t, [Div(e.a, e.b)]), _PREC_PRIMARY
-        if (k := self._pow2_divisor(e)) is not None:
-            text = f"({self.wrap(e.a, _BIN[Shr][1] + 1)} >> {k})"
-            return (f"(({self.ctype(t)}){text})" if _narrow_int(t) else text), _PREC_PRIMARY
         if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
             return self._binary(e, "/", 13)
         self.features.add("floordiv")
