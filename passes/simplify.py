@@ -466,16 +466,19 @@ class _Simplify(ScopedRewriter):
             if extent.value <= 0 and _pure(start):
                 return _EMPTY
             once = self.counts.get(s.var, 0) <= 1
-            if extent.value == 1 and once and not _has_own_loop_control(s.body) and self._spliceable(s.body):
+            if extent.value == 1 and once and self._spliceable(s.body):
+                # one iteration: the body in place of the loop, unless a break / continue of
+                # this loop survives the body's own simplification (judged after it, so that a
+                # second run finds nothing left to do: a dead `if 0: break` goes in this run)
                 self.push()
                 if type(start) is IntImm:
                     self.set_var(s.var, start)
-                    body = self.stmt(s.body)
-                    self.pop()
-                    return body
                 body = self.stmt(s.body)
                 self.pop()
-                return make_body([Bind(s.var, start, span=s.span), *flatten(body)])
+                if not _has_own_loop_control(body):
+                    if type(start) is IntImm:
+                        return body
+                    return make_body([Bind(s.var, start, span=s.span), *flatten(body)])
         self.push()
         var = self.define_var(s.var, s)
         body = self.stmt(s.body)

@@ -198,6 +198,24 @@ def test_loop_with_break_kept():
     assert Simplify()(f) is f
 
 
+@pytest.mark.parametrize("start_const", [True, False])
+def test_one_iteration_loop_with_a_dead_break_goes_in_one_run(start_const):
+    """The break / continue that keeps a one-iteration loop is judged after the body's own
+    simplification: a dead `if 0: break` no longer keeps it for a second run to remove
+    (Simplify must be idempotent; found by tests/test_passes_hypothesis.py)."""
+
+    def before(ib, B, x):
+        with ib.for_("i", const(0) if start_const else x, 1) as i:
+            with ib.if_(const(False, "bool")):
+                ib.break_()
+            ib.store(B, (i,), x)
+
+    g = Simplify()(_fn(before, BUF, ("x", I32)))
+    stmts = g.body.stmts if isinstance(g.body, SeqStmt) else (g.body,)
+    assert not any(isinstance(n, For) for n in stmts)
+    assert tirx.structural_equal(Simplify()(g), g)
+
+
 def test_thread_binding_loop_kept():
     i = Var("i", I32)
     loop = For(i, const(0), const(1), ForKind.THREAD_BINDING, Evaluate(i), thread="threadIdx.x")

@@ -128,7 +128,7 @@ class _Gen:
                 r = (E.Add, E.Sub, E.Mul)[j](x, y)
             elif j == 3:
                 one = E.const(1, t2)
-                den = E.Add(E.BitAnd(y, E.const(7, t2)), one)
+                den: E.PrimExpr = E.Add(E.BitAnd(y, E.const(7, t2)), one)
                 if draw(st.booleans()):  # constant divisors (powers of two: shifts and masks in CUDA)
                     den = E.const(draw(st.sampled_from((2, 4, 64, 3, 6))), t2)
                 r = draw(st.sampled_from((E.Div, E.Mod, E.FloorDiv, E.FloorMod)))(x, den)
