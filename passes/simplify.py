@@ -20,7 +20,8 @@ loops of constant extent <= 0 disappear; a loop of extent 1 becomes its body (th
 replaced by the start, or bound to it); ``assert True`` disappears. A branch or loop body is
 spliced into the enclosing body only when that cannot change which definition a name
 refers to (everything it defines is defined once in the function) and, for loops, when it
-has no ``break`` / ``continue`` of its own. Thread-bound and annotated loops are kept.
+has no ``break`` / ``continue`` of its own left after its own simplification (so a second
+run has nothing more to do). Thread-bound and annotated loops are kept.
 """
 
 from __future__ import annotations
