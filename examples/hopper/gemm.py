@@ -25,8 +25,9 @@ Structure (one persistent CTA per SM, ``1 + CONSUMERS`` warpgroups):
   its consumers release a stage in both CTAs (``mapa`` + remote ``mbarrier.arrive``), so
   each *empty* barrier counts the consumers of the whole cluster. ``SHARE="A"`` turns the
   pair sideways: the two CTAs own horizontally adjacent tiles, load their own B tile and
-  multicast half of the shared A tile each (for few row-blocks, e.g. M = 128, where every
-  CTA would otherwise read the same A tile through L2).
+  multicast half of the shared A tile each (meant for few row-blocks, e.g. M = 128, where
+  every CTA reads the same A tile through L2; measured slower than the plain kernel there on
+  the H200, docs/benchmarks.md, so ``best_config`` does not use it).
 
 The tensor maps come from ``tirx.runtime.tma.TensorMapPlan`` on the host. With
 ``TMAP="param"`` (default) they are kernel parameters passed by value
