@@ -143,3 +143,17 @@ def test_a_scalar_mask_is_an_op_error_of_the_backends():
         pytest.skip("the text loader already refuses this call")
     with pytest.raises((OpError, tirx.DiagnosticError), match="mask must be a bool vector"):
         tirx.compile(f, target="interp")
+
+
+def test_a_non_bool_lane_mask_type_is_an_op_error_of_the_interpreter():
+    """Mutate fuzz seed 1996758004: get_active_lane_mask with ``ty=T.int16`` (the loader takes
+    any result type) raised a bare TypeError while compiling for the interpreter."""
+    from tirx.errors import OpError
+
+    f = tirx.loads(
+        "@T.function\n"
+        "def k1(j: T.uint8) -> T.int16:\n"
+        "    return T.get_active_lane_mask(-2147483648, 2147483647, ty=T.int16)\n"
+    )
+    with pytest.raises((OpError, tirx.DiagnosticError), match="ty must be a bool vector"):
+        tirx.compile(f, target="interp")

@@ -92,7 +92,7 @@ def _i_active_lane_mask(fc: Any, call: Any):
 
     t = call.ty
     if not (isinstance(t, PrimType) and t.is_bool):
-        raise TypeError(f"T.get_active_lane_mask: ty must be a bool vector, got {t}")
+        raise OpError(f"T.get_active_lane_mask: ty must be a bool vector, got {t}")
     fb, fl = fc.expr(call.args[0]), fc.expr(call.args[1])
     lanes = np.arange(t.lanes, dtype=np.int64)
 
@@ -181,8 +181,9 @@ def _i_masked_store(fc: Any, call: Any):
     p, v, _i, m = call.args
     t = v.ty
     _check_mask("masked_store", m, t.lanes if isinstance(t, PrimType) else 1)
-    if t.element != p.ty.element:
-        raise TypeError(f"T.masked_store: value {t} does not match the tensor's {p.ty.element}")
+    pt = p.ty
+    if not (isinstance(t, PrimType) and isinstance(pt, PointerType) and t.element == pt.element):
+        raise OpError(f"T.masked_store: value {t} does not match the tensor ({pt})")
     fp, fv, fi, fm = (fc.expr(a) for a in call.args)
 
     def ev(c):
