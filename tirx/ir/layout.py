@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .expr import NODE, SEQ, VALUE, BitAnd, BitXor, IntImm, PrimExpr, Shl, Shr, convert
+from .arith import int_range
+from .expr import NODE, SEQ, VALUE, Add, BitAnd, BitXor, IntImm, Mul, PrimExpr, Shl, Shr, Sub, convert
 from .node import Node
 from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
 from .types import PrimType
@@ -199,8 +200,40 @@ def _is_int(x: Any) -> bool:
 
 
 def _iv(x: Any) -> Any:
-    """A Python int for an integer constant, else the expression."""
-    return x.value if isinstance(x, IntImm) else x
+    """A Python int for an integer constant -- also a ``+ - *`` tree of them, as text may
+    write an extent (``64 + 64``; the loader keeps what is written) -- else the expression.
+    Folding here keeps such a tree from being copied into every address computed."""
+    if isinstance(x, IntImm):
+        return x.value
+    if isinstance(x, (Add, Sub, Mul)):
+        v = _const_tree(x)
+        return x if v is None else v
+    return x
+
+
+def _const_tree(e: Any) -> int | None:
+    """The exact value of a ``+ - *`` tree over integer constants when every intermediate
+    result fits its dtype (the builder's folding rule, tirx.ir.fold); else None. Iterative:
+    a mutated text may nest thousands deep."""
+    vals: dict[int, int] = {}
+    todo = [(e, False)]
+    while todo:
+        n, done = todo.pop()
+        if isinstance(n, IntImm):
+            vals[id(n)] = n.value
+            continue
+        if not isinstance(n, (Add, Sub, Mul)) or not isinstance(n.ty, PrimType):
+            return None
+        if not done:
+            todo += [(n, True), (n.a, False), (n.b, False)]
+            continue
+        a, b = vals[id(n.a)], vals[id(n.b)]
+        v = a + b if isinstance(n, Add) else a - b if isinstance(n, Sub) else a * b
+        lo, hi = int_range(n.ty)
+        if not lo <= v <= hi:
+            return None
+        vals[id(n)] = v
+    return vals[id(e)]
 
 
 def _mul(a: Any, b: Any) -> Any:
