@@ -106,10 +106,12 @@ def test_gemm_cluster_sharing_a_ptx():
     )
     assert ".multicast::cluster" in k.ptx and k.info.entry.cluster is not None
     _clean(k)
-    pa, pb = G.plans(128, 8192, 1024, BN=64, CLUSTER=2, SHARE="A")
+    pa, pb = G.plans_for(128, 8192, 1024, "float16", dict(BN=64, CLUSTER=2, SHARE="A", STAGES=8))
     assert (pa.box, pb.box) == ((64, 64), (64, 64))
-    pa, pb = G.plans(256, 8192, 1024, BN=64, CLUSTER=2)
+    pa, pb = G.plans_for(256, 8192, 1024, "float16", dict(BN=64, CLUSTER=2))
     assert (pa.box, pb.box) == ((128, 64), (32, 64))
+    pa, pb = G.plans_for(256, 8192, 1024, "float16", {})  # the kernel's defaults: 128 x 256 tiles
+    assert (pa.box, pb.box) == ((128, 64), (256, 64))
     with pytest.raises(Exception, match="N // BN"):
         G.make_gemm(128, 192, 1024, "float16", BN=64, CLUSTER=2, SHARE="A")  # 3 column tiles
     with pytest.raises(Exception, match="SHARE is"):
@@ -326,8 +328,7 @@ def test_gpu_gemm(M, N, K, dt, cfg):
     a = torch.randn(M, K, device="cuda", dtype=tdt)
     b = torch.randn(N, K, device="cuda", dtype=tdt)
     c = torch.full((M, N), float("nan"), device="cuda", dtype=tdt)
-    pa, pb = G.plans(M, N, K, dt, BM=cfg.get("BM", 128), BN=cfg.get("BN", 256), CLUSTER=cfg.get("CLUSTER", 1),
-                     SHARE=cfg.get("SHARE", "B"))  # fmt: skip
+    pa, pb = G.plans_for(M, N, K, dt, cfg)
     k = tirx.compile(G.make_gemm(M, N, K, dt, **cfg), target="cuda")
     desc = pa.device if cfg.get("TMAP") == "global" else pa.param
     descb = pb.device if cfg.get("TMAP") == "global" else pb.param

@@ -108,6 +108,7 @@ def produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M
                 pass
             T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
             sa = sbase + T.cast(s * stage_bytes, "uint32")
+            # the tile a cluster shares (A or B) comes half from each CTA, multicast to both
             if CLUSTER > 1 and SHARE == "A":
                 T.ptx.tma_load_2d_multicast(
                     sa + T.cast(rank * (a_bytes // CLUSTER), "uint32"),
@@ -117,9 +118,9 @@ def produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M
                     T.address_of(full[s]),
                     T.uint16((1 << CLUSTER) - 1),
                 )
-                T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
-            elif CLUSTER > 1:
+            else:
                 T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
+            if CLUSTER > 1 and SHARE == "B":
                 T.ptx.tma_load_2d_multicast(
                     sa + T.uint32(a_bytes) + T.cast(rank * b_half, "uint32"),
                     TB,
@@ -129,7 +130,6 @@ def produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M
                     T.uint16((1 << CLUSTER) - 1),
                 )
             else:
-                T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
                 T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
             it = it + 1
 
@@ -458,6 +458,12 @@ def plans(
         TensorMapPlan(dtype, (M, K), (BM // a_split, BK), 128),
         TensorMapPlan(dtype, (N, K), (BN // b_split, BK), 128),
     )
+
+
+def plans_for(M: int, N: int, K: int, dtype: str, tiles: dict):
+    """``plans`` for a ``make_gemm`` tile set (``best_config``'s or a bench's): its BM, BN,
+    CLUSTER and SHARE, the kernel's defaults for the ones it leaves out."""
+    return plans(M, N, K, dtype, **{k: tiles[k] for k in ("BM", "BN", "CLUSTER", "SHARE") if k in tiles})
 
 
 KERNELS = {

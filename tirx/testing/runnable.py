@@ -129,7 +129,7 @@ class _Gen:
             elif j == 3:
                 one = E.const(1, t2)
                 den: E.PrimExpr = E.Add(E.BitAnd(y, E.const(7, t2)), one)
-                if draw(st.booleans()):  # constant divisors (powers of two: shifts and masks in CUDA)
+                if draw(st.booleans()):  # constant divisors, powers of two among them
                     den = E.const(draw(st.sampled_from((2, 4, 64, 3, 6))), t2)
                 r = draw(st.sampled_from((E.Div, E.Mod, E.FloorDiv, E.FloorMod)))(x, den)
             elif j == 4:
@@ -146,7 +146,7 @@ class _Gen:
             den = E.Add(E.BitAnd(self.iexpr(d + 1), E.const(7, int32)), E.const(1, int32))
             if draw(st.booleans()):
                 den = E.Sub(E.const(-1, int32), den)  # -2 .. -9, never -1
-            if draw(st.integers(0, 2)) == 0:  # constant divisors (powers of two: shifts and masks in CUDA)
+            if draw(st.integers(0, 2)) == 0:  # constant divisors, powers of two among them
                 den = E.const(draw(st.sampled_from((2, 8, 1 << 16, 1 << 30, 3, -4, 12))), int32)
             cls = draw(st.sampled_from((E.Div, E.Mod, E.FloorDiv, E.FloorMod)))
             return cls(a, den)

@@ -226,16 +226,7 @@ def gemm_case(M: int, N: int, K: int, dt: str, configs: list, out: str | None) -
             f = G.make_gemm(M, N, K, dt, **cfg)
             k = tirx.compile(f, target="cuda")
             tc = time.perf_counter() - t0
-            pa, pb = G.plans(
-                M,
-                N,
-                K,
-                dt,
-                BM=cfg["BM"],
-                BN=cfg["BN"],
-                CLUSTER=cfg.get("CLUSTER", 1),
-                SHARE=cfg.get("SHARE", "B"),
-            )
+            pa, pb = G.plans_for(M, N, K, dt, cfg)
             desc = (lambda p, t: p.device(t)) if cfg.get("TMAP") == "global" else (lambda p, t: p.param(t))
             TA = [desc(pa, a) for a in As]
             TB = [desc(pb, b) for b in Bs]
