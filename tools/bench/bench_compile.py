@@ -82,16 +82,18 @@ def kernels(baseline: str | None = None) -> list[tuple[str, object]]:
                         ),
                     )
                 )
-        # the causal head-dim-128 schedule with one CTA a tile (longest first) instead of the
-        # dynamic persistent one: less to compile, a few per cent slower (docs/benchmarks.md)
-        out.append(
-            (
-                "attention d128 causal lpt",
-                lambda: A.make_attention(
-                    4, 16, 4096, 128, True, **{**A.best_config(128, True), "SCHED": "lpt"}
-                ),
+        # the causal head-dim-128 schedules with one CTA a tile (longest first: by the LPT tile
+        # order or by the grid's) instead of the dynamic persistent one: less to compile, a few
+        # per cent slower (docs/benchmarks.md)
+        for sched in ("lpt", "grid"):
+            out.append(
+                (
+                    f"attention d128 causal {sched}",
+                    lambda s=sched: A.make_attention(
+                        4, 16, 4096, 128, True, **{**A.best_config(128, True), "SCHED": s}
+                    ),
+                )
             )
-        )
     except ImportError:
         pass
     if baseline:
