@@ -36,7 +36,9 @@ Structure (one CTA per ``BM``-row query tile of one (batch, head), ``1 + BM / 64
   each (``O += 0 * V(0)``; a throw-away ``S`` of the ``V(nblk - 1)`` stage), so the softmax
   and each GEMM are in the kernel once: less compile time (NVVM and ptxas), but 2-9 % below
   the peeled form on the H200 (docs/benchmarks.md, "Compile time vs speed of the attention
-  forms"), so not the default.
+  forms"), so not the default. ``UNIFORM`` (opt-in): the warpgroup index and the dynamic
+  consumers' tile number through a lane-0 shuffle, so ptxas keeps the indices derived from
+  them in uniform registers (+4 % for the causal one loop; docs/hopper.md).
 * ``CHAINS`` (1 or 4): the softmax's row max and sum as that many independent chains. The loop
   is bound by instruction issue (docs/benchmarks.md, "Attention, paired"), hence also ``desc``:
   each wgmma descriptor one 32-bit add.
@@ -628,7 +630,7 @@ def attention_fwd(
     ONE_LOOP: T.constexpr = False,
     CHAINS: T.constexpr = 1,
     REVERSE: T.constexpr = False,
-    UNIFORM_WG: T.constexpr = False,
+    UNIFORM: T.constexpr = False,
 ):
     T.static_assert(D in (64, 128), "head dim D must be 64 or 128")
     T.static_assert(
@@ -666,9 +668,10 @@ def attention_fwd(
         attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 1}},
     )
     tx = T.cuda.thread_idx("x")
-    # UNIFORM_WG: the warpgroup index through a shuffle from lane 0, which ptxas knows to be
-    # warp-uniform, so what derives from it can live in uniform registers
-    wg = T.cuda.shfl_sync(tx // 128, 0) if UNIFORM_WG else tx // 128
+    # UNIFORM: the warpgroup index (and the dynamic consumers' tile number) through a shuffle
+    # from lane 0, which ptxas knows to be warp-uniform: what derives from them (stages, phases,
+    # descriptors, turns) can then live in uniform registers
+    wg = T.cuda.shfl_sync(tx // 128, 0) if UNIFORM else tx // 128
     if not persistent:
         if SCHED == "lpt":
             bh, mb = tile_coords(T.cuda.block_idx("x"), B * H, mblocks, hg, CAUSAL)
@@ -783,7 +786,7 @@ def attention_fwd(
             it: T.int32 = 0
             n: T.int32 = 0
             wait_bar(qfull[0], 0)
-            t: T.int32 = T.cuda.shfl_sync(tid[0], 0)  # warp-uniform for ptxas (see UNIFORM_WG)
+            t: T.int32 = T.cuda.shfl_sync(tid[0], 0) if UNIFORM else tid[0]
             while t < ntiles:
                 bh, mb = tile_coords(t, B * H, mblocks, hg, CAUSAL)
                 nblk = key_blocks(mb * BM, CAUSAL, S, BM, BN)
@@ -796,7 +799,7 @@ def attention_fwd(
                 it = it + nblk
                 n = n + 1
                 wait_bar(qfull[0], n & 1)
-                t = T.cuda.shfl_sync(tid[0], 0)
+                t = T.cuda.shfl_sync(tid[0], 0) if UNIFORM else tid[0]
             if PINGPONG and wg == 1 and n > 0:
                 T.ptx.bar.sync(1, 256)  # the last warpgroup's final turn closed the ring
         else:
@@ -940,9 +943,9 @@ KERNELS = {
     "attn_d128_causal_reverse_one_loop": lambda: make_attention(
         4, 16, 4096, 128, True, **best_config(128, True), ONE_LOOP=True
     ),
-    # the warpgroup index through a shuffle (warp-uniform for ptxas): +2-4 % for the causal one loop
-    "attn_d128_causal_one_loop_uniform_wg": lambda: make_attention(
-        4, 16, 4096, 128, True, **best_config(128, True), ONE_LOOP=True, UNIFORM_WG=True
+    # warp-uniform indices for ptxas (UNIFORM): +4 % for the causal one loop
+    "attn_d128_causal_one_loop_uniform": lambda: make_attention(
+        4, 16, 4096, 128, True, **best_config(128, True), ONE_LOOP=True, UNIFORM=True
     ),
     "attn_d64_causal_dynamic": lambda: make_attention(
         4, 16, 4096, 64, True, **dict(best_config(64), SCHED="dynamic")
