@@ -343,6 +343,13 @@ def take_tile(Sem):
 
 
 @T.inline
+def tile_number(tid, UNIFORM):
+    """The consumers' next tile (``SCHED="dynamic"``), as the producer left it in ``tid``;
+    ``UNIFORM``: through a shuffle from lane 0, so ptxas knows it is warp-uniform."""
+    return T.cuda.shfl_sync(tid[0], 0) if UNIFORM else tid[0]
+
+
+@T.inline
 def count_out(Sem):
     """The CTA took its last number; the last CTA out puts the counter back to zero for the next
     launch (every CTA has taken its last number before it counts itself out in ``Sem[1]``)."""
@@ -437,6 +444,9 @@ def attend_tile(
     qa = sbase + T.cast((wg - 1) * 64 * 128, "uint32")
     while not T.ptx.mbarrier_try_wait_parity(T.address_of(qfull[0]), 0 if kv0 is None else qn & 1):
         pass
+    # REVERSE: key blocks from the diagonal down, so only a tile's first step can need the
+    # causal mask when its rows lie within one key block (BN a multiple of BM)
+    loop_mask = T.meta_var(not REVERSE or (CAUSAL and BN % BM != 0))
     if (PINGPONG or OVERLAP) and ONE_LOOP:
         # FlashAttention-3 order: step j issues S(j) = Q K(j)^T and O += P(j-1) V(j-1) back to
         # back as one "turn", then the softmax of S(j) runs while the tensor cores take the
@@ -488,7 +498,7 @@ def attend_tile(
             if j < nblk:
                 release(kempty[s], ctid)
                 free_q(qempty, ctid, j, nblk, kv0)
-                if not REVERSE or (CAUSAL and BN % BM != 0):
+                if loop_mask:
                     mask_scores(
                         sacc, key_block(j, nblk, REVERSE), nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
                     )
@@ -505,10 +515,8 @@ def attend_tile(
         # FlashAttention-3 order: one "turn" issues O += P(j-1) V(j-1) and S(j) = Q K(j)^T
         # back to back, then the softmax of S(j) runs while the tensor cores take the
         # other warpgroup's turn (PINGPONG: named barriers 1 and 2 alternate the turns) and,
-        # with OVERLAP, while P(j-1) V(j-1) is still running (wait_group 1). REVERSE: key blocks
-        # from the last one down, so only the peeled step can need a mask when the tile's rows
-        # lie within one key block (BN a multiple of BM): then the loop has no mask code
-        loop_mask = T.meta_var(not REVERSE or (CAUSAL and BN % BM != 0))
+        # with OVERLAP, while P(j-1) V(j-1) is still running (wait_group 1). Without
+        # ``loop_mask`` only the peeled step masks: the loop has no mask code
         wait_bar(kfull[0 if kv0 is None else kv0 % STAGES], 0 if kv0 is None else (kv0 // STAGES) & 1)
         if PINGPONG:
             if kv0 is None:
@@ -786,7 +794,7 @@ def attention_fwd(
             it: T.int32 = 0
             n: T.int32 = 0
             wait_bar(qfull[0], 0)
-            t: T.int32 = T.cuda.shfl_sync(tid[0], 0) if UNIFORM else tid[0]
+            t: T.int32 = tile_number(tid, UNIFORM)
             while t < ntiles:
                 bh, mb = tile_coords(t, B * H, mblocks, hg, CAUSAL)
                 nblk = key_blocks(mb * BM, CAUSAL, S, BM, BN)
@@ -799,7 +807,7 @@ def attention_fwd(
                 it = it + nblk
                 n = n + 1
                 wait_bar(qfull[0], n & 1)
-                t = T.cuda.shfl_sync(tid[0], 0) if UNIFORM else tid[0]
+                t = tile_number(tid, UNIFORM)
             if PINGPONG and wg == 1 and n > 0:
                 T.ptx.bar.sync(1, 256)  # the last warpgroup's final turn closed the ring
         else:

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .arith import int_range
 from .expr import NODE, SEQ, VALUE, Add, BitAnd, BitXor, IntImm, Mul, PrimExpr, Shl, Shr, Sub, convert
+from .fold import fold
 from .node import Node
 from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
 from .types import PrimType
@@ -212,28 +212,26 @@ def _iv(x: Any) -> Any:
 
 
 def _const_tree(e: Any) -> int | None:
-    """The exact value of a ``+ - *`` tree over integer constants when every intermediate
-    result fits its dtype (the builder's folding rule, tirx.ir.fold); else None. Iterative:
-    a mutated text may nest thousands deep."""
-    vals: dict[int, int] = {}
+    """The value of a ``+ - *`` tree over integer constants as the builder would fold it
+    (``tirx.ir.fold``: each step only when its exact result fits the dtype); else None.
+    Iterative: a mutated text may nest thousands deep."""
+    vals: dict[int, IntImm] = {}
     todo = [(e, False)]
     while todo:
         n, done = todo.pop()
         if isinstance(n, IntImm):
-            vals[id(n)] = n.value
+            vals[id(n)] = n
             continue
-        if not isinstance(n, (Add, Sub, Mul)) or not isinstance(n.ty, PrimType):
+        if not isinstance(n, (Add, Sub, Mul)):
             return None
         if not done:
             todo += [(n, True), (n.a, False), (n.b, False)]
             continue
-        a, b = vals[id(n.a)], vals[id(n.b)]
-        v = a + b if isinstance(n, Add) else a - b if isinstance(n, Sub) else a * b
-        lo, hi = int_range(n.ty)
-        if not lo <= v <= hi:
+        r = fold(type(n)(vals[id(n.a)], vals[id(n.b)], n.ty))
+        if not isinstance(r, IntImm):
             return None
-        vals[id(n)] = v
-    return vals[id(e)]
+        vals[id(n)] = r
+    return vals[id(e)].value
 
 
 def _mul(a: Any, b: Any) -> Any:
