@@ -103,7 +103,8 @@ def test_negation_into_int_minmax_cuda_matches_interp(expr):
 
 
 def _int_trees():
-    leaves = st.sampled_from(["s", "t", "v", "i", "s", "v", "0", "-5"])  # mostly values ptxas cannot fold
+    # mostly values ptxas cannot fold; (v - v) and (s ^ s): zeros only NVVM sees (issue #29)
+    leaves = st.sampled_from(["s", "t", "v", "i", "s", "v", "0", "-5", "(v - v)", "(s ^ s)"])
 
     def grow(sub):
         minmax = st.tuples(st.sampled_from(["T.min", "T.max"]), sub, sub)
@@ -128,6 +129,29 @@ def _int_trees():
 def test_random_int_minmax_negation_trees_cuda_matches_interp(expr, s, t, v):
     """Nested int32 min / max / negation / + / - (wrapping) on the GPU and the interpreter."""
     _neg_minmax_run(expr, s, t, [0, v, 0, 0])
+
+
+FUZZ_1654884400 = """# from tirx.script import tirx as T
+
+@T.function
+def ew(A: T.Tensor((12,), T.int32), B: T.Tensor((12,), T.float16), s: T.int32):
+    with T.device_entry(1, 1, 1, 32, 1, 1):
+        i: T.let[T.int32] = T.cuda.thread_idx("x")
+        if i + 8 < 12:
+            v: T.let[T.int32] = T.max(A[i] - A[i] - A[i], A[i])
+            B[i] = T.Cast("float16", T.max(v, s))
+"""
+
+
+def test_fuzz_1654884400_hidden_zero_negation_cuda_matches_interp():
+    """`tirx fuzz --cuda --seed 1654884400`: (a - a) - a is a negation to NVVM; ptxas 13.0
+    dropped it inside max(max(., a), s) and gave -3 where the IR means 47 (A[3] = -47)."""
+    f = tirx.loads(FUZZ_1654884400)
+    a = np.array([70, 27, 2, -47, -39, -92, -85, -97, -65, 62, 29, 82], np.int32)
+    args = [a, np.zeros(12, np.float16), -3]
+    want = run_interp(ti.compile(f), args)
+    assert want[1][3] == 47
+    same(want, run_cuda(tirx.compile(f, target="cuda", options=EXACT, wrap_int=True, vectorize=False, cache=False), args))
 
 
 # What these found (H200) and is fixed: signed int32 arithmetic emitted as plain C++ `+ - *`,

@@ -53,6 +53,12 @@ CASES = [
     # the division helpers negate when the divisor is -1
     "T.min(T.min(T.floordiv(s, -1), i), 0)",
     "T.min(T.min(T.truncdiv(v, -1), i), t)",
+    # a zero only NVVM sees ((v - v), (v ^ v)): every int32 subtraction that is a min / max
+    # operand or a select arm is guarded (issue #29: `tirx fuzz --cuda --seed 1654884400`
+    # gave max(max(-47 - -47 - -47, -47), -3) = -3 on the H200)
+    "T.max(T.max(v - v - v, v), t)",
+    "T.min(T.min((v ^ v) - s, i), 0)",
+    "T.Select(T.Select((v - v) - s < i, (v - v) - s, i) < 0, T.Select((v - v) - s < i, (v - v) - s, i), 0)",
 ]
 
 
@@ -72,6 +78,15 @@ def test_int32_negation_is_guarded(expr):
     assert "(unsigned int)(-1) *" not in code and "0 - " not in code
     assert "(unsigned int)(z) - (unsigned int)" not in code
     assert "* (unsigned int)(m)" not in code and "(unsigned int)(m) *" not in code
+
+
+def test_a_let_bound_subtraction_feeding_a_min_max_is_guarded():
+    """The subtraction reaches the max through a let-bound variable: still guarded."""
+    src = KERNEL.replace("        if i < 1:", "        w: T.let[T.int32] = v - v - v\n        if i < 1:")
+    code = body(generate(tirx.loads(src.replace("EXPR", "T.max(T.max(w, i), t)"))).text)
+    assert "tirx_neg(v)" in code
+    plain = body(generate(tirx.loads(src.replace("EXPR", "w + i"))).text)
+    assert "tirx_neg" not in plain  # a subtraction used elsewhere keeps its form
 
 
 def test_division_helpers_negate_through_the_guard():
@@ -125,6 +140,6 @@ def test_sass_keeps_each_negation(expr):
     wanted = (
         1
         if "div" in expr or "T.Select" in expr or "if_then_else" in expr
-        else expr.count("-1 *") + expr.count("0 -")
+        else expr.count("-1 *") + expr.count("0 -") + expr.count(") - ") + expr.count("v - v - v")
     )
     assert sum(_negates(x) for x in sass) >= wanted, sass

@@ -67,6 +67,8 @@ from ..ir import (
     IfThenElse,
     IntImm,
     Let,
+    Max,
+    Min,
     Mod,
     Module,
     Mul,
@@ -77,6 +79,7 @@ from ..ir import (
     PrimType,
     Ramp,
     Return,
+    Select,
     SeqStmt,
     Shl,
     Shr,
@@ -517,6 +520,7 @@ class CodeGenCUDA:
         self.func: Function | None = None
         self.module: Module | None = None
         self.ret_ty: Any = None
+        self._guard_subs: set[int] = set()  # ids of int32 Subs written a + tirx_neg(b) (_P_NEG)
 
     # -- names ----------------------------------------------------------------------
     def fresh(self, hint: str) -> str:
@@ -864,7 +868,12 @@ class CodeGenCUDA:
         if isinstance(e, Sub):
             if isinstance(e.a, IntImm) and e.a.value == 0:
                 return f"tirx_neg({self.expr(e.b)})"
-            if self.bounds(e.a) == (0, 0):
+            r = self.bounds(e.a)
+            if r == (0, 0) or (
+                id(e) in self._guard_subs and not isinstance(e.b, IntImm) and (r is None or r[0] <= 0 <= r[1])
+            ):
+                # (a constant right side, or a left side that cannot be 0, is no negation to
+                # NVVM either)
                 return _wrapping("int", 32, self.expr(e.a), "+", f"tirx_neg({self.expr(e.b)})")
             return None
         pairs = ((e.a, e.b), (e.b, e.a))
@@ -1427,9 +1436,40 @@ class CodeGenCUDA:
         self.scalar_bufs = set()
         self.dyn_smem_offset = 0
         self._last_loc = None
+        self._guard_subs = set()
+
+    def _scan_minmax_subs(self, root: Any) -> None:
+        """Mark the int32 ``Sub`` nodes whose value is an operand of an int32 min / max or an
+        arm of a select, directly or through let-bound variables (_P_NEG): NVVM may fold the
+        subtraction's left side to 0 where tirx cannot see it (``(v - v) - t``), and ptxas 13.0
+        then drops the negation inside the three-input min / max it forms."""
+        from ..ir.visitor import post_order
+
+        bound: dict[Any, Any] = {}
+        roots: list[Any] = []
+        for n in post_order(root):
+            if isinstance(n, (Min, Max)) and _is_int32(n.ty):
+                roots += (n.a, n.b)
+            elif isinstance(n, Select):
+                roots += (n.true_value, n.false_value)
+            elif isinstance(n, Call) and getattr(n.op, "name", None) == "if_then_else":
+                roots += n.args[1:]
+            elif isinstance(n, (Bind, Let)):
+                bound[n.var] = n.value
+        seen: set[int] = set()
+        while roots:
+            x = roots.pop()
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            if isinstance(x, Var) and x in bound:
+                roots.append(bound[x])
+            elif isinstance(x, Sub) and _is_int32(x.ty):
+                self._guard_subs.add(id(x))
 
     def gen_kernel(self, f: Function, host: list, entry: DeviceEntry) -> KernelInfo:
         self._reset_func()
+        self._scan_minmax_subs(f.body)
         self.func = f
         self.in_kernel = True
         use = _Usage()
@@ -1575,6 +1615,7 @@ class CodeGenCUDA:
 
     def gen_device_func(self, f: Function, proto: bool) -> str:
         self._reset_func()
+        self._scan_minmax_subs(f.body)
         self.func = f
         self.in_kernel = False
         bufs = dict(f.buffer_map)

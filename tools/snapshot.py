@@ -1,0 +1,112 @@
+"""A fingerprint of what tirx produces, to prove a refactor changes nothing (issue #29, #30).
+
+    python -m tirx.tools.snapshot OUT.json          # write
+    python -m tirx.tools.snapshot OUT.json --diff OLD.json
+
+Records, per item, a SHA-256 of: the CUDA source of every example kernel (``KERNELS`` of
+``examples/kernels`` and ``examples/hopper``, and the Hopper ``best_config`` kernels), and the
+printed text of every ``.tirx`` file under ``tests/data`` and ``examples``. ``--diff`` names
+the items whose output differs (exit 1 if any).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if os.path.basename(ROOT) == "tirx":  # reached through the tirx/tools link
+    ROOT = os.path.dirname(ROOT)
+
+
+def _module(path: str) -> Any:
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    rel = os.path.splitext(os.path.relpath(path, ROOT))[0]
+    return importlib.import_module(rel.replace(os.sep, "."))
+
+
+def _kernels() -> Iterator[tuple[str, Callable[[], Any]]]:
+    for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*", "*.py"))):
+        if os.path.basename(path) == "__init__.py":
+            continue
+        mod = _module(path)
+        rel = os.path.relpath(path, ROOT)
+        for name, make in sorted(getattr(mod, "KERNELS", {}).items()):
+            yield f"cuda:{rel}:{name}", make
+    hop = os.path.join(ROOT, "examples", "hopper")
+    att = _module(os.path.join(hop, "attention.py"))
+    for d in (64, 128):
+        for causal in (False, True):
+            cfg = att.best_config(d, causal)
+            yield (
+                f"cuda:attention:best:{d}:{causal}",
+                lambda d=d, c=causal, cfg=cfg: att.make_attention(4, 16, 4096, d, c, **cfg),
+            )
+    gemm = _module(os.path.join(hop, "gemm.py"))
+    for m, n, k in ((4096, 4096, 4096), (128, 8192, 8192)):
+        yield (
+            f"cuda:gemm:best:{m}x{n}x{k}",
+            lambda m=m, n=n, k=k: gemm.make_gemm(m, n, k, **gemm.best_config(m, n, k)),
+        )
+    fp8 = _module(os.path.join(hop, "fp8_gemm.py"))
+    yield (
+        "cuda:fp8:best:4096",
+        lambda: fp8.make_fp8_gemm(4096, 4096, 4096, **fp8.best_config(4096, 4096, 4096)),
+    )
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def snapshot() -> dict[str, str]:
+    """Item name → digest of what tirx makes of it (or of the error it raises)."""
+    import tirx
+    from tirx.codegen.cuda import generate
+
+    out: dict[str, str] = {}
+    for name, make in _kernels():
+        try:
+            out[name] = _digest(generate(make()).text)
+        except Exception as e:  # an item that fails is recorded as its error
+            out[name] = "error:" + _digest(f"{type(e).__name__}: {e}")
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "data", "**", "*.tirx"), recursive=True)):
+        rel = os.path.relpath(path, ROOT)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                out[f"text:{rel}"] = _digest(tirx.dumps(tirx.loads(fh.read())))
+        except Exception as e:
+            out[f"text:{rel}"] = "error:" + _digest(f"{type(e).__name__}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", help="where to write the snapshot (JSON)")
+    ap.add_argument("--diff", metavar="OLD", help="compare with an earlier snapshot")
+    a = ap.parse_args(argv)
+    snap = snapshot()
+    with open(a.out, "w") as fh:
+        json.dump(snap, fh, indent=1, sort_keys=True)
+    if not a.diff:
+        print(f"{len(snap)} items")
+        return 0
+    with open(a.diff) as fh:
+        old = json.load(fh)
+    changed = sorted(k for k in set(old) | set(snap) if old.get(k) != snap.get(k))
+    for k in changed:
+        print(f"changed: {k}")
+    print(f"{len(snap)} items, {len(changed)} changed")
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
