@@ -238,9 +238,10 @@ def _parse(text: str, source_name: str):
 
 def load(path, keep_comments: bool = False):
     """Parse a ``.tirx`` file (UTF-8) into a Function or Module (``keep_comments``: see ``loads``)."""
+    from ..fileio import read_file  # never blocks: a FIFO is refused, not waited on
+
     p = os.fspath(path)
-    with open(p, "rb") as f:
-        data = f.read()
+    data = read_file(p)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

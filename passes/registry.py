@@ -114,7 +114,9 @@ def _split(text: str) -> list[str]:
 def _value(raw: str, default: Any, where: str) -> Any:
     s = raw.strip()
     if len(s) >= 2 and s[0] == s[-1] and s[0] in "\"'":
-        return s[1:-1]
+        s = s[1:-1]  # quoted: the text, still of the option's type ("true" is a bool)
+        if default is None or isinstance(default, str):
+            return s
     if isinstance(default, bool):
         if s.lower() in ("true", "1", "yes", "on"):
             return True
@@ -156,11 +158,13 @@ def parse_pipeline(text: str) -> list[tuple[str, dict[str, Any]]]:
             for kv in _split(body) if body.strip() else []:
                 k, eq, v = kv.partition("=")
                 k = k.strip()
-                if not eq:
+                if not eq or not k:
                     raise ValueError(f"pipeline: option {kv!r} of {name!r} must be name=value")
                 if k not in info.options:
                     have = ", ".join(sorted(info.options)) or "none"
                     raise ValueError(f"pipeline: pass {name!r} has no option {k!r} (options: {have})")
+                if k in opts:  # which one was meant is a guess: refuse rather than pick one
+                    raise ValueError(f"pipeline: option {k!r} of {name!r} is given twice")
                 opts[k] = _value(v, info.options[k], f"pipeline: option {name}.{k}")
         steps.append((name, opts))
     return steps

@@ -12,6 +12,14 @@ One place for the rules every file tirx touches follows:
   to replace anything that is not a regular file (a FIFO, a device, a socket, a directory):
   :class:`NotARegularFile` (an ``OSError`` and a ``ValueError``) naming the path and what
   it is.
+* Reads of user files (``tirx.load``, every file the ``tirx`` command reads) go through
+  :func:`read_file`: it opens without blocking (``O_NONBLOCK``) and then checks with
+  ``fstat`` what it opened, so a FIFO, device, socket or directory named ``*.tirx`` is
+  refused with :class:`NotARegularFile` (``PATH: not a regular file``) instead of hanging.
+  (Open then ``fstat``, not ``stat`` then open: the name may change in between.)
+* Files the ``tirx`` command writes (``opt -o``, ``compile -o``, ``fmt``) go through
+  :func:`write_file`, the writer ``save`` uses: atomic, so a failed write (a full disk)
+  leaves the old file byte for byte.
 * Cache files are private: :func:`private_dir` creates a directory ``0o700`` and refuses one
   not owned by the current user or writable by group or others; :func:`read_private`
   opens an entry without following a symlink and without blocking (``O_NOFOLLOW |
@@ -35,16 +43,19 @@ from typing import Any
 from .ir.node import print_text
 
 __all__ = [
+    "ChangedWhileOpened",
     "NotARegularFile",
     "Untrusted",
     "atomic_write",
     "clean_stale_temps",
     "file_kind",
     "private_dir",
+    "read_file",
     "read_private",
     "reset_state",
     "save",
     "warn_once",
+    "write_file",
 ]
 
 TMP_MARK = ".tirx-tmp-"
@@ -59,6 +70,12 @@ _LOCK = threading.Lock()
 
 class Untrusted(Exception):
     """A file or directory that tirx refuses to read from (the message says why)."""
+
+
+class ChangedWhileOpened(Untrusted):
+    """The name was replaced by another regular file between its ``lstat`` and its
+    ``open`` (an atomic write racing the read): not a trust problem; reading again may
+    succeed (``tirx.runtime.cache`` retries, then counts a miss, silently)."""
 
 
 class NotARegularFile(OSError, ValueError):
@@ -153,10 +170,12 @@ def read_private(path: str, limit: int) -> bytes | None:
         raise
     try:
         st = os.fstat(fd)  # what was opened, not what the name pointed to a moment before
-        if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (lst.st_dev, lst.st_ino):
+        if not stat.S_ISREG(st.st_mode):
             raise Untrusted(
                 f"{path} is {file_kind(st.st_mode)}, not a regular file (it changed while opened)"
             )
+        if (st.st_dev, st.st_ino) != (lst.st_dev, lst.st_ino):
+            raise ChangedWhileOpened(f"{path} was replaced while it was opened")
         why = _ownership_problem(st, path)
         if why is not None:
             raise Untrusted(why)
@@ -172,6 +191,32 @@ def read_private(path: str, limit: int) -> bytes | None:
             got += len(b)
         if got > limit:
             raise Untrusted(f"{path} is larger than {limit} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _refuse(path: str, st: os.stat_result, why: str = "") -> NotARegularFile:
+    code = errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL
+    return NotARegularFile(code, f"not a regular file: it is {file_kind(st.st_mode)}{why}", path)
+
+
+def read_file(path: Any) -> bytes:
+    """The bytes of the regular file ``path`` (a symlink is followed). Opened without
+    blocking, then checked with ``fstat``: a FIFO, device, socket or directory raises
+    :class:`NotARegularFile` naming it instead of hanging the reader."""
+    p = os.fspath(path)
+    flags = os.O_RDONLY
+    for name in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_BINARY"):
+        flags |= getattr(os, name, 0)
+    fd = os.open(p, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _refuse(os.fsdecode(p), st)
+        chunks: list[bytes] = []
+        while b := os.read(fd, 1 << 20):
+            chunks.append(b)
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -231,6 +276,13 @@ def clean_stale_temps(directory: str, force: bool = False) -> list[str]:
     return removed
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until all of ``data`` is written (a short write is not an error)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view[: 1 << 20]) :]
+
+
 def temp_path(directory: str, base: str) -> str:
     """``<directory>/.<base>.tirx-tmp-<pid>-<8 hex>``: recognisable, so it can be cleaned."""
     return os.path.join(directory, f".{base}{TMP_MARK}{os.getpid()}-{secrets.token_hex(4)}")
@@ -254,26 +306,29 @@ def atomic_write(
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     for name in ("O_NOFOLLOW", "O_CLOEXEC", "O_BINARY"):
         flags |= getattr(os, name, 0)
-    fd = os.open(tmp, flags, 0o600 if mode is not None or like is not None else 0o666)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
+        fd = os.open(tmp, flags, 0o600 if mode is not None or like is not None else 0o666)
+        try:
+            _write_all(fd, data)
             if like is not None:
-                mine = os.fstat(fh.fileno())
+                mine = os.fstat(fd)
                 if hasattr(os, "fchown") and (like.st_uid, like.st_gid) != (mine.st_uid, mine.st_gid):
                     with contextlib.suppress(OSError):  # only root may give a file away
-                        os.fchown(fh.fileno(), like.st_uid, like.st_gid)
+                        os.fchown(fd, like.st_uid, like.st_gid)
                 if mode is None:
                     mode = stat.S_IMODE(like.st_mode)
             if mode is not None:
-                os.chmod(fh.fileno(), mode)
+                os.chmod(fd, mode)
             if durable:
-                os.fsync(fh.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.filename == tmp:
+            e.filename = target  # the user named the target; the temporary name is noise
         raise
     if durable and hasattr(os, "O_DIRECTORY"):
         with contextlib.suppress(OSError):
@@ -295,8 +350,10 @@ def _save_target(path: str) -> tuple[str, os.stat_result | None]:
         except FileNotFoundError:
             target = os.path.realpath(path)  # a dangling link: create the file it names
         except OSError as e:
-            raise ValueError(
-                f"tirx.save: path {path!r} is a symbolic link that cannot be resolved: {e}"
+            raise NotARegularFile(
+                e.errno or errno.EINVAL,
+                f"a symbolic link that cannot be resolved ({e.strerror or e})",
+                path,
             ) from e
     try:
         st = os.lstat(target)
@@ -304,13 +361,45 @@ def _save_target(path: str) -> tuple[str, os.stat_result | None]:
         return target, None
     if not stat.S_ISREG(st.st_mode):
         via = f" (the target of the symlink {path!r})" if target != path else ""
-        code = errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL
-        raise NotARegularFile(
-            code,
-            f"is {file_kind(st.st_mode)}, not a regular file (tirx.save does not replace it){via}",
-            target,
-        )
+        raise _refuse(target, st, f"; tirx does not replace it{via}")
     return target, st
+
+
+def _write_device(path: str, data: bytes) -> bool:
+    """Write ``data`` straight to ``path`` when it is a FIFO or character device (there is no
+    file to replace atomically); False, having written nothing, when it is anything else."""
+    special = (stat.S_ISFIFO, stat.S_ISCHR)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    if not any(t(st.st_mode) for t in special):
+        return False
+    flags = os.O_WRONLY
+    for name in ("O_NOCTTY", "O_CLOEXEC", "O_BINARY"):
+        flags |= getattr(os, name, 0)
+    fd = os.open(path, flags)  # no O_CREAT / O_TRUNC: if the name changed, nothing is cut
+    try:
+        if not any(t(os.fstat(fd).st_mode) for t in special):
+            return False  # replaced by a file since the stat: write it atomically instead
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+    return True
+
+
+def write_file(path: Any, data: bytes, devices: bool = False) -> None:
+    """Write ``data`` to ``path`` the way ``save`` does: through a symlink, atomically (a
+    failed write leaves the old file as it was), keeping the replaced file's permissions;
+    a directory, socket, ... raises :class:`NotARegularFile`. With ``devices``, an existing
+    FIFO or character device (``-o /dev/null``) is written directly instead of refused."""
+    p = os.fspath(path)
+    if isinstance(p, bytes):
+        p = os.fsdecode(p)
+    if devices and _write_device(p, data):
+        return
+    target, st = _save_target(p)
+    atomic_write(target, data, like=st)
 
 
 def save(obj: Any, path: Any) -> None:

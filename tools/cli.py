@@ -28,9 +28,23 @@ _error_file: list[str] = []  # the file whose processing raised, for the interna
 
 
 def _read(path: str) -> str:
-    with open(path, "rb") as f:
-        data = f.read()
-    return data.decode("utf-8")
+    """A file's text, or stdin's for ``-``. Never blocks on a FIFO: anything but a regular
+    file is refused (``error: PATH: not a regular file: it is a FIFO``)."""
+    if path == "-":
+        buf = getattr(sys.stdin, "buffer", None)
+        return buf.read().decode("utf-8") if buf is not None else sys.stdin.read()
+    from tirx.fileio import read_file
+
+    return read_file(path).decode("utf-8")
+
+
+def _name(path: str) -> str:
+    """How diagnostics name an input (``<stdin>`` for ``-``)."""
+    return "<stdin>" if path == "-" else path
+
+
+class _Failed(Exception):
+    """A file's failure, already worded for the user (printed as is, counted as failed)."""
 
 
 def _err(msg: str) -> None:
@@ -55,6 +69,9 @@ def _file_problem(path: str, e: BaseException) -> str | None:
     ``e`` is not an input or environment problem (then it is an internal error)."""
     import tirx
 
+    path = _name(path)
+    if isinstance(e, _Failed):
+        return str(e)
     if isinstance(e, tirx.DiagnosticError):
         return _all_diagnostics(e, path)
     if isinstance(e, UnicodeDecodeError):
@@ -101,11 +118,21 @@ class _Files:
 
 
 def _load_file(path: str) -> tuple[Any, str]:
-    """(loaded object, text); raises DiagnosticError / OSError / UnicodeDecodeError."""
+    """(loaded object, text) of a file or of stdin (``-``); raises DiagnosticError /
+    OSError / UnicodeDecodeError."""
     import tirx
 
     text = _read(path)
-    return tirx.loads(text, source_name=path), text
+    return tirx.loads(text, source_name=_name(path)), text
+
+
+def _write(path: str, data: str | bytes) -> None:
+    """Every file the CLI writes: atomically (tirx.fileio, the writer ``tirx.save`` uses),
+    so a failed write (a full disk) leaves the old file byte for byte; ``-o /dev/null``
+    and other devices and FIFOs are written directly."""
+    from tirx.fileio import write_file
+
+    write_file(path, data.encode("utf-8") if isinstance(data, str) else bytes(data), devices=True)
 
 
 # ------------------------------------------------------------------ fmt
@@ -140,7 +167,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             if problems:
                 bad += 1
             elif not args.quiet:
-                print(f"{path}: ok")
+                print(f"{_name(path)}: ok")
     bad += files.failed
     if bad:
         _err(f"{bad} of {len(args.files)} file(s) have errors")
@@ -164,11 +191,11 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
             probs = roundtrip_problems(obj)
             if probs:
                 bad += 1
-                print(f"{path}: FAIL")
+                print(f"{_name(path)}: FAIL")
                 for p in probs:
-                    _err(f"{path}: {p}")
+                    _err(f"{_name(path)}: {p}")
             else:
-                print(f"{path}: ok (equal, fixpoint, hash)")
+                print(f"{_name(path)}: ok (equal, fixpoint, hash)")
     return 1 if bad or files.failed else 0
 
 
@@ -234,7 +261,34 @@ def _print_failure(out: Any) -> None:
         print(f"saved: {p}")
 
 
+def _replay(path: str) -> int:
+    """``tirx fuzz --replay FILE.json``: rerun a saved kernel failure on its recorded input."""
+    import json
+
+    from tirx.testing.campaign import replay_failure
+
+    check = None
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # replay_failure says what is wrong
+        with open(path, encoding="utf-8") as fh:
+            rec = json.load(fh)
+        if rec.get("mode") == "semantic" and not rec.get("check"):  # its check is a lambda
+            check = importlib.import_module("tirx.interp.fuzz").check_runnable
+    try:
+        rec = replay_failure(path, check)
+    except ValueError as e:
+        _err(f"error: {e}")
+        return 2
+    except Exception as e:  # the check failed again: the failure reproduces
+        why = str(e) if isinstance(e, AssertionError) else f"{type(e).__name__}: {e}"
+        print(f"replay {path}: FAILED again:\n{why}")
+        return 1
+    print(f"replay {path}: passes now (it was recorded failing with: {rec.get('error', '?')})")
+    return 0
+
+
 def cmd_fuzz(args: argparse.Namespace) -> int:
+    if getattr(args, "replay", None) is not None:
+        return _replay(args.replay)
     try:
         from tirx.tools import fuzzing
     except ImportError as e:
@@ -340,7 +394,7 @@ def _fuzz(
 
 
 # ------------------------------------------------------------------ passes / opt
-_PLUGINS: set[str] = set()
+_PLUGINS: dict[str, str] = {}  # real path of each imported plugin -> the path as given
 
 
 def _load_plugins(paths: list[str] | None) -> int:
@@ -350,12 +404,13 @@ def _load_plugins(paths: list[str] | None) -> int:
 
     for path in paths or ():
         if not os.path.isfile(path):
-            _err(f"tirx: error: no such plugin file: {path}")
+            what = "not a regular file" if os.path.exists(path) else "no such plugin file"
+            _err(f"tirx: error: {what}: {path}")
             return 2
         key = os.path.realpath(path)
         if key in _PLUGINS:  # imported once per process
             continue
-        _PLUGINS.add(key)
+        _PLUGINS[key] = path
         spec = importlib.util.spec_from_file_location(f"tirx_plugin_{len(_PLUGINS)}", path)
         if spec is None or spec.loader is None:
             _err(f"tirx: error: plugin {path} cannot be imported (not a Python file?)")
@@ -405,51 +460,119 @@ def _plugins_and_pipeline(args: argparse.Namespace, cmd: str) -> Any:
         return 2
 
 
+def _opt_destinations(args: argparse.Namespace) -> list[str | None] | None:
+    """Where each input's result goes (None: stdout); None after reporting that two inputs
+    would be written to the same file (``a/k.tirx b/k.tirx -o out``: one would be lost)."""
+    if args.output is None:
+        return [None] * len(args.files)
+    if not os.path.isdir(args.output):
+        return [args.output]  # one input (checked before)
+    dests: list[str | None] = []
+    seen: dict[str, str] = {}
+    for path in args.files:
+        dest = os.path.join(args.output, os.path.basename(path) if path != "-" else "stdin.tirx")
+        key = os.path.normcase(os.path.abspath(dest))
+        if key in seen:
+            _err(
+                f"tirx opt: error: {_name(seen[key])} and {_name(path)} would both be written to {dest} "
+                "(one result would be lost): give the inputs different names, or run tirx opt once per folder"
+            )
+            return None
+        seen[key] = path
+        dests.append(dest)
+    return dests
+
+
+def _plugin_frame(e: BaseException) -> str | None:
+    """``plugin.py:LINE`` of the deepest traceback frame inside a ``--plugin`` file, if any."""
+    where = None
+    tb = e.__traceback__
+    while tb is not None:
+        given = _PLUGINS.get(os.path.realpath(tb.tb_frame.f_code.co_filename))
+        if given is not None:
+            where = f"{given}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
+
+
+def _run_pipeline(pipeline: Any, names: list[str], obj: Any, instruments: list[Any], path: str) -> Any:
+    """``pipeline(obj)``; an exception raised inside a plugin's code is the plugin's bug, not
+    tirx's: it becomes ``_Failed`` naming the pass and the plugin's file and line."""
+    import tirx
+    from tirx.passes import PassContext, PassInstrument
+
+    class Running(PassInstrument):
+        """The passes running now (outermost first): which one raised."""
+
+        def __init__(self) -> None:
+            self.stack: list[Any] = []
+
+        def run_before_pass(self, pass_: Any, ir: Any) -> None:
+            self.stack.append(pass_)
+
+        def run_after_pass(self, pass_: Any, before: Any, after: Any) -> None:
+            self.stack.pop()
+
+    running = Running()
+    try:
+        with PassContext(instruments=[running, *instruments]):
+            return pipeline(obj)
+    except Exception as e:
+        where = None if isinstance(e, (tirx.DiagnosticError, RecursionError)) else _plugin_frame(e)
+        if where is None:
+            raise
+        if os.environ.get(_TRACEBACK_ENV, "") not in ("", "0"):
+            import traceback
+
+            traceback.print_exc()
+        top = [i for p in running.stack for i, q in enumerate(pipeline.passes) if q is p]
+        name = names[top[0]] if top else getattr(running.stack[-1] if running.stack else None, "name", "?")
+        raise _Failed(
+            f"error: pass {name!r} ({where}) raised {type(e).__name__}: {e} (on {_name(path)})"
+        ) from e
+
+
 def cmd_opt(args: argparse.Namespace) -> int:
     import tirx
-    from tirx.passes import PassContext, PassTiming, PrintIR, VerifyAfterEach
+    from tirx.passes import PassTiming, PrintIR, VerifyAfterEach, parse_pipeline
+    from tirx.passes.verify import raise_errors, verify_well_formed
 
     pipeline = _plugins_and_pipeline(args, "opt")
     if isinstance(pipeline, int):
         return pipeline
+    names = [n for n, _ in parse_pipeline(args.passes)]
     if args.output and len(args.files) > 1 and not os.path.isdir(args.output):
         _err("tirx opt: error: with several files, -o must name an existing directory")
+        return 2
+    dests = _opt_destinations(args)
+    if dests is None:
         return 2
     files = _Files()
     timing = PassTiming() if args.timing else None
     instruments: list[Any] = [i for i in (timing,) if i is not None]
     if args.print_after_all:
         instruments.append(PrintIR(diff=False, stream=sys.stderr))
-    if args.verify_each:
+    if not args.no_verify:  # as mlir-opt: the input and every pass's output are verified
         instruments.append(VerifyAfterEach())
     outs = []
-    for path in args.files:
+    for path, dest in zip(args.files, dests):
         with files.guard(path):
-            obj, _text = _load_stdin() if path == "-" else _load_file(path)
-            with PassContext(instruments=instruments):
-                out = pipeline(obj)
-            outs.append((path, tirx.dumps(out)))
-    for path, text in outs:
-        if args.output is None:
+            obj, text = _load_file(path)
+            if not args.no_verify and (errors := verify_well_formed(obj)):
+                raise_errors(errors, "the input is not well-formed", text, _name(path))
+            out = _run_pipeline(pipeline, names, obj, instruments, path)
+            outs.append((dest, tirx.dumps(out)))
+    for dest, text in outs:  # every input read before any output is written (-o may be one)
+        if dest is None:
             sys.stdout.write(text)
         else:
-            dest = args.output
-            if os.path.isdir(dest):
-                dest = os.path.join(dest, os.path.basename(path) if path != "-" else "stdin.tirx")
-            with open(dest, "w", encoding="utf-8") as f:
-                f.write(text)
+            with files.guard(dest):
+                _write(dest, text)
     if timing is not None:
         _err("pass                           total")
         for name, t in timing.totals().items():
             _err(f"{name:<28} {t * 1e3:9.3f} ms")
     return 1 if files.failed else 0
-
-
-def _load_stdin() -> tuple[Any, str]:
-    import tirx
-
-    text = sys.stdin.read()
-    return tirx.loads(text, source_name="<stdin>"), text
 
 
 # ------------------------------------------------------------------ compile
@@ -484,10 +607,9 @@ def cmd_compile(args: argparse.Namespace, extra: list[str]) -> int:
         _err(f"error: the {target!r} target produced no {what}")
         return 1
     if args.output is not None:
-        mode = "wb" if isinstance(out, (bytes, bytearray)) else "w"
-        with open(args.output, mode) as f:
-            f.write(out)
-        return 0
+        with files.guard(args.output):
+            _write(args.output, out)
+        return 1 if files.failed else 0
     if isinstance(out, (bytes, bytearray)):
         _err("tirx compile: error: --cubin is binary: write it to a file with -o")
         return 2
@@ -536,10 +658,11 @@ def _print_sass(k: Any, output: str | None) -> int:
         _err(f"error: nvdisasm failed ({r.returncode}): {r.stderr.strip()}")
         return 1
     if output is not None:
-        with open(output, "w") as f:
-            f.write(r.stdout)
-    else:
-        print(r.stdout, end="")
+        files = _Files()
+        with files.guard(output):
+            _write(output, r.stdout)
+        return 1 if files.failed else 0
+    print(r.stdout, end="")
     return 0
 
 
@@ -566,7 +689,8 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser(
         "check",
         help="parse and verify .tirx files",
-        description="Load each FILE and run the well-formedness checks; diagnostics go to stderr, exit 1 on any error.",
+        description="Load each FILE ('-' for stdin) and run the well-formedness checks; diagnostics go to "
+        "stderr, exit 1 on any error.",
     )
     c.add_argument("files", nargs="+", metavar="FILE")
     c.add_argument("-q", "--quiet", action="store_true", help="print nothing for files that pass")
@@ -574,7 +698,8 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser(
         "roundtrip",
         help="check the text invariants per file",
-        description="For each FILE x: structural_equal(loads(dumps(x)), x); dumps(loads(dumps(x))) == dumps(x); equal implies equal structural_hash.",
+        description="For each FILE x ('-' for stdin): structural_equal(loads(dumps(x)), x); "
+        "dumps(loads(dumps(x))) == dumps(x); equal implies equal structural_hash.",
     )
     r.add_argument("files", nargs="+", metavar="FILE")
 
@@ -651,6 +776,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="mutate .tirx texts and run loads/dumps/equal/hash/verify/compile on each, in a worker process",
     )
+    mode.add_argument(
+        "--replay",
+        default=None,
+        metavar="FILE.json",
+        help="rerun a saved kernel failure (--cuda, --semantic) on exactly its recorded kernel and inputs; "
+        "exit 1 if it fails again",
+    )
     z.add_argument(
         "--corpus",
         nargs="+",
@@ -670,7 +802,8 @@ def _parser() -> argparse.ArgumentParser:
     k = sub.add_parser(
         "compile",
         help="print the generated CUDA for a .tirx file",
-        description="Compile FILE with tirx.compile and print the generated source. Example: tirx compile k.tirx --target cuda -arch=sm_90a",
+        description="Compile FILE ('-' for stdin) with tirx.compile and print the generated source, or write "
+        "it with -o (atomically). Example: tirx compile k.tirx --target cuda -arch=sm_90a",
     )
     k.add_argument("file", metavar="FILE")
     k.add_argument(
@@ -688,7 +821,9 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Load each FILE ('-' for stdin), run the passes named by --passes (mlir-opt style: "
             "'convert-ssa,cse,verify{require_ssa=true}'; `tirx passes` lists names and options) and "
-            "print the result, or write it with -o."
+            "print the result, or write it with -o (atomically: a failed write leaves the old file). The "
+            "input and each pass's output are verified (--no-verify: not); with -o DIR, two inputs of the "
+            "same name are a usage error."
         ),
     )
     o.add_argument("files", nargs="+", metavar="FILE")
@@ -697,7 +832,17 @@ def _parser() -> argparse.ArgumentParser:
         "-o", "--output", default=None, metavar="OUT", help="output file (a directory for several)"
     )
     o.add_argument("--print-after-all", action="store_true", help="print the IR after each pass to stderr")
-    o.add_argument("--verify-each", action="store_true", help="check well-formedness after each pass")
+    verify = o.add_mutually_exclusive_group()
+    verify.add_argument(
+        "--verify-each",
+        action="store_true",
+        help="check well-formedness of the input and after each pass (the default)",
+    )
+    verify.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="do not verify: write the passes' output even when it is not well-formed",
+    )
     o.add_argument("--timing", action="store_true", help="per-pass time totals on stderr")
     o.add_argument("--plugin", action="append", metavar="PY", help="a Python file that registers passes")
 
@@ -785,8 +930,11 @@ def _check_paths(args: argparse.Namespace) -> int:
     if args.cmd == "fmt":
         return 0
     paths = [args.file] if args.cmd == "compile" else getattr(args, "files", None) or []
+    if paths.count("-") > 1:
+        _err(f"tirx {args.cmd}: error: - (stdin) is given more than once; it can be read once")
+        return 2
     for path in paths:
-        if path == "-" and args.cmd == "opt":
+        if path == "-":
             continue
         if not os.path.exists(path):
             _err(f"tirx {args.cmd}: error: no such file: {path}")

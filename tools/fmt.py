@@ -151,7 +151,7 @@ def _expand(paths: list[str], err: Callable[[str], None]) -> list[str] | None:
         elif os.path.exists(p):
             out.append(p)
         elif glob.has_magic(p) and (hits := sorted(glob.glob(p, recursive=True))):
-            out += [h for h in hits if os.path.isfile(h)]
+            out += [h for h in hits if not os.path.isdir(h)]  # a FIFO is refused when read
         else:
             err(f"tirx fmt: error: no such file: {p}")
             missing = True
@@ -161,7 +161,8 @@ def _expand(paths: list[str], err: Callable[[str], None]) -> list[str] | None:
 def run(args: argparse.Namespace, err: Callable[[str], None], files: Any, read: Callable[[str], str]) -> int:
     """The ``fmt`` command; ``files.guard(path)`` is the CLI's per-file error handler
     (it reports a file's error and counts it in ``files.failed``); ``read(path)`` reads a
-    file as UTF-8 text."""
+    file (``-``: stdin) as UTF-8 text, refusing anything but a regular file. A file counts
+    as reformatted only once its write succeeded; a failed write is that file's error."""
     import tirx
 
     paths = _expand(list(args.files), err)
@@ -172,16 +173,11 @@ def run(args: argparse.Namespace, err: Callable[[str], None], files: Any, read: 
     changed: list[str] = []
     for path in paths:
         with files.guard(path):
-            if path == "-":
-                text = sys.stdin.buffer.read().decode("utf-8")
-                obj, out = _format(text, "<stdin>")
-            else:
-                text = read(path)
-                obj, out = _format(text, path)
+            text = read(path)
+            obj, out = _format(text, "<stdin>" if path == "-" else path)
             if path == "-" and write:
                 sys.stdout.write(out if not same(text, out) else text)
             elif not same(text, out):
-                changed.append(path)
                 if args.diff:
                     name = "<stdin>" if path == "-" else path
                     diff = difflib.unified_diff(
@@ -194,6 +190,7 @@ def run(args: argparse.Namespace, err: Callable[[str], None], files: Any, read: 
                     sys.stdout.write("".join(line + "\n" for line in diff))
                 elif write:
                     tirx.save(obj, path)  # atomic; prints the same text (comments kept)
+                changed.append(path)  # after the write: a failed one is counted as failed only
     failed = files.failed
     n = len(paths) - failed
     tail = f", {failed} failed" if failed else ""

@@ -139,8 +139,10 @@ def _cuda_source(obj: Any) -> None:
 
 
 def _read_text(p: Path) -> str | None:
+    from tirx.fileio import read_file  # a FIFO named *.tirx is skipped, not waited on
+
     try:
-        return p.read_bytes().decode("utf-8")
+        return read_file(p).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 
