@@ -122,6 +122,22 @@ def _kind_ok(kind: str, a: Any) -> bool:
     return True  # pragma: no cover
 
 
+def _not_a_value(op: Any, i: int, kind: str, a: Any) -> str | None:
+    """Why argument ``a`` cannot go to position ``i`` of kind ``"x"`` (any expression), read
+    from the declaration: an op whose result type is its first argument's (``"arg0"``:
+    ``exp``, shuffles) or a predicate of it (``"bool0"``: ``isnan``) computes on numbers, as
+    do an atomic's value operands (``traits.atomic``: the pointer's index), so a string
+    literal or a handle is refused there unless ``pointer_from`` declares the argument a
+    pointer (``ptx.addr``). Elsewhere ``"x"`` takes anything (IKET's ``source_code``
+    string, ``call_extern``'s and PTX's variadic operands)."""
+    if kind.rstrip("?") != "x" or isinstance(a.ty, PrimType) or i in op.traits.pointer_from:
+        return None
+    if not (op.result in ("arg0", "bool0") or (op.traits.atomic is not None and i != op.traits.atomic)):
+        return None
+    got = f"is the string literal {a.value!r}" if isinstance(a, StringImm) else f"has type {a.ty}"
+    return f"{got}, where T.{op.name} takes a number (a scalar or vector value)"
+
+
 def _arg_type_ok(arg_ty: Any, param_ty: Any) -> bool:
     if arg_ty == param_ty:
         return True
@@ -313,6 +329,8 @@ class _Checker:
                             f"T.{op.name}: argument {i + 1} has type {a.ty}, which does not match kind {k!r}",
                             e,
                         )
+                    elif (why := _not_a_value(op, i, k, a)) is not None:
+                        self.error(f"T.{op.name}: argument {i + 1} {why}", e, "argument")
             if op.traits.takes_address and e.args and not isinstance(e.args[0], BufferLoad):
                 self.error(f"T.{op.name} takes a buffer element", e)
             if op.traits.takes_address and not isinstance(e.ty, PointerType):
@@ -396,14 +414,14 @@ class _Checker:
             self.expr(s.cond)
         elif t is AllocBuffer:
             b = s.buffer
-            self.buffer_fields(b)
+            self.buffer_fields(b, s)
             self.define(b.data, s)
             self.check_pointer(b, s)
             self.define_buffer(b, s)
         elif t is DeclBuffer:
             b = s.buffer
             self.use(b.data, s)
-            self.buffer_fields(b)
+            self.buffer_fields(b, s)
             self.check_pointer(b, s)
             self.define_buffer(b, s)
         elif t is DeviceEntry:
@@ -431,11 +449,20 @@ class _Checker:
         else:
             self.error(f"unknown statement {t.__name__}", s)
 
-    def buffer_fields(self, b: Buffer) -> None:
+    def buffer_fields(self, b: Buffer, node: Any = None) -> None:
         for e in (*b.shape, *b.strides):
             self.expr(e)
         if b.elem_offset is not None:
             self.expr(b.elem_offset)
+        self.extents(b, node)
+
+    def extents(self, b: Buffer, node: Any) -> None:
+        """A negative constant extent has no memory behind it: no backend can allocate or index it."""
+        for i, e in enumerate(b.shape):
+            if type(e) is IntImm and e.value < 0:
+                self.error(
+                    f"buffer {b.name} has a negative extent {e.value} in dimension {i}", node, "extent"
+                )
 
     def check_pointer(self, b: Buffer, node: Any) -> None:
         if not pointer_compatible(b.data.ty, b.dtype):
@@ -467,6 +494,7 @@ class _Checker:
                 for v in collect_vars(e):
                     if v not in self.visible and v not in params:
                         self.define(v, f)
+            self.extents(b, pv if getattr(pv, "span", None) is not None else f)
             self.check_pointer(b, f)
             self.define_buffer(b, f)
         self.stmt(f.body)

@@ -18,7 +18,7 @@ from .memory import GLOBAL, Mem, PtrVal
 
 __all__ = ["Kernel", "ModuleKernel", "compile"]
 
-_OPTIONS = {"check_races", "check_bounds", "max_lanes", "max_loop_iters", "max_steps"}
+_OPTIONS = {"check_races", "check_bounds", "max_alloc_bytes", "max_lanes", "max_loop_iters", "max_steps"}
 
 
 def compile(f: Function | Module, **options: Any):
@@ -28,7 +28,9 @@ def compile(f: Function | Module, **options: Any):
     unwritten shared memory; ``check_bounds`` (default True) reports out-of-bounds accesses;
     ``max_lanes`` (default 2**15) is how many threads run at once (the grid runs in chunks of
     whole blocks); ``max_loop_iters`` (default 10**7) bounds each loop and ``max_steps``
-    (default 2**31 thread-steps) the work of one call (``LimitError`` instead of a hang).
+    (default 2**31 thread-steps) the work of one call (``LimitError`` instead of a hang);
+    ``max_alloc_bytes`` (default 2**32) bounds one allocation inside the kernel (all its
+    per-block or per-thread copies together; ``LimitError`` naming the buffer and line).
     Returns a ``Kernel`` (or a ``ModuleKernel`` for a Module) called like the CUDA one:
     ``kernel(*arrays_and_scalars)``.
     """

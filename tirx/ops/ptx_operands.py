@@ -73,7 +73,7 @@ def _s_addr(base: Any, byte_offset: Any, span: Any = None) -> Call:
 ADDR = declare(
     "ptx.addr", "x n", "arg0", params="base byte_offset",
     doc="the PTX memory operand [base+byte_offset] (a pointer or an address value, offset in bytes)",
-    cuda=_c_addr, interp=_i_addr, script=_s_addr,
+    cuda=_c_addr, interp=_i_addr, script=_s_addr, pointer_from=(0,),
 )  # fmt: skip
 
 
