@@ -72,7 +72,9 @@ therefore not SSA (``ConvertSSA`` makes it so).
 
 from __future__ import annotations
 
-from typing import Any, cast
+import functools
+from collections.abc import Sequence
+from typing import Any, TypeVar, cast
 
 from hypothesis import strategies as st
 
@@ -84,6 +86,10 @@ from tirx.ir.node import EMPTY_ATTRS, Attrs, as_attrs
 from tirx.ir.op import all_ops, call
 from tirx.ir.types import DTYPE_NAMES, PointerType, PrimType, bool_, float32, handle, int32, int64, prim, void
 
+# imported here, not on the first draw: a first import inside a draw counts toward
+# hypothesis's too_slow limit (tens of ms of the first test's 1 s)
+from tirx.script.builder import launch_args
+
 __all__ = [
     "closed_exprs",
     "dtypes",
@@ -93,6 +99,8 @@ __all__ = [
     "runnable_kernels",
     "stmts",
 ]
+
+_T = TypeVar("_T")
 
 # ------------------------------------------------------------------ pools
 NAMES = ("i", "j", "k", "x", "y", "n", "A", "B", "buf", "acc", "tmp", "v", "p")
@@ -141,13 +149,57 @@ class _Ctx:
         return c
 
 
+# One hypothesis draw costs ~30-70 us, whatever it draws, and a function is a few hundred of
+# them: several decisions are decoded from one integer draw (index 0, where shrinking goes, is
+# the simplest choice), so that @given(functions()) stays far below hypothesis's too_slow
+# limit (1 s for the first ~10 examples) on a loaded machine (issue #29).
+@functools.cache
+def _ints(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """``st.integers(lo, hi)``, built once (hypothesis's per-call strategy cache costs)."""
+    return st.integers(lo, hi)
+
+
+def _pick(draw, seq: Sequence[_T]) -> _T:
+    """``draw(st.sampled_from(seq))`` as one integer draw."""
+    return seq[draw(_ints(0, len(seq) - 1))]
+
+
+_NAME_POOL = NAMES * 15 + ODD_NAMES  # an odd name about 1 time in 18
+
+
 def _name(draw) -> str:
-    if draw(st.integers(0, 15)) == 0:
-        return draw(st.sampled_from(ODD_NAMES))
-    return draw(st.sampled_from(NAMES))
+    return _pick(draw, _NAME_POOL)
 
 
 # ------------------------------------------------------------------ constants
+def _small_float(v: int) -> float:
+    """k / 2^s with -7 <= k <= 7, s <= 3, decoded from 0 <= v < 60 (0 -> 0.0)."""
+    k, s = divmod(v, 4)
+    return ((k + 1) // 2 if k % 2 else -(k // 2)) / (1, 2, 4, 8)[s]
+
+
+def _const_as(draw, t: PrimType, form: Any) -> E.PrimExpr:
+    """A constant of scalar ``t`` in the form the expression-kind draw picked."""
+    if t.is_bool:
+        return E.IntImm(int(form == 1), t)
+    if t.is_int:
+        lo, hi = E.int_range(t)
+        if form == "small":
+            v = draw(_ints(-3, 300))
+        elif form == "full":
+            v = draw(_ints(lo, hi))
+        else:
+            v = (lo, hi, 0, 1)[form]
+        return E.IntImm(min(max(v, lo), hi), t)
+    if form == "special" and t.bits >= 16:
+        # both NaN signs: a NaN's bits are the constant (the GPU computes with them)
+        return E.FloatImm(_pick(draw, (float("inf"), float("-inf"), float("nan"), float("-nan"), -0.0)), t)
+    if form == "floats" and t.base in ("float32", "float64"):
+        v = draw(st.floats(allow_nan=False, allow_infinity=False, width=32 if t.bits == 32 else 64))
+        return E.FloatImm(float(v), t)
+    return E.FloatImm(_small_float(draw(_ints(0, 59))), t)
+
+
 def _const(draw, t: PrimType) -> E.PrimExpr:
     if t.lanes > 1:
         return E.Broadcast(_const(draw, t.element), t.lanes)
@@ -159,7 +211,8 @@ def _const(draw, t: PrimType) -> E.PrimExpr:
         return E.IntImm(min(max(v, lo), hi), t)
     # floats exactly representable in the dtype: k / 2^s, small k
     if t.bits >= 16 and draw(st.integers(0, 12)) == 0:
-        v = draw(st.sampled_from((float("inf"), float("-inf"), float("nan"), -0.0)))
+        # both NaN signs: a NaN's bits are the constant (the GPU computes with them)
+        v = draw(st.sampled_from((float("inf"), float("-inf"), float("nan"), float("-nan"), -0.0)))
     elif t.base in ("float32", "float64") and draw(st.booleans()):
         v = draw(st.floats(allow_nan=False, allow_infinity=False, width=32 if t.bits == 32 else 64))
     else:
@@ -319,65 +372,101 @@ class _NoExpr(Exception):
     pass
 
 
-def _expr(draw, ctx: _Ctx, t: Any, depth: int = 0) -> E.PrimExpr:
-    t = _dtype(t)
-    if isinstance(t, PointerType) or depth >= MAX_DEPTH or draw(st.integers(0, 2)) == 0:
-        return _leaf(draw, ctx, t, depth)
+def _kinds(t: PrimType) -> tuple[tuple[tuple, ...], int]:
+    """The node kinds of a scalar expression of ``t``'s class, as often as they were drawn
+    one decision at a time (a leaf 1/3: a constant half of those, a var or a load a quarter;
+    select, cast, let, op call, function call 1/15 each; the rest the dtype's own operators),
+    and how many leading entries are leaves. Entry 0 is the simplest (a zero constant)."""
+    if t.is_bool:
+        consts: tuple = (("const", 0),) * 10 + (("const", 1),) * 10
+        own: tuple = (
+            tuple(("cmp", c) for c in _CMPS) * 2 + (("un", E.Not),) * 9 + (("bin", E.And), ("bin", E.Or)) * 5
+        )
+    elif t.is_int:
+        consts = (
+            (("const", "small"),) * 7 + tuple(("const", i) for i in range(4)) * 2 + (("const", "full"),) * 6
+        )
+        own = (
+            tuple(("bin", c) for c in _ARITH_INT) * 3
+            + tuple(("bin", c) for c in _BITS)
+            + (("un", E.BitNot),) * 6
+        )
+    else:
+        consts = (("const", "small"),) * 9 + (("const", "floats"),) * 9 + (("const", "special"),) * 2
+        own = tuple(("bin", c) for c in _ARITH_FLOAT) * 7
+    leaves = consts + (("var",),) * 10 + (("load",),) * 10
+    nodes = tuple((k,) for k in ("select", "cast", "let", "op", "func") for _ in range(8))
+    return leaves + own[: len(own) // 2] + nodes + own[len(own) // 2 :], len(leaves)
+
+
+_KINDS: dict[tuple[bool, bool], tuple[tuple[tuple, ...], int]] = {}
+
+
+def _scalar_expr(draw, ctx: _Ctx, t: PrimType, depth: int) -> E.PrimExpr:
+    key = (t.is_bool, t.is_int)
+    if key not in _KINDS:
+        _KINDS[key] = _kinds(t)
+    kinds, nleaves = _KINDS[key]
+    i = draw(_ints(0, (nleaves if depth >= MAX_DEPTH else len(kinds)) - 1))
+    k = kinds[i]
     d = depth + 1
-    if t.lanes > 1:
-        el = t.element
-        how = draw(st.integers(0, 3))
-        if how == 0:
-            return E.Broadcast(_expr(draw, ctx, el, d), t.lanes)
-        if how == 1 and el.is_int:
-            return E.Ramp(_expr(draw, ctx, el, d), _expr(draw, ctx, el, d), t.lanes)
-        if how == 2:
-            e = _load(draw, ctx, t, depth)
-            if e is not None:
-                return e
-        ops = _ARITH_FLOAT if el.is_float else (E.Add, E.Sub, E.Mul, E.Min, E.Max)
-        if el.is_bool:
-            return E.Broadcast(_expr(draw, ctx, el, d), t.lanes)
-        cls = draw(st.sampled_from(ops))
-        return cls(_expr(draw, ctx, t, d), _expr(draw, ctx, t, d))
-    how = draw(st.integers(0, 9))
-    if how == 0:  # select
+    if k[0] == "var":
+        vs = [v for v in ctx.vars if v.ty == t]
+        if vs:
+            return _pick(draw, vs)
+    elif k[0] == "load" and depth < MAX_DEPTH:
+        e = _load(draw, ctx, t, depth)
+        if e is not None:
+            return e
+    elif k[0] == "select":
         return E.Select(_expr(draw, ctx, bool_, d), _expr(draw, ctx, t, d), _expr(draw, ctx, t, d))
-    if how == 1:  # cast
-        src = draw(st.sampled_from(SCALAR_DTYPES))
-        return E.Cast(t, _expr(draw, ctx, src, d))
-    if how == 2:  # let
-        vt = draw(st.sampled_from((int32, int64, float32, bool_, t)))
+    elif k[0] == "cast":
+        return E.Cast(t, _expr(draw, ctx, _pick(draw, SCALAR_DTYPES), d))
+    elif k[0] == "let":
+        vt = _pick(draw, (int32, int64, float32, bool_, t))
         v = E.Var(_name(draw), vt)
         value = _expr(draw, ctx, vt, d)
         body = _expr(draw, ctx.child(vars=[*ctx.vars, v]), t, d)
         return E.Let(v, value, body)
-    if how == 3:  # op call
-        e = _op_call(draw, ctx, t, depth)
+    elif k[0] == "op" or k[0] == "func":
+        e = (_op_call if k[0] == "op" else _func_call)(draw, ctx, t, depth)
         if e is not None:
             return e
-    if how == 4:
-        e = _func_call(draw, ctx, t, depth)
+        k = kinds[nleaves + i % 10]  # none fits: one of the dtype's own operators
+    if k[0] == "const":
+        return _const_as(draw, t, k[1])
+    if k[0] in ("var", "load"):  # none in scope: a constant
+        return _const_as(draw, t, kinds[i % 20][1])
+    if k[0] == "cmp":
+        ot = _pick(draw, SCALAR_DTYPES)
+        return k[1](_expr(draw, ctx, ot, d), _expr(draw, ctx, ot, d))
+    if k[0] == "un":
+        return k[1](_expr(draw, ctx, t, d))
+    return k[1](*_operands(draw, ctx, t, d, k[1]))
+
+
+def _expr(draw, ctx: _Ctx, t: Any, depth: int = 0) -> E.PrimExpr:
+    t = _dtype(t)
+    if isinstance(t, PrimType) and t.lanes == 1:
+        return _scalar_expr(draw, ctx, t, depth)
+    if isinstance(t, PointerType) or depth >= MAX_DEPTH or draw(st.integers(0, 2)) == 0:
+        return _leaf(draw, ctx, t, depth)
+    d = depth + 1
+    el = t.element
+    how = draw(st.integers(0, 3))
+    if how == 0:
+        return E.Broadcast(_expr(draw, ctx, el, d), t.lanes)
+    if how == 1 and el.is_int:
+        return E.Ramp(_expr(draw, ctx, el, d), _expr(draw, ctx, el, d), t.lanes)
+    if how == 2:
+        e = _load(draw, ctx, t, depth)
         if e is not None:
             return e
-    if t.is_bool:
-        k = draw(st.integers(0, 3))
-        if k == 0:
-            ot = draw(st.sampled_from(SCALAR_DTYPES))
-            cls = draw(st.sampled_from(_CMPS))
-            return cls(_expr(draw, ctx, ot, d), _expr(draw, ctx, ot, d))
-        if k == 1:
-            return E.Not(_expr(draw, ctx, t, d))
-        cls = E.And if k == 2 else E.Or
-        return cls(_expr(draw, ctx, t, d), _expr(draw, ctx, t, d))
-    if t.is_int:
-        k = draw(st.integers(0, 6))
-        if k == 0:
-            return E.BitNot(_expr(draw, ctx, t, d))
-        cls = draw(st.sampled_from(_BITS if k == 1 else _ARITH_INT))
-        return cls(*_operands(draw, ctx, t, d, cls))
-    cls = draw(st.sampled_from(_ARITH_FLOAT))
-    return cls(*_operands(draw, ctx, t, d, cls))
+    ops = _ARITH_FLOAT if el.is_float else (E.Add, E.Sub, E.Mul, E.Min, E.Max)
+    if el.is_bool:
+        return E.Broadcast(_expr(draw, ctx, el, d), t.lanes)
+    cls = draw(st.sampled_from(ops))
+    return cls(_expr(draw, ctx, t, d), _expr(draw, ctx, t, d))
 
 
 _SHARED_OPERAND_OK = (E.Add, E.Sub, E.Mul, E.Min, E.Max)  # not x / x: no new zero divisors
@@ -524,8 +613,6 @@ def _for(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
 
 
 def _device_entry(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
-    from tirx.script.builder import launch_args
-
     ints = [v for v in ctx.vars if v.ty == int32]
 
     def dim():
