@@ -1100,7 +1100,7 @@ class TextBuilder:
         self.nargs(fname, pos, kw, span, 1)
         a = pos[0]
         if type(a) is str:
-            if ty.is_float and a in ("inf", "-inf", "nan", "+inf"):
+            if ty.is_float and a in ("inf", "-inf", "nan", "+inf", "-nan", "+nan"):  # float(a): no eval
                 a = float(a)
             else:
                 raise self.err(f"{fname}: cannot make a constant from the string {a!r}", span)

@@ -6,8 +6,11 @@ Expressions (bottom-up):
   (two's complement for signed, modulo 2**bits for unsigned); ``Div`` / ``Mod`` truncate
   toward zero (C), ``FloorDiv`` / ``FloorMod`` round toward minus infinity (Python);
   division by zero and out-of-range shifts are left alone;
-- float constants fold with IEEE rounding in their own dtype (float16/32/64 through numpy;
-  one operation at a time — floats are never reassociated; min/max with NaN are kept);
+- float constants (every float dtype) fold bit for bit as the program computes them: each
+  operand rounded to its dtype first, the operation in the dtype's arithmetic, casts exact
+  (int64 -> float32 rounds once), all through ``tirx.ir.numerics``, the interpreter's own
+  rules; one operation at a time (floats are never reassociated); a NaN result is not
+  folded, nor min/max of a NaN or a zero;
 - identities for integers: ``x*1``, ``x+0``, ``x-0``, ``x//1``, ``x-x`` → 0, ``x*0`` → 0,
   ``x%1`` → 0, ``min(x, x)``, comparisons of ``x`` with itself, ``(x + c1) + c2`` →
   ``x + (c1+c2)`` (exact under wraparound). An operand is only dropped when it has no
@@ -26,8 +29,6 @@ run has nothing more to do). Thread-bound and annotated loops are kept.
 
 from __future__ import annotations
 
-import math
-import warnings
 from typing import Any
 
 from tirx.ir import (
@@ -91,20 +92,13 @@ from .infra import FunctionPass
 
 __all__ = ["Simplify", "fold_expr"]
 
-_FLOAT_BASES = ("float16", "float32", "float64")
 
+def _numerics() -> Any:
+    """tirx.ir.numerics (the dtypes' values, in numpy), imported on first use: loading text
+    imports this module (through the verifier) and must not pay numpy's import time."""
+    from tirx.ir import numerics
 
-def _np() -> Any:
-    """numpy, imported on first use: loading text imports this module (through the
-    verifier) and must not pay numpy's import time."""
-    import numpy
-
-    return numpy
-
-
-def _np_float(base: str) -> Any:
-    """The numpy scalar type that rounds like ``base`` (None: not folded)."""
-    return getattr(_np(), base) if base in _FLOAT_BASES else None
+    return numerics
 
 
 _EMPTY = SeqStmt(())
@@ -146,6 +140,9 @@ def _fold_int(cls: type, a: int, b: int, t: PrimType) -> int | None:
     return None
 
 
+#: the float ops tirx.ir.numerics folds, by node class
+_FLOAT_OPS = {Add: "add", Sub: "sub", Mul: "mul", Div: "div", Min: "min", Max: "max"}
+_CMP_NAMES = {EQ: "eq", NE: "ne", LT: "lt", LE: "le", GT: "gt", GE: "ge"}
 _CMP = {
     EQ: lambda a, b: a == b,
     NE: lambda a, b: a != b,
@@ -158,30 +155,10 @@ _CMP = {
 _CMP_SELF = {EQ: True, NE: False, LT: False, LE: True, GT: False, GE: True}
 
 
-def _fold_float(cls: type, a: float, b: float, t: PrimType) -> float | None:
-    npt = _np_float(t.base)
-    if npt is None:
-        return None
-    x, y = npt(a), npt(b)
-    with warnings.catch_warnings(), _np().errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        if cls is Add:
-            r = x + y
-        elif cls is Sub:
-            r = x - y
-        elif cls is Mul:
-            r = x * y
-        elif cls is Div:
-            r = x / y
-        elif cls in (Min, Max):
-            if math.isnan(a) or math.isnan(b):
-                return None
-            r = min(x, y) if cls is Min else max(x, y)
-            if r == 0:  # signed zeros: keep IEEE-ambiguous cases unfolded
-                return None
-        else:
-            return None
-    return float(r)
+def _nan_or_zero(a: float, b: float, r: float) -> bool:
+    """A min/max kept unfolded: a NaN operand or a zero result (which zero, and whether a NaN
+    is ignored, is where min/max instructions differ: fminf, __hmin, __hmin_nan)."""
+    return a != a or b != b or r == 0
 
 
 def _bool(v: bool, like: Any) -> IntImm:
@@ -229,30 +206,18 @@ def _fold_cast(e: Cast) -> Any:
         return v
     if not isinstance(t, PrimType) or t.lanes != 1:
         return e
-    if type(v) is IntImm:
+    if type(v) is IntImm and not t.is_float:
         if t.is_bool:
             return IntImm(int(v.value != 0), t, span=e.span)
         if t.is_int:
             return IntImm(_wrap(v.value, t), t, span=e.span)
-        npt = _np_float(t.base)
-        if npt is not None:
-            with _np().errstate(all="ignore"):
-                return FloatImm(float(npt(v.value)), t, span=e.span)
         return e
-    if type(v) is FloatImm:
-        if t.is_float:
-            npt = _np_float(t.base)
-            if npt is None or v.ty.base not in _FLOAT_BASES:
-                return e
-            with _np().errstate(all="ignore"):
-                return FloatImm(float(npt(v.value)), t, span=e.span)
-        if t.is_int and math.isfinite(v.value):
-            from tirx.ir.expr import int_range
-
-            iv = int(v.value)  # truncation toward zero, as C
-            lo, hi = int_range(t)
-            if lo <= iv <= hi:
-                return IntImm(iv, t, span=e.span)
+    if type(v) is IntImm or type(v) is FloatImm:
+        # through a float: the operand rounded to its dtype, converted as the program does
+        r = _numerics().fold_cast(v.value, v.ty, t)
+        if r is None:
+            return e
+        return FloatImm(r, t, span=e.span) if t.is_float else IntImm(r, t, span=e.span)
     return e
 
 
@@ -274,17 +239,23 @@ def _fold_binary(e: Any, cls: type) -> Any:
     if cls in _CMP:
         if ta is IntImm and tb is IntImm:
             return _bool(_CMP[cls](a.value, b.value), e)
-        if ta is FloatImm and tb is FloatImm and ty.base in _FLOAT_BASES:
-            return _bool(_CMP[cls](a.value, b.value), e)
+        if ta is FloatImm and tb is FloatImm and a.ty == b.ty:
+            r = _numerics().fold_compare(_CMP_NAMES[cls], a.value, b.value, ty)
+            return e if r is None else _bool(r, e)
         if _int_scalar(ty) and structural_equal(a, b) and _pure(a):
             return _bool(_CMP_SELF[cls], e)
         return e
     if ta is IntImm and tb is IntImm and _int_scalar(ty):
         r = _fold_int(cls, a.value, b.value, ty)
         return e if r is None else IntImm(r, ty, span=e.span)
-    if ta is FloatImm and tb is FloatImm and ty.lanes == 1:
-        rf = _fold_float(cls, a.value, b.value, ty)
-        return e if rf is None else FloatImm(rf, ty, span=e.span)
+    if ta is FloatImm and tb is FloatImm:
+        op = _FLOAT_OPS.get(cls)
+        if op is None or a.ty != b.ty:
+            return e
+        rf = _numerics().fold_float_op(op, a.value, b.value, ty)
+        if rf is None or (op in ("min", "max") and _nan_or_zero(a.value, b.value, rf)):
+            return e
+        return FloatImm(rf, ty, span=e.span)
     if not _int_scalar(ty):
         return e
     # integer identities

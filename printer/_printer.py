@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import keyword
 import math
+import struct
 import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -135,10 +136,21 @@ def _why_not(name: str) -> str:
     return f"Python reads it NFKC-normalized, as {unicodedata.normalize('NFKC', name)!r}"
 
 
+_NANS = {struct.pack("<d", math.nan): '"nan"', struct.pack("<d", -math.nan): '"-nan"'}
+
+
 def float_text(v: float) -> str:
-    """Text of a Python float that parses back bit-exactly (strings for inf/nan)."""
+    """Text of a Python float that parses back bit-exactly (strings for inf/nan). A NaN is
+    ``"nan"`` (TIRx's text) or ``"-nan"``; one with a payload has no text: ValueError."""
     if v != v:
-        return '"nan"'
+        s = _NANS.get(struct.pack("<d", v))
+        if s is None:
+            bits = struct.unpack("<Q", struct.pack("<d", v))[0]
+            raise ValueError(
+                f"tirx.dumps: the NaN constant with bits {bits:#018x} (a payload) cannot be printed: "
+                'the text has only T.float32("nan") and ("-nan"); build it with T.reinterpret'
+            )
+        return s
     if v in (math.inf, -math.inf):
         return '"inf"' if v > 0 else '"-inf"'
     return repr(v)

@@ -717,6 +717,12 @@ class CodeGenCUDA:
 
     def e_FloatImm(self, e: FloatImm):
         t, v = e.ty, e.value
+        if math.isnan(v) and t.base in _NAN_AS:  # the very bits the interpreter holds (sign too)
+            from ..ir.numerics import float_bits
+
+            bits = int.from_bytes(float_bits(v, t), "little")  # bfloat16: a float32 value
+            bits = bits >> 16 if t.base == "bfloat16" else bits
+            return _NAN_AS[t.base].format(bits), _PREC_PRIMARY
         if math.isnan(v) or math.isinf(v):
             if t.base == "float64":
                 bits = {
@@ -1718,6 +1724,15 @@ def _fname(v: float) -> str:
     if math.isnan(v):
         return "nan"
     return "inf" if v > 0 else "-inf"
+
+
+# a NaN constant from its bits, per dtype (a conversion on the GPU would canonicalize it)
+_NAN_AS = {
+    "float64": "__longlong_as_double({:#018x}ull)",
+    "float32": "__int_as_float({:#010x})",
+    "float16": "__ushort_as_half((unsigned short){:#06x})",
+    "bfloat16": "__ushort_as_bfloat16((unsigned short){:#06x})",
+}
 
 
 def _to_f32(v: float) -> float:

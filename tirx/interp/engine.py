@@ -30,6 +30,7 @@ from ..ir.function import Function, Module
 from ..ir.op import PTX, NoInterp, Op, impl
 from ..ir.types import PointerType, PrimType, VoidType
 from . import dtypes as D
+from . import nan as _nan
 from .errors import BarrierError, InterpError, LimitError, OutOfBoundsError, RaceError
 from .memory import BLOCK, GLOBAL, THREAD, Mem, PtrVal
 
@@ -43,7 +44,15 @@ Fn = Callable[["Ctx"], Any]
 class Launch:
     """The lane layout of one chunk of a grid: blocks ``b0 .. b0+nb`` x ``T`` threads."""
 
-    def __init__(self, grid: tuple, block: tuple, b0: int, nb: int, cluster: tuple | None):
+    def __init__(
+        self,
+        grid: tuple,
+        block: tuple,
+        b0: int,
+        nb: int,
+        cluster: tuple | None,
+        gw: _GlobalWrites | None = None,
+    ):
         self.grid = grid
         self.block = block
         self.cluster = cluster or (1, 1, 1)
@@ -53,6 +62,8 @@ class Launch:
         self.N = nb * self.T
         self.epoch = np.zeros(nb, dtype=np.int64)
         self.alive = None  # lanes that have not returned (None: all)
+        #: the launch's record of plain global stores, shared by its chunks (None: races unchecked)
+        self.gw = gw
         self._cache: dict = {}
 
     def get(self, key: str) -> np.ndarray:
@@ -336,6 +347,7 @@ class Program:
         max_loop_iters: int = 10_000_000,
         check_bounds: bool = True,
         max_steps: int = 1 << 31,
+        max_alloc_bytes: int = 1 << 32,
     ):
         self.root = root
         self.check_races = check_races
@@ -343,6 +355,7 @@ class Program:
         self.max_lanes = max(1, int(max_lanes))
         self.max_loop_iters = _positive(max_loop_iters, "max_loop_iters")
         self.max_steps = _positive(max_steps, "max_steps")
+        self.max_alloc_bytes = _positive(max_alloc_bytes, "max_alloc_bytes")
         self.funcs: dict[str, Function] = {}
         if isinstance(root, Module):
             for f in root.functions:
@@ -375,6 +388,23 @@ class Program:
         if deep.active():
             self.needs_deep = True
         return fc
+
+
+def _allocate(c: Ctx, s: Any, name: str, units: int, n: int, dt: np.dtype) -> np.ndarray:
+    """The zeroed storage of one allocation (``units`` copies of ``n`` elements), or a
+    located LimitError past ``max_alloc_bytes`` or what numpy can give (never numpy's own
+    MemoryError or "array is too big" ValueError, which name no buffer and no line)."""
+    nbytes = units * n * dt.itemsize
+    cap = c.prog.max_alloc_bytes
+    what = f"allocation {name} {where(s)}: {units} x {n} elements of {dt} ({nbytes} bytes)"
+    if nbytes > cap:
+        raise LimitError(
+            f"{what} is over the limit max_alloc_bytes={cap}; {_RAISE.format(opt='max_alloc_bytes')}"
+        )
+    try:
+        return np.zeros((units, n), dtype=dt)
+    except (MemoryError, ValueError) as e:
+        raise LimitError(f"{what} cannot be allocated on this machine ({e})") from None
 
 
 def _positive(v: Any, name: str) -> int:
@@ -466,8 +496,9 @@ class FuncCompiler:
     def _arith(self, e, fint, ffloat=None):
         t = e.ty
         el = t.element if isinstance(t, PrimType) else None
-        if el is not None and el.is_float:
-            return self._binop(e, ffloat or fint, el if D.needs_rounding(el) else None)
+        if el is not None and el.is_float:  # NaN results with the GPU's bits (tirx/interp/nan.py)
+            rnd = (lambda r: D.round_to(r, el)) if D.needs_rounding(el) else None
+            return self._binop(e, _nan.binary(ffloat or fint, el, type(e).__name__.lower(), rnd))
         return self._binop(e, fint)
 
     def e_Add(self, e):
@@ -615,6 +646,14 @@ class FuncCompiler:
             raise InterpError(f"the interpreter cannot cast between {src} and {dst}")
         if src == dst:
             return fv
+        fix = _nan.cast(src, dst) if isinstance(src, PrimType) and isinstance(dst, PrimType) else None
+        if fix is not None:  # NaN results with the GPU's bits (tirx/interp/nan.py)
+
+            def ev(c):
+                x = fv(c)
+                return fix(D.cast(x, src, dst), x)
+
+            return ev
         return lambda c: D.cast(fv(c), src, dst)
 
     def e_Shuffle(self, e):
@@ -1046,6 +1085,7 @@ class FuncCompiler:
                     _race_write(c, mem, st, flat, val, buf, at)
                 elif mem.per == GLOBAL:
                     _global_conflict(c, flat, val, buf, st, at)
+                    _global_order(c, mem, flat, val, buf, st, at)
             sv = D.to_storage(val, st)
             if c.count == c.N:
                 if flat.shape == sv.shape or sv.shape[0] == 1:
@@ -1382,7 +1422,7 @@ class FuncCompiler:
                     n *= x if isinstance(x, int) else int(x(c)[0])
                 n *= buf.dtype.lanes
                 if n < 0:
-                    raise InterpError(f"allocation {name}: negative size {n}")
+                    raise InterpError(f"allocation {name}: negative size {n} {where(s)}")
                 if c.launch is None:
                     per, units = GLOBAL, 1
                 elif scope.startswith("shared"):
@@ -1392,7 +1432,7 @@ class FuncCompiler:
                 else:
                     per, units = THREAD, c.N
                 n += ((-n * dt.itemsize) % 8) // dt.itemsize  # rows of whole 8-byte words
-                raw = np.zeros((units, n), dtype=dt)
+                raw = _allocate(c, s, name, units, n, dt)
                 mem = Mem(name, raw, per)
                 c.allocs[s] = mem
             c.env[data] = PtrVal(mem, 0)
@@ -1447,13 +1487,16 @@ class FuncCompiler:
             if cost > c.budget.left:
                 raise over_budget(c, cost, f"the launch {where(s)} of {nblocks} blocks x {T} threads")
             c.budget.left -= cost
+            gw = _GlobalWrites(nblocks) if prog.check_races else None
             with np.errstate(all="ignore"):
                 for b0 in range(0, nblocks, per):
                     nb = min(per, nblocks - b0)
-                    launch = Launch(grid, block, b0, nb, cluster)
+                    launch = Launch(grid, block, b0, nb, cluster, gw)
                     env = dict(c.env)
                     dc = Ctx(prog, launch.N, launch, env, budget=c.budget)
                     body(dc)
+                    if gw is not None:
+                        gw.epochs[b0 : b0 + nb] = launch.epoch  # the chunk's blocks are done
 
         return ex
 
@@ -1709,6 +1752,131 @@ def _global_conflict(c: Ctx, flat: np.ndarray, val: np.ndarray, buf: Buffer, t: 
         f"values by {c.describe(la)} and {c.describe(lb)} in one statement {at} (make one thread write it, "
         "or use an atomic)"
     )
+
+
+class _GlobalWrites:
+    """One launch's last plain store to each element of the global allocations it wrote, for
+    write-write races between statements: per element the writer (``who``: global block *
+    ``_TB`` + thread, -1: not written in this launch), that block's barrier count then
+    (``ep``), the stored bits (``key``, see ``_value_keys``), the statement (``site``) and
+    whether other threads stored the same bits unordered with it (``many``: then any
+    thread's different value races, the recorded writer's too).
+    ``epochs`` keeps the final barrier count of the blocks of finished chunks."""
+
+    __slots__ = ("epochs", "sites", "state")
+
+    def __init__(self, nblocks: int):
+        self.epochs = np.zeros(nblocks, dtype=np.int64)
+        self.sites: dict[str, int] = {}
+        self.state: dict = {}
+
+    def arrays(self, mem: Mem, t: PrimType) -> tuple:
+        st = self.state.get((mem, t.base))
+        if st is None:
+            n = mem.view(t).shape[1]
+            st = self.state[(mem, t.base)] = (
+                np.full(n, -1, dtype=np.int64),
+                np.zeros(n, dtype=np.int64),
+                np.zeros(n, dtype=np.uint64),
+                np.zeros(n, dtype=np.int32),
+                np.zeros(n, dtype=bool),
+            )
+        return st
+
+    def site(self, at: str) -> int:
+        return self.sites.setdefault(at, len(self.sites))
+
+    def site_name(self, k: int) -> str:
+        return next((a for a, v in self.sites.items() if v == k), "")
+
+
+def _one_cluster(L: Launch, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether global blocks ``a`` and ``b`` are in one cluster of the launch."""
+    if L.cluster == (1, 1, 1):
+        return a == b
+    gx, gy, _ = L.grid
+    cx, cy, cz = L.cluster
+
+    def cid(g: np.ndarray) -> tuple:
+        return (g % gx) // cx, ((g // gx) % gy) // cy, (g // (gx * gy)) // cz
+
+    return np.logical_and.reduce([x == y for x, y in zip(cid(a), cid(b))])
+
+
+def _global_order(
+    c: Ctx, mem: Mem, flat: np.ndarray, val: np.ndarray, buf: Buffer, t: PrimType, at: str
+) -> None:
+    """A plain global store against the launch's earlier ones: a thread of the same block
+    that stored a different value to an element with no block barrier since, or a thread of
+    another block that stored one and has passed no barrier since (the interpreter cannot
+    tell a cta_sync from a cluster barrier of its cluster, so a barrier in between hides the
+    race there; a block of another cluster or chunk is never ordered with it),
+    is a write-write race: the element's final value depends on which store lands last.
+    Stores in one statement are ``_global_conflict``'s; atomics never come here."""
+    L = c.launch
+    assert L is not None  # race checks run only inside a launch
+    gw = L.gw
+    if gw is None or c.count == 0:
+        return
+    who, ep, key, site, many = gw.arrays(mem, t)
+    N, m = c.N, (None if c.count == c.N else c.mask)
+    keys = _value_keys(val, t)
+    bl = L.get("bl")
+    me = L.get("bid").astype(np.int64) * _TB + L.get("tid")
+    mep = L.epoch[bl]
+    if flat.ndim == 1 and m is None:
+        addr, kk = _full(flat, N), _full(keys.reshape(-1), N)
+    else:
+        w = flat.shape[1] if flat.ndim > 1 else 1
+        act = np.arange(N) if m is None else np.flatnonzero(m)
+        addr = np.broadcast_to(flat.reshape(flat.shape[0], w), (N, w))[act].reshape(-1)
+        kk = np.broadcast_to(keys.reshape(keys.shape[0], -1), (N, w))[act].reshape(-1)
+        lanes = np.repeat(act, w)
+        me, mep = me[lanes], mep[lanes]
+    pw = who[addr]
+    seen = np.flatnonzero(pw >= 0)
+    conc = np.zeros(addr.shape[0], dtype=bool)  # an earlier store unordered with this one
+    if seen.size:
+        a, pws, pe = addr[seen], pw[seen], ep[addr[seen]]
+        pg = pws // _TB
+        same = pg == me[seen] // _TB
+        cur = gw.epochs[pg]
+        here = (pg >= L.b0) & (pg < L.b0 + L.nb)
+        cur[here] = L.epoch[pg[here] - L.b0]
+        # only a cluster barrier orders two blocks (and only of one cluster, always one chunk)
+        apart = ~here | ~_one_cluster(L, pg, me[seen] // _TB)
+        unordered = np.where(same, pe == mep[seen], apart | (pe == cur))
+        other = unordered & ((pws != me[seen]) | many[a])
+        bad = other & (key[a] != kk[seen])
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            j = int(seen[k])
+            mine = int(me[j] // _TB - L.b0) * L.T + int(me[j] % _TB)
+            theirs = int(pg[k] - L.b0) * L.T + int(pws[k] % _TB)
+            who_else = L.describe(theirs) if theirs != mine else "several threads"
+            before = gw.site_name(int(site[a[k]]))
+            why = (
+                "with no cta_sync in between" if bool(same[k]) else "and no barrier orders two blocks' stores"
+            )
+            raise RaceError(
+                f"write-write race: global buffer {buf.name} at element {int(a[k])} is written with different "
+                f"values by {who_else} {before} and by {L.describe(mine)} {at} {why} (make one "
+                "thread write it, or use an atomic)"
+            )
+        conc[seen] = other  # same bits, another thread, unordered: later stores must agree with both
+    if addr.shape[0] > 1 and not (addr[1:] > addr[:-1]).all():  # one element, several threads here
+        order = np.argsort(addr, kind="stable")
+        sa, sm = addr[order], me[order]
+        dup = (sa[1:] == sa[:-1]) & (sm[1:] != sm[:-1])
+        if dup.any():
+            conc[order[1:][dup]] = True
+            conc[order[:-1][dup]] = True
+    many[addr] = False
+    many[addr[conc]] = True
+    who[addr] = me
+    ep[addr] = mep
+    key[addr] = kk
+    site[addr] = gw.site(at)
 
 
 # ----------------------------------------------------------------------------- barriers

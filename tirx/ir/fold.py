@@ -17,6 +17,12 @@ operands were folded when they were built). Rules, learned by experiment with TI
 * ``min`` / ``max`` of two constants fold (a NaN first operand wins); ``min(x, x)`` is ``x``
   for the very same node.
 * comparisons of two constants are a ``bool`` constant.
+* where TIRx folds two float constants, the result is what the program computes (TIRx folds
+  the unrounded literals: ``T.float16(0.0) == T.float16(1e-08)`` would be False, the program
+  says True): each operand rounded to its dtype, then the dtype's arithmetic, through
+  ``tirx.ir.numerics`` (the interpreter's own rules). TIRx's node is kept where it stands for
+  that value, so the text prints what TIRx prints; otherwise the computed constant, or no fold
+  where the program's result is a NaN and TIRx's is not. ``T.cast`` of a constant likewise.
 * ``& | ^ << >>`` fold two int32/int64 constants (``<<`` only when the result fits);
   ``x << 0`` and ``x >> 0`` are ``x``.
 * ``and`` / ``or`` / ``not``, ``~``, ``Select`` never fold.
@@ -68,7 +74,12 @@ def _index(t: Any) -> bool:
 
 
 def _f32(x: float) -> float:
-    return struct.unpack("f", struct.pack("f", x))[0]
+    """``x`` rounded to float32 (to nearest even; past the range to +-inf, as C)."""
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:  # struct refuses a finite value past float32's largest
+        # within half an ulp (2**103) of the largest it rounds down to it; a tie goes to inf
+        return math.copysign(_F32_MAX if abs(x) < _F32_MAX + 2.0**103 else math.inf, x)
 
 
 def _int(e: Any, v: int) -> _e.IntImm:
@@ -269,7 +280,56 @@ def fold(e: Any) -> Any:
         return e
     a, b = e.a, e.b
     ta, tb = type(a), type(b)
-    return rule(e, a, b, ta is _IntImm, tb is _IntImm, ta is _FloatImm, tb is _FloatImm)
+    fa, fb = ta is _FloatImm, tb is _FloatImm
+    r = rule(e, a, b, ta is _IntImm, tb is _IntImm, fa, fb)
+    if fa and fb and r is not e:
+        return _as_computed(e, r)
+    return r
+
+
+#: the float folds checked against the program's arithmetic (tirx.ir.numerics op names)
+_FLOAT_OPS = {_e.Add: "add", _e.Sub: "sub", _e.Mul: "mul", _e.Div: "div", _e.Min: "min", _e.Max: "max"}
+_CMP_OPS = {_e.EQ: "eq", _e.NE: "ne", _e.LT: "lt", _e.LE: "le", _e.GT: "gt", _e.GE: "ge"}
+
+
+def _numerics() -> Any:
+    """tirx.ir.numerics, imported on first use (it imports numpy; ``import tirx`` stays light)."""
+    from . import numerics
+
+    return numerics
+
+
+def _is_nan(c: Any) -> bool:
+    return type(c) is _FloatImm and c.value != c.value
+
+
+def _as_computed(e: Any, r: Any) -> Any:
+    """TIRx folded the two float constants of ``e`` to ``r``: ``r`` where it stands for what
+    the program computes (bit for bit), else the computed constant; ``e`` where the program's
+    result is a NaN TIRx does not give (a NaN is never made here, only kept)."""
+    a, b = e.a, e.b
+    if a.ty != b.ty:
+        return e
+    N = _numerics()
+    cmp = _CMP_OPS.get(type(e))
+    if cmp is not None:
+        v = N.fold_compare(cmp, a.value, b.value, a.ty)
+        if v is None:
+            return e
+        return r if type(r) is _IntImm and r.value == int(v) else _IntImm(int(v), e.ty, span=e.span)
+    op = _FLOAT_OPS.get(type(e))
+    v = None if op is None else N.fold_float_op(op, a.value, b.value, a.ty)
+    if v is None:  # a NaN (or not computable): keep TIRx's NaN, never fold to one
+        return r if _is_nan(r) and op is not None else e
+    return _same_float(r, v, e)
+
+
+def _same_float(r: Any, v: float, e: Any) -> Any:
+    """``r`` if it is a float constant of ``e``'s dtype standing for ``v``, else ``v``'s constant."""
+    N = _numerics()
+    if type(r) is _FloatImm and r.ty == e.ty and N.float_bits(r.value, e.ty) == N.float_bits(v, e.ty):
+        return r
+    return _FloatImm(v, e.ty, span=e.span)
 
 
 def would_fold(e: Any) -> bool:
@@ -297,9 +357,11 @@ def would_fold(e: Any) -> bool:
 
 
 def fold_cast(e: Any) -> Any:
-    """``T.cast`` of a constant, as TIRx folds it: int -> int when the value fits, float -> int
-    truncating when it fits, int/float -> float16/float32 rounded to float32; anything else
-    (to float64, to bool, vectors) stays a ``Cast``."""
+    """``T.cast`` of a constant where TIRx folds it: int -> int when the value fits, float ->
+    int when the literal is finite and fits, int/float -> float16/float32; anything else (to
+    float64, to bool, vectors) stays a ``Cast``. The folded value is the program's (the
+    operand rounded to its dtype, ints converted with one rounding); TIRx's float32-rounded
+    literal is kept where it stands for that value."""
     if type(e) is not _e.Cast:
         return e
     v, t = e.value, e.ty
@@ -309,17 +371,28 @@ def fold_cast(e: Any) -> Any:
         if t.kind in ("int", "uint"):
             return _IntImm(v.value, t, span=e.span) if _fits(v.value, t) else e
         if t.kind == "float" and t.bits in (16, 32):
-            return _FloatImm(_f32(float(v.value)), t, span=e.span)
+            r = _FloatImm(_f32(float(v.value)), t, span=e.span)
+            return _cast_checked(e, r)
         return e
     if type(v) is _FloatImm:
         x = v.value
         if t.kind in ("int", "uint"):
-            if not math.isfinite(x):
+            if not math.isfinite(x) or not _fits(int(x), t):
                 return e
-            i = int(x)
-            return _IntImm(i, t, span=e.span) if _fits(i, t) else e
+            return _cast_checked(e, None)
         if t.kind == "float" and t.bits in (16, 32):
             if math.isfinite(x) and abs(x) > _F32_MAX:
                 return e
-            return _FloatImm(_f32(x), t, span=e.span)
+            return _cast_checked(e, _FloatImm(_f32(x), t, span=e.span))
     return e
+
+
+def _cast_checked(e: Any, r: Any) -> Any:
+    """The cast ``e`` folded to what the program computes (``r``, TIRx's float literal, where
+    it stands for that; for an integer result ``r`` is None); ``e`` if it is a NaN."""
+    v = _numerics().fold_cast(e.value.value, e.value.ty, e.ty)
+    if v is None:
+        return r if _is_nan(r) else e
+    if not e.ty.is_float:
+        return _IntImm(int(v), e.ty, span=e.span)
+    return _same_float(r, float(v), e)

@@ -10,9 +10,9 @@ which maps free vars and buffers one-to-one (dtype and shape still exact). So ``
 ``C[i]`` over two parameter buffers differ, as sub-expressions of one function must for
 the passes that compare them (Simplify's ``x - x``). Names never matter except a public
 function's symbol; spans never matter; attribute key order and Module function order
-never matter; float constants compare exactly with NaN equal to NaN (and ``-0.0``
-differs from ``0.0``). A free buffer hashes by its name, dtype, pointer type and rank
-(equal only to itself, it needs nothing more to keep equal => same hash).
+never matter; float constants compare exactly: a NaN equals a NaN with the same bits (sign
+and payload), and ``-0.0`` differs from ``0.0``. A free buffer hashes by its name, dtype,
+pointer type and rank (equal only to itself, it needs nothing more to keep equal => same hash).
 
 Bindings are scoped as the verifier scopes them: a ``Let`` var is bound in the Let's body,
 a ``For`` var in the loop body, a ``Bind`` / ``AllocBuffer`` / ``DeclBuffer`` until its
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -98,11 +99,20 @@ def _cls_h(cls: type) -> int:
     return h
 
 
+def _nan_bits(v: float) -> int:
+    """A NaN's bits (sign and payload matter: a GPU computes with them, issue #29)."""
+    return struct.unpack("<Q", struct.pack("<d", v))[0]
+
+
+_PLAIN_NAN = _nan_bits(math.nan)  # float("nan"): its hash stays _NAN_H
+
+
 def _hfloat(v: float) -> int:
-    # hash(float) is value-based and unseeded; NaN's hash is per-object, so pin it, and
-    # tell -0.0 from 0.0 (they compare unequal structurally)
+    # hash(float) is value-based and unseeded; NaN's hash is per-object, so pin it (by its
+    # bits), and tell -0.0 from 0.0 (they compare unequal structurally)
     if v != v:
-        return _NAN_H
+        b = _nan_bits(v)
+        return _NAN_H if b == _PLAIN_NAN else hash((_NAN_H, b))
     if v == 0.0:
         return 0x2E30 if math.copysign(1.0, v) > 0 else 0x2D30
     return hash(v)
@@ -116,7 +126,7 @@ def _hint(v: int) -> int:
 def _float_eq(x: float, y: float) -> bool:
     if x == y:
         return x != 0.0 or math.copysign(1.0, x) == math.copysign(1.0, y)
-    return x != x and y != y
+    return x != x and y != y and _nan_bits(x) == _nan_bits(y)
 
 
 # ------------------------------------------------------------------------ code generation

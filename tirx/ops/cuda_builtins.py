@@ -593,7 +593,7 @@ def _i_packed_float2_to_bf16x2(p: Any) -> Any:
 def _i_fp8x4(*xs: Any) -> Any:
     import numpy as np
 
-    from ..interp.minifloat import encode
+    from ..ir.minifloat import encode
 
     out = np.uint32(0)
     for k, x in enumerate(xs):

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import OpError
 from ..ir.expr import EQ, And, FloatImm, IntImm, Not, PrimExpr, convert
+from ..ir.fold import fold
 from ..ir.op import alias, declare, get, register_handler
 from ..ir.types import PrimType, bool_
 
@@ -124,7 +125,9 @@ def _interp_float(ref: str, exact: bool = False):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
+        from ..interp import nan as NAN
         from ..interp.semantics import dtypes as D
+        from ..ir.structural import structural_equal
 
         fn = _np(ref) if exact else _via_f64(_np(ref))
         fs = [fc.expr(a) for a in call.args]
@@ -137,15 +140,25 @@ def _interp_float(ref: str, exact: bool = False):
                 return fs[0]
             raise OpError(f"T.{name} needs a float argument, got {t} (interpreter)")
         el = t.element
+        nan = NAN.call  # NaN results with the GPU's bits (tirx/interp/nan.py)
         if el.base in ("float32", "float64"):
             out = D.value_np(el)
-            return lambda c: fn(*[f(c) for f in fs]).astype(out, copy=False)
+            order = NAN.fma_order(structural_equal(call.args[1], call.args[2])) if name == "fma" else None
+
+            def ev(c):
+                xs = [f(c) for f in fs]
+                return nan(fn(*xs).astype(out, copy=False), xs, el, name, order)
+
+            return ev
         if el.base == "float16":  # float arguments widened to float32, as the CUDA code does
             wide = [a.ty.is_float for a in call.args]
-            return lambda c: fn(*[f(c).astype(np.float32) if w else f(c) for f, w in zip(fs, wide)]).astype(
-                np.float16
+            return lambda c: nan(
+                fn(*[f(c).astype(np.float32) if w else f(c) for f, w in zip(fs, wide)]).astype(np.float16),
+                (),
+                el,
+                name,
             )
-        return lambda c: D.round_to(fn(*[f(c) for f in fs]), el)
+        return lambda c: nan(D.round_to(fn(*[f(c) for f in fs]), el), (), el, name)
 
     return compile_call
 
@@ -284,8 +297,8 @@ def _tirx_isinf(x: Any, span: Any) -> Any:
         return _c_bool(False, span)
     v = _c_const(x)
     mag = FloatImm(abs(v), t, span=span) if v is not None else get("fabs")(x, span=span)
-    m = _c_const(mag)
-    eq = _c_bool(m == math.inf, span) if m is not None else EQ(mag, FloatImm(math.inf, t), span=span)
+    # two constants fold as the frontend folds them: |x| rounded to its dtype (tirx.ir.fold)
+    eq = fold(EQ(mag, FloatImm(math.inf, t), span=span))
     return _c_and(eq, _c_not(ISNAN(x, span=span), span), span)
 
 

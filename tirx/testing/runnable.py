@@ -19,7 +19,9 @@ Covered: int32 and float32 arithmetic (wrapping, truncating and floor division/m
 computed or constant divisors,
 shifts, bit ops, min/max, selects, casts both ways), detours through other integer types
 (int8..uint64: wrapping, unsigned division and shifts) and through float16/bfloat16
-arithmetic (rounding at every step), loads of input buffers, scalar
+arithmetic (rounding at every step), constants of float16/bfloat16/float64/float8 (edge
+values, NaN, inf) and huge int64 ones cast, combined and compared (what constant folding must
+round to their dtype first), loads of input buffers, scalar
 params, Binds, local accumulators, ``if``/``else``, serial loops, ``while`` with
 ``break``/``continue``, dynamic or constant sizes, host-only loops or a device entry
 (grid x block with a bounds guard), sometimes a shared-memory exchange with barriers and,
@@ -45,6 +47,15 @@ __all__ = ["Runnable", "runnable_kernels"]
 _FCONSTS = (0.0, 1.0, -1.0, 0.5, -2.5, 0.125, 3.0, 1024.0, -0.0, 7.75)
 _ITYPES = tuple(prim(n) for n in ("int64", "uint32", "int16", "uint8", "int8", "uint64"))
 _ICONSTS = (0, 1, -1, 2, 3, 7, -8, 100, -1000, 2**31 - 1, -(2**31), 65535, 12345)
+# constants of other float dtypes, which constant folding must round to their dtype first
+# (issue #29): values that round differently in float16 / bfloat16 / float8, past a dtype's
+# range, below its smallest subnormal, NaN and inf; int64 values float32 must round only once
+_TC_TYPES = tuple(prim(n) for n in ("float16", "bfloat16", "float64", "float8_e4m3fn", "float8_e5m2"))
+_TC_VALUES = (
+    0.1, -0.3, 1e-08, 6e-08, 3e-05, 65504.0, 65519.0, 65520.0, 448.0, 464.0, 57344.0, 61440.0,
+    1.0009765625, 1.00048828125, 2049.0, 1e10, -0.0, 2.5, -3.75, float("inf"), float("-inf"), float("nan"),
+)  # fmt: skip
+_TC_INTS = (2**60 + 2**36 + 1, 2**53 + 1, 2**24 + 1, -(2**40) - 2**16 - 1, 2**63 - 1, -(2**63), 16777217)
 
 
 class Runnable:
@@ -168,6 +179,8 @@ class _Gen:
         if d >= 3 or draw(st.integers(0, 9)) < 3:
             k = draw(st.integers(0, 3))
             if k == 0:
+                if self.extra_types and draw(st.integers(0, 3)) == 0:
+                    return self.typed_consts()
                 return E.const(draw(st.sampled_from(_FCONSTS)), float32)
             if k == 1 and self.facc is not None:
                 return self.facc[0]
@@ -192,10 +205,33 @@ class _Gen:
             return E.Select(self.cond(d + 1), a, self.fexpr(d + 1))
         return call(draw(st.sampled_from(("fabs", "floor", "trunc"))), a)
 
+    def typed_const(self, t: Any) -> E.FloatImm:
+        return E.FloatImm(self.draw(st.sampled_from(_TC_VALUES)), t)
+
+    def typed_consts(self) -> E.PrimExpr:
+        """A float32 value computed from constants of another dtype only: a cast of one, an
+        operation on two, an int64 constant cast, a chain of casts (Simplify folds them all)."""
+        draw = self.draw
+        t = draw(st.sampled_from(_TC_TYPES))
+        k = draw(st.integers(0, 4))
+        if k == 0:
+            return E.Cast(float32, self.typed_const(t))
+        if k == 1:
+            ops = (E.Add, E.Sub, E.Mul) if t.is_minifloat else (E.Add, E.Sub, E.Mul, E.Div, E.Min, E.Max)
+            return E.Cast(float32, draw(st.sampled_from(ops))(self.typed_const(t), self.typed_const(t)))
+        if k == 2:
+            return E.Cast(float32, E.IntImm(draw(st.sampled_from(_TC_INTS)), prim("int64")))
+        if k == 3:
+            return E.Cast(float32, E.Cast(draw(st.sampled_from(_TC_TYPES)), self.typed_const(t)))
+        return E.Cast(float32, E.Cast(int32, self.typed_const(t)))
+
     def cond(self, d: int = 0) -> E.PrimExpr:
         draw = self.draw
         k = draw(st.integers(0, 5))
         cmp = draw(st.sampled_from((E.LT, E.LE, E.GT, E.GE, E.EQ, E.NE)))
+        if k == 5 and self.extra_types and draw(st.booleans()):  # two constants of one float dtype
+            t = draw(st.sampled_from(_TC_TYPES))
+            return cmp(self.typed_const(t), self.typed_const(t))
         if k <= 2:
             return cmp(self.iexpr(d + 1), self.iexpr(d + 1))
         if k == 3:

@@ -52,8 +52,24 @@ BITS = {
         ],
     ),
 }
+# float8: only casts to and from them (their NaN codes, infinities, zeros, ones); float6 and
+# float4 have no NaN and no 1-byte reinterpret
+MINI = {
+    "float8_e4m3fn": ("uint8", [0x7F, 0xFF, 0x7E, 0xFE, 0x00, 0x80, 0x38, 0xB8, 0x01, 0x81]),
+    "float8_e5m2": ("uint8", [0x7F, 0x7E, 0xFE, 0x7D, 0x7C, 0xFC, 0x00, 0x80, 0x3C, 0xBC]),
+}
 BINARY = ["x + y", "x - y", "x * y", "x / y", "T.max(x, y)", "T.min(x, y)"]
 UNARY = ["-x", "T.fabs(x)", "T.sqrt(x)", "x", "x * T.{dt}(0)", "T.exp(x)", "T.floor(x)", "T.fma(x, y, x)"]
+# more ops and fma operand orders (which NaN a float64 fma keeps)
+MORE = [
+    "T.log(x)",
+    "T.tanh(x)",
+    "T.fmod(x, y)",
+    "T.fma(x, x, y)",
+    "T.fma(y, x, x)",
+    "T.pow(x, y)",
+    "T.abs(x)",
+]
 CASTS = ["float16", "bfloat16", "float32", "float64"]
 
 TEMPLATE = """
@@ -70,11 +86,18 @@ def k(A: T.Tensor((100,), T.{ut}), C: T.Tensor((100,), T.{ut}), B: T.Tensor((100
 
 def cases():
     for dt in BITS:
-        for e in BINARY + UNARY:
+        for e in BINARY + UNARY + MORE:
             yield dt, e.format(dt=dt), dt
-        for to in CASTS:
+        for to in CASTS + list(MINI):
             if to != dt:
                 yield dt, f'T.Cast("{to}", x)', to
+    for dt in MINI:
+        for to in CASTS:
+            yield dt, f'T.Cast("{to}", x)', to
+
+
+def _bits(dt: str) -> tuple[str, list[int]]:
+    return BITS[dt] if dt in BITS else MINI[dt]
 
 
 def main() -> None:
@@ -83,8 +106,8 @@ def main() -> None:
     a = ap.parse_args()
     out = []
     for dt, expr, odt in cases():
-        ut, vals = BITS[dt]
-        ot = BITS[odt][0]
+        ut, vals = _bits(dt)
+        ot = _bits(odt)[0]
         xs = np.array([v for v, _ in itertools.product(vals, vals)], ut)
         ys = np.array([w for _, w in itertools.product(vals, vals)], ut)
         text = TEMPLATE.format(ut=ut, ot=ot, dt=dt, expr=expr)
@@ -108,6 +131,9 @@ def main() -> None:
         )
         gpu_nans = sorted({hex(int(g)) for g, in_ in zip(got, got)} & set())
         row["mismatch"] = diff
+        row["x"] = [hex(int(v)) for v in xs]  # every case in full: the interpreter's test reads these
+        row["y"] = [hex(int(v)) for v in ys]
+        row["gpu"] = [hex(int(v)) for v in got]
         row["gpu_results"] = sorted({hex(int(g)) for g in got})
         print(f"{dt:9} {expr:28} gpu {row['gpu_results'][:6]} mismatches {len(diff)}: {diff[:4]}")
         del gpu_nans
