@@ -264,15 +264,23 @@ def _print_failure(out: Any) -> None:
 def _replay(path: str) -> int:
     """``tirx fuzz --replay FILE.json``: rerun a saved kernel failure on its recorded input."""
     import json
+    from pathlib import Path
 
     from tirx.testing.campaign import replay_failure
 
     check = None
+    mode = None
     with contextlib.suppress(OSError, ValueError, AttributeError):  # replay_failure says what is wrong
-        with open(path, encoding="utf-8") as fh:
-            rec = json.load(fh)
-        if rec.get("mode") == "semantic" and not rec.get("check"):  # its check is a lambda
-            check = importlib.import_module("tirx.interp.fuzz").check_runnable
+        mode = json.loads(Path(path).read_bytes()).get("mode")
+    if mode == "semantic":  # the campaign's check is a lambda over these checks
+        check = importlib.import_module("tirx.interp.fuzz").check_runnable
+    if mode == "cuda":
+        from tirx.tools import fuzzing
+
+        why = fuzzing.gpu_unavailable()
+        if why:
+            _err(f"error: replaying a --cuda failure needs a CUDA GPU: {why}")
+            return 2
     try:
         rec = replay_failure(path, check)
     except ValueError as e:

@@ -6,6 +6,7 @@ so comparing types is cheap everywhere (structural equality, typing rules, codeg
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import sys
@@ -15,6 +16,7 @@ import attrs
 
 __all__ = [
     "DTYPE_NAMES",
+    "MAX_LANES",
     "MINIFLOAT_KINDS",
     "MINIFLOAT_LIMITS",
     "PointerType",
@@ -67,7 +69,7 @@ _BASE: dict[str, tuple[str, int]] = {
 }
 MINIFLOAT_KINDS = ("float4", "float6", "float8")
 # (largest finite value, smallest finite value) of each minifloat; the bit-level definitions
-# and conversions live in tirx/interp/minifloat.py (which its tests check against these)
+# and conversions live in tirx/ir/minifloat.py (which its tests check against these)
 MINIFLOAT_LIMITS: dict[str, tuple[float, float]] = {
     "float8_e4m3fn": (448.0, -448.0),
     "float8_e5m2": (57344.0, -57344.0),
@@ -82,7 +84,12 @@ MINIFLOAT_LIMITS: dict[str, tuple[float, float]] = {
 }
 _ALIASES = {"float8_e4m3": "float8_e4m3fn", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
 DTYPE_NAMES: tuple[str, ...] = tuple(_BASE)
-_LANES_RE = re.compile(r"^([a-z0-9_]+?)x(\d+)$")
+_LANES_RE = re.compile(r"^([a-z0-9_]+?)x([0-9]+)$")  # ASCII digits only (\d takes any script's)
+#: The most lanes a vector type may have: TIRx's (TVM's) limit, lanes being a signed 16-bit
+#: field of the IR's data type there (``lanes < 32768``).
+MAX_LANES = 32767
+#: How many vector types and dtype spellings the lookup caches keep (least recently used go).
+TYPE_CACHE_SIZE = 4096
 
 
 def _stable_hash(s: str) -> int:
@@ -128,6 +135,8 @@ class PrimType(Type):
             raise ValueError(f"PrimType.base: unknown dtype {self.base!r}")
         if type(self.lanes) is not int or self.lanes < 1:
             raise ValueError(f"PrimType.lanes must be a positive int, got {self.lanes!r}")
+        if self.lanes > MAX_LANES:
+            raise ValueError(f"PrimType.lanes must be at most {MAX_LANES} (TIRx's limit), got {self.lanes}")
         object.__setattr__(self, "kind", info[0])
         object.__setattr__(self, "bits", info[1])
         object.__setattr__(self, "_sh", _stable_hash(f"prim:{self.base}x{self.lanes}"))
@@ -262,16 +271,26 @@ class TensorType(Type):
         return f"Tensor({self.shape}, {self.dtype}, {self.scope})"
 
 
-_PRIM_CACHE: dict[tuple[str, int], PrimType] = {}
+_PRIM_CACHE: dict[str, PrimType] = {}  # scalars: one per base dtype, a fixed set
+
+
+@functools.lru_cache(maxsize=TYPE_CACHE_SIZE)
+def _vector(base: str, lanes: int) -> PrimType:
+    return PrimType(base, lanes)
 
 
 def prim(base: str, lanes: int = 1) -> PrimType:
-    """Interned PrimType constructor."""
-    key = (base, lanes)
-    t = _PRIM_CACHE.get(key)
-    if t is None:
-        t = _PRIM_CACHE[key] = PrimType(base, lanes)
-    return t
+    """Interned PrimType constructor. Scalars are interned for good; vector types through a
+    bounded LRU (types compare by value, so a type rebuilt after eviction is still equal)."""
+    if lanes == 1 and type(lanes) is int:
+        t = _PRIM_CACHE.get(base) if type(base) is str else None
+        if t is None:
+            t = PrimType(base, lanes)  # raises for an unknown base: only known ones are kept
+            _PRIM_CACHE[base] = t
+        return t
+    if type(base) is not str or type(lanes) is not int:
+        return PrimType(base, lanes)  # not hashable or not valid: PrimType says why
+    return _vector(base, lanes)
 
 
 void = VoidType()
@@ -287,29 +306,31 @@ uint32 = prim("uint32")
 uint64 = prim("uint64")
 bfloat16 = prim("bfloat16")
 
-_STR_CACHE: dict[str, Type] = {}
-
 
 def parse_dtype(name: str) -> Type:
-    """Parse a dtype string ('float32', 'float16x4', 'handle', 'void')."""
-    t = _STR_CACHE.get(name)
-    if t is not None:
-        return t
+    """Parse a dtype string ('float32', 'float16x4', 'handle', 'void'); ``ValueError`` for
+    an unknown one or one with more than ``MAX_LANES`` lanes."""
+    if type(name) is not str:
+        raise ValueError(f"unknown dtype {name!r}")
+    return _parse_dtype(name)
+
+
+@functools.lru_cache(maxsize=TYPE_CACHE_SIZE)  # bounded: any text can ask for a dtype
+def _parse_dtype(name: str) -> Type:
     if name == "handle":
-        t = handle
-    elif name == "void":
-        t = void
-    else:
-        base = _ALIASES.get(name, name)
-        if base in _BASE:
-            t = prim(base)
-        else:
-            m = _LANES_RE.match(name)
-            if m is None or _ALIASES.get(m.group(1), m.group(1)) not in _BASE:
-                raise ValueError(f"unknown dtype {name!r}")
-            t = prim(_ALIASES.get(m.group(1), m.group(1)), int(m.group(2)))
-    _STR_CACHE[name] = t
-    return t
+        return handle
+    if name == "void":
+        return void
+    base = _ALIASES.get(name, name)
+    if base in _BASE:
+        return prim(base)
+    m = _LANES_RE.match(name)
+    if m is None or _ALIASES.get(m.group(1), m.group(1)) not in _BASE:
+        raise ValueError(f"unknown dtype {name!r}")
+    lanes = int(m.group(2))
+    if not 1 <= lanes <= MAX_LANES:
+        raise ValueError(f"dtype {name!r}: a vector has 1 to {MAX_LANES} lanes (TIRx's limit), not {lanes}")
+    return prim(_ALIASES.get(m.group(1), m.group(1)), lanes)
 
 
 def as_type(x: Any, what: str = "dtype") -> Type:

@@ -11,7 +11,10 @@ equal modulo 2^61-1 hash alike. A hit is also checked against the source it was 
 Entries are one file each, ``<key>.tirxbin``: a header line, a JSON meta block and the
 payloads (source, PTX, cubin), with a sha256 over all of it. Writes are atomic
 (``tirx.fileio.atomic_write``), so concurrent writers never leave a torn entry; a corrupted
-or truncated entry is ignored and rebuilt.
+or truncated entry is ignored and rebuilt. An entry holds the key it was written under and
+is served only for that key: a file copied, renamed or synced under another key (the same
+source for another arch or other options) is a miss, never another key's binary. A read
+racing an atomic replace of the entry reads again, then counts a miss, silently.
 
 Trust: the directory must be the current user's and not writable by group or others (it is
 created 0o700; entries 0o600); an entry must be a regular file of the user's that only the
@@ -125,7 +128,7 @@ def get(key: str, disk: bool = True, source: str | None = None) -> CacheEntry | 
     if e is None and disk:
         d = _trusted_dir(create=False)
         if d is not None:
-            e = _read(os.path.join(d, key + ".tirxbin"))
+            e = _read(os.path.join(d, key + ".tirxbin"), key)
             if e is not None and (source is None or e.source == source):
                 _remember(key, e)
     if e is not None and source is not None and e.source != source:
@@ -171,9 +174,13 @@ def _remember(key: str, e: CacheEntry) -> None:
             _MEM.popitem(last=False)
 
 
-def _encode(e: CacheEntry) -> bytes:
+def _encode(e: CacheEntry, key: str | None = None) -> bytes:
+    """The entry's bytes; ``key`` is stored and compared on read (an entry without one, or
+    with another, is never served)."""
     src, ptx, log = e.source.encode(), e.ptx.encode(), e.log.encode()
     meta = dict(e.meta)
+    if key is not None:
+        meta["key"] = key
     meta["sizes"] = [len(src), len(ptx), len(e.cubin), len(log)]
     mb = json.dumps(meta, sort_keys=True).encode()
     body = len(mb).to_bytes(8, "little") + mb + src + ptx + e.cubin + log
@@ -201,22 +208,35 @@ def _decode(data: bytes) -> CacheEntry | None:
     return CacheEntry(src.decode(), ptx.decode(), bytes(cubin), log.decode(), meta)
 
 
-def _read(path: str) -> CacheEntry | None:
-    try:
-        data = fileio.read_private(path, MAX_ENTRY_BYTES)
-    except fileio.Untrusted as e:
-        fileio.warn_once(f"tirx: not using the disk cache entry: {e}; it is recompiled", stacklevel=5)
-        return None
-    except OSError:
+_READ_TRIES = 3  # reads of an entry that writers keep replacing, before it counts as a miss
+
+
+def _read(path: str, key: str) -> CacheEntry | None:
+    """The entry at ``path`` if it is trusted, whole and written under ``key``; else None."""
+    for _ in range(_READ_TRIES):
+        try:
+            data = fileio.read_private(path, MAX_ENTRY_BYTES)
+            break
+        except fileio.ChangedWhileOpened:
+            continue  # a writer replaced it while it was opened: read the new one
+        except fileio.Untrusted as why:
+            fileio.warn_once(f"tirx: not using the disk cache entry: {why}; it is recompiled", stacklevel=5)
+            return None
+        except OSError:
+            return None
+    else:
         return None
     if data is None:
         return None
     try:
-        return _decode(data)
+        entry = _decode(data)
     except Exception:
         return None  # corrupted: ignored, rebuilt and overwritten by the caller
+    if entry is None or entry.meta.pop("key", None) != key:
+        return None  # written under another key (copied or renamed): not this key's binary
+    return entry
 
 
 def _write(d: str, key: str, e: CacheEntry) -> None:
     # private (0o600), atomic; a stale temp file of a killed writer is removed on the way
-    fileio.atomic_write(os.path.join(d, key + ".tirxbin"), _encode(e), mode=0o600, durable=False)
+    fileio.atomic_write(os.path.join(d, key + ".tirxbin"), _encode(e, key), mode=0o600, durable=False)

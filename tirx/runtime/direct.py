@@ -5,12 +5,16 @@ GPU memory runs the CUDA build, every array in host memory runs the interpreter 
 kernel cannot read host memory, so nothing else could run it), and ``TIRX_INTERPRET=1``
 makes both run on the interpreter. Arrays on both sides, or no array at all, are a
 ``TypeError`` that names the parameters and points to ``tirx.compile(f, target=...)``.
-Each function is compiled once per target and kept while the function lives.
+Each function is compiled once per target and kept while the function lives, and no
+longer: the cache holds the function weakly and the compiled kernel holds a copy of it, not
+the function itself (a value that referenced its weak key would keep it alive forever), so
+the specializations a ``@T.jit`` cache drops are freed with their kernels.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
 from typing import Any
 
@@ -18,7 +22,9 @@ from . import interpret
 
 __all__ = ["call", "where"]
 
+#: function -> {target: kernel}; weak keys, and no kernel references its key (see _compiled)
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
 
 # DLPack device types (dlpack.h): host-visible memory vs GPU memory
 _DL_HOST = {1, 3}  # kDLCPU, kDLCUDAHost
@@ -78,15 +84,18 @@ def _target(f: Any, args: list) -> str:
 
 
 def _compiled(f: Any, target: str) -> Any:
-    per = _CACHE.get(f)
-    if per is None:
-        per = _CACHE[f] = {}
-    k = per.get(target)
-    if k is None:
-        from ..target import compile as _compile
+    """The kernel of ``f`` for ``target``, compiled on first use. It is compiled from a
+    shallow copy of ``f`` (same fields, another object), so the entry does not keep ``f``
+    alive: when ``f`` is gone the entry goes with it."""
+    with _LOCK:
+        k = _CACHE.get(f, {}).get(target)
+    if k is not None:
+        return k
+    from ..target import compile as _compile
 
-        k = per[target] = _compile(f, target)
-    return k
+    k = _compile(f.replace(), target)
+    with _LOCK:  # another thread may have compiled it meanwhile: one kernel per key
+        return _CACHE.setdefault(f, {}).setdefault(target, k)
 
 
 def call(f: Any, args: tuple, kwargs: dict) -> Any:

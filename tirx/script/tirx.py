@@ -725,17 +725,19 @@ def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(name)
     v = None
+    why = ""
     try:
         t = _parse_dtype(name)
         if isinstance(t, _PrimType):
             v = DType(t)
-    except ValueError:
-        v = None
+    except ValueError as e:
+        why = f": {e}" if "lanes" in str(e) else ""  # a vector past TIRx's lane limit
     if v is None:
         v = _resolve(name)
     if v is None:
-        raise AttributeError(f"T.{name} is not defined (not a tirx script name nor a declared op)")
-    globals()[name] = v
+        raise AttributeError(f"T.{name} is not defined (not a tirx script name nor a declared op){why}")
+    if not (isinstance(v, DType) and v.ty.lanes > 1):  # vector dtypes: unbounded names, not kept
+        globals()[name] = v
     return v
 
 

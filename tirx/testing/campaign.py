@@ -4,12 +4,18 @@
 examples each; chunk ``i`` uses seed ``seed + i``, so any failure replays alone. Shrinking
 stops after ``max_shrink_time`` seconds. Failures are written to a directory (``.tirx``
 reproducer when printable, and a ``.json`` with the seed, the replay command and the error).
+A kernel campaign's ``.json`` is a self-contained reproducer: it also holds the kernel text,
+the exact input arguments (arrays as dtype, shape and base64 bytes), the outputs of both
+sides when the check attached them (``with_outputs``) and the check's import path, and
+``tirx fuzz --replay FILE.json`` (``replay_failure``) reruns exactly that input.
 It lives below both of its users: ``tirx.interp.fuzz`` (semantic properties) and
 ``tirx.tools.fuzzing`` (the ``tirx fuzz`` / campaign front end, which re-exports it).
 """
 
 from __future__ import annotations
 
+import base64
+import importlib
 import json
 import os
 import secrets
@@ -26,11 +32,15 @@ __all__ = [
     "DEFAULT_SAVE_DIR",
     "Failure",
     "Outcome",
+    "decode_value",
+    "encode_value",
     "fresh_seed",
     "kernel_campaign",
+    "replay_failure",
     "run_budgeted",
     "run_campaign",
     "save_failure",
+    "with_outputs",
 ]
 
 DEFAULT_SAVE_DIR = "fuzz-failures"
@@ -181,7 +191,10 @@ def _describe(e: BaseException) -> str:
 
 
 def save_failure(directory: str | os.PathLike, f: Failure, stem: str | None = None) -> list[str]:
-    """Write ``f`` as ``<stem>.tirx`` (when it has text) and ``<stem>.json``; return the paths."""
+    """Write ``f`` as ``<stem>.tirx`` (when it has text) and ``<stem>.json``; return the paths.
+    Atomic writes (tirx.fileio): a full disk leaves no torn reproducer."""
+    from tirx.fileio import write_file
+
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     stem = stem or f"{f.mode}-{f.seed}"
@@ -192,7 +205,7 @@ def save_failure(directory: str | os.PathLike, f: Failure, stem: str | None = No
     paths = []
     if f.text is not None:
         p = d / f"{stem}.tirx"
-        p.write_bytes(f.text.encode("utf-8", "surrogatepass"))  # bytes: keep \r, NUL, ... as found
+        write_file(p, f.text.encode("utf-8", "surrogatepass"))  # bytes: keep \r, NUL, ... as found
         paths.append(str(p))
     meta = {
         "mode": f.mode,
@@ -205,7 +218,7 @@ def save_failure(directory: str | os.PathLike, f: Failure, stem: str | None = No
         **f.extra,
     }
     p = d / f"{stem}.json"
-    p.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_file(p, (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     paths.append(str(p))
     return paths
 
@@ -234,10 +247,11 @@ def run_campaign(
     chunk: int = DEFAULT_CHUNK,
     on_progress: Callable[[int, float], None] | None = None,
     save: Callable[[str | os.PathLike, Failure], list[str]] | None = None,
+    extra_of: Callable[[Any, BaseException], dict] | None = None,
 ) -> Outcome:
     """``run_budgeted`` plus the failure record; ``replay_cmd`` is formatted with seed/examples;
     ``save`` (default: this module's ``save_failure``) writes the failure to ``save_dir``
-    unless that is None."""
+    unless that is None; ``extra_of(example, error)`` adds fields to the record."""
     n, secs, last, shrink = run_budgeted(
         strategy,
         check,
@@ -260,6 +274,7 @@ def run_campaign(
             detail=""
             if isinstance(e, AssertionError)
             else "".join(traceback.format_exception(type(e), e, e.__traceback__)),
+            extra={} if extra_of is None else extra_of(x, e),
         )
         if save_dir is not None:
             out.saved = (save or save_failure)(save_dir, out.failure)
@@ -268,7 +283,8 @@ def run_campaign(
 
 def kernel_campaign(mode: str, flag: str, strategy: Any, check: Callable[[Any], None], **run: Any) -> Outcome:
     """``run_campaign`` over generated kernels (``tirx.testing.runnable.Runnable``: a failure
-    saves its function's text), replayed by ``tirx fuzz <flag> --seed S --examples N``;
+    saves its function's text, inputs and both sides' outputs), replayed by
+    ``tirx fuzz <flag> --seed S --examples N`` or, exactly, ``tirx fuzz --replay FILE.json``;
     ``run``: ``run_campaign``'s keyword arguments (seed, examples, time_budget, ...)."""
     run.setdefault("examples", None)  # None: as many as the time budget allows
     return run_campaign(
@@ -277,5 +293,145 @@ def kernel_campaign(mode: str, flag: str, strategy: Any, check: Callable[[Any], 
         check,
         replay_cmd=f"tirx fuzz {flag} --seed {{seed}} --examples {{examples}}",
         text_of=lambda r: _printable(r.func),
+        extra_of=lambda r, e: _kernel_record(r, e, check),
         **run,
     )
+
+
+# ------------------------------------------------------------------ self-contained records
+_OUTPUTS = "tirx_outputs"  # the attribute of a check's exception that holds both sides' arrays
+
+
+def with_outputs(e: BaseException, **sides: list) -> BaseException:
+    """Attach the arrays each side computed (``interpreter=[...], cuda=[...]``) to a check's
+    exception, for the failure record (then re-raise it); returns ``e``."""
+    setattr(e, _OUTPUTS, sides)
+    return e
+
+
+def encode_value(v: Any) -> dict:
+    """A kernel argument as JSON: arrays by dtype, shape and base64 bytes (exact), numpy
+    scalars by dtype and bytes, floats by ``float.hex`` (NaN payloads aside, exact)."""
+    import numpy as np
+
+    if isinstance(v, np.ndarray):
+        a = np.ascontiguousarray(v)
+        return {
+            "array": a.dtype.str,
+            "name": a.dtype.name,
+            "shape": list(a.shape),
+            "data": base64.b64encode(a.tobytes()).decode("ascii"),
+        }
+    if isinstance(v, np.generic):
+        return {
+            "scalar": v.dtype.str,
+            "name": v.dtype.name,
+            "data": base64.b64encode(v.tobytes()).decode("ascii"),
+        }
+    if isinstance(v, bool):
+        return {"bool": v}
+    if isinstance(v, int):
+        return {"int": str(v)}
+    if isinstance(v, float):
+        return {"float": v.hex()}
+    raise TypeError(f"encode_value: cannot record a {type(v).__name__} argument")
+
+
+def _dtype(d: dict, key: str) -> Any:
+    import numpy as np
+
+    try:
+        return np.dtype(d["name"])  # bfloat16 and friends: by name (ml_dtypes), not 'V2'
+    except TypeError:
+        return np.dtype(d[key])
+
+
+def decode_value(d: Any) -> Any:
+    """The argument ``encode_value`` recorded (``ValueError`` naming what is malformed)."""
+    import numpy as np
+
+    try:
+        if "array" in d:
+            dt = _dtype(d, "array")
+            raw = base64.b64decode(d["data"], validate=True)
+            return np.frombuffer(raw, dtype=dt).reshape(d["shape"]).copy()
+        if "scalar" in d:
+            return np.frombuffer(base64.b64decode(d["data"], validate=True), dtype=_dtype(d, "scalar"))[0]
+        if "bool" in d:
+            return bool(d["bool"])
+        if "int" in d:
+            return int(d["int"])
+        if "float" in d:
+            return float.fromhex(d["float"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"decode_value: a malformed recorded value ({e})") from None
+    raise ValueError(f"decode_value: not a recorded value: {d!r:.80}")
+
+
+def _check_path(check: Callable) -> str | None:
+    """``module:qualname`` of ``check`` when importing it gives it back (not a lambda)."""
+    mod, name = getattr(check, "__module__", None), getattr(check, "__qualname__", "")
+    if not mod or "<" in name:
+        return None
+    try:
+        obj: Any = importlib.import_module(mod)
+        for part in name.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        return None
+    return f"{mod}:{name}" if obj is check else None
+
+
+def _kernel_record(r: Any, e: BaseException, check: Callable) -> dict:
+    rec: dict[str, Any] = {
+        "kernel": _printable(r.func),
+        "note": getattr(r, "note", ""),
+        "check": _check_path(check),
+    }
+    try:
+        rec["inputs"] = [encode_value(a) for a in r.args]
+        sides = getattr(e, _OUTPUTS, None)
+        if sides:
+            rec["outputs"] = {k: [encode_value(a) for a in v] for k, v in sides.items()}
+    except TypeError as why:  # an argument kind the record cannot hold: say so in the record
+        rec["inputs_error"] = str(why)
+    return rec
+
+
+def replay_failure(path: str | os.PathLike, check: Callable[[Any], None] | None = None) -> dict:
+    """Rerun a kernel-campaign failure record on exactly its input: the recorded check (or
+    ``check``) on the recorded kernel and arguments. Returns the record; raises what the
+    check raises (the failure reproduces), or ``ValueError`` for a record that cannot be
+    replayed (no kernel text or inputs, a check that cannot be imported)."""
+    import tirx
+
+    from .runnable import Runnable
+
+    p = Path(path)
+    try:
+        rec = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"replay_failure: cannot read the record {str(p)!r}: {e}") from None
+    if not isinstance(rec, dict):
+        raise ValueError(f"replay_failure: {str(p)!r} is not a failure record")
+    text = rec.get("kernel")
+    if text is None and p.with_suffix(".tirx").is_file():
+        text = p.with_suffix(".tirx").read_text(encoding="utf-8")
+    if text is None or not isinstance(rec.get("inputs"), list):
+        why = rec.get("inputs_error", "it has no kernel text or no inputs (not a kernel-campaign record)")
+        raise ValueError(f"replay_failure: {str(p)!r} cannot be replayed: {why}")
+    if check is None:
+        where = rec.get("check")
+        if not isinstance(where, str) or ":" not in where:
+            raise ValueError(f"replay_failure: {str(p)!r} names no importable check; pass check=")
+        mod, name = where.split(":", 1)
+        try:
+            obj: Any = importlib.import_module(mod)
+            for part in name.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as e:
+            raise ValueError(f"replay_failure: the check {where!r} cannot be imported: {e}") from None
+        check = obj
+    args = tuple(decode_value(a) for a in rec["inputs"])
+    check(Runnable(tirx.loads(text), args, rec.get("note", "")))
+    return rec

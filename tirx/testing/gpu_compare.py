@@ -93,7 +93,13 @@ def cuda_check(r: Any) -> None:
         return
     want = r.run()
     got = run_cuda(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True), r.fresh_args())
-    same(want, got)
+    try:
+        same(want, got)
+    except AssertionError as e:  # the failure record keeps both sides' arrays
+        from .campaign import with_outputs
+
+        with_outputs(e, interpreter=want, cuda=got)
+        raise
 
 
 def cuda_strategy() -> Any:
