@@ -12,6 +12,7 @@ the items whose output differs (exit 1 if any).
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import hashlib
 import importlib
@@ -45,16 +46,15 @@ def _kernels() -> Iterator[tuple[str, Callable[[], Any]]]:
     att = _module(os.path.join(hop, "attention.py"))
     for d in (64, 128):
         for causal in (False, True):
-            cfg = att.best_config(d, causal)
             yield (
                 f"cuda:attention:best:{d}:{causal}",
-                lambda d=d, c=causal, cfg=cfg: att.make_attention(4, 16, 4096, d, c, **cfg),
+                functools.partial(att.make_attention, 4, 16, 4096, d, causal, **att.best_config(d, causal)),
             )
     gemm = _module(os.path.join(hop, "gemm.py"))
     for m, n, k in ((4096, 4096, 4096), (128, 8192, 8192)):
         yield (
             f"cuda:gemm:best:{m}x{n}x{k}",
-            lambda m=m, n=n, k=k: gemm.make_gemm(m, n, k, **gemm.best_config(m, n, k)),
+            functools.partial(gemm.make_gemm, m, n, k, **gemm.best_config(m, n, k)),
         )
     fp8 = _module(os.path.join(hop, "fp8_gemm.py"))
     yield (

@@ -720,17 +720,20 @@ class CodeGenCUDA:
         if math.isnan(v) and t.base in _NAN_AS:  # the very bits the interpreter holds (sign too)
             from ..ir.numerics import float_bits
 
-            bits = int.from_bytes(float_bits(v, t), "little")  # bfloat16: a float32 value
+            raw = float_bits(v, t)
+            assert raw is not None  # (every dtype of _NAN_AS has its bits)
+            bits = int.from_bytes(raw, "little")  # bfloat16: a float32 value
             bits = bits >> 16 if t.base == "bfloat16" else bits
+            self.ctype(t)  # (the half types' header declares the __ushort_as_* intrinsics)
             return _NAN_AS[t.base].format(bits), _PREC_PRIMARY
         if math.isnan(v) or math.isinf(v):
             if t.base == "float64":
-                bits = {
+                bits64 = {
                     "nan": "0x7ff8000000000000ull",
                     "inf": "0x7ff0000000000000ull",
                     "-inf": "0xfff0000000000000ull",
                 }
-                return f"__longlong_as_double({bits[_fname(v)]})", _PREC_PRIMARY
+                return f"__longlong_as_double({bits64[_fname(v)]})", _PREC_PRIMARY
             bits32 = {"nan": "0x7fc00000", "inf": "0x7f800000", "-inf": "0xff800000"}
             f = f"__int_as_float({bits32[_fname(v)]})"
             if t.base == "float32":

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..ir.numerics import f32_to_bf16_bits
 from ..ir.types import PrimType
 
 __all__ = [
@@ -228,8 +229,6 @@ def f8_nan_values(vals: np.ndarray, base: str) -> np.ndarray:
 def bf16_storage(x: np.ndarray) -> np.ndarray:
     """bfloat16 values (float32 arrays) as their 16-bit patterns, a NaN bit for bit (a
     signalling NaN too: a GPU copy keeps it; rounding to bits would quiet it)."""
-    from .dtypes import f32_to_bf16_bits
-
     x = np.ascontiguousarray(x, dtype=np.float32)
     r = f32_to_bf16_bits(x)
     nan = np.isnan(x)
