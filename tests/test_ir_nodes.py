@@ -174,7 +174,7 @@ def test_const_and_convert():
 # ------------------------------------------------------------------ identity
 def test_identity_equality_and_hash():
     a, b = IntImm(1), IntImm(1)
-    assert a is not b and (a == b) is False and a != b
+    assert a is not b and bool(a == b) is False and a != b  # == builds EQ; truth: identity
     assert hash(a) != hash(b) or a is not b  # identity hash
     d = {a: "a", b: "b"}
     assert d[a] == "a" and d[b] == "b"

@@ -310,9 +310,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         except (ImportError, AttributeError) as e:
             _err(f"error: tirx fuzz --semantic is not available yet ({e})")
             return 2
-    if args.passes is not None and (args.semantic or args.mutate or args.cuda):
+    if args.passes is not None and (args.semantic or args.mutate or args.cuda or args.frontend):
         _err(
-            "tirx fuzz: error: --passes runs with the round-trip campaign (not --semantic, --mutate or --cuda)"
+            "tirx fuzz: error: --passes runs with the round-trip campaign "
+            "(not --semantic, --mutate, --cuda or --frontend)"
         )
         return 2
     why = fuzzing.gpu_unavailable() if args.cuda else None
@@ -330,7 +331,17 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         replay = f"--passes {shlex.quote(args.passes)}{plugins}"
     seed = fuzzing.fresh_seed() if args.seed is None else args.seed
     examples = args.examples if args.examples is not None else (None if args.time else 100)
-    mode = "mutate" if args.mutate else "semantic" if args.semantic else "cuda" if args.cuda else ""
+    mode = (
+        "mutate"
+        if args.mutate
+        else "semantic"
+        if args.semantic
+        else "cuda"
+        if args.cuda
+        else "frontend"
+        if args.frontend
+        else ""
+    )
     prog = _Progress(
         {"mutate": "mutate", "": "fuzz"}.get(mode, f"{mode} fuzz"),
         total=examples,
@@ -383,6 +394,9 @@ def _fuzz(
     if args.cuda:
         out = fuzzing.run_cuda(**common)
         what = "kernels, CUDA against the interpreter"
+    elif args.frontend:
+        out = fuzzing.run_frontend(**common)
+        what = "frontend kernels, comparisons against Python"
     elif fz is not None:
         out = fuzzing.run_semantic(**common)
         checks = ", ".join(n for n, _ in fz.semantic_checks())
@@ -778,6 +792,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="compile random kernels for the GPU and compare them with the interpreter, bit for bit "
         "(needs a CUDA GPU and the [cuda] extra)",
+    )
+    mode.add_argument(
+        "--frontend",
+        action="store_true",
+        help="build generated Python-frontend kernels with comparisons (==, in / not in, helpers) and "
+        "check every branch on the interpreter against Python",
     )
     mode.add_argument(
         "--mutate",

@@ -175,6 +175,15 @@ def gpu_unavailable() -> str | None:
     return None if ok else why
 
 
+def run_frontend(**run: Any) -> Outcome:
+    """Python-frontend kernels with comparisons (``==``, ``in`` / ``not in``, in kernel ifs,
+    ``@T.inline`` and plain helpers) built, run on the interpreter and checked against Python
+    (``tirx.testing.frontend_programs``); ``run`` as ``run_semantic``'s keywords."""
+    from tirx.testing import frontend_programs
+
+    return frontend_programs.frontend_campaign(**run)
+
+
 def run_cuda(**run: Any) -> Outcome:
     """The CUDA backend against the interpreter on random kernels, on this machine's GPU
     (``tirx.testing.gpu_compare``); ``run`` as ``run_semantic``'s keywords."""

@@ -1461,7 +1461,7 @@ class CodeGenCUDA:
                 roots += (n.a, n.b)
             elif isinstance(n, Select):
                 roots += (n.true_value, n.false_value)
-            elif isinstance(n, Call) and getattr(n.op, "name", None) == "if_then_else":
+            elif isinstance(n, Call) and isinstance(n.op, _op.Op) and n.op.traits.select:
                 roots += n.args[1:]
             elif isinstance(n, (Bind, Let)):
                 bound[n.var] = n.value

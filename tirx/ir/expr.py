@@ -8,6 +8,7 @@ an expression take the expression's dtype; two expressions of different dtypes a
 from __future__ import annotations
 
 import math
+from numbers import Number
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -75,7 +76,17 @@ if TYPE_CHECKING:
 
 
 class PrimExpr(Node):
-    """Base of expressions; Python operators build IR."""
+    """Base of expressions; Python operators build IR.
+
+    ``==`` / ``!=`` build ``EQ`` / ``NE`` too (TVM's ``EqualOp`` rule), so a plain Python
+    helper called while a kernel builds gets a real comparison, never a silent ``False``.
+    Their Python truth value (``bool``, an ``if`` in plain Python, ``in`` on a list) is
+    identity only when both operands are expressions of one dtype (what passes need: nodes
+    as list members and dict keys; hash stays identity); against a Python number it raises
+    ``TypeError``, since only the running kernel knows the answer. Expressions of two dtypes
+    compare by identity (never equal). Kernel ``if``, the lazy select op and the frontend's
+    ``in`` / ``not in`` (``tirx/script/parser.py``) build the comparison instead.
+    """
 
     __slots__ = ()
     if TYPE_CHECKING:  # every expression class has this field (its dtype)
@@ -154,7 +165,13 @@ class PrimExpr(Node):
     def __invert__(self):
         return BitNot(self, self.ty)
 
-    # comparisons other than == / != (those stay identity; use .eq / .ne)
+    # comparisons (== / !=: see the class docstring and _equality)
+    def __eq__(self, o: object) -> Any:  # type: ignore[override]  # builds IR, as TVM's
+        return _equality(EQ, self, o)
+
+    def __ne__(self, o: object) -> Any:  # type: ignore[override]
+        return _equality(NE, self, o)
+
     def __lt__(self, o):
         return binop(LT, self, o)
 
@@ -183,8 +200,7 @@ class PrimExpr(Node):
             "tirx.structural_equal"
         )
 
-    __hash__ = Node.__hash__
-    __eq__ = Node.__eq__
+    __hash__ = Node.__hash__  # identity, consistent with bool(a == b) (a is b)
 
     @property
     def dtype(self) -> Type:
@@ -332,15 +348,30 @@ def _logic_post(self):
         object.__setattr__(self, "ty", self.a.ty)
 
 
-def _defbin(name: str, post, doc: str) -> type[BinaryOp]:
+def _equality_bool(self: Any) -> bool:
+    """The Python truth of ``a == b`` / ``a != b``: identity, set by ``_equality`` only when
+    both operands were expressions; any other EQ/NE has no Python truth value."""
+    same = self._same
+    if same is None:
+        raise TypeError(
+            f"{self!r}: a comparison of a tirx expression with a Python value has no Python truth "
+            "value (the kernel decides it when it runs); write it in a kernel 'if' or a lazy "
+            "select op (cond, a, b). Plain Python 'if x == c', and 'in' / 'not in' on tirx "
+            "values, work only in a kernel body or a @T.inline helper, which build IR for them"
+        )
+    return same
+
+
+def _defbin(name: str, post, doc: str, equality: bool = False) -> type[BinaryOp]:
     # spellings (text, Python, C++) and precedence: the operator table, tirx/ir/operators.py
-    ns = {
-        "__annotations__": {"a": "PrimExpr", "b": "PrimExpr", "ty": "Type"},
-        "ty": attrs.field(default=None),
-        "__attrs_post_init__": post,
-        "__doc__": doc,
-        "__slots__": (),
-    }
+    ann = {"a": "PrimExpr", "b": "PrimExpr", "ty": "Type"}
+    ns: dict[str, Any] = {"ty": attrs.field(default=None), "__attrs_post_init__": post, "__doc__": doc}
+    if equality:  # EQ / NE: the identity answer of the Python ``==`` that built it (else None)
+        ann["_same"] = "Any"
+        ns["_same"] = attrs.field(default=None, init=False, repr=False)
+        ns["__bool__"] = _equality_bool
+    ns["__annotations__"] = ann
+    ns["__slots__"] = ()
     return _frozen(type(name, (BinaryOp,), ns))
 
 
@@ -358,8 +389,8 @@ BitOr = _defbin("BitOr", _bitwise_post, "a | b")
 BitXor = _defbin("BitXor", _bitwise_post, "a ^ b")
 Shl = _defbin("Shl", _bitwise_post, "a << b")
 Shr = _defbin("Shr", _bitwise_post, "a >> b (arithmetic for signed)")
-EQ = _defbin("EQ", _cmp_post, "a == b")
-NE = _defbin("NE", _cmp_post, "a != b")
+EQ = _defbin("EQ", _cmp_post, "a == b", equality=True)
+NE = _defbin("NE", _cmp_post, "a != b", equality=True)
 LT = _defbin("LT", _cmp_post, "a < b")
 LE = _defbin("LE", _cmp_post, "a <= b")
 GT = _defbin("GT", _cmp_post, "a > b")
@@ -412,7 +443,7 @@ class BitNot(PrimExpr):
 
 @_frozen
 class Select(PrimExpr):
-    """Both arms are evaluated; see the ``if_then_else`` op for the lazy form."""
+    """Both arms are evaluated; the select op of tirx/ops/math.py is the lazy form."""
 
     cond: PrimExpr
     true_value: PrimExpr
@@ -692,6 +723,30 @@ def binop(cls, a: Any, b: Any, span: Any = None) -> PrimExpr:
     if cls in (Shl, Shr, BitAnd, BitOr, BitXor) and isinstance(a.ty, PrimType) and a.ty.is_float:
         raise TypeError(f"{cls.__name__}: bitwise operation on float dtype {a.ty}")
     return cls(a, b, span=span)
+
+
+def _equality(cls: Any, a: PrimExpr, o: object) -> Any:
+    """``a == o`` (``cls`` EQ) / ``a != o`` (NE) in Python: the comparison node.
+
+    Two expressions of one dtype give a node whose truth is identity (``a is o``: lists,
+    dicts and ``==`` in passes keep working; a scalar and a vector of its element type
+    broadcast); of two other dtypes, NotImplemented (Python then answers by identity: never
+    equal). A Python number gives a node with no truth value.
+    Anything else (None, a str, a Buffer, ...) is NotImplemented: never equal.
+    """
+    if isinstance(o, PrimExpr):
+        if a.ty == o.ty:
+            r = cls(a, o)
+        else:
+            try:  # a scalar next to a vector of its element type broadcasts, as for ``<``
+                r = binop(cls, a, o)
+            except TypeError:
+                return NotImplemented
+        object.__setattr__(r, "_same", (a is o) is (cls is EQ))
+        return r
+    if isinstance(o, Number) and not isinstance(o, complex):
+        return binop(cls, a, o)
+    return NotImplemented
 
 
 def is_const_int(e: Any, value: int | None = None) -> bool:

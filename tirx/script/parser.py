@@ -31,6 +31,7 @@ import operator
 import sys
 import textwrap
 import threading
+from numbers import Number
 from typing import Any, cast
 
 from ..diagnostics import render as _render
@@ -574,6 +575,10 @@ _CMP.update(
     }
 )
 _BOOL = {o.py_ast: o.node for o in OPERATORS if o.kind == "logic" and not o.unary}
+_IN, _NOT_IN = _CMP[ast.In][1], _CMP[ast.NotIn][1]
+_MEMBERSHIP = (_IN, _NOT_IN)
+#: The most values ``x in (...)`` on an IR ``x`` compares with (one ``==`` node each).
+MAX_IN_VALUES = 256
 
 
 def lit(x: Any, like: Any, span: Any) -> Any:
@@ -1409,7 +1414,10 @@ class Parser:
         for op, comp in zip(node.ops, node.comparators):
             right = self.eval(comp)
             opcls, pyop = _CMP[type(op)]
-            if opcls is not None and (
+            members = self.members(left, right, comp) if opcls is None and pyop in _MEMBERSHIP else None
+            if members is not None:
+                r = self.membership(left, members, pyop is _NOT_IN, self.span(node))
+            elif opcls is not None and (
                 isinstance(left, (PrimExpr, Cell)) or isinstance(right, (PrimExpr, Cell))
             ):
                 r = apply_binop(opcls, pyop, left, right, self.span(node))
@@ -1432,6 +1440,84 @@ class Parser:
                     return result
             left = right
         return result
+
+    def members(self, left: Any, right: Any, comp: ast.expr) -> list | None:
+        """The values ``left in right`` compares ``left`` with, when IR takes part (``left``
+        is an IR value, or ``right`` a container holding one); None: plain Python ``in``.
+        The right side must be a collection known while the kernel is built."""
+        ir_left = isinstance(left, (PrimExpr, Cell)) or (
+            type(left) is MetaVar and isinstance(left.value, PrimExpr)
+        )
+        if type(right) is MetaVar:
+            right = right.value
+        if isinstance(right, (Node, Cell)):
+            if not ir_left and hasattr(type(right), "__contains__"):  # `"f" in module`
+                return None
+            kind = "buffer" if isinstance(right, Buffer) else "tirx expression"
+            kind = kind if isinstance(right, (Buffer, PrimExpr, Cell)) else "tirx IR node"
+            raise self.diag(
+                comp,
+                f"'in' needs values known while the kernel is built on its right (a tuple, list, "
+                f"set or range), got a {kind} ({type(right).__name__}); a kernel cannot search one",
+            )
+        if isinstance(right, (str, bytes)):
+            if ir_left:
+                raise self.diag(
+                    comp,
+                    f"'in' on a tirx expression needs numbers on its right, got a {type(right).__name__}",
+                )
+            return None
+        if not ir_left:  # IR only inside a builtin container (`3 in (x, 4)`); else plain Python
+            if not isinstance(right, (tuple, list, set, frozenset, dict)):
+                return None
+            if not any(isinstance(e, (PrimExpr, Cell)) for e in right):
+                return None
+        if not hasattr(type(right), "__iter__"):
+            raise self.diag(
+                comp,
+                f"'in' on a tirx expression needs a tuple, list, set or range of values known while "
+                f"the kernel is built on its right, got {type(right).__name__}",
+            )
+        try:
+            vals = list(itertools.islice(iter(right), MAX_IN_VALUES + 1))
+        except Exception as e:  # e.g. a loop range with IR bounds
+            raise self.diag(comp, e) from e
+        if len(vals) > MAX_IN_VALUES:
+            raise self.diag(
+                comp,
+                f"'in' on a tirx expression compares with at most {MAX_IN_VALUES} values (one "
+                "'==' each); write a range test such as 'lo <= x < hi' instead",
+            )
+        for k, v in enumerate(vals):
+            if type(v) is MetaVar:
+                v = vals[k] = v.value
+            if not (
+                isinstance(v, (PrimExpr, Cell)) or (isinstance(v, Number) and not isinstance(v, complex))
+            ):
+                raise self.diag(
+                    comp,
+                    f"'in' on a tirx expression compares with numbers and tirx expressions; value "
+                    f"{k} on its right is a {type(v).__name__}",
+                )
+        return vals
+
+    def membership(self, left: Any, vals: list, negate: bool, span: Any) -> Any:
+        """``x in (a, b)`` is ``x == a or x == b`` and ``x not in (a, b)`` is ``x != a and
+        x != b``: exactly the IR of the spelled-out form (host values decide as Python does,
+        IR builds ``Or`` / ``And`` of ``EQ`` / ``NE``). Empty: Python's answer."""
+        opcls, pyop = _CMP[ast.NotEq if negate else ast.Eq]
+        if type(left) is MetaVar:
+            left = left.value
+
+        def one(v: Any) -> Any:
+            if isinstance(left, (PrimExpr, Cell)) or isinstance(v, (PrimExpr, Cell)):
+                return apply_binop(opcls, pyop, left, v, span)
+            return pyop(left, v)
+
+        if not vals:
+            return negate
+        chain = And if negate else Or
+        return bool_chain((one(v) for v in vals), negate, lambda a, b: chain(a, b, span=span))
 
     def eval_IfExp(self, node: ast.IfExp) -> Any:
         c = self.eval(node.test)
