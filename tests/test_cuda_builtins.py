@@ -366,7 +366,9 @@ def test_tirx_printed_top_level_names_load_print_and_run():
     tirx.compile(f, target="interp")(A, B)
     # (every thread stores the same A[127]; lane 0 once overwrote A[0] with no barrier: a race
     # the interpreter's detector reports since issue #29)
-    want = np.float32(np.arccosh(np.float32(1.5)) + np.arcsinh(np.float32(0.5)) + np.arctanh(np.float32(0.25)))
+    want = np.float32(
+        np.arccosh(np.float32(1.5)) + np.arcsinh(np.float32(0.5)) + np.arctanh(np.float32(0.25))
+    )
     assert (A[:100] == 1.0).all() and A[100] == 0 and abs(A[127] - want) < 1e-5
     assert B[1] == 1000 + 5 - 12 - 21 - 32
     assert B[5] == -1  # all 32 lanes of the warp are active: 0xffffffff

@@ -151,7 +151,12 @@ def test_fuzz_1654884400_hidden_zero_negation_cuda_matches_interp():
     args = [a, np.zeros(12, np.float16), -3]
     want = run_interp(ti.compile(f), args)
     assert want[1][3] == 47
-    same(want, run_cuda(tirx.compile(f, target="cuda", options=EXACT, wrap_int=True, vectorize=False, cache=False), args))
+    same(
+        want,
+        run_cuda(
+            tirx.compile(f, target="cuda", options=EXACT, wrap_int=True, vectorize=False, cache=False), args
+        ),
+    )
 
 
 # What these found (H200) and is fixed: signed int32 arithmetic emitted as plain C++ `+ - *`,
