@@ -98,3 +98,15 @@ def test_same_is_bit_exact_unless_told():
     G.same([x[:1]], [np.nextafter(x[:1], np.float32(2))], ulp_ok=True)
     with pytest.raises(AssertionError):
         G.same([np.array([3], np.int64)], [np.array([4], np.int64)])
+
+
+def test_same_compares_nan_bits():
+    """A NaN matches only the NaN with its very bits (issue #29: the GPU's NaNs are
+    canonical, and the interpreter now produces them; a payload or sign difference is a bug)."""
+    x = np.array([1.0, np.nan], np.float32)
+    y = x.copy()
+    y.view(np.uint32)[1] = 0xFFC00000
+    with pytest.raises(AssertionError, match="NaN bits differ at \\[1\\]: 0x7fc00000 vs 0xffc00000"):
+        G.same([x], [y])
+    h = np.array([np.nan], np.float16)
+    G.same([h], [h.copy()])

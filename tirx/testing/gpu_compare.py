@@ -74,14 +74,26 @@ def run_interp(kernel: Any, args: list) -> list[np.ndarray]:
 
 
 def same(want: list, got: list, ulp_ok: bool = False) -> None:
-    """The arrays agree: equal element for element (a NaN matches a NaN; -0.0 equals 0.0), or
-    for floats within a few ulp (``ulp_ok``: transcendental functions); AssertionError naming
-    the output and the differing elements."""
+    """The arrays agree: equal element for element, a NaN with the very same bits (the
+    interpreter produces the GPU's NaNs: tirx/interp/nan.py; -0.0 equals 0.0), or for floats
+    within a few ulp (``ulp_ok``: transcendental functions); AssertionError naming the output
+    and the differing elements."""
     for i, (x, y) in enumerate(zip(want, got)):
         if x.dtype.kind == "f" and ulp_ok:
             np.testing.assert_allclose(x, y, rtol=2e-6, atol=1e-6, err_msg=f"output {i}")
-        else:
-            np.testing.assert_array_equal(x, y, err_msg=f"output {i} (interpreter, CUDA)")
+            continue
+        np.testing.assert_array_equal(x, y, err_msg=f"output {i} (interpreter, CUDA)")
+        if x.dtype.kind == "f" and x.dtype == y.dtype:
+            nan = np.isnan(x)
+            u = np.dtype(f"u{x.dtype.itemsize}")
+            xb, yb = np.ascontiguousarray(x).view(u)[nan], np.ascontiguousarray(y).view(u)[nan]
+            if not np.array_equal(xb, yb):
+                k = int(np.flatnonzero(xb != yb)[0])
+                where = np.argwhere(nan)[k].tolist()
+                raise AssertionError(
+                    f"output {i} (interpreter, CUDA): NaN bits differ at {where}: "
+                    f"{int(xb[k]):#x} vs {int(yb[k]):#x}"
+                )
 
 
 def cuda_check(r: Any) -> None:
