@@ -739,6 +739,15 @@ class CodeGenCUDA:
             if t.base == "float32":
                 return f, _PREC_PRIMARY
             return f"{self.ctype(t)}({f})", _PREC_PRIMARY
+        if t.base == "float16" and t.lanes == 1 and _f16_rounds_twice(v):
+            # half(float literal) rounds twice (double -> float -> half); the constant means the
+            # literal rounded once (tirx.ir.numerics), which differs near a half midpoint
+            from ..ir.numerics import float_bits
+
+            raw = float_bits(v, t)
+            assert raw is not None
+            self.ctype(t)
+            return _NAN_AS["float16"].format(int.from_bytes(raw, "little")), _PREC_PRIMARY
         if t.base == "float64" or t.is_minifloat:  # a minifloat's double constructor rounds once
             s = repr(v)
             s = s if ("." in s or "e" in s) else s + ".0"
@@ -1729,13 +1738,22 @@ def _fname(v: float) -> str:
     return "inf" if v > 0 else "-inf"
 
 
-# a NaN constant from its bits, per dtype (a conversion on the GPU would canonicalize it)
+# a constant from its bits, per dtype (a NaN: a conversion on the GPU would canonicalize it;
+# a float16 literal that half(float) would round twice)
 _NAN_AS = {
     "float64": "__longlong_as_double({:#018x}ull)",
     "float32": "__int_as_float({:#010x})",
     "float16": "__ushort_as_half((unsigned short){:#06x})",
     "bfloat16": "__ushort_as_bfloat16((unsigned short){:#06x})",
 }
+
+
+def _f16_rounds_twice(v: float) -> bool:
+    """Whether ``half(float(v))`` differs from ``v`` rounded to float16 once."""
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        return bool(np.float16(v).view(np.uint16) != np.float16(np.float32(v)).view(np.uint16))
 
 
 def _to_f32(v: float) -> float:
