@@ -52,5 +52,6 @@ def test_every_half_literal_in_the_source_means_the_interpreters_bits(v):
         assert f"0x{want:04x}" in body
     else:  # written as half(<float literal>): that float rounds to the same half
         lit = body.split("half(", 1)[1].split("f)", 1)[0]
-        got = int(np.float16(np.float32(float(lit))).view(np.uint16))
+        with np.errstate(over="ignore"):  # past 65504: inf, as the literal means
+            got = int(np.float16(np.float32(float(lit))).view(np.uint16))
         assert got == want, (v, lit)
