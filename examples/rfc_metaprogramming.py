@@ -13,7 +13,7 @@ import numpy as np
 
 import tirx
 from tirx.script import tirx as T
-from tirx.script.builder import IRBuilder
+from tirx.surface.builder import IRBuilder
 
 # -- F1: the parsed result equals the function with the captured values written in -----
 

@@ -15,10 +15,10 @@ import threading
 
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..diagnostics import error as _diag
-from ..errors import DiagnosticError
-from ..ir import deep
-from ..ir.span import Span
+from tirx.diagnostics import error as _diag
+from tirx.errors import DiagnosticError
+from tirx.ir import deep
+from tirx.ir.span import Span
 
 __all__ = ["load", "loads", "parse_reference"]
 
@@ -177,7 +177,7 @@ def loads(text: str, source_name: str = "<string>", keep_comments: bool = False)
         _later_errors(e, text, source_name)
         raise
     if keep_comments:
-        from ._comments import collect
+        from tirx.grammar._comments import collect
 
         collect(obj, text, source_name)
     return obj
@@ -187,7 +187,7 @@ def _later_errors(e: DiagnosticError, text: str, source_name: str) -> None:
     """Let ``e.diagnostics`` find the errors after ``e`` (grammar/_recover.py), on first use."""
 
     def find():
-        from ._recover import find_more
+        from tirx.grammar._recover import find_more
 
         return find_more(e, text, lambda t: deep.call(_parse, t, source_name))
 
@@ -196,8 +196,8 @@ def _later_errors(e: DiagnosticError, text: str, source_name: str) -> None:
 
 def _parse(text: str, source_name: str):
     """Parse normalized text (retried on tirx.ir.deep's worker when nested too deeply)."""
-    from ._fast import IndentFail, LexFail, ParseFail
-    from ._parser import IndentError, get_parser
+    from tirx.grammar._fast import IndentFail, LexFail, ParseFail
+    from tirx.grammar._parser import IndentError, get_parser
 
     parser, tr, fast = get_parser()
     post = tr.post
@@ -238,7 +238,7 @@ def _parse(text: str, source_name: str):
 
 def load(path, keep_comments: bool = False):
     """Parse a ``.tirx`` file (UTF-8) into a Function or Module (``keep_comments``: see ``loads``)."""
-    from ..fileio import read_file  # never blocks: a FIFO is refused, not waited on
+    from tirx.fileio import read_file  # never blocks: a FIFO is refused, not waited on
 
     p = os.fspath(path)
     data = read_file(p)

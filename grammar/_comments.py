@@ -2,7 +2,7 @@
 
 The lexer folds comments into its line-end tokens (``NL`` in ``tirx.lark``), so the
 parser never sees them; ``loads(text, keep_comments=True)`` scans them separately
-(``tirx.printer._comments.scan``) and places each by source position against the
+(``tirx.surface.comments.scan``) and places each by source position against the
 *anchors* of the loaded IR: every statement with a span, each function (from its first
 decorator line), the module, and each ``else:`` line. Rules, for a comment on line L:
 
@@ -22,10 +22,9 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any
 
-from ..ir import stmt as _s
-from ..ir.function import Function, Module
-from ..printer._comment_table import _IMPORT_RE, _LEX, Comment, CommentTable, attach, scan
-from ..printer._printer import _lone
+from tirx.ir import stmt as _s
+from tirx.ir.function import Function, Module
+from tirx.surface.comments import _IMPORT_RE, _LEX, Comment, CommentTable, attach, lone_stmt, scan
 
 __all__ = ["collect"]
 
@@ -191,7 +190,7 @@ def _stmts(s: Any, lines: list[str], out: list[_Anchor], keep: list, owner: Any 
             _pass_anchor(s.then_case, lines, hdr, out, keep)
         k = len(out)
         _stmts(s.then_case, lines, out, keep)
-        e = _lone(s.else_case)
+        e = lone_stmt(s.else_case)
         if e is None:
             return
         if isinstance(e, _s.IfThenElse):  # an elif prints in the same if statement

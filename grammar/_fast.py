@@ -20,7 +20,7 @@ from typing import Any
 from lark import Tree
 from lark.lexer import PatternStr
 
-from ._names import BadName, dotted_value, name_value
+from tirx.grammar._names import BadName, dotted_value, name_value
 
 __all__ = ["FastParser", "Tok"]
 

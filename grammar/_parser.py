@@ -16,7 +16,7 @@ from typing import Any
 from lark import Lark, Token
 from lark.lark import PostLex
 
-from ._names import BadName, dotted_value, name_value
+from tirx.grammar._names import BadName, dotted_value, name_value
 
 GRAMMAR_PATH = Path(__file__).with_name("tirx.lark")
 
@@ -183,7 +183,7 @@ def build(transformer=None, postlex=None, strict: bool = False) -> Lark:
 
 
 def _make(transformer, postlex) -> Lark:
-    from ._tables import load_tables
+    from tirx.grammar._tables import load_tables
 
     p = load_tables(grammar_text(), transformer=transformer, postlex=postlex, lexer_callbacks=LEXER_CALLBACKS)
     return p if p is not None else build(transformer, postlex)
@@ -199,8 +199,8 @@ def get_parser() -> tuple[Lark, Any, Any]:
     if _fast is None:
         with _lock:
             if _fast is None:
-                from ._fast import FastParser
-                from ._transform import TextBuilder
+                from tirx.grammar._fast import FastParser
+                from tirx.grammar._transform import TextBuilder
 
                 post = TirxIndenter()
                 tr = TextBuilder(post)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..diagnostics import render
-from ..errors import DiagnosticError
+from tirx.diagnostics import render
+from tirx.errors import DiagnosticError
 
 __all__ = ["MAX_ERRORS", "find_more"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._parser import build, grammar_text
-from ._tables import TABLES_PATH, dumps_tables
+from tirx.grammar._parser import build, grammar_text
+from tirx.grammar._tables import TABLES_PATH, dumps_tables
 
 __all__ = ["main"]
 

@@ -15,15 +15,11 @@ import keyword
 import re
 from typing import Any
 
-from .. import forms as _forms
-from .. import layout_forms as _layout_forms  # noqa: F401 - registers T.Iter, T.TileLayout.from_iters, ...
-from .. import region_forms as _region_forms  # noqa: F401 - registers T.launch_thread, ...
-from ..diagnostics import error as _diag
-from ..errors import DiagnosticError
-from ..forms import slice_ramp
-from ..ir import op as _opmod
-from ..ir.buffer import Buffer
-from ..ir.expr import (
+from tirx.diagnostics import error as _diag
+from tirx.errors import DiagnosticError
+from tirx.ir import op as _opmod
+from tirx.ir.buffer import Buffer
+from tirx.ir.expr import (
     BitNot,
     BufferLoad,
     Call,
@@ -39,12 +35,16 @@ from ..ir.expr import (
     const,
     convert,
 )  # fmt: skip
-from ..ir.node import Attrs
-from ..ir.operators import OPERATORS
-from ..ir.span import Span
-from ..ir.stmt import REGION_KINDS as _REGION_KINDS
-from ..ir.types import PrimType, TensorType, Type, VoidType, int32, parse_dtype
-from ..script.builder import IRBuilder
+from tirx.ir.node import Attrs
+from tirx.ir.operators import OPERATORS
+from tirx.ir.span import Span
+from tirx.ir.stmt import REGION_KINDS as _REGION_KINDS
+from tirx.ir.types import PrimType, TensorType, Type, VoidType, int32, parse_dtype
+from tirx.surface import forms as _forms
+from tirx.surface import layout_forms as _layout_forms  # noqa: F401 - registers T.Iter, T.TileLayout.from_iters, ...
+from tirx.surface import region_forms as _region_forms  # noqa: F401 - registers T.launch_thread, ...
+from tirx.surface.builder import IRBuilder
+from tirx.surface.forms import slice_ramp
 
 __all__ = ["TextBuilder"]
 
@@ -63,7 +63,7 @@ _UNFORMS = {"Not": Not, "BitwiseNot": BitNot}  # TIRx's T.Not(a), T.BitwiseNot(a
 # T.<name> special forms handled here rather than through the op table
 # (T.Ramp, T.Select, T.Cast, T.Let, T.Call, the loops, T.Tensor, T.Ptr, T.alloc_tensor,
 # T.decl_tensor, T.device_entry, T.attr, T.evaluate, T.func_attr, the derived forms T.alloc_shared,
-# T.decl_buffer, T.cast, T.grid, ... and T.let[...] are tirx/forms.py's FormSpecs)
+# T.decl_buffer, T.cast, T.grid, ... and T.let[...] are tirx/surface/forms.py's FormSpecs)
 _FORMS = frozenset(
     {
         "function", "prim_func", "ir_module", *_BINFORMS, *_UNFORMS,
@@ -107,7 +107,7 @@ class _Walrus:
 class _FuncRef:
     __slots__ = ("name", "span")
 
-    ret = None  # the return type is not known while loading (tirx.forms' funcref kind)
+    ret = None  # the return type is not known while loading (tirx.surface.forms' funcref kind)
 
     def __init__(self, name, span):
         self.name = name
@@ -736,7 +736,9 @@ class TextBuilder:
         tok, spec = c[0], c[1]
         name_tok = c[3] if len(c) == 4 else None  # with ... as NAME
         span = self.tsp(tok)
-        if type(spec) is _Spec and spec.kind in _REGION_KINDS:  # TIRx's regions (tirx/region_forms.py)
+        if (
+            type(spec) is _Spec and spec.kind in _REGION_KINDS
+        ):  # TIRx's regions (tirx/surface/region_forms.py)
             span = Span(self.src, tok.line, tok.column, spec.span.end_line, spec.span.end_col)
             binds = _REGION_KINDS[spec.kind][1]
             if binds != (name_tok is not None):
@@ -933,7 +935,9 @@ class TextBuilder:
         if tok.type == "DOTTED":
             head, _, rest = tok.value.partition(".")
             r = _resolve_t(rest) if head == "T" else None
-            if r is not None and r[0] == "spec" and r[1].role == "subscript":  # T.let[ty]: tirx.forms.LET
+            if (
+                r is not None and r[0] == "spec" and r[1].role == "subscript"
+            ):  # T.let[ty]: tirx.surface.forms.LET
                 try:
                     return _LetAnnot(r[1].subscript(idx[0] if len(idx) == 1 else tuple(idx), span))
                 except (TypeError, ValueError) as e:
@@ -1114,7 +1118,7 @@ class TextBuilder:
             raise self.err(f"{fname}: {e}", span, e) from e
 
     def form_call(self, spec, pos, kw, span, fname):
-        """``T.<form>(...)``: bound, checked and built by its FormSpec (tirx/forms.py)."""
+        """``T.<form>(...)``: bound, checked and built by its FormSpec (tirx/surface/forms.py)."""
         if pos and type(pos[0]) is _Walrus:  # T.Let(x := v, ...): x is visible to the end of the form
             w = pos[0]
             vs = self.let_scope.get(w.var.name)

@@ -7,9 +7,9 @@ mod = build_pipeline("convert-ssa,cse,simplify")(mod)   # the same by name (pass
 ```
 """
 
-from ._scoped import ScopedRewriter
-from .cse import CommonSubexprElim
-from .infra import (
+from tirx.passes._scoped import ScopedRewriter
+from tirx.passes.cse import CommonSubexprElim
+from tirx.passes.infra import (
     FunctionPass,
     ModulePass,
     Pass,
@@ -23,12 +23,12 @@ from .infra import (
     function_pass,
     module_pass,
 )
-from .pointer import InferPointerTypes
-from .registry import PassInfo, build_pipeline, parse_pipeline, register_pass, registered_passes
-from .simplify import Simplify
-from .ssa import ConvertSSA
-from .vectorize_threads import VectorizeThreads
-from .verify import WellFormedError, verify_well_formed
+from tirx.passes.pointer import InferPointerTypes
+from tirx.passes.registry import PassInfo, build_pipeline, parse_pipeline, register_pass, registered_passes
+from tirx.passes.simplify import Simplify
+from tirx.passes.ssa import ConvertSSA
+from tirx.passes.vectorize_threads import VectorizeThreads
+from tirx.passes.verify import WellFormedError, verify_well_formed
 
 __all__ = [
     "CommonSubexprElim",

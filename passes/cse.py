@@ -66,9 +66,8 @@ from tirx.ir import (
 )
 from tirx.ir.expr import NODE, SEQ, VALUE, BinaryOp
 from tirx.ir.visitor import map_tuple
-
-from ._util import flatten, make_body
-from .infra import FunctionPass
+from tirx.passes._util import flatten, make_body
+from tirx.passes.infra import FunctionPass
 
 __all__ = ["CommonSubexprElim"]
 

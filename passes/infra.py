@@ -30,8 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from tirx.ir import Function, Module, deep
-
-from .verify import WellFormedError, raise_errors, verify_well_formed
+from tirx.passes.verify import WellFormedError, raise_errors, verify_well_formed
 
 __all__ = [
     "FunctionPass",

@@ -58,10 +58,9 @@ from tirx.ir import (
 )
 from tirx.ir import op as _op
 from tirx.ir.expr import NODE, SEQ
-
-from ._scoped import ScopedRewriter
-from ._util import flatten, render_diagnostic
-from .infra import ModulePass
+from tirx.passes._scoped import ScopedRewriter
+from tirx.passes._util import flatten, render_diagnostic
+from tirx.passes.infra import ModulePass
 
 __all__ = ["InferPointerTypes"]
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from .infra import Pass, Sequential
+from tirx.passes.infra import Pass, Sequential
 
 __all__ = ["PassInfo", "build_pipeline", "parse_pipeline", "register_pass", "registered_passes"]
 
@@ -177,12 +177,12 @@ def build_pipeline(text: str) -> Sequential:
 
 
 def _register_builtins() -> None:
-    from .cse import CommonSubexprElim
-    from .infra import VerifyWellFormed
-    from .pointer import InferPointerTypes
-    from .simplify import Simplify
-    from .ssa import ConvertSSA
-    from .vectorize_threads import VectorizeThreads
+    from tirx.passes.cse import CommonSubexprElim
+    from tirx.passes.infra import VerifyWellFormed
+    from tirx.passes.pointer import InferPointerTypes
+    from tirx.passes.simplify import Simplify
+    from tirx.passes.ssa import ConvertSSA
+    from tirx.passes.vectorize_threads import VectorizeThreads
 
     register_pass("convert-ssa", ConvertSSA)
     register_pass("cse", CommonSubexprElim)

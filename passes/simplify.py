@@ -85,10 +85,9 @@ from tirx.ir import (
 from tirx.ir.arith import trunc_div, trunc_mod
 from tirx.ir.arith import wrap as _wrap
 from tirx.ir.expr import NODE, SEQ, BinaryOp
-
-from ._scoped import ScopedRewriter
-from ._util import flatten, has_side_effects, make_body
-from .infra import FunctionPass
+from tirx.passes._scoped import ScopedRewriter
+from tirx.passes._util import flatten, has_side_effects, make_body
+from tirx.passes.infra import FunctionPass
 
 __all__ = ["Simplify", "fold_expr"]
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from tirx.ir import For, ForKind, Function, Module, Var
-
-from ._scoped import ScopedRewriter
-from .infra import ModulePass
+from tirx.passes._scoped import ScopedRewriter
+from tirx.passes.infra import ModulePass
 
 __all__ = ["ConvertSSA"]
 

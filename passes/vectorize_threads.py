@@ -73,9 +73,8 @@ from tirx.ir.bounds import Bounds
 from tirx.ir.op import call as op_call
 from tirx.ir.op import find
 from tirx.ir.visitor import Mutator, child_nodes, collect_vars
-
-from ._util import flatten, make_body
-from .infra import FunctionPass
+from tirx.passes._util import flatten, make_body
+from tirx.passes.infra import FunctionPass
 
 __all__ = ["VectorizeThreads", "explain"]
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from tirx.fileio import save
 from tirx.ir.node import register_printer
-
-from . import _comments  # noqa: F401  (registers the comment printer)
-from ._comment_table import CommentTable, attach, comments_of
-from ._printer import HEADER, Printer, dumps
+from tirx.printer import _comments  # noqa: F401  (registers the comment printer)
+from tirx.printer._printer import HEADER, Printer, dumps
+from tirx.surface.comments import CommentTable, attach, comments_of
 
 register_printer(dumps)  # ``Node.script()`` and mismatch messages print through it
 

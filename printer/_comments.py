@@ -18,10 +18,9 @@ from typing import Any
 
 from tirx.ir import stmt as _s
 from tirx.ir.function import Function, Module
-
-from . import _comment_table
-from ._comment_table import _IMPORT_RE, FUTURE, IMPORT_COMMENT, Comment, CommentTable, scan
-from ._printer import HEADER, Printer, _lone
+from tirx.printer._printer import HEADER, Printer
+from tirx.surface import comments as _comment_table
+from tirx.surface.comments import _IMPORT_RE, FUTURE, IMPORT_COMMENT, Comment, CommentTable, lone_stmt, scan
 
 __all__ = ["CommentPrinter", "check_kept", "preamble_text"]
 
@@ -88,7 +87,7 @@ class CommentPrinter(Printer):
         tab = self.table
         self.emit(depth, f"if {self.expr(s.cond)}:")
         self.body(s.then_case, depth + 1)
-        e = _lone(s.else_case)
+        e = lone_stmt(s.else_case)
         k: Any  # the comment table's key: a statement's id, ("else", id) for its else branch
         while isinstance(e, _s.IfThenElse):
             k = id(e)
@@ -98,7 +97,7 @@ class CommentPrinter(Printer):
             self._trail(k, n, depth + 1)
             self.body(e.then_case, depth + 1)
             s = e
-            e = _lone(e.else_case)
+            e = lone_stmt(e.else_case)
         if e is not None:
             k = ("else", id(s))
             self._lines(tab.leading.get(k), depth)

@@ -22,8 +22,6 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tirx import forms as _forms
-from tirx import layout_forms as _layout_forms
 from tirx.ir import deep
 from tirx.ir import expr as _e
 from tirx.ir import stmt as _s
@@ -36,9 +34,11 @@ from tirx.ir.node import Attrs
 from tirx.ir.op import Op
 from tirx.ir.operators import ATOM, BY_NODE, CMP, NOT, OPERATORS, UNARY
 from tirx.ir.types import PointerType, PrimType, TensorType, Type, VoidType, bool_, int32
+from tirx.surface import comments as _comment_table
+from tirx.surface import forms as _forms
+from tirx.surface import layout_forms as _layout_forms
+from tirx.surface.comments import lone_stmt
 from tirx.target_spec import Target, target_text
-
-from . import _comment_table
 
 __all__ = ["HEADER", "Printer", "dumps"]
 
@@ -169,7 +169,7 @@ def type_text(t: Any) -> str:
     elif isinstance(t, VoidType):
         s = "T.void"
     elif isinstance(t, PointerType):
-        s = _PTR_PRINT(None, t)  # T.Ptr's FormSpec (tirx.forms.PTR)
+        s = _PTR_PRINT(None, t)  # T.Ptr's FormSpec (tirx.surface.forms.PTR)
     elif isinstance(t, TensorType):
         return _tensor_type_text(t)
     else:
@@ -179,7 +179,7 @@ def type_text(t: Any) -> str:
 
 
 def _tensor_type_text(t: TensorType) -> str:
-    return _TENSOR_PRINT(Printer(), t)  # T.Tensor's FormSpec (tirx.forms.TENSOR)
+    return _TENSOR_PRINT(Printer(), t)  # T.Tensor's FormSpec (tirx.surface.forms.TENSOR)
 
 
 _RAMP = _e.Ramp  # store targets (Printer._store)
@@ -426,7 +426,7 @@ class Printer:
         return f"{self._buf(e.buffer)}[{self._indices(e.indices)}]"
 
     def _form(self, e: Any) -> str:
-        """A node with a surface form (``tirx/forms.py``), printed from its FormSpec."""
+        """A node with a surface form (``tirx/surface/forms.py``), printed from its FormSpec."""
         return _FORM_PRINT[type(e)](self, e)
 
     # -------------------------------------------------------------- attribute values
@@ -524,7 +524,7 @@ class Printer:
         name = self.define(s.var, s.var.name)
         ty = s.var.ty
         ann = _LET_TEXT.get(ty)
-        if ann is None:  # tirx.forms.LET prints it, once per type
+        if ann is None:  # tirx.surface.forms.LET prints it, once per type
             ann = _LET_TEXT[ty] = _LET_PRINT(self, ty)
         self.emit(depth, f"{name}: {ann} = {value}")
 
@@ -532,7 +532,7 @@ class Printer:
         value = self.expr(s.value)
         idx = s.indices
         for i in idx:  # a loop, not any(<generator>): stores are the printer's commonest statement
-            if type(i) is _RAMP:  # lanes as TIRx prints them: A[s:e] (tirx.forms.slice_parts)
+            if type(i) is _RAMP:  # lanes as TIRx prints them: A[s:e] (tirx.surface.forms.slice_parts)
                 text = ", ".join(self._store_index(i) for i in idx)
                 self.emit(depth, f"{self._buf(s.buffer)}[{text}] = {value}")
                 return
@@ -556,7 +556,7 @@ class Printer:
     def _for(self, s: _s.For, depth: int) -> None:
         kind = s.kind
         if kind is _s.ForKind.SERIAL and not s.annotations and s.thread is None:
-            # a plain serial loop prints as Python's range (tirx.forms.RANGE)
+            # a plain serial loop prints as Python's range (tirx.surface.forms.RANGE)
             start = self.expr(s.start)
             stop = self.expr(_forms.loop_stop(s.start, s.extent))
             if s.step is not None:
@@ -580,11 +580,11 @@ class Printer:
     def _if(self, s: _s.IfThenElse, depth: int) -> None:
         self.emit(depth, f"if {self.expr(s.cond)}:")
         self.body(s.then_case, depth + 1)
-        e = _lone(s.else_case)
+        e = lone_stmt(s.else_case)
         while isinstance(e, _s.IfThenElse):
             self.emit(depth, f"elif {self.expr(e.cond)}:")
             self.body(e.then_case, depth + 1)
-            e = _lone(e.else_case)
+            e = lone_stmt(e.else_case)
         if e is not None:
             self.emit(depth, "else:")
             self.body(e, depth + 1)
@@ -630,7 +630,7 @@ class Printer:
 
     def _region_stmt(self, s: _s.RegionStmt, depth: int) -> None:
         """``with T.launch_thread("threadIdx.x", n) as v:`` and TIRx's other regions
-        (tirx/region_forms.py; the header's arguments are expressions, strings as literals)."""
+        (tirx/surface/region_forms.py; the header's arguments are expressions, strings as literals)."""
         head = f"T.{s.kind}({', '.join(self.expr(a) for a in s.args)})"
         self.push()
         if s.params:
@@ -698,7 +698,7 @@ class Printer:
     def module(self, m: Module) -> None:
         self.emit(0, "@T.ir_module")
         self.emit(0, f"class {self.module_name}:")
-        if m.attrs:  # as TIRx prints them (tirx.forms: module_attrs)
+        if m.attrs:  # as TIRx prints them (tirx.surface.forms: module_attrs)
             self.emit(1, f"T.module_attrs({self.attr_dict(m.attrs)})")
         for i, f in enumerate(m.functions):
             if i:
@@ -765,7 +765,7 @@ def _dtype_text(p: Printer, t: Any) -> str:
     return f'"{t.name}"' if isinstance(t, PrimType) else type_text(t)
 
 
-# how the printer writes each argument kind of a form (``tirx.forms.KINDS``; "expr" and
+# how the printer writes each argument kind of a form (``tirx.surface.forms.KINDS``; "expr" and
 # "binding" are written by the generated code below)
 _KIND_TEXT = {
     "int": lambda p, v: str(v),
@@ -911,7 +911,7 @@ _FORM_PRINT = {
 for cls in _FORM_PRINT:
     _EX.setdefault(cls, Printer._form if cls is _e.Call else _FORM_PRINT[cls])
 _LOOP_PRINT = {kind: _compile_form(f) for kind, f in _forms.LOOPS.items()}
-_KIND_TEXT.update(_layout_forms.KIND_TEXT)  # layouts (tirx/layout_forms.py) print by their forms
+_KIND_TEXT.update(_layout_forms.KIND_TEXT)  # layouts (tirx/surface/layout_forms.py) print by their forms
 for _lf in _layout_forms.FORMS:
     _EX[_lf.node] = _compile_form(_lf)
 _LAYOUT_NODES = frozenset(f.node for f in _layout_forms.FORMS)
@@ -961,18 +961,6 @@ def _check_own_pointer(b: Buffer, what: str) -> None:
             f"{type_text(t)}, which the text cannot express (it would load as "
             f"{type_text(PointerType(b.dtype, t.scope))}); declare it with a DeclBuffer over the pointer"
         )
-
-
-def _lone(s: Any) -> Any:
-    """The one statement of a SeqStmt that flattens to one (``else: if`` of a one-element
-    sequence prints as ``elif``, as the text loads back), else ``s``."""
-    if type(s) is _s.SeqStmt:
-        from tirx.ir.structural import _flat_stmts
-
-        x = _flat_stmts(s)
-        if len(x) == 1:
-            return x[0]
-    return s
 
 
 def _default_ty_matches(op: Op, e: _e.Call) -> bool:

@@ -130,7 +130,7 @@ def test_fuzz_semantic_flag(monkeypatch, capsys):
     real = importlib.import_module
 
     def fake(name, *a, **k):
-        if name == "tirx.interp.fuzz":
+        if name == "tirx.testing.semantic_fuzz":
             raise ImportError(name)
         return real(name, *a, **k)
 

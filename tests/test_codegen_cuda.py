@@ -18,7 +18,7 @@ from tirx.codegen import generate
 from tirx.ir import Cast, TensorType, Var, const
 from tirx.ir.op import call
 from tirx.ir.types import PointerType, bool_, float16, float32, int32, int64, uint64
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples", "kernels")

@@ -301,7 +301,7 @@ def test_dynamic_shared_memory_over_48k():
     from tirx.ir import TensorType, Var
     from tirx.ir.op import call
     from tirx.ir.types import float32
-    from tirx.script.builder import IRBuilder, launch_args
+    from tirx.surface.builder import IRBuilder, launch_args
 
     b = IRBuilder("dyn_smem_test.py")
     with b, b.function("reverse_blocks"):
@@ -329,7 +329,7 @@ def _divmod_kernel():
     from tirx.ir import Div, FloorDiv, FloorMod, Mod, TensorType, Var
     from tirx.ir.op import call
     from tirx.ir.types import int32
-    from tirx.script.builder import IRBuilder, launch_args
+    from tirx.surface.builder import IRBuilder, launch_args
 
     b = IRBuilder("divmod_test.py")
     with b, b.function("divmod"):

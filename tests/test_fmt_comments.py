@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import tirx
 from tirx.printer import attach, comments_of
-from tirx.printer._comment_table import scan
+from tirx.surface.comments import scan
 from tirx.testing import strategies as tst
 from tirx.tools import fmt as fmt_mod
 from tirx.tools.cli import main

@@ -1,4 +1,4 @@
-"""Surface forms (tirx/forms.py): one FormSpec per ``T.<Form>`` drives the Python frontend, the
+"""Surface forms (tirx/surface/forms.py): one FormSpec per ``T.<Form>`` drives the Python frontend, the
 text loader and the printer. For every form: generated valid calls build the same IR through
 the Python frontend, the text loader and print-then-load; bad calls (missing, extra, wrong
 kind, unknown keyword) fail with the same located message in both front ends."""
@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from test_frontend_util import load_module, printed_text_as_python
 
 import tirx
-import tirx.layout_forms  # declares the layout forms' kinds (tirx/layout_forms.py)
-from tirx import forms
+import tirx.surface.layout_forms  # declares the layout forms' kinds (tirx/surface/layout_forms.py)
 from tirx.errors import DiagnosticError
 from tirx.ir.stmt import ForKind
 from tirx.script import tirx as T
+from tirx.surface import forms
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -289,7 +289,7 @@ BAD = {
     "dim": "T.float32(1.5)",
     "nat": "-1",
     "layout": "3",
-    "iters": "[3]",  # the layout forms' kinds (tirx/layout_forms.py)
+    "iters": "[3]",  # the layout forms' kinds (tirx/surface/layout_forms.py)
     "axis_offsets": '{"m": "s"}',
     "flag": "1",
     "axis": "3",

@@ -1,4 +1,4 @@
-"""Derived forms (tirx/forms.py ``derive``, ``DERIVED``, ``GRID``, ``LET``): conveniences declared
+"""Derived forms (tirx/surface/forms.py ``derive``, ``DERIVED``, ``GRID``, ``LET``): conveniences declared
 once as a base form with fixed values. ``T.alloc_shared`` / ``T.smem``, ``T.alloc_local``,
 ``T.alloc_buffer``, ``T.decl_buffer``, ``T.cast`` and ``T.grid`` build through the Python
 frontend and load from text alike, and print as their base form (``T.alloc_tensor``,
@@ -17,10 +17,10 @@ from test_forms import BAD, CALL_COL, CALL_LINE, SETTINGS, build_both, spell, te
 from test_frontend_util import load_module, printed_text_as_python
 
 import tirx
-from tirx import forms
 from tirx.errors import DiagnosticError
 from tirx.ir.stmt import AllocBuffer, DeclBuffer, For
 from tirx.script import tirx as T
+from tirx.surface import forms
 
 DERIVED = (*forms.DERIVED, forms.GRID)
 ROLE = {"bind": "bind", "expr": "expr", "loops": "loop"}  # how test_forms' kernel uses a call

@@ -26,7 +26,7 @@ from tirx.ir import (
     post_order,
 )  # fmt: skip
 from tirx.script import tirx as T
-from tirx.script.builder import IRBuilder
+from tirx.surface.builder import IRBuilder
 
 SCALE = 1.0
 GLOBAL_DTYPE = T.float32

@@ -103,7 +103,7 @@ def _pow2_kernel(dt: str, shifts: tuple):
     from tirx.ir import FloorDiv, FloorMod, const
     from tirx.ir.op import call
     from tirx.ir.types import TensorType, prim
-    from tirx.script.builder import IRBuilder, launch_args
+    from tirx.surface.builder import IRBuilder, launch_args
 
     assert all(1 <= s < np.iinfo(dt).bits - 1 for s in shifts)
     t = prim(dt)

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tirx.interp.fuzz import _roundtrip_available, check_runnable, run_semantic, semantic_checks
 from tirx.testing.runnable import Runnable, runnable_kernels
+from tirx.testing.semantic_fuzz import _roundtrip_available, check_runnable, run_semantic, semantic_checks
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

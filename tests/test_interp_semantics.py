@@ -24,7 +24,7 @@ from tirx.ir import (
 )
 from tirx.ir.op import call
 from tirx.ir.types import bfloat16, bool_, float16, float32, int32, int64, uint8, uint32
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 
 def build(params, body, grid=None, block=None, name="k", ret=None):

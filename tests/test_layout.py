@@ -31,7 +31,7 @@ from tirx.ir.layout import (
 from tirx.ir.types import TensorType, float32, int32
 from tirx.ir.visitor import post_order
 from tirx.script import tirx as T
-from tirx.script.builder import IRBuilder
+from tirx.surface.builder import IRBuilder
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 lane, warp = T.cuda.Axis.laneid, T.cuda.Axis.warpid

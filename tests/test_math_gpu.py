@@ -38,7 +38,7 @@ import tirx.interp as ti
 from tirx.ir import Add, Cast, Div, FloorDiv, FloorMod, Max, Min, Mod, Mul, Sub, TensorType
 from tirx.ir.op import all_ops, call
 from tirx.ir.types import PrimType
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 from tirx.testing.opcheck import (
     CUDA_ULP_F32,
     EXACT_OPTS,

@@ -37,7 +37,7 @@ import tirx
 from tirx.ir.expr import convert
 from tirx.ir.op import NoInterp, Op, all_ops, call, impl
 from tirx.ir.types import PrimType, TensorType, VoidType, as_type, int32
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 from tirx.testing.opcheck import (
     CUDA_ULP_F32,
     EXACT_OPTS,

@@ -112,7 +112,7 @@ def test_script_only_spellings_reject_misuse_by_argument():
 
 
 def test_device_scope_is_its_body_in_a_kernel():
-    """``with T.device_scope():`` (a region, tirx/region_forms.py) runs its body inline, in
+    """``with T.device_scope():`` (a region, tirx/surface/region_forms.py) runs its body inline, in
     CUDA as TIRx's codegen does and on the interpreter."""
     import numpy as np
 

@@ -20,7 +20,7 @@ from tirx.ir import (
 )
 from tirx.ir import types as ty
 from tirx.passes import CommonSubexprElim, PassContext
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 
 @pytest.fixture(autouse=True)

@@ -51,7 +51,7 @@ from tirx.passes import (
     Simplify,
     verify_well_formed,
 )
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 from tirx.testing import strategies as tst
 
 PASSES = [ConvertSSA, CommonSubexprElim, Simplify, InferPointerTypes]

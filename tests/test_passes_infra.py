@@ -37,7 +37,7 @@ from tirx.passes import (
     function_pass,
     module_pass,
 )
-from tirx.script.builder import IRBuilder
+from tirx.surface.builder import IRBuilder
 
 I32 = ty.int32
 

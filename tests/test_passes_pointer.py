@@ -22,7 +22,7 @@ from tirx.ir import (
 )
 from tirx.ir import types as ty
 from tirx.passes import InferPointerTypes, PassContext
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 U64_SHARED = PointerType(ty.uint64, "shared")
 

@@ -38,7 +38,7 @@ from tirx.ir import (
 from tirx.ir import types as ty
 from tirx.passes import PassContext, Simplify
 from tirx.passes.simplify import fold_expr
-from tirx.script.builder import IRBuilder
+from tirx.surface.builder import IRBuilder
 
 I32 = ty.int32
 

@@ -23,7 +23,7 @@ from tirx.ir import (
 )
 from tirx.ir import types as ty
 from tirx.passes import ConvertSSA, PassContext, verify_well_formed
-from tirx.script.builder import IRBuilder
+from tirx.surface.builder import IRBuilder
 
 I32 = ty.int32
 

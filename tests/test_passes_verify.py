@@ -33,7 +33,7 @@ from tirx.ir import (
 )
 from tirx.ir import types as ty
 from tirx.passes import VerifyWellFormed, verify_well_formed
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 I32 = ty.int32
 SP = Span("kernel.py", 7, 5, 7, 12)

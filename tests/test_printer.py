@@ -79,7 +79,7 @@ from tirx.ir.op import call
 from tirx.ir.types import bool_, float16, float32, float64, handle, int32, int64, uint8, void
 from tirx.ir.visitor import Mutator, collect_vars, post_order
 from tirx.printer import dumps, save
-from tirx.script.builder import launch_args
+from tirx.surface.builder import launch_args
 from tirx.testing import strategies as tst
 from tirx.testing.compat_kernels import KERNELS
 

@@ -38,7 +38,7 @@ from tirx.ops.ptx_table import (
     unescape,
 )
 from tirx.script import tirx as T
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 ADDR = "T.address_of(bar[0])"
 SADDR = f"T.cuda.cvta_generic_to_shared({ADDR})"

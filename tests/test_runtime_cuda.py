@@ -17,7 +17,7 @@ from tirx.ir.types import float16, float32, int32, int64
 from tirx.runtime import cache as C
 from tirx.runtime import driver as D
 from tirx.runtime.hostexpr import HOST_GLOBALS, to_python
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 ARCH = "cuda -arch=sm_90a"
 

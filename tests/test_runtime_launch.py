@@ -29,7 +29,7 @@ from tirx.ir.types import float16, int32
 from tirx.runtime import cache as C
 from tirx.runtime import driver as D
 from tirx.runtime import kernel as K
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 ARCH = "cuda -arch=sm_90a"
 FN = 0xF00D000  # the fake CUfunction handle

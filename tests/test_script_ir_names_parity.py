@@ -21,7 +21,7 @@ from tirx.ir.expr import And, FloatImm, IntImm
 from tirx.ir.op import call
 from tirx.ir.types import PrimType
 from tirx.script import tirx as T
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 
 def _python_build(text: str, tmp_path, name: str = "k"):

@@ -47,7 +47,7 @@ from tirx.ir import (
 from tirx.ir.expr import EQ, GE, GT, LE, LT, NE, FloatImm, IntImm, Var, binop
 from tirx.ir.fold import fold, would_fold
 from tirx.ir.types import PrimType
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 GOLDEN = pathlib.Path(__file__).parent / "data" / "tirx_golden" / "frontend"
 CASES = sorted(p.stem for p in GOLDEN.glob("*.py"))

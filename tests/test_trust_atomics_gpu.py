@@ -16,7 +16,7 @@ import tirx
 import tirx.interp as ti
 from tirx.ir.op import call
 from tirx.ir.types import TensorType, float32
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 EDGE = np.array([np.nan, -0.0, 0.0, -1.5, 2.0, np.inf, -np.inf, 1e-45], np.float32)
 PAIRS = list(itertools.product(range(len(EDGE)), repeat=2))

@@ -34,7 +34,7 @@ from tirx.ir import TensorType, const, structural_hash
 from tirx.ir.op import call
 from tirx.ir.types import int64
 from tirx.runtime import cache as C
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 ARCH = "cuda -arch=sm_90a"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -260,7 +260,7 @@ def test_fuzz_failure_is_saved_with_replay(fixed_programs, monkeypatch, capsys, 
 
 
 def test_fuzz_semantic_failure_saved(monkeypatch, capsys, tmp_path):
-    from tirx.interp import fuzz as ifz
+    from tirx.testing import semantic_fuzz as ifz
 
     f = tirx.loads(GOOD)
     monkeypatch.setattr(ifz, "semantic_strategy", lambda: st.just(types.SimpleNamespace(func=f)))

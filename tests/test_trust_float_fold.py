@@ -42,7 +42,7 @@ from tirx.ir.fold import fold, fold_cast
 from tirx.ir.types import PrimType
 from tirx.passes.simplify import fold_expr
 from tirx.script import tirx as T
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 F16, BF16, F32, F64 = (PrimType(n) for n in ("float16", "bfloat16", "float32", "float64"))
 I32, I64 = PrimType("int32"), PrimType("int64")

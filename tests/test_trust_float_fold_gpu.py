@@ -40,7 +40,7 @@ from tirx.ir import (  # noqa: E402
 )
 from tirx.ir.types import PrimType  # noqa: E402
 from tirx.passes import Simplify  # noqa: E402
-from tirx.script.builder import IRBuilder, launch_args  # noqa: E402
+from tirx.surface.builder import IRBuilder, launch_args  # noqa: E402
 from tirx.testing.gpu_compare import EXACT, run_cuda, run_interp, same  # noqa: E402
 from tirx.testing.runnable import _TC_INTS, _TC_TYPES, _TC_VALUES  # noqa: E402
 

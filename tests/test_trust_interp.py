@@ -19,7 +19,7 @@ from tirx.ir import TensorType
 from tirx.ir.op import call
 from tirx.ir.types import PrimType, int32
 from tirx.script import tirx as T
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 HERE = os.path.basename(__file__)
 

@@ -19,7 +19,7 @@ from tirx.ir.op import call
 from tirx.ir.types import int32
 from tirx.passes.verify import verify_well_formed
 from tirx.script import tirx as T
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 HERE = os.path.basename(__file__)
 sys.path.insert(0, os.path.dirname(__file__))

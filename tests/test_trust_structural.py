@@ -47,7 +47,7 @@ from tirx.ir.types import float32, int32, uint8
 from tirx.ir.visitor import Mutator
 from tirx.passes import CommonSubexprElim, Simplify, VectorizeThreads
 from tirx.passes.vectorize_threads import explain
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 i32, f32 = prim("int32"), prim("float32")
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))

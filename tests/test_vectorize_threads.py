@@ -16,7 +16,7 @@ from tirx.ir.op import call
 from tirx.ir.types import float16, float32, int32
 from tirx.passes import VectorizeThreads
 from tirx.passes.vectorize_threads import explain
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 from tirx.testing.elementwise import elementwise_kernels
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

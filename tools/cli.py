@@ -138,7 +138,7 @@ def _write(path: str, data: str | bytes) -> None:
 # ------------------------------------------------------------------ fmt
 def cmd_fmt(args: argparse.Namespace) -> int:
     """Files, directories (``*.tirx`` below), globs, ``-``; comments kept (tools/fmt.py)."""
-    from .fmt import run
+    from tirx.tools.fmt import run
 
     return run(args, _err, _Files(), _read)
 
@@ -273,7 +273,7 @@ def _replay(path: str) -> int:
     with contextlib.suppress(OSError, ValueError, AttributeError):  # replay_failure says what is wrong
         mode = json.loads(Path(path).read_bytes()).get("mode")
     if mode == "semantic":  # the campaign's check is a lambda over these checks
-        check = importlib.import_module("tirx.interp.fuzz").check_runnable
+        check = importlib.import_module("tirx.testing.semantic_fuzz").check_runnable
     if mode == "cuda":
         from tirx.tools import fuzzing
 
@@ -305,7 +305,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     fz = None
     if args.semantic:
         try:
-            fz = importlib.import_module("tirx.interp.fuzz")
+            fz = importlib.import_module("tirx.testing.semantic_fuzz")
             fz.semantic_strategy  # noqa: B018 - probe: the interpreter provides the properties
         except (ImportError, AttributeError) as e:
             _err(f"error: tirx fuzz --semantic is not available yet ({e})")
@@ -704,7 +704,7 @@ def _parser() -> argparse.ArgumentParser:
         "recurse into *.tirx, - reads stdin and writes stdout. A comment that cannot be placed is an "
         "error (exit 1). Float spellings of the same value and a missing final newline count as formatted.",
     )
-    from .fmt import add_arguments as _fmt_arguments
+    from tirx.tools.fmt import add_arguments as _fmt_arguments
 
     _fmt_arguments(f)
 

@@ -88,7 +88,7 @@ _HEAD = re.compile(r"[ \t]*[^ \t\[(:=]*")
 def same_layout(text: str, canonical: str) -> bool:
     """The ``--same-ir`` test: line for line the same indentation, first word and comment;
     only expression spellings differ (the IR is the same: ``canonical`` prints it)."""
-    from tirx.printer._comments import scan
+    from tirx.surface.comments import scan
 
     a = _normal(text).split("\n")
     b = _normal(canonical).split("\n")

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from tirx.interp import fuzz as ifz
+from tirx.testing import semantic_fuzz as ifz
 from tirx.testing.campaign import (
     DEFAULT_SAVE_DIR,
     Failure,
@@ -156,7 +156,7 @@ def run_semantic(
     save_dir: str | os.PathLike | None = DEFAULT_SAVE_DIR,
     on_progress: Callable[[int, float], None] | None = None,
 ) -> Outcome:
-    """Passes and round trips vs the interpreter on runnable kernels (``tirx.interp.fuzz``)."""
+    """Passes and round trips vs the interpreter on runnable kernels (``tirx.testing.semantic_fuzz``)."""
     return ifz.semantic_campaign(
         seed=seed,
         examples=examples,

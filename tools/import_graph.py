@@ -9,10 +9,14 @@ Reports
   (a) layering: imports from ``tirx.ir.*`` to anything outside ``tirx.ir`` other than the
       standard library, ``attrs``, ``numpy`` and the leaf modules below the IR
       (``BELOW_IR``: modules that import nothing of the package);
-  (b) import cycles: strongly connected components (size > 1) of the graph.
+  (b) import cycles: strongly connected components (size > 1) of the graph;
+  (c) the layer order (``LAYERS``, bottom to top, issue #30): imports that go up a layer, or
+      between two units of one layer that must not know each other (``INDEPENDENT``), and
+      modules that belong to no layer.
 
-Usage: ``python tools/import_graph.py [--edges]``; exits 1 when there is any violation or
-cycle. ``tests/test_layering.py`` runs it through :func:`analyze`.
+Usage: ``python tools/import_graph.py [--edges]``; exits 1 when there is any violation of
+(a), a cycle or a module without a layer. Upward imports are listed, not fatal here:
+``tests/test_layering.py`` (which runs this through :func:`analyze`) holds the allowlist.
 """
 
 from __future__ import annotations
@@ -29,6 +33,29 @@ IR_LAYER = "tirx.ir"
 IR_ALLOWED_EXTERNAL = {"attrs", "numpy", "__future__"}
 # leaf modules of the package that sit below the IR (they import nothing of the package)
 BELOW_IR = {"tirx.errors"}
+
+# The layers, bottom to top (docs/contributing.md, "Layers"). A module may import its own layer and the ones
+# below it. Each unit is a package (with its submodules) or a module; ROOT_PACKAGE alone
+# names just the package's ``__init__`` (the lazy facade: ``tirx.dumps`` & co. import their
+# layer on first use), not everything under it.
+ROOT_PACKAGE = "tirx"
+LAYERS: tuple[tuple[str, ...], ...] = (
+    # leaves: errors and diagnostics, the target value, the autoload hook
+    ("tirx.errors", "tirx.diagnostics", "tirx.target_spec", "tirx.autoload"),
+    ("tirx.ir",),  # nodes, types, structural equality
+    ("tirx.ops", "tirx.fileio"),  # op declarations; atomic file writes (print through the IR hook)
+    ("tirx.surface",),  # IRBuilder, FormSpecs and forms, comment attachment
+    ("tirx.grammar", "tirx.script"),  # the two front ends (text, Python)
+    ("tirx.printer",),
+    ("tirx.passes",),
+    ("tirx.codegen", "tirx.runtime", "tirx.interp", "tirx.target"),  # backends and compile()
+    (ROOT_PACKAGE,),  # the package facade: import tirx; tirx.loads / dumps / compile
+    ("tirx.testing",),
+    ("tirx.tools",),
+)
+# units of one layer that must not import each other (the text grammar knows nothing of
+# the Python frontend, and the frontend nothing of the grammar)
+INDEPENDENT: tuple[tuple[str, str], ...] = (("tirx.grammar", "tirx.script"),)
 
 
 @dataclass(frozen=True)
@@ -171,6 +198,40 @@ def layering_violations(g: Graph) -> list[Import]:
     return out
 
 
+def layer_of(mod: str, layers: tuple[tuple[str, ...], ...] = LAYERS) -> tuple[int, str] | None:
+    """(layer index, unit) of ``mod``: the unit that is ``mod`` or a package holding it."""
+    for i, units in enumerate(layers):
+        for unit in units:
+            if mod == unit or (unit != ROOT_PACKAGE and mod.startswith(unit + ".")):
+                return i, unit
+    return None
+
+
+def unlayered(g: Graph, layers: tuple[tuple[str, ...], ...] = LAYERS) -> list[str]:
+    """Modules that belong to no layer (a new top-level module must be placed in LAYERS)."""
+    return sorted(m for m in g.modules if layer_of(m, layers) is None)
+
+
+def upward_imports(
+    g: Graph,
+    layers: tuple[tuple[str, ...], ...] = LAYERS,
+    independent: tuple[tuple[str, str], ...] = INDEPENDENT,
+) -> list[Import]:
+    """Internal imports to a higher layer, or between two ``independent`` units of one layer
+    (``if TYPE_CHECKING:`` imports never run, so they are not in the graph)."""
+    apart = {frozenset(p) for p in independent}
+    out = []
+    for imp in g.imports:
+        if not imp.internal:
+            continue
+        a, b = layer_of(imp.src, layers), layer_of(imp.dst, layers)
+        if a is None or b is None:
+            continue  # reported by unlayered()
+        if b[0] > a[0] or (a[1] != b[1] and frozenset((a[1], b[1])) in apart):
+            out.append(imp)
+    return out
+
+
 def cycles(g: Graph) -> list[list[str]]:
     """Strongly connected components of size > 1 (Tarjan, iterative), each sorted."""
     edges = g.internal_edges()
@@ -236,6 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"layering violations (tirx.ir importing upward): {len(bad)}")
     for imp in bad:
         print(f"  {_fmt(imp)}")
+    up = upward_imports(g)
+    print(f"upward imports (tests/test_layering.py allowlists them): {len(up)}")
+    for imp in up:
+        print(f"  {_fmt(imp)}")
+    lost = unlayered(g)
+    print(f"modules in no layer (LAYERS): {len(lost)}")
+    for m in lost:
+        print(f"  {m}")
     print(f"import cycles (strongly connected components > 1): {len(sccs)}")
     for comp in sccs:
         members = set(comp)
@@ -247,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         for imp in g.imports:
             if imp.internal:
                 print(_fmt(imp))
-    return 1 if bad or sccs else 0
+    return 1 if bad or sccs or lost else 0
 
 
 if __name__ == "__main__":

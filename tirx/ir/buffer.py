@@ -12,7 +12,7 @@ from .op import call, find
 from .types import PointerType, PrimType, as_prim
 
 # ``buf[i] = v`` emits a store statement: that is the IRBuilder's job, a layer above the IR.
-# ``tirx.script.builder`` registers its store here when imported (tests/test_layering.py).
+# ``tirx.surface.builder`` registers its store here when imported (tests/test_layering.py).
 _store: Callable[[Buffer, tuple, Any], None] | None = None
 
 

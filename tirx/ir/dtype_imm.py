@@ -4,7 +4,7 @@ TIRx passes dtypes to packed and extern calls as constants of its own kind
 (``T.call_packed("f", T.dtype("float32"))``); tirx's ops take dtypes as types (``ty=``), so
 this node only carries such an argument. Its type is ``T.Any()`` (TIRx's ``AnyType``); it
 also stands for its dtype wherever a type goes (``ty=T.dtype("int32")``: ``__tirx_type__``).
-Its surface form is ``tirx.forms`` ``dtype``; no backend lowers it (CUDA codegen refuses it
+Its surface form is ``tirx.surface.forms`` ``dtype``; no backend lowers it (CUDA codegen refuses it
 with the node named, the calls that take it have no interpreter semantics).
 """
 

@@ -1,7 +1,7 @@
 """``Shuffle``: vector lanes picked from the concatenation of vectors (TIRx's ``T.Shuffle``).
 
 A node of its own, not an op: it takes two lists (the vectors, the lane indices), which the
-op table's flat argument lists cannot say. Its surface form is ``tirx.forms.SHUFFLE``
+op table's flat argument lists cannot say. Its surface form is ``tirx.surface.forms.SHUFFLE``
 (``T.Shuffle([v, w], [7, 6, 1, 0])``, as TIRx prints it); CUDA codegen and the interpreter
 have one handler each (``e_Shuffle``), written in ``tirx/codegen/shuffle_cuda.py`` and
 ``tirx/interp/shuffle.py``.

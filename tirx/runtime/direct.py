@@ -100,7 +100,7 @@ def _compiled(f: Any, target: str) -> Any:
 
 def call(f: Any, args: tuple, kwargs: dict) -> Any:
     """Bind ``args``/``kwargs`` to ``f``'s parameters, pick the target, compile once, run."""
-    from ..script.parser import current_parser
+    from tirx.surface.parser_stack import current_parser
 
     if current_parser() is not None:
         raise TypeError(

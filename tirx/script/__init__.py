@@ -3,7 +3,8 @@
 See docs/frontend.md. ``IRBuilder`` is the one builder both front ends drive.
 """
 
+from tirx.surface.builder import IRBuilder
+
 from . import ir, tirx
-from .builder import IRBuilder
 
 __all__ = ["IRBuilder", "ir", "tirx"]

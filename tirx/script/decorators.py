@@ -11,10 +11,11 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from tirx.surface.builder import IRBuilder
+
 from ..errors import DiagnosticError
 from ..ir import Call, Function, GlobalVar, PrimType, convert
 from ..ir.types import as_type, void
-from .builder import IRBuilder
 from .parser import (
     Env,
     Parser,

@@ -5,7 +5,7 @@ a constructor of the tirx node or type where tirx has the concept (``T.IntImm("i
 is tirx's ``IntImm``), a type of ``tirx.ir.host_types`` where TIRx has a type tirx's kernels
 do not (``T.Tuple``), or a Python-side value where TIRx's object only lives in Python
 (``T.Range``, ``T.Lambda``, ``T.index_map``, ``T.meta_class``). ``T.Shuffle`` is an IR node
-(``tirx/ir/shuffle.py``) with its form in ``tirx.forms``. Where tirx has no such concept the
+(``tirx/ir/shuffle.py``) with its form in ``tirx.surface.forms``. Where tirx has no such concept the
 name gives the closest equivalent and docs/tirx_compat.md says how it differs.
 """
 
@@ -16,8 +16,9 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any, cast
 
+from tirx.surface.forms import range_extent as _range_extent
+
 from .. import ir as _ir
-from ..forms import range_extent as _range_extent
 from ..ir import op as _op
 from ..ir.host_types import (
     AnyType,
@@ -234,7 +235,7 @@ MISSING = _MissingValue()
 
 
 # ------------------------------------------------------------------ constants of other types
-# (T.dtype / T.DataTypeImm: the form tirx.forms "dtype", a DataTypeImm node)
+# (T.dtype / T.DataTypeImm: the form tirx.surface.forms "dtype", a DataTypeImm node)
 def GenericConst(ty: Any, value: Any, span: Any = None) -> Any:
     """``T.GenericConst(ty, value)``: TIRx's literal of a non-primitive type. tirx has no
     non-primitive constants, and TIRx itself refuses primitive ones here."""

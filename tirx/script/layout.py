@@ -376,8 +376,9 @@ def _n(x: Any) -> Any:
 
 
 def _declare(buf: Any, shape: Any, layout: Any) -> Any:
+    from tirx.surface.builder import IRBuilder
+
     from ..ir.types import TensorType
-    from .builder import IRBuilder
 
     if buf.scope == "tmem":
         raise ValueError(f"tensor {buf.name}: views of tensor memory are not supported")

@@ -30,13 +30,16 @@ import linecache
 import operator
 import sys
 import textwrap
-import threading
 from numbers import Number
 from typing import Any, cast
 
+from tirx.surface.builder import IRBuilder
+from tirx.surface.forms import LET, RANGE, slice_ramp
+from tirx.surface.parser_stack import current_parser
+from tirx.surface.parser_stack import stack as _stack
+
 from ..diagnostics import render as _render
 from ..errors import DiagnosticError
-from ..forms import LET, RANGE, slice_ramp
 from ..ir import (
     And,
     Bind,
@@ -65,7 +68,6 @@ from ..ir.expr import Cast, FloatImm, Mul, Or
 from ..ir.fold import fold, fold_cast
 from ..ir.operators import OPERATORS
 from ..ir.types import as_type
-from .builder import IRBuilder
 
 __all__ = [
     "Cell",
@@ -80,15 +82,6 @@ __all__ = [
 
 _MISSING = object()
 _ZERO = IntImm(0)
-_state = threading.local()
-deep.carry_stack(_state)  # a deep function body is built on tirx.ir.deep's worker thread
-
-
-def _stack() -> list:
-    s = getattr(_state, "stack", None)
-    if s is None:
-        s = _state.stack = []
-    return s
 
 
 def _store_slices(idx: Any) -> Any:
@@ -130,11 +123,6 @@ def bool_chain(values: Any, is_and: bool, make: Any) -> Any:
         if not isinstance(acc, PrimExpr) and ((is_and and not acc) or (not is_and and acc)):
             return acc
     return acc
-
-
-def current_parser() -> Parser | None:
-    s = getattr(_state, "stack", None)
-    return s[-1] if s else None
 
 
 def take_name(default: str) -> str:
@@ -268,7 +256,7 @@ class LetAnn:
         self.ty = ty
 
     def __getitem__(self, ty: Any) -> LetAnn:
-        return LetAnn(LET.subscript(ty))  # the declared form (tirx.forms.LET), as the text reads it
+        return LetAnn(LET.subscript(ty))  # the declared form (tirx.surface.forms.LET), as the text reads it
 
     def __repr__(self) -> str:
         return "T.let" if self.ty is None else f"T.let[{self.ty}]"
@@ -1631,7 +1619,7 @@ class Parser:
 
 
 def _special_range(p: Parser, node: Any, args: list, kwargs: dict) -> Any:
-    """``range(...)`` in a kernel: the serial loop form (tirx.forms.RANGE), as in the text."""
+    """``range(...)`` in a kernel: the serial loop form (tirx.surface.forms.RANGE), as in the text."""
     pos, kw = [_unwrap(a) for a in args], {k: _unwrap(v) for k, v in kwargs.items()}
     return LoopSpec([RANGE.call(pos, kw)])  # literal bounds get the header's span in visit_For
 

@@ -13,7 +13,10 @@ import inspect as _inspect
 from collections.abc import Callable
 from typing import Any
 
-from .. import forms as _forms
+from tirx.surface import forms as _forms
+from tirx.surface.builder import IRBuilder as _IRBuilder
+from tirx.surface.builder import launch_args as _launch_args
+
 from .. import ir as _ir
 from ..ir import Add as _Add
 from ..ir import Buffer as _Buffer
@@ -37,8 +40,6 @@ from ..ir.types import as_prim as _as_prim
 from ..ir.types import handle, void
 from ..ir.types import parse_dtype as _parse_dtype
 from . import parser as _p
-from .builder import IRBuilder as _IRBuilder
-from .builder import launch_args as _launch_args
 from .decorators import function, inline, ir_module, jit, macro
 from .intrin import call_intrin, llvm_lookup_intrinsic_id, tensor_data_ptr
 from .parser import AttrSpec as _AttrSpec
@@ -142,7 +143,7 @@ def _shape(shape: Any) -> tuple:
     return tuple(shape)
 
 
-# T.Tensor (alias T.Buffer) and T.Ptr are FormSpecs (tirx/forms.py TYPES), generated with the
+# T.Tensor (alias T.Buffer) and T.Ptr are FormSpecs (tirx/surface/forms.py TYPES), generated with the
 # other forms below; T.Tensor.like (T.BufferFrom) is Python-only: it reads a Python array.
 def _tensor_like(example: Any, scope: str | None = None) -> _TensorType:
     """A tensor type with the shape and dtype of an example (numpy/torch array, Buffer, type)."""
@@ -245,7 +246,7 @@ class KernelAttributes:
 
 # ------------------------------------------------------------------ loops
 # T.serial, T.unroll, T.vectorized, T.parallel, T.thread_binding and T.grid are FormSpecs
-# (tirx/forms.py LOOPS, GRID), generated with the expression forms below; T.broadcast_grid is
+# (tirx/surface/forms.py LOOPS, GRID), generated with the expression forms below; T.broadcast_grid is
 # Python-only (it binds index tuples; the text has no such form, loops print one by one)
 def broadcast_grid(out_shape: Any, *in_shapes: Any) -> _LoopSpec:
     """``for i, i_a, i_b in T.broadcast_grid(C.shape, A.shape, B.shape)``: numpy broadcasting.
@@ -276,7 +277,7 @@ def broadcast_grid(out_shape: Any, *in_shapes: Any) -> _LoopSpec:
 
 # ------------------------------------------------------------------ allocation
 # T.alloc_shared (T.smem), T.alloc_local, T.alloc_buffer, T.decl_buffer and T.cast are derived
-# forms (tirx/forms.py DERIVED): declared once, built and printed as T.alloc_tensor /
+# forms (tirx/surface/forms.py DERIVED): declared once, built and printed as T.alloc_tensor /
 # T.decl_tensor / T.Cast; generated with the other forms below. The mutable scalars are
 # Python-only: reading one loads [0], which the text writes out.
 def _alloc(name: str, ty: _TensorType, annotations: Any = None) -> _Buffer:
@@ -467,7 +468,7 @@ del _cls, _n
 
 
 # T.Ramp, T.Broadcast, T.Select, T.Cast, T.Let, T.Call (and T.ramp, T.broadcast, T.select) and the
-# loops T.serial ... T.thread_binding: generated from their FormSpecs (tirx/forms.py), which
+# loops T.serial ... T.thread_binding: generated from their FormSpecs (tirx/surface/forms.py), which
 # the text loader and the printer read too. A loop form gives the header a ``for`` opens.
 def _one_loop(head: tuple) -> _LoopSpec:
     return _LoopSpec([head])
@@ -506,7 +507,7 @@ def device_entry(*values: Any, launch: LaunchConfig | None = None, grid: Any = N
                  **kw: Any) -> _DeviceEntrySpec:  # fmt: skip
     """The kernel launch region, as a bare statement (the rest of the body goes inside) or ``with``.
 
-    The form (``tirx.forms``) is ``T.device_entry(*values, attrs=...)``, what the text has;
+    The form (``tirx.surface.forms``) is ``T.device_entry(*values, attrs=...)``, what the text has;
     ``launch=T.cuda.LaunchConfig(...)`` (or ``grid=``, ``block=``, ...; or the config as the one
     positional argument) is Python's spelling of the same values and attrs."""
     if launch is None and grid is not None:

@@ -8,7 +8,7 @@ A kernel campaign's ``.json`` is a self-contained reproducer: it also holds the 
 the exact input arguments (arrays as dtype, shape and base64 bytes), the outputs of both
 sides when the check attached them (``with_outputs``) and the check's import path, and
 ``tirx fuzz --replay FILE.json`` (``replay_failure``) reruns exactly that input.
-It lives below both of its users: ``tirx.interp.fuzz`` (semantic properties) and
+It lives below both of its users: ``tirx.testing.semantic_fuzz`` (semantic properties) and
 ``tirx.tools.fuzzing`` (the ``tirx fuzz`` / campaign front end, which re-exports it).
 """
 

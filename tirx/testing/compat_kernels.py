@@ -23,7 +23,7 @@ from tirx.ir import (
 )
 from tirx.ir.op import call
 from tirx.ir.types import bool_, float16, float32, handle, int32, int64
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 __all__ = ["KERNELS"]
 

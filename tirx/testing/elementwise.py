@@ -16,7 +16,7 @@ from tirx.ir import expr as E
 from tirx.ir.function import Function
 from tirx.ir.op import call
 from tirx.ir.types import TensorType, prim
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 from .runnable import Runnable
 

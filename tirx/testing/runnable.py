@@ -40,7 +40,7 @@ from tirx.ir.buffer import Buffer
 from tirx.ir.function import Function
 from tirx.ir.op import call
 from tirx.ir.types import TensorType, bfloat16, float16, float32, int32, prim
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 
 __all__ = ["Runnable", "runnable_kernels"]
 

@@ -88,7 +88,7 @@ from tirx.ir.types import DTYPE_NAMES, PointerType, PrimType, bool_, float32, ha
 
 # imported here, not on the first draw: a first import inside a draw counts toward
 # hypothesis's too_slow limit (tens of ms of the first test's 1 s)
-from tirx.script.builder import launch_args
+from tirx.surface.builder import launch_args
 
 __all__ = [
     "closed_exprs",

@@ -23,7 +23,7 @@ import tirx.interp as ti
 from tirx.ir import Var, const
 from tirx.ir.op import call
 from tirx.ir.types import TensorType, float16, float32
-from tirx.script.builder import IRBuilder, launch_args
+from tirx.surface.builder import IRBuilder, launch_args
 from tirx.testing.compat_kernels import matmul_tiled_smem, reduce_smem_tree
 
 

@@ -42,7 +42,7 @@ import tirx
 from tirx.ir import FloorMod, IntImm, TensorType, Var
 from tirx.ir import types as ty
 from tirx.passes import CommonSubexprElim, ConvertSSA, InferPointerTypes, Simplify, VerifyWellFormed
-from tirx.script.builder import IRBuilder
+from tirx.surface.builder import IRBuilder
 
 TVM_PY = "/work/venv-tvm/bin/python"
 ROOT = pathlib.Path(__file__).resolve().parents[2]

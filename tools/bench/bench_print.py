@@ -34,7 +34,7 @@ def build_kernel(blocks: int):
     from tirx.ir import Cast, ForKind, Max, Min, TensorType, Var, const
     from tirx.ir.op import call
     from tirx.ir.types import float32
-    from tirx.script.builder import IRBuilder, launch_args
+    from tirx.surface.builder import IRBuilder, launch_args
 
     b = IRBuilder()
     n = Var("n")

@@ -63,7 +63,7 @@ def build_tirx(blocks: int):
     """Build the same kernel as ``kernel_text`` through tirx's IRBuilder."""
     from tirx.ir import Cast, FloorDiv, FloorMod, Max, Min, TensorType, Var, const, op
     from tirx.ir.types import float32, int32
-    from tirx.script.builder import IRBuilder, launch_args
+    from tirx.surface.builder import IRBuilder, launch_args
 
     ib = IRBuilder("<bench>")
     with ib, ib.function("bench"):

@@ -3,7 +3,7 @@
 TIRx's own parser turns each piece of syntax into a call of this API (``T.function_``,
 ``T.arg_``, ``T.bind_``, ``T.if_``/``T.then_``/``T.else_``, ``T.for_``, ``T.setitem_``, ...), and
 users call it to build kernels programmatically. In tirx every call is a thin wrapper over the
-one :class:`~tirx.script.builder.IRBuilder` that the Python frontend and the text loader drive,
+one :class:`~tirx.surface.builder.IRBuilder` that the Python frontend and the text loader drive,
 doing what the frontend does for the same syntax, so the IR is the same whichever way a
 kernel is written (docs/frontend.md, "Building IR from Python (TIRx's builder API)").
 
@@ -20,7 +20,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..builder import IRBuilder
+from tirx.surface.builder import IRBuilder
+
 from . import frame, ir, op, parser_protocol, utils
 from .frame import AlreadyEmitted, IRModuleFrame
 from .op import expose_script_op, expose_script_type, register_script_namespace

@@ -2,7 +2,7 @@
 
 TIRx builds IR from Python through frame objects (``with T.function_():``, ``with
 T.if_(c):``, ...). Here each frame only opens the matching frame of tirx's one
-:class:`~tirx.script.builder.IRBuilder` (``function``, ``if_``/``else_``, ``for_``,
+:class:`~tirx.surface.builder.IRBuilder` (``function``, ``if_``/``else_``, ``for_``,
 ``while_``, ``module``); the builder makes every node, exactly as for ``@T.function`` code
 and ``.tirx`` text, so a program built through these frames is the same IR.
 """
@@ -12,10 +12,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from tirx.surface.builder import IRBuilder
+
 from ...ir import GlobalVar, IfThenElse, PrimExpr, convert
 from ...ir.function import Function, Module
 from ...ir.span import Span
-from ..builder import IRBuilder
 from ..parser import Cell, LoopSpec, lit
 
 __all__ = [

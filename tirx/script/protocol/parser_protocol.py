@@ -21,6 +21,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from tirx.surface.builder import IRBuilder
+
 from ...ir import (
     AllocBuffer,
     Attrs,
@@ -41,7 +43,6 @@ from ...ir import (
     convert,
 )
 from ...ir.node import Node
-from ..builder import IRBuilder
 from ..ir_names import MISSING as _MISSING
 from ..parser import (
     AttrSpec,
@@ -397,7 +398,7 @@ def while_(condition: Any, *, loc: Any = None) -> WhileFrame:
 
 def range_(*args: Any, annotations: dict | None = None) -> ForFrame:
     """``range(stop)`` / ``range(start, stop[, step])`` as a serial loop frame (``for_`` names it)."""
-    from ...forms import LOOPS, RANGE
+    from tirx.surface.forms import LOOPS, RANGE
 
     if not 1 <= len(args) <= 3:
         raise TypeError(f"range_ takes 1 to 3 bounds, got {len(args)}")
@@ -698,8 +699,9 @@ def pyfunc(function: Callable) -> Callable:
 
 # ------------------------------------------------------------------ regions
 def _region_frame(kind: str, pos: list, attrs: Any, body_params: Any) -> RegionFrame:
-    """Check the header through its form (tirx/region_forms.py, shared with the text loader)."""
-    from ... import region_forms
+    """Check the header through its form (tirx/surface/region_forms.py, shared with the text loader)."""
+    from tirx.surface import region_forms
+
     from ...ir.stmt import REGION_KINDS
 
     fname = f"T.{kind}"

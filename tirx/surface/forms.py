@@ -36,10 +36,10 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import Any, cast
 
-from . import target_spec as _target_spec
-from .ir import host_types as _host_types
-from .ir.dtype_imm import DataTypeImm
-from .ir.expr import (
+from tirx import target_spec as _target_spec
+from tirx.ir import host_types as _host_types
+from tirx.ir.dtype_imm import DataTypeImm
+from tirx.ir.expr import (
     Add,
     Broadcast,
     Call,
@@ -55,11 +55,11 @@ from .ir.expr import (
     binop,
     convert,
 )
-from .ir.function import Function, Module
-from .ir.layout import Layout
-from .ir.node import Attrs
-from .ir.shuffle import Shuffle
-from .ir.stmt import (
+from tirx.ir.function import Function, Module
+from tirx.ir.layout import Layout
+from tirx.ir.node import Attrs
+from tirx.ir.shuffle import Shuffle
+from tirx.ir.stmt import (
     LAUNCH_FIELDS,
     LAUNCH_FIELDS_KEY,
     AllocBuffer,
@@ -70,8 +70,8 @@ from .ir.stmt import (
     For,
     ForKind,
 )
-from .ir.structural import structural_equal
-from .ir.types import PointerType, PrimType, TensorType, Type, as_type, int32, parse_dtype, void
+from tirx.ir.structural import structural_equal
+from tirx.ir.types import PointerType, PrimType, TensorType, Type, as_type, int32, parse_dtype, void
 
 __all__ = [
     "BINDINGS",
@@ -183,7 +183,7 @@ def _binding(fname: str, p: Param, v: Any) -> tuple:
 def _funcref(fname: str, p: Param, v: Any) -> tuple:
     """A module function: ``(GlobalVar, its return type or None)``; or a declared op (TIRx's
     ``T.Call(T.Op.get("prim.exp"), [x], ty=...)``): ``(Op, None)``, built as the op's call."""
-    from .ir.op import Op
+    from tirx.ir.op import Op
 
     if isinstance(v, (GlobalVar, Op)):
         return v, None
@@ -746,7 +746,7 @@ def _b_let(binding: tuple, body: Any, span: Any = None) -> Let:
 def _b_call(func: tuple, args: tuple, ty: Any = None, span: Any = None) -> Call:
     gv, ret = func
     if not isinstance(gv, GlobalVar):  # an Op: its declaration checks the arguments
-        from .ir.op import call
+        from tirx.ir.op import call
 
         return call(gv, *args, ty=ty, span=span)
     rt = ty if ty is not None else (ret if ret is not None else void)
@@ -1539,7 +1539,7 @@ _BY_NODE: dict[type, FormSpec] = {
 
 def register(spec: FormSpec) -> None:
     """Make ``T.<spec.name>`` a form of the text loader (a module declaring forms of its own,
-    such as ``tirx.layout_forms``, which the text loader and the printer import)."""
+    such as ``tirx.surface.layout_forms``, which the text loader and the printer import)."""
     for n in (spec.name, *spec.aliases):
         _BY_NAME[n] = spec
 

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any, TypeVar, cast, overload
 
-from ..ir import (
+from tirx.ir import (
     AllocBuffer,
     Assert,
     AttrStmt,
@@ -44,12 +44,12 @@ from ..ir import (
     convert,
     deep,
 )
-from ..ir.buffer import register_store
-from ..ir.expr import Call, Cast
-from ..ir.fold import fold_cast
-from ..ir.node import EMPTY_ATTRS, Attrs
-from ..ir.stmt import LAUNCH_FIELDS_KEY, seq
-from ..ir.types import as_prim, as_type, int32
+from tirx.ir.buffer import register_store
+from tirx.ir.expr import Call, Cast
+from tirx.ir.fold import fold_cast
+from tirx.ir.node import EMPTY_ATTRS, Attrs
+from tirx.ir.stmt import LAUNCH_FIELDS_KEY, seq
+from tirx.ir.types import as_prim, as_type, int32
 
 __all__ = ["IRBuilder", "launch_args", "range_extent"]
 
@@ -480,7 +480,7 @@ class IRBuilder:
         """TIRx's region statements (``with T.launch_thread(tag, n) as v:``, ``T.compute_scope``,
         ``T.device_context``, ``T.parallel_launch``): a RegionStmt. A kind that binds a
         variable (``tirx.ir.stmt.REGION_KINDS``) gets one named ``var``, typed as it requires."""
-        from ..ir.stmt import REGION_KINDS, RegionStmt
+        from tirx.ir.stmt import REGION_KINDS, RegionStmt
 
         span = self.span
         args = tuple(args)
@@ -514,9 +514,9 @@ class _Like:
 
 
 def range_extent(start: PrimExpr, stop: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
-    """``(start, extent)`` of ``range(start, stop)``: the one rule, ``tirx.forms.range_extent``
+    """``(start, extent)`` of ``range(start, stop)``: the one rule, ``tirx.surface.forms.range_extent``
     (both front ends build loops through the loop forms there; the printer inverts it)."""
-    from ..forms import range_extent as rule
+    from tirx.surface.forms import range_extent as rule
 
     return rule(start, stop)
 
@@ -528,7 +528,7 @@ def _wider(a: Type, b: Type) -> Type:
 
 
 def _cast_int(e: PrimExpr, t: Type) -> PrimExpr:
-    from ..ir import Cast, IntImm
+    from tirx.ir import Cast, IntImm
 
     if isinstance(e, IntImm):
         # IntImm's validator rejects a dtype that is not an integer PrimType

@@ -51,7 +51,7 @@ def _roundtrip_available() -> bool:
 
 def _probe():
     from tirx.ir.types import TensorType, float32
-    from tirx.script.builder import IRBuilder
+    from tirx.surface.builder import IRBuilder
 
     b = IRBuilder()
     with b, b.function("probe"):

@@ -1,9 +1,9 @@
-"""The text forms of TIRx's region statements (one FormSpec each, see tirx/forms.py).
+"""The text forms of TIRx's region statements (one FormSpec each, see tirx/surface/forms.py).
 
 ``with T.launch_thread("threadIdx.x", n) as v:``, ``with T.compute_scope("name"):``,
 ``with T.device_context(device_type, device_id):`` and ``with T.parallel_launch():`` are one
 node, :class:`tirx.ir.stmt.RegionStmt`, whose ``kind`` names the form. Registered with
-:func:`tirx.forms.register` on import (the text loader and the Python ``T`` namespace import
+:func:`tirx.surface.forms.register` on import (the text loader and the Python ``T`` namespace import
 this module): both front ends bind and check the header's arguments through these specs and
 open the region through ``IRBuilder.region``; the printer writes the same header.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import forms as _f
-from .ir.expr import StringImm, convert
-from .ir.stmt import REGION_KINDS, RegionStmt
-from .ir.types import PrimType
+from tirx.ir.expr import StringImm, convert
+from tirx.ir.stmt import REGION_KINDS, RegionStmt
+from tirx.ir.types import PrimType
+from tirx.surface import forms as _f
 
 __all__ = ["FORMS", "header_args"]
 

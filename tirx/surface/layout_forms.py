@@ -1,10 +1,10 @@
-"""The text forms of layouts, in TIRx's printed spelling (one FormSpec each, see tirx/forms.py).
-Registered with :func:`tirx.forms.register` on import (the text loader and the printer
+"""The text forms of layouts, in TIRx's printed spelling (one FormSpec each, see tirx/surface/forms.py).
+Registered with :func:`tirx.surface.forms.register` on import (the text loader and the printer
 import this module).
 
 ``T.Iter(8, 64, "m")``, ``T.TileLayout.from_iters(shard=[...], replica=[], offset={"m": 3})``
 and ``T.ComposeLayout(0, 3, 3, tile, swizzle_inner=False)``: the text loader resolves these
-names through :func:`tirx.forms.by_name`, the printer prints layout nodes through them. The
+names through :func:`tirx.surface.forms.by_name`, the printer prints layout nodes through them. The
 Python frontend uses the node classes themselves (``T.TileLayout`` is
 :class:`tirx.ir.layout.TileLayout`, which also takes ``T.S``/``T.R`` specs).
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import forms as _f
-from .ir.expr import PrimExpr
-from .ir.layout import Axis, ComposeLayout, Iter, TileLayout
+from tirx.ir.expr import PrimExpr
+from tirx.ir.layout import Axis, ComposeLayout, Iter, TileLayout
+from tirx.surface import forms as _f
 
 __all__ = ["FORMS", "KIND_TEXT"]
 

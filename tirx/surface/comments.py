@@ -1,6 +1,8 @@
-"""The side table of comments kept from a text (no printer import: ``_printer`` looks it up).
+"""Comment attachment shared by the text loader and the printer: the comment scanner, the
+side table of comments kept from a text, and the ``elif`` rule both read statements by.
 
-See ``_comments.py`` for how the comments are printed back.
+It sits in the surface layer so the grammar (``tirx/grammar/_comments.py`` fills a table)
+and the printer (``tirx/printer/_comments.py`` prints one back) need not import each other.
 """
 
 from __future__ import annotations
@@ -9,9 +11,10 @@ import re
 import weakref
 from typing import Any
 
+from tirx.ir import stmt as _s
 from tirx.ir.function import Function, Module
 
-__all__ = ["Comment", "CommentTable", "attach", "comments_of", "scan"]
+__all__ = ["Comment", "CommentTable", "attach", "comments_of", "lone_stmt", "scan"]
 
 FUTURE = "from __future__ import annotations"
 IMPORT_COMMENT = "# from tirx.script import tirx as T"
@@ -112,3 +115,15 @@ def attach(obj: Any, table: CommentTable | None) -> None:
         raise TypeError(f"attach: table must be a CommentTable or None, got {type(table).__name__}")
     else:
         TABLES[obj] = table
+
+
+def lone_stmt(s: Any) -> Any:
+    """The one statement of a SeqStmt that flattens to one (``else: if`` of a one-element
+    sequence prints as ``elif``, as the text loads back), else ``s``."""
+    if type(s) is _s.SeqStmt:
+        from tirx.ir.structural import _flat_stmts
+
+        x = _flat_stmts(s)
+        if len(x) == 1:
+            return x[0]
+    return s
