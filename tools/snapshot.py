@@ -4,8 +4,9 @@
     python -m tirx.tools.snapshot OUT.json --diff OLD.json
 
 Records, per item, a SHA-256 of: the CUDA source of every example kernel (``KERNELS`` of
-``examples/kernels`` and ``examples/hopper``, and the Hopper ``best_config`` kernels), and the
-printed text of every ``.tirx`` file under ``tests/data`` and ``examples``. ``--diff`` names
+``examples/kernels`` and ``examples/hopper``, and the Hopper ``best_config`` kernels), the
+interpreter's results of the ``examples/kernels`` kernels on seeded inputs, and the printed
+text of every ``.tirx`` file under ``tests/data``. ``--diff`` names
 the items whose output differs (exit 1 if any).
 """
 
@@ -63,8 +64,33 @@ def _kernels() -> Iterator[tuple[str, Callable[[], Any]]]:
     )
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def _digest(text: str | bytes) -> str:
+    return hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()[:16]
+
+
+def _interp_outputs(f: Any) -> bytes:
+    """The interpreter's results for ``f`` on seeded inputs: every buffer parameter filled
+    with random values of its dtype (a symbolic extent is 1000), every scalar 3."""
+    import numpy as np
+
+    import tirx
+    from tirx.ir import IntImm
+
+    rng = np.random.default_rng(0)
+    bufs = dict(f.buffer_map)
+    sizes: dict[Any, int] = {}
+    args = []
+    for p in f.params:
+        b = bufs.get(p)
+        if b is None:
+            args.append(3)
+            continue
+        shape = tuple(int(d.value) if isinstance(d, IntImm) else sizes.setdefault(d, 1000) for d in b.shape)
+        dt = np.dtype(str(b.dtype))
+        a = rng.standard_normal(shape) * 4 if dt.kind == "f" else rng.integers(-50, 50, shape)
+        args.append(np.ascontiguousarray(a.astype(dt)))
+    tirx.compile(f, target="interp")(*args)
+    return b"".join(a.tobytes() for a in args if isinstance(a, np.ndarray))
 
 
 def snapshot() -> dict[str, str]:
@@ -78,6 +104,11 @@ def snapshot() -> dict[str, str]:
             out[name] = _digest(generate(make()).text)
         except Exception as e:  # an item that fails is recorded as its error
             out[name] = "error:" + _digest(f"{type(e).__name__}: {e}")
+        if name.startswith("cuda:examples/kernels/"):
+            try:
+                out["interp" + name[4:]] = _digest(_interp_outputs(make()))
+            except Exception as e:
+                out["interp" + name[4:]] = "error:" + _digest(f"{type(e).__name__}: {e}")
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "data", "**", "*.tirx"), recursive=True)):
         rel = os.path.relpath(path, ROOT)
         try:
