@@ -383,7 +383,7 @@ class Printer:
         parts = [self.expr(a) for a in eargs]
         hook = _print_hook(op) if isinstance(op, Op) else None
         if hook is not None:  # an op spelled its own way (keyword options)
-            return hook(parts, e)
+            return hook(self, parts, e)
         if len(eargs) > 1 and isinstance(op, Op) and not _has_surface(op):
             # tirx.ir.op.call gives bare int literals in "x"/"f" positions the dtype of the first
             # argument there that is an expression in the text (not a bare int, not a string);
@@ -430,6 +430,10 @@ class Printer:
         return _FORM_PRINT[type(e)](self, e)
 
     # -------------------------------------------------------------- attribute values
+    def type_text(self, t: Any) -> str:
+        """``t`` as the text writes it, for an op's print hook (ops sit below the printer)."""
+        return type_text(t)
+
     def attr_value(self, v: Any) -> str:
         """An attribute value in the text that loads back as the same value and type.
 
@@ -800,8 +804,9 @@ _HOOK: dict = {}
 
 
 def _print_hook(op: Op) -> Any:
-    """The op's own printing (``register_handler("print", name)``: ``(arg texts, call) -> text``), if any
-    (looked up once per op, as ``_has_surface``: calls are on the printer's hot path)."""
+    """The op's own printing (``register_handler("print", name)``: ``(printer, arg texts, call) ->
+    text``; the printer supplies what the op cannot write itself, as ``printer.type_text``), if
+    any (looked up once per op, as ``_has_surface``: calls are on the printer's hot path)."""
     h = _HOOK.get(op, _HOOK)
     if h is _HOOK:
         from tirx.ir.op import impl

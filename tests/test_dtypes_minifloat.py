@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 import tirx
 from tirx.interp import minifloat as mf
-from tirx.interp.dtypes import f8_from_bits, round_f8
 from tirx.ir import FloatImm
 from tirx.ir.types import DTYPE_NAMES, MINIFLOAT_LIMITS, parse_dtype, prim
+from tirx.ops.semantics.dtypes import f8_from_bits, round_f8
 from tirx.script import tirx as T
 
 # name: (exponent bits, mantissa bits, bias, special values, signed); from the OCP MX / ML

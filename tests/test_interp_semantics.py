@@ -182,7 +182,7 @@ def test_bfloat16_rounding():
     k(one, bf16_bits(small), C)
     got = (C.astype(np.uint32) << 16).view(np.float32)
     np.testing.assert_array_equal(got, [1.0, 1.0 + 2**-6, 256.0])
-    from tirx.interp.dtypes import f32_to_bf16_bits
+    from tirx.ops.semantics.dtypes import f32_to_bf16_bits
 
     assert f32_to_bf16_bits(np.array([3.14159265], np.float32))[0] == 0x4049
     assert f32_to_bf16_bits(np.array([np.nan], np.float32))[0] & 0x7F80 == 0x7F80
@@ -710,7 +710,7 @@ def test_float8_rounds_and_saturates(base, fmax):
     Q = np.zeros(6, np.uint8)
     R = np.zeros(6, np.float32)
     k(A, Q, R)
-    from tirx.interp.dtypes import f8_from_bits
+    from tirx.ops.semantics.dtypes import f8_from_bits
 
     got = f8_from_bits(Q, base)
     np.testing.assert_array_equal(got[:4], [1.0, 1.25, fmax, -fmax])  # ties to even, saturating

@@ -119,7 +119,7 @@ def run_both(unfolded, folded) -> tuple[bytes, bytes, bool]:
     ti.compile(b.get())(out)
     nan = False
     if t.is_float:
-        from tirx.interp.dtypes import from_storage
+        from tirx.ops.semantics.dtypes import from_storage
 
         nan = bool(np.isnan(from_storage(out[:1], t))[0])
     return out[:1].tobytes(), out[1:].tobytes(), nan

@@ -8,7 +8,7 @@ imports are resolved, and so is the package-dir mapping of ``pyproject.toml``
 Reports
   (a) layering: imports from ``tirx.ir.*`` to anything outside ``tirx.ir`` other than the
       standard library, ``attrs``, ``numpy`` and the leaf modules below the IR
-      (``BELOW_IR``: modules that import nothing of the package);
+      (``BELOW_IR``: modules that import nothing of the package but each other);
   (b) import cycles: strongly connected components (size > 1) of the graph;
   (c) the layer order (``LAYERS``, bottom to top, issue #30): imports that go up a layer, or
       between two units of one layer that must not know each other (``INDEPENDENT``), and
@@ -31,8 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # the IR layer may import these besides itself and the standard library
 IR_LAYER = "tirx.ir"
 IR_ALLOWED_EXTERNAL = {"attrs", "numpy", "__future__"}
-# leaf modules of the package that sit below the IR (they import nothing of the package)
-BELOW_IR = {"tirx.errors"}
+# modules of the package that sit below the IR (they import nothing of the package but
+# each other: the error kinds, and diagnostics rendering the IR's well-formedness errors)
+BELOW_IR = {"tirx.errors", "tirx.diagnostics"}
 
 # The layers, bottom to top (docs/contributing.md, "Layers"). A module may import its own layer and the ones
 # below it. Each unit is a package (with its submodules) or a module; ROOT_PACKAGE alone

@@ -79,7 +79,7 @@ def _interp_outputs(f: Any) -> bytes:
     rng = np.random.default_rng(0)
     bufs = dict(f.buffer_map)
     sizes: dict[Any, int] = {}
-    args = []
+    args: list[Any] = []
     for p in f.params:
         b = bufs.get(p)
         if b is None:

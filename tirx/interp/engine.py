@@ -21,6 +21,18 @@ from typing import Any
 
 import numpy as np
 
+from tirx.ops.semantics import dtypes as D
+from tirx.ops.semantics import nan as _nan
+from tirx.ops.semantics.errors import InterpError, LimitError, OutOfBoundsError, RaceError
+from tirx.ops.semantics.lanes import ATOMIC_TAG as _ATOMIC_T
+from tirx.ops.semantics.lanes import TAG_BASE as _TB
+from tirx.ops.semantics.lanes import full as _full
+from tirx.ops.semantics.lanes import race_state as _race_state
+from tirx.ops.semantics.lanes import remote_base as _remote_base
+from tirx.ops.semantics.lanes import stamps as _stamps
+from tirx.ops.semantics.lanes import unit_base as _unit_base
+from tirx.ops.semantics.memory import BLOCK, GLOBAL, THREAD, Mem, PtrVal
+
 from ..errors import OpError
 from ..ir import deep
 from ..ir import expr as E
@@ -29,10 +41,6 @@ from ..ir.buffer import Buffer
 from ..ir.function import Function, Module
 from ..ir.op import PTX, NoInterp, Op, impl
 from ..ir.types import PointerType, PrimType, VoidType
-from . import dtypes as D
-from . import nan as _nan
-from .errors import BarrierError, InterpError, LimitError, OutOfBoundsError, RaceError
-from .memory import BLOCK, GLOBAL, THREAD, Mem, PtrVal
 
 # an op's interpreter form for a statement (its value unused): ``declare(interp_stmt=...)``
 STMT_BACKEND = "interp.stmt"
@@ -233,12 +241,6 @@ class Ctx:
 
 
 # ----------------------------------------------------------------------------- helpers
-def _full(x: np.ndarray, N: int) -> np.ndarray:
-    if x.shape[0] == N:
-        return x
-    return np.broadcast_to(x, (N, *x.shape[1:]))
-
-
 def _lane_mask(mask: np.ndarray, like: np.ndarray) -> np.ndarray:
     if like.ndim == 1:
         return mask
@@ -298,41 +300,6 @@ def _out_of_range(ix: np.ndarray, dim: int) -> np.ndarray | None:
     else:
         b = (ix < 0) | (ix >= dim)
     return b if b.any() else None
-
-
-def _remote_base(c: Ctx, rank: np.ndarray, row: int) -> np.ndarray:
-    """Per lane, the row offset of the block of cluster rank ``rank`` in the lane's cluster."""
-    L = c.launch
-    if L is None:
-        raise InterpError("a distributed shared memory pointer used outside a device entry")
-    cx, cy, cz = L.cluster
-    gx, gy, _ = L.grid
-    rank = np.asarray(rank, dtype=np.int64)
-    if ((rank < 0) | (rank >= cx * cy * cz)).any():
-        bad = int(np.flatnonzero((rank < 0) | (rank >= cx * cy * cz))[0]) if rank.shape[0] > 1 else 0
-        raise OutOfBoundsError(
-            f"distributed shared memory: rank {int(rank.reshape(-1)[bad])} outside a cluster of {cx * cy * cz} "
-            f"blocks, by {c.describe(bad)}"
-        )
-    bx, by, bz = (L.get(f"b.{a}").astype(np.int64) for a in "xyz")
-    tx = bx - bx % cx + rank % cx
-    ty = by - by % cy + (rank // cx) % cy
-    tz = bz - bz % cz + rank // (cx * cy)
-    local = tx + ty * gx + tz * gx * gy - L.b0
-    return local * row
-
-
-def _unit_base(c: Ctx, mem: Mem, units: int, row: int) -> np.ndarray:
-    """Per lane, the offset of its row of a per-block or per-thread allocation."""
-    L = c.launch
-    if L is None or units == 1:
-        return np.zeros(1, dtype=np.int64)
-    key = ("ub", mem.per, row)
-    a = L._cache.get(key)
-    if a is None:
-        u = L.get("bl") if mem.per == BLOCK else L.get("lane")
-        a = L._cache[key] = u.astype(np.int64) * row
-    return a
 
 
 # ----------------------------------------------------------------------------- program
@@ -496,7 +463,7 @@ class FuncCompiler:
     def _arith(self, e, fint, ffloat=None):
         t = e.ty
         el = t.element if isinstance(t, PrimType) else None
-        if el is not None and el.is_float:  # NaN results with the GPU's bits (tirx/interp/nan.py)
+        if el is not None and el.is_float:  # NaN results with the GPU's bits (tirx/ops/semantics/nan.py)
             rnd = (lambda r: D.round_to(r, el)) if D.needs_rounding(el) else None
             return self._binop(e, _nan.binary(ffloat or fint, el, type(e).__name__.lower(), rnd))
         return self._binop(e, fint)
@@ -647,7 +614,7 @@ class FuncCompiler:
         if src == dst:
             return fv
         fix = _nan.cast(src, dst) if isinstance(src, PrimType) and isinstance(dst, PrimType) else None
-        if fix is not None:  # NaN results with the GPU's bits (tirx/interp/nan.py)
+        if fix is not None:  # NaN results with the GPU's bits (tirx/ops/semantics/nan.py)
 
             def ev(c):
                 x = fv(c)
@@ -1503,51 +1470,8 @@ class FuncCompiler:
 
 # ----------------------------------------------------------------------------- races
 # Shared-memory accesses are stamped ``epoch * _TB + thread`` (epoch: barriers this block
-# has passed). A read races when the element's last write stamp is from this epoch and
+# has passed; tirx/ops/semantics/lanes.py). A read races when the element's last write stamp is from this epoch and
 # another thread; a write races with another thread's write or read of this epoch.
-_TB = 2048
-_ATOMIC_T = _TB - 1
-
-
-class _RaceState:
-    """Stamps of one shared allocation (seen as one dtype) plus two shortcuts: ``dirty``
-    (written since the last barrier every block took: else no read can race with a write)
-    and ``full`` (every element has been written: no read can see uninitialized memory)."""
-
-    __slots__ = ("dirty", "full", "rst", "wst")
-
-    def __init__(self, n: int):
-        self.wst = np.full(n, -1, dtype=np.int64)
-        self.rst = np.full(n, -1, dtype=np.int64)
-        self.dirty = False
-        self.full = False
-
-    def __iter__(self):
-        return iter((self.wst, self.rst))
-
-
-def _race_state(mem: Mem, t: PrimType) -> _RaceState:
-    r = mem.races.get(t.base)
-    if r is None:
-        r = mem.races[t.base] = _RaceState(mem.view(t).size)
-    return r
-
-
-def _race_arrays(mem: Mem, t: PrimType):
-    st = _race_state(mem, t)
-    st.dirty = True  # callers write
-    st.full = False
-    return st.wst, st.rst
-
-
-def _stamps(L: Launch):
-    st = L._cache.get("stamps")
-    if st is None:
-        base = L.epoch[L.get("bl")] * _TB
-        st = L._cache["stamps"] = (base, base + L.get("tid"))
-    return st
-
-
 class _Act:
     """The active lanes of an access: flat indices with their stamps (lazily their lanes)."""
 
@@ -1877,46 +1801,3 @@ def _global_order(
     ep[addr] = mep
     key[addr] = kk
     site[addr] = gw.site(at)
-
-
-# ----------------------------------------------------------------------------- barriers
-def block_barrier(c: Ctx, what: str) -> None:
-    """A block barrier for ``what`` (the op, as the messages name it)."""
-    L = c.launch
-    if L is None:
-        raise InterpError(f"{what}() outside a device entry")
-    L._cache.pop("stamps", None)
-    if c.count == c.N and L.alive is None:
-        L.epoch += 1
-        _clean(c)
-        return
-    per_block = c.mask.reshape(L.nb, L.T).sum(axis=1)
-    alive = np.full(L.nb, L.T) if L.alive is None else L.alive.reshape(L.nb, L.T).sum(axis=1)
-    partial = (per_block != 0) & (per_block != alive)
-    if partial.any():
-        b = int(np.flatnonzero(partial)[0])
-        lanes = np.flatnonzero(c.mask.reshape(L.nb, L.T)[b])
-        missing = np.flatnonzero(
-            ~c.mask.reshape(L.nb, L.T)[b] & (True if L.alive is None else L.alive.reshape(L.nb, L.T)[b])
-        )
-        raise BarrierError(
-            f"divergent barrier: {what}() reached by {int(per_block[b])} of the {int(alive[b])} threads of a block "
-            f"(e.g. {L.describe(b * L.T + int(lanes[0]))} arrives, {L.describe(b * L.T + int(missing[0]))} does not)"
-        )
-    L.epoch += (per_block != 0).astype(np.int64)
-    if (per_block != 0).all():
-        _clean(c)
-
-
-def _clean(c: Ctx) -> None:
-    """Every block passed a barrier: no shared write is pending in any phase."""
-    for mem in c.allocs.values():
-        if mem.per == BLOCK:
-            for rs in mem.races.values():
-                rs.dirty = False
-
-
-def need_launch(c: Ctx, what: str) -> Launch:
-    if c.launch is None:
-        raise InterpError(f"T.{what} used outside a device entry (host code has no threads)")
-    return c.launch

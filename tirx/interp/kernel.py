@@ -7,14 +7,15 @@ from typing import Any
 
 import numpy as np
 
+from tirx.ops.semantics import dtypes as D
+from tirx.ops.semantics.errors import InterpError
+from tirx.ops.semantics.memory import GLOBAL, Mem, PtrVal
+
 from ..ir import deep
 from ..ir import expr as E
 from ..ir.function import Function, Module
 from ..ir.types import PointerType, PrimType
-from . import dtypes as D
 from .engine import Ctx, Program
-from .errors import InterpError
-from .memory import GLOBAL, Mem, PtrVal
 
 __all__ = ["Kernel", "ModuleKernel", "compile"]
 

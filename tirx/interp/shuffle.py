@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from tirx.ops.semantics.errors import InterpError
+
 from ..ir.shuffle import Shuffle
-from .errors import InterpError
 
 
 def eval_shuffle(compiler: Any, e: Shuffle) -> Any:

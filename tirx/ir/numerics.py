@@ -1,8 +1,8 @@
 """The values of tirx dtypes as the program computes them, in numpy: rounding to every float
 dtype (bfloat16, float8/6/4 included), CUDA-exact casts and IEEE min/max.
 
-One rule for everyone: the interpreter computes with these (``tirx.interp.dtypes`` re-exports
-them) and constant folding (``tirx.ir.fold``, ``passes/simplify.py``) folds through them, so a
+One rule for everyone: the interpreter computes with these (``tirx.ops.semantics.dtypes``
+re-exports them) and constant folding (``tirx.ir.fold``, ``passes/simplify.py``) folds through them, so a
 folded constant is bit for bit what the unfolded program computes. A value of a dtype lives in
 a numpy array of its *value* dtype: bfloat16 and the minifloats are float32 values exactly
 representable in the narrow type. This module imports numpy: load it lazily from the IR.

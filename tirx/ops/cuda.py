@@ -148,7 +148,7 @@ def _i_axis(key: str):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import need_launch
+        from tirx.ops.semantics import need_launch
 
         name = call.op.name
         a = call.args[0]
@@ -234,7 +234,7 @@ alias(
 def _i_lane_id(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import need_launch
+    from tirx.ops.semantics import need_launch
 
     name = call.op.name
     return lambda c: (need_launch(c, name).get("tid") % np.int32(32)).astype(np.int32)
@@ -243,7 +243,7 @@ def _i_lane_id(fc: Any, call: Any):
 def _i_warp_id(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import need_launch
+    from tirx.ops.semantics import need_launch
 
     name = call.op.name
     return lambda c: (need_launch(c, name).get("tid") // np.int32(32)).astype(np.int32)
@@ -257,7 +257,7 @@ def _c_cta_rank(cg: Any, c: Any) -> str:
 def _i_cta_rank(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import need_launch
+    from tirx.ops.semantics import need_launch
 
     name = call.op.name
 
@@ -294,7 +294,7 @@ declare(
 
 # --------------------------------------------------------------------------- barriers
 def _i_cta_sync(fc: Any, call: Any):
-    from ..interp.semantics import block_barrier
+    from tirx.ops.semantics import block_barrier
 
     zero = _zero()
     what = f"T.{call.op.name}"
@@ -307,7 +307,7 @@ def _i_cta_sync(fc: Any, call: Any):
 
 
 def _i_cluster_sync(fc: Any, call: Any):
-    from ..interp.semantics import block_barrier, need_launch
+    from tirx.ops.semantics import block_barrier, need_launch
 
     zero = _zero()
     name = call.op.name
@@ -322,7 +322,7 @@ def _i_cluster_sync(fc: Any, call: Any):
 
 def _i_in_launch(fc: Any, call: Any):
     """No effect on a lockstep CPU run, but only inside a launch (fences, hints)."""
-    from ..interp.semantics import need_launch
+    from tirx.ops.semantics import need_launch
 
     zero = _zero()
     name = call.op.name
@@ -375,7 +375,7 @@ def _src_check(c, src, what):
     """``src``: source lane per lane. Inactive source lanes are an error."""
     import numpy as np
 
-    from ..interp.semantics import InterpError
+    from tirx.ops.semantics import InterpError
 
     if c.count != c.N:
         bad = c.mask & ~c.mask[src]
@@ -391,7 +391,7 @@ def _i_shfl(mode: str):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import need_launch
+        from tirx.ops.semantics import need_launch
 
         name = call.op.name
         fv, fl = fc.expr(call.args[0]), fc.expr(call.args[1])
@@ -452,8 +452,8 @@ def _i_warp_reduce():
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import InterpError, full, need_launch
-        from ..interp.semantics import dtypes as D
+        from tirx.ops.semantics import InterpError, full, need_launch
+        from tirx.ops.semantics import dtypes as D
 
         name = call.op.name
         how, width = _reduce_args(call, OpError)
@@ -603,8 +603,8 @@ def _i_cta_reduce(fc: Any, call: Any):
     ``scratch`` (its contents after the call are the helper's business)."""
     import numpy as np
 
-    from ..interp.semantics import InterpError, block_barrier, full, need_launch
-    from ..interp.semantics import dtypes as D
+    from tirx.ops.semantics import InterpError, block_barrier, full, need_launch
+    from tirx.ops.semantics import dtypes as D
 
     name = call.op.name
     how, nw = _cta_args(call, OpError)
@@ -712,7 +712,7 @@ def _i_atomic(kind: str, want_old: bool):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp import semantics as S
+        from tirx.ops import semantics as S
 
         D = S.dtypes
         fp = fc.expr(call.args[0])

@@ -30,7 +30,7 @@ def _i_tid(fn):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import need_launch
+        from tirx.ops.semantics import need_launch
 
         name = call.op.name
         return lambda c: fn(need_launch(c, name).get("tid").astype(np.int32)).astype(np.int32)
@@ -66,7 +66,7 @@ def _warp_masks(c: Any, name: str, fm: Any) -> tuple:
     instruction on an H200)."""
     import numpy as np
 
-    from ..interp.semantics import InterpError, full, need_launch
+    from tirx.ops.semantics import InterpError, full, need_launch
 
     L = need_launch(c, name)
     lane = (L.get("tid") % 32).astype(np.int64)
@@ -85,7 +85,7 @@ def _i_vote(kind: str):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import full
+        from tirx.ops.semantics import full
 
         name = call.op.name
         fm, fp = fc.expr(call.args[0]), fc.expr(call.args[1])
@@ -125,7 +125,7 @@ def _i_sync_pred(kind: str):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import block_barrier, full, need_launch
+        from tirx.ops.semantics import block_barrier, full, need_launch
 
         name = call.op.name
         fp = fc.expr(call.args[0])
@@ -253,7 +253,7 @@ def _i_reduce_sync(kind: str):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import InterpError, full
+        from tirx.ops.semantics import InterpError, full
 
         name = call.op.name
         fm, fv = fc.expr(call.args[0]), fc.expr(call.args[1])
@@ -491,7 +491,7 @@ declare(
 
 
 def _i_trap(fc: Any, call: Any):
-    from ..interp.semantics import require_true
+    from tirx.ops.semantics import require_true
 
     msg = f"T.{call.op.name}: the condition is false in {{thread}} (the GPU traps)"
     fp = fc.expr(call.args[0])
@@ -537,7 +537,7 @@ declare(
 def _i_activemask(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import need_launch
+    from tirx.ops.semantics import need_launch
 
     name = call.op.name
 
@@ -679,7 +679,7 @@ def _c_mov_sreg(cg: Any, c: Any) -> str:
 def _i_mov_sreg(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import need_launch
+    from tirx.ops.semantics import need_launch
 
     name, reg = call.op.name, call.args[1].value
     if reg != "laneid":
@@ -710,7 +710,7 @@ def _i_printf(fc: Any, call: Any):
 
     import numpy as np
 
-    from ..interp.semantics import full
+    from tirx.ops.semantics import full
 
     name = call.op.name
     fmt = call.args[0]

@@ -81,7 +81,7 @@ def _elements(c: Any, p: Any, t: PrimType, n: int, what: str) -> tuple:
     """(flat storage view, per-lane element indices (N, n)) of ``n`` consecutive ``t`` at ``p``."""
     import numpy as np
 
-    from ..interp import semantics as S
+    from tirx.ops import semantics as S
 
     size = S.dtypes.storage_np(t).itemsize
     cols = []
@@ -107,7 +107,8 @@ def _i_copy(src_ty: str, dst_ty: str, n: int, src_first: bool):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp import semantics as S
+        from tirx.ops import semantics as S
+
         from ..ir.types import as_type
 
         name = call.op.name

@@ -76,7 +76,7 @@ def _c_cp_async(cg: Any, c: Any) -> str:
 def _i_cp_async(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp import semantics as S
+    from tirx.ops import semantics as S
 
     fs = [fc.expr(a) for a in call.args[:4]]
     n = call.args[4].value

@@ -61,7 +61,7 @@ def _c_store(cg: Any, c: Any) -> str:
 def _i_fill(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp import semantics as S
+    from tirx.ops import semantics as S
 
     t = call.ty
     fs = [fc.expr(a) for a in call.args]
@@ -85,7 +85,7 @@ def _i_fill(fc: Any, call: Any):
 def _i_store(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp import semantics as S
+    from tirx.ops import semantics as S
 
     _sixteen(call, OpError)
     t = call.ty

@@ -140,7 +140,7 @@ TENSORMAP_ENCODE_TILED = declare(
 
 
 @register_handler("print", "cuda.tensormap_encode_tiled")
-def _print(parts: list, call: Any) -> str:
+def _print(p: Any, parts: list, call: Any) -> str:
     """TIRx's spelling: the operands, then the options that differ from their defaults, as sorted keywords."""
     opts = dict(zip(_OPTS, call.args[-7:]))
     kws = []

@@ -82,7 +82,8 @@ _CLOCK = [0]
 
 
 def _slots(c: Any, p: Any, t: str, what: str):
-    from ..interp import semantics as S
+    from tirx.ops import semantics as S
+
     from ..ir.types import as_type
 
     return S.pointer_elements(c, p, as_type(t), what)
@@ -94,7 +95,7 @@ def _i_timer(kind: str):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp import semantics as S
+        from tirx.ops import semantics as S
 
         name = call.op.name
         fs = [fc.expr(a) for a in call.args]

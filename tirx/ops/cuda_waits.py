@@ -131,7 +131,7 @@ def _c_wait_until(cg: Any, c: Any) -> str:
 
 
 def _i_wait_until(fc: Any, call: Any):
-    from ..interp import semantics as S
+    from tirx.ops import semantics as S
 
     _check(call, OpError)
     t = call.args[0].ty

@@ -88,7 +88,7 @@ def _i_warp_shuffle(mode: str):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp.semantics import InterpError, full, need_launch
+        from tirx.ops.semantics import InterpError, full, need_launch
 
         name = call.op.name
         ws = call.args[4]
@@ -154,7 +154,7 @@ def _c_storage_sync(cg: Any, c: Any) -> str:
 
 
 def _i_storage_sync(fc: Any, call: Any):
-    from ..interp.semantics import InterpError, block_barrier, need_launch
+    from tirx.ops.semantics import InterpError, block_barrier, need_launch
 
     scope = call.args[0].value
     if scope not in _SYNC_C:
@@ -198,7 +198,7 @@ declare(
 def _i_undef(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     t = call.ty
     z = D.from_storage(np.zeros(1, dtype=D.storage_np(t.element)), t) if isinstance(t, PrimType) else None
@@ -216,7 +216,8 @@ declare(
 
 # --------------------------------------------------------------------------- thread return
 def _i_thread_return(fc: Any, call: Any):
-    from ..interp.semantics import need_launch
+    from tirx.ops.semantics import need_launch
+
     from ..ir.stmt import Return
 
     ret = fc.s_Return(Return(None, span=call.span))
@@ -238,7 +239,7 @@ declare(
 
 # --------------------------------------------------------------------------- facts
 def _i_assume_always(fc: Any, call: Any):
-    from ..interp.semantics import require_true
+    from tirx.ops.semantics import require_true
 
     f = fc.expr(call.args[0])
 
@@ -266,7 +267,7 @@ def _c_assume_aligned(cg: Any, c: Any) -> str:
 def _i_assume_aligned(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import InterpError, PtrVal
+    from tirx.ops.semantics import InterpError, PtrVal
 
     fp, n = fc.expr(call.args[0]), call.args[1]
     if not isinstance(n, IntImm) or n.value <= 0 or n.value & (n.value - 1) or n.value > 1 << 27:

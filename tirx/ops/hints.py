@@ -18,7 +18,7 @@ def _i_likely(fc: Any, call: Any):
 
 
 def _i_assume(fc: Any, call: Any):
-    from ..interp.semantics import require_true
+    from tirx.ops.semantics import require_true
 
     f = fc.expr(call.args[0])
 

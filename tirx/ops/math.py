@@ -100,7 +100,7 @@ def _ref_exp10(x):
 
 def _ref_fma(a, b, c):
     """``a * b + c`` rounded once (``fmaf``/``fma``)."""
-    from ..interp.semantics import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     return D.fused_mul_add(a, b, c)
 
@@ -125,8 +125,9 @@ def _interp_float(ref: str, exact: bool = False):
     def compile_call(fc: Any, call: Any):
         import numpy as np
 
-        from ..interp import nan as NAN
-        from ..interp.semantics import dtypes as D
+        from tirx.ops.semantics import dtypes as D
+        from tirx.ops.semantics import nan as NAN
+
         from ..ir.structural import structural_equal
 
         fn = _np(ref) if exact else _via_f64(_np(ref))
@@ -140,7 +141,7 @@ def _interp_float(ref: str, exact: bool = False):
                 return fs[0]
             raise OpError(f"T.{name} needs a float argument, got {t} (interpreter)")
         el = t.element
-        nan = NAN.call  # NaN results with the GPU's bits (tirx/interp/nan.py)
+        nan = NAN.call  # NaN results with the GPU's bits (tirx/ops/semantics/nan.py)
         if el.base in ("float32", "float64"):
             out = D.value_np(el)
             order = NAN.fma_order(structural_equal(call.args[1], call.args[2])) if name == "fma" else None
@@ -325,11 +326,10 @@ def _float_pred_surface(name: str) -> Any:
     return surface
 
 
-def _print_with_ty(parts: list, call: Any) -> str:
-    """The op call itself, with ``ty=`` (``T.isinf(x)`` would build TIRx's expansion)."""
-    from ..printer._printer import type_text
-
-    return f"T.{call.op.name}({', '.join(parts)}, ty={type_text(call.ty)})"
+def _print_with_ty(p: Any, parts: list, call: Any) -> str:
+    """The op call itself, with ``ty=`` (``T.isinf(x)`` would build TIRx's expansion); ``p``
+    is the printer, which writes the type."""
+    return f"T.{call.op.name}({', '.join(parts)}, ty={p.type_text(call.ty)})"
 
 
 for _n, _doc, _c, _h, _ints in (
@@ -360,7 +360,7 @@ def _c_popcount(cg: Any, c: Any) -> str:
 def _i_popcount(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     fa = fc.expr(call.args[0])
     t = call.ty
@@ -380,7 +380,7 @@ def _c_clz(cg: Any, c: Any) -> str:
 def _i_clz(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     fa = fc.expr(call.args[0])
     t = call.ty

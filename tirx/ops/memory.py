@@ -35,8 +35,8 @@ def _c_address_of(cg: Any, c: Any) -> str:
 
 
 def _i_address_of(fc: Any, call: Any):
-    from ..interp.semantics import PtrVal
-    from ..interp.semantics import dtypes as D
+    from tirx.ops.semantics import PtrVal
+    from tirx.ops.semantics import dtypes as D
 
     load = call.args[0]
     if not isinstance(load, BufferLoad):
@@ -113,8 +113,8 @@ def _c_reinterpret(cg: Any, c: Any) -> str:
 def _i_reinterpret(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import InterpError, PtrVal
-    from ..interp.semantics import dtypes as D
+    from tirx.ops.semantics import InterpError, PtrVal
+    from tirx.ops.semantics import dtypes as D
 
     src, dst = call.args[0].ty, call.ty
     fa = fc.expr(call.args[0])
@@ -210,7 +210,7 @@ def i_byte_offset(fc: Any, call: Any):
     """Interpreter: a pointer ``args[0]`` moved ``args[1]`` bytes (also ``T.handle_add_byte_offset``)."""
     import numpy as np
 
-    from ..interp.semantics import InterpError, PtrVal
+    from tirx.ops.semantics import InterpError, PtrVal
 
     fp, fo = fc.expr(call.args[0]), fc.expr(call.args[1])
 
@@ -288,7 +288,7 @@ def _i_is_aligned(fc: Any, call: Any):
     pointer's byte offset decides."""
     import numpy as np
 
-    from ..interp.semantics import InterpError, PtrVal
+    from tirx.ops.semantics import InterpError, PtrVal
 
     fp, n = fc.expr(call.args[0]), call.args[1]
     if not isinstance(n, IntImm) or n.value <= 0 or n.value & (n.value - 1) or n.value > 256:

@@ -106,7 +106,7 @@ def _c_wait_until(cg: Any, c: Any) -> str:
 
 def _interp(kind: str, scope: str = "thread"):
     def impl(fc: Any, call: Any):
-        from ..interp import nvshmem as sim
+        from tirx.ops.semantics import nvshmem as sim
 
         wait = WAIT_TYPES[call.args[3].value][2] if kind == "wait_until" else "uint64"
         return sim.compile_op(kind, scope, fc, call, wait)

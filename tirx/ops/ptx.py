@@ -53,7 +53,7 @@ def _c_mapa(as_pointer: bool):
 
 
 def _i_mapa(fc: Any, call: Any):
-    from ..interp.semantics import BLOCK, InterpError, PtrVal, need_launch
+    from tirx.ops.semantics import BLOCK, InterpError, PtrVal, need_launch
 
     name = call.op.name
     fp, fr = fc.expr(call.args[0]), fc.expr(call.args[1])
@@ -78,7 +78,7 @@ def _i_elect_sync(fc: Any, call: Any):
     """The lowest active lane of each warp is elected."""
     import numpy as np
 
-    from ..interp.semantics import need_launch
+    from tirx.ops.semantics import need_launch
 
     name = call.op.name
 

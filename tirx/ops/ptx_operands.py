@@ -46,7 +46,7 @@ def _c_addr(cg: Any, c: Any) -> str:
 
 
 def _i_addr(fc: Any, call: Any):
-    from ..interp.semantics import PtrVal
+    from tirx.ops.semantics import PtrVal
 
     _check_base(call)
     fb, fo = fc.expr(call.args[0]), fc.expr(call.args[1])

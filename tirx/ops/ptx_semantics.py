@@ -54,7 +54,7 @@ def _uint(bits: int):
 # ------------------------------------------------------------------ value <-> token domain
 def _bits(val, ty):
     """The raw bits (unsigned ints of ty's width) of IR values of type ``ty``."""
-    from ..interp import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     np = _np()
     s = np.ascontiguousarray(D.to_storage(np.asarray(val), ty))
@@ -65,7 +65,7 @@ def _bits(val, ty):
 
 def _from_bits(bits, tt):
     """Token-domain values of type ``tt`` from raw bits."""
-    from ..interp import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     np = _np()
     st = D.storage_np(tt)
@@ -75,7 +75,7 @@ def _from_bits(bits, tt):
 
 def to_token(val, ty, tok: str):
     """IR values of type ``ty`` as the token ``tok``'s domain."""
-    from ..interp import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     np = _np()
     if tok == "pred":
@@ -88,7 +88,7 @@ def to_token(val, ty, tok: str):
 
 def from_token(x, tok: str | None, ty):
     """Token-domain values as IR values of the element type ``ty``."""
-    from ..interp import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     np = _np()
     x = np.asarray(x)
@@ -182,7 +182,7 @@ def _ftz(x, tok: str, on: bool):
 
 def _round(x, tok: str):
     """Float64/float32 results rounded once (``.rn``) to ``tok``; NaN is the GPU's canonical NaN."""
-    from ..interp import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     np = _np()
     tt = _tokty(tok)
@@ -262,7 +262,7 @@ def _int_arith(op: str) -> Callable:
 
 def _float_arith(op: str) -> Callable:
     def build(row: str, mods: dict) -> Callable:
-        from ..interp import dtypes as D
+        from tirx.ops.semantics import dtypes as D
 
         np = _np()
         t = mods["type"]
@@ -301,7 +301,7 @@ def _float_arith(op: str) -> Callable:
 
 def _minmax(op: str) -> Callable:
     def build(row: str, mods: dict) -> Callable:
-        from ..interp import dtypes as D
+        from tirx.ops.semantics import dtypes as D
 
         np = _np()
         t = mods["type"]
@@ -637,7 +637,7 @@ _ROUNDI = {"rni": "rint", "rzi": "trunc", "rmi": "floor", "rpi": "ceil"}
 
 
 def _cvt(row: str, mods: dict) -> Callable:
-    from ..interp import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     np = _np()
     dt, at = mods["dtype"], mods["atype"]
@@ -999,13 +999,13 @@ def _inputs(fc: Any, cl: _Call) -> list:
 
 
 def _outputs(fc: Any, cl: _Call) -> list:
-    from ..interp.semantics import element_writer
+    from tirx.ops.semantics import element_writer
 
     return [(n, element_writer(fc, e), e.ty, tok) for n, e, kind, tok in cl.ops if kind in _OUT]
 
 
 def _lane_local_interp(fc: Any, call: Any) -> Callable:
-    from ..interp.semantics import full
+    from tirx.ops.semantics import full
 
     np = _np()
     cl = _Call(call)
@@ -1046,7 +1046,7 @@ def _address(fc: Any, e: Any) -> Callable:
 
 
 def _mem_interp(fc: Any, call: Any) -> Callable:
-    from ..interp.semantics import RaceError, full, pointer_elements, shared_unwritten, shared_written
+    from tirx.ops.semantics import RaceError, full, pointer_elements, shared_unwritten, shared_written
 
     np = _np()
     cl = _Call(call)
@@ -1061,7 +1061,7 @@ def _mem_interp(fc: Any, call: Any) -> Callable:
     regs = [(n, e, t) for n, e, kind, t in cl.ops if n.startswith("d" if is_ld else "value")]
     what = cl.what
     if is_ld:
-        from ..interp.semantics import element_writer
+        from tirx.ops.semantics import element_writer
 
         ws = [(element_writer(fc, e), e.ty) for n, e, t in regs]
 
@@ -1093,7 +1093,7 @@ def _mem_interp(fc: Any, call: Any) -> Callable:
 
 
 def _offset(p: Any, nbytes: int) -> Any:
-    from ..interp.semantics import PtrVal
+    from tirx.ops.semantics import PtrVal
 
     if not nbytes or not isinstance(p, PtrVal):
         return p
@@ -1101,7 +1101,8 @@ def _offset(p: Any, nbytes: int) -> Any:
 
 
 def _warp_interp(fc: Any, call: Any) -> Callable:
-    from ..interp.semantics import full, need_launch
+    from tirx.ops.semantics import full, need_launch
+
     from .cuda_builtins import _warp_masks
 
     np = _np()

@@ -295,7 +295,7 @@ def _store(fc: Any, ptr: Any, t: Any, values: Any, what: str):
     """An evaluator storing ``values(c)`` (one per lane) through ``ptr`` as dtype ``t``."""
     import numpy as np
 
-    from ..interp import semantics as S
+    from tirx.ops import semantics as S
 
     def ev(c):
         p = ptr(c)
@@ -455,7 +455,7 @@ def _c_runtime_desc(cg: Any, c: Call) -> str:
 def _i_runtime_desc(fc: Any, c: Call):
     import numpy as np
 
-    from ..interp import semantics as S
+    from tirx.ops import semantics as S
 
     fp, fs = fc.expr(c.args[0]), fc.expr(c.args[1])
 

@@ -88,7 +88,7 @@ declare(
 def _i_active_lane_mask(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import full
+    from tirx.ops.semantics import full
 
     t = call.ty
     if not (isinstance(t, PrimType) and t.is_bool):
@@ -135,7 +135,7 @@ def _lane_elements(c: Any, p: Any, t: PrimType, idx: Any, mask: Any, what: str):
     ``p[idx + j]``; masked-off vector lanes are not accessed (no bounds check)."""
     import numpy as np
 
-    from ..interp.semantics import OutOfBoundsError, PtrVal, full, pointer_elements
+    from tirx.ops.semantics import OutOfBoundsError, PtrVal, full, pointer_elements
 
     if not isinstance(p, PtrVal):
         raise OutOfBoundsError(f"{what}: the tensor must be a pointer")
@@ -158,7 +158,7 @@ def _lane_elements(c: Any, p: Any, t: PrimType, idx: Any, mask: Any, what: str):
 def _i_masked_load(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import dtypes as D
+    from tirx.ops.semantics import dtypes as D
 
     t = call.ty
     _check_mask("masked_load", call.args[2], t.lanes)
@@ -175,8 +175,8 @@ def _i_masked_load(fc: Any, call: Any):
 def _i_masked_store(fc: Any, call: Any):
     import numpy as np
 
-    from ..interp.semantics import dtypes as D
-    from ..interp.semantics import full
+    from tirx.ops.semantics import dtypes as D
+    from tirx.ops.semantics import full
 
     p, v, _i, m = call.args
     t = v.ty

@@ -111,7 +111,7 @@ class IRBuilder:
     called from a kernel emit statements through it).
 
     With ``check_well_formed=True`` (what both front ends pass) every finished function
-    (or module) goes through ``tirx.passes.verify_well_formed``, so the Python frontend
+    (or module) goes through ``tirx.ir.verify.verify_well_formed``, so the Python frontend
     and the text loader reject exactly the same programs, with one located message per
     rule. ``source_text`` is the text being loaded (for the caret snippet of spans in
     ``source_name``; Python sources are read from their files).
@@ -236,7 +236,7 @@ class IRBuilder:
         (the Python frontend when ``Module.f`` is read, the text loader when the module
         ends).
         """
-        from tirx.passes.verify import raise_errors, verify_well_formed
+        from tirx.ir.verify import raise_errors, verify_well_formed
 
         errors = verify_well_formed(ir)
         if functions is not None:

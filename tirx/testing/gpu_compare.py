@@ -75,7 +75,7 @@ def run_interp(kernel: Any, args: list) -> list[np.ndarray]:
 
 def same(want: list, got: list, ulp_ok: bool = False) -> None:
     """The arrays agree: equal element for element, a NaN with the very same bits (the
-    interpreter produces the GPU's NaNs: tirx/interp/nan.py; -0.0 equals 0.0), or for floats
+    interpreter produces the GPU's NaNs: tirx/ops/semantics/nan.py; -0.0 equals 0.0), or for floats
     within a few ulp (``ulp_ok``: transcendental functions); AssertionError naming the output
     and the differing elements."""
     for i, (x, y) in enumerate(zip(want, got)):

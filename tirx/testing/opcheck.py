@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..interp.dtypes import bf16_bits_to_f32
+from tirx.ops.semantics.dtypes import bf16_bits_to_f32
 
 __all__ = [
     "CUDA_ULP_F32",

@@ -1,4 +1,4 @@
-"""What the interpreter's NaN rules (tirx/interp/nan.py, issue #29) cost on float arithmetic.
+"""What the interpreter's NaN rules (tirx/ops/semantics/nan.py, issue #29) cost on float arithmetic.
 
     python tools/bench/bench_interp_nan.py [--against OLD_TREE]
 

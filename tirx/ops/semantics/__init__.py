@@ -2,22 +2,30 @@
 
 An interpreter implementation is ``impl(fc, call) -> ev``: ``fc`` compiles the call's
 arguments (``fc.expr(arg)`` gives an evaluator), ``ev(ctx)`` returns one value per lane (a
-numpy array, or a ``PtrVal``). This module gathers the names such code needs, so the op
-files import one stable interface lazily (``tirx.ops`` must not import numpy at import).
+numpy array, or a ``PtrVal``). This package holds what such code needs: the numpy forms of
+dtypes (``dtypes``, ``nan``), memory and pointer values (``memory``), the errors, the lane
+model (``lanes``: barriers, race stamps) and the NVSHMEM simulation (``nvshmem``). It sits
+below the op declarations, and the interpreter (tirx/interp) builds on it; the op files
+import it lazily (``import tirx`` must not import numpy).
 """
 
 from __future__ import annotations
 
-from ..ir.types import as_prim
-from . import dtypes
-from .engine import _ATOMIC_T as ATOMIC_TAG
-from .engine import _TB as TAG_BASE
-from .engine import BLOCK, GLOBAL, _full, _remote_base, _stamps, _unit_base, block_barrier, need_launch
-from .engine import _race_arrays as race_arrays
-from .errors import InterpError, OutOfBoundsError, RaceError
-from .memory import PtrVal
-
-full = _full  # broadcast a per-lane value (length 1 when uniform) to N lanes
+from tirx.ir.types import as_prim
+from tirx.ops.semantics import dtypes
+from tirx.ops.semantics.errors import InterpError, OutOfBoundsError, RaceError
+from tirx.ops.semantics.lanes import (
+    ATOMIC_TAG,
+    TAG_BASE,
+    block_barrier,
+    full,
+    need_launch,
+    race_arrays,
+    remote_base,
+    stamps,
+    unit_base,
+)
+from tirx.ops.semantics.memory import BLOCK, GLOBAL, THREAD, PtrVal
 
 
 def require_true(c, cond, message: str) -> None:
@@ -35,8 +43,8 @@ def element_writer(fc, load):
     ``BufferLoad``: ``y[0]``, a ``T.local_scalar``) for the active lanes, as a
     ``BufferStore`` of it would (bounds, races, storage rounding): how instructions that
     write their results through operands (``T.ptx.add.u32(y[0], a, b)``) give them back."""
-    from ..ir.expr import Var
-    from ..ir.stmt import BufferStore
+    from tirx.ir.expr import Var
+    from tirx.ir.stmt import BufferStore
 
     slot = Var("tirx_out", load.buffer.dtype)
     store = fc.stmt(BufferStore(load.buffer, slot, load.indices))
@@ -57,8 +65,6 @@ def pointer_elements(c, p, t, what: str):
     outside the allocation (active lanes) is an ``OutOfBoundsError``."""
     import numpy as np
 
-    from .memory import THREAD
-
     if not isinstance(p, PtrVal):
         raise InterpError(f"{what}: the address must be a pointer (buf.ptr_to([i]))")
     mem = p.mem
@@ -78,10 +84,10 @@ def pointer_elements(c, p, t, what: str):
     if mem.per == GLOBAL:
         return view.reshape(-1), flat
     if p.rank is not None:
-        return view.reshape(-1), flat + _remote_base(c, p.rank, row)
+        return view.reshape(-1), flat + remote_base(c, p.rank, row)
     if mem.per == THREAD and view.shape[0] != c.N:
         return view.reshape(-1), flat
-    return view.reshape(-1), flat + _unit_base(c, mem, view.shape[0], row)
+    return view.reshape(-1), flat + unit_base(c, mem, view.shape[0], row)
 
 
 def shared_written(c, mem, t, idx) -> None:
@@ -92,7 +98,7 @@ def shared_written(c, mem, t, idx) -> None:
 
     if not c.prog.check_races or mem.per != BLOCK or c.launch is None:
         return
-    _, mine = _stamps(c.launch)
+    _, mine = stamps(c.launch)
     act = c.mask
     size = dtypes.storage_np(t).itemsize
     for base in ("int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32", "uint32", "float32",

@@ -8,7 +8,7 @@ NaN, quieted, by per-op operand priority, and makes ``0xfff8000000000000`` from 
 any host (numpy would give the host CPU's). A copy keeps a NaN's bits.
 
 Callers (tirx/interp/engine.py, tirx/ops/math.py, the storage conversions of
-tirx/interp/dtypes.py) pass the result and, for float64, the operands; each fix-up is one
+tirx/ops/semantics/dtypes.py) pass the result and, for float64, the operands; each fix-up is one
 ``isnan`` pass over the result when it holds no NaN, so ordinary arithmetic pays little.
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..ir.numerics import f32_to_bf16_bits
-from ..ir.types import PrimType
+from tirx.ir.numerics import f32_to_bf16_bits
+from tirx.ir.types import PrimType
 
 __all__ = [
     "CANONICAL",

@@ -11,13 +11,13 @@ import math
 
 import numpy as np
 
-from ..ir.arith import int_range
-from ..ir.minifloat import FORMATS as MINIFLOATS
-from ..ir.minifloat import decode as _mf_decode
-from ..ir.minifloat import to_bits as _mf_bits
+from tirx.ir.arith import int_range
+from tirx.ir.minifloat import FORMATS as MINIFLOATS
+from tirx.ir.minifloat import decode as _mf_decode
+from tirx.ir.minifloat import to_bits as _mf_bits
 
 # the values of dtypes (rounding, casts, min/max) are the IR's, shared with constant folding
-from ..ir.numerics import (  # noqa: F401
+from tirx.ir.numerics import (  # noqa: F401
     _F8,
     _NP,
     _f8_table,
@@ -34,9 +34,9 @@ from ..ir.numerics import (  # noqa: F401
     round_f8,
     round_to,
 )
-from ..ir.types import PrimType
-from .errors import InterpError
-from .nan import bf16_storage, f8_nan_codes, f8_nan_values
+from tirx.ir.types import PrimType
+from tirx.ops.semantics.errors import InterpError
+from tirx.ops.semantics.nan import bf16_storage, f8_nan_codes, f8_nan_values
 
 _STORE = dict(_NP, bfloat16=np.uint16, float8_e4m3fn=np.uint8, float8_e5m2=np.uint8)
 # the other minifloats (tirx/ir/minifloat.py): float32 values, one uint8 code per element
@@ -69,7 +69,7 @@ def f8_to_bits(x: np.ndarray, base: str) -> np.ndarray:
     code = np.searchsorted(pos, ax).astype(np.uint8)
     code = np.where(np.signbit(x), code | np.uint8(0x80), code).astype(np.uint8)
     nan = np.isnan(x)
-    if nan.any():  # a NaN's code from its value's bits (tirx/interp/nan.py)
+    if nan.any():  # a NaN's code from its value's bits (tirx/ops/semantics/nan.py)
         code = np.where(nan, f8_nan_codes(x, base), code)
     return code.astype(np.uint8)
 
@@ -86,7 +86,7 @@ def f8_from_bits(b: np.ndarray, base: str) -> np.ndarray:
 
 def to_storage(x: np.ndarray, t: PrimType) -> np.ndarray:
     if t.base == "bfloat16":
-        return bf16_storage(x)  # a NaN's bits kept (tirx/interp/nan.py)
+        return bf16_storage(x)  # a NaN's bits kept (tirx/ops/semantics/nan.py)
     if t.is_minifloat:
         return f8_to_bits(x, t.base) if t.base in _F8 else _mf_bits(x, t.base)
     return x

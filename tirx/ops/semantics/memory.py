@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.types import PrimType
-from .dtypes import storage_np
+from tirx.ir.types import PrimType
+from tirx.ops.semantics.dtypes import storage_np
 
 __all__ = ["Mem", "PtrVal"]
 
