@@ -48,15 +48,16 @@ if TYPE_CHECKING:  # type checkers: what attrs.define below makes (fields -> __i
 
 else:
     frozen_node = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
-"""The decorator of every IR node class: frozen, slotted attrs classes; ``==`` is identity."""
+"""The decorator of every IR node class: frozen, slotted attrs classes; equality is identity."""
 
 
 @frozen_node
 class Node:
     """Base of every IR node.
 
-    Nodes are frozen and slotted. ``==`` and ``hash`` are identity (nodes are used as
-    dict keys by passes); use ``tirx.structural_equal`` for structural comparison.
+    Nodes are frozen and slotted. ``hash`` and the truth of ``==`` are identity (nodes are
+    used as dict keys by passes); on expressions ``==`` builds an ``EQ`` node whose truth is
+    identity (``PrimExpr``); use ``tirx.structural_equal`` for structural comparison.
     ``span`` is optional source metadata.
     """
 
