@@ -3,12 +3,19 @@
 Public surface: ``loads/load/dumps/save`` for the text form, ``structural_equal`` /
 ``structural_hash`` / ``assert_structural_equal``, ``compile`` for the CUDA and CPU
 interpreter targets, ``DiagnosticError`` for located script and text errors.
+
+``import tirx`` loads only the IR: the built-in op declarations load on the op table's first
+use (``ir.op.register_loader``), and the subpackages (``tirx.script``, ``tirx.grammar``,
+``tirx.codegen``, ``tirx.runtime``, ``tirx.interp``, ``tirx.testing``, ...) on first
+attribute access (PEP 562 ``__getattr__`` below), so a user pays only for what they use.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from . import ir
-from . import ops as _ops  # noqa: F401  (declares the built-in ops)
 from .errors import DiagnosticError, InternalError, OpError
 from .ir import Function, Module, assert_structural_equal, structural_equal, structural_hash
 
@@ -37,6 +44,45 @@ def dumps(obj) -> str:
     from .printer import dumps as _dumps
 
     return _dumps(obj)
+
+
+def _load_ops() -> None:
+    from . import ops  # noqa: F401  (declares the built-in ops)
+
+
+# the op table loads the built-in declarations through this on its first use
+ir.op.register_loader(_load_ops)
+
+# Subpackages and modules ``tirx.<name>`` imports on first access (not at ``import tirx``).
+_LAZY_SUBMODULES = (
+    "autoload",
+    "codegen",
+    "diagnostics",
+    "fileio",
+    "grammar",
+    "interp",
+    "ops",
+    "passes",
+    "printer",
+    "runtime",
+    "script",
+    "surface",
+    "target",
+    "target_spec",
+    "testing",
+    "tools",
+)
+
+
+def __getattr__(name: str) -> Any:
+    """``tirx.script``, ``tirx.testing``, ...: import the subpackage on first access."""
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_LAZY_SUBMODULES))
 
 
 # ``Node.script()`` prints through this (the IR does not import the printer; loading it is

@@ -9,7 +9,9 @@ Python frontend and the text grammar resolve ``T.<name>`` through ``lookup``; th
 prints ``T.<name>(...)``; codegen and the interpreter ask ``impl(backend, op)``. Other
 backends may add implementations by name with ``register_handler``.
 
-This module holds data only: it imports nothing above ``tirx.ir``.
+This module holds data only: it imports nothing above ``tirx.ir``. The built-in
+declarations load on the first use of the table (``import tirx`` registers the loader with
+``register_loader``), so ``import tirx`` does not pay for ~320 declarations it may never use.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ __all__ = [
     "impl",
     "lookup",
     "register_handler",
+    "register_loader",
 ]
 
 # argument kinds: "x" any expression, "i" integer, "f" float, "b" bool, "p" pointer,
@@ -216,6 +219,27 @@ _REGISTRY: dict[str, Op] = {}
 _DECL_SITE: dict[str, str] = {}  # op name -> file that declared it (tools/op_mentions.py)
 _HANDLERS: dict[str, dict[str, Callable]] = {}
 
+# The built-in ops live a layer up (tirx/ops); ``tirx/__init__`` registers a loader that
+# imports them, run once before the table is first read or written (so a user declaration
+# still sees the built-ins, and a clash is still "declared twice").
+_LOADER: list[Callable[[], Any] | None] = [None]
+_LOADED = [False]
+
+
+def register_loader(load: Callable[[], Any]) -> None:
+    """Install what declares the built-in ops; it runs on the table's first use."""
+    _LOADER[0] = load
+
+
+def _ensure_builtins() -> None:
+    if _LOADED[0]:
+        return
+    load = _LOADER[0]
+    if load is None:
+        return
+    _LOADED[0] = True  # before loading: the declarations themselves use the table
+    load()
+
 
 def declare(
     name: str,
@@ -244,6 +268,7 @@ def declare(
     Python-only spelling that builds the same call, such as ``T.reinterpret(ty, e)``);
     ``own_literals`` keeps each Python literal argument's own dtype (no sharing);
     ``typed_by_binding``: a binding's annotation gives the call its type."""
+    _ensure_builtins()
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is declared twice")
     if isinstance(args, str):
@@ -308,6 +333,8 @@ def declare(
 
 
 def lookup(name: str) -> Op | None:
+    if not _LOADED[0]:
+        _ensure_builtins()
     return _REGISTRY.get(name)
 
 
@@ -320,6 +347,7 @@ def get(name: str) -> Op:
 
 def all_ops(builtin_only: bool = False) -> dict[str, Op]:
     """Every declared op by name; ``builtin_only`` leaves out ops declared by users/tests."""
+    _ensure_builtins()
     if builtin_only:
         return {n: o for n, o in _REGISTRY.items() if n in _BUILTIN}
     return dict(_REGISTRY)
@@ -332,6 +360,7 @@ def find(**traits: Any) -> Op:
     """The one built-in op whose traits have these values (``find(takes_address=True)``,
     ``find(launch=("idx", "block"))``): how passes and backends get an op they build or
     recognize without spelling its name. ValueError when none or several match."""
+    _ensure_builtins()
     key = tuple(sorted(traits.items()))
     got = _FOUND.get(key)
     if got is not None:
@@ -407,6 +436,7 @@ def call(op: Op | str, /, *args: Any, ty: Any = None, span: Any = None, **kwargs
     parameter names; left-out trailing arguments with defaults are filled in). A name may be
     an alias (``call("cuda.warp_sum", x)`` builds its ``warp_reduce`` call)."""
     if isinstance(op, str):
+        _ensure_builtins()
         a = _ALIASES.get(op) if op not in _REGISTRY else None
         if a is not None:
             if ty is not None or kwargs:
@@ -553,6 +583,7 @@ _ALIASES: dict[str, Alias] = {}
 
 def alias(name: str, target: str, build: Callable[..., Any], doc: str) -> Alias:
     """Declare ``T.<name>`` as a spelling that builds a call of op ``target``."""
+    _ensure_builtins()
     if name in _REGISTRY or name in _ALIASES:
         raise ValueError(f"script name {name!r} is declared twice")
     if target not in _REGISTRY:
@@ -564,10 +595,12 @@ def alias(name: str, target: str, build: Callable[..., Any], doc: str) -> Alias:
 
 def aliases() -> dict[str, Alias]:
     """Every declared alias by script name."""
+    _ensure_builtins()
     return dict(_ALIASES)
 
 
 def lookup_alias(name: str) -> Alias | None:
+    _ensure_builtins()
     return _ALIASES.get(name)
 
 
@@ -578,6 +611,7 @@ _MARKERS: dict[str, Any] = {}
 def marker(name: str, obj: Any) -> Any:
     """Declare ``T.<name>`` as a Python object that builds no IR (an operand tag such as
     ``T.ptx.SINK``): it resolves in kernels, and whatever takes it decides what it means."""
+    _ensure_builtins()
     if name in _REGISTRY or name in _ALIASES or name in _MARKERS:
         raise ValueError(f"script name {name!r} is declared twice")
     _MARKERS[name] = obj
@@ -585,6 +619,7 @@ def marker(name: str, obj: Any) -> Any:
 
 
 def lookup_marker(name: str) -> Any:
+    _ensure_builtins()
     return _MARKERS.get(name)
 
 

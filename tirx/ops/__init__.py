@@ -28,7 +28,8 @@ doc line, CUDA lowering and interpreter semantics (``tirx.ir.op.declare``).
 - ``tcgen05``: tcgen05 descriptor encoders and TMEM addresses (``T.cuda.tcgen05_*``)
 
 These modules import only ``tirx.ir`` at import time (backend helpers are imported when a
-kernel is compiled), so ``import tirx`` stays light. Their interpreter semantics are written
+kernel is compiled). ``import tirx`` does not import them: the op table loads this package on
+its first use (``tirx.ir.op.register_loader``). Their interpreter semantics are written
 against ``tirx.ops.semantics`` (numpy; imported inside the handlers), which the interpreter
 builds on. docs/contributing.md shows how to add one.
 """
