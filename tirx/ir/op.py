@@ -623,6 +623,13 @@ def lookup_marker(name: str) -> Any:
     return _MARKERS.get(name)
 
 
+def script_names() -> list[str]:
+    """Every dotted script name the table resolves: ops, aliases and markers (what a
+    namespace lists in ``dir`` and suggests for a misspelling)."""
+    _ensure_builtins()
+    return sorted({*_REGISTRY, *_ALIASES, *_MARKERS})
+
+
 _BUILTIN: set[str] = set()
 
 

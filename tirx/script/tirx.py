@@ -654,12 +654,35 @@ class OpNamespace:
             raise AttributeError(name)
         v = _resolve(f"{self._prefix}.{name}")
         if v is None:
-            raise AttributeError(f"T.{self._prefix} has no member {name!r} (no op T.{self._prefix}.{name})")
+            raise AttributeError(
+                f"T.{self._prefix} has no member {name!r} (no op T.{self._prefix}.{name})"
+                + _did_you_mean(name, self.__dir__())
+            )
         self.__dict__[name] = v
         return v
 
+    def __dir__(self) -> list[str]:
+        """The members: the next name segment of every op, alias and marker under this
+        namespace, and the namespace's own Python members (editors complete from this)."""
+        pre = self._prefix + "."
+        own = {k for k in self.__dict__ if not k.startswith("_")}
+        return sorted(own | {n[len(pre) :].split(".", 1)[0] for n in _op.script_names() if n.startswith(pre)})
+
     def __repr__(self) -> str:
         return f"T.{self._prefix}"
+
+
+# CUDA's spellings of ops tirx names otherwise (a misspelling's first suggestion)
+_CUDA_SPELLINGS = {"syncthreads": "cta_sync", "__syncthreads": "cta_sync", "threadIdx": "thread_idx"}
+
+
+def _did_you_mean(name: str, candidates: list[str]) -> str:
+    """'; did you mean ...?' naming the CUDA spelling's tirx op and the closest members."""
+    import difflib
+
+    hits = [_CUDA_SPELLINGS[name]] if _CUDA_SPELLINGS.get(name) in candidates else []
+    hits += [c for c in difflib.get_close_matches(name, candidates, n=3, cutoff=0.6) if c not in hits]
+    return f"; did you mean {', '.join(repr(h) for h in hits[:3])}?" if hits else ""
 
 
 def _resolve(name: str) -> Any:

@@ -1,0 +1,35 @@
+"""``dir(T.cuda)`` / ``dir(T.ptx)`` list their ops (editors and notebooks complete from
+``dir``), and a misspelt member names the closest ones, the CUDA spelling first (issue #32)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tirx.ir import op as _op
+from tirx.script import tirx as T
+
+
+def test_namespaces_list_every_op_under_them():
+    for ns, prefix in ((T.cuda, "cuda."), (T.ptx, "ptx.")):
+        names = set(dir(ns))
+        for full in _op.script_names():
+            if full.startswith(prefix):
+                assert full[len(prefix) :].split(".", 1)[0] in names, full
+    assert "cta_sync" in dir(T.cuda) and "thread_idx" in dir(T.cuda)
+    for name in dir(T.cuda):  # everything listed resolves
+        assert getattr(T.cuda, name) is not None, name
+
+
+@pytest.mark.parametrize(
+    ("wrong", "first"),
+    [("syncthreads", "cta_sync"), ("cta_synk", "cta_sync"), ("thread_id", "thread_idx")],
+)
+def test_a_misspelt_member_suggests_the_closest(wrong, first):
+    with pytest.raises(AttributeError, match=f"did you mean '{first}'"):
+        getattr(T.cuda, wrong)
+
+
+def test_no_suggestion_when_nothing_is_close():
+    with pytest.raises(AttributeError) as ei:
+        T.cuda.qqqqqqqqqq  # noqa: B018 - the lookup is the test
+    assert "did you mean" not in str(ei.value)
