@@ -67,8 +67,6 @@ from ..ir import (
     IfThenElse,
     IntImm,
     Let,
-    Max,
-    Min,
     Mod,
     Module,
     Mul,
@@ -79,7 +77,6 @@ from ..ir import (
     PrimType,
     Ramp,
     Return,
-    Select,
     SeqStmt,
     Shl,
     Shr,
@@ -297,9 +294,48 @@ class _Usage(Visitor):
         # and-chain conditions around the statement: a vector access at exactly that element
         # needs no alignment promise from the caller
         self.checked: list = []
+        # int32 min / max operands and select arms, and let-bound values: for guarded_subs
+        self.minmax_roots: list = []
+        self.bound: dict = {}
 
     def visit_Var(self, v: Var) -> None:
         self.used_vars.add(v)
+
+    def visit_Min(self, e: Any) -> None:
+        if _is_int32(e.ty):
+            self.minmax_roots += (e.a, e.b)
+        self.generic_visit(e)
+
+    visit_Max = visit_Min
+
+    def visit_Select(self, e: Any) -> None:
+        self.minmax_roots += (e.true_value, e.false_value)
+        self.generic_visit(e)
+
+    def visit_Bind(self, s: Any) -> None:
+        self.bound[s.var] = s.value
+        self.generic_visit(s)
+
+    visit_Let = visit_Bind
+
+    def guarded_subs(self) -> set[int]:
+        """The ids of the int32 ``Sub`` nodes whose value is an operand of an int32 min / max
+        or an arm of a select, directly or through let-bound variables (_P_NEG): NVVM may fold
+        the subtraction's left side to 0 where tirx cannot see it (``(v - v) - t``), and ptxas
+        13.0 then drops the negation inside the three-input min / max it forms."""
+        out: set[int] = set()
+        seen: set[int] = set()
+        roots = list(self.minmax_roots)
+        while roots:
+            x = roots.pop()
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            if isinstance(x, Var) and x in self.bound:
+                roots.append(self.bound[x])
+            elif isinstance(x, Sub) and _is_int32(x.ty):
+                out.add(id(x))
+        return out
 
     def _access(self, buf: Buffer, indices: tuple) -> None:
         self.used_vars.add(buf.data)
@@ -340,6 +376,8 @@ class _Usage(Visitor):
         self.visit(s.else_case)
 
     def visit_Call(self, c: Call) -> None:
+        if not isinstance(c.op, GlobalVar) and c.op.traits.select:  # its arms (guarded_subs)
+            self.minmax_roots += c.args[1:]
         if isinstance(c.op, GlobalVar):
             self.calls.add(c.op.name)
         elif c.op.traits.alignment_test and _is_address_of_load(c.args[0]):
@@ -521,6 +559,7 @@ class CodeGenCUDA:
         self.module: Module | None = None
         self.ret_ty: Any = None
         self._guard_subs: set[int] = set()  # ids of int32 Subs written a + tirx_neg(b) (_P_NEG)
+        self._guards: dict[str, set[int]] = {}  # the same, per function of the module
 
     # -- names ----------------------------------------------------------------------
     def fresh(self, hint: str) -> str:
@@ -1456,38 +1495,9 @@ class CodeGenCUDA:
         self._last_loc = None
         self._guard_subs = set()
 
-    def _scan_minmax_subs(self, root: Any) -> None:
-        """Mark the int32 ``Sub`` nodes whose value is an operand of an int32 min / max or an
-        arm of a select, directly or through let-bound variables (_P_NEG): NVVM may fold the
-        subtraction's left side to 0 where tirx cannot see it (``(v - v) - t``), and ptxas 13.0
-        then drops the negation inside the three-input min / max it forms."""
-        from ..ir.visitor import post_order
-
-        bound: dict[Any, Any] = {}
-        roots: list[Any] = []
-        for n in post_order(root):
-            if isinstance(n, (Min, Max)) and _is_int32(n.ty):
-                roots += (n.a, n.b)
-            elif isinstance(n, Select):
-                roots += (n.true_value, n.false_value)
-            elif isinstance(n, Call) and isinstance(n.op, _op.Op) and n.op.traits.select:
-                roots += n.args[1:]
-            elif isinstance(n, (Bind, Let)):
-                bound[n.var] = n.value
-        seen: set[int] = set()
-        while roots:
-            x = roots.pop()
-            if id(x) in seen:
-                continue
-            seen.add(id(x))
-            if isinstance(x, Var) and x in bound:
-                roots.append(bound[x])
-            elif isinstance(x, Sub) and _is_int32(x.ty):
-                self._guard_subs.add(id(x))
-
     def gen_kernel(self, f: Function, host: list, entry: DeviceEntry) -> KernelInfo:
         self._reset_func()
-        self._scan_minmax_subs(f.body)
+        self._guard_subs = self._guards.get(f.name, set())
         self.func = f
         self.in_kernel = True
         use = _Usage()
@@ -1633,7 +1643,7 @@ class CodeGenCUDA:
 
     def gen_device_func(self, f: Function, proto: bool) -> str:
         self._reset_func()
-        self._scan_minmax_subs(f.body)
+        self._guard_subs = self._guards.get(f.name, set())
         self.func = f
         self.in_kernel = False
         bufs = dict(f.buffer_map)
@@ -1681,10 +1691,12 @@ class CodeGenCUDA:
         kernels: list[tuple[Function, list, DeviceEntry]] = []
         helpers: list[Function] = []
         called: set = set()
+        self._guards = {}
         for f in mod.functions:
             u = _Usage()
             u.visit(f.body)
             called |= u.calls
+            self._guards[f.name] = u.guarded_subs()
         for f in mod.functions:
             host, entry = _split_host(f)
             if entry is not None:
