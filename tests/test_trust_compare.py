@@ -168,6 +168,23 @@ def test_comparison_with_a_python_number_builds_a_node_without_truth_value():
         x == 0.5  # noqa: B015
 
 
+def test_constants_have_the_truth_tirx_folds_them_to():
+    """Host code of TIRx programs branches on constants (a parametrized test compares its
+    ``T.int32(0)`` parameter with a sentinel ``-1``): TIRx folds those comparisons, so their
+    Python truth is the value; float equality is not folded (no truth value, as before)."""
+    zero, three = IntImm(0), IntImm(3)
+    assert bool(zero == -1) is False and bool(zero != -1) is True and bool(-1 != zero) is True  # noqa: SIM300  # the reflected operator
+    assert bool(three == 3) is True and bool(zero < 1) is True and bool(three >= 4) is False
+    assert bool(FloatImm(1.5) < 2.0) is True and bool(FloatImm(1.5) > FloatImm(2.0)) is False
+    assert bool(zero) is False and bool(three) is True and int(three) == 3 and [7, 8, 9, 10][three] == 10
+    assert list(range(three)) == [0, 1, 2]
+    with pytest.raises(TypeError, match="no Python truth value"):
+        bool(FloatImm(1.5) == 1.5)
+    with pytest.raises(TypeError, match="no Python truth value"):
+        bool(Var("x") < 1)
+    assert bool(zero == IntImm(0)) is False  # two nodes: identity (hash agreement), not value
+
+
 def test_two_nodes_compare_by_identity_and_keep_working_as_keys():
     x, y, z = Var("x"), Var("y"), Var("z", "int64")
     assert bool(x == x) is True and bool(x != x) is False

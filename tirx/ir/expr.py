@@ -255,6 +255,17 @@ class IntImm(PrimExpr):
     def __repr__(self):
         return f"IntImm({self.value}, {self.ty})"
 
+    # a constant is a number in host code, as in TIRx: ``if T.int32(0):``, ``int(n)``,
+    # ``range(n)``, ``xs[n]`` (a Var or any other expression has no Python value)
+    def __bool__(self) -> bool:
+        return self.value != 0
+
+    def __int__(self) -> int:
+        return self.value
+
+    def __index__(self) -> int:
+        return self.value
+
 
 @_frozen
 class FloatImm(PrimExpr):
@@ -348,11 +359,37 @@ def _logic_post(self):
         object.__setattr__(self, "ty", self.a.ty)
 
 
+def _constant_truth(e: Any) -> bool | None:
+    """The truth of a comparison of two constants, as TIRx folds it (``T.int32(0) == -1`` is
+    false, ``T.float32(1.5) < 2`` true): host code of TIRx programs branches on such values
+    (a test's parameter compared with a sentinel). ``None`` when an operand is not constant."""
+    if type(e.a) not in (IntImm, FloatImm) or type(e.b) not in (IntImm, FloatImm):
+        return None
+    from .fold import fold
+
+    r = fold(e)
+    return bool(r.value) if type(r) is IntImm else None
+
+
+def _cmp_bool(self: Any) -> bool:
+    """``<``, ``<=``, ``>``, ``>=`` of two constants have their folded truth; any other
+    comparison has none (the kernel decides it)."""
+    t = _constant_truth(self)
+    if t is None:
+        return PrimExpr.__bool__(self)
+    return t
+
+
 def _equality_bool(self: Any) -> bool:
     """The Python truth of ``a == b`` / ``a != b``: identity, set by ``_equality`` only when
-    both operands were expressions; any other EQ/NE has no Python truth value."""
+    both operands were expressions; a constant compared with a Python number has its folded
+    value (as in TIRx, integers only); any other EQ/NE has no Python truth value."""
     same = self._same
     if same is None:
+        # integers only: TIRx folds ``T.int32(0) == -1`` but not float equality
+        t = _constant_truth(self) if type(self.a) is IntImm and type(self.b) is IntImm else None
+        if t is not None:
+            return t
         raise TypeError(
             f"{self!r}: a comparison of a tirx expression with a Python value has no Python truth "
             "value (the kernel decides it when it runs); write it in a kernel 'if' or a lazy "
@@ -370,6 +407,8 @@ def _defbin(name: str, post, doc: str, equality: bool = False) -> type[BinaryOp]
         ann["_same"] = "Any"
         ns["_same"] = attrs.field(default=None, init=False, repr=False)
         ns["__bool__"] = _equality_bool
+    elif post is _cmp_post:
+        ns["__bool__"] = _cmp_bool
     ns["__annotations__"] = ann
     ns["__slots__"] = ()
     return _frozen(type(name, (BinaryOp,), ns))

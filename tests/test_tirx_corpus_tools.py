@@ -1,0 +1,90 @@
+"""The corpus harness's parts that run without TIRx (issue #31): the ``import tvm`` alias that
+serves TIRx's test files from another package, and the corpus section of docs/tirx_compat.md,
+which must agree with the committed per-kernel results (docs/data/tirx_corpus.json)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tool(name: str):
+    sys.path.insert(0, str(ROOT / "tools" / "tirx_oracle"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
+@pytest.fixture
+def alias():
+    mod = _tool("corpus_alias")
+    before = list(sys.meta_path)
+    yield mod
+    sys.meta_path[:] = before
+    for name in [m for m in sys.modules if m.split(".")[0] in ("fakejson", "fakenothing")]:
+        del sys.modules[name]
+
+
+def test_alias_serves_the_real_package_and_stubs_what_it_lacks(alias):
+    alias.install("fakejson", "json")
+    import fakejson  # type: ignore[import-not-found]
+    from fakejson.decoder import JSONDecoder  # type: ignore[import-not-found]
+
+    assert fakejson.dumps([1]) == "[1]" and JSONDecoder is importlib.import_module("json.decoder").JSONDecoder
+    missing = fakejson.no_such_helper
+    assert isinstance(missing, alias.Stub) and not missing and list(missing) == []
+    assert isinstance(missing(1, x=2).attr[0], alias.Stub)
+
+    def test_fn():
+        return 1
+
+    assert missing(test_fn) is test_fn  # a stub decorator keeps the test
+    from fakejson.no_such_module import thing  # type: ignore[import-not-found]
+
+    assert isinstance(thing, alias.Stub)
+
+
+def test_alias_of_nothing_is_all_stubs(alias):
+    alias.install("fakenothing", None)
+    import fakenothing.sub  # type: ignore[import-not-found]
+
+    assert isinstance(fakenothing.sub.anything, alias.Stub)
+
+    class Base(fakenothing.Base):  # a stub as a base class gives a plain class
+        pass
+
+    assert Base.__mro__[-1] is object
+
+
+def test_corpus_page_agrees_with_the_results():
+    check = _tool("corpus_check")
+    res = ROOT / "docs" / "data" / "tirx_corpus.json"
+    assert (
+        check.main(["--render", str(res), "--markdown", str(ROOT / "docs" / "tirx_compat.md"), "--check"])
+        == 0
+    )
+
+
+def test_corpus_results_name_kernels_and_outcomes_only():
+    import json
+
+    rows = json.loads((ROOT / "docs" / "data" / "tirx_corpus.json").read_text())["kernels"]
+    assert rows and len({r["id"] for r in rows}) == len(rows)
+    for r in rows:
+        assert set(r) == {"id", "file", "s1", "s1_why", "s2", "s2_why", "s3", "s3_why", "arch"}
+        assert r["s1"] in {
+            "pass",
+            "load-failed",
+            "print-failed",
+            "roundtrip-failed",
+            "not-fixpoint",
+            "text-differs",
+            "no-text",
+        }
