@@ -8,6 +8,7 @@ an expression take the expression's dtype; two expressions of different dtypes a
 from __future__ import annotations
 
 import math
+import operator
 from numbers import Number
 from typing import TYPE_CHECKING, Any
 
@@ -365,10 +366,17 @@ def _constant_truth(e: Any) -> bool | None:
     (a test's parameter compared with a sentinel). ``None`` when an operand is not constant."""
     if type(e.a) not in (IntImm, FloatImm) or type(e.b) not in (IntImm, FloatImm):
         return None
-    from .fold import fold
+    return bool(_PY_CMP[type(e).__name__](e.a.value, e.b.value))
 
-    r = fold(e)
-    return bool(r.value) if type(r) is IntImm else None
+
+_PY_CMP = {
+    "EQ": operator.eq,
+    "NE": operator.ne,
+    "LT": operator.lt,
+    "LE": operator.le,
+    "GT": operator.gt,
+    "GE": operator.ge,
+}
 
 
 def _cmp_bool(self: Any) -> bool:
