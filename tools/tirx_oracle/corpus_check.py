@@ -119,6 +119,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--render", type=pathlib.Path, help="render the page from this results JSON")
     ap.add_argument("--markdown", type=pathlib.Path, help="the page whose corpus section to write")
     ap.add_argument("--check", action="store_true", help="with --render: exit 1 if the page is stale")
+    ap.add_argument("--gpu", type=pathlib.Path, help="stage 4 outcomes (corpus_gpu.py) to merge in")
     ap.add_argument("--json", type=pathlib.Path)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--no-compile", action="store_true")
@@ -126,6 +127,10 @@ def main(argv: list[str]) -> int:
     a = ap.parse_args(argv)
     if a.render is not None:
         rows = json.loads(a.render.read_text())["kernels"]
+        if a.gpu is not None:
+            merge_gpu(rows, a.gpu)
+            if a.json:
+                a.json.write_text(json.dumps({"kernels": rows}, indent=1, sort_keys=True) + "\n")
         return write_markdown(a.markdown, rows, check=a.check) if a.markdown else report(rows) or 0
     if a.src is None or a.out is None:
         ap.error("SRC and OUT are required (or --render)")
@@ -178,8 +183,12 @@ def main(argv: list[str]) -> int:
                 "s3": res.get("s3", ""),
                 "s3_why": res.get("s3_why", ""),
                 "arch": res.get("arch", ""),
+                "s4": "",
+                "s4_why": "",
             }
         )
+    if a.gpu is not None:
+        merge_gpu(rows, a.gpu)
     rows.sort(key=lambda r: r["id"])
     report(rows)
     if a.json:
@@ -187,6 +196,14 @@ def main(argv: list[str]) -> int:
     if a.markdown:
         write_markdown(a.markdown, rows)
     return 0
+
+
+def merge_gpu(rows: list[dict], path: pathlib.Path) -> None:
+    """Stage 4 outcomes from ``corpus_gpu.py`` (run on a GPU) into the rows."""
+    gpu = json.loads(path.read_text())["kernels"]
+    for r in rows:
+        g = gpu.get(r["id"])
+        r["s4"], r["s4_why"] = (g["s4"], g["s4_why"]) if g else ("", "")
 
 
 BEGIN, END = "<!-- corpus:begin (tools/tirx_oracle/corpus_check.py) -->", "<!-- corpus:end -->"
@@ -200,17 +217,20 @@ def render(rows: list[dict]) -> str:
     lines = [
         BEGIN,
         "",
-        "| file | kernels | 1 text | 2 frontend | 1 and 2 | 3 compile (of TIRx-compiled) |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| file | kernels | 1 text | 2 frontend | 1 and 2 | 3 compile (of TIRx-compiled) | 4 GPU agree (of run) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     tot: collections.Counter = collections.Counter()
     for f, rs in sorted(by_file.items()):
         c = summary(rs)
         tot.update(c)
-        lines.append(f"| `{f}` | {c['n']} | {c['s1']} | {c['s2']} | {c['s12']} | {c['s3']} / {c['s3n']} |")
+        lines.append(
+            f"| `{f}` | {c['n']} | {c['s1']} | {c['s2']} | {c['s12']} | {c['s3']} / {c['s3n']} | "
+            f"{c['s4']} / {c['s4n']} |"
+        )
     lines.append(
         f"| **all** | **{tot['n']}** | **{tot['s1']}** | **{tot['s2']}** | **{tot['s12']}** | "
-        f"**{tot['s3']} / {tot['s3n']}** |"
+        f"**{tot['s3']} / {tot['s3n']}** | **{tot['s4']} / {tot['s4n']}** |"
     )
     lines += ["", "Open failure clusters (stage, outcome, first line of the error; numbers masked):", ""]
     clusters = failure_clusters(rows)
@@ -259,12 +279,21 @@ def report(rows: list[dict]) -> None:
 def failure_clusters(rows: list[dict]) -> collections.Counter:
     clusters: collections.Counter = collections.Counter()
     for r in rows:
-        for s in ("s1", "s2", "s3"):
-            if r[s] in ("pass", "equal", "oracle-not-compiled", "not-run", ""):
+        for s in ("s1", "s2", "s3", "s4"):
+            if r.get(s, "") in (
+                "pass",
+                "equal",
+                "agree",
+                "oracle-not-compiled",
+                "not-run",
+                "",
+                "bounds",
+                "race",
+            ):
                 continue
             if s == "s3" and r[s] == "load-failed":  # the same failure as stage 1's
                 continue
-            why = re.sub(r"\d+", "N", r[f"{s}_why"] or "")[:140]
+            why = re.sub(r"\d+", "N", r.get(f"{s}_why") or "")[:140]
             clusters[(s, r[s], why)] += 1
     return clusters
 
@@ -279,6 +308,9 @@ def summary(rs: list[dict]) -> collections.Counter:
         if r["s3"] not in ("oracle-not-compiled", ""):
             c["s3n"] += 1
             c["s3"] += r["s3"] == "pass"
+        if r.get("s4") in ("agree", "differs", "error"):  # compared on the GPU
+            c["s4n"] += 1
+            c["s4"] += r["s4"] == "agree"
     return c
 
 
