@@ -126,12 +126,14 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--no-frontend", action="store_true")
     a = ap.parse_args(argv)
     if a.render is not None:
-        rows = json.loads(a.render.read_text())["kernels"]
+        doc = json.loads(a.render.read_text())
+        rows, accepted = doc["kernels"], doc.get("tirx_refuses_tirx_builds", [])
         if a.gpu is not None:
             merge_gpu(rows, a.gpu)
             if a.json:
-                a.json.write_text(json.dumps({"kernels": rows}, indent=1, sort_keys=True) + "\n")
-        return write_markdown(a.markdown, rows, check=a.check) if a.markdown else report(rows) or 0
+                doc["kernels"] = rows
+                a.json.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        return write_markdown(a.markdown, rows, accepted, check=a.check) if a.markdown else report(rows) or 0
     if a.src is None or a.out is None:
         ap.error("SRC and OUT are required (or --render)")
     src, out = a.src.resolve(), a.out.resolve()
@@ -140,11 +142,14 @@ def main(argv: list[str]) -> int:
         oracle_files = [p for p in oracle_files if any(n.replace("/", "__") in p.stem for n in a.files)]
     (out / "tirx").mkdir(parents=True, exist_ok=True)
     records: list[dict] = []
+    accepted: list[dict] = []
     for p in oracle_files:
-        recs = [json.loads(line) for line in p.open()]
-        if not recs:
+        allrecs = [json.loads(line) for line in p.open()]
+        recs = [r for r in allrecs if "refused" not in r]
+        refused = {(r["test"], r["name"], r["occ"]): r["refused"] for r in allrecs if "refused" in r}
+        if not allrecs:
             continue
-        rel = recs[0]["file"]
+        rel = allrecs[0]["file"]
         frontend: dict = {}
         failed_tests = {}
         if not a.no_frontend:
@@ -159,6 +164,14 @@ def main(argv: list[str]) -> int:
                     else:
                         frontend[(t["test"], t["name"], t["occ"])] = t
             print(f"{rel}: frontend run: {r['pytest']}", file=sys.stderr)
+        for key, t in frontend.items():  # kernels TIRx refused and tirx built
+            if key in refused and "text" in t:
+                accepted.append(
+                    {
+                        "id": f"{rel.removeprefix('tests/python/tirx/')}::{key[0]}::{key[1]}#{key[2]}",
+                        "tirx_refuses": refused[key],
+                    }
+                )
         for rec in recs:
             t = frontend.get((rec["test"], rec["name"], rec["occ"]))
             rec["s2"] = "not-run" if a.no_frontend else ("not-built" if t is None else t.get("stage2", "?"))
@@ -190,11 +203,18 @@ def main(argv: list[str]) -> int:
     if a.gpu is not None:
         merge_gpu(rows, a.gpu)
     rows.sort(key=lambda r: r["id"])
+    accepted.sort(key=lambda r: r["id"])
     report(rows)
+    print(f"\nkernels TIRx refuses and tirx builds: {len(accepted)}")
+    for r in accepted:
+        print(f"  {r['id']}: TIRx: {r['tirx_refuses'][:150]}")
     if a.json:
-        a.json.write_text(json.dumps({"kernels": rows}, indent=1, sort_keys=True) + "\n")
+        a.json.write_text(
+            json.dumps({"kernels": rows, "tirx_refuses_tirx_builds": accepted}, indent=1, sort_keys=True)
+            + "\n"
+        )
     if a.markdown:
-        write_markdown(a.markdown, rows)
+        write_markdown(a.markdown, rows, accepted)
     return 0
 
 
@@ -209,7 +229,7 @@ def merge_gpu(rows: list[dict], path: pathlib.Path) -> None:
 BEGIN, END = "<!-- corpus:begin (tools/tirx_oracle/corpus_check.py) -->", "<!-- corpus:end -->"
 
 
-def render(rows: list[dict]) -> str:
+def render(rows: list[dict], accepted: list[dict] = ()) -> str:  # type: ignore[assignment]
     """The corpus section of docs/tirx_compat.md: per file and stage, then the open clusters."""
     by_file: dict[str, list[dict]] = collections.defaultdict(list)
     for r in rows:
@@ -238,17 +258,28 @@ def render(rows: list[dict]) -> str:
         lines.append("- none")
     for (s, kind, why), n in clusters.most_common():
         lines.append(f"- {n} × stage {s[1]} {kind}: {why.replace('|', '/')}".rstrip(": "))
+    lines += [
+        "",
+        f"Kernels TIRx refuses to build and tirx builds ({len(accepted)}): an error test whose check tirx "
+        "lacks, or a form newer than 0.1.0a4 that tirx already accepts:",
+        "",
+    ]
+    lines += [f"- `{r['id']}`: TIRx: {r['tirx_refuses'].replace('|', '/')[:160]}" for r in accepted] or [
+        "- none"
+    ]
     lines += ["", END]
     return "\n".join(lines)
 
 
-def write_markdown(page: pathlib.Path, rows: list[dict], check: bool = False) -> int:
+def write_markdown(
+    page: pathlib.Path, rows: list[dict], accepted: list[dict] = (), check: bool = False
+) -> int:  # type: ignore[assignment]
     text = page.read_text()
     if BEGIN not in text or END not in text:
         raise SystemExit(f"{page}: no corpus section (the lines {BEGIN!r} ... {END!r})")
     head, rest = text.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
-    new = head + render(rows) + tail
+    new = head + render(rows, accepted) + tail
     if check:
         if new != text:
             print(f"{page}: the corpus section is stale; run corpus_check.py --render ... --markdown {page}")

@@ -92,6 +92,17 @@ def _oracle_record(result: Any, source: Any) -> None:
     _emit(rec)
 
 
+def _oracle_refused(source: Any, e: BaseException) -> None:
+    """A kernel TIRx refuses to build: if tirx builds it, the report lists it (an error test
+    whose error tirx lacks, or a form newer than 0.1.0a4)."""
+    import inspect
+
+    if isinstance(source, str) or not (inspect.isfunction(source) or inspect.isclass(source)):
+        return
+    node, kname, occ = _key(getattr(source, "__name__", "?"))
+    _emit({"file": FILE, "test": node, "name": kname, "occ": occ, "refused": _first_line(e)})
+
+
 def _install_oracle() -> None:
     corpus_alias.install("tvm", "tvm_tirx")
     import tvm_tirx.script.parser.entry as entry
@@ -99,7 +110,14 @@ def _install_oracle() -> None:
     orig = entry.parse
 
     def parse(source: Any, *args: Any, **kwargs: Any) -> Any:
-        result = orig(source, *args, **kwargs)
+        try:
+            result = orig(source, *args, **kwargs)
+        except Exception as e:
+            try:
+                _oracle_refused(source, e)
+            except Exception:
+                traceback.print_exc()
+            raise
         try:
             _oracle_record(result, source)
         except Exception:  # the harness must never change what the test sees
