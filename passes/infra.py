@@ -326,41 +326,76 @@ def ir_text(ir: Any) -> str:
 class PrintIR(PassInstrument):
     """Print the IR around each pass: a unified diff (default) or full before/after text.
 
-    ``only`` restricts printing to the named passes. Output goes to ``stream`` (stdout).
+    ``only`` restricts printing to the named passes. With ``diff=False``, ``before`` and
+    ``after`` choose separately which passes print their input (``# IR before <pass>``) and
+    their output (``# IR after <pass>``): None (the default) is every pass ``only`` lets
+    through, ``()`` none. ``changed_only=True`` leaves out the passes that did not change
+    the printed IR (no ``# <pass>: unchanged`` line, no text after them). ``label(pass)``
+    is the name printed and matched (default ``pass.name``; the command line passes
+    ``tirx.passes.registry.pass_label``, so a built-in pass is ``simplify`` there); a name
+    in ``only``/``before``/``after`` matches either the label or ``pass.name``. Output
+    goes to ``stream`` (stdout).
     """
 
-    def __init__(self, diff: bool = True, stream: Any = None, only: Iterable[str] | None = None) -> None:
+    def __init__(
+        self,
+        diff: bool = True,
+        stream: Any = None,
+        only: Iterable[str] | None = None,
+        *,
+        before: Iterable[str] | None = None,
+        after: Iterable[str] | None = None,
+        changed_only: bool = False,
+        label: Callable[[Pass], str] | None = None,
+    ) -> None:
         self.diff = diff
         self.stream = stream
         self.only = None if only is None else frozenset(only)
+        self.before = None if before is None else frozenset(before)
+        self.after = None if after is None else frozenset(after)
+        self.changed_only = changed_only
+        self.label: Callable[[Pass], str] = label if label is not None else (lambda p: p.name)
 
     def _out(self) -> Any:
         return self.stream if self.stream is not None else sys.stdout
 
-    def _wanted(self, p: Pass) -> bool:
-        return not p.composite and (self.only is None or p.name in self.only)
+    def _matches(self, names: frozenset[str] | None, p: Pass) -> bool:
+        return names is None or p.name in names or self.label(p) in names
+
+    def _wanted(self, p: Pass, names: frozenset[str] | None = None) -> bool:
+        return not p.composite and self._matches(self.only, p) and self._matches(names, p)
 
     def run_before_pass(self, pass_: Pass, ir: Any) -> None:
-        if self._wanted(pass_) and not self.diff:
-            self._out().write(f"# IR before {pass_.name}\n{ir_text(ir)}")
+        if not self.diff and self._wanted(pass_, self.before):
+            self._out().write(f"# IR before {self.label(pass_)}\n{ir_text(ir)}")
 
     def run_after_pass(self, pass_: Pass, before: Any, after: Any) -> None:
-        if not self._wanted(pass_):
+        if not self._wanted(pass_, None if self.diff else self.after):
             return
         out = self._out()
+        name = self.label(pass_)
         if not self.diff:
-            out.write(f"# IR after {pass_.name}\n{ir_text(after)}")
+            text = ir_text(after)
+            if self.changed_only and (after is before or ir_text(before) == text):
+                return
+            out.write(f"# IR after {name}\n{text}")
             return
         if after is before:
-            out.write(f"# {pass_.name}: unchanged\n")
+            if not self.changed_only:
+                out.write(f"# {name}: unchanged\n")
             return
-        a = ir_text(before).splitlines(keepends=True)
-        b = ir_text(after).splitlines(keepends=True)
-        lines = list(difflib.unified_diff(a, b, f"before {pass_.name}", f"after {pass_.name}"))
-        if not lines:
-            out.write(f"# {pass_.name}: rebuilt, text unchanged\n")
-            return
-        out.write("".join(x if x.endswith("\n") else x + "\n" for x in lines))
+        out.write(unified_diff(before, after, name, self.changed_only))
+
+
+def unified_diff(before: Any, after: Any, name: str, quiet: bool = False) -> str:
+    """The unified diff of the printed IR before and after pass ``name`` (``PrintIR``'s
+    diff), or ``# <name>: rebuilt, text unchanged`` (``""`` when ``quiet``)."""
+    a = ir_text(before).splitlines(keepends=True)
+    b = ir_text(after).splitlines(keepends=True)
+    lines = list(difflib.unified_diff(a, b, f"before {name}", f"after {name}"))
+    if not lines:
+        return "" if quiet else f"# {name}: rebuilt, text unchanged\n"
+    return "".join(x if x.endswith("\n") else x + "\n" for x in lines)
 
 
 class PassTiming(PassInstrument):

@@ -14,15 +14,26 @@ keeps commas and braces).
 
 from __future__ import annotations
 
+import copy
+import difflib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
 
 from tirx.passes.infra import Pass, Sequential
 
-__all__ = ["PassInfo", "build_pipeline", "parse_pipeline", "register_pass", "registered_passes"]
+__all__ = [
+    "PassInfo",
+    "build_pipeline",
+    "check_pass_names",
+    "closest_passes",
+    "parse_pipeline",
+    "pass_label",
+    "register_pass",
+    "registered_passes",
+]
 
 
 @attrs.define(frozen=True)
@@ -36,6 +47,7 @@ class PassInfo:
 
 
 _REGISTRY: dict[str, PassInfo] = {}
+_OBJECTS: dict[int, tuple[Pass, str]] = {}  # a pass object registered as it is -> its name
 
 
 def _options_of(make: Callable[..., Any]) -> dict[str, Any]:
@@ -64,6 +76,7 @@ def register_pass(name: str, make: Any = None, *, doc: str | None = None) -> Any
             raise ValueError(f"register_pass: a pass named {name!r} is registered already")
         if isinstance(obj, Pass):  # an object (@function_pass): no options
             make_, opts = (lambda: obj), {}
+            _OBJECTS[id(obj)] = (obj, name)
         elif callable(obj):
             make_, opts = obj, _options_of(obj)
         else:
@@ -78,6 +91,51 @@ def register_pass(name: str, make: Any = None, *, doc: str | None = None) -> Any
 def registered_passes() -> dict[str, PassInfo]:
     """Every registered pass by name (built-in ones first)."""
     return dict(_REGISTRY)
+
+
+def closest_passes(name: str, n: int = 3, among: Iterable[str] | None = None) -> list[str]:
+    """The registered pass names closest to ``name`` (for "did you mean"), best first;
+    ``among``: other candidates (default: the registry). A class name of a registered pass
+    (``Simplify``) or an underscore spelling (``convert_ssa``) finds its pipeline name."""
+    names = list(_REGISTRY if among is None else among)
+    hits: list[str] = []
+    for cand, info in _REGISTRY.items():  # the Python class name -> the pipeline name
+        if cand in names and name in (getattr(info.make, "__name__", None), cand.replace("-", "_")):
+            hits.append(cand)
+    low = {c.lower(): c for c in names}
+    hits += [low[c] for c in difflib.get_close_matches(name.lower(), list(low), n=n, cutoff=0.5)]
+    return list(dict.fromkeys(hits))[:n]
+
+
+def _did_you_mean(name: str, among: Iterable[str] | None = None) -> str:
+    close = closest_passes(name, among=among)
+    return f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+
+
+def pass_label(p: Pass) -> str:
+    """The name instruments print for ``p``: its pipeline name. A pass built by a pipeline
+    string carries it already; a built-in pass made in Python (``Simplify()``, whose
+    ``name`` is its class name) is labelled by the name its class is registered under
+    (``simplify``), so ``--print-after=simplify`` and the printed labels use one spelling."""
+    if p.name in _REGISTRY:
+        return p.name
+    held = _OBJECTS.get(id(p))
+    if held is not None and held[0] is p:
+        return held[1]
+    for name, info in _REGISTRY.items():
+        if info.make is type(p) and p.name == type(p).__name__:
+            return name
+    return p.name
+
+
+def check_pass_names(names: Iterable[str], what: str = "pass") -> None:
+    """``ValueError`` for the first name that is no registered pass (``--print-after=...``),
+    with the closest names."""
+    for name in names:
+        if name not in _REGISTRY:
+            raise ValueError(
+                f"unknown {what} {name!r} ({_did_you_mean(name)}known: {', '.join(sorted(_REGISTRY))})"
+            )
 
 
 # ---------------------------------------------------------------- pipeline strings
@@ -149,7 +207,9 @@ def parse_pipeline(text: str) -> list[tuple[str, dict[str, Any]]]:
         name = name.strip()
         info = _REGISTRY.get(name)
         if info is None:
-            raise ValueError(f"pipeline: unknown pass {name!r} (known: {', '.join(sorted(_REGISTRY))})")
+            raise ValueError(
+                f"pipeline: unknown pass {name!r} ({_did_you_mean(name)}known: {', '.join(sorted(_REGISTRY))})"
+            )
         opts: dict[str, Any] = {}
         if rest:
             if not rest.rstrip().endswith("}"):
@@ -170,9 +230,22 @@ def parse_pipeline(text: str) -> list[tuple[str, dict[str, Any]]]:
     return steps
 
 
+def _named(p: Any, name: str) -> Pass:
+    """``p`` (a pass a registered factory made) labelled with its pipeline name: the name
+    ``--print-after``, ``--timing`` and errors show. A pass object registered as it is (a
+    ``@function_pass``) is shared, so it is copied rather than renamed in place."""
+    if not isinstance(p, Pass):
+        raise TypeError(f"pipeline: pass {name!r} was built as {type(p).__name__}, not a Pass")
+    if p.name != name:
+        p = copy.copy(p)
+        p.name = name
+    return p
+
+
 def build_pipeline(text: str) -> Sequential:
-    """The ``Sequential`` of the passes a pipeline string names."""
-    passes = [_REGISTRY[n].make(**o) for n, o in parse_pipeline(text)]
+    """The ``Sequential`` of the passes a pipeline string names; each pass is named as the
+    pipeline names it (``simplify``, not ``Simplify``)."""
+    passes = [_named(_REGISTRY[n].make(**o), n) for n, o in parse_pipeline(text)]
     return Sequential(passes, name=text)
 
 

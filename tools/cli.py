@@ -1,4 +1,4 @@
-"""The ``tirx`` command line: fmt, check, roundtrip, fuzz, opt, passes, compile (and demo).
+"""The ``tirx`` command line: fmt, check, roundtrip, fuzz, opt, passes, compile, filecheck (and demo).
 
 Exit codes: 0 success, 1 a check failed (a file does not load, would be reformatted,
 breaks an invariant; a fuzz counterexample), 2 usage errors (argparse) and unusable
@@ -274,6 +274,11 @@ def _replay(path: str) -> int:
         mode = json.loads(Path(path).read_bytes()).get("mode")
     if mode == "semantic":  # the campaign's check is a lambda over these checks
         check = importlib.import_module("tirx.testing.semantic_fuzz").check_runnable
+        passes = _recorded_passes(path)
+        if isinstance(passes, int):
+            return passes
+        if passes is not None:  # `tirx fuzz --semantic --passes P`: rebuild that pipeline
+            check = passes
     if mode == "cuda":
         from tirx.tools import fuzzing
 
@@ -294,6 +299,29 @@ def _replay(path: str) -> int:
     return 0
 
 
+def _recorded_passes(path: str) -> Any:
+    """For a ``--semantic --passes`` failure record: its check, with the recorded plugins
+    imported and the recorded pipeline built; None for a record of the built-in passes; 2
+    (after the message) when the plugins or the pipeline cannot be had."""
+    import json
+    from pathlib import Path
+
+    try:
+        rec = json.loads(Path(path).read_bytes())
+    except (OSError, ValueError):
+        return None  # replay_failure says what is wrong with the record
+    passes = rec.get("passes") if isinstance(rec, dict) else None
+    if not isinstance(passes, str):
+        return None
+    plugins = [p for p in rec.get("plugins") or () if isinstance(p, str)]
+    pipeline = _plugins_and_pipeline(argparse.Namespace(plugin=plugins, passes=passes), "fuzz --replay")
+    if isinstance(pipeline, int):
+        return pipeline
+    from tirx.tools import fuzzing
+
+    return fuzzing.semantic_pipeline_check(pipeline, passes)
+
+
 def cmd_fuzz(args: argparse.Namespace) -> int:
     if getattr(args, "replay", None) is not None:
         return _replay(args.replay)
@@ -310,10 +338,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         except (ImportError, AttributeError) as e:
             _err(f"error: tirx fuzz --semantic is not available yet ({e})")
             return 2
-    if args.passes is not None and (args.semantic or args.mutate or args.cuda or args.frontend):
+    if args.passes is not None and (args.mutate or args.cuda or args.frontend):
         _err(
-            "tirx fuzz: error: --passes runs with the round-trip campaign "
-            "(not --semantic, --mutate, --cuda or --frontend)"
+            "tirx fuzz: error: --passes runs with the round-trip and --semantic campaigns "
+            "(not --mutate, --cuda or --frontend)"
         )
         return 2
     why = fuzzing.gpu_unavailable() if args.cuda else None
@@ -326,7 +354,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         pipeline = _plugins_and_pipeline(args, "fuzz")
         if isinstance(pipeline, int):
             return pipeline
-        problems = fuzzing.pipeline_problems(pipeline)
+        problems = fuzzing.pipeline_problems(pipeline)  # --semantic builds its own check
         plugins = "".join(f" --plugin {shlex.quote(p)}" for p in args.plugin or ())
         replay = f"--passes {shlex.quote(args.passes)}{plugins}"
     seed = fuzzing.fresh_seed() if args.seed is None else args.seed
@@ -397,6 +425,9 @@ def _fuzz(
     elif args.frontend:
         out = fuzzing.run_frontend(**common)
         what = "frontend kernels, comparisons against Python"
+    elif fz is not None and args.passes is not None:
+        out = fuzzing.run_semantic(**common, passes=args.passes, plugins=args.plugin or ())
+        what = f"kernels, passes {args.passes} against the interpreter"
     elif fz is not None:
         out = fuzzing.run_semantic(**common)
         checks = ", ".join(n for n, _ in fz.semantic_checks())
@@ -554,9 +585,89 @@ def _run_pipeline(pipeline: Any, names: list[str], obj: Any, instruments: list[A
         ) from e
 
 
+def _add_print_arguments(p: argparse.ArgumentParser) -> None:
+    """The IR-printing options of ``tirx opt`` and ``tirx compile`` (mlir-opt's / LLVM's)."""
+    g = p.add_argument_group(
+        "printing the IR around passes (to stderr; PASS is a pipeline name: tirx passes)"
+    )
+    g.add_argument("--print-after-all", action="store_true", help="print the IR after each pass")
+    g.add_argument("--print-before-all", action="store_true", help="print the IR before each pass")
+    g.add_argument(
+        "--print-after",
+        action="append",
+        default=[],
+        metavar="PASS[,PASS]",
+        help="print the IR after these passes (repeatable)",
+    )
+    g.add_argument(
+        "--print-before",
+        action="append",
+        default=[],
+        metavar="PASS[,PASS]",
+        help="print the IR before these passes (repeatable)",
+    )
+    g.add_argument(
+        "--print-changed",
+        action="store_true",
+        help="print the IR after each pass (or each --print-after pass) only when it changed it",
+    )
+    g.add_argument(
+        "--print-diff",
+        action="store_true",
+        help="print a unified diff of the IR before/after each pass (or each --print-after/--print-before pass)",
+    )
+
+
+def _print_names(values: list[str]) -> list[str]:
+    return [n.strip() for v in values for n in v.split(",") if n.strip()]
+
+
+def _print_instruments(args: argparse.Namespace, cmd: str, ran: list[str] | None = None) -> list[Any] | int:
+    """The ``PrintIR`` instrument the printing options ask for ([] for none), labelling
+    passes by their pipeline names; 2 (after the message) for an unknown pass name, with the
+    closest names. ``ran``: the names the pipeline runs (a printing name it does not run
+    gets a warning)."""
+    from tirx.passes import PrintIR
+    from tirx.passes.registry import check_pass_names, pass_label
+
+    after, before = _print_names(args.print_after), _print_names(args.print_before)
+    try:
+        check_pass_names(after, "pass in --print-after:")
+        check_pass_names(before, "pass in --print-before:")
+    except ValueError as e:
+        _err(f"tirx {cmd}: error: {e}")
+        return 2
+    if ran is not None:
+        for flag, names in (("--print-after", after), ("--print-before", before)):
+            idle = [n for n in names if n not in ran]
+            if idle:
+                _err(f"tirx {cmd}: warning: {flag} names {', '.join(idle)}, which the pipeline does not run")
+    if args.print_diff:
+        named = after + before
+        return [
+            PrintIR(stream=sys.stderr, only=named or None, changed_only=args.print_changed, label=pass_label)
+        ]
+    after_set: list[str] | None = None if args.print_after_all else after
+    if not args.print_after_all and not after and args.print_changed:
+        after_set = None  # --print-changed alone: after every pass that changed the IR
+    before_set: list[str] | None = None if args.print_before_all else before
+    if after_set == [] and before_set == []:
+        return []
+    return [
+        PrintIR(
+            diff=False,
+            stream=sys.stderr,
+            before=before_set,
+            after=after_set,
+            changed_only=args.print_changed,
+            label=pass_label,
+        )
+    ]
+
+
 def cmd_opt(args: argparse.Namespace) -> int:
     import tirx
-    from tirx.passes import PassTiming, PrintIR, VerifyAfterEach, parse_pipeline
+    from tirx.passes import PassTiming, VerifyAfterEach, parse_pipeline
     from tirx.passes.verify import raise_errors, verify_well_formed
 
     pipeline = _plugins_and_pipeline(args, "opt")
@@ -570,10 +681,12 @@ def cmd_opt(args: argparse.Namespace) -> int:
     if dests is None:
         return 2
     files = _Files()
+    printing = _print_instruments(args, "opt", names)
+    if isinstance(printing, int):
+        return printing
     timing = PassTiming() if args.timing else None
     instruments: list[Any] = [i for i in (timing,) if i is not None]
-    if args.print_after_all:
-        instruments.append(PrintIR(diff=False, stream=sys.stderr))
+    instruments += printing
     if not args.no_verify:  # as mlir-opt: the input and every pass's output are verified
         instruments.append(VerifyAfterEach())
     outs = []
@@ -597,17 +710,123 @@ def cmd_opt(args: argparse.Namespace) -> int:
     return 1 if files.failed else 0
 
 
+# ------------------------------------------------------------------ filecheck
+def run_captured(argv: Sequence[str], merge_stderr: bool = False) -> tuple[int, str, str]:
+    """Run ``tirx ARGS`` (``argv[0]`` is ``tirx``) in this process with stdout and stderr
+    captured (one buffer for both when ``merge_stderr``) and an empty stdin:
+    ``(exit code, stdout, stderr)``. The in-process executor of ``tirx filecheck`` (and of
+    ``tirx.testing.filecheck.check_file(path, execute=run_captured)`` in tests)."""
+    import io
+
+    out = io.StringIO()
+    err = out if merge_stderr else io.StringIO()
+    saved = sys.stdin, list(_error_file)
+    sys.stdin = io.StringIO("")
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = main(list(argv[1:]))
+    finally:
+        sys.stdin = saved[0]
+        _error_file[:] = saved[1]
+    return rc, out.getvalue(), "" if merge_stderr else err.getvalue()
+
+
+def _filecheck_tests(paths: list[str]) -> list[str] | int:
+    """The test files: each FILE, and under each folder every ``*.tirx`` with a ``RUN:`` line
+    (sorted); 2 (after the message) for a path that does not exist."""
+    out: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            found = []
+            for root, dirs, names in os.walk(path):
+                dirs.sort()
+                for n in sorted(names):
+                    full = os.path.join(root, n)
+                    if n.endswith(".tirx") and _has_run_line(full):
+                        found.append(full)
+            if not found:
+                _err(f"tirx filecheck: error: no .tirx file with a RUN: line under {path}")
+                return 2
+            out += found
+        elif os.path.exists(path):
+            out.append(path)
+        else:
+            _err(f"tirx filecheck: error: no such file: {path}")
+            return 2
+    return out
+
+
+def _has_run_line(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return any("RUN:" in line for line in f)
+    except OSError:
+        return True  # check_file reports it
+
+
+def cmd_filecheck(args: argparse.Namespace) -> int:
+    from tirx.testing import filecheck as fc
+
+    prefixes = [p for v in args.check_prefix or () for p in v.split(",") if p] or None
+    if args.input is not None:  # LLVM's `FileCheck CHECKS < input`: no RUN lines run
+        if len(args.files) != 1:
+            _err("tirx filecheck: error: --input checks one text against the directives of one FILE")
+            return 2
+        files = _Files()
+        with files.guard(args.input):
+            text = _read(args.input)
+            checks = _read(args.files[0])
+            try:
+                fc.match(
+                    text,
+                    checks,
+                    path=args.files[0],
+                    prefixes=prefixes or ("CHECK",),
+                    output_name=_name(args.input),
+                )
+            except fc.FileCheckError as e:
+                _err(str(e))
+                return 1
+            except ValueError as e:
+                _err(f"tirx filecheck: error: {e}")
+                return 2
+        return 1 if files.failed else 0
+    tests = _filecheck_tests(args.files)
+    if isinstance(tests, int):
+        return tests
+
+    def report(path: str, error: Exception | None) -> None:
+        if error is not None:
+            _err(str(error))
+        elif not args.quiet:
+            print(f"{path}: ok")
+
+    try:
+        failed = fc.run_files(tests, execute=run_captured, prefixes=prefixes, report=report)
+    except ValueError as e:  # a bad --check-prefix
+        _err(f"tirx filecheck: error: {e}")
+        return 2
+    if failed:
+        _err(f"{failed} of {len(tests)} test(s) failed")
+    return 1 if failed else 0
+
+
 # ------------------------------------------------------------------ compile
 def cmd_compile(args: argparse.Namespace, extra: list[str]) -> int:
     import tirx
+    from tirx.passes import PassContext
 
     target = " ".join([args.target, *extra]).strip()
+    printing = _print_instruments(args, "compile")
+    if isinstance(printing, int):
+        return printing
     files = _Files()
     k = None
     with files.guard(args.file):
         obj, _ = _load_file(args.file)
         try:
-            k = tirx.compile(obj, target=target)
+            with PassContext(printing):  # --print-after & co.: the passes compile runs
+                k = tirx.compile(obj, target=target)
         except ImportError as e:
             _err(f"error: compiling for {target!r} is not available: {e}")
             return 1
@@ -692,7 +911,7 @@ def _print_sass(k: Any, output: str | None) -> int:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tirx",
-        description="tirx: .tirx text tools (format, check, round-trip, fuzz, pass pipelines, compile).",
+        description="tirx: .tirx text tools (format, check, round-trip, fuzz, pass pipelines, compile, FileCheck tests).",
     )
     p.add_argument("--version", action="version", version=f"tirx {_version()}")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
@@ -778,7 +997,8 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="PIPELINE",
         help="also run this pass pipeline (as `tirx opt -p`) on each program: it must not raise, and its "
-        "output must be well-formed and round-trip",
+        "output must be well-formed and round-trip; with --semantic, instead of the built-in passes: the "
+        "interpreter's results before and after it must be the same",
     )
     z.add_argument("--plugin", action="append", metavar="PY", help="a Python file that registers passes")
     mode = z.add_mutually_exclusive_group()
@@ -842,6 +1062,7 @@ def _parser() -> argparse.ArgumentParser:
     kind.add_argument("--ptx", action="store_true", help="the PTX NVRTC produced, not the CUDA source")
     kind.add_argument("--cubin", action="store_true", help="the cubin (binary: needs -o)")
     kind.add_argument("--sass", action="store_true", help="the cubin's SASS (nvdisasm)")
+    _add_print_arguments(k)
 
     o = sub.add_parser(
         "opt",
@@ -859,7 +1080,7 @@ def _parser() -> argparse.ArgumentParser:
     o.add_argument(
         "-o", "--output", default=None, metavar="OUT", help="output file (a directory for several)"
     )
-    o.add_argument("--print-after-all", action="store_true", help="print the IR after each pass to stderr")
+    _add_print_arguments(o)
     verify = o.add_mutually_exclusive_group()
     verify.add_argument(
         "--verify-each",
@@ -873,6 +1094,31 @@ def _parser() -> argparse.ArgumentParser:
     )
     o.add_argument("--timing", action="store_true", help="per-pass time totals on stderr")
     o.add_argument("--plugin", action="append", metavar="PY", help="a Python file that registers passes")
+
+    fcp = sub.add_parser(
+        "filecheck",
+        help="run FileCheck-style pass tests (# RUN: / # CHECK: lines in .tirx files)",
+        description="Run each test FILE's '# RUN: tirx ...' lines (%s is the file) and match each output "
+        "against its '# CHECK:' / CHECK-NEXT / CHECK-SAME / CHECK-NOT / CHECK-LABEL / CHECK-EMPTY lines, "
+        "as LLVM's FileCheck does (docs/testing.md). A folder means every *.tirx below it with a RUN: line. "
+        "A failure names the directive's file:line:col, where the search started and the closest output "
+        "line; exit 1 when a test fails.",
+    )
+    fcp.add_argument("files", nargs="+", metavar="FILE", help="test files or folders")
+    fcp.add_argument(
+        "--check-prefix",
+        "--check-prefixes",
+        action="append",
+        metavar="PREFIX[,PREFIX]",
+        help="match these directives instead of each RUN line's (default CHECK)",
+    )
+    fcp.add_argument(
+        "--input",
+        metavar="PATH",
+        default=None,
+        help="run no RUN lines: match the text of PATH ('-' for stdin) against FILE's directives",
+    )
+    fcp.add_argument("-q", "--quiet", action="store_true", help="print nothing for tests that pass")
 
     ps = sub.add_parser("passes", help="list the registered passes and their options")
     ps.add_argument("--plugin", action="append", metavar="PY", help="a Python file that registers passes")
@@ -955,7 +1201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _check_paths(args: argparse.Namespace) -> int:
     """2 (a usage error) when a FILE argument is missing or is a directory; ``fmt`` takes
     directories and globs (tools/fmt.py checks its own)."""
-    if args.cmd == "fmt":
+    if args.cmd in ("fmt", "filecheck"):  # folders welcome: they check their own paths
         return 0
     paths = [args.file] if args.cmd == "compile" else getattr(args, "files", None) or []
     if paths.count("-") > 1:
@@ -1018,6 +1264,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return rc
     cmds = {"fmt": cmd_fmt, "check": cmd_check, "roundtrip": cmd_roundtrip, "fuzz": cmd_fuzz, "opt": cmd_opt}
     cmds["passes"] = cmd_passes
+    cmds["filecheck"] = cmd_filecheck
     return cmds[args.cmd](args)
 
 

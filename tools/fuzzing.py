@@ -12,7 +12,8 @@ with the seed, the replay command and the error) so CI keeps them as artifacts.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import shlex
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tirx.testing import semantic_fuzz as ifz
@@ -37,7 +38,9 @@ __all__ = [
     "run_budgeted",
     "run_cuda",
     "run_roundtrip",
+    "run_semantic",
     "save_failure",
+    "semantic_pipeline_check",
 ]
 
 
@@ -155,16 +158,70 @@ def run_semantic(
     max_shrink_time: float = 30.0,
     save_dir: str | os.PathLike | None = DEFAULT_SAVE_DIR,
     on_progress: Callable[[int, float], None] | None = None,
+    passes: str | None = None,
+    plugins: Sequence[str] = (),
 ) -> Outcome:
-    """Passes and round trips vs the interpreter on runnable kernels (``tirx.testing.semantic_fuzz``)."""
-    return ifz.semantic_campaign(
+    """Passes and round trips vs the interpreter on runnable kernels (``tirx.testing.semantic_fuzz``).
+
+    ``passes``: a pipeline string (``tirx fuzz --semantic --passes``; its passes registered
+    already, ``plugins`` the ``--plugin`` files that registered them): instead of the built-in
+    passes, each kernel's interpreter results before and after that pipeline must be the
+    same, and its output well-formed. A failure's record names the pipeline and the plugins,
+    so ``tirx fuzz --replay FILE.json`` reruns it."""
+    if passes is None:
+        return ifz.semantic_campaign(
+            seed=seed,
+            examples=examples,
+            time_budget=time_budget,
+            max_shrink_time=max_shrink_time,
+            save_dir=save_dir,
+            on_progress=on_progress,
+        )
+    from tirx.passes import build_pipeline
+    from tirx.testing.campaign import kernel_campaign
+
+    check = semantic_pipeline_check(build_pipeline(passes), passes)
+    args = f"--semantic --passes {shlex.quote(passes)}" + "".join(
+        f" --plugin {shlex.quote(p)}" for p in plugins
+    )
+    record = {"passes": passes, "plugins": [os.path.abspath(p) for p in plugins]}
+
+    def save(directory: str | os.PathLike, f: Failure) -> list[str]:
+        f.extra.update(record)  # what --replay needs to rebuild the pipeline
+        return save_failure(directory, f)
+
+    return kernel_campaign(
+        "semantic",
+        _literal(args),
+        ifz.semantic_strategy(),
+        check,
         seed=seed,
         examples=examples,
         time_budget=time_budget,
         max_shrink_time=max_shrink_time,
         save_dir=save_dir,
         on_progress=on_progress,
+        save=save,
     )
+
+
+def semantic_pipeline_check(pipeline: Callable[[Any], Any], name: str) -> Callable[[Any], None]:
+    """The check ``tirx fuzz --semantic --passes NAME`` runs on each generated kernel
+    (``tirx.testing.runnable.Runnable``): the interpreter computes the same outputs before
+    and after ``pipeline``, whose passes must leave the IR well-formed (checked after each
+    one, naming it). Raises ``AssertionError`` with the kernel otherwise."""
+    from tirx.passes import PassContext
+
+    def run(f: Any) -> Any:
+        with PassContext(verify=True):
+            return pipeline(f)
+
+    checks = [(f"the passes {name!r}", run)]
+
+    def check(r: Any) -> None:
+        ifz.check_runnable(r, checks)
+
+    return check
 
 
 def gpu_unavailable() -> str | None:

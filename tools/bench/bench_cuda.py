@@ -2,7 +2,7 @@
 
 1. Bandwidth: the seed's fp16 add on 2^31 elements (int64 indices; and the 16-byte
    access variant) against a device-to-device copy of the same bytes and torch.add.
-   CUDA events around each launch, warm-up, median of the timed runs.
+   CUDA events around each launch, warm-up, median of the timed runs (tirx.testing.do_bench).
 2. Host cost per launch, including argument checks: a tirx kernel call on a small
    tensor vs torch's smallest op and a raw ``cuLaunchKernel`` of the same cubin (through
    cuda-bindings, and through ctypes as ``cuLaunchKernel``/``cuLaunchKernelEx``); the
@@ -37,20 +37,12 @@ def _ex(stem: str):
 
 
 def _events_median(fn, warmup: int, reps: int) -> float:
-    import torch
+    """Median seconds of ``fn()``: CUDA events around each launch, one launch at a time,
+    after ``warmup`` launches (``tirx.testing.do_bench``; no L2 flush)."""
+    from tirx.testing import do_bench
 
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e) / 1e3)
-    return statistics.median(ts)
+    ms = do_bench(fn, n_warmup=warmup, n_repeat=reps, flush_l2=False, sync_each=True, device="cuda")
+    return ms / 1e3
 
 
 def bench_bandwidth(log2n: int, reps: int) -> dict:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ from sass_diff import disassembler  # noqa: E402
 import tirx  # noqa: E402
 from examples.hopper import gemm as G  # noqa: E402
 from examples.hopper import memory as MB  # noqa: E402
+from tirx.testing import do_bench  # noqa: E402
 
 LOG: list[str] = []
 ROWS: list[tuple] = []
@@ -44,19 +44,11 @@ def log(*a) -> None:
 
 
 def bench(fn, sets: int, warmup: int = 5, reps: int = 30) -> float:
-    """Median ms of fn(i) with i rotating over ``sets`` input sets; events per launch."""
-    for i in range(warmup):
-        fn(i % sets)
-    torch.cuda.synchronize()
-    ts = []
-    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-    for i, (a, b) in enumerate(ev):
-        a.record()
-        fn(i % sets)
-        b.record()
-    torch.cuda.synchronize()
-    ts = [a.elapsed_time(b) for a, b in ev]
-    return statistics.median(ts)
+    """Median ms of fn(i) with i rotating over ``sets`` input sets (warm-up from set 0, the
+    timed runs from set 0 again); events per launch, launched back to back
+    (``tirx.testing.do_bench``; no L2 flush: the rotating sets are the cold inputs)."""
+    order = iter([i % sets for i in range(warmup)] + [i % sets for i in range(reps)])
+    return do_bench(lambda: fn(next(order)), n_warmup=warmup, n_repeat=reps, flush_l2=False, device="cuda")
 
 
 def rel(out, ref) -> float:

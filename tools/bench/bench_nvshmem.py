@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 
 for _k, _v in (
@@ -127,18 +126,11 @@ def make_allreduce(G: int, B: int):
 
 # ----------------------------------------------------------------------------- GPU run
 def _median_ms(torch, fn, warmup: int, reps: int) -> float:
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    """Median ms of ``fn()``: CUDA events around each launch, one at a time, after warm-up
+    (``tirx.testing.do_bench``; no L2 flush)."""
+    from tirx.testing import do_bench
+
+    return do_bench(fn, n_warmup=warmup, n_repeat=reps, flush_l2=False, sync_each=True, device="cuda")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import statistics
 
 BODY = """
     const long long i = bx * {block}LL + (long long)threadIdx.x;
@@ -77,18 +76,12 @@ def main() -> None:
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
 
     def timeit(fn) -> float:
-        for _ in range(3):
-            fn()
-        cp.cuda.Device().synchronize()
-        ts = []
-        for _ in range(args.reps):
-            s, e = cp.cuda.Event(), cp.cuda.Event()
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(s, e) / 1e3)
-        return statistics.median(ts)
+        """Median seconds: events around each launch on CuPy's stream, one at a time, after 3
+        warm-up launches (tirx.testing.do_bench; no L2 flush)."""
+        from tirx.testing import do_bench
+
+        ms = do_bench(fn, n_warmup=3, n_repeat=args.reps, flush_l2=False, sync_each=True, device="cuda")
+        return ms / 1e3
 
     nbytes = 2 * n * 2
     rows = []
