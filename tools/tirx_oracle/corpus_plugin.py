@@ -176,6 +176,10 @@ def _tirx_failed(name: str, kind: str, e: BaseException) -> None:
 def _install_tirx() -> None:
     corpus_alias.install("tvm", "tirx")
     corpus_alias.install("tvm_ffi", None)
+    try:  # tests importorskip it for host-side reference values only, never inside a kernel
+        import ml_dtypes  # noqa: F401
+    except ImportError:
+        corpus_alias.install("ml_dtypes", None)
     oracle_path = os.environ.get("CORPUS_ORACLE", "")
     if oracle_path and os.path.exists(oracle_path):
         with open(oracle_path) as f:
