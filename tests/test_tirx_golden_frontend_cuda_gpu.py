@@ -6,8 +6,6 @@ bit-identical (NaN equal to NaN)."""
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 import pytest
 from gpu_util import require_gpu
@@ -16,12 +14,10 @@ torch = require_gpu()
 
 from test_tirx_golden_frontend import build_case  # noqa: E402
 from test_tirx_golden_frontend_cuda import COMPILED, RECORDED, REFUSED, tirx_cuda_compiles  # noqa: E402
-from tirx_golden_cuda_util import cccl_include  # noqa: E402
-from tirx_golden_frontend_plan import plan  # noqa: E402
+from tirx_golden_frontend_plan import bits, launch_tirx_cuda, plan, random_inputs  # noqa: E402
 
 import tirx  # noqa: E402
 from tirx.runtime import driver as drv  # noqa: E402
-from tirx.runtime.nvrtc import compile_source  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -37,26 +33,7 @@ KNOWN: dict[str, str] = {
 
 
 def _inputs(f, seed: int) -> list:
-    """Fresh inputs for ``f``'s parameters: random tensors on the GPU, fixed scalars."""
-    g = np.random.default_rng(seed)
-    bufs = dict(f.buffer_map)
-    out = []
-    for p in f.params:
-        b = bufs.get(p)
-        if b is None:
-            t = p.ty
-            out.append(True if t.is_bool else 3 if t.is_int else 1.5)
-            continue
-        shape = tuple(int(d.value) for d in b.shape)
-        dt = b.dtype.name
-        if dt == "bool":
-            x = torch.from_numpy(g.integers(0, 2, shape).astype(np.bool_))
-        elif dt.startswith(("int", "uint")):
-            x = torch.from_numpy(g.integers(0, 100, shape).astype(dt))
-        else:
-            x = torch.from_numpy(g.standard_normal(shape).astype(np.float32)).to(getattr(torch, dt))
-        out.append(x.cuda())
-    return out
+    return random_inputs(f, seed, torch)
 
 
 def _interp_verdict(f, host: list) -> tuple[str, str] | None:
@@ -83,11 +60,7 @@ def _interp_verdict(f, host: list) -> tuple[str, str] | None:
 
 
 def _bits(x) -> np.ndarray:
-    """A tensor's elements as integers of its width (NaNs made one pattern)."""
-    if x.dtype.is_floating_point:
-        x = torch.where(torch.isnan(x), torch.full_like(x, float("nan")), x)
-    w = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
-    return x.contiguous().view(w).cpu().numpy()
+    return bits(x, torch)
 
 
 @pytest.mark.parametrize("case", COMPILED)
@@ -115,23 +88,7 @@ def test_tirx_cuda_and_tirx_kernel_agree(case, monkeypatch, tmp_path):
         pytest.skip(f"{case}: {verdict[1]}")  # undefined on every run: skipped on every run
     theirs = [x.clone() if torch.is_tensor(x) else x for x in ours]
     k(*ours)
-    res = compile_source(
-        e["cuda"], drv.device_arch(0), name=f"tirx_{case}.cu", options=(f"-I{cccl_include()}",)
-    )
-    _mod, fn = drv.load_function(res.cubin, p.kernel, 0)
-    vals, types = [], []
-    for item in p.order:
-        if item[0] == "buffer":
-            vals.append(theirs[item[1]].data_ptr())
-            types.append(ctypes.c_void_p)
-        else:
-            ct = getattr(ctypes, item[2])
-            vals.append(theirs[item[1]])
-            types.append(ct)
-    drv.check(
-        drv.driver().cuLaunchKernel(fn, *p.grid, *p.block, p.smem, 0, (tuple(vals), tuple(types)), 0),
-        "cuLaunchKernel",
-    )
+    launch_tirx_cuda(p, e["cuda"], theirs, f"tirx_{case}.cu")
     torch.cuda.synchronize()
     bad = []
     for i, (a, b) in enumerate(zip(ours, theirs)):

@@ -86,3 +86,62 @@ def plan(case_fn: Any, cuda: str, compiled: Any) -> Plan | str:
     if k.cluster_code is not None or k.option_codes or k.cooperative:
         return "cluster / launch-option kernel"
     return Plan(name, order, tuple(dims[:3]), tuple(dims[3:6]), dims[6])
+
+
+def random_inputs(f: Any, seed: int, torch: Any) -> list:
+    """Fresh inputs for ``f``'s parameters: random tensors on the GPU, fixed scalars."""
+    import numpy as np
+
+    g = np.random.default_rng(seed)
+    bufs = dict(f.buffer_map)
+    out: list = []
+    for p in f.params:
+        b = bufs.get(p)
+        if b is None:
+            t = p.ty
+            out.append(True if t.is_bool else 3 if t.is_int else 1.5)
+            continue
+        shape = tuple(int(d.value) for d in b.shape)
+        dt = b.dtype.name
+        if dt == "bool":
+            x = torch.from_numpy(g.integers(0, 2, shape).astype(np.bool_))
+        elif dt.startswith(("int", "uint")):
+            x = torch.from_numpy(g.integers(0, 100, shape).astype(dt))
+        else:
+            x = torch.from_numpy(g.standard_normal(shape).astype(np.float32)).to(getattr(torch, dt))
+        out.append(x.cuda())
+    return out
+
+
+def bits(x: Any, torch: Any) -> Any:
+    """A tensor's elements as integers of its width (NaNs made one pattern)."""
+    if x.dtype.is_floating_point:
+        x = torch.where(torch.isnan(x), torch.full_like(x, float("nan")), x)
+    w = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
+    return x.contiguous().view(w).cpu().numpy()
+
+
+def launch_tirx_cuda(p: Plan, cuda: str, args: list, name: str) -> None:
+    """Compile TIRx's ``cuda`` with NVRTC for this GPU and launch its kernel as ``p`` says on
+    ``args`` (torch tensors and scalars in tirx's parameter order); the caller waits for it."""
+    import ctypes
+
+    from tirx_golden_cuda_util import cccl_include
+
+    from tirx.runtime import driver as drv
+    from tirx.runtime.nvrtc import compile_source
+
+    res = compile_source(cuda, drv.device_arch(0), name=name, options=(f"-I{cccl_include()}",))
+    _mod, fn = drv.load_function(res.cubin, p.kernel, 0)
+    vals, types = [], []
+    for item in p.order:
+        if item[0] == "buffer":
+            vals.append(args[item[1]].data_ptr())
+            types.append(ctypes.c_void_p)
+        else:
+            vals.append(args[item[1]])
+            types.append(getattr(ctypes, item[2]))
+    drv.check(
+        drv.driver().cuLaunchKernel(fn, *p.grid, *p.block, p.smem, 0, (tuple(vals), tuple(types)), 0),
+        "cuLaunchKernel",
+    )

@@ -13,7 +13,6 @@ inputs are reported as such, not compared (the GPU keeps whichever store lands l
 
 from __future__ import annotations
 
-import ctypes
 import json
 import pathlib
 import sys
@@ -23,45 +22,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the golden GPU test's launch planner and CCCL lookup
 
 
-def _inputs(f, seed: int, torch) -> list:
-    import numpy as np
-
-    g = np.random.default_rng(seed)
-    bufs = dict(f.buffer_map)
-    out = []
-    for p in f.params:
-        b = bufs.get(p)
-        if b is None:
-            t = p.ty
-            out.append(True if t.is_bool else 3 if t.is_int else 1.5)
-            continue
-        shape = tuple(int(d.value) for d in b.shape)
-        dt = b.dtype.name
-        if dt == "bool":
-            x = torch.from_numpy(g.integers(0, 2, shape).astype(np.bool_))
-        elif dt.startswith(("int", "uint")):
-            x = torch.from_numpy(g.integers(0, 100, shape).astype(dt))
-        else:
-            x = torch.from_numpy(g.standard_normal(shape).astype(np.float32)).to(getattr(torch, dt))
-        out.append(x.cuda())
-    return out
-
-
-def _bits(x, torch):
-    if x.dtype.is_floating_point:
-        x = torch.where(torch.isnan(x), torch.full_like(x, float("nan")), x)
-    w = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
-    return x.contiguous().view(w).cpu().numpy()
-
-
 def run_one(rec: dict, torch) -> tuple[str, str]:
-    from tirx_golden_cuda_util import cccl_include
-    from tirx_golden_frontend_plan import plan
+    from tirx_golden_frontend_plan import bits, launch_tirx_cuda, plan, random_inputs
 
     import tirx
     from tirx.interp.errors import OutOfBoundsError, RaceError
-    from tirx.runtime import driver as drv
-    from tirx.runtime.nvrtc import compile_source
 
     f = tirx.loads(rec["text"])
     if not isinstance(f, tirx.Function):
@@ -70,7 +35,7 @@ def run_one(rec: dict, torch) -> tuple[str, str]:
     p = plan(f, rec["cuda"], k)
     if isinstance(p, str):
         return "not-run", p
-    ours = _inputs(f, 7, torch)
+    ours = random_inputs(f, 7, torch)
     host = [x.cpu().numpy() if torch.is_tensor(x) else x for x in ours]
     try:
         tirx.compile(f, target="interp")(*[x.copy() if hasattr(x, "copy") else x for x in host])
@@ -82,25 +47,10 @@ def run_one(rec: dict, torch) -> tuple[str, str]:
         pass  # the interpreter may not model every op: the GPU comparison still runs
     theirs = [x.clone() if torch.is_tensor(x) else x for x in ours]
     k(*ours)
-    res = compile_source(
-        rec["cuda"], drv.device_arch(0), name="tirx_corpus.cu", options=(f"-I{cccl_include()}",)
-    )
-    _mod, fn = drv.load_function(res.cubin, p.kernel, 0)
-    vals, types = [], []
-    for item in p.order:
-        if item[0] == "buffer":
-            vals.append(theirs[item[1]].data_ptr())
-            types.append(ctypes.c_void_p)
-        else:
-            vals.append(theirs[item[1]])
-            types.append(getattr(ctypes, item[2]))
-    drv.check(
-        drv.driver().cuLaunchKernel(fn, *p.grid, *p.block, p.smem, 0, (tuple(vals), tuple(types)), 0),
-        "cuLaunchKernel",
-    )
+    launch_tirx_cuda(p, rec["cuda"], theirs, "tirx_corpus.cu")
     torch.cuda.synchronize()
     for i, (a, b) in enumerate(zip(ours, theirs)):
-        if torch.is_tensor(a) and not (_bits(a, torch) == _bits(b, torch)).all():
+        if torch.is_tensor(a) and not (bits(a, torch) == bits(b, torch)).all():
             return "differs", f"parameter {i} ({f.params[i].name}) differs"
     return "agree", ""
 

@@ -82,7 +82,7 @@ def run_file(src: pathlib.Path, f: pathlib.Path, out_dir: pathlib.Path, side: st
         status = tail[-1] if tail else f"rc={p.returncode}"
     except subprocess.TimeoutExpired:
         status = f"timeout after {TIMEOUT} s"
-    n = sum(1 for _ in out.open()) if out.exists() else 0
+    n = sum(1 for line in out.open() if '"refused"' not in line) if out.exists() else 0
     return {"file": rel, "kernels": n, "pytest": status, "seconds": round(time.perf_counter() - t0, 1)}
 
 

@@ -28,7 +28,6 @@ import corpus_alias
 SIDE = os.environ.get("CORPUS_SIDE", "oracle")
 OUT = os.environ.get("CORPUS_OUT", "")
 FILE = os.environ.get("CORPUS_FILE", "")
-ARCHES = ("sm_90a", "sm_100a")
 
 _current = ["<module>"]
 _seen: dict[tuple[str, str], int] = {}
@@ -56,16 +55,11 @@ def _emit(rec: dict) -> None:
 
 # ------------------------------------------------------------------ oracle side
 def _oracle_compile(obj: Any) -> dict:
-    import tvm_tirx
+    """TIRx's CUDA for ``obj`` (sm_90a, else sm_100a), as the golden cases record it."""
+    from golden_frontend_cuda import compile_case
 
-    errors = []
-    for arch in ARCHES:
-        try:
-            ex = tvm_tirx.tirx.compile(obj, target={"kind": "cuda", "arch": arch})
-            return {"arch": arch, "cuda": ex.mod.imports[0].inspect_source("cuda")}
-        except Exception as e:
-            errors.append(f"{arch}: {_first_line(e)}")
-    return {"compile_error": errors}
+    r = compile_case(obj)
+    return r if "cuda" in r else {"compile_error": r["error"]}
 
 
 def _oracle_record(result: Any, source: Any) -> None:
