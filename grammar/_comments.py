@@ -29,6 +29,7 @@ from tirx.surface.comments import _IMPORT_RE, _LEX, Comment, CommentTable, attac
 __all__ = ["collect"]
 
 _ELSE = re.compile(r"[ \t]*else[ \t]*:")
+_DYN_DECL = re.compile(r"\w+\s*=\s*T\.dynamic\(")  # ``n = T.dynamic(...)``: the header the printer writes
 
 
 class _Anchor:
@@ -62,10 +63,11 @@ def collect(obj: Any, text: str, source: str) -> CommentTable:
 
 
 def _top_line(lines: list[str]) -> int:
-    """The first line (1-based) of the code after the header: not blank, a comment or ``from``."""
+    """The first line (1-based) of the code after the header: not blank, a comment, ``from``
+    or a ``n = T.dynamic(...)`` declaration."""
     for i, ln in enumerate(lines, 1):
         s = ln.strip()
-        if not s or s.startswith("#") or s.startswith("from ") or s.startswith("\\"):
+        if not s or s.startswith("#") or s.startswith("from ") or s.startswith("\\") or _DYN_DECL.match(s):
             continue
         return i
     return len(lines) + 1
@@ -122,6 +124,8 @@ def _preamble(lines: list[str]) -> list[str]:
     out: list[str] = []
     for ln in lines:
         s = ln.strip()
+        if _DYN_DECL.match(s):  # the printer writes the declarations after the header
+            continue
         if s or (out and out[-1]):
             out.append(s)
     return out

@@ -24,6 +24,7 @@ from tirx.ir.expr import (
     BufferLoad,
     Call,
     Cast,
+    Div,
     FloatImm,
     IntImm,
     Not,
@@ -35,11 +36,12 @@ from tirx.ir.expr import (
     const,
     convert,
 )  # fmt: skip
+from tirx.ir.fold import check_true_div
 from tirx.ir.node import Attrs
 from tirx.ir.operators import OPERATORS
 from tirx.ir.span import Span
 from tirx.ir.stmt import REGION_KINDS as _REGION_KINDS
-from tirx.ir.types import PrimType, TensorType, Type, VoidType, int32, parse_dtype
+from tirx.ir.types import PrimType, TensorType, Type, VoidType, int32, int64, parse_dtype
 from tirx.surface import forms as _forms
 from tirx.surface import layout_forms as _layout_forms  # noqa: F401 - registers T.Iter, T.TileLayout.from_iters, ...
 from tirx.surface import region_forms as _region_forms  # noqa: F401 - registers T.launch_thread, ...
@@ -56,7 +58,6 @@ _CONSTS = {"True": True, "False": False, "None": None}
 _BIN = {o.text: o.node for o in OPERATORS if o.text is not None and not o.unary}
 _PREC = {o.text: o.prec for o in OPERATORS if o.text is not None and not o.unary}
 _CMP = frozenset(o.text for o in OPERATORS if o.assoc == "none")  # comparisons do not chain
-_INT_KINDS = frozenset(("int", "uint"))
 
 _BINFORMS = {name: o.node for o in OPERATORS for name in o.func}  # T.min(a, b), T.truncmod(a, b), ...
 _UNFORMS = {"Not": Not, "BitwiseNot": BitNot}  # TIRx's T.Not(a), T.BitwiseNot(a): the node as written
@@ -540,6 +541,11 @@ class TextBuilder:
         name = self.check_new_name(tok)
         if isinstance(tyv, _LetAnnot) or tyv is _LET:
             raise self.err(f"parameter '{name}': T.let is for bindings, not parameters", sp)
+        if type(tyv) is Var and any(v is tyv for v in self.top_vars.values()):
+            # ``n: n`` after ``n = T.dynamic(...)`` (TIRx's spelling of a parameter that other
+            # parameters' shapes use): the parameter is that variable
+            self.emit(sp, self.b.param, name, tyv)
+            return None
         ty = self.as_type(tyv, sp, "a parameter type (T.Tensor(...), a dtype or T.Ptr(...))")
         if isinstance(ty, VoidType):
             raise self.err(f"parameter '{name}' cannot have type T.void", sp)
@@ -982,22 +988,23 @@ class TextBuilder:
             raise self.err(f"unsupported left operand of '{op.value}': {_desc(a)}", self.tsp(op))
         if not (isinstance(b, PrimExpr) or type(b) in (int, float, bool)):
             raise self.err(f"unsupported right operand of '{op.value}': {_desc(b)}", self.tsp(op))
-        # literals next to a typed scalar take its dtype (what binop's convert does, minus the detour)
+        if cls is Div:
+            try:
+                check_true_div(a, b)  # TIRx's '/' refuses two integers (tirx/ir/fold.py)
+            except TypeError as e:
+                raise self.err(str(e), self.tsp(op), e) from e
+        # a Python number combines with an expression as in TIRx (tirx/ir/fold.py, through
+        # binop); the common case, an int32-sized int beside an int32 / int64 scalar, becomes
+        # that dtype's constant here (what those rules give, minus the detour)
         ta, tb = type(a), type(b)
         if tb is int and ta is not int and isinstance(a, PrimExpr):
             t = a.ty
-            if type(t) is PrimType and t.lanes == 1 and t.kind in _INT_KINDS:
-                try:
-                    b = IntImm(b, t)
-                except (TypeError, ValueError) as e:
-                    raise self.err(str(e), self.tsp(op), e) from e
+            if (t is int32 or t is int64) and -(1 << 31) <= b < 1 << 31:
+                b = IntImm(b, t)
         elif ta is int and tb is not int and isinstance(b, PrimExpr):
             t = b.ty
-            if type(t) is PrimType and t.lanes == 1 and t.kind in _INT_KINDS:
-                try:
-                    a = IntImm(a, t)
-                except (TypeError, ValueError) as e:
-                    raise self.err(str(e), self.tsp(op), e) from e
+            if (t is int32 or t is int64) and -(1 << 31) <= a < 1 << 31:
+                a = IntImm(a, t)
         sa = a.span if type(a) is not Var and isinstance(a, PrimExpr) else None
         sb = b.span if type(b) is not Var and isinstance(b, PrimExpr) else None
         if sa is not None:

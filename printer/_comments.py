@@ -18,7 +18,7 @@ from typing import Any
 
 from tirx.ir import stmt as _s
 from tirx.ir.function import Function, Module
-from tirx.printer._printer import HEADER, Printer
+from tirx.printer._printer import HEADER, HEADER_PLAIN, Printer
 from tirx.surface import comments as _comment_table
 from tirx.surface.comments import _IMPORT_RE, FUTURE, IMPORT_COMMENT, Comment, CommentTable, lone_stmt, scan
 
@@ -152,21 +152,25 @@ class CommentPrinter(Printer):
 
     def run(self, obj: Any) -> str:
         text = super().run(obj)
-        if self.table.preamble and text.startswith(HEADER):
-            text = preamble_text(self.table.preamble) + text[len(HEADER) :]
+        if self.table.preamble:
+            for head, future in ((HEADER, True), (HEADER_PLAIN, False)):
+                if text.startswith(head):
+                    text = preamble_text(self.table.preamble, future) + text[len(head) :]
+                    break
         check_kept(self.table, text)
         return text
 
 
-def preamble_text(pre: list[str]) -> str:
-    """The kept lines before the code, completed with the lines the printer always writes
-    (the ``from __future__`` line, the import comment) where they are missing."""
+def preamble_text(pre: list[str], future: bool = True) -> str:
+    """The kept lines before the code, completed with the lines the printer writes (the
+    ``from __future__`` line where ``future``: a function has an annotation; the import
+    comment) where they are missing."""
     lines = list(pre)
     has_import = any(_IMPORT_RE.match(x) for x in lines)
-    if FUTURE not in lines:
+    if future and FUTURE not in lines:
         lines += ["", FUTURE]
     if not has_import:
-        i = lines.index(FUTURE) + 1
+        i = lines.index(FUTURE) + 1 if FUTURE in lines else len(lines)
         lines[i:i] = ["", IMPORT_COMMENT]
     out: list[str] = []
     for x in lines:  # one blank line between groups, none at the start

@@ -28,21 +28,26 @@ from tirx.ir import stmt as _s
 from tirx.ir.buffer import Buffer
 from tirx.ir.fold import _ONE_CONST
 from tirx.ir.fold import RAW_NAMES as _RAW_NAMES
+from tirx.ir.fold import bad_shift as _bad_shift
 from tirx.ir.fold import would_fold as _would_fold
 from tirx.ir.function import Function, Module
 from tirx.ir.node import Attrs
 from tirx.ir.op import Op
 from tirx.ir.operators import ATOM, BY_NODE, CMP, NOT, OPERATORS, UNARY
-from tirx.ir.types import PointerType, PrimType, TensorType, Type, VoidType, bool_, int32
+from tirx.ir.types import PointerType, PrimType, TensorType, Type, VoidType, bool_, int32, void
+from tirx.ir.visitor import collect_vars as _collect_vars
 from tirx.surface import comments as _comment_table
 from tirx.surface import forms as _forms
 from tirx.surface import layout_forms as _layout_forms
 from tirx.surface.comments import lone_stmt
 from tirx.target_spec import Target, target_text
 
-__all__ = ["HEADER", "Printer", "dumps"]
+__all__ = ["HEADER", "HEADER_PLAIN", "Printer", "dumps"]
 
 HEADER = "from __future__ import annotations\n\n# from tirx.script import tirx as T\n\n"
+#: the header of a file whose functions have no annotation (no parameter, no return type):
+#: TIRx writes the ``from __future__`` line only when some function has one
+HEADER_PLAIN = "# from tirx.script import tirx as T\n\n"
 
 _IntImm = _e.IntImm
 _FloatImm = _e.FloatImm
@@ -165,7 +170,7 @@ def type_text(t: Any) -> str:
     if s is not None:
         return s
     if isinstance(t, PrimType):
-        s = "T." + t.name
+        s = t.script()  # T.float16x2; T.PrimType("boolx2") where TIRx's T has no name
     elif isinstance(t, VoidType):
         s = "T.void"
     elif isinstance(t, PointerType):
@@ -198,6 +203,10 @@ class Printer:
         self.defined_ever: set[Any] = set()
         self.problems: list[str] = []
         self.raw: set[int] = set()  # ids of the nodes printed as T.Add(a, b) (atoms)
+        self.annotated = False  # some function has a parameter or a return type (the header)
+        self.ret_ty: Any = None  # the return type of the function being printed
+        self.header_vars: dict[_e.Var, str] = {}  # parameters declared by T.dynamic before the code
+        self.header_lines: list[str] = []
 
     # -------------------------------------------------------------- names / scopes
     def _fresh(self, hint: str) -> str:
@@ -314,8 +323,12 @@ class Printer:
         # the Python frontend folds some operators (tirx/ir/fold.py), only ever with a constant
         # operand: two constants, or one 0 or 1 that fold's table lists (x + 0, not x - 1);
         # one node twice folds only in min/max (printed by _funcbin)
-        if (ca and (cb or a.value == 0 or a.value == 1)) or (cb and (b.value == 0 or b.value == 1)):
-            if ca and cb:
+        if (
+            (ca and (cb or a.value == 0 or a.value == 1))
+            or (cb and (b.value == 0 or b.value == 1))
+            or (cb and _bad_shift(e))
+        ):
+            if (ca and cb) or _bad_shift(e):
                 special = True
             else:
                 left, right = _ONE_CONST.get(type(e), _NONE2)
@@ -344,6 +357,15 @@ class Printer:
             if pb <= prec:
                 sb = f"({sb})"
         return sa + sym + sb
+
+    def _div(self, e: Any) -> str:
+        """``a / b``; of integers ``T.Div(a, b)``, as TIRx prints it (its ``/`` refuses two
+        integers: tirx/ir/fold.py)."""
+        t = e.ty
+        if isinstance(t, PrimType) and t.kind in ("int", "uint"):
+            self.raw.add(id(e))
+            return f"T.{_RAW_NAMES[_e.Div]}({self.expr(e.a)}, {self.expr(e.b)})"
+        return self._infix(e)
 
     def _funcbin(self, e: Any) -> str:
         a, b = e.a, e.b
@@ -438,8 +460,9 @@ class Printer:
         """An attribute value in the text that loads back as the same value and type.
 
         In a dict, a bare literal stays a Python value (``5`` is an int, ``"s"`` a str), so
-        an int32 IntImm prints typed (``T.int32(5)``); Python's inf is ``1e999``. A NaN float
-        or a StringImm has no such form: ValueError rather than a different value."""
+        an int32 IntImm prints typed (``T.int32(5)``) and a StringImm ``T.StringImm("s")``;
+        Python's inf is ``1e999``. A NaN float has no such form: ValueError rather than a
+        different value."""
         if isinstance(v, str):
             return quote(v)
         if isinstance(v, bool):
@@ -454,11 +477,8 @@ class Printer:
             return repr(v)
         if type(v) is _IntImm and v.ty == int32:
             return f"T.int32({v.value})"
-        if isinstance(v, _e.StringImm):
-            raise ValueError(
-                f"tirx.dumps: the StringImm attribute value {v.value!r} cannot be printed "
-                "(it would load back as a str); store a str"
-            )
+        if isinstance(v, _e.StringImm):  # as TIRx prints it (a bare "s" loads as a str)
+            return f"T.StringImm({quote(v.value)})"
         if v is None:
             return "None"
         if isinstance(v, (Attrs, Mapping)):
@@ -475,13 +495,16 @@ class Printer:
         return "{" + ", ".join([f"{quote(str(k))}: {self.attr_value(v)}" for k, v in d.items()]) + "}"
 
     # -------------------------------------------------------------- tensors
-    def buffer_type(self, b: Buffer, with_scope: bool = True) -> str:
-        """A buffer's ``T.Tensor(...)``, written by T.Tensor's FormSpec from the buffer's fields."""
+    def buffer_type(self, b: Buffer, with_scope: bool = True, scope: str | None = None) -> str:
+        """A buffer's ``T.Tensor(...)``, written by T.Tensor's FormSpec from the buffer's fields
+        (``scope``: the one to write instead of its pointer's)."""
+        if scope is None:
+            scope = b.data.ty.scope if with_scope and isinstance(b.data.ty, PointerType) else "global"
         return _TENSOR_VALUES(
             self,
             b.shape,
             b.dtype,
-            b.data.ty.scope if with_scope and isinstance(b.data.ty, PointerType) else "global",
+            scope,
             b.strides,
             b.elem_offset,
             b.align,
@@ -533,7 +556,15 @@ class Printer:
         self.emit(depth, f"{name}: {ann} = {value}")
 
     def _store(self, s: _s.BufferStore, depth: int) -> None:
-        value = self.expr(s.value)
+        v = s.value
+        if (
+            type(v) is _e.Call
+            and getattr(v.op, "typed_by_binding", False)
+            and _store_typed(v, s.buffer.dtype)
+        ):
+            value = self._call(v, untyped=True)  # the tensor types it (TIRx's T.cuda.func_call)
+        else:
+            value = self.expr(v)
         idx = s.indices
         for i in idx:  # a loop, not any(<generator>): stores are the printer's commonest statement
             if type(i) is _RAMP:  # lanes as TIRx prints them: A[s:e] (tirx.surface.forms.slice_parts)
@@ -565,7 +596,8 @@ class Printer:
             stop = self.expr(_forms.loop_stop(s.start, s.extent))
             if s.step is not None:
                 it = f"range({start}, {stop}, {self.expr(s.step)})"
-            elif isinstance(s.start, _e.IntImm) and s.start.value == 0:
+            elif isinstance(s.start, _e.IntImm) and s.start.value == 0 and s.start.ty == int32:
+                # an int32 0 start is left out (another dtype's 0 prints, as TIRx prints it)
                 it = f"range({stop})"
             else:
                 it = f"range({start}, {stop})"
@@ -600,7 +632,14 @@ class Printer:
         self.emit(depth, "continue")
 
     def _return(self, s: _s.Return, depth: int) -> None:
-        self.emit(depth, "return" if s.value is None else f"return {self.expr(s.value)}")
+        v = s.value
+        if v is None:
+            self.emit(depth, "return")
+            return
+        text = self.expr(v)
+        if isinstance(self.ret_ty, TensorType) and type(v) is _Var and text.endswith(".data"):
+            text = text[: -len(".data")]  # ``return A`` of a tensor parameter (TIRx's spelling)
+        self.emit(depth, f"return {text}")
 
     def _assert(self, s: _s.Assert, depth: int) -> None:
         msg = ", ".join([quote(m) for m in s.message])
@@ -646,12 +685,14 @@ class Printer:
     # -------------------------------------------------------------- functions
     def function(self, f: Function, depth: int = 0) -> None:
         self.in_func = True
+        self.ret_ty = f.ret_ty
         self.push()
         bufs: dict[_e.Var, Buffer] = {}
         for v, b in f.buffer_map:
             bufs.setdefault(v, b)
         # names: params first (they are what users see), then dynamic shape vars
         pnames = []
+        header = self.header_vars
         for p in f.params:
             b = bufs.get(p)
             if b is not None:
@@ -661,6 +702,8 @@ class Printer:
                 if b.data is not p:
                     self.names[p] = name + ".data"
                     self.defined_ever.add(p)
+            elif p in header:  # ``n: n``, named by the file's ``n = T.dynamic(...)``
+                name = header[p]
             else:
                 name = self.define(p, p.name)
             pnames.append(name)
@@ -679,8 +722,12 @@ class Printer:
             b = bufs.get(p)
             if b is not None:
                 params.append(f"{name}: {self.buffer_type(b)}")
+            elif p in header:
+                params.append(f"{name}: {name}")
             else:
                 params.append(f"{name}: {type_text(p.ty)}")
+        if params or f.ret_ty is not None:
+            self.annotated = True
         header_problems = list(self.problems)
         self.problems.clear()
         self.emit(depth, "@T.function(private=True)" if f.private else "@T.function")
@@ -712,11 +759,46 @@ class Printer:
             self.emit(1, "pass")
 
     # -------------------------------------------------------------- entry
+    def declare_header_vars(self, functions: Any) -> None:
+        """A scalar parameter that other parameters' tensor types use (``def f(n: T.int32,
+        A: T.Tensor((n,)))``) is declared before the code, ``n = T.dynamic("n", dtype="int32")``,
+        and written ``n: n``, as TIRx prints it (so a later parameter may be the one a shape
+        names); the names are the file's, unique over all functions."""
+        for f in functions:
+            params = set(f.params)
+            used: dict[_e.Var, None] = {}
+            for _v, b in f.buffer_map:
+                for e in (*b.shape, *b.strides, b.elem_offset):
+                    if e is None:
+                        continue
+                    for v in _collect_vars(e):
+                        if v in params and v not in self.header_vars:
+                            used[v] = None
+            for p in f.params:  # in parameter order
+                if p in used and isinstance(p.ty, PrimType):
+                    name = self._fresh(p.name)
+                    self.scopes[0].append((p, None, name))
+                    self.names[p] = name
+                    self.live.add(name)
+                    self.defined_ever.add(p)
+                    self.header_vars[p] = name
+                    hint = p.name if is_printable_name(p.name) else name
+                    self.header_lines.append(f"{name} = T.dynamic({quote(hint)}, dtype={quote(p.ty.name)})")
+
+    def header(self) -> str:
+        """The lines before the code: the ``from __future__`` line where a function has an
+        annotation (as TIRx prints), the import comment, the ``T.dynamic`` declarations."""
+        head = HEADER if self.annotated else HEADER_PLAIN
+        if self.header_lines:
+            head += "\n".join(self.header_lines) + "\n"
+        return head
+
     def run(self, obj: Any) -> str:
         if isinstance(obj, Function):
             self.live.add(self.module_name)  # calls print as Module.f
+            self.declare_header_vars((obj,))
             self.function(obj)
-            return HEADER + "\n".join(self.lines) + "\n"
+            return self.header() + "\n".join(self.lines) + "\n"
         if isinstance(obj, Module):
             name = obj.name
             if not is_printable_name(name) or name == "T":
@@ -724,8 +806,9 @@ class Printer:
                 raise ValueError(f"tirx.dumps: the module name {name!r} cannot be printed: {why}")
             self.module_name = name
             self.live.add(self.module_name)
+            self.declare_header_vars(obj.functions)
             self.module(obj)
-            return HEADER + "\n".join(self.lines) + "\n"
+            return self.header() + "\n".join(self.lines) + "\n"
         if isinstance(obj, _s.Stmt):
             self.stmt(obj, 0)
             if not self.lines:
@@ -787,9 +870,10 @@ _KIND_TEXT = {
     "elemtype": lambda p, t: type_text(t),
     "ptrvar": lambda p, v: p.expr(v),
     "tensor_arg": lambda p, b: "[" + p.buffer_type(b) + "]",  # the Buffer an allocation binds
-    "view_arg": lambda p, b: "[" + p.buffer_type(b, False) + "]",  # a view's scope is its pointer's
+    "view_arg": lambda p, d: "[" + p.buffer_type(d.buffer, scope=d.declared_scope) + "]",  # the DeclBuffer
     "launch_values": lambda p, v: ", ".join([p.expr(a) for a in v]),  # *values, one by one
     "value": lambda p, v: p.expr(v),
+    "unroll": lambda p, v: str(v),  # T.serial's unroll=: True, False or an int
 }
 # kinds of plain Python values: a default is left out when equal, not only when identical
 _PLAIN = frozenset(("str", "int", "nat", "dims"))
@@ -930,6 +1014,7 @@ _REGION_PRINT = {f.node: _compile_form(f) for f in _forms.REGIONS}
 _STMT_PRINT = {f.node: _compile_form(f) for f in _forms.STMTS}
 for cls in _INFIX:
     _EX[cls] = Printer._infix
+_EX[_e.Div] = Printer._div
 for cls in _FUNC_BIN:
     _EX[cls] = Printer._funcbin
 _ST: dict[type, Callable[[Printer, Any, int], None]] = {
@@ -966,6 +1051,18 @@ def _check_own_pointer(b: Buffer, what: str) -> None:
             f"{type_text(t)}, which the text cannot express (it would load as "
             f"{type_text(PointerType(b.dtype, t.scope))}); declare it with a DeclBuffer over the pointer"
         )
+
+
+def _store_typed(e: _e.Call, dtype: Any) -> bool:
+    """Whether the call, stored to a tensor of ``dtype``, reloads with its type untyped: an
+    op that is void unless typed (the builder gives such a stored call the tensor's dtype)."""
+    if e.ty != dtype:
+        return False
+    r = e.op.result
+    try:
+        return (r(e.args) if callable(r) else r) == void
+    except Exception:
+        return False
 
 
 def _default_ty_matches(op: Op, e: _e.Call) -> bool:

@@ -602,3 +602,30 @@ def test_default_cuda_target_without_a_gpu_compiles_for_sm_90a():
         pytest.skip("a GPU is present: the device's arch is used")
     k = tirx.compile(_compat_ir("ew_add_f16_dyn"), target="cuda", cache=False)
     assert k.arch == "sm_90a" and len(k.cubin) > 0
+
+
+_REINTERPRET = """from __future__ import annotations
+
+@T.function
+def f(A: T.Tensor((32,), T.float32), B: T.Tensor((32,), T.uint32)):
+    with T.device_entry(1, 1, 1, 32, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):
+        tx: T.let[T.int32] = T.cuda.thread_idx("x")
+        acc = T.alloc_tensor(ty_args=[T.Tensor((1,), T.float32, scope="local")])
+        acc[0] = A[tx]
+        v = T.decl_tensor(acc.data, ty_args=[T.Tensor((1,), T.uint32, scope="local")])
+        pair = T.alloc_tensor(ty_args=[T.Tensor((2,), T.float16, scope="local")])
+        pair[0] = T.float16(1.0)
+        pair[1] = T.float16(2.0)
+        w = T.decl_tensor(pair.data, ty_args=[T.Tensor((1,), T.uint32, scope="local")])
+        B[tx] = v[0] + w[0]
+"""
+
+
+def test_a_tensor_over_storage_of_another_dtype_reinterprets_it():
+    """TIRx's ``T.decl_tensor(A.data, ...)`` / ``A.view("uint32")``: the bits, through a pointer
+    cast; a one-element local so viewed is an array (never a C scalar, whose value a view would
+    convert), aligned for the wider element."""
+    src = generate(tirx.loads(_REINTERPRET)).text
+    assert "((unsigned int*)acc)[0]" in src and "float acc[1];" in src
+    assert "__align__(4) half pair[2];" in src and "((unsigned int*)pair)[0]" in src
+    tirx.compile(tirx.loads(_REINTERPRET), target=ARCH)

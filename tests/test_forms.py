@@ -152,7 +152,8 @@ def call(draw):
 
 @st.composite
 def loop(draw, kind: str):
-    """start, stop, step, thread, annotations (a range takes the first three)."""
+    """start, stop, step, thread, [unroll (serial),] annotations, dtype (a range takes the first
+    three)."""
     dt = draw(st.sampled_from(["int32", "int64"]))
     if draw(st.booleans()):
         vals = [draw(expr(dt)), None]
@@ -162,7 +163,10 @@ def loop(draw, kind: str):
     if kind == "range":
         return vals
     vals.append('"threadIdx.x"' if kind == "thread_binding" else None)
+    if kind == "serial":
+        vals.append(draw(st.sampled_from([None, "True", "False", "2"])))
     vals.append(draw(st.sampled_from([None, '{"pragma": 1}', '{"a": "b", "n": 2}'])))
+    vals.append(None)  # dtype: the bounds' dtype prints, not the keyword
     return vals
 
 
@@ -258,8 +262,9 @@ FIXED = {
     "Shuffle": ["[T.Broadcast(x, 4)]", "[1, 0]"],
     "Let": ["t := n * 2", "n"],
     "Call": ["Module.g", "[n]", "T.int32"],
-    **{k: ["0", "n", "1", None, '{"a": 1}'] for k in ("serial", "unroll", "vectorized", "parallel")},
-    "thread_binding": ["0", "n", "1", '"threadIdx.x"', '{"a": 1}'],
+    "serial": ["0", "n", "1", None, "2", '{"a": 1}', None],
+    **{k: ["0", "n", "1", None, '{"a": 1}', None] for k in ("unroll", "vectorized", "parallel")},
+    "thread_binding": ["0", "n", "1", '"threadIdx.x"', '{"a": 1}', None],
     "range": ["0", "n", "1"],
     "Tensor": ["(4, 2)", '"float16"', '"shared"', "(2, 1)", "0", "16", None, None],
     "Ptr": ["T.float32", '"shared"'],
@@ -302,6 +307,7 @@ BAD = {
     "value": "[1]",
     "grid_extents": "1.5",  # (T.grid, a derived-style form: tests/test_forms_derived.py)
     "unset": "1",  # (the TVM keywords of derived forms)
+    "unroll": "0",  # (T.serial's unroll=: True, False or a positive int)
     "types": "3",  # (T.Func / T.Tuple, the host-type input forms: tests/test_script_ir_names_parity.py)
     "config": "3",  # (T.target's config, an input form: the same file)
 }

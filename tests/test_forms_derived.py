@@ -159,7 +159,7 @@ def test_a_derived_call_is_its_base_call(spec):
         "alloc_local": 'y = T.alloc_tensor(ty_args=[T.Tensor((4,), "float16", scope="local", align=16)], annotations={"a": 1})',
         "tmem": 'y = T.alloc_tensor(ty_args=[T.Tensor((4,), "float16", scope="tmem", align=16)], annotations={"a": 1})',
         "alloc_buffer": 'y = T.alloc_tensor(ty_args=[T.Tensor((4,), "float16", scope="shared", elem_offset=0, align=16)], annotations={"a": 1})',
-        "decl_buffer": 'y = T.decl_tensor(q, ty_args=[T.Tensor((4,), "float32", elem_offset=0, align=16)])',
+        "decl_buffer": 'y = T.decl_tensor(q, ty_args=[T.Tensor((4,), "float32", scope="shared", elem_offset=0, align=16)])',
         "cast": 'y = T.Cast("float32", n)',
         "grid": "for i in T.serial(1, 1 + n):\n            pass",
     }[spec.name]  # fmt: skip

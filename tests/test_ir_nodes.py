@@ -81,7 +81,7 @@ def buf(name="A", dtype="float32", shape=(16,), scope="global"):
 def test_operators_build_ir():
     a, b = Var("a"), Var("b")
     cases = [
-        (a + b, Add), (a - b, Sub), (a * b, Mul), (a / b, Div), (a // b, FloorDiv), (a % b, FloorMod),
+        (a + b, Add), (a - b, Sub), (a * b, Mul), (Div(a, b), Div), (a // b, FloorDiv), (a % b, FloorMod),
         (a & b, BitAnd), (a | b, BitOr), (a ^ b, BitXor), (a << b, Shl), (a >> b, Shr),
         (a < b, LT), (a <= b, LE), (a > b, GT), (a >= b, GE), (a.eq(b), EQ), (a.ne(b), NE),
     ]  # fmt: skip
@@ -91,9 +91,15 @@ def test_operators_build_ir():
     n = -a
     assert type(n) is Sub and n.a.value == 0 and n.b is a
     assert type(~a) is BitNot and (~a).a is a
+    with pytest.raises(TypeError, match=r"T\.truncdiv"):  # TIRx's '/' refuses two integers
+        a / b  # the expression is the check
+    f = Var("f", "float32")
+    assert type(f / f) is Div
 
 
-def test_python_literals_take_the_other_operands_dtype():
+def test_python_literals_combine_as_in_tirx():
+    """A literal has its own dtype, then both operands take one (tirx/ir/fold.py; every
+    case against TIRx: tests/test_tirx_literals.py)."""
     a64 = Var("a", "int64")
     e = a64 + 1
     assert type(e.b) is IntImm and e.b.ty == i64 and e.b.value == 1
@@ -102,13 +108,13 @@ def test_python_literals_take_the_other_operands_dtype():
     x = Var("x", "float16")
     e = x * 2
     assert type(e.b) is FloatImm and e.b.ty == f16 and e.b.value == 2.0
-    e = 1.5 - x
-    assert e.a.ty == f16 and e.a.value == 1.5
+    e = 1.5 - x  # a float literal is float32: the float16 operand widens
+    assert e.a.ty == f32 and e.a.value == 1.5 and type(e.b) is Cast and e.ty == f32
     assert (Var("i") + 1).b.ty == i32
-    # an integral float literal with an int expression is fine; a fractional one is not
-    assert (Var("i") + 2.0).b.value == 2
-    with pytest.raises(TypeError, match=r"float 1\.5"):
-        Var("i") + 1.5
+    e = Var("i") + 1.5  # an int expression beside a float: float32
+    assert type(e.a) is Cast and e.a.ty == f32 and e.b.value == 1.5
+    e = Var("c", "int8") + 1  # a narrower integer widens to the literal's int32
+    assert type(e.a) is Cast and e.ty == i32
 
 
 def test_vector_operands_broadcast_scalars():
@@ -421,3 +427,11 @@ def test_visitor_defines_buffer_data_only_where_allocated():
     d.visit(f)
     assert sorted(d.defs) == ["A", "S"]
     assert d.uses.count("S") == 1 and d.uses.count("A") == 1
+
+
+def test_loc_is_tirx_name_of_span():
+    """``node.loc`` (TIRx's attribute) is the node's span."""
+    x = Var("x", prim("int32"))
+    assert x.loc is None
+    sp = Span("k.py", 3, 4)
+    assert x.with_span(sp).loc is sp

@@ -63,11 +63,19 @@ def test_qualifiers_and_ptx(ka, cluster, qual, ptx, monkeypatch, tmp_path):
     assert ptx in k.ptx
 
 
-def test_conflicting_attributes_are_located_errors():
+def test_required_block_size_with_launch_bounds(monkeypatch, tmp_path):
+    """TIRx writes ``__block_size__(...) __launch_bounds__(128, 2)``, which ptxas refuses (.maxntid
+    with .reqntid): tirx keeps the launch bounds as a comment (the required block bounds the block)."""
     f = _k("min_blocks_per_sm=2, required_block_size=True")
-    with pytest.raises(DiagnosticError, match="required_block_size cannot be combined") as e:
-        tirx.codegen.generate(f)
-    assert "ka" in str(e.value) or ":" in str(e.value)
+    text = tirx.codegen.generate(f).text
+    assert "__block_size__((128, 1, 1), (1, 1, 1)) /* TIRx: __launch_bounds__(128, 2) */ k(" in text
+    pytest.importorskip("cuda.bindings.nvrtc")
+    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path))
+    k = tirx.compile(f, target="cuda -arch=sm_90a", cache=False)
+    assert ".reqntid 128, 1, 1" in k.ptx and ".maxntid" not in k.ptx
+
+
+def test_conflicting_attributes_are_located_errors():
     with pytest.raises(DiagnosticError, match="max_registers_per_thread conflicts"):
         _k("max_registers_per_thread=64, min_blocks_per_sm=2")
     with pytest.raises(DiagnosticError, match="min_blocks_per_sm must be a positive int"):

@@ -216,6 +216,8 @@ def test_each_binary_operator_round_trips(o):
     f = _func(o.node(a, b))
     text = tirx.dumps(f)
     spelled = f" {o.text} " if o.text is not None else f"T.{o.func[0]}("
+    if o.node is E.Div:  # of integers TIRx prints T.Div(a, b): its '/' refuses two integers
+        spelled = "T.Div("
     assert spelled in text
     assert tirx.structural_equal(tirx.loads(text), f)
     for name in o.func:  # every T.<func>(a, b) spelling reads back as this node

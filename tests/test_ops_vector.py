@@ -29,8 +29,7 @@ TIRX_PRINTED = {
     "x: T.let[T.float32x2] = T.vector_low(T.Broadcast(T.float32(1.0), 4))": None,
     "x: T.let[T.float32x2] = T.vector_high(T.Broadcast(T.float32(1.0), 4))": None,
     "x: T.let[T.float32x4] = T.vector_combine(T.Broadcast(T.float32(1.0), 2), T.Broadcast(T.float32(2.0), 2))": None,
-    # TIRx spells the type T.PrimType("boolx4") (the type-names work of issue #14 loads that)
-    "x: T.let[T.boolx4] = T.get_active_lane_mask(0, 3, ty=T.boolx4)": None,
+    'x: T.let[T.PrimType("boolx4")] = T.get_active_lane_mask(0, 3, ty=T.PrimType("boolx4"))': None,
 }
 
 

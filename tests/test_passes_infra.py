@@ -48,7 +48,7 @@ def kernel(name="main"):
         B = ib.param("B", TensorType((16,), I32))
         x = ib.param("x", I32)
         with ib.for_("i", 0, 4) as i:
-            ib.store(B, (i,), (x + 1) * (x + 1) + i * 1)
+            ib.store(B, (i,), (x + 1) * (x + 1) + Mul(i, const(1)))  # i * 1 would fold as it builds
         with ib.for_("j", 0, 4) as j:
             ib.store(B, (j + 4,), x)
     return ib.get()

@@ -89,6 +89,7 @@ if not COMPAT.is_dir():  # pragma: no cover - layout of another checkout
 
 x, y, z = Var("x"), Var("y"), Var("z")
 bx, by = Var("p", bool_), Var("q", bool_)
+fx, fy, fz = Var("u", float32), Var("v", float32), Var("w", float32)
 HDR = "from __future__ import annotations\n\n# from tirx.script import tirx as T\n\n"
 
 
@@ -136,7 +137,8 @@ def body_text(s, A=None):
         (Add(x, y), "x + y"),
         (Sub(x, y), "x - y"),
         (Mul(x, y), "x * y"),
-        (Div(x, y), "x / y"),
+        (Div(x, y), "T.Div(x, y)"),  # of integers as TIRx prints it (its '/' refuses two integers)
+        (Div(fx, fy), "u / v"),
         (FloorDiv(x, y), "x // y"),
         (FloorMod(x, y), "x % y"),
         (Mod(x, y), "T.truncmod(x, y)"),
@@ -206,7 +208,8 @@ def test_call_with_overridden_result_type_prints_ty():
         (Mul(Add(x, y), z), "(x + y) * z"),
         (Add(x, Mul(y, z)), "x + y * z"),
         (Add(x, Add(y, z)), "x + (y + z)"),
-        (Div(x, Mul(y, z)), "x / (y * z)"),
+        (Div(x, Mul(y, z)), "T.Div(x, y * z)"),
+        (Div(fx, Mul(fy, fz)), "u / (v * w)"),
         (FloorDiv(Add(x, y), const(2)), "(x + y) // 2"),
         (BitAnd(Shr(x, const(23)), const(255)), "x >> 23 & 255"),
         (Shr(x, BitAnd(y, z)), "x >> (y & z)"),
@@ -339,7 +342,7 @@ def test_statement_texts():
         (For(i, y, Add(x, z), ForKind.SERIAL, Break()), "for i in range(y, y + (x + z)):\n    break"),
         (
             For(Var("i", int64), const(0, "int64"), const(10, "int64"), ForKind.SERIAL, Break()),
-            "for i in range(T.int64(10)):\n    break",
+            "for i in range(T.int64(0), T.int64(10)):\n    break",  # TIRx writes a non-int32 0 start
         ),
         (While(LT(x, y), Break()), "while x < y:\n    break"),
         (While(const(True), Continue()), "while T.bool(True):\n    continue"),
@@ -836,5 +839,6 @@ def test_int_literal_next_to_a_typed_arm_of_a_computed_result_op_prints_typed():
     )
     f = tirx.loads(text)
     out = tirx.dumps(f)
-    assert "T.if_then_else(i > 0, T.int32(7), T.float32(0.5))" in out
+    # each literal arm has its own dtype, as in TIRx (tirx/ir/fold.py): 7 is an int32
+    assert "T.if_then_else(i > 0, 7, T.float32(0.5))" in out
     assert tirx.structural_equal(tirx.loads(out), f)

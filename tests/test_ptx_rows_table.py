@@ -51,9 +51,9 @@ UNSUPPORTED_FORMS = {
 }  # fmt: skip
 
 #: families whose rows are kept in tirx/ops/ptx_rows.py and hopper.py: their TIRx forms
-#: that are not rows yet (cp.async.ca/cg, the mbarrier wait forms with a report, the
-#: wgmma.mma_async forms, ...) are not checked here
-_OTHER = re.compile(r"^(cp|fence|mapa|mbarrier|prefetch|wgmma|cvta|elect_sync|setmaxnreg|shfl_sync)$")
+#: that are not rows yet (the mbarrier wait forms with a report, the wgmma.mma_async
+#: forms, ...) are not checked here (cp's are: every sm_90 form of cp is a row)
+_OTHER = re.compile(r"^(fence|mapa|mbarrier|prefetch|wgmma|cvta|elect_sync|setmaxnreg|shfl_sync)$")
 
 
 def _why_unsupported(family: str, form: dict) -> str | None:

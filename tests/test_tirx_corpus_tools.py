@@ -78,7 +78,19 @@ def test_corpus_results_name_kernels_and_outcomes_only():
     rows = json.loads((ROOT / "docs" / "data" / "tirx_corpus.json").read_text())["kernels"]
     assert rows and len({r["id"] for r in rows}) == len(rows)
     for r in rows:
-        assert set(r) == {"id", "file", "s1", "s1_why", "s2", "s2_why", "s3", "s3_why", "arch", "s4", "s4_why"}
+        assert set(r) == {
+            "id",
+            "file",
+            "s1",
+            "s1_why",
+            "s2",
+            "s2_why",
+            "s3",
+            "s3_why",
+            "arch",
+            "s4",
+            "s4_why",
+        }
         assert r["s1"] in {
             "pass",
             "load-failed",

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import tirx
 from tirx.errors import DiagnosticError
-from tirx.ir import EQ, NE, And, Or, Var
+from tirx.ir import EQ, NE, And, Cast, Or, Var
 from tirx.ir.expr import FloatImm, IntImm, Ramp
-from tirx.ir.types import prim
+from tirx.ir.types import float32, prim
 from tirx.testing import frontend_programs as fp
 
 boolx4 = prim("bool", 4)
@@ -164,8 +164,9 @@ def test_comparison_with_a_python_number_builds_a_node_without_truth_value():
     assert (x == 0).a is x and type((x == 0).b) is IntImm
     with pytest.raises(TypeError, match="no Python truth value"):
         x in [1, 2]  # noqa: B015  # the statement is the check
-    with pytest.raises(TypeError, match="cannot combine the float"):
-        x == 0.5  # noqa: B015
+    # a float beside an int32 expression: the comparison in float32, as TIRx builds it
+    half = x == 0.5
+    assert type(half) is EQ and type(half.a) is Cast and half.a.ty == float32 and half.b.ty == float32
 
 
 def test_constants_have_the_truth_tirx_folds_them_to():

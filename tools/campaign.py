@@ -16,7 +16,7 @@ import argparse
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tirx.tools import fuzzing
@@ -83,7 +83,11 @@ def _signature(mode: str, error: str) -> str:
     return f"{mode}: {first}"
 
 
-_RUNS = {"roundtrip": fuzzing.run_roundtrip, "semantic": fuzzing.run_semantic, "cuda": fuzzing.run_cuda}
+_RUNS: dict[str, Callable[..., Any]] = {
+    "roundtrip": fuzzing.run_roundtrip,
+    "semantic": fuzzing.run_semantic,
+    "cuda": fuzzing.run_cuda,
+}
 
 
 def run_campaigns(

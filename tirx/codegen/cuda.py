@@ -94,7 +94,7 @@ from ..ir.arith import int_range, wrap
 from ..ir.bounds import Bounds, local_ranges
 from ..ir.op import PTX, CExpr, Helper
 from ..ir.operators import BY_NODE, C_PREC_PRIMARY, C_PREC_UNARY, OPERATORS
-from ..ir.stmt import UNROLL_FACTOR
+from ..ir.stmt import DISABLE_UNROLL, PRAGMA_UNROLL, UNROLL_FACTOR
 from ..ir.types import DTYPE_NAMES, prim
 from ..ir.visitor import Visitor
 from .asm import asm_bind, asm_call
@@ -297,6 +297,9 @@ class _Usage(Visitor):
         # int32 min / max operands and select arms, and let-bound values: for guarded_subs
         self.minmax_roots: list = []
         self.bound: dict = {}
+        # data var -> widest element (bytes) of a tensor declared over it with another dtype:
+        # the storage is reinterpreted (TIRx's ``T.decl_tensor(A.data, ...)``, ``A.view("uint32")``)
+        self.views: dict = {}
 
     def visit_Var(self, v: Var) -> None:
         self.used_vars.add(v)
@@ -397,6 +400,12 @@ class _Usage(Visitor):
 
     def visit_buffer(self, b: Buffer) -> None:
         self.generic_visit(b)
+
+    def visit_DeclBuffer(self, s: Any) -> None:
+        b = s.buffer
+        if cast(PointerType, b.data.ty).element != b.dtype:
+            self.views[b.data] = max(self.views.get(b.data, 0), b.dtype.bytes)
+        self.generic_visit(s)
 
 
 def _is_address_of_load(e: Any) -> bool:
@@ -552,6 +561,7 @@ class CodeGenCUDA:
         self.layout_arith: set = set()  # the same, made by tirx.passes.layout for tensors with a layout
         self.buf_ptr: dict[Buffer, str] = {}
         self.scalar_bufs: set = set()
+        self.view_bytes: dict = {}  # data var -> widest element of a view of another dtype over it
         self.tmem_vars: set = set()  # data vars of T.tmem declarations (no C object)
         self.dyn_smem_offset = 0
         self.in_kernel = False
@@ -1312,12 +1322,26 @@ class CodeGenCUDA:
         step = s.step
         self.bounds.define(v, self.bounds.loop_range(v, start, ext, step))
         n = self.define(v)
-        factor = s.annotations.get(UNROLL_FACTOR) if s.annotations else None
+        ann = s.annotations
+        key: str = UNROLL_FACTOR
+        factor: Any = ann.get(UNROLL_FACTOR) if ann else None
+        full = False
+        if factor is None and ann:  # TIRx's T.serial(..., unroll=True | N | False)
+            key, factor = PRAGMA_UNROLL, ann.get(PRAGMA_UNROLL)
+            if isinstance(factor, IntImm) and factor.ty.is_bool:
+                factor = bool(factor.value)
+            if factor is True:
+                factor, full = None, True
+            elif factor is None or factor is False:
+                disabled = ann.get(DISABLE_UNROLL)
+                factor = 1 if disabled is True or (isinstance(disabled, IntImm) and disabled.value) else None
         if isinstance(factor, IntImm):
             factor = factor.value
-        if factor is not None:
+        if full:
+            self.line("#pragma unroll", s)
+        elif factor is not None:
             if not isinstance(factor, int) or isinstance(factor, bool) or factor < 1:
-                raise _error(f"loop annotation {UNROLL_FACTOR!r} must be a positive int, got {factor!r}", s)
+                raise _error(f"loop annotation {key!r} must be a positive int, got {factor!r}", s)
             self.line(f"#pragma unroll {factor}", s)
         elif s.kind is ForKind.UNROLLED:
             self.line("#pragma unroll", s)
@@ -1453,14 +1477,20 @@ class CodeGenCUDA:
         if scope in ("shared", "shared.static"):
             self.line(f"__shared__ __align__(16) {ct} {n}[{size}];", s)
         elif scope in ("local", "register", "local.var"):
-            if size == 1 and len(buf.shape) <= 1 and el == buf.dtype:
+            view = self.view_bytes.get(buf.data, 0)  # the widest element a view reinterprets it as
+            if size == 1 and len(buf.shape) <= 1 and el == buf.dtype and not view:
                 # a mutable scalar cell: a plain C variable
                 self.scalar_bufs.add(buf.data)
                 self.line(f"{ct} {n};", s)
             else:
-                # 16-byte aligned when whole vectors fit: vector accesses (uint4 etc.) need it
+                # 16-byte aligned when whole vectors fit: vector accesses (uint4 etc.) need it;
+                # aligned for the widest element a view of another dtype reads it as
                 nb = size * (el.bytes if isinstance(el, PrimType) else buf.dtype.bytes)
-                align = "__align__(16) " if nb % 16 == 0 else ""
+                a = 16 if nb % 16 == 0 else 1
+                if isinstance(el, PrimType) and view > el.bytes:
+                    while a < min(view, 16):
+                        a *= 2
+                align = f"__align__({a}) " if a > 1 else ""
                 self.line(f"{align}{ct} {n}[{size}];", s)
         else:
             raise _error(
@@ -1491,6 +1521,7 @@ class CodeGenCUDA:
         self._set_launch(None)
         self.buf_ptr = {}
         self.scalar_bufs = set()
+        self.view_bytes = {}
         self.dyn_smem_offset = 0
         self._last_loc = None
         self._guard_subs = set()
@@ -1498,6 +1529,7 @@ class CodeGenCUDA:
     def gen_kernel(self, f: Function, host: list, entry: DeviceEntry) -> KernelInfo:
         self._reset_func()
         self._guard_subs = self._guards.get(f.name, set())
+        self.view_bytes = self._views.get(f.name, {})
         self.func = f
         self.in_kernel = True
         use = _Usage()
@@ -1613,10 +1645,9 @@ class CodeGenCUDA:
             num("max_registers_per_thread"),
         )
         if num("required_block_size"):
-            if minb or maxc or nreg:
+            if nreg:
                 raise self.error(
-                    "kernel attributes: required_block_size cannot be combined with min_blocks_per_sm, "
-                    "max_blocks_per_cluster or max_registers_per_thread (ptxas: .reqntid conflicts with .maxntid)",
+                    "kernel attributes: required_block_size cannot be combined with max_registers_per_thread",
                     entry,
                 )
             want = [num(f"required_block_{ax}") for ax in "xyz"]
@@ -1625,7 +1656,19 @@ class CodeGenCUDA:
                     f"kernel attributes: required block {want} differs from the launch's {block}", entry
                 )
             cl = [num(f"required_cluster_{ax}") or 1 for ax in "xyz"]
-            return f"__block_size__(({block[0]}, {block[1]}, {block[2]}), ({cl[0]}, {cl[1]}, {cl[2]})) "
+            required = f"__block_size__(({block[0]}, {block[1]}, {block[2]}), ({cl[0]}, {cl[1]}, {cl[2]})) "
+            if minb or maxc:
+                # TIRx writes __launch_bounds__ after it (KernelAttributes(required_block_size=True,
+                # min_blocks_per_sm=...)), which ptxas refuses (.maxntid with .reqntid,
+                # .maxclusterrank with .reqnctapercluster); the required block and cluster
+                # already bound both, and the minimum-blocks hint changes no result: kept as a comment
+                lb = (
+                    f"{threads}, {minb or 1}, {maxc}"
+                    if maxc
+                    else f"{threads}{', ' + str(minb) if minb else ''}"
+                )
+                required += f"/* TIRx: __launch_bounds__({lb}) */ "
+            return required
         if nreg:
             if minb or maxc:
                 raise self.error(
@@ -1644,6 +1687,7 @@ class CodeGenCUDA:
     def gen_device_func(self, f: Function, proto: bool) -> str:
         self._reset_func()
         self._guard_subs = self._guards.get(f.name, set())
+        self.view_bytes = self._views.get(f.name, {})
         self.func = f
         self.in_kernel = False
         bufs = dict(f.buffer_map)
@@ -1692,11 +1736,13 @@ class CodeGenCUDA:
         helpers: list[Function] = []
         called: set = set()
         self._guards = {}
+        self._views: dict = {}
         for f in mod.functions:
             u = _Usage()
             u.visit(f.body)
             called |= u.calls
             self._guards[f.name] = u.guarded_subs()
+            self._views[f.name] = u.views
         for f in mod.functions:
             host, entry = _split_host(f)
             if entry is not None:

@@ -1,6 +1,6 @@
 """The IR: immutable nodes, types, the op table, spans, structural equality and hash."""
 
-from . import op
+from . import fold, op  # noqa: F401  # fold registers TIRx's literal rules with binop (expr)
 from .buffer import Buffer
 from .expr import (
     EQ,

@@ -41,6 +41,7 @@ from typing import Any
 
 from .arith import int_range, trunc_div
 from .expr import EQ, GE, GT, LE, LT, Add, And, BufferLoad, GlobalVar, IntImm, Mul, Shl, Sub, Var
+from .fold import select_arms
 from .stmt import ForKind
 from .types import PrimType
 from .visitor import Visitor
@@ -499,8 +500,9 @@ class Bounds:
             if r is not None:
                 return r
         tr = e.op.traits
-        if tr.select:
-            return _hull(self(e.args[1]), self(e.args[2]))
+        if tr.select:  # the arms as the result dtype (a literal arm keeps its own: fold.select_arms)
+            a, b = select_arms(e)
+            return _hull(self(a), self(b))
         if tr.nonneg:
             return 0, int_range(e.ty)[1]
         return None

@@ -1,8 +1,9 @@
 """Expression nodes and the Python operators that build them.
 
-Every expression has a ``ty`` (a PrimType or a PointerType). Python literals mixed with
-an expression take the expression's dtype; two expressions of different dtypes are a
-``TypeError`` naming both.
+Every expression has a ``ty`` (a PrimType or a PointerType). A Python number beside an
+expression combines with it as TIRx combines them (``tirx.ir.fold``: its own dtype, then
+both operands matched to one; the Python operators then fold as TIRx does); two expressions of
+different dtypes are a ``TypeError`` naming both.
 """
 
 from __future__ import annotations
@@ -93,75 +94,77 @@ class PrimExpr(Node):
     if TYPE_CHECKING:  # every expression class has this field (its dtype)
         ty: Type
 
-    # -- arithmetic -----------------------------------------------------------------
+    # -- arithmetic (with a Python number: TIRx's rules and folding, _pyop) ---------------
     def __add__(self, o):
-        return binop(Add, self, o)
+        return _pyop(Add, self, o)
 
     def __radd__(self, o):
-        return binop(Add, o, self)
+        return _pyop(Add, o, self)
 
     def __sub__(self, o):
-        return binop(Sub, self, o)
+        return _pyop(Sub, self, o)
 
     def __rsub__(self, o):
-        return binop(Sub, o, self)
+        return _pyop(Sub, o, self)
 
     def __mul__(self, o):
-        return binop(Mul, self, o)
+        return _pyop(Mul, self, o)
 
     def __rmul__(self, o):
-        return binop(Mul, o, self)
+        return _pyop(Mul, o, self)
 
     def __truediv__(self, o):
-        return binop(Div, self, o)
+        _literal_rules().check_true_div(self, o)
+        return _pyop(Div, self, o)
 
     def __rtruediv__(self, o):
-        return binop(Div, o, self)
+        _literal_rules().check_true_div(o, self)
+        return _pyop(Div, o, self)
 
     def __floordiv__(self, o):
-        return binop(FloorDiv, self, o)
+        return _pyop(FloorDiv, self, o)
 
     def __rfloordiv__(self, o):
-        return binop(FloorDiv, o, self)
+        return _pyop(FloorDiv, o, self)
 
     def __mod__(self, o):
-        return binop(FloorMod, self, o)
+        return _pyop(FloorMod, self, o)
 
     def __rmod__(self, o):
-        return binop(FloorMod, o, self)
+        return _pyop(FloorMod, o, self)
 
     def __neg__(self):
         return binop(Sub, const(0, self.ty), self)
 
     def __and__(self, o):
-        return binop(BitAnd, self, o)
+        return _pyop(BitAnd, self, o)
 
     def __rand__(self, o):
-        return binop(BitAnd, o, self)
+        return _pyop(BitAnd, o, self)
 
     def __or__(self, o):
-        return binop(BitOr, self, o)
+        return _pyop(BitOr, self, o)
 
     def __ror__(self, o):
-        return binop(BitOr, o, self)
+        return _pyop(BitOr, o, self)
 
     def __xor__(self, o):
-        return binop(BitXor, self, o)
+        return _pyop(BitXor, self, o)
 
     def __rxor__(self, o):
-        return binop(BitXor, o, self)
+        return _pyop(BitXor, o, self)
 
     def __lshift__(self, o):
-        return binop(Shl, self, o)
+        return _pyop(Shl, self, o)
 
     def __rlshift__(self, o):
-        return binop(Shl, o, self)
+        return _pyop(Shl, o, self)
 
     def __rshift__(self, o):
-        return binop(Shr, self, o)
+        return _pyop(Shr, self, o)
 
     def __rrshift__(self, o):
-        return binop(Shr, o, self)
+        return _pyop(Shr, o, self)
 
     def __invert__(self):
         return BitNot(self, self.ty)
@@ -174,16 +177,16 @@ class PrimExpr(Node):
         return _equality(NE, self, o)
 
     def __lt__(self, o):
-        return binop(LT, self, o)
+        return _pyop(LT, self, o)
 
     def __le__(self, o):
-        return binop(LE, self, o)
+        return _pyop(LE, self, o)
 
     def __gt__(self, o):
-        return binop(GT, self, o)
+        return _pyop(GT, self, o)
 
     def __ge__(self, o):
-        return binop(GE, self, o)
+        return _pyop(GE, self, o)
 
     def eq(self, o):
         return binop(EQ, self, o)
@@ -749,8 +752,25 @@ def convert(x: Any, like: Typed | None = None) -> PrimExpr:
     raise TypeError(f"cannot convert {type(x).__name__} to a tirx expression")
 
 
+#: tirx.ir.fold (it imports this module), for its literal rules: it registers itself here when
+#: tirx.ir imports it, as op.py and buffer.py register their classes in _LAZY
+_RULES: Any = None
+
+
+def _literal_rules() -> Any:
+    r = _RULES
+    if r is None:
+        raise RuntimeError("tirx.ir.fold is not imported yet (import tirx.ir)")
+    return r
+
+
 def binop(cls, a: Any, b: Any, span: Any = None) -> PrimExpr:
-    """Build ``cls(a, b)`` with literal coercion; mixed explicit dtypes raise TypeError."""
+    """Build ``cls(a, b)``: a Python number beside an expression combines with it as in TIRx
+    (``tirx.ir.fold``: its own dtype, then both operands matched to one); two expressions
+    of different dtypes raise TypeError (a scalar beside a vector of its dtype broadcasts)."""
+    ta, tb = type(a), type(b)
+    if ta is int or ta is float or ta is bool or tb is int or tb is float or tb is bool:
+        return _literal_rules().combine(cls, a, b, span)
     if not isinstance(a, PrimExpr):
         if not isinstance(b, PrimExpr):
             b = convert(b)
@@ -770,6 +790,16 @@ def binop(cls, a: Any, b: Any, span: Any = None) -> PrimExpr:
     if cls in (Shl, Shr, BitAnd, BitOr, BitXor) and isinstance(a.ty, PrimType) and a.ty.is_float:
         raise TypeError(f"{cls.__name__}: bitwise operation on float dtype {a.ty}")
     return cls(a, b, span=span)
+
+
+def _pyop(cls: Any, a: Any, b: Any) -> PrimExpr:
+    """A Python operator on an expression: ``binop``; with a Python number folded as TIRx
+    folds it (``tirx.ir.fold``), as the frontend folds every operator it builds."""
+    ta, tb = type(a), type(b)
+    if ta is int or ta is float or ta is bool or tb is int or tb is float or tb is bool:
+        R = _literal_rules()
+        return R.fold(R.combine(cls, a, b))
+    return binop(cls, a, b)
 
 
 def _equality(cls: Any, a: PrimExpr, o: object) -> Any:
@@ -792,7 +822,7 @@ def _equality(cls: Any, a: PrimExpr, o: object) -> Any:
         object.__setattr__(r, "_same", (a is o) is (cls is EQ))
         return r
     if isinstance(o, Number) and not isinstance(o, complex):
-        return binop(cls, a, o)
+        return binop(cls, a, o)  # not folded: its Python truth is _equality_bool's
     return NotImplemented
 
 

@@ -24,12 +24,42 @@ operands were folded when they were built). Rules, learned by experiment with TI
   that value, so the text prints what TIRx prints; otherwise the computed constant, or no fold
   where the program's result is a NaN and TIRx's is not. ``T.cast`` of a constant likewise.
 * ``& | ^ << >>`` fold two int32/int64 constants (``<<`` only when the result fits);
-  ``x << 0`` and ``x >> 0`` are ``x``.
+  ``x << 0`` and ``x >> 0`` are ``x``; an int32/int64 shift by a constant outside
+  ``[0, bits)`` is an error.
 * ``and`` / ``or`` / ``not``, ``~``, ``Select`` never fold.
 
 The text loader does not fold (text is read as written); the printer writes a node that
 would fold as its explicit constructor (``T.Add(x, 0)``), so printed text rebuilds the same
-IR through either front end. This module imports only ``tirx.ir``.
+IR through either front end.
+
+**A Python number beside an IR value** (the second half of this module), as TIRx combines
+them: both front ends (the Python frontend, in a kernel and through the Python operators of
+``tirx.ir.expr`` in host code or a plain helper, and the text loader) build a binary operator
+with a Python operand through ``combine``; the rules, learned by experiment with TIRx
+(``tests/data/tirx_golden/literals.json``, ``tools/tirx_oracle/golden_literals.py``):
+
+* the literal is a constant of its own dtype first: ``bool`` -> ``bool``, ``int`` -> ``int32``
+  (``int64`` when it does not fit; past ``int64`` an error), ``float`` -> ``float32``;
+* then both operands take one dtype (TIRx's ``BinaryOpMatchTypes``): a scalar next to a vector
+  is broadcast; of two IEEE floats the narrower widens, an IEEE float wins over anything else
+  (``int8 + 1.0`` is ``float32``, ``float16 + 1.0`` too); else ``bfloat16``, else a minifloat
+  wins (``float8 + 1`` casts the 1); of two integers the narrower widens (``int8 + 1`` is
+  ``int32``; ``bool`` is a 1-bit unsigned), and at equal width the unsigned one wins;
+* the side that changes dtype is cast, and a cast of a constant folds where TIRx's ``cast``
+  folds it (``fold_cast``: not to ``float64`` nor to a minifloat: ``float64 + 1`` is
+  ``x + T.Cast("float64", 1)``);
+* ``& | ^ << >>`` differ: an ``int`` literal is made in the other operand's dtype directly,
+  after wrapping to 32 bits (``x & 2**32 + 5`` is ``x & 5``; a value the dtype cannot hold is
+  an error); ``& | ^`` take integer or bool operands, ``<< >>`` integers only;
+* ``//`` and ``%`` take integer operands only (checked before the dtypes are matched, so a bool
+  operand is refused too);
+* the Python operator ``/`` refuses two signed-integer operands (a Python int or bool counts):
+  ``truncdiv`` / ``floordiv`` say which division is meant (``check_true_div``);
+* then the node, which the Python frontend and the Python operators fold (``fold``).
+
+Two IR values of different dtypes stay an error (``binop``); ``T.if_then_else`` converts each
+literal on its own (its op declares ``own_literals``; ``select_arms``). This module imports
+only ``tirx.ir``; ``tirx.ir.expr`` reaches ``combine`` through the module it registers.
 """
 
 from __future__ import annotations
@@ -37,12 +67,43 @@ from __future__ import annotations
 import math
 import operator
 import struct
+import sys
 from typing import Any
+from typing import cast as cast_type
 
 from . import expr as _e
-from .types import PrimType
+from .arith import wrap_bits
+from .expr import (
+    BitAnd,
+    BitOr,
+    BitXor,
+    Broadcast,
+    Cast,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    PrimExpr,
+    Shl,
+    Shr,
+    convert,
+)
+from .types import PrimType, bool_, float32, int32, int64
 
-__all__ = ["RAW_NAMES", "fold", "fold_cast", "would_fold"]
+__all__ = [
+    "RAW_NAMES",
+    "bad_shift",
+    "cast",
+    "check_true_div",
+    "combine",
+    "fold",
+    "fold_cast",
+    "is_number",
+    "literal",
+    "match",
+    "select_arms",
+    "would_fold",
+]
 
 #: TIRx's explicit constructor name of each operator node (never folds)
 RAW_NAMES: dict[type, str] = {
@@ -232,11 +293,12 @@ def _bitwise(py: Any, zero_is_identity: bool = False) -> Any:
     def f(e: Any, a: Any, b: Any, pa: bool, pb: bool, fa: bool, fb: bool) -> Any:
         if not (_index(a.ty) and _index(b.ty)):
             return e
+        if pb and (py is _shl or py is _shr) and not 0 <= b.value < a.ty.bits:
+            # TIRx checks a constant shift amount of an int32 / int64 shift, constant or not
+            raise ValueError(
+                f"shift amount {b.value} must be non-negative and less than {a.ty.bits} for {a.ty}"
+            )
         if pa and pb:
-            if (py is _shl or py is _shr) and not 0 <= b.value < a.ty.bits:
-                raise ValueError(
-                    f"shift amount {b.value} must be non-negative and less than {a.ty.bits} for {a.ty}"
-                )
             v = py(a.value, b.value)
             return _int(e, v) if _fits(v, e.ty) else e
         if zero_is_identity and pb and b.value == 0:
@@ -332,6 +394,21 @@ def _same_float(r: Any, v: float, e: Any) -> Any:
     return _FloatImm(v, e.ty, span=e.span)
 
 
+def bad_shift(e: Any) -> bool:
+    """An int32 / int64 shift by a constant outside ``[0, bits)``: TIRx refuses to build it
+    (``fold`` raises), so the printer writes its explicit constructor."""
+    if type(e) is not _e.Shl and type(e) is not _e.Shr:
+        return False
+    b, t = e.b, e.a.ty
+    return (
+        type(b) is _IntImm
+        and type(t) is PrimType
+        and _index(t)
+        and _index(b.ty)
+        and not 0 <= b.value < t.bits
+    )
+
+
 def would_fold(e: Any) -> bool:
     """Whether the frontend would not rebuild ``e`` from its infix spelling (the printer then
     writes the explicit constructor). A divisor-0 constant counts: the infix form is rejected.
@@ -339,6 +416,8 @@ def would_fold(e: Any) -> bool:
     a, b = e.a, e.b
     ta, tb = type(a), type(b)
     ca, cb = ta is _IntImm or ta is _FloatImm, tb is _IntImm or tb is _FloatImm
+    if bad_shift(e):
+        return True
     if not (ca and cb) and a is not b:
         # with one constant operand, only the values of _ONE_CONST can fold (an identity, a
         # zero, a zero divisor): the common case (x + 1, n - 1, i * 4) needs no rule call
@@ -356,12 +435,20 @@ def would_fold(e: Any) -> bool:
     return True
 
 
+#: the largest finite value of the float dtypes TIRx's ``cast`` folds a constant to
+_FOLD_MAX = {("float", 16): 65504.0, ("float", 32): _F32_MAX, ("bfloat", 16): 3.3895313892515355e38}
+
+
 def fold_cast(e: Any) -> Any:
-    """``T.cast`` of a constant where TIRx folds it: int -> int when the value fits, float ->
-    int when the literal is finite and fits, int/float -> float16/float32; anything else (to
-    float64, to bool, vectors) stays a ``Cast``. The folded value is the program's (the
-    operand rounded to its dtype, ints converted with one rounding); TIRx's float32-rounded
-    literal is kept where it stands for that value."""
+    """``T.cast`` of a constant where TIRx folds it (its ``cast``, also behind the dtype
+    matching of a literal: ``tirx.ir.literals``): int -> int when the value fits, float ->
+    int when the literal is finite and fits, int/float -> float16 / bfloat16 / float32 when the
+    value is within the dtype's finite range (an int to bfloat16 only when a double holds it
+    exactly); anything else (to float64, to a minifloat, to bool, vectors) stays a ``Cast``.
+    TIRx keeps an int's value for float16/bfloat16 and rounds it to float32 for float32; a
+    float rounds to float32. The folded value is the program's (the operand rounded to its
+    dtype, ints converted with one rounding); TIRx's literal is kept where it stands for that
+    value."""
     if type(e) is not _e.Cast:
         return e
     v, t = e.value, e.ty
@@ -370,18 +457,24 @@ def fold_cast(e: Any) -> Any:
     if type(v) is _IntImm:
         if t.kind in ("int", "uint"):
             return _IntImm(v.value, t, span=e.span) if _fits(v.value, t) else e
-        if t.kind == "float" and t.bits in (16, 32):
-            r = _FloatImm(_f32(float(v.value)), t, span=e.span)
-            return _cast_checked(e, r)
-        return e
+        hi = _FOLD_MAX.get((t.kind, t.bits))
+        if hi is None:
+            return e
+        x = float(v.value)
+        if t.bits == 32:
+            x = _f32(x)
+        elif abs(x) > hi or (t.kind == "bfloat" and x != v.value):
+            return e
+        return _cast_checked(e, _FloatImm(x, t, span=e.span))
     if type(v) is _FloatImm:
         x = v.value
         if t.kind in ("int", "uint"):
             if not math.isfinite(x) or not _fits(int(x), t):
                 return e
             return _cast_checked(e, None)
-        if t.kind == "float" and t.bits in (16, 32):
-            if math.isfinite(x) and abs(x) > _F32_MAX:
+        hi = _FOLD_MAX.get((t.kind, t.bits))
+        if hi is not None:
+            if math.isfinite(x) and abs(x) > hi:
                 return e
             return _cast_checked(e, _FloatImm(_f32(x), t, span=e.span))
     return e
@@ -396,3 +489,206 @@ def _cast_checked(e: Any, r: Any) -> Any:
     if not e.ty.is_float:
         return _IntImm(int(v), e.ty, span=e.span)
     return _same_float(r, float(v), e)
+
+
+# ------------------------------------------------------------------ Python numbers beside IR values
+_BITWISE = (BitAnd, BitOr, BitXor, Shl, Shr)
+_SHIFTS = (Shl, Shr)
+_INT_ONLY = (FloorDiv, FloorMod)
+_MINIFLOATS = ("float8", "float6", "float4")
+
+
+def is_number(x: Any) -> bool:
+    """A Python ``bool``, ``int`` or ``float`` (not a numpy scalar)."""
+    t = type(x)
+    return t is int or t is float or t is bool
+
+
+def literal(x: Any, span: Any = None) -> PrimExpr:
+    """The constant TIRx makes of a Python number on its own: ``bool``, ``int32`` (``int64``
+    past it) or ``float32``."""
+    t = type(x)
+    if t is bool:
+        return IntImm(int(x), bool_, span=span)
+    if t is int:
+        if -(1 << 31) <= x < 1 << 31:
+            return IntImm(x, int32, span=span)
+        if -(1 << 63) <= x < 1 << 63:
+            return IntImm(x, int64, span=span)
+        raise TypeError(f"the integer {x} does not fit in int64")
+    if t is float:
+        return FloatImm(x, float32, span=span)
+    raise TypeError(f"expected a Python number, got {type(x).__name__}")
+
+
+def _int_kind(t: Any) -> str | None:
+    """The integer kind of a dtype: "int" or "uint" (``bool`` is a 1-bit unsigned), else None."""
+    if type(t) is not PrimType:
+        return None
+    k = t.kind
+    if k == "int" or k == "uint":
+        return k
+    if k == "bool":
+        return "uint"
+    return None
+
+
+def _bits(t: PrimType) -> int:
+    return 1 if t.kind == "bool" else t.bits
+
+
+def cast(t: PrimType, v: PrimExpr, span: Any = None) -> PrimExpr:
+    """``v`` as dtype ``t`` the way TIRx's ``cast`` builds it: nothing for the same dtype, a
+    folded constant where TIRx folds one (``fold_cast``), a broadcast of the cast element for
+    a broadcast, else a ``Cast``."""
+    if v.ty == t:
+        return v
+    if t.lanes == 1:
+        c = Cast(t, v, span=span)
+        return fold_cast(c) if type(v) is IntImm or type(v) is FloatImm else c
+    if type(v) is Broadcast:
+        return Broadcast(cast(t.element, v.value, span), t.lanes, span=span)
+    return Cast(t, v, span=span)
+
+
+def _describe(x: Any) -> str:
+    return f"dtype {x.ty}" if isinstance(x, PrimExpr) else f"the {type(x).__name__} {x!r}"
+
+
+def match(a: PrimExpr, b: PrimExpr, span: Any = None) -> tuple[PrimExpr, PrimExpr]:
+    """``a`` and ``b`` in one dtype, as TIRx's ``BinaryOpMatchTypes`` makes them."""
+    at, bt = a.ty, b.ty
+    if at == bt:
+        return a, b
+    if type(at) is not PrimType or type(bt) is not PrimType:
+        raise TypeError(f"cannot combine dtypes {at} and {bt}")
+    if at.lanes == 1 and bt.lanes != 1:
+        a = Broadcast(a, bt.lanes, span=span)
+    elif bt.lanes == 1 and at.lanes != 1:
+        b = Broadcast(b, at.lanes, span=span)
+    elif at.lanes != bt.lanes:
+        raise TypeError(f"cannot combine dtypes {at} and {bt}: the lane counts differ")
+    at, bt = cast_type(PrimType, a.ty), cast_type(PrimType, b.ty)
+    if at == bt:
+        return a, b
+    ea, eb = at.element, bt.element
+    fa, fb = ea.kind == "float", eb.kind == "float"
+    if fa and fb:
+        return (cast(bt, a, span), b) if ea.bits < eb.bits else (a, cast(at, b, span))
+    if fb or (not fa and (eb.kind == "bfloat" or (ea.kind != "bfloat" and eb.kind in _MINIFLOATS))):
+        return cast(bt, a, span), b
+    if fa or ea.kind == "bfloat" or ea.kind in _MINIFLOATS:
+        return a, cast(at, b, span)
+    ka, kb = _int_kind(ea), _int_kind(eb)
+    if ka is None or kb is None:
+        raise TypeError(f"cannot combine dtypes {at} and {bt}")
+    na, nb = _bits(ea), _bits(eb)
+    if na < nb or (na == nb and ka != kb and kb == "uint"):
+        return cast(bt, a, span), b
+    return a, cast(at, b, span)
+
+
+def _bitwise_literal(x: Any, other: PrimExpr, name: str, span: Any) -> PrimExpr:
+    """An ``int`` beside ``& | ^ << >>``: wrapped to 32 bits, then a constant of the other
+    operand's dtype (an error where that dtype cannot hold it); other numbers as ``literal``."""
+    if type(x) is not int:
+        return literal(x, span)
+    if not -(1 << 63) <= x < 1 << 63:
+        raise TypeError(f"{name}: the integer {x} does not fit in int64")
+    t = other.ty
+    if type(t) is not PrimType or _int_kind(t) is None:
+        raise TypeError(f"{name}: operands must be integers, got {_describe(other)} and the int {x}")
+    v = wrap_bits(x, 32, True)
+    el = t.element
+    if el.kind == "bool":
+        ok = v in (0, 1)
+    elif el.kind == "uint":
+        ok = v >= 0 and (el.bits == 64 or v < 1 << el.bits)
+    else:
+        ok = el.bits == 64 or -(1 << (el.bits - 1)) <= v < 1 << (el.bits - 1)
+    if not ok:
+        what = f"{x} (wrapped to 32 bits: {v})" if v != x else str(x)
+        raise ValueError(f"{name}: the literal {what} does not fit in {el}, the dtype of the other operand")
+    c = IntImm(v, el, span=span)
+    return c if t.lanes == 1 else Broadcast(c, t.lanes, span=span)
+
+
+def _check_ints(name: str, a: PrimExpr, b: PrimExpr, given: tuple, bool_ok: bool) -> None:
+    """``a`` and ``b`` (made of the operands ``given``) must be integers (or bools)."""
+    for side, x, g in (("left", a, given[0]), ("right", b, given[1])):
+        t = x.ty
+        k = _int_kind(t.element) if isinstance(t, PrimType) else None
+        if k is None or (not bool_ok and isinstance(t, PrimType) and t.element.kind == "bool"):
+            want = "an integer or bool" if bool_ok else "an integer"
+            raise TypeError(
+                f"{name}: the {side} operand must be {want}, got {_describe(g)} "
+                f"(operands: {_describe(given[0])} and {_describe(given[1])})"
+            )
+
+
+_NAMES = {BitAnd: "&", BitOr: "|", BitXor: "^", Shl: "<<", Shr: ">>", FloorDiv: "//", FloorMod: "%"}
+
+
+def combine(cls: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:
+    """The node ``cls(a, b)`` TIRx builds when ``a`` or ``b`` is a Python number (not folded:
+    the Python frontend and the Python operators fold it, the text loader does not)."""
+    na, nb = is_number(a), is_number(b)
+    if not na:
+        a = convert(a)
+    if not nb:
+        b = convert(b)
+    given = (a, b)
+    name = _NAMES.get(cls, cls.__name__)
+    if cls in _BITWISE:
+        if na and nb:
+            a, b = literal(a, span), literal(b, span)
+        elif na:
+            a = _bitwise_literal(a, b, name, span)
+        else:
+            b = _bitwise_literal(b, a, name, span)
+        _check_ints(name, a, b, given, cls not in _SHIFTS)
+    else:
+        if na:
+            a = literal(a, span)
+        if nb:
+            b = literal(b, span)
+        if cls in _INT_ONLY:
+            _check_ints(name, a, b, given, False)
+    a, b = match(a, b, span)
+    return cls(a, b, span=span)
+
+
+def _signed_int(x: Any) -> bool:
+    t = type(x)
+    if t is int or t is bool:
+        return True
+    ty = getattr(x, "ty", None)
+    return type(ty) is PrimType and ty.kind == "int"
+
+
+def check_true_div(a: Any, b: Any) -> None:
+    """The Python operator ``/`` refuses two signed-integer operands (a Python int or bool
+    counts), as TIRx does: which integer division is meant must be said."""
+    if _signed_int(a) and _signed_int(b):
+        raise TypeError(
+            f"'/' of two integers ({_describe(a)} and {_describe(b)}) is ambiguous: call T.truncdiv "
+            "(C's division) or T.floordiv ('//'), or make one operand a float"
+        )
+
+
+def select_arms(call: Any) -> tuple[PrimExpr, PrimExpr]:
+    """The two arms of a select op's call (``T.if_then_else``), each as the call's dtype: TIRx
+    converts a literal arm on its own (``T.if_then_else(c, x_int8, 2.5)`` has a float32 arm
+    and dtype int8), and the program casts the arm it takes to the result dtype. The backends
+    read the arms through this; the IR keeps TIRx's arms."""
+    t = call.ty
+    a, b = call.args[1], call.args[2]
+    if type(t) is PrimType:
+        if a.ty != t and type(a.ty) is PrimType:
+            a = Cast(t, a, span=a.span)
+        if b.ty != t and type(b.ty) is PrimType:
+            b = Cast(t, b, span=b.span)
+    return a, b
+
+
+_e._RULES = sys.modules[__name__]  # binop and the Python operators reach the literal rules through it

@@ -35,9 +35,9 @@ class Function(Node):
     private: bool = False
     _sfields = (
         ("private", VALUE),
-        ("ret_ty", VALUE),
         ("params", PARAMS),
         ("buffer_map", BUFMAP),
+        ("ret_ty", VALUE),  # after the parameters: a tensor return type may use their variables
         ("attrs", ATTRS),
         ("body", NODE),
     )

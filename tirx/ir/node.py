@@ -98,6 +98,11 @@ class Node:
         """Print this node as TVMScript text (same as ``tirx.dumps``)."""
         return print_text(self)
 
+    @property
+    def loc(self) -> Any:
+        """TIRx's name of ``span``: the node's source location (None when it has none)."""
+        return self.span
+
     def with_span(self: _N, span: Any) -> _N:
         """Return a copy carrying ``span``."""
         return attrs.evolve(self, span=span)  # type: ignore[misc]  # mypy's attrs check misses frozen_node

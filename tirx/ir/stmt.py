@@ -143,6 +143,15 @@ UNROLL_FACTOR = "pragma_unroll_factor"
 k-loop of wgmma steps, so NVVM and ptxas see its body once). No effect on meaning."""
 
 
+PRAGMA_UNROLL = "tirx.pragma_unroll"
+"""``For`` annotation (TIRx's, from ``T.serial(..., unroll=True | N)``): ``True`` is CUDA's
+``#pragma unroll``, an int ``N`` ``#pragma unroll N``; the loop stays a loop."""
+
+DISABLE_UNROLL = "tirx.disable_unroll"
+"""``For`` annotation (TIRx's, from ``T.serial(..., unroll=False)``): ``True`` is CUDA's
+``#pragma unroll 1``."""
+
+
 class ForKind(enum.Enum):
     SERIAL = "serial"
     UNROLLED = "unroll"
@@ -282,14 +291,23 @@ class AllocBuffer(Stmt):
 
 @_frozen
 class DeclBuffer(Stmt):
-    """Declare ``buffer`` over an existing pointer (``buffer.data``)."""
+    """Declare ``buffer`` over an existing pointer (``buffer.data``).
+
+    ``declared_scope`` is the scope the declaration's ``T.Tensor`` names, which TIRx keeps and
+    prints (a view, ``A.view(...)``, names its storage's; ``T.Tensor(...)`` without ``scope=``
+    names ``"global"``): metadata only, the storage is always the pointer's (``buffer.scope``)."""
 
     buffer: Buffer
-    _sfields = (("buffer", BUF_DEF),)
+    declared_scope: str = "global"
+    _sfields = (("buffer", BUF_DEF), ("declared_scope", VALUE))
 
     def __attrs_post_init__(self):
         if not isinstance(self.buffer, Buffer):
             raise TypeError(f"DeclBuffer.buffer must be a Buffer, got {type(self.buffer).__name__}")
+        if not isinstance(self.declared_scope, str):
+            raise TypeError(
+                f"DeclBuffer.declared_scope must be a str, got {type(self.declared_scope).__name__}"
+            )
 
 
 LAUNCH_FIELDS_KEY = "cuda.launch_fields"

@@ -54,7 +54,7 @@ from .function import BUFMAP, FUNCS, PARAMS, Function
 from .node import Attrs, Node, print_text
 from .op import Op
 from .stmt import ATTRS, BUF_DEF, AllocBuffer, SeqStmt, flat_stmts
-from .types import Type
+from .types import TensorType, Type
 
 __all__ = ["assert_structural_equal", "structural_equal", "structural_hash"]
 
@@ -679,6 +679,8 @@ def _hv_generic(v: Any, H: dict) -> int:
         return _TRUE_H if v else _FALSE_H
     if v is None:
         return _NONE_H
+    if t is TensorType:  # its dimensions may be variables (a return type's): hashed as nodes
+        return hash((0x7B, *[_hv_generic(getattr(v, f), H) for f in _TENSOR_FIELDS]))
     if isinstance(v, Type):
         return v._sh
     if t is Op:
@@ -707,12 +709,18 @@ class _Regenerate(Exception):
     """A node class unknown to the generated code was met; regenerate and retry."""
 
 
+#: the fields of a TensorType value compared (and hashed) one by one, variables as nodes
+_TENSOR_FIELDS = ("shape", "dtype", "scope", "strides", "align", "elem_offset", "data", "layout")
+
+
 def _veq_generic(x: Any, y: Any, E: dict) -> bool:
     tx = type(x)
     if tx is not type(y):
         return False
     if tx is float:
         return _float_eq(x, y)
+    if tx is TensorType:
+        return all(_veq_generic(getattr(x, f), getattr(y, f), E) for f in _TENSOR_FIELDS)
     if isinstance(x, Node):
         f = E.get(tx)
         if f is None:

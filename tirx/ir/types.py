@@ -68,6 +68,9 @@ _BASE: dict[str, tuple[str, int]] = {
     "float4_e2m1fn": ("float4", 4),
 }
 MINIFLOAT_KINDS = ("float4", "float6", "float8")
+# the vector dtypes TIRx's ``T`` names (``T.float16x2``): these lanes of every base but these
+_SCRIPT_LANES = frozenset((2, 4, 8, 16, 32, 64))
+_NO_SCRIPT_VECTORS = frozenset(("bool", "bfloat16"))
 # (largest finite value, smallest finite value) of each minifloat; the bit-level definitions
 # and conversions live in tirx/ir/minifloat.py (which its tests check against these)
 MINIFLOAT_LIMITS: dict[str, tuple[float, float]] = {
@@ -200,7 +203,10 @@ class PrimType(Type):
         return f"PrimType({self.name!r})"
 
     def script(self) -> str:
-        return f"T.{self.name}"
+        """``T.float16x2``; a dtype TIRx's ``T`` has no name for prints as ``T.PrimType("boolx2")``."""
+        if self.lanes == 1 or (self.lanes in _SCRIPT_LANES and self.base not in _NO_SCRIPT_VECTORS):
+            return f"T.{self.name}"
+        return f'T.PrimType("{self.name}")'
 
 
 @attrs.frozen(slots=True, repr=False)
@@ -305,6 +311,9 @@ uint8 = prim("uint8")
 uint32 = prim("uint32")
 uint64 = prim("uint64")
 bfloat16 = prim("bfloat16")
+#: a TMA descriptor (TIRx's ``T.Ptr(T.TensorMap())``): a kernel parameter passed by value as a
+#: ``__grid_constant__`` CUtensorMap, seen by the body through its address
+tensormap_ptr = PointerType(uint8, "tensormap")
 
 
 def parse_dtype(name: str) -> Type:

@@ -17,8 +17,8 @@ Checks, each reported as a located message (``WellFormedError``):
 - device-only ops only inside a device entry or a ``private`` function (a device helper
   that kernels call); no device entry inside another;
 - pointer types are consistent with the buffers declared over them: a buffer's data var
-  points to ``void``, to the buffer's element type, or to bytes (``int8``/``uint8``
-  storage viewed with another dtype).
+  points to ``void`` or to a scalar element type (any: as in TIRx, a tensor declared over
+  storage of another element type reinterprets it, ``T.decl_tensor(A.data, ...)``).
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ from tirx.ir import (
     deep,
 )
 from tirx.ir.expr import NODE, SEQ, BinaryOp
+from tirx.ir.types import TensorType, tensormap_ptr, uint64
 
 # ``VerifyWellFormed`` and ``VerifyAfterEach`` (the pass and the instrument running this
 # checker) live in passes/infra.py; ``tirx.passes.verify`` is this module's name there.
@@ -95,11 +96,14 @@ def pointer_compatible(ptr: Any, dtype: PrimType) -> bool:
     el = ptr.element
     if isinstance(el, VoidType):
         return True
-    if not isinstance(el, PrimType):
-        return False
-    if el.base == dtype.base:
-        return True
-    return el.lanes == 1 and el.base in ("int8", "uint8")
+    # TIRx reinterprets the storage: a tensor of any element type may be declared over a
+    # pointer to any element type (``T.decl_tensor(A_local.data, ...)``, ``A.view("uint32")``)
+    return isinstance(el, PrimType)
+
+
+def _descriptor(a: Any) -> bool:
+    """A TMA descriptor variable (``T.Ptr(T.TensorMap())``), whose address ``T.address_of`` takes."""
+    return isinstance(a, Var) and a.ty == tensormap_ptr
 
 
 def _kind_ok(kind: str, a: Any) -> bool:
@@ -224,6 +228,19 @@ class _Checker:
             else:
                 self.error(f"var {v.name} is used but never defined", v)
 
+    def _returns_tensor(self, v: Any, rt: Any) -> bool:
+        """``return A`` of a tensor parameter in a function returning ``T.Tensor(...)`` (TIRx's):
+        the value is the parameter's pointer, of the returned tensor's dtype and scope."""
+        if type(v) is not Var or not isinstance(rt, TensorType) or self.func is None:
+            return False
+        t = v.ty
+        return (
+            isinstance(t, PointerType)
+            and t.element == rt.dtype
+            and t.scope == rt.scope
+            and any(p is v for p, _b in self.func.buffer_map)
+        )
+
     def _all_defs(self) -> set:
         if self._defs is None:
             from tirx.ir import post_order
@@ -333,9 +350,13 @@ class _Checker:
                         )
                     elif (why := _not_a_value(op, i, k, a)) is not None:
                         self.error(f"T.{op.name}: argument {i + 1} {why}", e, "argument")
-            if op.traits.takes_address and e.args and not isinstance(e.args[0], BufferLoad):
+            if op.traits.takes_address and e.args and _descriptor(e.args[0]):
+                # TIRx's address of a TMA descriptor variable (T.Ptr(T.TensorMap())): a uint64
+                if e.ty != uint64:
+                    self.error(f"T.{op.name} of a T.TensorMap descriptor is a uint64, got {e.ty}", e)
+            elif op.traits.takes_address and e.args and not isinstance(e.args[0], BufferLoad):
                 self.error(f"T.{op.name} takes a buffer element", e)
-            if op.traits.takes_address and not isinstance(e.ty, PointerType):
+            elif op.traits.takes_address and not isinstance(e.ty, PointerType):
                 self.error(f"T.{op.name} must have a pointer type, got {e.ty}", e)
         for a in e.args:
             self.expr(a)
@@ -407,7 +428,7 @@ class _Checker:
                     # TIRx's kernel exit ``return 0`` (an integer constant in a device entry) is ``return;``
                     if not (self.device_depth and type(s.value) is IntImm):
                         self.error("return with a value in a function without a return type", s)
-                elif s.value.ty != rt:
+                elif s.value.ty != rt and not self._returns_tensor(s.value, rt):
                     self.error(f"return value has type {s.value.ty}, the function returns {rt}", s)
             elif rt is not None:
                 self.error(f"return without a value in a function returning {rt}", s)

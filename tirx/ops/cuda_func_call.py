@@ -2,12 +2,14 @@
 
 TIRx's lowering target for device helpers: the last argument is the function's C++ source (a
 string literal), emitted once in the translation unit's prelude; the call is ``name(args...)``.
-The result is void unless ``ty=`` is given (tirx prints ``ty=`` then; TIRx's printer drops it,
-so TIRx's text of a typed call reloads as a void one in both).
+The result is void unless ``ty=`` is given. TIRx's printer never writes ``ty=``: as the value of
+``x: T.let[ty] = ...`` or of a store ``b[i] = ...`` the binding's or the tensor's type types the
+call (both front ends; the printer leaves ``ty=`` out there), elsewhere tirx prints ``ty=``.
 """
 
 from __future__ import annotations
 
+import functools
 import zlib
 from typing import Any
 
@@ -22,6 +24,12 @@ def _result(args: tuple) -> Any:
     return void
 
 
+@functools.lru_cache(maxsize=256)
+def _helper(fn: str, src: str) -> Helper:
+    """One Helper per (name, source): calls carrying the same source share it."""
+    return Helper(f"tirx_func_call:{fn}:{zlib.crc32(src.encode()):08x}", src)
+
+
 def _c_func_call(cg: Any, c: Any) -> str:
     name, *rest = c.args
     if len(rest) < 1 or not isinstance(rest[-1], StringImm):
@@ -33,12 +41,12 @@ def _c_func_call(cg: Any, c: Any) -> str:
         raise cg.error(f"T.{c.op.name}: {fn!r} is not a C++ function name", c)
     src = rest[-1].value
     if src.strip():
-        cg.need(Helper(f"tirx_func_call:{fn}:{zlib.crc32(src.encode()):08x}", src))
+        cg.need(_helper(fn, src))
     return f"{fn}({', '.join(cg.expr(a) for a in rest[:-1])})"
 
 
 declare(
-    "cuda.func_call", "s *x", _result, pure=False, device_only=True, params="func_name args",
+    "cuda.func_call", "s *x", _result, pure=False, device_only=True, params="func_name args", typed_by_binding=True,
     doc="call the CUDA function `func_name` with the arguments before the last; the last is its source, "
     "emitted once in the prelude (void unless ty= is given)",
     cuda=_c_func_call,

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..ir.expr import StringImm
 from ..ir.op import NoInterp, declare
-from ..ir.types import PointerType, int32, int64, void
+from ..ir.types import PointerType, int32, int64, tensormap_ptr, void
 from .gpu_generic import HANDLE, not_on_cuda
 
 __all__: list[str] = []
@@ -23,10 +23,18 @@ _NO = NoInterp("a host-runtime op")
 
 
 def _alloca_type(args: tuple) -> Any:
-    """TVM's stack arrays: ``shape`` holds int64s, ``arg_tcode`` int32 type codes, the others
-    (``array``, ``arg_value``, a dtype name) are untyped."""
+    """TVM's stack arrays: ``shape`` holds int64s, ``arg_tcode`` int32 type codes, ``tensormap``
+    is a TMA descriptor (TIRx's ``T.Ptr(T.TensorMap())``), the others (``array``,
+    ``arg_value``, a dtype name) are untyped."""
     k = args[0].value if isinstance(args[0], StringImm) else ""
-    return {"shape": PointerType(int64), "arg_tcode": PointerType(int32)}.get(k, HANDLE)
+    return _ALLOCA_TYPES.get(k, HANDLE)
+
+
+_ALLOCA_TYPES = {
+    "shape": PointerType(int64),
+    "arg_tcode": PointerType(int32),
+    "tensormap": tensormap_ptr,
+}
 
 
 declare(

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..errors import OpError
 from ..ir.expr import EQ, And, FloatImm, IntImm, Not, PrimExpr, convert
-from ..ir.fold import fold
-from ..ir.op import alias, declare, get, register_handler
+from ..ir.fold import fold, select_arms
+from ..ir.op import Helper, alias, declare, get, register_handler
 from ..ir.types import PrimType, bool_
 
 __all__: list[str] = []
@@ -239,15 +239,46 @@ declare(
 )  # fmt: skip
 
 
+# a vector predicate: the scalar one on each lane (a lambda), into a bool vector
+VPRED = Helper(
+    "tirx_vpred",
+    """\
+template <typename T, int N, typename F> __device__ __forceinline__ tirx_vec<bool, N> tirx_vpred(tirx_vec<T, N> x, F f) {
+  tirx_vec<bool, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = f(x.v[i]);
+  return r;
+}
+template <typename V, typename F> __device__ __forceinline__ tirx_vec<bool, 2> tirx_vpred_xy(V x, F f) {
+  tirx_vec<bool, 2> r;  // CUDA's two-lane types (half2, __nv_bfloat162)
+  r.v[0] = f(x.x);
+  r.v[1] = f(x.y);
+  return r;
+}""",
+)
+
+
 def _c_float_pred(cname: str, hname: str):
-    def lower(cg: Any, c: Any) -> str:
-        t = c.args[0].ty
-        x = cg.expr(c.args[0])
+    def scalar(t: PrimType, x: str) -> str:
+        if not t.is_float:  # integers: never NaN or infinite (interp: _interp_float_pred)
+            return "true" if cname == "isfinite" else "false"
         if t.base in ("float32", "float64"):
             return f"{cname}({x})"
         if t.base in ("float16", "bfloat16") and hname:
             return f"(bool){hname}({x})"
         return f"{cname}(float({x}))"
+
+    def lower(cg: Any, c: Any) -> str:
+        t = c.args[0].ty
+        x = cg.expr(c.args[0])
+        if t.lanes == 1:
+            return scalar(t, x) if t.is_float else f"{cname}(float({x}))"
+        cg.ctype(c.ty)  # the bool vector (tirx_vec) the helper returns
+        cg.need(VPRED)
+        el = t.element
+        f = f"[](const {cg.ctype(el)} e) {{ return {scalar(el, 'e')}; }}"
+        xy = cg.ctype(t) in ("half2", "__nv_bfloat162")
+        return f"tirx_vpred{'_xy' if xy else ''}({x}, {f})"
 
     return lower
 
@@ -408,12 +439,13 @@ declare("clz", "i", "arg0", doc="number of leading zero bits", nonneg=True, cuda
 
 # --------------------------------------------------------------------------- select
 def _c_select(cg: Any, c: Any):
-    a, b, e = c.args
-    return f"{cg.wrap(a, 4)} ? {cg.wrap(b, 4)} : {cg.wrap(e, 3)}", 3
+    b, e = select_arms(c)
+    return f"{cg.wrap(c.args[0], 4)} ? {cg.wrap(b, 4)} : {cg.wrap(e, 3)}", 3
 
 
 def _i_select(fc: Any, call: Any):
-    return fc._lazy_select(fc.expr(call.args[0]), fc.expr(call.args[1]), fc.expr(call.args[2]), True)
+    b, e = select_arms(call)
+    return fc._lazy_select(fc.expr(call.args[0]), fc.expr(b), fc.expr(e), True)
 
 
 declare(
@@ -424,6 +456,7 @@ declare(
     select=True,
     lazy_args=(1, 2),
     pointer_from=(1, 2),
+    own_literals=True,  # TIRx converts each literal arm on its own (its dtype, not the other arm's)
     cuda=_c_select,
     interp=_i_select,
 )

@@ -7,23 +7,35 @@ import re
 from typing import Any
 
 from ..errors import OpError
-from ..ir.expr import BufferLoad, IntImm, Mul, PrimExpr, StringImm, binop
+from ..ir.expr import BufferLoad, IntImm, Mul, PrimExpr, StringImm, Var, binop
 from ..ir.op import CExpr, Helper, NoInterp, alias, declare
-from ..ir.types import PointerType, PrimType, Type, as_prim, as_type, bool_
+from ..ir.types import PointerType, PrimType, Type, as_prim, as_type, bool_, tensormap_ptr, uint64
 
 __all__: list[str] = []
 
 
 # --------------------------------------------------------------------------- address_of
+def _is_descriptor(a: Any) -> bool:
+    """A TMA descriptor variable (``T.Ptr(T.TensorMap())``): ``T.address_of(A_map)`` is its
+    address, a ``uint64`` as in TIRx."""
+    return isinstance(a, Var) and a.ty == tensormap_ptr
+
+
 def _address_of_type(args):
     a = args[0]
+    if _is_descriptor(a):
+        return uint64
     if not isinstance(a, BufferLoad):
-        raise TypeError("T.address_of takes a buffer element, e.g. T.address_of(A[i])")
+        raise TypeError(
+            "T.address_of takes a buffer element, e.g. T.address_of(A[i]), or a T.TensorMap descriptor"
+        )
     return PointerType(a.buffer.dtype, a.buffer.scope)
 
 
 def _c_address_of(cg: Any, c: Any) -> str:
     a = c.args[0]
+    if _is_descriptor(a):  # the descriptor's variable holds its address (a __grid_constant__ parameter)
+        return f"((unsigned long long){cg.expr(a)})"
     if not isinstance(a, BufferLoad):
         raise cg.error("T.address_of takes a buffer element, e.g. T.address_of(A[i])", c)
     idx = cg.flat_index(a.buffer, a.indices, c)
@@ -39,6 +51,10 @@ def _i_address_of(fc: Any, call: Any):
     from tirx.ops.semantics import dtypes as D
 
     load = call.args[0]
+    if _is_descriptor(load):
+        raise OpError(
+            "T.address_of of a TMA descriptor: the interpreter does not model T.TensorMap descriptors"
+        )
     if not isinstance(load, BufferLoad):
         raise OpError("T.address_of takes a buffer element (interpreter)")
     loc = fc.locate(load.buffer, load.indices)

@@ -17,7 +17,7 @@ from ..ir import op as _opmod
 from ..ir.types import PointerType, bool_, uint64
 from .cuda import _i_in_launch
 from .ptx import _c_mapa, _i_elect_sync, _i_mapa, _mapped_ptr
-from .ptx_table import Chain, Opcode, Operand, Row, Slot, declare_opcode, slots
+from .ptx_table import Chain, Opcode, Operand, Row, Slot, declare_opcode, operands, slots
 
 __all__: list[str] = []
 
@@ -187,7 +187,65 @@ def _tma_s2g(mods: dict) -> str:
     return "{mn} [{tmap}, {coords}], [{src_mem}]" + (", {cache_policy}" if mods.get("cache") else "") + ";"
 
 
+def _cp_size(*allowed: int) -> Any:
+    def check(ops: dict) -> str | None:
+        n = ops["cp_size"].value
+        return None if n in allowed else f"cp-size must be one of {', '.join(map(str, allowed))}, got {n}"
+
+    return check
+
+
+def _cp_async(cop: str, tail: str) -> Row:
+    """cp.async.{ca,cg}.shared{::cta}.global[.L2::cache_hint][.L2::{64,128,256}B] [dst], [src],
+    cp-size[, src-size | , ignore-src][, cache-policy] (PTX ISA 9.7.10.28.3.1): src-size (a
+    u32) zero-fills the destination past it; ignore-src (a predicate) copies zeros."""
+    extra = {"": "", "src_size": " src_size:u32", "ignore_src": " ignore_src:reg@pred"}[tail]
+    return Row(
+        f"cp_async_{cop}" + (f"_{tail}" if tail else ""),
+        slots(f"api=async cop={cop} dst=shared|shared::cta src=global cache?=L2::cache_hint "
+              "prefetch?=L2::64B|L2::128B|L2::256B"),
+        operands(f"dst_mem:smem! src_mem:addr! cp_size:imm{extra} cache_policy:reg@b64?cache"),
+        check=_cp_size(4, 8, 16) if cop == "ca" else _cp_size(16),
+    )  # fmt: skip
+
+
+def _bulk_sem(mods: dict) -> str | None:
+    """PTX 9.3's strong bulk copy is one syntax line: .relaxed needs .scope and .b128; the
+    default (or .weak) line has neither."""
+    sem, scope, ty = mods.get("sem", ""), mods.get("scope", ""), mods.get("type", "")
+    if sem == "relaxed":
+        return None if scope and ty == "b128" else ".relaxed bulk copies need both .scope and .b128"
+    return ".scope/.b128 belong only to the .relaxed bulk copy" if scope or ty else None
+
+
+_BULK = "api=async kind=bulk sem?=weak|relaxed scope?=cta|cluster|gpu|sys"
+_MBAR_TX = "completion=mbarrier::complete_tx::bytes"
+
 CP = declare_opcode("cp", [
+    *(_cp_async(cop, tail) for cop in ("ca", "cg") for tail in ("", "src_size", "ignore_src")),
+    # non-tensor bulk copies (PTX ISA 9.7.10.28.4.1), in TIRx's four directions
+    Row("cp_async_bulk_g2s_cta", slots(f"{_BULK} dst=shared::cta src=global {_MBAR_TX} cache?=L2::cache_hint "
+                                       "ignore_oob?=ignore_oob type?=b128"),
+        operands("dst_mem:smem! src_mem:addr! size:u32 ignore_bytes_left:u32?ignore_oob "
+                 "ignore_bytes_right:u32?ignore_oob mbar:smem! cache_policy:reg@b64?cache"), check_mods=_bulk_sem),
+    Row("cp_async_bulk_g2s_cluster", slots(f"{_BULK} dst=shared::cluster src=global {_MBAR_TX} "
+                                           "multicast?=multicast::cluster cache?=L2::cache_hint type?=b128"),
+        operands("dst_mem:smem! src_mem:addr! size:u32 mbar:smem! cta_mask:reg@b16?multicast "
+                 "cache_policy:reg@b64?cache"), check_mods=_bulk_sem),
+    Row("cp_async_bulk_s2c", slots(f"api=async kind=bulk sem?=weak|relaxed scope?=cta|cluster dst=shared::cluster "
+                                   f"src=shared::cta {_MBAR_TX} type?=b128"),
+        operands("dst_mem:smem! src_mem:smem! size:u32 mbar:smem!"), check_mods=_bulk_sem),
+    Row("cp_async_bulk_s2g", slots(f"{_BULK} dst=global src=shared::cta completion=bulk_group "
+                                   "cache?=L2::cache_hint cp_mask?=cp_mask type?=b128"),
+        operands("dst_mem:addr! src_mem:smem! size:u32 cache_policy:reg@b64?cache byte_mask:reg@b16?cp_mask"),
+        check_mods=_bulk_sem),
+    Row("cp_async_bulk_prefetch", slots("api=async kind=bulk op=prefetch level=L2 src=global cache?=L2::cache_hint"),
+        operands("src_mem:addr! size:u32 cache_policy:reg@b64?cache")),
+    Row("cp_reduce_async_bulk_s2g_f32_noftz", slots(
+        "op=reduce api=async kind=bulk sem?=relaxed scope?=cta|cluster|gpu|sys dst=global src=shared::cta "
+        "completion=bulk_group cache?=L2::cache_hint redop=add noftz=noftz type=f32"),
+        operands("dst_mem:addr! src_mem:smem! size:u32 cache_policy:reg@b64?cache"),
+        check_mods=lambda m: ".sem and .scope go together" if bool(m["sem"]) != bool(m["scope"]) else None),
     Row("cp_async_bulk_commit_group", (_ASYNC, _slot("kind", "bulk"), _slot("action", "commit_group"))),
     Row("cp_async_bulk_wait_group", (_ASYNC, _slot("kind", "bulk"), _slot("action", "wait_group"),
                                      _opt("read", "read")), (_op("group", "imm"),)),

@@ -14,7 +14,7 @@ form marks predicate inputs in its trailing string (``"p3"``). Slot layouts foll
 from __future__ import annotations
 
 from . import ptx_semantics  # noqa: F401  (registers the CPU semantics of these rows and of ld/st/warp rows)
-from .ptx_table import declare_opcode, row
+from .ptx_table import Operand, Row, declare_opcode, row, slots
 
 __all__: list[str] = []
 
@@ -25,11 +25,27 @@ _D2 = "d:dst@type a:reg@type"
 _D4 = "d:dst@type a:reg@type b:reg@type c:reg@type"
 
 # --------------------------------------------------------------------------- add sub mul mad fma
+
+
+def _src(mods: dict) -> str:
+    """The type of a mixed-precision source: ``add.rn.f32.bf16``'s ``a`` is ``.bf16``."""
+    return mods["btype"] or mods["type"]
+
+
+def _mixed(mods: dict) -> str | None:
+    """The mixed-precision line is ``op{.rnd}{.sat}.f32.{f16,bf16}`` (PTX ISA 9.7.5)."""
+    if mods["btype"] and (mods["type"] != "f32" or mods["ftz"]):
+        return f"the mixed-precision .{mods['btype']} source exists only on the .f32 line, without .ftz"
+    return None
+
+
+_MIXED_A = Operand("a", "reg", ty=_src)
 for _op in ("add", "sub"):
     _int = "u16|u32|u64|u16x2|s16|s32|s64|s16x2" if _op == "add" else "u16|u32|u64|s16|s32|s64"
     declare_opcode(_op, [
         row(f"{_op}_int", f"sat?=sat type={_int}", _D3),
-        row(_op, f"{_RND} ftz?=ftz sat?=sat type=f32|f64|f32x2 btype?=f16|bf16", _D3),
+        Row(_op, slots(f"{_RND} ftz?=ftz sat?=sat type=f32|f64|f32x2 btype?=f16|bf16"),
+            (Operand("d", "dst", ty="type"), _MIXED_A, Operand("b", "reg", ty="type")), check_mods=_mixed),
         row(f"{_op}_half", f"rnd?=rn ftz?=ftz sat?=sat type={_HALF}", _D3),
     ], doc=f"{_op}: integer, float and half {'addition' if _op == 'add' else 'subtraction'}")  # fmt: skip
 
@@ -47,7 +63,9 @@ declare_opcode("mad", [
 ], doc="mad: integer (.hi/.lo/.wide) and float multiply-add")  # fmt: skip
 
 declare_opcode("fma", [
-    row("fma", "rnd=rn|rz|rm|rp ftz?=ftz sat?=sat type=f32|f64|f32x2 btype?=f16|bf16", _D4),
+    Row("fma", slots("rnd=rn|rz|rm|rp ftz?=ftz sat?=sat type=f32|f64|f32x2 btype?=f16|bf16"),
+        (Operand("d", "dst", ty="type"), _MIXED_A, Operand("b", "reg", ty=_src), Operand("c", "reg", ty="type")),
+        check_mods=_mixed),
     row("fma_half", f"rnd=rn ftz?=ftz sat?=sat oob?=oob relu?=relu type={_HALF}", _D4),
 ], doc="fma: fused multiply-add (float, half)")  # fmt: skip
 
@@ -187,6 +205,30 @@ declare_opcode("cvt", [
     row("cvt_f8x2_f32", "rnd=rn satfinite=satfinite relu?=relu dtype=e4m3x2|e5m2x2 atype=f32",
         "d:dst@dtype a:reg@atype b:reg@atype"),
     row("cvt_f16x2_f8x2", "rnd=rn relu?=relu dtype=f16x2 atype=e4m3x2|e5m2x2", "d:dst@dtype a:reg@atype"),
+    # sm_100a: the microscaling formats (ue8m0 scales; fp8 from/to half pairs; fp6) and the
+    # stochastic rounding (.rs, random bits in rbits). e2m1x2 (.b8 registers) is left out.
+    row("cvt_ue8m0x2_f32", "rnd=rz|rp satfinite?=satfinite dtype=ue8m0x2 atype=f32",
+        "d:dst@dtype a:reg@atype b:reg@atype"),
+    row("cvt_ue8m0x2_bf16x2", "rnd=rz|rp satfinite?=satfinite dtype=ue8m0x2 atype=bf16x2", "d:dst@dtype a:reg@atype"),
+    row("cvt_bf16x2_ue8m0x2", "rnd=rn dtype=bf16x2 atype=ue8m0x2", "d:dst@dtype a:reg@atype"),
+    row("cvt_f8x2_fp16x2", "rnd=rn satfinite=satfinite relu?=relu dtype=e4m3x2|e5m2x2 atype=f16x2|bf16x2",
+        "d:dst@dtype a:reg@atype"),
+    row("cvt_bf16x2_f8x2", "rnd=rn relu?=relu satfinite?=satfinite scaled?=scaled::n2::ue8m0 dtype=bf16x2 "
+                           "atype=e4m3x2|e5m2x2", "d:dst@dtype a:reg@atype scale_factor:reg@ue8m0x2?scaled"),
+    row("cvt_f6x2_f32", "rnd=rn satfinite=satfinite relu?=relu dtype=e2m3x2|e3m2x2 atype=f32",
+        "d:dst@dtype a:reg@atype b:reg@atype"),
+    row("cvt_f6x2_fp16x2", "rnd=rn satfinite=satfinite relu?=relu dtype=e2m3x2|e3m2x2 atype=f16x2|bf16x2",
+        "d:dst@dtype a:reg@atype"),
+    row("cvt_f16x2_f6x2", "rnd=rn relu?=relu dtype=f16x2 atype=e2m3x2|e3m2x2", "d:dst@dtype a:reg@atype"),
+    row("cvt_bf16x2_f6x2", "rnd=rn relu?=relu satfinite?=satfinite scaled?=scaled::n2::ue8m0 dtype=bf16x2 "
+                           "atype=e2m3x2|e3m2x2", "d:dst@dtype a:reg@atype scale_factor:reg@ue8m0x2?scaled"),
+    row("cvt_tf32_f32", "rnd=rna|rn|rz satfinite?=satfinite relu?=relu dtype=tf32 atype=f32", "d:dst@dtype a:reg@atype",
+        check_mods=lambda m: "the .rna tf32 line has no .relu" if m["rnd"] == "rna" and m["relu"] else None),
+    *(row(f"cvt_rs_{n}_f32", f"rnd=rs relu?=relu satfinite=satfinite dtype={d} atype=f32",
+          "d:dst@dtype abef:reg@f32*4 rbits:reg@b32") for n, d in (("f8x4", "e4m3x4|e5m2x4"), ("f6x4", "e2m3x4|e3m2x4"),
+                                                                    ("f4x4", "e2m1x4"))),
+    *(row(f"cvt_rs_{d}_f32", f"rnd=rs relu?=relu satfinite?=satfinite dtype={d} atype=f32",
+          "d:dst@dtype a:reg@atype b:reg@atype rbits:reg@b32") for d in ("f16x2", "bf16x2")),
 ], doc="cvt: convert between integer and float types (rounding, saturation), and pack pairs")  # fmt: skip
 declare_opcode("cvt_pack", [
     row("cvt_pack", "sat=sat dtype=u16|s16 atype=s32", "d:dst@u32 a:reg@atype b:reg@atype", mnemonic="cvt.pack"),

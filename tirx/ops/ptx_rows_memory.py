@@ -6,13 +6,13 @@ Slot layouts follow TIRx's (apache-tvm-tirx 0.1.0a4) so its printed text loads h
 registers are buffer elements (``d`` written, values read), vectors take one operand per
 lane (``T.ptx.ld.global_.v4.u32(y[0], y[1], y[2], y[3], p)``). An address takes a
 32-bit shared-window address when the ``space`` slot names a shared space, else a
-generic pointer (tirx/ops/ptx_table.py). Forms TIRx marks sm_100 or later are left out
-(tests/test_ptx_rows_table.py lists them).
+generic pointer (tirx/ops/ptx_table.py). Of the forms TIRx marks sm_100 or later, the
+ldmatrix/stmatrix b8 matrices are rows; the rest are left out (tests/test_ptx_rows_table.py).
 """
 
 from __future__ import annotations
 
-from .ptx_table import declare_opcode, row
+from .ptx_table import Operand, Row, declare_opcode, row, slots
 
 __all__: list[str] = []
 
@@ -100,12 +100,40 @@ declare_opcode("getctarank", [
 
 # --------------------------------------------------------------------------- ldmatrix / stmatrix
 _MAT = "sync=sync aligned=aligned shape=m8n8 num=x1|x2|x4 trans?=trans space?=shared|shared::cta"
+_SPC = "space?=shared|shared::cta"
+
+
+def _ld_lanes(mods: dict) -> int:
+    """ldmatrix's registers: 1, 2 or 4 per .num, two per matrix for .m16n16."""
+    return int(mods["num"][1:]) * (2 if mods["shape"] == "m16n16" else 1)
+
+
+def _b8fmt(mods: dict) -> str | None:
+    if mods["shape"] == "m8n16":
+        return "the .m8n16 decompression line takes no .trans" if mods["trans"] else None
+    if not mods["trans"]:
+        return "the .m16n16 decompression line requires .trans"
+    return "shape .m16n16 supports only .x1 and .x2" if mods["num"] == "x4" else None
+
+
+_LDR = Operand("r", "dst", ty="b32", lanes=_ld_lanes)
+_P = Operand("p", "space_addr", mem=True)
 declare_opcode("ldmatrix", [
     row("ldmatrix", f"{_MAT} type=b16", "r:dst@b32*num p:space_addr!"),
-], doc="ldmatrix: load 8x8 b16 matrices from shared memory into the warp's registers (x1/x2/x4)")  # fmt: skip
+    # sm_100a: 16x16 b8 matrices (two registers each), and the 6/4-bit decompressing loads
+    Row("ldmatrix_m16n16_b8", slots(f"sync=sync aligned=aligned shape=m16n16 num=x1|x2 trans=trans {_SPC} type=b8"),
+        (_LDR, _P)),
+    Row("ldmatrix_b8fmt", slots(f"sync=sync aligned=aligned shape=m8n16|m16n16 num=x1|x2|x4 trans?=trans {_SPC} "
+                                "dst_fmt=b8x16 src_fmt=b6x16_p32|b4x16_p64"), (_LDR, _P), check_mods=_b8fmt),
+], doc="ldmatrix: load 8x8 b16 (sm_100a: 16x16 b8, decompressed b6/b4) matrices from shared memory into "
+   "the warp's registers")  # fmt: skip
 declare_opcode("stmatrix", [
     row("stmatrix", f"{_MAT} type=b16", "p:space_addr! r:reg@b32*num"),
-], doc="stmatrix: store 8x8 b16 matrices from the warp's registers to shared memory (x1/x2/x4)")  # fmt: skip
+    # sm_100a: 16x8 b8 matrices, always transposed
+    row("stmatrix_m16n8_b8", f"sync=sync aligned=aligned shape=m16n8 num=x1|x2|x4 trans=trans {_SPC} type=b8",
+        "p:space_addr! r:reg@b32*num"),
+], doc="stmatrix: store 8x8 b16 (sm_100a: 16x8 b8) matrices from the warp's registers to shared memory "
+   "(x1/x2/x4)")  # fmt: skip
 
 # --------------------------------------------------------------------------- ldu, red.async
 declare_opcode("ldu", [

@@ -266,7 +266,8 @@ def _float_arith(op: str) -> Callable:
 
         np = _np()
         t = mods["type"]
-        _no(mods, "btype", "oob", "relu")
+        src = mods.get("btype", "")  # the mixed-precision line: a (fma: a, b) .f16/.bf16, widened exactly
+        _no(mods, "oob", "relu")
         if op in ("fma", "mad"):
             _need_rn(mods, op, default_ok=False)
         else:
@@ -292,6 +293,9 @@ def _float_arith(op: str) -> Callable:
 
         def compute(ins):
             args = [ins["a"], ins["b"]] + ([ins["c"]] if op in ("fma", "mad") else [])
+            if src:  # op{.rnd}{.sat}.f32.src: the 16-bit sources converted to .f32 first
+                wide = 2 if op in ("fma", "mad") else 1
+                args = [np.asarray(x, dtype=np.float32) if k < wide else x for k, x in enumerate(args)]
             return {"d": _lanewise(t, one, args)}
 
         return compute
@@ -656,6 +660,19 @@ def _cvt(row: str, mods: dict) -> Callable:
             return {"d": _join([x.astype(np.float16) for x in lanes], 16, "f16")}
 
         return widen
+    if row == "cvt_f8x2_fp16x2":  # each half of a to one byte of d (lane i -> byte i)
+        f8 = "float8_e4m3fn" if dt == "e4m3x2" else "float8_e5m2"
+
+        def narrow_pair(ins):
+            out = 0
+            for i, x in enumerate(_split(ins["a"], 2, 16, _PACKED[at][0])):
+                x = np.asarray(x, dtype=np.float32)  # f16/bf16 values are exact in f32
+                if relu:
+                    x = np.where(np.isnan(x), x, np.maximum(x, np.float32(0)))
+                out = out + (_py(D.f8_to_bits(D.round_f8(x, f8), f8).astype(np.uint8)) << (8 * i))
+            return {"d": np.array(np.asarray(out, dtype=object).tolist(), dtype=np.uint16)}
+
+        return narrow_pair
     if row in ("cvt_f16x2_f32", "cvt_bf16x2_f32", "cvt_f8x2_f32"):
         if rnd != "rn":
             raise Refused(f"cvt.{rnd}.{dt}.f32 is not modelled (only .rn)")
@@ -922,7 +939,17 @@ ROWS: dict[str, Callable] = {
         for lane, n in (("b16", 2), ("b32", 2), ("b16", 4))
         for w in ("pack", "unpack")
     },
-    **{n: _cvt for n in ("cvt", "cvt_f16x2_f32", "cvt_bf16x2_f32", "cvt_f8x2_f32", "cvt_f16x2_f8x2")},
+    **{
+        n: _cvt
+        for n in (
+            "cvt",
+            "cvt_f16x2_f32",
+            "cvt_bf16x2_f32",
+            "cvt_f8x2_f32",
+            "cvt_f16x2_f8x2",
+            "cvt_f8x2_fp16x2",
+        )
+    },
     "dp4a": _dp,
     "sad": _sad,
     "shf": _shf,

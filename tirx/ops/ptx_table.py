@@ -106,6 +106,8 @@ TOKEN_DTYPE: dict[str, str | None] = {
     "b32": "uint32", "u32": "uint32", "s32": "int32", "f32": "float32", "f16x2": "uint32",
     "bf16x2": "uint32", "u16x2": "uint32", "s16x2": "uint32", "tf32": "uint32", "b64": "uint64",
     "u64": "uint64", "s64": "int64", "f64": "float64", "f32x2": "uint64", "b128": None,
+    "ue8m0x2": "uint16", "e2m3x2": "uint16", "e3m2x2": "uint16", "e2m1x4": "uint16", "e4m3x4": "uint32",
+    "e5m2x4": "uint32", "e2m3x4": "uint32", "e3m2x4": "uint32",
 }  # fmt: skip
 
 
@@ -146,7 +148,8 @@ class Row:
     language with names for indices: ``{mn}`` the mnemonic with the chosen modifiers,
     ``{addr}`` an operand by name (its placeholder modifier follows its kind), ``{out}``
     the result, ``{{``/``}}`` braces. ``check({name: operand})`` may return an error
-    message. ``cuda``/``interp`` override the lowering / give CPU semantics."""
+    message, ``check_mods({slot: token})`` refuse a combination of modifiers (a message).
+    ``cuda``/``interp`` override the lowering / give CPU semantics."""
 
     name: str
     slots: tuple[Slot, ...] = ()
@@ -158,6 +161,7 @@ class Row:
     bare: bool = False
     doc: str = ""
     check: Callable | None = None
+    check_mods: Callable | None = None  # ({slot: token}) -> an error message or None
     cuda: Callable | None = None
     interp: Callable | None = None
 
@@ -346,7 +350,8 @@ def _convert_operand(kind: str, x: Any, token: str | None = None) -> Any:
     if not isinstance(x, PrimExpr):
         return x
     t = x.ty
-    if kind == "smem" and isinstance(t, PointerType) and t.scope.startswith("shared"):
+    if kind == "smem" and isinstance(t, PointerType):
+        # any pointer, as TIRx converts it (a shared buffer's ptr_to may be typed global)
         return Call(_shared_window(), (x,), uint32)
     if kind in ("smem", "u32") and _is_int(t) and t != uint32 and t.bits <= 32:
         return Cast(uint32, x)
@@ -586,6 +591,10 @@ class Opcode:
             if isinstance(mods, _Miss):
                 whys.append((r, mods.why, 1 + mods.far))
                 continue
+            bad_mods = r.check_mods({sl.name: v for sl, v in zip(r.slots, mods)}) if r.check_mods else None
+            if bad_mods:
+                whys.append((r, bad_mods, 1))
+                continue
             if guard is not None and any(_kind(r, o, mods) in _OUT_KINDS for o in _layout(r, mods)[0]):
                 whys.append((r, "pred= guards only an instruction without outputs", 0))
                 continue
@@ -806,6 +815,34 @@ class Chain:
             raise AttributeError(f"{where}: '{attr}' is not a modifier allowed here; allowed: {allowed}")
         return Chain(opc, (*self._tokens, tok))
 
+    def follow(self, tokens: Sequence[str], text: str) -> Chain:
+        """This chain with the PTX modifiers ``tokens`` (``T.ptx["cp.async.ca..."]``'s
+        ``["async", "ca", ...]``) added, exactly as the attribute chain adds them. A modifier
+        that is two PTX modifiers (``...::bytes.mbarrier::report::fabric``) may span tokens.
+        An unknown one is a KeyError naming the allowed ones and the closest."""
+        import difflib
+
+        opc = self._opc
+        done = list(self._tokens)
+        i = 0
+        while i < len(tokens):
+            nxt = opc.allowed_after(done)
+            for j in range(i + 1, len(tokens) + 1):
+                tok = ".".join(tokens[i:j])
+                if tok in nxt:
+                    done.append(tok)
+                    i = j
+                    break
+            else:
+                tok = tokens[i]
+                where = ".".join([opc.opcode, *done])
+                close = difflib.get_close_matches(tok, nxt, n=3, cutoff=0.5)
+                hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+                allowed = ", ".join(nxt) or "none (the instruction is complete)"
+                raise KeyError(f"T.ptx[{text!r}]: {tok!r} is not a modifier allowed after {where}{hint} "
+                               f"(allowed: {allowed})")  # fmt: skip
+        return Chain(opc, tuple(done))
+
     def __dir__(self) -> list[str]:
         """The modifiers that may come next (tab completion)."""
         return [escape(c) for c in self._opc.allowed_after(self._tokens)]
@@ -878,6 +915,18 @@ def _interp(opc: Opcode) -> Callable:
     return interp
 
 
+def _print_call(p: Any, parts: list, call: Call) -> str:
+    """TIRx's printed form: an int32 literal operand is written ``T.int32(v)`` (a bare ``16``
+    would load back by its position's kind: a predicate input as ``T.uint32``); the value
+    forms of ``bare`` rows print as they are written (``T.ptx.mapa(p, 1)``)."""
+    if any(isinstance(a, StringImm) for a in call.args):
+        parts = [
+            f"T.int32({t})" if type(a) is IntImm and a.ty == int32 and not t.startswith("T.") else t
+            for a, t in zip(call.args, parts)
+        ]
+    return f"T.{call.op.name}({', '.join(parts)})"
+
+
 def declare_opcode(opcode: str, rows: Sequence[Row], *, doc: str, **trait_kw: Any) -> Opcode:
     """Declare the op ``ptx.<opcode>`` from its rows, and its script chain (a Python
     keyword opcode is the op ``ptx.and_``, TIRx's printed name; ``ptx.and`` is its alias)."""
@@ -890,6 +939,7 @@ def declare_opcode(opcode: str, rows: Sequence[Row], *, doc: str, **trait_kw: An
         cuda=_lower(opc), interp=_interp(opc), **trait_kw,
     )  # fmt: skip
     register_handler("script", opc.name)(Chain(opc))
+    register_handler("print", opc.name)(_print_call)
     # the rows are the declaration: record the file that holds them (tools/op_mentions.py)
     _op._DECL_SITE[opc.name] = sys._getframe(1).f_code.co_filename
     _OPCODES[opc.name] = opc

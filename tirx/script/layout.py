@@ -17,6 +17,7 @@ from ..ir.buffer import register_views
 from ..ir.expr import IntImm, PrimExpr
 from ..ir.layout import THREAD_AXES as _THREAD_AXES
 from ..ir.layout import Axis, ComposeLayout, Iter, Layout, Offsets, OnAxis, TileLayout
+from ..ir.types import PrimType, as_prim
 
 __all__ = [
     "Axis",
@@ -375,15 +376,16 @@ def _n(x: Any) -> Any:
     return x.value if isinstance(x, IntImm) else x
 
 
-def _declare(buf: Any, shape: Any, layout: Any) -> Any:
+def _declare(buf: Any, shape: Any, layout: Any, dtype: Any = None) -> Any:
     from tirx.surface.builder import IRBuilder
 
     from ..ir.types import TensorType
 
     if buf.scope == "tmem":
         raise ValueError(f"tensor {buf.name}: views of tensor memory are not supported")
-    ty = TensorType(tuple(shape), buf.dtype, buf.scope, (), buf.align, None, None, layout)
-    return IRBuilder.current().decl("v", ty, buf.data)
+    dt = buf.dtype if dtype is None else dtype
+    ty = TensorType(tuple(shape), dt, buf.scope, (), buf.align, None, None, layout)
+    return IRBuilder.current().decl("v", ty, buf.data, buf.scope)  # TIRx's view names its storage's scope
 
 
 def _default(buf: Any) -> Layout:
@@ -456,8 +458,12 @@ def _reshape(tile: TileLayout, shape: list) -> TileLayout | None:
 def _view(buf: Any, shape: tuple, layout: Any) -> Any:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    if len(shape) == 1 and isinstance(shape[0], str):
-        raise TypeError(f"tensor {buf.name}: view(dtype) is not supported yet")
+    if (
+        len(shape) == 1
+        and (isinstance(shape[0], (str, PrimType)) or hasattr(shape[0], "__tirx_type__"))
+        and layout is None
+    ):
+        return _view_dtype(buf, as_prim(shape[0], "view(dtype)"))
     dims = [_n(d) for d in shape]
     if layout is not None:
         return _declare(buf, dims, layout)
@@ -479,6 +485,50 @@ def _view(buf: Any, shape: tuple, layout: Any) -> Any:
         if r is not None:
             return _declare(buf, dims, r)
     return _declare(buf, dims, buf.layout)
+
+
+def _view_dtype(buf: Any, dtype: PrimType) -> Any:
+    """``A.view("uint32")``: the same storage as another element type (TIRx's rule: the last
+    dimension shrinks or grows by the ratio of the element sizes; the layout, when there is
+    one, is rescaled to the new element size)."""
+    cur = buf.dtype
+    big, small = max(dtype.bits, cur.bits), min(dtype.bits, cur.bits)
+    if big % small:
+        raise ValueError(
+            f"view(dtype): {cur} cannot be viewed as {dtype} (element sizes {cur.bits} and {dtype.bits} bits)"
+        )
+    if not buf.shape:
+        raise ValueError(f"view(dtype): tensor {buf.name} has no dimensions")
+    pack, ratio = dtype.bits > cur.bits, big // small
+    last = _n(buf.shape[-1])
+    shape = [*buf.shape[:-1], last // ratio if pack else last * ratio]
+    if buf.layout is None:
+        layout = None
+        if pack and type(last) is int and last % ratio:
+            raise ValueError("view(dtype): shape, offset and strides must align to the new dtype")
+    else:
+        source = buf.layout
+        if _is_memory_tile(source, buf.shape):
+            if _n(source.shard[-1].stride) != 1:
+                raise ValueError("view(dtype): the last dimension must have unit stride")
+            values = [last, *source.offset.values(), *[it.stride for it in source.shard[:-1]]]
+            if pack and any(type(_n(v)) is int and _n(v) % ratio for v in values):
+                raise ValueError("view(dtype): shape, offset and strides must align to the new dtype")
+
+            def scale(v: Any) -> Any:
+                v = _n(v)
+                return v // ratio if pack else v * ratio
+
+            layout = TileLayout(
+                shard=[
+                    Iter(_n(d), scale(it.stride) if k + 1 < len(shape) else 1, "m")
+                    for k, (d, it) in enumerate(zip(shape, source.shard))
+                ],
+                offset={a: scale(v) for a, v in source.offset.items()},
+            )
+        else:
+            layout = source.pack(ratio, "m") if pack else source.unpack(ratio, "m")
+    return _declare(buf, shape, layout, dtype)
 
 
 def _parts(buf: Any) -> tuple:

@@ -65,7 +65,7 @@ from ..ir import (
 )  # fmt: skip
 from ..ir import op as _op
 from ..ir.expr import Cast, FloatImm, Mul, Or
-from ..ir.fold import fold, fold_cast
+from ..ir.fold import check_true_div, fold, fold_cast
 from ..ir.operators import OPERATORS
 from ..ir.types import as_type
 
@@ -285,6 +285,60 @@ constexpr = _Constexpr()
 class _ReturnSignal(BaseException):
     def __init__(self, value: Any):
         self.value = value
+
+
+class NestedFunction:
+    """A function defined inside a kernel body (``@T.inline def helper(...)``, or undecorated):
+    like ``@T.inline``, each call expands its body in place; its free names resolve in the
+    scopes that enclose the ``def`` (a Python closure: late binding), defaults are evaluated
+    at the ``def``."""
+
+    def __init__(self, parser: Parser, node: ast.FunctionDef):
+        src = parser.src
+        self.src = Source(src.filename, node, src.line_off, src.col_off)
+        self.env = parser.env
+        self.scopes = list(parser.scopes)
+        self.__name__ = self.__qualname__ = node.name
+        a = node.args
+        K = inspect.Parameter
+        defaults = [parser.eval(d) for d in a.defaults]
+        pos = [*a.posonlyargs, *a.args]
+        ps = []
+        for i, arg in enumerate(pos):
+            k = i - (len(pos) - len(defaults))
+            kind = K.POSITIONAL_ONLY if i < len(a.posonlyargs) else K.POSITIONAL_OR_KEYWORD
+            ps.append(K(arg.arg, kind, default=defaults[k] if k >= 0 else K.empty))
+        if a.vararg is not None:
+            ps.append(K(a.vararg.arg, K.VAR_POSITIONAL))
+        for arg, d in zip(a.kwonlyargs, a.kw_defaults):
+            ps.append(K(arg.arg, K.KEYWORD_ONLY, default=K.empty if d is None else parser.eval(d)))
+        if a.kwarg is not None:
+            ps.append(K(a.kwarg.arg, K.VAR_KEYWORD))
+        self.sig = inspect.Signature(ps)
+
+    def __repr__(self) -> str:
+        return f"<kernel-local helper {self.__name__}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        p = current_parser()
+        if p is None:
+            raise RuntimeError(f"{self!r} can only be called inside the kernel that defines it")
+        try:
+            bound = self.sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        site = p.call_site()
+        prefix = (*p.prefix, site) if site is not None else p.prefix
+        child = Parser(p.b, self.src, self.env, prefix, inline=True, base_scopes=self.scopes)
+        for k, v in bound.arguments.items():
+            child.define(k, v)
+        with parsing(child):
+            try:
+                child.visit_body(self.src.tree.body)
+            except _ReturnSignal as r:
+                return r.value
+        return None
 
 
 class _Like:
@@ -593,12 +647,10 @@ def apply_binop(opcls: Any, pyop: Any, a: Any, b: Any, span: Any = None) -> Any:
             a = a.__tirx_expr__()
         if isinstance(b, (Cell, MetaVar)):
             b = b.__tirx_expr__()
-        if span is not None:
-            if isinstance(a, PrimExpr):
-                b = lit(b, a, span)
-            elif isinstance(b, PrimExpr):
-                a = lit(a, b, span)
-        return fold(binop(opcls, a, b, span=span))  # TIRx folds as it builds (tirx/ir/fold.py)
+        if pyop is operator.truediv:
+            check_true_div(a, b)  # TIRx's '/' refuses two integers (tirx/ir/fold.py)
+        # a Python number combines as in TIRx (tirx/ir/fold.py); TIRx folds as it builds
+        return fold(binop(opcls, a, b, span=span))
     return pyop(a, b)
 
 
@@ -752,7 +804,7 @@ class Parser:
                 return v
         v = self.env.get(name)
         if v is _MISSING:
-            raise NameError(f"name {name!r} is not defined")
+            raise NameError(f"name {name!r} is not defined", name=name)
         if type(v) is Cell:
             return v.load(self.span(node))
         return v
@@ -1226,6 +1278,8 @@ class Parser:
                     st, "return inside a kernel loop or branch is not supported in an inline helper"
                 )
             raise _ReturnSignal(val)
+        if type(val) is Buffer and isinstance(self.ret_ty, TensorType):
+            val = val.data  # ``return A`` of a tensor parameter (TIRx's): its pointer
         if val is not None and self.ret_ty is not None and not isinstance(val, PrimExpr):
             val = convert(val, _Like(self.ret_ty))
         self.b.return_(val)
@@ -1250,7 +1304,18 @@ class Parser:
         self.b.assert_(_to_bool_expr(cond), kind, parts)
 
     def visit_FunctionDef(self, st: Any) -> None:
-        raise self.diag(st, "a function definition inside a kernel is not supported; define helpers outside")
+        """A ``def`` in a kernel body (TIRx builds kernels by running their Python, so a nested
+        ``@T.inline`` helper is a closure): a :class:`NestedFunction`, expanded at each call."""
+        for d in st.decorator_list:
+            deco = self.eval(d)
+            if getattr(deco, "__module__", None) != "tirx.script.decorators" or getattr(
+                deco, "__name__", None
+            ) not in ("inline", "macro"):
+                raise self.diag(
+                    d,
+                    "a function defined inside a kernel takes only @T.inline or @T.macro (it is expanded inline)",
+                )
+        self.define(st.name, NestedFunction(self, st))
 
     # -- expressions ----------------------------------------------------------------
     def eval(self, node: Any) -> Any:
@@ -1698,6 +1763,30 @@ class parsing:
         _stack().pop()
 
 
+def _param_annotation(p: Parser, node: Any, later: list, early: dict, drop: dict) -> Any:
+    """A parameter's annotation. A name it uses that is a later scalar parameter
+    (``A: T.Tensor((n,)), n: T.int32``: TIRx's rule) is made that parameter's variable first
+    (``early``), from its own annotation."""
+    while True:
+        try:
+            return p.eval(node)
+        except DiagnosticError as e:
+            cause = e.__cause__
+            name = getattr(cause, "name", None) if isinstance(cause, NameError) else None
+            arg = next((x for x in later if x.arg == name), None)
+            if name is None or arg is None or arg.annotation is None or name in early or name in drop:
+                raise
+            try:
+                t = as_type(p.eval(arg.annotation))
+            except (DiagnosticError, TypeError, ValueError):
+                t = None
+            if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
+                raise e
+            v = Var(name, t, span=p.span(arg))
+            early[name] = v
+            p.define(name, v)
+
+
 def _wrap_param_error(p: Parser, node: Any, e: BaseException) -> DiagnosticError:
     return e if isinstance(e, DiagnosticError) else p.diag(node, e)
 
@@ -1745,12 +1834,23 @@ def build_function(
             a = fdef.args
             if a.vararg is not None or a.kwarg is not None:
                 raise p.diag(a.vararg or a.kwarg, "a kernel cannot take *args or **kwargs")
-            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+            all_args = [*a.posonlyargs, *a.args, *a.kwonlyargs]
+            early: dict[str, Var] = {}  # later scalar parameters an earlier annotation names
+            adopted: set[Var] = set()
+            for k, arg in enumerate(all_args):
                 pname = arg.arg
                 if pname in skip_kwonly:
                     continue
                 if pname in drop:
                     p.define(pname, drop[pname])
+                    continue
+                if pname in early:  # made when an earlier annotation named it
+                    sp = p.span(arg)
+                    b.spans.append(sp)
+                    try:
+                        p.define(pname, b.param(pname, early[pname]))
+                    finally:
+                        b.spans.pop()
                     continue
                 if arg.annotation is None:
                     raise p.diag(
@@ -1767,7 +1867,7 @@ def build_function(
                         elif type(lhs) is ast.Constant and lhs.value is None:
                             ann_node = rhs
                     try:
-                        ty = p.eval(ann_node)
+                        ty = _param_annotation(p, ann_node, all_args[k + 1 :], early, drop)
                     except DiagnosticError as e:
                         ann = (annotations or {}).get(pname, _MISSING)
                         if ann is _MISSING or isinstance(ann, str) or not isinstance(e.__cause__, NameError):
@@ -1776,8 +1876,17 @@ def build_function(
                     opt = getattr(ty, "__tirx_optional__", None)  # T.Optional(ann): as ann | None
                     if opt is not None:
                         ty = opt()
-                    if type(ty) is Var:  # T.Var("n", "int32") / T.ptr("float32"): the var's type (TIRx)
-                        ty = ty.ty
+                    if type(ty) is Var:
+                        t = ty.ty
+                        if (isinstance(t, PrimType) and t.is_int and t.lanes == 1 and ty.name == pname
+                                and ty not in adopted):  # fmt: skip
+                            # ``n: n`` (n = T.dynamic(...), which earlier shapes may use): the
+                            # parameter is that variable, as TIRx adopts it (TIRx renames a var of
+                            # another name to the parameter's; here that is a fresh variable)
+                            adopted.add(ty)
+                            p.define(pname, b.param(pname, ty))
+                            continue
+                        ty = t  # T.ptr("float32"): the var's type (TIRx)
                     if ty is constexpr:
                         raise p.diag(
                             arg.annotation, f"parameter {pname!r}: T.constexpr parameters need @T.jit"

@@ -36,9 +36,12 @@ from ..ir import Var as _Var
 from ..ir import op as _op
 from ..ir.node import Attrs as _Attrs
 from ..ir.types import DTYPE_NAMES as _DTYPE_NAMES
+from ..ir.types import PointerType as _PointerType
 from ..ir.types import as_prim as _as_prim
-from ..ir.types import handle, void
+from ..ir.types import handle as _handle_type
 from ..ir.types import parse_dtype as _parse_dtype
+from ..ir.types import tensormap_ptr as _tensormap_ptr
+from ..ir.types import void
 from . import parser as _p
 from .decorators import function, inline, ir_module, jit, macro
 from .intrin import call_intrin, llvm_lookup_intrinsic_id, tensor_data_ptr
@@ -117,6 +120,36 @@ class DType:
 for _n in _DTYPE_NAMES:
     globals()[_n] = DType(_as_prim(_n))  # every DTYPE_NAMES entry is a PrimType
 bool = globals()["bool"]
+
+
+class _Handle:
+    """``T.handle``: an opaque pointer type (``T.Ptr(T.void)``); called, TIRx's pointer type
+    constructor: ``T.handle("float32", "shared")`` is ``T.Ptr(T.float32, "shared")`` and
+    ``T.handle("tensormap")`` a TMA descriptor, ``T.Ptr(T.TensorMap())``."""
+
+    __slots__ = ()
+
+    def __tirx_type__(self) -> _PointerType:
+        return _handle_type
+
+    def __call__(self, dtype: Any = None, storage_scope: str = "global") -> _PointerType:
+        if dtype in ("TensorMap", "tensormap", "CUtensorMap", "cuTensorMap"):
+            return _tensormap_ptr
+        if type(storage_scope) is not str:
+            raise TypeError(f"T.handle: storage_scope must be a str, got {type(storage_scope).__name__}")
+        return _PointerType(void if dtype is None else _as_prim(dtype, "T.handle dtype"), storage_scope)
+
+    def __eq__(self, other: object) -> _builtins.bool:
+        return isinstance(other, _Handle) or other == _handle_type
+
+    def __hash__(self) -> int:
+        return hash(_handle_type)
+
+    def __repr__(self) -> str:
+        return "T.handle"
+
+
+handle = _Handle()
 
 
 # the markers the script parser recognizes (defined there, so parser.py needs no import of
@@ -489,7 +522,8 @@ _WRAP: dict[str, Callable[[Any], Any]] = {
 }
 
 
-for _form in (*_forms.FORMS, *_forms.DERIVED, _forms.GRID, _forms.NONE_TYPE, _forms.TENSOR_MAP):
+_TYPE_FORMS = (_forms.NONE_TYPE, _forms.TENSOR_MAP, _forms.PRIM_TYPE)
+for _form in (*_forms.FORMS, *_forms.DERIVED, _forms.GRID, *_TYPE_FORMS):
     for _n in (_form.name, *_form.aliases):
         globals()[_n] = _form.function(_e, _n, _WRAP.get(_form.role) or _WRAP.get(_form.name))
         if _n not in __all__:
@@ -660,6 +694,26 @@ class OpNamespace:
             )
         self.__dict__[name] = v
         return v
+
+    def __getitem__(self, text: Any) -> Any:
+        """``T.ptx["cp.async.ca.shared.global.L2::128B"]``: a PTX instruction by its text, the
+        same chain as ``T.ptx.cp.async_.ca.shared.global_.L2__128B`` (TIRx's subscript form)."""
+        if self._prefix != "ptx":
+            raise TypeError(f'T.{self._prefix} is not subscriptable (only T.ptx["<instruction>"] is)')
+        if not isinstance(text, str):
+            raise TypeError(f'T.ptx[...] takes the instruction text as a string, e.g. T.ptx["fence.proxy.async"], '
+                            f"got {type(text).__name__}")  # fmt: skip
+        from ..ops.ptx_table import Chain, escape
+
+        first, _, rest = text.partition(".")
+        head = _resolve(f"ptx.{escape(first)}") if first else None
+        if not isinstance(head, Chain) or head._tokens:
+            opcodes = [n for n in self.__dir__() if isinstance(_resolve(f"ptx.{n}"), Chain)]
+            raise KeyError(f"T.ptx[{text!r}]: {first!r} is not a PTX instruction of the table"
+                           + _did_you_mean(first, opcodes))  # fmt: skip
+        return head.follow(rest.split(".") if rest else [], text)
+
+    __iter__ = None  # subscripting names instructions: the namespace is not a sequence
 
     def __dir__(self) -> list[str]:
         """The members: the next name segment of every op, alias and marker under this

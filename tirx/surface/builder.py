@@ -49,7 +49,7 @@ from tirx.ir.expr import Call, Cast
 from tirx.ir.fold import fold_cast
 from tirx.ir.node import EMPTY_ATTRS, Attrs
 from tirx.ir.stmt import LAUNCH_FIELDS_KEY, seq
-from tirx.ir.types import as_prim, as_type, int32
+from tirx.ir.types import as_prim, as_type, int32, void
 
 __all__ = ["IRBuilder", "launch_args", "range_extent"]
 
@@ -367,11 +367,13 @@ class IRBuilder:
         self.emit(AllocBuffer(buf, annotations if annotations is not None else EMPTY_ATTRS, span=self.span))
         return buf
 
-    def decl(self, name: str, ty: TensorType, data: Any) -> Buffer:
+    def decl(self, name: str, ty: TensorType, data: Any, declared_scope: str = "global") -> Buffer:
+        """``name = T.decl_tensor(data, ty_args=[ty])``: the storage is ``data``'s;
+        ``declared_scope`` the scope the declaration's ``T.Tensor`` names (TIRx keeps it)."""
         if not isinstance(data, Var) or not isinstance(data.ty, PointerType):
             raise TypeError(f"decl_buffer {name}: data= must be a pointer variable, got {data!r}")
         buf = self.make_buffer(name, ty, data)
-        self.emit(DeclBuffer(buf, span=self.span))
+        self.emit(DeclBuffer(buf, declared_scope, span=self.span))
         return buf
 
     def store(self, buf: Buffer, indices: tuple, value: Any) -> None:
@@ -379,6 +381,10 @@ class IRBuilder:
             raise IndexError(f"buffer {buf.name} has rank {len(buf.shape)}, got {len(indices)} indices")
         value = convert(value, _Like(buf.dtype))
         vt, dt = value.ty, buf.dtype
+        if vt == void and isinstance(value, Call) and getattr(value.op, "typed_by_binding", False):
+            # TIRx's ``b[i] = T.cuda.func_call(...)`` (printed without ty=): the tensor types it
+            value = Call(value.op, value.args, dt, span=value.span)
+            vt = dt
         if vt != dt and isinstance(vt, PrimType) and vt.lanes == 1:
             if not (_numeric(vt) and isinstance(dt, PrimType) and dt.lanes == 1 and _numeric(dt)):
                 raise TypeError(f"store to {buf.name}: value dtype {vt} differs from buffer dtype {dt}")

@@ -50,6 +50,7 @@ from tirx.ir.expr import (
     PrimExpr,
     Ramp,
     Select,
+    StringImm,
     Sub,
     Var,
     binop,
@@ -60,8 +61,10 @@ from tirx.ir.layout import Layout
 from tirx.ir.node import Attrs
 from tirx.ir.shuffle import Shuffle
 from tirx.ir.stmt import (
+    DISABLE_UNROLL,
     LAUNCH_FIELDS,
     LAUNCH_FIELDS_KEY,
+    PRAGMA_UNROLL,
     AllocBuffer,
     AttrStmt,
     DeclBuffer,
@@ -71,7 +74,17 @@ from tirx.ir.stmt import (
     ForKind,
 )
 from tirx.ir.structural import structural_equal
-from tirx.ir.types import PointerType, PrimType, TensorType, Type, as_type, int32, parse_dtype, void
+from tirx.ir.types import (
+    PointerType,
+    PrimType,
+    TensorType,
+    Type,
+    as_type,
+    int32,
+    parse_dtype,
+    tensormap_ptr,
+    void,
+)
 
 __all__ = [
     "BINDINGS",
@@ -358,6 +371,15 @@ def _grid_extents(fname: str, p: Param, v: tuple) -> tuple:
     return tuple(out)
 
 
+def _unroll(fname: str, p: Param, v: Any) -> Any:
+    """``unroll=`` of ``T.serial``: True, False or a positive int literal (TIRx's)."""
+    if type(v) is bool or (type(v) is int and v >= 1):
+        return v
+    if type(v) is int:
+        raise FormError(f"{fname}: unroll must be a positive integer, got {v}")
+    raise FormError(f"{fname}: unroll must be a bool or a positive int literal, got {describe(v)}")
+
+
 def _unset(fname: str, p: Param, v: Any) -> None:
     if v is not None:
         raise FormError(
@@ -387,10 +409,11 @@ KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "elemtype": _elemtype,  # a pointer's element type (None: void), printed T.float32
     "ptrvar": _ptrvar,  # a pointer variable (X.data)
     "tensor_arg": _tensor_arg,  # [T.Tensor(...)]: an allocation's type, printed with its scope
-    "view_arg": _tensor_arg,  # the same for a view: printed without scope (the pointer has it)
+    "view_arg": _tensor_arg,  # the same for a view (its storage is its pointer's: DeclBuffer.declared_scope)
     "launch_values": _launch_values,  # *values: scalar integer expressions
     "value": _value,  # an expression or a string (T.attr's value)
     "grid_extents": _grid_extents,  # *extents: integers or (start, extent) pairs (T.grid)
+    "unroll": _unroll,  # T.serial's unroll=: True, False or a positive int
     "unset": _unset,  # a TVM keyword tirx has no meaning for: only None (derived forms' tvm=True)
     "layout": _layout,  # a layout (tirx.ir.layout) or None
 }
@@ -912,26 +935,94 @@ def loop_head(fname: str, kind: ForKind, start: Any, stop: Any, step: Any, threa
     return (start_e, extent, kind, step, annotations, thread)
 
 
+def _unroll_annotations(unroll: Any, annotations: Any) -> Any:
+    """``T.serial(..., unroll=)`` as TIRx records it: ``True`` is ``{"tirx.pragma_unroll": True}``
+    (CUDA ``#pragma unroll``), ``N`` is ``{"tirx.pragma_unroll": N}`` (``#pragma unroll N``),
+    ``False`` is ``{"tirx.disable_unroll": True}`` (``#pragma unroll 1``); merged into
+    ``annotations``, keys in order (as TIRx prints them)."""
+    if unroll is None:
+        return annotations
+    d = dict(annotations or {})
+    if unroll is False:
+        d[DISABLE_UNROLL] = True
+    else:
+        d[PRAGMA_UNROLL] = unroll
+    return dict(sorted(d.items()))
+
+
+def _unroll_of(ann: Any) -> Any:
+    """The ``unroll=`` value that prints ``ann`` (None: print ``annotations=``)."""
+    if ann is None or len(ann) != 1:
+        return None
+    ((k, v),) = ann.items()
+    if k == PRAGMA_UNROLL and (v is True or (type(v) is int and v >= 1)):
+        return v
+    if k == DISABLE_UNROLL and v is True:
+        return False
+    return None
+
+
+def _loop_dtype(fname: str, dt: Any, start: Any, stop: Any, step: Any) -> tuple:
+    """``dtype=``: the loop var's dtype; the bounds are converted to it (literals retyped,
+    other expressions cast), as TIRx does."""
+    if not (isinstance(dt, PrimType) and dt.is_int and dt.lanes == 1):
+        raise FormError(f"{fname}: dtype must be a scalar integer dtype, got {dt}")
+
+    def to(x: Any) -> Any:
+        if x is None:
+            return None
+        if type(x) is int or type(x) is IntImm:
+            try:
+                return IntImm(x.value if isinstance(x, IntImm) else x, dt)
+            except (TypeError, ValueError) as e:
+                raise FormError(f"{fname}: {e}") from None
+        if isinstance(x, PrimExpr):
+            return x if x.ty == dt else Cast(dt, x)
+        return x
+
+    if stop is None:
+        return IntImm(0, dt), to(start), to(step)
+    return to(start), to(stop), to(step)
+
+
 def _loop_form(kind: ForKind) -> FormSpec:
     tb = kind is ForKind.THREAD_BINDING
+    serial = kind is ForKind.SERIAL
 
     fname = "T." + kind.value
 
-    def build(start: Any, stop: Any, step: Any, thread: Any, annotations: Any, span: Any = None) -> tuple:
+    def build(start: Any, stop: Any, step: Any, thread: Any, *rest: Any, span: Any = None) -> tuple:
+        if serial:
+            unroll, annotations, dtype = rest
+            annotations = _unroll_annotations(unroll, annotations)
+        else:
+            annotations, dtype = rest
+        if dtype is not None:
+            start, stop, step = _loop_dtype(fname, dtype, start, stop, step)
         return loop_head(fname, kind, start, stop, step, thread, annotations, span)
 
     def unparse(s: For) -> tuple:
         thread = (s.thread or "") if tb else s.thread
-        return (s.start, loop_stop(s.start, s.extent), s.step, thread, s.annotations or None)
+        ann = s.annotations or None
+        if serial:
+            unroll = _unroll_of(ann)
+            if unroll is not None:
+                ann = None
+            return (s.start, loop_stop(s.start, s.extent), s.step, thread, unroll, ann, None)
+        return (s.start, loop_stop(s.start, s.extent), s.step, thread, ann, None)
 
     params = (
         Param("start", "expr"),
         Param("stop", "expr", None),
         Param("step", "expr", None, kw_only=tb, print_kw=True),
         Param("thread", "str", None, kw_only=not tb, print_kw=True),
+        *((Param("unroll", "unroll", None, kw_only=True),) if serial else ()),
         Param("annotations", "dict", None, kw_only=True),
+        Param("dtype", "primtype", None, kw_only=True),  # input only: the bounds' dtype prints
     )
-    what = 'thread="threadIdx.x"' if tb else "step=, annotations="
+    what = 'thread="threadIdx.x"' if tb else "step=, annotations=, dtype="
+    if serial:
+        what = "step=, unroll=, annotations=, dtype="
     return FormSpec(
         kind.value, params, For, build, unparse, role="loop", normalize=_thread_as_stop if tb else None,
         doc=f"``for i in T.{kind.value}(start, stop, {what})``: a {kind.value} loop (one bound: the stop).",
@@ -1012,7 +1103,7 @@ class TensorMapMark(Type):
         return hash("TensorMapMark")
 
 
-_TENSOR_MAP_PTR = PointerType(PrimType("uint8"), "tensormap")
+_TENSOR_MAP_PTR = tensormap_ptr
 
 
 def _b_ptr(element: Type, scope: str, span: Any = None) -> PointerType:
@@ -1046,6 +1137,24 @@ def _b_tensor_map(span: Any = None) -> Type:
 TENSOR_MAP = FormSpec(
     "TensorMap", (), TensorMapMark, _b_tensor_map, None, role="type",
     doc="``T.TensorMap()``: a TMA descriptor's type, the element of ``T.Ptr(T.TensorMap())``.",
+)  # fmt: skip
+
+
+def _b_prim_type(dtype: str, span: Any = None) -> Type:
+    try:
+        t = parse_dtype(dtype)
+    except ValueError as e:
+        raise FormError(f"T.PrimType: {e}") from None
+    if not isinstance(t, PrimType):
+        raise FormError(f"T.PrimType: {dtype!r} is not a primitive dtype")
+    return t
+
+
+#: ``T.PrimType("boolx2")``: how TIRx writes a dtype its ``T`` has no name for (input; the
+#: printer writes PrimType.script())
+PRIM_TYPE = FormSpec(
+    "PrimType", (Param("dtype", "str"),), PrimType, _b_prim_type, None, role="type",
+    doc='``T.PrimType("boolx2")``: a primitive dtype by name (TIRx\'s spelling of one with no ``T.`` name).',
 )  # fmt: skip
 
 
@@ -1140,8 +1249,8 @@ class Pending:
             ty, ann = self.args
             return builder.alloc(name, ty, ann)
         if form == "decl_tensor":
-            data, ty = self.args
-            return builder.decl(name, ty, data)
+            data, ty, declared = self.args
+            return builder.decl(name, ty, data, declared)
         if form == "evaluate":
             return builder.evaluate(self.args[0])
         if form == "module_attrs":
@@ -1172,9 +1281,10 @@ def _alloc_spellings(pos: Any, kw: dict) -> tuple:
 def _b_decl(data: Var, ty: TensorType, span: Any = None) -> Pending:
     pt = data.ty
     assert isinstance(pt, PointerType)  # the "ptrvar" parameter kind checked it
+    declared = ty.scope  # kept as TIRx keeps it (DeclBuffer.declared_scope)
     if ty.scope != pt.scope:  # the view lives where its pointer points
         ty = TensorType(ty.shape, ty.dtype, pt.scope, ty.strides, ty.align, ty.elem_offset, layout=ty.layout)
-    return Pending("decl_tensor", data, ty)
+    return Pending("decl_tensor", data, ty, declared)
 
 
 # ------------------------------------------------------------------ statements
@@ -1208,13 +1318,24 @@ def _b_device_entry(values: tuple, attrs: Any, span: Any = None) -> tuple:
     fname = "T.device_entry"
     n = len(values)
     if attrs is None:
+        if n == 0:  # TIRx's ``T.device_entry()``: no launch values (each defaults to 1)
+            return values, Attrs({LAUNCH_FIELDS_KEY: []})
         if n not in (6, 9, 10):
-            raise FormError(f"{fname}: without attrs= it takes 6 launch values (grid.xyz, block.xyz)")
+            raise FormError(
+                f"{fname}: without attrs= it takes 6 launch values (grid.xyz, block.xyz), or none"
+            )
         attrs = {"cuda.kernel_attrs": {}, LAUNCH_FIELDS_KEY: list(LAUNCH_FIELDS[:n])}
     fields = attrs.get(LAUNCH_FIELDS_KEY)
     if type(fields) not in (list, tuple) or len(fields) != n:
         raise FormError(f'{fname}: attrs["{LAUNCH_FIELDS_KEY}"] must list one launch field per value ({n})')
     return values, attrs if type(attrs) is Attrs else Attrs(attrs)
+
+
+def _unparse_device_entry(s: DeviceEntry) -> tuple:
+    a = s.attrs
+    if not s.args and len(a) == 1 and not a.get(LAUNCH_FIELDS_KEY, True):
+        return (), None  # T.device_entry()
+    return s.args, a
 
 
 def _b_attr(key: str, value: Any, span: Any = None) -> tuple:
@@ -1226,9 +1347,10 @@ def _b_attr(key: str, value: Any, span: Any = None) -> tuple:
 REGIONS: tuple[FormSpec, ...] = (
     FormSpec(
         "device_entry", (Param("values", "launch_values", (), star=True), Param("attrs", "dict", None, kw_only=True)),
-        DeviceEntry, _b_device_entry, ("args", "attrs"), role="region",
+        DeviceEntry, _b_device_entry, _unparse_device_entry, role="region",
         doc='``with T.device_entry(gx, gy, gz, bx, by, bz, attrs={"cuda.launch_fields": [...], ...}):`` '
-        "the kernel launch region (without ``attrs=``: 6 values, grid.xyz then block.xyz).",
+        "the kernel launch region (without ``attrs=``: 6 values, grid.xyz then block.xyz; or none, "
+        "``T.device_entry()``: every launch value 1).",
     ),
     FormSpec(
         "attr", (Param("key", "str"), Param("value", "value")), AttrStmt, _b_attr, ("key", "value"),
@@ -1245,7 +1367,7 @@ ALLOC_TENSOR = FormSpec(
 )  # fmt: skip
 DECL_TENSOR = FormSpec(
     "decl_tensor", (Param("data", "ptrvar"), Param("ty_args", "view_arg", kw_only=True)),
-    DeclBuffer, _b_decl, lambda s: (s.buffer.data, s.buffer), role="bind",
+    DeclBuffer, _b_decl, lambda s: (s.buffer.data, s), role="bind",
     doc="``X = T.decl_tensor(p, ty_args=[T.Tensor(shape, dtype)])``: a tensor view over the pointer ``p``.",
 )  # fmt: skip
 BINDINGS: tuple[FormSpec, ...] = (ALLOC_TENSOR, DECL_TENSOR)
@@ -1529,7 +1651,7 @@ LET = FormSpec(
 
 
 _BY_NAME: dict[str, FormSpec] = {}
-for _f in (*FORMS, *DERIVED, GRID, LET, NONE_TYPE, TENSOR_MAP, *HOST_TYPES, TARGET):
+for _f in (*FORMS, *DERIVED, GRID, LET, NONE_TYPE, TENSOR_MAP, PRIM_TYPE, *HOST_TYPES, TARGET):
     for _n in (_f.name, *_f.aliases):
         _BY_NAME[_n] = _f
 _BY_NODE: dict[type, FormSpec] = {
@@ -1551,6 +1673,21 @@ MODULE_ATTRS = FormSpec(
     doc='``T.module_attrs({"key": value})``: a module\'s attributes, first in its class body.',
 )  # fmt: skip
 register(MODULE_ATTRS)
+
+
+def _b_string_imm(value: str, span: Any = None) -> StringImm:
+    return StringImm(value, span=span)
+
+
+#: ``T.StringImm("s")`` in text: a string constant node (TIRx prints an attribute value that is
+#: one so, where a bare ``"s"`` is a str); input only, the printer writes it (tirx's
+#: ``attr_value``). The Python name is ``tirx.script.ir_names.StringImm``.
+register(
+    FormSpec(
+        "StringImm", (Param("value", "str"),), StringImm, _b_string_imm, None, role="expr",
+        doc='``T.StringImm("s")``: a string constant (an attribute value that is not a str).',
+    )
+)  # fmt: skip
 
 
 def by_name(name: str) -> FormSpec | None:

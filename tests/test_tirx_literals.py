@@ -1,0 +1,225 @@
+"""A Python number beside an IR value builds what TIRx 0.1.0a4 builds (tirx/ir/fold.py).
+
+``tests/data/tirx_golden/literals.json`` (made by ``tools/tirx_oracle/golden_literals.py``;
+TIRx is not needed here) holds, for every dtype, literal, operator and operand order, TIRx's
+printed binding of ``v = <expr>``: written in a kernel, and computed by a plain Python helper
+called from the kernel. Each row is checked three ways: tirx's frontend build of the kernel,
+and of the helper kernel, is structurally equal to ``tirx.loads`` of TIRx's text, or both
+refuse (a located ``DiagnosticError`` here); and the helper's expression computed in host code
+on the loaded kernel's own ``X[0]`` / ``C[0]`` is the expression TIRx bound (or a TypeError /
+ValueError naming the operands). A hypothesis test then checks that the interpreter computes
+such an expression as numpy computes the same casts.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+import math
+import pathlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tirx
+from tirx.errors import DiagnosticError
+from tirx.ir import Bind, BufferLoad, IntImm, SeqStmt
+from tirx.script import tirx as T
+
+GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "tirx_golden" / "literals.json").read_text())
+ROWS = [dict(zip(GOLDEN["columns"], r)) for r in GOLDEN["rows"]]
+IMPORT = "from tirx.script import tirx as T\n\n"
+
+
+def _helper_expr(e: str) -> str:
+    return e.replace("X[0]", "x").replace("C[0]", "c")
+
+
+def _build(src: str, key: str):
+    """The ``f`` of a kernel source (registered with linecache: the parser reads it there)."""
+    name = f"<tirx literals {key}>"
+    text = IMPORT + src
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    ns: dict = {"__name__": "tirx_literals_row"}
+    exec(compile(text, name, "exec"), ns)  # the test's own generated kernel
+    return ns["f"]
+
+
+def _text(dtype: str, lines: str) -> str:
+    return GOLDEN["text"].format(dtype=dtype, lines="\n".join("    " + ln for ln in lines.split("\n")))
+
+
+def _helper_lines(row: dict) -> str:
+    """TIRx's helper body, with a comparison TIRx left deferred (its ``==`` / ``!=`` in plain
+    Python give an ``EqualOp`` that the binding keeps as a Python value, printed only where
+    ``T.evaluate`` converts it) written as the binding tirx builds at once."""
+    h = row["helper"]
+    k = row["kernel"]
+    if h is None:
+        return k if k.startswith("ERR") else k + "\nT.evaluate(v)"
+    if h.startswith("T.evaluate(") and "\n" not in h:
+        return f"v: T.let[T.bool] = {h[len('T.evaluate(') : -1]}\nT.evaluate(v)"
+    return h
+
+
+def _bound(f) -> object:
+    """The value the kernel binds to ``v`` (its first statement)."""
+    s = f.body
+    while isinstance(s, SeqStmt):
+        s = s.stmts[0]
+    assert isinstance(s, Bind), s
+    return s.value
+
+
+def _ids(r: dict) -> str:
+    return f"{r['dtype']}: {r['expr']}"
+
+
+@pytest.mark.parametrize("row", ROWS, ids=_ids)
+def test_literal_row_builds_what_tirx_builds(row):
+    dtype, expr = row["dtype"], row["expr"]
+    for ctx, src, want in (
+        ("kernel", GOLDEN["kernel_source"].format(dtype=dtype, expr=expr), row["kernel"]),
+        ("helper", GOLDEN["helper_source"].format(dtype=dtype, expr=_helper_expr(expr)), _helper_lines(row)),
+    ):
+        if want.startswith("ERR"):
+            with pytest.raises(DiagnosticError):
+                _build(src, f"{ctx} {dtype} {expr}")
+            continue
+        ours = _build(src, f"{ctx} {dtype} {expr}")
+        theirs = tirx.loads(_text(dtype, want))
+        tirx.assert_structural_equal(ours, theirs)
+    # host code: the helper's Python operators on the loaded kernel's own X[0] / C[0]
+    want = _helper_lines(row)
+    if want.startswith("ERR"):
+        f = tirx.loads(_text(dtype, "T.evaluate(0)"))
+    else:
+        f = tirx.loads(_text(dtype, want))
+    x, c = (BufferLoad(buf, (IntImm(0),)) for _, buf in f.buffer_map)
+    h = eval(f"lambda x, c: {_helper_expr(expr)}", {"T": T})  # the row's own expression
+    if want.startswith("ERR"):
+        with pytest.raises((TypeError, ValueError, ZeroDivisionError)):
+            h(x, c)
+        return
+    assert tirx.structural_equal(h(x, c), _bound(f)), (h(x, c), want)
+
+
+def test_golden_table_covers_the_probe():
+    dtypes = {r["dtype"] for r in ROWS}
+    assert {"int8", "uint64", "bool", "float16", "bfloat16", "float64", "float8_e4m3fn"} <= dtypes
+    ops = {r["op"] for r in ROWS}
+    assert {"+", "/", "//", "%", "<<", "&", "==", "T.min", "T.if_then_else"} <= ops
+    assert len(ROWS) >= 7000
+    assert sum(r["kernel"].startswith("ERR") for r in ROWS) > 1000  # TIRx's refusals are rows too
+
+
+def test_refusal_outside_a_kernel_names_the_operands():
+    x = tirx.ir.Var("x", "int8")
+    with pytest.raises(TypeError, match="int8"):
+        x / 2
+    with pytest.raises(TypeError, match=r"int8 and the float 2\.5"):
+        x // 2.5
+    with pytest.raises(ValueError, match="int8"):
+        x & 300
+    y = tirx.ir.Var("y", "float16")
+    with pytest.raises(TypeError, match="float16"):
+        y % 1
+
+
+# ------------------------------------------------------------------ the interpreter agrees
+_DT = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool",
+       "float16", "float32", "float64"]  # fmt: skip
+_OPS = ["+", "-", "*", "<", "<=", ">", ">=", "==", "!=", "T.min", "T.max"]
+_NP_OPS = {
+    "+": np.add, "-": np.subtract, "*": np.multiply, "<": np.less, "<=": np.less_equal,
+    ">": np.greater, ">=": np.greater_equal, "==": np.equal, "!=": np.not_equal,
+    "T.min": np.minimum, "T.max": np.maximum,
+}  # fmt: skip
+_LIT_DT = {bool: "bool", int: "int32", float: "float32"}
+
+
+def _np_dtype(d: str) -> np.dtype:
+    return np.dtype("bool") if d == "bool" else np.dtype(d)
+
+
+def _matched(xd: str, lit: object) -> str:
+    """The dtype TIRx computes ``x op lit`` in (its BinaryOpMatchTypes on the literal's own
+    dtype): the reference the interpreter's result is checked against."""
+    ld = _LIT_DT[type(lit)]
+    if type(lit) is int and not -(2**31) <= lit < 2**31:
+        ld = "int64"
+    if xd == ld:
+        return xd
+    xf, lf = xd.startswith("float"), ld.startswith("float")
+    if xf and lf:
+        return xd if int(xd[5:]) >= int(ld[5:]) else ld
+    if xf or lf:
+        return xd if xf else ld
+
+    def kb(d: str) -> tuple[str, int]:
+        return (
+            ("uint", 1)
+            if d == "bool"
+            else (("uint", int(d[4:])) if d.startswith("uint") else ("int", int(d[3:])))
+        )
+
+    (kx, bx), (_, bl) = kb(xd), kb(ld)
+    if bx != bl:
+        return xd if bx > bl else ld
+    return xd if kx == "uint" else ld
+
+
+def _value(d: str, draw_int: int, draw_float: float) -> object:
+    if d == "bool":
+        return bool(draw_int & 1)
+    if d.startswith("float"):
+        return np.array(draw_float, np.float64).astype(d).item()
+    info = np.iinfo(d)
+    return int(info.min + draw_int % (int(info.max) - int(info.min) + 1))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    xd=st.sampled_from(_DT),
+    op=st.sampled_from(_OPS),
+    lit=st.one_of(
+        st.booleans(),
+        st.integers(-(2**31), 2**31 - 1),
+        st.sampled_from([0, 1, -1, 2, 127, 255, 2**31 - 1]),
+        st.floats(-1e4, 1e4, allow_nan=False, width=32),
+        st.sampled_from([0.1, 2.5, -0.0, 0.5, 1.0]),
+    ),
+    left=st.booleans(),
+    xi=st.integers(0, 2**64),
+    xf=st.floats(-1e4, 1e4, allow_nan=False, width=32),
+)
+def test_interpreter_computes_the_casts_numpy_computes(xd, op, lit, left, xi, xf):
+    """``v = x op lit`` (either order) on the interpreter equals numpy on both operands cast to
+    the dtype TIRx matched them to, then the op in that dtype (comparisons give a bool)."""
+    md = _matched(xd, lit)
+    if md == "bool" and op in ("+", "-", "*"):
+        return  # bool arithmetic: TIRx builds it, the program's meaning is C++'s (not numpy's)
+    a, b = ("X[0]", repr(lit)) if left else (repr(lit), "X[0]")
+    expr = f"{op}({a}, {b})" if op.startswith("T.") else f"{a} {op} {b}"
+    src = (
+        "@T.function\n"
+        f'def f(X: T.Tensor((1,), "{xd}"), O: T.Tensor((1,), "float64")):\n'
+        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n"
+        f'    O[0] = T.Cast("float64", {expr})\n'
+    )
+    f = _build(src, f"hyp {xd} {expr}")
+    xv = _value(xd, xi, xf)
+    X = np.array([xv], _np_dtype(xd))
+    O = np.zeros(1, np.float64)
+    tirx.compile(f, target="interp")(X, O)
+    with np.errstate(all="ignore"):
+        xa = X.astype(_np_dtype(md))
+        ld = "int64" if type(lit) is int and not -(2**31) <= lit < 2**31 else _LIT_DT[type(lit)]
+        la = np.array([lit], _np_dtype(ld)).astype(_np_dtype(md))  # the literal in its own dtype first
+        p, q = (xa, la) if left else (la, xa)
+        want = _NP_OPS[op](p, q).astype(_np_dtype(md) if op in ("+", "-", "*", "T.min", "T.max") else bool)
+    w = float(want.astype(np.float64)[0])
+    got = float(O[0])
+    assert (math.isnan(w) and math.isnan(got)) or w == got, (expr, xd, xv, md, w, got, tirx.dumps(f))
