@@ -237,6 +237,7 @@ class TextBuilder:
         self.chains: list = []  # per if statement: else frames opened by elif
         self.let_scope: dict[str, list] = {}
         self.module_name: str | None = None
+        self.standalone_fname: str | None = None  # the function being read when not in a module
         self.module_fnames: set[str] = set()
         self.gv_refs: list = []
         self.func_span = None
@@ -510,6 +511,7 @@ class TextBuilder:
         if private is None:
             raise self.err(f"function '{name_tok.value}' needs the @T.function decorator", self.tsp(def_tok))
         fname = name_tok.value
+        self.standalone_fname = fname if self.module_name is None else None
         if self.module_name is not None:
             if fname in self.module_fnames:
                 raise self.err(f"module {self.module_name} defines '{fname}' twice", self.tsp(name_tok))
@@ -844,6 +846,8 @@ class TextBuilder:
             sp = self.tsp(tok)
             self.gv_refs.append((rest, sp))
             return _FuncRef(rest, sp)
+        elif head == "Module" and self.module_name is None and rest == self.standalone_fname:
+            return _FuncRef(rest, self.tsp(tok))  # a standalone function calling itself (TIRx's spelling)
         elif rest == "data" and isinstance(self.b.lookup(head), Buffer):
             # a buffer's backing pointer, printed as ``X.data``
             return self.b.lookup(head).data

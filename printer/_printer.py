@@ -585,6 +585,10 @@ class Printer:
         v = s.value
         if isinstance(v, _e.Call):
             self.emit(depth, self._call(v))
+        elif type(v) is _IntImm and v.value == 0 and v.ty.is_int:
+            # the front ends drop ``T.evaluate(0)`` as TIRx does; a kept one (built by the API or a
+            # pass) is spelled with its dtype, which they keep, so the text builds it back
+            self.emit(depth, f"T.evaluate(T.{v.ty}(0))")
         else:
             self.emit(depth, _STMT_PRINT[_s.Evaluate](self, s))
 
@@ -858,6 +862,7 @@ _KIND_TEXT = {
     "int": lambda p, v: str(v),
     "dtype": _dtype_text,
     "type": lambda p, t: type_text(t),
+    "calltype": lambda p, t: "T.Tuple()" if t == void else type_text(t),  # a void call: TIRx's unit type
     "funcref": lambda p, v: p._gvar(v[0]),
     "exprs": lambda p, v: "[" + ", ".join([p.expr(a) for a in v]) + "]",
     "str": lambda p, v: quote(v),

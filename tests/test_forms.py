@@ -284,6 +284,7 @@ BAD = {
     "int": "n",
     "dtype": "3",
     "type": "3",
+    "calltype": "3",
     "binding": "n",
     "funcref": "n",
     "exprs": "n",

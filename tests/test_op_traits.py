@@ -81,7 +81,14 @@ def _op_mentions():
 
 #: where an op's name may still be spelled: surface syntax owned by a front end, the printer
 #: or a form declaration, and the op declarations themselves (tirx/ops/)
-SURFACE = ("tirx/script/", "tirx/surface/forms.py", "printer/", "grammar/", "tirx/ops/")
+SURFACE = (
+    "tirx/script/",
+    "tirx/surface/forms.py",
+    "printer/",
+    "grammar/",
+    "tirx/ops/",
+    "tirx/tirx/",
+)  # tirx/tirx: TIRx's host API names
 
 
 def test_op_mentions_tool_json():

@@ -168,7 +168,7 @@ def body_text(s, A=None):
         (call("reinterpret", x, ty=float32), "T.reinterpret(x, ty=T.float32)"),
         (call("call_extern", "foo", x, ty=int32), 'T.call_extern("foo", x, ty=T.int32)'),
         (Call(GlobalVar("f"), (x, y), float32), "T.Call(Module.f, [x, y], ty=T.float32)"),
-        (Call(GlobalVar("g"), (), void), "T.Call(Module.g, [], ty=T.void)"),
+        (Call(GlobalVar("g"), (), void), "T.Call(Module.g, [], ty=T.Tuple())"),
     ],
 )
 def test_expr_text(e, text):
@@ -571,7 +571,7 @@ def test_module_class_name_is_reserved():
     g = Function("g", (Var("a", float32),), SeqStmt(()))
     text = dumps(Module((f, g)))
     assert "def f(Module_1: T.float32):" in text
-    assert "T.Call(Module.g, [Module_1], ty=T.void)" in text
+    assert "T.Call(Module.g, [Module_1], ty=T.Tuple())" in text
 
 
 def test_printing_is_deterministic_across_processes():

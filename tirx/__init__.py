@@ -70,6 +70,7 @@ _LAZY_SUBMODULES = (
     "target",
     "target_spec",
     "testing",
+    "tirx",
     "tools",
 )
 

@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tirx.ops", "tirx.fileio"),  # op declarations; atomic file writes (print through the IR hook)
     ("tirx.surface",),  # IRBuilder, FormSpecs and forms, comment attachment
     ("tirx.grammar", "tirx.script"),  # the two front ends (text, Python)
+    ("tirx.tirx",),  # TIRx's Python API names (tvm_tirx.tirx) for ported host code
     ("tirx.printer",),
     ("tirx.passes",),
     ("tirx.codegen", "tirx.runtime", "tirx.interp", "tirx.target"),  # backends and compile()

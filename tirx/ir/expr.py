@@ -822,6 +822,11 @@ def _equality(cls: Any, a: PrimExpr, o: object) -> Any:
         object.__setattr__(r, "_same", (a is o) is (cls is EQ))
         return r
     if isinstance(o, Number) and not isinstance(o, complex):
+        if type(a) is IntImm and type(o) in (int, bool):  # TIRx folds an integer constant's ==
+            R = _literal_rules()
+            r = R.fold(R.combine(cls, a, o))
+            if type(r) is IntImm:
+                return r
         return binop(cls, a, o)  # not folded: its Python truth is _equality_bool's
     return NotImplemented
 

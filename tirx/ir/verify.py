@@ -314,6 +314,8 @@ class _Checker:
             callee = None
             if self.module is not None and op.name in self.module:
                 callee = self.module[op.name]
+            elif self.module is None and self.func is not None and op.name == self.func.name:
+                callee = self.func  # a standalone function calling itself (a recursive @T.jit)
             if callee is None:
                 self.error(f"call of unknown function {op.name}", e, "callee")
             else:

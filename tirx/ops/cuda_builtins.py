@@ -108,12 +108,12 @@ def _i_vote(kind: str):
 
 
 declare(
-    "cuda.ballot_sync", "i b", uint32, pure=False, device_only=True, convergent=True,
-    doc="bit i set when lane i of the mask has a true predicate (__ballot_sync)",
+    "cuda.ballot_sync", "i i", uint32, pure=False, device_only=True, convergent=True,
+    doc="bit i set when lane i of the mask has a true (nonzero) predicate (__ballot_sync; TIRx: int pred)",
     cuda=CExpr("__ballot_sync((unsigned){0:p}, {1})"), interp=_i_vote("ballot"),
 )  # fmt: skip
 declare(
-    "cuda.any_sync", "i b", int32, pure=False, device_only=True, convergent=True,
+    "cuda.any_sync", "i i", int32, pure=False, device_only=True, convergent=True,
     doc="nonzero when any lane of the mask has a true predicate (__any_sync)",
     cuda=CExpr("__any_sync((unsigned){0:p}, {1})"), interp=_i_vote("any"),
 )  # fmt: skip

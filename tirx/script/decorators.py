@@ -379,9 +379,22 @@ class JitFunction:
         self.__qualname__ = func.__qualname__
         self.__doc__ = func.__doc__
         self._info: tuple[Source, dict[str, Any], list[str]] | None = None
+        self._building = threading.local()  # depth of specializations of this function under way
 
     def __repr__(self) -> str:
         return f"<T.jit {self.func.__qualname__}>"
+
+    def _self_call(self, args: tuple, kwargs: dict) -> Call:
+        """``f(x, y)`` in ``f``'s own body: a call of the function being built (its name as a
+        global, as TIRx builds it), not another specialization (which would never end)."""
+        if kwargs:
+            raise TypeError(f"{self.__name__}: a recursive call takes positional arguments only")
+        src, _consts, _others = self._signature()
+        ret = None
+        if src.tree.returns is not None:
+            r = Parser(IRBuilder(), src, make_env(self.func, self.locals)).eval(src.tree.returns)
+            ret = None if r is None else as_type(r)
+        return GlobalRef(self.__name__, [], ret)(*args)
 
     def _signature(self) -> tuple:
         if self._info is None:
@@ -414,6 +427,8 @@ class JitFunction:
         None), then run the specialization on the remaining arguments like a direct call of
         a ``@T.function`` (``tirx.runtime.direct``: the arrays' memory picks CUDA or the
         interpreter)."""
+        if getattr(self._building, "depth", 0) and current_parser() is not None:
+            return self._self_call(args, kwargs)
         _src, consts, others = self._signature()
         const = {k: kwargs.pop(k) for k in list(kwargs) if k in consts}
         dropped = {k: None for k, v in kwargs.items() if v is None}
@@ -466,6 +481,7 @@ class JitFunction:
                 return hit
         env = make_env(self.func, self.locals, front=front)
         b = IRBuilder(src.filename, check_well_formed=self.check_well_formed)
+        self._building.depth = getattr(self._building, "depth", 0) + 1
         try:
             with b:
                 build_function(
@@ -474,6 +490,8 @@ class JitFunction:
                 )  # fmt: skip
         except DiagnosticError as e:
             _raise_short(e)
+        finally:
+            self._building.depth -= 1
         f = b.get()
         assert isinstance(f, Function)  # build_function built one function
         if self.cache_size == 0:

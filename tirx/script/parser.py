@@ -957,8 +957,13 @@ class Parser:
             )
         tv = type(val)
         if tv is MetaVar:
-            self.define(name, val.value)
-            return
+            if isinstance(val.value, PrimExpr) and type(val.value) is not Var:
+                # TIRx's meta_var is the identity: an IR expression is bound as any assignment
+                # is; Python values (ints, strs, lists: tirx's compile-time names) stay Python
+                val, tv = val.value, type(val.value)
+            else:
+                self.define(name, val.value)
+                return
         if tv is Cell:
             self.define(name, val)
             return

@@ -9,6 +9,7 @@ allocations, launch configuration and expression constructors.
 from __future__ import annotations
 
 import builtins as _builtins
+import functools as _functools
 import inspect as _inspect
 from collections.abc import Callable
 from typing import Any
@@ -45,11 +46,13 @@ from ..ir.types import void
 from . import parser as _p
 from .decorators import function, inline, ir_module, jit, macro
 from .intrin import call_intrin, llvm_lookup_intrinsic_id, tensor_data_ptr
+from .parser import _FOLDING_HELPERS
 from .parser import AttrSpec as _AttrSpec
 from .parser import Cell as _Cell
 from .parser import DeviceEntrySpec as _DeviceEntrySpec
 from .parser import LoopSpec as _LoopSpec
 from .parser import MetaVar as _MetaVar
+from .parser import fold_new as _fold_new
 from .parser import take_name as _take_name
 
 __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve through the op/dtype tables;
@@ -825,3 +828,22 @@ from .protocol import t_exports as _protocol_exports  # noqa: E402
 
 globals().update(_protocol_exports())
 __all__ += [n for n in _protocol_exports() if n not in __all__]
+
+
+def _folding(f: Callable[..., Any]) -> Callable[..., Any]:
+    """TIRx's helpers that fold as they build (``T.cast(T.int32(0), "uint32")`` is
+    ``T.uint32(0)``) fold wherever they are called: in host code and plain helpers as in a
+    kernel body, where the parser folds them too (``tirx.script.parser._FOLDING_HELPERS``)."""
+
+    def helper(*args: Any, **kwargs: Any) -> Any:
+        r = f(*args, **kwargs)
+        if isinstance(r, _PrimExpr):
+            r = _fold_new(r, (*args, *kwargs.values()))
+        return r
+
+    return _functools.wraps(f)(helper)  # name, doc, signature, __tirx_form__ stay f's
+
+
+for _name in _FOLDING_HELPERS:
+    if callable(globals().get(_name)):
+        globals()[_name] = _folding(globals()[_name])

@@ -394,6 +394,7 @@ KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "int": _int,  # an int literal
     "dtype": _dtype,  # printed "float32" (a PrimType) or T.Ptr(...) / T.void
     "type": _dtype,  # the same values, printed T.float32
+    "calltype": _dtype,  # a call's result type: the same values, void printed T.Tuple() (TIRx's unit type)
     "types": _types,  # a list of types (T.Func's argument types; T.Tuple's *fields)
     "config": lambda fname, p, v: _config(fname, p, v),  # a dict or a string (T.target's config)
     "binding": _binding,  # x := value (T.Let); the later arguments see x
@@ -1189,8 +1190,10 @@ def _host_type_forms() -> tuple[FormSpec, ...]:
     ]  # fmt: skip
     out.append(
         FormSpec(
-            "Tuple", (Param("fields", "types", star=True),), h.TupleType,
-            lambda fields, span=None: h.TupleType(fields), None, role="type", doc=h.TupleType.__doc__ or "",
+            "Tuple", (Param("fields", "types", (), star=True),), h.TupleType,
+            # T.Tuple() is TIRx's unit type: tirx's void (TIRx prints a void call's type so)
+            lambda fields, span=None: h.TupleType(fields) if fields else void, None, role="type",
+            doc=h.TupleType.__doc__ or "",
         )
     )  # fmt: skip
     for name in ("Func", "FuncType"):
@@ -1252,7 +1255,7 @@ class Pending:
             data, ty, declared = self.args
             return builder.decl(name, ty, data, declared)
         if form == "evaluate":
-            return builder.evaluate(self.args[0])
+            return None if self.args[0] is None else builder.evaluate(self.args[0])
         if form == "module_attrs":
             return builder.set_module_attrs(self.args[0])
         return builder.func_attr(self.args[0])  # func_attr
@@ -1289,6 +1292,10 @@ def _b_decl(data: Var, ty: TensorType, span: Any = None) -> Pending:
 
 # ------------------------------------------------------------------ statements
 def _b_evaluate(value: Any, span: Any = None) -> Pending:
+    """``T.evaluate(0)`` (the literal) is nothing, as TIRx's builder drops it (a no-op used to
+    fill a body); ``T.evaluate(T.int32(0))``, the printer's spelling of a kept one, stays."""
+    if type(value) is int and value == 0:
+        return Pending("evaluate", None)
     return Pending("evaluate", convert(value))
 
 
@@ -1413,7 +1420,7 @@ FORMS: tuple[FormSpec, ...] = (
         normalize=_let_where, kw_normalize=True,
     ),
     FormSpec(
-        "Call", (Param("func", "funcref"), Param("args", "exprs"), Param("ty", "type", None, kw_only=True)),
+        "Call", (Param("func", "funcref"), Param("args", "exprs"), Param("ty", "calltype", None, kw_only=True)),
         Call, _b_call, lambda e: ((e.op, None), e.args, e.ty),
         doc="``T.Call(Module.f, [args], ty=T.float32)``: a call of a module function (or of an op, "
         "``T.Call(T.Op.get(name), [args], ty=...)``, built as ``T.<name>(args...)``).",

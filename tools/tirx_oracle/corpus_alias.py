@@ -52,6 +52,11 @@ class Stub:
     def __bool__(self) -> bool:
         return False
 
+    def __lt__(self, other: Any) -> bool:  # an environment check (a version < (13, 2)): not met
+        return False
+
+    __le__ = __gt__ = __ge__ = __lt__
+
     def __enter__(self) -> Any:
         return self
 
@@ -63,6 +68,11 @@ class Stub:
 
     def __repr__(self) -> str:
         return f"<stub {self._name}>"
+
+
+#: the script namespaces (``T``, ``I``) are served as the real modules: an op the real package
+#: lacks must fail inside the kernel as it would for a user, not become a stub
+SCRIPT_NAMESPACES = (".script.tirx", ".script.ir")
 
 
 class ProxyModule(types.ModuleType):
@@ -83,11 +93,16 @@ class ProxyModule(types.ModuleType):
         real = self.__dict__["_real"]
         if real is not None:
             try:
-                return getattr(real, name)
-            except AttributeError:
+                value = getattr(real, name)
+            except Exception:  # missing, or a lazy attribute that fails to load
                 pass
-            except Exception:  # a lazy attribute that fails to load: treat as missing
-                pass
+            else:
+                root = self.__dict__["_real_root"]
+                vname = getattr(value, "__name__", "") if isinstance(value, types.ModuleType) else ""
+                if vname.startswith(root + ".") and not vname.endswith(SCRIPT_NAMESPACES):
+                    # a subpackage reached as an attribute stays a proxy (its missing names stub)
+                    return importlib.import_module(self.__dict__["_alias"] + vname[len(root) :])
+                return value
         sub = f"{self.__name__}.{name}"
         if real is not None:  # a submodule of the real package not imported yet
             real_sub = self.__dict__["_real_root"] + sub[len(self.__dict__["_alias"]) :]
