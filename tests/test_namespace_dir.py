@@ -33,3 +33,27 @@ def test_no_suggestion_when_nothing_is_close():
     with pytest.raises(AttributeError) as ei:
         T.cuda.qqqqqqqqqq  # noqa: B018 - the lookup is the test
     assert "did you mean" not in str(ei.value)
+
+
+def test_every_op_and_alias_documents_itself():
+    """help(T.cuda.thread_idx) shows the op's own doc and signature, not the Op class (#32)."""
+    import inspect
+    import pydoc
+
+    from tirx.ir.op import Op, aliases, all_ops, get
+
+    for name in all_ops(builtin_only=True):
+        op = get(name)
+        doc = op.__doc__
+        assert doc.startswith(f"T.{name}") and "docs/ops.md" in doc, name
+        sig = inspect.signature(op)
+        assert len([p for p in sig.parameters.values() if p.name != "ty"]) == len(op.args), name
+        assert ("ty" in sig.parameters) == op.needs_ty, name
+    for name, a in aliases().items():
+        assert a.__doc__.startswith(f"T.{name}") and f"T.{a.target}" in a.__doc__
+        assert "span" not in inspect.signature(a).parameters
+    text = pydoc.render_doc(T.cuda.thread_idx)
+    assert "threadIdx" in text and "a0" in text and "singletons" not in text
+    assert Op.__doc__.startswith("An intrinsic")  # the class keeps its own docstring
+    assert T.cuda.thread_idx.__name__ == "thread_idx"
+    assert list(inspect.signature(T.cuda.warp_reduce).parameters) == ["value", "op", "width"]

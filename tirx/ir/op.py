@@ -16,6 +16,7 @@ declarations load on the first use of the table (``import tirx`` registers the l
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -162,8 +163,40 @@ _NO_TRAITS = Traits()
 _TRAIT_FIELDS = {a.name for a in attrs.fields(Traits)}
 
 
+class _InstanceDoc:
+    """``__doc__`` of an op or alias: its own documentation on an instance (``help(T.exp)``,
+    ``T.exp.__doc__``), the class docstring on the class."""
+
+    def __init__(self, class_doc: str) -> None:
+        self.class_doc = class_doc
+
+    def __get__(self, obj: Any, owner: Any = None) -> str:
+        return self.class_doc if obj is None else obj._doc_text()
+
+
+def _kind_text(k: str) -> str:
+    return _KIND_DESC.get(k.lstrip("*").rstrip("?"), "an expression")
+
+
+class _ScriptCallable:
+    """What makes an op or alias document itself as a function (``help``, editors, notebooks):
+    ``__name__`` is its script name, ``__signature__`` lists its parameters (with the defaults
+    a call may leave out and ``ty=`` where the result type is given), ``__doc__`` is its own
+    doc plus its docs link. ``__get__`` makes ``help()`` document the instance itself (a
+    method descriptor is a routine to ``pydoc``), not the class."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        return self
+
+    @property
+    def __name__(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
 @attrs.define(slots=True, eq=False, frozen=True)
-class Op:
+class Op(_ScriptCallable):
     """An intrinsic. Ops are singletons: identity equality, hashed by name."""
 
     name: str
@@ -213,7 +246,42 @@ class Op:
     def __call__(self, *args: Any, ty: Any = None, span: Any = None, **kwargs: Any) -> Call:
         return call(self, *args, ty=ty, span=span, **kwargs)
 
+    def _param_name(self, i: int) -> str:
+        return self.params[i] if i < len(self.params) else f"a{i}"
 
+    def _doc_text(self) -> str:
+        lines = [f"T.{self.name}: {self.doc}" if self.doc else f"T.{self.name}", ""]
+        for i, k in enumerate(self.args):
+            choices = self.choices.get(i)
+            what = f"one of {', '.join(map(str, choices))}" if choices else _kind_text(k)
+            lines.append(f"{self._param_name(i)}: {what}{' (optional)' if k.endswith('?') else ''}")
+        if self.needs_ty:
+            lines.append("ty: the result type")
+        family = self.name.rsplit(".", 1)[0] + ".<name>" if "." in self.name else "<name>"
+        lines += ["", f"Reference: docs/ops.md, section T.{family} (generated from its declaration)."]
+        return "\n".join(lines)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        P = inspect.Parameter
+        ps = []
+        for i, k in enumerate(self.args):
+            n = self._param_name(i)
+            if k.startswith("*"):
+                ps.append(P(n, P.VAR_POSITIONAL))
+            elif k.endswith("?"):
+                d = self.defaults.get(i)
+                ps.append(P(n, P.POSITIONAL_OR_KEYWORD, default=getattr(d, "value", d)))
+            else:
+                ps.append(P(n, P.POSITIONAL_OR_KEYWORD))
+        if self.needs_ty:
+            ps.append(P("ty", P.KEYWORD_ONLY))
+        r = self.result
+        ret = r if isinstance(r, str) else ("computed" if callable(r) and not hasattr(r, "base") else str(r))
+        return inspect.Signature(ps, return_annotation=ret)
+
+
+Op.__doc__ = _InstanceDoc(Op.__doc__ or "")  # type: ignore[assignment]
 _LAZY["Op"] = Op  # Call checks its op against it (expr.py)
 _REGISTRY: dict[str, Op] = {}
 _DECL_SITE: dict[str, str] = {}  # op name -> file that declared it (tools/op_mentions.py)
@@ -560,7 +628,7 @@ def has_handler(backend: str, name: str) -> bool:
 
 # ---------------------------------------------------------------- script aliases
 @attrs.define(slots=True, frozen=True)
-class Alias:
+class Alias(_ScriptCallable):
     """A script name that is not an op of its own: calling ``T.<name>(...)`` builds a call
     of another op (``T.cuda.warp_sum(x)`` is ``T.cuda.warp_reduce(x, "sum", 32)``;
     ``T.ptx.fence_proxy_async()`` is a row of the PTX table). The IR holds, and the printer
@@ -576,6 +644,20 @@ class Alias:
 
     def __repr__(self) -> str:
         return f"<alias T.{self.name} of T.{self.target}>"
+
+    def _doc_text(self) -> str:
+        return f"T.{self.name}: {self.doc}\n\nbuilds T.{self.target} (docs/ops.md)"
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        try:
+            sig = inspect.signature(self.build)
+        except (TypeError, ValueError):
+            return inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+        return sig.replace(parameters=[p for p in sig.parameters.values() if p.name not in ("span", "_t")])
+
+
+Alias.__doc__ = _InstanceDoc(Alias.__doc__ or "")  # type: ignore[assignment]
 
 
 _ALIASES: dict[str, Alias] = {}
