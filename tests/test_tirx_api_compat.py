@@ -30,3 +30,17 @@ def test_other_names_are_the_script_ops_and_unknown_names_say_what_is_served():
 def test_an_integer_constant_compared_with_a_number_folds_as_in_tirx():
     assert (T.int32(1) != 0).value == 1 and type(T.int32(0) == -1) is IntImm
     assert type(T.float32(1.0) == 1.0) is not IntImm  # TIRx does not fold float equality
+
+
+def test_function_attribute_api_and_script_ir_module():
+    """TIRx's ``Function.with_attr`` / ``with_attrs`` / ``without_attr`` and
+    ``tvm.script.ir_module`` (TIRx programs use them around their kernels)."""
+    f = tirx.loads("@T.function\ndef f(A: T.Tensor((4,), T.int32)):\n    A[0] = 1\n")
+    g = f.with_attr("k", 1).with_attrs({"j": "x"})
+    assert dict(g.attrs) == {"k": 1, "j": "x"} and dict(f.attrs) == {}
+    assert dict(g.without_attr("k").attrs) == {"j": "x"} and g.without_attr("zz") is not None
+    assert tirx.structural_equal(tirx.loads(tirx.dumps(g)), g)
+    from tirx.script import ir as I
+    from tirx.script import ir_module
+
+    assert ir_module is I.ir_module

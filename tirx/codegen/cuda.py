@@ -23,11 +23,14 @@ not provably in ``[0, bits)`` use helpers with the IR's rule (amounts are read a
 are defined: dynamic shapes ``[0, max]``, thread/block indices from the launch
 configuration (and the hardware limits), loop variables from their bounds, bindings from
 their values.
+
+``CodeGenCUDA`` is split by node family (issue #30): its expressions, statements and buffers
+are mixins in ``cuda_expr.py``, ``cuda_stmt.py`` and ``cuda_buffer.py``; what they share with
+this module is in ``cuda_common.py``.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, cast
 
@@ -35,96 +38,48 @@ import attrs
 
 from ..errors import DiagnosticError, OpError
 from ..ir import (
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
-    NE,
-    Add,
-    AllocBuffer,
     And,
     Assert,
-    AttrStmt,
     Bind,
-    Break,
-    Broadcast,
     Buffer,
     BufferLoad,
     BufferStore,
     Call,
-    Cast,
-    Continue,
-    DeclBuffer,
     DeviceEntry,
-    Div,
-    Evaluate,
-    FloatImm,
-    For,
-    ForKind,
     Function,
     GlobalVar,
-    IfThenElse,
     IntImm,
-    Let,
-    Mod,
     Module,
-    Mul,
-    Not,
-    Or,
     PointerType,
     PrimExpr,
     PrimType,
     Ramp,
     Return,
     SeqStmt,
-    Shl,
-    Shr,
     Stmt,
     StringImm,
     Sub,
     Var,
     VoidType,
-    While,
     convert,
     deep,
 )
 from ..ir import op as _op
-from ..ir.arith import int_range, wrap
+from ..ir.arith import int_range
 from ..ir.bounds import Bounds, local_ranges
 from ..ir.op import PTX, CExpr, Helper
-from ..ir.operators import BY_NODE, C_PREC_PRIMARY, C_PREC_UNARY, OPERATORS
-from ..ir.stmt import DISABLE_UNROLL, PRAGMA_UNROLL, UNROLL_FACTOR
-from ..ir.types import DTYPE_NAMES, prim
 from ..ir.visitor import Visitor
 from .asm import asm_bind, asm_call
+from .cuda_buffer import BufferMixin
+from .cuda_common import _C_SCALAR, _PREC_PRIMARY, _add, _comment, _error, _is_int32, _wide_int
+from .cuda_expr import ExprMixin
+from .cuda_stmt import StmtMixin
 
 __all__ = ["CudaSource", "KernelInfo", "KernelParam", "generate"]
 
 BACKEND = "cuda"
 
 # --------------------------------------------------------------------------- types
-_C_SCALAR = {
-    "bool": "bool",
-    "int8": "signed char",
-    "int16": "short",
-    "int32": "int",
-    "int64": "int64_t",
-    "uint8": "unsigned char",
-    "uint16": "unsigned short",
-    "uint32": "unsigned int",
-    "uint64": "uint64_t",
-    "float16": "half",
-    "bfloat16": "__nv_bfloat16",
-    "float32": "float",
-    "float64": "double",
-    "float8_e4m3fn": "__nv_fp8_e4m3",
-    "float8_e5m2": "__nv_fp8_e5m2",
-    "float8_e8m0fnu": "__nv_fp8_e8m0",
-    "float6_e2m3fn": "__nv_fp6_e2m3",
-    "float6_e3m2fn": "__nv_fp6_e3m2",
-    "float4_e2m1fn": "__nv_fp4_e2m1",  # one element per byte, as tirx lays every minifloat out
-}
 # minifloats CUDA (cuda_fp8.h / cuda_fp6.h / cuda_fp4.h) has no type for: a codegen error
 _NO_C_TYPE = frozenset(("float8_e3m4", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz"))
 _MINI_FEATURE = {"float8": "fp8", "float6": "fp6", "float4": "fp4"}
@@ -271,14 +226,6 @@ class CudaSource:
 
     def __str__(self) -> str:
         return self.text
-
-
-def _error(msg: str, node: Any = None) -> DiagnosticError:
-    span = getattr(node, "span", None)
-    if span is not None:
-        inner = getattr(span, "innermost", span)
-        return DiagnosticError(f"{inner}: error: {msg}", span=span)
-    return DiagnosticError(msg)
 
 
 # --------------------------------------------------------------------------- analysis
@@ -490,51 +437,13 @@ def _contains_entry(s: Stmt) -> bool:
 
 
 # --------------------------------------------------------------------------- emitter
-# conversions to a half type that a detour through float would round twice (the IR rounds
-# once, to nearest even): float64 -> float16/bfloat16/float8, and 32/64-bit integers -> bfloat16
-# (an int32 -> float16 detour is exact wherever the result is finite)
-_ROUND_ONCE = {
-    ("float64", "float16"): "__double2half",
-    ("float64", "bfloat16"): "__double2bfloat16",
-    ("float64", "float8_e4m3fn"): "__nv_fp8_e4m3",  # its double constructor rounds once
-    ("float64", "float8_e5m2"): "__nv_fp8_e5m2",
-    ("float64", "float8_e8m0fnu"): "__nv_fp8_e8m0",
-    ("float64", "float6_e2m3fn"): "__nv_fp6_e2m3",
-    ("float64", "float6_e3m2fn"): "__nv_fp6_e3m2",
-    ("float64", "float4_e2m1fn"): "__nv_fp4_e2m1",
-    ("int32", "bfloat16"): "__int2bfloat16_rn",
-    ("uint32", "bfloat16"): "__uint2bfloat16_rn",
-    ("int64", "bfloat16"): "__ll2bfloat16_rn",
-    ("uint64", "bfloat16"): "__ull2bfloat16_rn",
-}
-_MINI_BASES = tuple(n for n in DTYPE_NAMES if prim(n).is_minifloat)
-_PREC_PRIMARY = C_PREC_PRIMARY
-_PREC_UNARY = C_PREC_UNARY
-# C++ spelling and precedence from the one operator table (tirx/ir/operators.py)
-_BIN = {o.node: (o.c_text, o.c_prec) for o in OPERATORS if o.c_text is not None and not o.unary}
-_BITWISE = tuple(o.node for o in OPERATORS if o.kind == "bitwise" and not o.unary)
-_NOT_C = BY_NODE[Not].c_text
-
-
-def _narrow_int(t: Any) -> bool:
-    """8/16-bit scalar integers, which C++ promotes to int before arithmetic."""
-    return isinstance(t, PrimType) and t.is_int and t.lanes == 1 and t.bits < 32
-
-
-def _wide_int(t: Any) -> bool:
-    """32/64-bit scalar integers (C++ computes them in their own type)."""
-    return isinstance(t, PrimType) and t.is_int and t.lanes == 1 and t.bits >= 32
-
-
 # hardware limits of the launch configuration: the largest grid and block per axis
 _MAX_GRID = {"x": 2**31 - 1, "y": 65535, "z": 65535}
 _MAX_BLOCK = {"x": 1024, "y": 1024, "z": 64}
 _MAX_CLUSTER = 16  # blocks per cluster (non-portable maximum on sm_90)
 
-_C_FLOAT_FN = {"fmod": ("fmodf", "fmod"), "floor": ("floorf", "floor")}  # float Mod / FloorDiv
 
-
-class CodeGenCUDA:
+class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
     """Generates one translation unit. Op lowerings (``tirx/ops``) call back into it through
     ``expr``/``wrap``/``ctype``/``error``/``need``/``asm``... and never import it."""
 
@@ -673,15 +582,6 @@ class CodeGenCUDA:
         tmpl, operands = self._ptx_template(spec, c)
         return asm_bind(self, s, tmpl, operands, not c.op.pure)
 
-    def _c_float_fn(self, name: str, t: PrimType, args: list) -> str:
-        """``fmod``/``floor`` of a float type, computed in float32 for the half types."""
-        f32, f64 = _C_FLOAT_FN[name]
-        if t.base == "float64":
-            return f"{f64}({', '.join(self.expr(a) for a in args)})"
-        if t.base == "float32":
-            return f"{f32}({', '.join(self.expr(a) for a in args)})"
-        return f"{self.ctype(t)}({f32}({', '.join('float(' + self.expr(a) + ')' for a in args)}))"
-
     # -- output ---------------------------------------------------------------------
     def line(self, text: str, node: Any = None) -> None:
         span = getattr(node, "span", None) if node is not None else None
@@ -725,461 +625,6 @@ class CodeGenCUDA:
         if isinstance(t, VoidType):
             return "void"
         raise _error(f"cuda codegen: {what} {t} has no C type")
-
-    # -- expressions ----------------------------------------------------------------
-    def expr(self, e: PrimExpr) -> str:
-        return self._expr(e)[0]
-
-    def wrap(self, e: PrimExpr, prec: int) -> str:
-        s, p = self._expr(e)
-        return s if p >= prec else f"({s})"
-
-    def _expr(self, e: PrimExpr) -> tuple[str, int]:
-        meth = getattr(self, "e_" + type(e).__name__, None)
-        if meth is None:
-            raise _error(f"cuda codegen: unsupported expression {type(e).__name__}", e)
-        return meth(e)
-
-    def e_Var(self, e: Var):
-        if e in self.scalar_bufs:  # the data pointer of a one-element local held as a C scalar
-            return f"(&{self.var_name(e)})", _PREC_PRIMARY
-        return self.var_name(e), _PREC_PRIMARY
-
-    def e_IntImm(self, e: IntImm):
-        t, v = e.ty, e.value
-        if t.is_bool:
-            return ("true" if v else "false"), _PREC_PRIMARY
-        b = t.base
-        if b == "int32":
-            if v == -(2**31):
-                return "(-2147483647 - 1)", _PREC_PRIMARY
-            return (str(v), _PREC_PRIMARY) if v >= 0 else (str(v), _PREC_UNARY)
-        if b == "int64":
-            if v == -(2**63):
-                return "(-9223372036854775807LL - 1)", _PREC_PRIMARY
-            return (f"{v}LL", _PREC_PRIMARY) if v >= 0 else (f"{v}LL", _PREC_UNARY)
-        if b == "uint32":
-            return f"{v}u", _PREC_PRIMARY
-        if b == "uint64":
-            return f"{v}ull", _PREC_PRIMARY
-        return f"(({_C_SCALAR[b]}){v})", _PREC_PRIMARY
-
-    def e_FloatImm(self, e: FloatImm):
-        t, v = e.ty, e.value
-        if math.isnan(v) and t.base in _NAN_AS:  # the very bits the interpreter holds (sign too)
-            from ..ir.numerics import float_bits
-
-            raw = float_bits(v, t)
-            assert raw is not None  # (every dtype of _NAN_AS has its bits)
-            bits = int.from_bytes(raw, "little")  # bfloat16: a float32 value
-            bits = bits >> 16 if t.base == "bfloat16" else bits
-            self.ctype(t)  # (the half types' header declares the __ushort_as_* intrinsics)
-            return _NAN_AS[t.base].format(bits), _PREC_PRIMARY
-        if math.isnan(v) or math.isinf(v):
-            if t.base == "float64":
-                bits64 = {
-                    "nan": "0x7ff8000000000000ull",
-                    "inf": "0x7ff0000000000000ull",
-                    "-inf": "0xfff0000000000000ull",
-                }
-                return f"__longlong_as_double({bits64[_fname(v)]})", _PREC_PRIMARY
-            bits32 = {"nan": "0x7fc00000", "inf": "0x7f800000", "-inf": "0xff800000"}
-            f = f"__int_as_float({bits32[_fname(v)]})"
-            if t.base == "float32":
-                return f, _PREC_PRIMARY
-            return f"{self.ctype(t)}({f})", _PREC_PRIMARY
-        if t.base == "float16" and t.lanes == 1 and _f16_rounds_twice(v):
-            # half(float literal) rounds twice (double -> float -> half); the constant means the
-            # literal rounded once (tirx.ir.numerics), which differs near a half midpoint
-            from ..ir.numerics import float_bits
-
-            raw = float_bits(v, t)
-            assert raw is not None
-            self.ctype(t)
-            return _NAN_AS["float16"].format(int.from_bytes(raw, "little")), _PREC_PRIMARY
-        if t.base == "float64" or t.is_minifloat:  # a minifloat's double constructor rounds once
-            s = repr(v)
-            s = s if ("." in s or "e" in s) else s + ".0"
-        else:
-            s = repr(float(_to_f32(v)))
-            s = (s if ("." in s or "e" in s) else s + ".0") + "f"
-        neg = s.startswith("-")
-        if t.base in ("float32", "float64"):
-            return s, (_PREC_UNARY if neg else _PREC_PRIMARY)
-        return f"{self.ctype(t)}({s})", _PREC_PRIMARY
-
-    def e_StringImm(self, e: StringImm):
-        return _c_string(e.value), _PREC_PRIMARY
-
-    def _is_vec(self, t: Any) -> bool:
-        return isinstance(t, PrimType) and t.lanes > 1
-
-    def _binary(self, e: Any, op: str, prec: int):
-        t = e.a.ty
-        if isinstance(t, PrimType) and t.is_minifloat and t.lanes == 1:
-            # fp8 has no arithmetic: compute in float32 and round once
-            r = f"float({self.expr(e.a)}) {op} float({self.expr(e.b)})"
-            if isinstance(e, (EQ, NE, LT, LE, GT, GE)):
-                return r, prec
-            return f"{self.ctype(t)}({r})", _PREC_PRIMARY
-        if self._is_vec(e.a.ty) and (e.a.ty.lanes, e.a.ty.base) not in ((2, "float16"), (2, "bfloat16")):
-            self.features.add("vec")
-            self.ctype(e.a.ty)
-        a, b = e.a, e.b
-        if isinstance(e, (_BITWISE, EQ, NE, LT, LE, GT, GE)):
-            # parenthesize non-primary operands of bitwise ops and comparisons for clarity
-            lp = _PREC_UNARY if isinstance(e, _BITWISE) else prec
-            return f"{self.wrap(a, lp)} {op} {self.wrap(b, lp + (0 if lp == _PREC_UNARY else 1))}", prec
-        return f"{self.wrap(a, prec)} {op} {self.wrap(b, prec + 1)}", prec
-
-    def _arith(self, e):
-        op, prec = _BIN[type(e)]
-        t = e.a.ty
-        if isinstance(e, Mod) and isinstance(t, PrimType) and t.is_float:
-            return self._c_float_fn("fmod", t, [e.a, e.b]), _PREC_PRIMARY
-        if (
-            isinstance(e, Div)
-            and isinstance(t, PrimType)
-            and t.lanes == 1
-            and t.base in ("float16", "bfloat16")
-        ):
-            # cuda_fp16's operator/ (__hdiv) multiplies by an approximate reciprocal; the IR's
-            # division rounds the quotient once (float32's IEEE division rounded to the type is)
-            return f"{self.ctype(t)}(float({self.expr(e.a)}) / float({self.expr(e.b)}))", _PREC_PRIMARY
-        if isinstance(e, (Div, Mod)) and self.div_may_overflow(e):
-            # MIN / -1 and MIN % -1 are undefined in C++ (NVCC may fold them to anything); the
-            # IR wraps the quotient (MIN) and the remainder is 0
-            self.features.add("floordiv")
-            name = "tirx_sdiv" if isinstance(e, Div) else "tirx_smod"
-            return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-        if isinstance(e, (Sub, Mul)) and _is_int32(t):
-            g = self._guarded_negation(e)
-            if g is not None:  # a toolchain bug: see _P_NEG
-                self.features.add("neg")
-                return g, _PREC_PRIMARY
-        if self.wrap_int and isinstance(e, (Add, Sub, Mul, Shl, Shr)) and _wide_int(t):
-            if isinstance(e, (Shl, Shr)) and not self.bounds.shift_in_range(e):
-                # C++ defines only amounts in [0, bits): the IR's rule in a helper
-                self.features.add("shift")
-                name = "tirx_shl" if isinstance(e, Shl) else "tirx_shr"
-                return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-            if t.kind == "int" and self.int_overflows(e):
-                return _wrapping(self.ctype(t), t.bits, self.expr(e.a), op, self.expr(e.b)), _PREC_PRIMARY
-        if isinstance(e, (Add, Sub, Mul, Div, Mod, Shl)) and _narrow_int(t):
-            # C++ computes 8/16-bit integers in int: truncate back to the IR's dtype
-            return f"(({self.ctype(t)})({self._binary(e, op, prec)[0]}))", _PREC_PRIMARY
-        return self._binary(e, op, prec)
-
-    e_Add = e_Sub = e_Mul = e_Div = e_Mod = _arith
-    e_Shl = e_Shr = e_BitAnd = e_BitOr = e_BitXor = _arith
-    e_LT = e_LE = e_GT = e_GE = e_EQ = e_NE = _arith
-
-    def e_And(self, e):
-        return self._binary(e, *_BIN[And])
-
-    def e_Or(self, e):
-        return self._binary(e, *_BIN[Or])
-
-    def e_Not(self, e):
-        return f"{_NOT_C}{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
-
-    def e_BitNot(self, e):
-        if _narrow_int(e.a.ty):
-            return f"(({self.ctype(e.a.ty)})(~{self.wrap(e.a, _PREC_UNARY)}))", _PREC_PRIMARY
-        return f"~{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
-
-    def _half_float_op(self, t: Any, e, fn: str) -> str | None:
-        """``fn(float(a), float(b))`` rounded once to a scalar half type (float16, bfloat16,
-        float8): the meaning the interpreter gives (their ops compute in float32)."""
-        if isinstance(t, PrimType) and t.lanes == 1 and (t.base in ("float16", "bfloat16") or t.is_minifloat):
-            self.features.add("floordiv")
-            return f"{self.ctype(t)}({fn}(float({self.expr(e.a)}), float({self.expr(e.b)})))"
-        return None
-
-    def e_FloorDiv(self, e):
-        t = e.a.ty
-        if (h := self._half_float_op(t, e, "tirx_floordiv_f")) is not None:
-            return h, _PREC_PRIMARY
-        if isinstance(t, PrimType) and t.is_float:
-            return self._c_float_fn("floor", t, [Div(e.a, e.b)]), _PREC_PRIMARY
-        if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
-            return self._binary(e, "/", 13)
-        self.features.add("floordiv")
-        # explicit template argument: small int types promote to int in C++ (ambiguous otherwise)
-        return f"tirx_floordiv<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-
-    def e_FloorMod(self, e):
-        t = e.a.ty
-        if (h := self._half_float_op(t, e, "tirx_floormod")) is not None:
-            return h, _PREC_PRIMARY
-        if isinstance(t, PrimType) and t.is_float:
-            self.features.add("floordiv")
-            return f"tirx_floormod({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-        if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
-            return self._binary(e, "%", 13)
-        self.features.add("floordiv")
-        return f"tirx_floormod<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-
-    def e_Min(self, e):
-        return self._minmax("min", e)
-
-    def e_Max(self, e):
-        return self._minmax("max", e)
-
-    def _guarded_negation(self, e: Any) -> str | None:
-        """An int32 ``Sub`` / ``Mul`` that is a negation, written through ``tirx_neg`` (_P_NEG);
-        None for other ones. ``0 - x``, ``-1 * x``, ``x * -1`` become ``tirx_neg(x)``. Where the
-        0 or -1 is not a literal but provably that value (a bound constant, a range the bounds
-        analysis pins down), the C++ compiler would still see a negation: ``a - x`` becomes
-        ``a + tirx_neg(x)`` and ``k * x`` ``tirx_neg(x * -k)``, equal for every ``a`` and ``k``."""
-        if isinstance(e, Sub):
-            if isinstance(e.a, IntImm) and e.a.value == 0:
-                return f"tirx_neg({self.expr(e.b)})"
-            r = self.bounds(e.a)
-            if r == (0, 0) or (
-                id(e) in self._guard_subs and not isinstance(e.b, IntImm) and (r is None or r[0] <= 0 <= r[1])
-            ):
-                # (a constant right side, or a left side that cannot be 0, is no negation to
-                # NVVM either)
-                return _wrapping("int", 32, self.expr(e.a), "+", f"tirx_neg({self.expr(e.b)})")
-            return None
-        pairs = ((e.a, e.b), (e.b, e.a))
-        for k, x in pairs:
-            if isinstance(k, IntImm) and k.value == -1:
-                return f"tirx_neg({self.expr(x)})"
-        for k, x in pairs:
-            if self.bounds(k) == (-1, -1):
-                minus_k = f"0u - (unsigned int)({self.expr(k)})"
-                return f"tirx_neg({_wrapping('int', 32, self.expr(x), '*', minus_k)})"
-        return None
-
-    def _minmax(self, which: str, e):
-        t = e.a.ty
-        if isinstance(t, PrimType) and t.base in ("float16", "bfloat16") and t.lanes == 1:
-            return f"__h{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-        if isinstance(t, PrimType) and t.is_minifloat and t.lanes == 1:
-            return (
-                f"{self.ctype(t)}(f{which}f(float({self.expr(e.a)}), float({self.expr(e.b)})))",
-                _PREC_PRIMARY,
-            )
-        if self._is_vec(t):
-            self.features.add("vec")
-            self.ctype(t)
-            return f"tirx_v{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-        return f"{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
-
-    def e_Select(self, e):
-        return (
-            f"{self.wrap(e.cond, 4)} ? {self.wrap(e.true_value, 4)} : {self.wrap(e.false_value, 3)}",
-            3,
-        )
-
-    def e_Cast(self, e):
-        return self.cast(e.ty, e.value), _PREC_PRIMARY
-
-    def cast(self, to: Any, value: PrimExpr) -> str:
-        fr = value.ty
-        if isinstance(to, PrimType) and isinstance(fr, PrimType):
-            if to == fr:
-                return self.expr(value)
-            low = ("float16", "bfloat16", *_MINI_BASES)
-            if fr.is_float and to.is_int and to.bits < 32:
-                return self._float_to_narrow_int(to, value, fr.base in low)
-            if fr.is_float and to.is_int and to.lanes == 1 and (to.bits == 64 or fr.base == "float64"):
-                # PTX's cvt.rzi.{s,u}64 and cvt.rzi.*.f64 saturate but turn NaN into the
-                # minimum; the IR says 0
-                self.features.add("f2i")
-                x = f"float({self.expr(value)})" if fr.base in low else self.expr(value)
-                return f"tirx_f2i<{self.ctype(to)}>({x})"
-            if to.lanes > 1 or fr.lanes > 1:
-                self.features.add("vec")
-                self.ctype(to)
-                # minifloats have no C++ comparisons: they convert through their constructors
-                vc = "tirx_vcast"
-                if fr.is_minifloat or to.is_minifloat:
-                    vc = "tirx_vcast_from_mf" if fr.is_minifloat else "tirx_vcast_to_mf"
-                return f"{vc}<{self.ctype(to.element)}>({self.expr(value)})"
-            ct = self.ctype(to)
-            if to.is_bool:
-                if fr.base in low:
-                    return f"(float({self.expr(value)}) != 0.0f)"
-                return f"({self.wrap(value, 10)} != 0)"
-            if fr.base in low and to.base != "float32":
-                return f"(({ct})float({self.expr(value)}))"
-            once = _ROUND_ONCE.get((fr.base, to.base))
-            if once is not None:  # rounded once, as the interpreter does (no detour via float)
-                return f"{once}({self.expr(value)})"
-            if to.base in low and fr.base != "float32":
-                return f"{ct}((float){self.wrap(value, _PREC_UNARY)})"
-            if to.base in low:
-                return f"{ct}({self.expr(value)})"
-            return f"(({ct}){self.wrap(value, _PREC_UNARY)})"
-        if isinstance(to, PointerType):
-            return f"(({self.ctype(to)}){self.wrap(value, _PREC_UNARY)})"
-        raise _error(f"cuda codegen: cannot cast {fr} to {to}", value)
-
-    def _float_to_narrow_int(self, to: PrimType, value: PrimExpr, low: bool) -> str:
-        """float -> 8/16-bit integer as the IR defines it (truncate, saturate to the dtype, NaN
-        -> 0). C++ leaves out-of-range conversions undefined, and NVCC converts through int32
-        and keeps the low bits; ``(int)`` is PTX's saturating ``cvt.rzi.s32``, then a clamp."""
-        lo, hi = int_range(to)
-        if to.lanes == 1:
-            x = f"float({self.expr(value)})" if low else self.expr(value)
-            i = f"(int)({x})"
-            if cast(PrimType, value.ty).base == "float64":  # cvt.rzi.s32.f64 turns NaN into INT_MIN
-                self.features.add("f2i")
-                i = f"tirx_f2i<int>({x})"
-            return f"(({self.ctype(to)})min(max({i}, {lo}), {hi}))"
-        self.features.add("vec")
-        self.ctype(to)
-        n = to.lanes
-        x = self.expr(value)
-        if low:
-            x = f"tirx_vcast{'_from_mf' if cast(PrimType, value.ty).is_minifloat else ''}<float>({x})"
-        i = f"tirx_vcast<int>({x})"
-        clamped = f"tirx_vmin(tirx_vmax({i}, tirx_bcast<int, {n}>({lo})), tirx_bcast<int, {n}>({hi}))"
-        return f"tirx_vcast<{self.ctype(to.element)}>({clamped})"
-
-    def e_Ramp(self, e: Ramp):
-        self.features.add("vec")
-        el = self.ctype(cast(PrimType, e.ty).element)
-        self.ctype(e.ty)
-        return f"tirx_ramp<{el}, {e.lanes}>({self.expr(e.base)}, {self.expr(e.stride)})", _PREC_PRIMARY
-
-    def e_Broadcast(self, e: Broadcast):
-        t = cast(PrimType, e.ty)  # a vector of a scalar PrimType (the node's validator)
-        if (t.base, t.lanes) == ("float16", 2):
-            return f"__half2half2({self.expr(e.value)})", _PREC_PRIMARY
-        if (t.base, t.lanes) == ("bfloat16", 2):
-            return f"__bfloat162bfloat162({self.expr(e.value)})", _PREC_PRIMARY
-        self.features.add("vec")
-        self.ctype(t)
-        return f"tirx_bcast<{self.ctype(t.element)}, {t.lanes}>({self.expr(e.value)})", _PREC_PRIMARY
-
-    def e_Shuffle(self, e: Any):
-        from .shuffle_cuda import lower_shuffle  # TIRx's T.Shuffle (tirx/ir/shuffle.py)
-
-        return lower_shuffle(self, e), _PREC_PRIMARY
-
-    def e_DataTypeImm(self, e: Any):
-        raise _error(
-            f'T.dtype("{e.value}") is not supported by the CUDA backend: a dtype value is an argument of '
-            "host (packed/extern) calls in TIRx; device code takes dtypes as types (ty=)",
-            e,
-        )
-
-    def e_Let(self, e: Let):
-        # an immediately invoked lambda keeps the binding local to the expression
-        saved = self.names.get(e.var)
-        from ..ir.visitor import collect_vars
-
-        value = self.expr(e.value)
-        self.bounds.define(e.var, self.bounds(e.value))
-        n = self.define(e.var)
-        body = self.expr(e.body)
-        unused = "" if e.var in collect_vars(e.body) else f" (void){n};"
-        s = f"[&]() {{ const {self.ctype(e.var.ty)} {n} = {value};{unused} return {body}; }}()"
-        if saved is not None:
-            self.names[e.var] = saved
-        return s, _PREC_PRIMARY
-
-    def e_Call(self, e: Call):
-        if isinstance(e.op, GlobalVar):
-            if self.module is None or e.op.name not in self.module:
-                raise _error(f"call of unknown function {e.op.name!r}", e)
-            args = ", ".join(self.expr(a) for a in e.args)
-            return f"{self.func_cname(e.op.name)}({args})", _PREC_PRIMARY
-        return self.lower_call(e)
-
-    def e_BufferLoad(self, e: BufferLoad):
-        return self.access(e.buffer, e.indices, e), _PREC_PRIMARY
-
-    def e_GlobalVar(self, e: GlobalVar):
-        return self.func_cname(e.name), _PREC_PRIMARY
-
-    # -- buffers ------------------------------------------------------------------
-    def ptr_of(self, buf: Buffer) -> str:
-        p = self.buf_ptr.get(buf)
-        if p is not None:
-            return p
-        if buf.data not in self.names:
-            if buf.data in self.tmem_vars:
-                self.var_name(buf.data)  # raises: a tmem buffer has no pointer
-            raise _error(f"buffer {buf.name} is used outside of its scope", buf)
-        base = self.var_name(buf.data)
-        if buf.data in self.scalar_bufs:
-            return f"(&{base})"
-        el = cast(PointerType, buf.data.ty).element
-        if el != buf.dtype:
-            return f"(({self.ctype(buf.dtype)}*){base})"
-        return base
-
-    def flat_index(self, buf: Buffer, indices: tuple, node: Any = None) -> PrimExpr:
-        if len(indices) != len(buf.shape):
-            raise _error(f"buffer {buf.name} has rank {len(buf.shape)}, got {len(indices)} indices", node)
-        if not indices:
-            idx: PrimExpr = IntImm(0)
-        else:
-            strides = list(buf.strides) if buf.strides else None
-            if strides is None:
-                strides = []
-                acc: Any = 1
-                for s in reversed(buf.shape[1:]):
-                    acc = _mul(s, acc)
-                    strides.append(acc)
-                strides = [*list(reversed(strides)), 1]
-            idx = None  # type: ignore[assignment]
-            for x, s in zip(indices, strides):
-                term = _mul(x, s)
-                idx = term if idx is None else _add(idx, term)
-        if buf.elem_offset is not None and not (
-            isinstance(buf.elem_offset, IntImm) and buf.elem_offset.value == 0
-        ):
-            idx = _add(idx, buf.elem_offset)
-        # the arithmetic built here is addressing, not the IR's: never wrapped (int_overflows)
-        own = {id(x) for x in (*indices, *buf.shape, *(buf.strides or ()), buf.elem_offset)}
-        todo = [idx]
-        while todo:
-            x = todo.pop()
-            if id(x) in own:
-                continue
-            if isinstance(x, (Add, Mul)):
-                self._address_arith.add(x)
-                todo += (x.a, x.b)
-            elif isinstance(x, (Cast, Broadcast)):
-                todo.append(x.value)
-            elif isinstance(x, Ramp):
-                todo += (x.base, x.stride)
-        return idx
-
-    def access(self, buf: Buffer, indices: tuple, node: Any = None) -> str:
-        idx = self.flat_index(buf, indices, node)
-        if buf.data in self.scalar_bufs and isinstance(idx, IntImm) and idx.value == 0:
-            return self.var_name(buf.data)
-        ptr = self.ptr_of(buf)
-        t = idx.ty
-        if isinstance(t, PrimType) and t.lanes > 1:
-            lanes = t.lanes
-            vt = self.ctype(buf.dtype.with_lanes(lanes))
-            if isinstance(idx, Ramp) and isinstance(idx.stride, IntImm) and idx.stride.value == 1:
-                return f"*({vt}*)({ptr} + {self.wrap(idx.base, 12)})"
-            self.features.add("vec")
-            return f"tirx_gather({ptr}, {self.expr(idx)})"
-        return f"{ptr}[{self.expr(idx)}]"
-
-    def store(self, s: BufferStore) -> None:
-        idx = self.flat_index(s.buffer, s.indices, s)
-        t = idx.ty
-        if (
-            isinstance(t, PrimType)
-            and t.lanes > 1
-            and not (isinstance(idx, Ramp) and isinstance(idx.stride, IntImm) and idx.stride.value == 1)
-        ):
-            self.features.add("vec")
-            ptr = self.ptr_of(s.buffer)
-            self.line(f"tirx_scatter({ptr}, {self.expr(idx)}, {self.expr(s.value)});", s)
-            return
-        self.line(f"{self.access(s.buffer, s.indices, s)} = {self.expr(s.value)};", s)
 
     # -- value ranges (tirx.ir.bounds) ----------------------------------------------
     def is_pos(self, e: PrimExpr) -> bool:
@@ -1252,262 +697,6 @@ class CodeGenCUDA:
                 if r is not None:
                     lr[o.name, axis] = r
         self.launch_ranges = lr
-
-    # -- statements -----------------------------------------------------------------
-    def stmt(self, s: Stmt) -> None:
-        meth = getattr(self, "s_" + type(s).__name__, None)
-        if meth is None:
-            raise _error(f"cuda codegen: unsupported statement {type(s).__name__}", s)
-        meth(s)
-
-    def block(self, s: Stmt) -> None:
-        self.indent += 1
-        self.stmt(s)
-        self.indent -= 1
-
-    def s_SeqStmt(self, s: SeqStmt) -> None:
-        for x in s.stmts:
-            self.stmt(x)
-
-    def s_Bind(self, s: Bind) -> None:
-        v = s.var
-        if isinstance(s.value, Call) and not isinstance(s.value.op, GlobalVar) and self._bind_asm(s):
-            return
-        val = self.expr(s.value)
-        self.bounds.define(v, self.bounds(s.value))
-        n = self.define(v)
-        t = self.ctype(v.ty)
-        if isinstance(v.ty, PointerType):
-            self.line(f"{t} const {n} = {val};", s)
-        else:
-            self.line(f"const {t} {n} = {val};", s)
-
-    def s_BufferStore(self, s: BufferStore) -> None:
-        self.store(s)
-
-    def s_Evaluate(self, s: Evaluate) -> None:
-        v = s.value
-        if isinstance(v, Call):
-            self.line(f"{self.expr(v)};", s)
-        elif isinstance(v, IntImm):
-            self.line(f"// evaluate {_comment(v.value)}", s)
-        else:
-            self.line(f"(void)({self.expr(v)});", s)
-
-    def s_For(self, s: For) -> None:
-        v = s.var
-        if s.kind is ForKind.PARALLEL:
-            raise _error("parallel loops are a host (CPU) construct; the cuda target has no parallel for", s)
-        start, ext = s.start, s.extent
-        t = self.ctype(v.ty)
-        if s.kind is ForKind.THREAD_BINDING:
-            tag = s.thread or ""
-            m = re.fullmatch(r"(threadIdx|blockIdx)\.([xyz])", tag)
-            if m is None:
-                raise _error(f"thread_binding loop: unknown thread tag {tag!r}", s)
-            n = self.define(v)
-            level = "block" if m.group(1) == "threadIdx" else "grid"
-            idx = self.launch_ranges.get((_op.find(launch=("idx", level)).name, m.group(2)))
-            self.bounds.define(v, self.bounds.loop_range(v, start, ext, count=idx[1] if idx else None))
-            self.line("{", s)
-            self.indent += 1
-            off = "" if isinstance(start, IntImm) and start.value == 0 else f"{self.wrap(start, 12)} + "
-            self.line(f"const {t} {n} = {off}(({t}){tag});", s)
-            self.line(f"if ({n} < {self.wrap(_add(start, ext), 10)}) {{", s)
-            self.block(s.body)
-            self.line("}")
-            self.indent -= 1
-            self.line("}")
-            return
-        step = s.step
-        self.bounds.define(v, self.bounds.loop_range(v, start, ext, step))
-        n = self.define(v)
-        ann = s.annotations
-        key: str = UNROLL_FACTOR
-        factor: Any = ann.get(UNROLL_FACTOR) if ann else None
-        full = False
-        if factor is None and ann:  # TIRx's T.serial(..., unroll=True | N | False)
-            key, factor = PRAGMA_UNROLL, ann.get(PRAGMA_UNROLL)
-            if isinstance(factor, IntImm) and factor.ty.is_bool:
-                factor = bool(factor.value)
-            if factor is True:
-                factor, full = None, True
-            elif factor is None or factor is False:
-                disabled = ann.get(DISABLE_UNROLL)
-                factor = 1 if disabled is True or (isinstance(disabled, IntImm) and disabled.value) else None
-        if isinstance(factor, IntImm):
-            factor = factor.value
-        if full:
-            self.line("#pragma unroll", s)
-        elif factor is not None:
-            if not isinstance(factor, int) or isinstance(factor, bool) or factor < 1:
-                raise _error(f"loop annotation {key!r} must be a positive int, got {factor!r}", s)
-            self.line(f"#pragma unroll {factor}", s)
-        elif s.kind is ForKind.UNROLLED:
-            self.line("#pragma unroll", s)
-        elif s.kind is ForKind.VECTORIZED:
-            self.line("#pragma unroll  // vectorized", s)
-        stop = ext if isinstance(start, IntImm) and start.value == 0 else _add(start, ext)
-        inc = (
-            f"++{n}"
-            if step is None or (isinstance(step, IntImm) and step.value == 1)
-            else f"{n} += {self.expr(step)}"
-        )
-        self.line(f"for ({t} {n} = {self.expr(start)}; {n} < {self.wrap(stop, 10)}; {inc}) {{", s)
-        self.block(s.body)
-        self.line("}")
-
-    def s_While(self, s: While) -> None:
-        self.line(f"while ({self.expr(s.cond)}) {{", s)
-        self.block(s.body)
-        self.line("}")
-
-    def s_IfThenElse(self, s: IfThenElse) -> None:
-        self.line(f"if ({self.expr(s.cond)}) {{", s)
-        with self.bounds.assume(s.cond):  # e.g. `if i < n:` bounds i in the branch
-            self.block(s.then_case)
-        e = s.else_case
-        while e is not None:
-            if isinstance(e, IfThenElse):
-                self.line(f"}} else if ({self.expr(e.cond)}) {{", e)
-                with self.bounds.assume(e.cond):
-                    self.block(e.then_case)
-                e = e.else_case
-            else:
-                self.line("} else {")
-                self.block(e)
-                e = None
-        self.line("}")
-
-    def s_Break(self, s: Break) -> None:
-        self.line("break;", s)
-
-    def s_Continue(self, s: Continue) -> None:
-        self.line("continue;", s)
-
-    def s_Return(self, s: Return) -> None:
-        if s.value is None or (self.in_kernel and type(s.value) is IntImm):  # TIRx's kernel ``return 0``
-            self.line("return;", s)
-        else:
-            if self.in_kernel:
-                raise _error("a kernel cannot return a value", s)
-            self.line(f"return {self.expr(s.value)};", s)
-
-    def s_Assert(self, s: Assert) -> None:
-        msg = " ".join(s.message).replace("*/", "* /")
-        self.line(f"if (!({self.expr(s.cond)})) {{  // assert: {s.kind}: {msg}"[:200], s)
-        self.indent += 1
-        self.line("__trap();")
-        self.indent -= 1
-        self.line("}")
-
-    def s_RegionStmt(self, s: Any) -> None:
-        """TIRx's regions: ``launch_thread`` on a ``threadIdx``/``blockIdx`` axis reads the index
-        (as TIRx's CUDA does); ``device_scope`` is its body; the CPU regions have no CUDA meaning."""
-        if s.kind == "device_scope":
-            self.stmt(s.body)
-            return
-        if s.kind != "launch_thread":
-            raise _error(f"T.{s.kind} is not supported by the CUDA backend (a TIRx CPU/host region)", s)
-        tag = s.args[0].value
-        m = re.fullmatch(r"(threadIdx|blockIdx)\.([xyz])", tag)
-        if m is None:
-            raise _error(f"T.launch_thread({tag!r}, ...) is not supported by the CUDA backend", s)
-        v, ext = s.params[0], s.args[1]
-        t = self.ctype(v.ty)
-        n = self.define(v)
-        level = "block" if m.group(1) == "threadIdx" else "grid"
-        idx = self.launch_ranges.get((_op.find(launch=("idx", level)).name, m.group(2)))
-        zero = IntImm(0, v.ty)
-        self.bounds.define(v, self.bounds.loop_range(v, zero, ext, count=idx[1] if idx else None))
-        self.line("{", s)
-        self.indent += 1
-        self.line(f"const {t} {n} = ({t}){tag};", s)
-        self.stmt(s.body)
-        self.indent -= 1
-        self.line("}")
-
-    def s_AttrStmt(self, s: AttrStmt) -> None:
-        self.line(
-            f"// attr {_comment(s.key)} = "
-            + _comment(self.expr(s.value) if not isinstance(s.value, StringImm) else s.value.value),
-            s,
-        )
-        self.line("{")
-        self.block(s.body)
-        self.line("}")
-
-    def _shape_size(self, buf: Buffer, node: Any) -> int:
-        n = 1
-        for d in buf.shape:
-            if not isinstance(d, IntImm):
-                raise _error(f"allocation {buf.name}: the shape must be constant on the cuda target", node)
-            n *= d.value
-        return n
-
-    def s_AllocBuffer(self, s: AllocBuffer) -> None:
-        buf = s.buffer
-        scope = buf.scope
-        if scope == "tmem":
-            # a declaration only: tensor memory is allocated by tcgen05.alloc and addressed by tmem
-            # addresses, never by a pointer (every use of the buffer is an error: var_name)
-            self.tmem_vars.add(buf.data)
-            dims = "x".join(str(d.value) if isinstance(d, IntImm) else "n" for d in buf.shape)
-            self.line(f"// {buf.name}: tensor memory, {dims} {buf.dtype}", s)
-            return
-        el = cast(PointerType, buf.data.ty).element
-        ct = self.ctype(el if isinstance(el, PrimType) else buf.dtype)
-        n = self.define(buf.data, buf.name)
-        if scope == "shared.dyn":
-            size: int | None = 1
-            for d in buf.shape:
-                size = d.value * size if isinstance(d, IntImm) and size is not None else None
-                if size is None:
-                    break
-            self.features.add("dyn_smem")
-            off = self.dyn_smem_offset
-            if isinstance(el, PrimType) and el.bytes > 1 and off % el.bytes:
-                off += el.bytes - off % el.bytes
-            self.line(f"{ct}* const {n} = ({ct}*)(tirx_dyn_smem + {off});", s)
-            if size is not None:
-                nb = size * (el.bytes if isinstance(el, PrimType) else buf.dtype.bytes)
-                self.dyn_smem_offset = (off + nb + 15) // 16 * 16
-            return
-        size = self._shape_size(buf, s)
-        if scope in ("shared", "shared.static"):
-            self.line(f"__shared__ __align__(16) {ct} {n}[{size}];", s)
-        elif scope in ("local", "register", "local.var"):
-            view = self.view_bytes.get(buf.data, 0)  # the widest element a view reinterprets it as
-            if size == 1 and len(buf.shape) <= 1 and el == buf.dtype and not view:
-                # a mutable scalar cell: a plain C variable
-                self.scalar_bufs.add(buf.data)
-                self.line(f"{ct} {n};", s)
-            else:
-                # 16-byte aligned when whole vectors fit: vector accesses (uint4 etc.) need it;
-                # aligned for the widest element a view of another dtype reads it as
-                nb = size * (el.bytes if isinstance(el, PrimType) else buf.dtype.bytes)
-                a = 16 if nb % 16 == 0 else 1
-                if isinstance(el, PrimType) and view > el.bytes:
-                    while a < min(view, 16):
-                        a *= 2
-                align = f"__align__({a}) " if a > 1 else ""
-                self.line(f"{align}{ct} {n}[{size}];", s)
-        else:
-            raise _error(
-                f"allocation {buf.name}: storage scope {scope!r} is not supported by the cuda target", s
-            )
-
-    def s_DeclBuffer(self, s: DeclBuffer) -> None:
-        buf = s.buffer
-        if buf.data not in self.names:
-            raise _error(f"decl_buffer {buf.name}: its data pointer {buf.data.name} is not defined here", s)
-        # the view's name is the data pointer, cast when the element types differ
-        self.line(
-            _comment(f"// {buf.name}: {buf.dtype}{list(_dims(buf))} view over {self.var_name(buf.data)}"), s
-        )
-
-    def s_DeviceEntry(self, s: DeviceEntry) -> None:
-        raise _error("a device entry inside a kernel is not supported (one device entry per function)", s)
 
     # -- functions --------------------------------------------------------------------
     def func_cname(self, name: str) -> str:
@@ -1785,95 +974,6 @@ class CodeGenCUDA:
         return CudaSource(text, infos, spans, frozenset(self.features))
 
 
-def _dims(buf: Buffer):
-    for d in buf.shape:
-        yield d.value if isinstance(d, IntImm) else getattr(d, "name", "?")
-
-
-def _fname(v: float) -> str:
-    if math.isnan(v):
-        return "nan"
-    return "inf" if v > 0 else "-inf"
-
-
-# a constant from its bits, per dtype (a NaN: a conversion on the GPU would canonicalize it;
-# a float16 literal that half(float) would round twice)
-_NAN_AS = {
-    "float64": "__longlong_as_double({:#018x}ull)",
-    "float32": "__int_as_float({:#010x})",
-    "float16": "__ushort_as_half((unsigned short){:#06x})",
-    "bfloat16": "__ushort_as_bfloat16((unsigned short){:#06x})",
-}
-
-
-def _f16_rounds_twice(v: float) -> bool:
-    """Whether ``half(float(v))`` differs from ``v`` rounded to float16 once."""
-    import numpy as np
-
-    with np.errstate(all="ignore"):
-        return bool(np.float16(v).view(np.uint16) != np.float16(np.float32(v)).view(np.uint16))
-
-
-def _to_f32(v: float) -> float:
-    import struct
-
-    try:
-        return struct.unpack("f", struct.pack("f", v))[0]
-    except OverflowError:
-        return v
-
-
-def _comment(s: Any) -> str:
-    """Text safe inside a ``//`` comment: no line break can end the comment and no trailing
-    backslash can splice the next line into it (names and source paths come from users)."""
-    s = str(s)
-    if s.isascii() and s.isprintable() and "\\" not in s:
-        return s
-    out = []
-    for ch in s:
-        o = ord(ch)
-        if ch == "\\" or o < 32 or o >= 127:
-            out.append(f"\\x{o:02x}" if o < 256 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def _c_string(s: str) -> str:
-    out = []
-    for ch in s:
-        o = ord(ch)
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif o < 32 or o > 126:
-            out.append(f"\\{o:03o}" if o < 256 else "?")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def _mul(a: Any, b: Any) -> PrimExpr:
-    if isinstance(b, int):
-        if b == 1:
-            return a
-        b = IntImm(b, a.ty.element) if isinstance(a.ty, PrimType) else IntImm(b)
-    if isinstance(b, IntImm) and b.value == 1:
-        return a
-    if isinstance(a, IntImm) and a.value == 1:
-        return b
-    if isinstance(a, IntImm) and a.value == 0 and isinstance(b.ty, PrimType) and b.ty.lanes == 1:
-        return IntImm(0, b.ty) if b.ty != a.ty else a
-    if isinstance(a, IntImm) and isinstance(b, IntImm) and a.ty == b.ty:
-        return IntImm(wrap(a.value * b.value, a.ty), a.ty)  # the IR's wrapping product
-    return _coerce(Mul, a, b)
-
-
 _C_SLOT = re.compile(r"\{\{|\}\}|\{(\d+|ty)(?::(\w))?\}")
 
 
@@ -1899,64 +999,6 @@ def _fill_c(cg: CodeGenCUDA, template: str, c: Call) -> str:
         return cg.wrap(a, _PREC_PRIMARY) if mod == "p" else cg.expr(a)
 
     return _C_SLOT.sub(sub, template)
-
-
-def _add(a: PrimExpr, b: PrimExpr) -> PrimExpr:
-    if isinstance(b, IntImm) and b.value == 0:
-        return a
-    if isinstance(a, IntImm) and a.value == 0:
-        return b
-    if isinstance(a, IntImm) and isinstance(b, IntImm) and a.ty == b.ty:
-        return IntImm(wrap(a.value + b.value, a.ty), a.ty)  # the IR's wrapping sum
-    return _coerce(Add, a, b)
-
-
-def _coerce(cls, a: PrimExpr, b: PrimExpr) -> PrimExpr:
-    """Index arithmetic across int dtypes: widen to the wider one (int64 beats int32)."""
-    ta, tb = a.ty, b.ty
-    if ta == tb:
-        return cls(a, b)
-    if isinstance(ta, PrimType) and isinstance(tb, PrimType):
-        if ta.lanes > 1 or tb.lanes > 1:
-            # vector index times a scalar stride
-            el_a, el_b = ta.element, tb.element
-            wide = el_a if el_a.bits >= el_b.bits else el_b
-            lanes = max(ta.lanes, tb.lanes)
-            a2 = a if el_a == wide else Cast(wide.with_lanes(ta.lanes), a)
-            b2 = b if el_b == wide else Cast(wide.with_lanes(tb.lanes), b)
-            if cast(PrimType, a2.ty).lanes == 1:
-                a2 = Broadcast(a2, lanes)
-            if cast(PrimType, b2.ty).lanes == 1:
-                b2 = Broadcast(b2, lanes)
-            if isinstance(a2, Ramp) and isinstance(b2, Broadcast) and cls is Mul:
-                return Ramp(Mul(a2.base, b2.value), Mul(a2.stride, b2.value), lanes)
-            if isinstance(a2, Ramp) and isinstance(b2, Broadcast) and cls is Add:
-                return Ramp(Add(a2.base, b2.value), a2.stride, lanes)
-            if isinstance(b2, Ramp) and isinstance(a2, Broadcast) and cls is Add:
-                return Ramp(Add(a2.value, b2.base), b2.stride, lanes)
-            return cls(a2, b2)
-        wide = ta if ta.bits >= tb.bits else tb
-        if isinstance(a, IntImm):
-            a = IntImm(a.value, wide)
-        elif ta != wide:
-            a = Cast(wide, a)
-        if isinstance(b, IntImm):
-            b = IntImm(b.value, wide)
-        elif tb != wide:
-            b = Cast(wide, b)
-        return cls(a, b)
-    return cls(a, b)
-
-
-def _wrapping(ctype: str, bits: int, a: str, op: str, b: str) -> str:
-    """``a op b`` of signed ``ctype`` computed in its unsigned type: wrapping, as the IR defines
-    ``+ - *`` (C++ leaves signed overflow undefined)."""
-    u = "unsigned int" if bits == 32 else "unsigned long long"
-    return f"(({ctype})(({u})({a}) {op} ({u})({b})))"
-
-
-def _is_int32(t: Any) -> bool:
-    return isinstance(t, PrimType) and t.kind == "int" and t.bits == 32 and t.lanes == 1
 
 
 # --------------------------------------------------------------------------- prelude

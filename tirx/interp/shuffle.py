@@ -1,5 +1,5 @@
 """The interpreter's ``Shuffle`` (tirx/ir/shuffle.py): lanes of the concatenated vectors,
-picked per thread by the (evaluated) indices. ``engine.py``'s ``e_Shuffle`` calls
+picked per thread by the (evaluated) indices. ``engine_expr.py``'s ``e_Shuffle`` calls
 :func:`eval_shuffle`."""
 
 from __future__ import annotations

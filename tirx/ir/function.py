@@ -42,6 +42,19 @@ class Function(Node):
         ("body", NODE),
     )
 
+    # TIRx's Function API for attributes (a new Function each time: functions are immutable)
+    def with_attr(self, key: str, value: Any) -> Function:
+        """This function with attribute ``key`` set to ``value``."""
+        return self.with_attrs({key: value})
+
+    def with_attrs(self, attrs: Any) -> Function:
+        """This function with ``attrs`` (a mapping) merged into its attributes."""
+        return self.replace(attrs=Attrs({**self.attrs, **dict(attrs)}))
+
+    def without_attr(self, key: str) -> Function:
+        """This function without attribute ``key`` (unchanged when it has none)."""
+        return self.replace(attrs=Attrs({k: v for k, v in self.attrs.items() if k != key}))
+
     def __attrs_post_init__(self):
         if not isinstance(self.name, str):
             raise TypeError(f"Function.name must be a str, got {type(self.name).__name__}")

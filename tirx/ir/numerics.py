@@ -243,7 +243,7 @@ def make_const(value, t: PrimType) -> np.ndarray:
 # rounded to a narrow dtype with round_to, casts through cast). None: not folded (a NaN
 # result, whose bits are the interpreter's and the GPU's business, or no numpy value dtype).
 
-#: the float arithmetic ops, as tirx/interp/engine.py evaluates them on float dtypes
+#: the float arithmetic ops, as tirx/interp/engine_expr.py evaluates them on float dtypes
 _FLOAT_OPS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "add": np.add,
     "sub": np.subtract,

@@ -186,6 +186,8 @@ class _ScriptCallable:
     method descriptor is a routine to ``pydoc``), not the class."""
 
     __slots__ = ()
+    if TYPE_CHECKING:
+        name: str
 
     def __get__(self, obj: Any, owner: Any = None) -> Any:
         return self

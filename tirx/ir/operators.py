@@ -7,7 +7,7 @@ Every surface that spells an operator derives its table from ``OPERATORS``:
   ``assoc`` (comparisons do not chain), ``func`` (``T.<name>(a, b)`` spellings);
 * the Python frontend (``tirx/script/parser.py``): ``py_ast`` -> node and ``py_func`` (what the
   operator computes on plain Python values);
-* the CUDA backend (``tirx/codegen/cuda.py``): ``c_text`` and ``c_prec``.
+* the CUDA backend (``tirx/codegen/cuda_expr.py``, ``cuda_common.py``): ``c_text`` and ``c_prec``.
 
 Text precedence is Python's (the text format is Python syntax); C++ precedence differs (e.g.
 comparisons bind tighter than ``&`` in Python, looser in C++), so both columns are kept.

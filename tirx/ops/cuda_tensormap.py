@@ -83,7 +83,7 @@ class _Surface:
     """``T.cuda.tensormap_encode_tiled(*operands, descriptor_dtype=, rank=, ...)``: the keyword
     options become the call's last seven literal arguments."""
 
-    takes_keywords = True  # the text loader hands it TIRx's keyword options (grammar/_transform.py)
+    takes_keywords = True  # the text loader hands it TIRx's keyword options (grammar/_transform_expr.py)
 
     def __call__(self, *args: Any, span: Any = None, **kw: Any) -> Any:
         bad = set(kw) - set(_OPTS)

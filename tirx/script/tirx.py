@@ -155,7 +155,7 @@ class _Handle:
 handle = _Handle()
 
 
-# the markers the script parser recognizes (defined there, so parser.py needs no import of
+# the markers the script parser recognizes (defined in parser_values.py, so the parser needs no import of
 # this module: tests/test_layering.py)
 LetAnn, let, constexpr = _p.LetAnn, _p.let, _p.constexpr
 

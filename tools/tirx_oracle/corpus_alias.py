@@ -70,8 +70,10 @@ class Stub:
         return f"<stub {self._name}>"
 
 
-#: the script namespaces (``T``, ``I``) are served as the real modules: an op the real package
-#: lacks must fail inside the kernel as it would for a user, not become a stub
+#: the script namespaces (``T``, ``I``: what ``alias.script`` gives, or a module of one of these
+#: names) are served as the real modules: an op the real package lacks must fail inside the
+#: kernel as it would for a user, not become a stub, and TIRx's decorators must see their own
+#: namespace
 SCRIPT_NAMESPACES = (".script.tirx", ".script.ir")
 
 
@@ -99,7 +101,8 @@ class ProxyModule(types.ModuleType):
             else:
                 root = self.__dict__["_real_root"]
                 vname = getattr(value, "__name__", "") if isinstance(value, types.ModuleType) else ""
-                if vname.startswith(root + ".") and not vname.endswith(SCRIPT_NAMESPACES):
+                script = self.__name__ == self.__dict__["_alias"] + ".script"  # T, I: the real ones
+                if vname.startswith(root + ".") and not script and not vname.endswith(SCRIPT_NAMESPACES):
                     # a subpackage reached as an attribute stays a proxy (its missing names stub)
                     return importlib.import_module(self.__dict__["_alias"] + vname[len(root) :])
                 return value

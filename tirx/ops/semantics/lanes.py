@@ -1,7 +1,7 @@
 """The lane model op semantics share with the interpreter engine: broadcasting a value to
 the lanes, the launch a device op needs, block barriers and the shared-memory race stamps.
 
-``c`` is the engine's ``Ctx`` and ``L`` its ``Launch`` (tirx/interp/engine.py), read by
+``c`` is the engine's ``Ctx`` and ``L`` its ``Launch`` (tirx/interp/state.py), read by
 attribute only: these live here, below the op declarations, so that an op's interpreter
 semantics (``declare(interp=...)``) never imports the interpreter.
 """

@@ -7,7 +7,7 @@ canonical NaN (all payload bits set) whatever NaNs went in; float64 propagates a
 NaN, quieted, by per-op operand priority, and makes ``0xfff8000000000000`` from numbers on
 any host (numpy would give the host CPU's). A copy keeps a NaN's bits.
 
-Callers (tirx/interp/engine.py, tirx/ops/math.py, the storage conversions of
+Callers (tirx/interp/engine_expr.py, tirx/ops/math.py, the storage conversions of
 tirx/ops/semantics/dtypes.py) pass the result and, for float64, the operands; each fix-up is one
 ``isnan`` pass over the result when it holds no NaN, so ordinary arithmetic pays little.
 """
@@ -88,7 +88,7 @@ def _fix(
     return None  # the minifloats: rounding makes their one NaN code
 
 
-# binary IR ops (tirx/interp/engine.py _arith) whose float64 NaN is the second operand's
+# binary IR ops (tirx/interp/engine_expr.py _arith) whose float64 NaN is the second operand's
 _SECOND_OPS = frozenset(("add", "sub", "mul", "min", "max", "mod"))
 
 

@@ -241,7 +241,7 @@ class _Nest:
         vs = []
         try:
             for k, (start, extent, kind, step, ann, thread) in enumerate(self.spec.loops):
-                # literal bounds as the frontend types them (tirx/script/parser.py visit_For)
+                # literal bounds as the frontend types them (tirx/script/parser_stmt.py visit_For)
                 if type(extent) is int:
                     extent = lit(extent, start if isinstance(start, PrimExpr) else None, self.span)
                 if type(start) is int:

@@ -2,7 +2,7 @@
 
 ``and_``/``or_``/``not_``, the comparisons ``eq_`` ... ``ge_`` and ``if_then_else_`` are what a
 parser emits for ``a and b``, ``a < b``, ``x if c else y``. They build exactly what the Python
-frontend builds for that syntax (the same helpers of ``tirx/script/parser.py``: constant
+frontend builds for that syntax (the same helpers of ``tirx/script/parser_values.py``: constant
 folding, host short-circuits, ``T.if_then_else`` for an IR condition). Any other
 ``T.op.<name>`` is the op of the op table (``T.op.exp is T.exp``).
 """
@@ -31,7 +31,7 @@ def _v(x: Any) -> Any:
 
 
 def _logic(node_ast: type, name: str, values: tuple) -> Any:
-    """``a and b and ...`` as the frontend evaluates it (``tirx/script/parser.py bool_chain``)."""
+    """``a and b and ...`` as the frontend evaluates it (``tirx/script/parser_values.py bool_chain``)."""
     if not values:
         raise TypeError(f"{name} needs at least one operand")
     cls = _BOOL[node_ast]

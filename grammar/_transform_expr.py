@@ -1,0 +1,448 @@
+"""The text builder's rules for expressions and calls.
+
+A mixin of ``TextBuilder`` (``_transform.py``), split out by node family (issue #30);
+its helpers (``err``, ``expr``, ``split_args``, ``dynamic``, ...) and the per-parse
+state are TextBuilder's.
+"""
+
+from __future__ import annotations
+
+from tirx.grammar._values import (
+    _BINFORMS,
+    _LET,
+    _UNFORMS,
+    _desc,
+    _FuncRef,
+    _Kw,
+    _LetAnnot,
+    _resolve_t,
+    _Spec,
+    _Walrus,
+)
+from tirx.ir import op as _opmod
+from tirx.ir.buffer import Buffer
+from tirx.ir.expr import (
+    BitNot,
+    BufferLoad,
+    Cast,
+    Div,
+    FloatImm,
+    IntImm,
+    Not,
+    PrimExpr,
+    Sub,
+    Var,
+    binop,
+    const,
+    convert,
+)  # fmt: skip
+from tirx.ir.fold import check_true_div
+from tirx.ir.operators import OPERATORS
+from tirx.ir.span import Span
+from tirx.ir.types import PrimType, int32, int64
+from tirx.surface import forms as _forms
+
+_CONSTS = {"True": True, "False": False, "None": None}
+
+# operators by their text spelling (the token's value), from the one operator table
+_BIN = {o.text: o.node for o in OPERATORS if o.text is not None and not o.unary}
+_PREC = {o.text: o.prec for o in OPERATORS if o.text is not None and not o.unary}
+_CMP = frozenset(o.text for o in OPERATORS if o.assoc == "none")  # comparisons do not chain
+
+
+class ExprMixin:
+    """The expression and call rule callbacks."""
+
+    # ------------------------------------------------------------- expressions
+    def name(self, c):
+        tok = c[0]
+        n = tok.value
+        if self.let_scope:
+            vs = self.let_scope.get(n)
+            if vs:
+                return vs[-1]
+        v = self.b.lookup(n)
+        if v is None:
+            v = self.top_vars.get(n)
+        if v is None:
+            if n in _CONSTS:
+                return _CONSTS[n]
+            raise self.err(f"undefined name '{n}'", self.tsp(tok))
+        if type(v) is Buffer:
+            v = v.data
+        self.ln_var = v  # the last name used, for the end of a binop span
+        self.ln_tok = tok
+        return v
+
+    def dotted(self, c):
+        tok = c[0]
+        s = tok.value
+        head, _, rest = s.partition(".")
+        if head == "T":
+            r = _resolve_t(rest)
+            if r is not None:
+                kind, val = r
+                if kind == "type":
+                    return val
+                if kind == "spec" and val.role == "subscript":
+                    return _LET  # bare T.let
+                if kind in ("op", "alias"):
+                    raise self.err(f"T.{rest} is an op: call it, T.{rest}(...)", self.tsp(tok))
+                raise self.err(f"T.{rest} must be called: T.{rest}(...)", self.tsp(tok))
+        elif head == self.module_name and "." not in rest:
+            sp = self.tsp(tok)
+            self.gv_refs.append((rest, sp))
+            return _FuncRef(rest, sp)
+        elif head == "Module" and self.module_name is None and rest == self.standalone_fname:
+            return _FuncRef(rest, self.tsp(tok))  # a standalone function calling itself (TIRx's spelling)
+        elif rest == "data" and isinstance(self.b.lookup(head), Buffer):
+            # a buffer's backing pointer, printed as ``X.data``
+            return self.b.lookup(head).data
+        raise self.err(f"unknown name {s}", self.tsp(tok))
+
+    def call(self, c):
+        tok = c[0]
+        rpar = c[-1]
+        args = c[1] if len(c) == 3 else ()
+        span = Span(self.src, tok.line, tok.column, rpar.end_line, rpar.end_column)
+        s = tok.value
+        if tok.type == "NAME":
+            if s == "range" and self.b.lookup("range") is None:
+                pos, kw = self.split_args(args, span, "range")
+                return self.form_call(_forms.RANGE, pos, kw, span, "range")
+            if self.b.lookup(s) is None and not self.let_scope.get(s):
+                raise self.err(f"undefined name '{s}'", self.tsp(tok))
+            raise self.err(f"'{s}' is not callable", self.tsp(tok))
+        head, _, rest = s.partition(".")
+        if s == "T.dynamic":
+            return self.dynamic(args, span)
+        r = _resolve_t(rest) if head == "T" else None
+        if r is None:
+            chain = self.surface_chain(rest, tok) if head == "T" else None
+            if chain is None:
+                raise self.err(f"unknown name {s}", self.tsp(tok))
+            pos, kw = self.split_args(args, span, s)
+            if kw:
+                raise self.err(f"{s} takes no keyword arguments", span)
+            try:
+                return chain(*pos, span=span)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), span, e) from e
+        kind, val = r
+        fname = s
+        if kind == "alias":  # T.cuda.warp_sum(x): builds its target op's call
+            pos, kw = self.split_args(args, span, fname)
+            if kw:
+                raise self.err(f"{s} takes no keyword arguments", span)
+            for i, a in enumerate(pos):
+                if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
+                    raise self.err(f"{s}: argument {i + 1} must be an expression, got {_desc(a)}", span)
+            try:
+                return val(*pos, span=span)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), span, e) from e
+        if kind == "op":
+            pos, kw = self.split_args(args, span, fname)
+            return self.op_call(val, pos, kw, span)
+        if kind == "type":
+            pos, kw = self.split_args(args, span, fname)
+            return self.typed_const(val, pos, kw, span, fname)
+        if kind == "spec":
+            pos, kw = self.split_args(
+                args, span, fname, allow_walrus=bool(val.params) and val.params[0].kind == "binding"
+            )
+            return self.form_call(val, pos, kw, span, fname)
+        pos, kw = self.split_args(args, span, fname)
+        if val in _UNFORMS:
+            self.nargs(fname, pos, kw, span, 1)
+            self.operand(pos[0], span)
+            try:
+                return _UNFORMS[val](convert(pos[0]), span=span)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), span, e) from e
+        if val in _BINFORMS:
+            self.nargs(fname, pos, kw, span, 2)
+            a, b = pos
+            self.operand(a, span)
+            self.operand(b, span)
+            try:
+                return binop(_BINFORMS[val], a, b, span)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), span, e) from e
+        raise self.err(f"T.{val} cannot be called here", span)  # T.let, the decorators
+
+    def arguments(self, c):
+        return c
+
+    def kwarg(self, c):
+        return _Kw(c[0], c[1])
+
+    def walrus(self, c):
+        tok, val = c
+        sp = self.tsp(tok)
+        e = self.expr(val, sp)
+        name = self.check_new_name(tok)
+        v = Var(name, e.ty, span=sp)
+        self.let_scope.setdefault(name, []).append(v)
+        return _Walrus(v, e, tok)
+
+    def subscript(self, c):
+        tok, idx, rsqb = c
+        span = Span(self.src, tok.line, tok.column, rsqb.end_line, rsqb.end_column)
+        if tok.type == "DOTTED":
+            head, _, rest = tok.value.partition(".")
+            r = _resolve_t(rest) if head == "T" else None
+            if (
+                r is not None and r[0] == "spec" and r[1].role == "subscript"
+            ):  # T.let[ty]: tirx.surface.forms.LET
+                try:
+                    return _LetAnnot(r[1].subscript(idx[0] if len(idx) == 1 else tuple(idx), span))
+                except (TypeError, ValueError) as e:
+                    raise self.err(str(e), span, e) from e
+            self.dotted([tok])  # raises the right error for unknown names
+            raise self.err(f"{tok.value} cannot be indexed", span)
+        buf = self.buffer(tok)
+        return BufferLoad(buf, self.indices(buf, idx, span), span=span)
+
+    def subs(self, c):
+        return c
+
+    def tuple(self, c):
+        return tuple(c)
+
+    def empty_tuple(self, c):
+        return ()
+
+    def list(self, c):
+        return c
+
+    def dict(self, c):
+        d = {}
+        for k, v in c:
+            d[k] = v
+        return d
+
+    def dictitem(self, c):
+        k, colon, v = c
+        if type(k) is not str and type(k) is not Var:  # a Var: T.Let(body, where={v: value})
+            raise self.err(f"dict keys must be string literals, got {_desc(k)}", self.tsp(colon))
+        return (k, v)
+
+    def operand(self, v, span):
+        if isinstance(v, PrimExpr) or type(v) in (int, float, bool):
+            return v
+        raise self.err(f"expected an expression, got {_desc(v)}", span)
+
+    def bin(self, op, a, b):
+        cls = _BIN[op.value]
+        if not (isinstance(a, PrimExpr) or type(a) in (int, float, bool)):
+            raise self.err(f"unsupported left operand of '{op.value}': {_desc(a)}", self.tsp(op))
+        if not (isinstance(b, PrimExpr) or type(b) in (int, float, bool)):
+            raise self.err(f"unsupported right operand of '{op.value}': {_desc(b)}", self.tsp(op))
+        if cls is Div:
+            try:
+                check_true_div(a, b)  # TIRx's '/' refuses two integers (tirx/ir/fold.py)
+            except TypeError as e:
+                raise self.err(str(e), self.tsp(op), e) from e
+        # a Python number combines with an expression as in TIRx (tirx/ir/fold.py, through
+        # binop); the common case, an int32-sized int beside an int32 / int64 scalar, becomes
+        # that dtype's constant here (what those rules give, minus the detour)
+        ta, tb = type(a), type(b)
+        if tb is int and ta is not int and isinstance(a, PrimExpr):
+            t = a.ty
+            if (t is int32 or t is int64) and -(1 << 31) <= b < 1 << 31:
+                b = IntImm(b, t)
+        elif ta is int and tb is not int and isinstance(b, PrimExpr):
+            t = b.ty
+            if (t is int32 or t is int64) and -(1 << 31) <= a < 1 << 31:
+                a = IntImm(a, t)
+        sa = a.span if type(a) is not Var and isinstance(a, PrimExpr) else None
+        sb = b.span if type(b) is not Var and isinstance(b, PrimExpr) else None
+        if sa is not None:
+            l0, c0 = sa.line, sa.col
+        else:
+            l0, c0 = op.line, op.column
+        if sb is not None:
+            l1, c1 = sb.end_line, sb.end_col
+        elif b is self.ln_var:  # the right operand is the name just read
+            t = self.ln_tok
+            l1, c1 = t.end_line, t.end_column
+        else:
+            l1, c1 = op.end_line, op.end_column
+        try:
+            if isinstance(a, PrimExpr) and isinstance(b, PrimExpr) and a.ty is b.ty:
+                return cls(a, b, span=Span(self.src, l0, c0, l1, c1))  # what binop builds, minus its detours
+            return binop(cls, a, b, Span(self.src, l0, c0, l1, c1))
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), self.tsp(op), e) from e
+
+    def arith(self, c):
+        if len(c) == 3:
+            return self.bin(c[1], c[0], c[2])
+        vals = [c[0]]
+        flags = [False]
+        ops: list = []
+        for i in range(1, len(c), 2):
+            op = c[i]
+            p = _PREC[op.value]
+            while ops and _PREC[ops[-1].value] >= p:
+                self._reduce(vals, flags, ops)
+            ops.append(op)
+            vals.append(c[i + 1])
+            flags.append(False)
+        while ops:
+            self._reduce(vals, flags, ops)
+        return vals[0]
+
+    def _reduce(self, vals, flags, ops):
+        op = ops.pop()
+        b = vals.pop()
+        fb = flags.pop()
+        a = vals.pop()
+        fa = flags.pop()
+        is_cmp = op.value in _CMP
+        if is_cmp and (fa or fb):
+            raise self.err("comparisons cannot be chained; parenthesize one side", self.tsp(op))
+        vals.append(self.bin(op, a, b))
+        flags.append(is_cmp)
+
+    test = arith
+
+    def not_expr(self, c):
+        tok, v = c
+        sp = self.tsp(tok)
+        e = self.expr(v, sp)
+        try:
+            return Not(e, span=sp)
+        except (TypeError, ValueError) as ex:
+            raise self.err(str(ex), sp, ex) from ex
+
+    def neg(self, c):
+        tok, v = c
+        t = type(v)
+        if t is int or t is float:
+            return -v
+        sp = self.tsp(tok)
+        e = self.expr(v, sp)
+        ty = e.ty
+        if not (isinstance(ty, PrimType) and not ty.is_bool):
+            raise self.err(f"cannot negate an expression of dtype {ty}", sp)
+        try:
+            return Sub(const(0, ty), e, span=sp)
+        except (TypeError, ValueError) as ex:
+            raise self.err(str(ex), sp, ex) from ex
+
+    def pos(self, c):
+        tok, v = c
+        return self.operand(v, self.tsp(tok))
+
+    def invert(self, c):
+        tok, v = c
+        sp = self.tsp(tok)
+        e = self.expr(v, sp)
+        try:
+            return BitNot(e, span=sp)
+        except (TypeError, ValueError) as ex:
+            raise self.err(str(ex), sp, ex) from ex
+
+    # ------------------------------------------------------------- calls
+    def typed_const(self, ty, pos, kw, span, fname):
+        if len(pos) == 1 and not kw and type(ty) is PrimType and ty.lanes == 1:
+            a = pos[0]
+            ta = type(a)
+            try:
+                if ta is float and ty.is_float:
+                    return FloatImm(a, ty, span=span)
+                if ta is int and ty.is_int:
+                    return IntImm(a, ty, span=span)
+            except (TypeError, ValueError) as e:
+                raise self.err(f"{fname}: {e}", span, e) from e
+        if not isinstance(ty, PrimType):
+            raise self.err(f"{fname} is a type and cannot be called", span)
+        self.nargs(fname, pos, kw, span, 1)
+        a = pos[0]
+        if type(a) is str:
+            if ty.is_float and a in ("inf", "-inf", "nan", "+inf", "-nan", "+nan"):  # float(a): no eval
+                a = float(a)
+            else:
+                raise self.err(f"{fname}: cannot make a constant from the string {a!r}", span)
+        if isinstance(a, PrimExpr):
+            return a if a.ty == ty else Cast(ty, a, span=span)
+        if type(a) not in (int, float, bool):
+            raise self.err(f"{fname}: expected a number, got {_desc(a)}", span)
+        try:
+            return const(a, ty, span=span)
+        except (TypeError, ValueError) as e:
+            raise self.err(f"{fname}: {e}", span, e) from e
+
+    def form_call(self, spec, pos, kw, span, fname):
+        """``T.<form>(...)``: bound, checked and built by its FormSpec (tirx/surface/forms.py)."""
+        if pos and type(pos[0]) is _Walrus:  # T.Let(x := v, ...): x is visible to the end of the form
+            w = pos[0]
+            vs = self.let_scope.get(w.var.name)
+            if vs and vs[-1] is w.var:
+                vs.pop()
+                if not vs:
+                    del self.let_scope[w.var.name]
+        if spec.role == "subscript":
+            raise self.err(f"{fname} is written {fname}[...], not called", span)
+        try:
+            r = spec.call(pos, kw, span, fname)
+        except (TypeError, ValueError) as e:  # FormError (a TypeError) or the node's own check
+            raise self.err(str(e), span, e) from e
+        if spec.role == "loop":  # a for header: (start, extent, kind, step, annotations, thread)
+            return _Spec("loop", span, *r)
+        if spec.role == "loops":  # T.grid: a text for header binds one name, so one loop
+            if len(r) != 1:
+                raise self.err(
+                    f"{fname}: a for header of the text binds one name; write {len(r)} nested loops", span
+                )
+            return _Spec("loop", span, *r[0])
+        if spec.role == "bind":  # X = T.alloc_tensor(...): a Pending the target's name completes
+            return _Spec("bind", span, r)
+        if spec.role == "stmt":  # T.evaluate(...), T.func_attr(...): a Pending emitted where it stands
+            return _Spec("stmt", span, r)
+        if spec.role == "region":  # with T.device_entry(...) / T.attr(...): the header's values
+            return _Spec(spec.name, span, *r)
+        return r
+
+    def surface_chain(self, rest, tok):
+        """``T.ptx.fence.proxy.async_.shared__cta``: an op's script surface (its ``"script"``
+        implementation, the PTX table's modifier chains) followed by attributes, as in Python."""
+        parts = rest.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            o = _opmod.lookup(".".join(parts[:k]))
+            if o is None:
+                continue
+            v = _opmod.impl("script", o)
+            if v is None:
+                return None
+            try:
+                for p in parts[k:]:
+                    v = getattr(v, p)
+            except AttributeError as e:
+                raise self.err(str(e), self.tsp(tok), e) from e
+            return v
+        return None
+
+    def op_call(self, o, pos, kw, span):
+        ty = None
+        kw = dict(kw or {})
+        if "ty" in kw:
+            ty = self.as_type(kw.pop("ty"), span, "a result type for ty=")
+        surface = _opmod.impl("script", o)  # T.<name> as the Python frontend sees it (PTX table)
+        keywords = getattr(surface, "takes_keywords", False)  # it takes keyword options itself
+        for k in kw:
+            if k not in o.params and not keywords:
+                raise self.err(f"T.{o.name} got an unexpected keyword argument '{k}'", span)
+        for i, a in enumerate(pos):
+            if type(a) is Buffer and i < len(o.args) and o.args[i].strip("*?") == "p":
+                continue  # a buffer where a pointer goes (TIRx's spelling): the op takes its data
+            if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
+                raise self.err(f"T.{o.name}: argument {i + 1} must be an expression, got {_desc(a)}", span)
+        try:
+            if surface is not None and ty is None and (not kw or keywords):
+                return surface(*pos, span=span, **kw)
+            return _opmod.call(o, *pos, ty=ty, span=span, **kw)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e

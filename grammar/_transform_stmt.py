@@ -1,0 +1,253 @@
+"""The text builder's rules for statements, simple and compound.
+
+A mixin of ``TextBuilder`` (``_transform.py``), split out by node family (issue #30);
+its helpers (``err``, ``emit``, ``enter``, ``close``, ``head_span``, ...) and the
+per-parse state are TextBuilder's.
+"""
+
+from __future__ import annotations
+
+from tirx.grammar._values import _desc, _Dynamic, _LetAnnot, _Spec
+from tirx.ir.expr import Call, PrimExpr, const
+from tirx.ir.span import Span
+from tirx.ir.stmt import REGION_KINDS as _REGION_KINDS
+from tirx.ir.types import PrimType
+from tirx.surface.forms import slice_ramp
+
+
+class StmtMixin:
+    """The statement rule callbacks (``*_head`` opens a frame, the block rule closes it)."""
+
+    # ------------------------------------------------------------- simple statements
+    def suite(self, c):
+        return None
+
+    def stmts(self, c):
+        return None
+
+    def store_subs(self, c):
+        return c
+
+    def slice_sub(self, c):
+        colons = [x for x in c if getattr(x, "type", None) == "COLON"]  # lark's or the fast lexer's token
+        parts = [x for x in c if getattr(x, "type", None) != "COLON"]
+        colon = colons[0]
+        span = self.tsp(colon)
+        for x in parts:
+            if not isinstance(x, PrimExpr) and type(x) is not int:
+                raise self.err(f"a slice bound must be an integer expression, got {_desc(x)}", span)
+        try:
+            return slice_ramp(*parts)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), span, e) from e
+
+    def store(self, c):
+        tok, idx, val, nl = c
+        span = self.stmt_span(tok, nl)
+        buf = self.buffer(tok)
+        ind = self.indices(buf, idx, span)
+        if not isinstance(val, PrimExpr) and type(val) not in (int, float, bool):
+            raise self.err(f"cannot store {_desc(val)} into buffer {buf.name}", span)
+        self.emit(span, self.b.store, buf, ind, val)
+        return None
+
+    def bind(self, c):
+        tok, ann, val, nl = c
+        span = self.stmt_span(tok, nl)
+        name = self.check_new_name(tok)
+        if isinstance(ann, _LetAnnot):
+            ty = ann.ty
+        else:
+            ty = self.as_type(ann, span, "a T.let[...] annotation")
+        if not isinstance(val, PrimExpr):
+            if type(val) in (int, float, bool) and isinstance(ty, PrimType):
+                try:
+                    val = const(val, ty)
+                except (TypeError, ValueError) as e:
+                    raise self.err(str(e), span, e) from e
+            else:
+                raise self.err(f"cannot bind '{name}' to {_desc(val)}", span)
+        v = self.emit(span, self.b.bind, name, val, ty)
+        self.b.define(name, v)
+        return None
+
+    def assign(self, c):
+        tok, val, nl = c
+        span = self.stmt_span(tok, nl)
+        name = self.check_new_name(tok)
+        b = self.b
+        if type(val) is _Spec:
+            if val.kind != "bind":
+                raise self.err(f"{_desc(val)} cannot be assigned to a name", span)
+            buf = self.emit(span, val.args[0].emit, b, name)
+            b.define(name, buf)
+            return None
+        if type(val) is _Dynamic:  # a fresh variable in scope (TIRx prints a T.Let's binder so)
+            b.define(name, val.var)
+            return None
+        if isinstance(val, PrimExpr) or type(val) in (int, float, bool):
+            v = self.emit(span, b.bind, name, val, None)
+            b.define(name, v)
+            return None
+        raise self.err(f"cannot assign {_desc(val)} to '{name}'", span)
+
+    def exprstmt(self, c):
+        val, nl = c
+        span = getattr(val, "span", None) or self.tsp(nl)
+        span = Span(self.src, span.line, span.col, nl.line, nl.column)
+        # a class body holds only T.module_attrs (the grammar puts exprstmt there before funcdef)
+        in_func = not self.class_body
+        is_mattrs = type(val) is _Spec and val.kind == "stmt" and val.args[0].form == "module_attrs"
+        if not in_func and not is_mattrs:  # a statement in a class body, before its functions
+            raise self.err(
+                "only T.module_attrs({...}) may stand in a module's class body besides functions", span
+            )
+        if in_func and is_mattrs:
+            raise self.err("T.module_attrs belongs in the class body of a @T.ir_module", span)
+        if type(val) is _Spec:
+            if val.kind == "stmt":
+                self.emit(span, val.args[0].emit, self.b)
+            else:
+                raise self.err(f"{_desc(val)} cannot be used as a statement", span)
+            return None
+        if isinstance(val, Call):
+            self.emit(span, self.b.evaluate, val)
+            return None
+        raise self.err(f"{_desc(val)} cannot be used as a statement (wrap it in T.evaluate(...))", span)
+
+    def pass_stmt(self, c):
+        return None
+
+    def break_stmt(self, c):
+        span = self.stmt_span(c[0], c[1])
+        self.emit(span, self.b.break_)
+        return None
+
+    def continue_stmt(self, c):
+        span = self.stmt_span(c[0], c[1])
+        self.emit(span, self.b.continue_)
+        return None
+
+    def return_stmt(self, c):
+        span = self.stmt_span(c[0], c[-1])
+        val = None
+        if len(c) == 3:
+            val = self.expr(c[1], span, "a return value")
+        self.emit(span, self.b.return_, val)
+        return None
+
+    def assert_stmt(self, c):
+        span = self.stmt_span(c[0], c[-1])
+        cond = self.cond(c[1], span, "assert")
+        kind, msg = "RuntimeError", ()
+        if len(c) == 4:
+            m = c[2]
+            if type(m) is str:
+                msg = (m,)
+            elif (
+                type(m) is tuple
+                and len(m) == 2
+                and type(m[0]) is str
+                and type(m[1]) in (list, tuple)
+                and all(type(x) is str for x in m[1])
+            ):
+                kind, msg = m[0], tuple(m[1])
+            else:
+                raise self.err('assert message must be ("Kind", ["message", ...]) or a string', span)
+        self.emit(span, self.b.assert_, cond, kind, msg)
+        return None
+
+    # ------------------------------------------------------------- compound statements
+    def for_head(self, c):
+        for_tok, name_tok, spec = c
+        if type(spec) is not _Spec or spec.kind != "loop":
+            raise self.err(
+                f"a for loop iterates over range(...), T.serial/unroll/vectorized/parallel/thread_binding(...), got {_desc(spec)}",
+                self.tsp(for_tok),
+            )
+        sp = spec.span
+        span = Span(self.src, for_tok.line, for_tok.column, sp.end_line, sp.end_col)
+        name = self.check_new_name(name_tok)
+        start, extent, kind, step, ann, thread = spec.args
+        v = self.enter(self.b.for_(name, start, extent, kind, step, ann, thread), span)
+        self.b.define(name, v)
+        return None
+
+    def for_stmt(self, c):
+        self.close()
+        return None
+
+    def while_head(self, c):
+        tok, v = c
+        span = self.head_span(tok, v)
+        cond = self.cond(v, span, "while")
+        self.enter(self.b.while_(cond), span)
+        return None
+
+    while_stmt = for_stmt
+
+    def with_head(self, c):
+        tok, spec = c[0], c[1]
+        name_tok = c[3] if len(c) == 4 else None  # with ... as NAME
+        span = self.tsp(tok)
+        if (
+            type(spec) is _Spec and spec.kind in _REGION_KINDS
+        ):  # TIRx's regions (tirx/surface/region_forms.py)
+            span = Span(self.src, tok.line, tok.column, spec.span.end_line, spec.span.end_col)
+            binds = _REGION_KINDS[spec.kind][1]
+            if binds != (name_tok is not None):
+                what = "needs" if binds else "binds no value: drop"
+                raise self.err(f"with T.{spec.kind}(...) {what} 'as <name>'", span)
+            name = self.check_new_name(name_tok) if name_tok is not None else None
+            kind, args = spec.args
+            v = self.enter(self.b.region(kind, args, name), span)
+            if name is not None:
+                self.b.define(name, v)
+            return None
+        if name_tok is not None:
+            raise self.err("this with-statement binds no value", self.tsp(name_tok))
+        if type(spec) is not _Spec or spec.kind not in ("device_entry", "attr"):
+            raise self.err(f"with takes T.device_entry(...) or T.attr(...), got {_desc(spec)}", span)
+        span = Span(self.src, tok.line, tok.column, spec.span.end_line, spec.span.end_col)
+        if spec.kind == "device_entry":
+            self.enter(self.b.device_entry(*spec.args), span)
+        else:
+            self.enter(self.b.attr(*spec.args), span)
+        return None
+
+    with_stmt = for_stmt
+
+    def if_head(self, c):
+        tok, v = c
+        span = self.head_span(tok, v)
+        cond = self.cond(v, span, "if")
+        self.chains.append([])
+        self.enter(self.b.if_(cond), span)
+        return None
+
+    def if_block(self, c):
+        self.close()
+        return None
+
+    elif_block = if_block
+    else_block = if_block
+
+    def elif_head(self, c):
+        tok, v = c
+        span = self.head_span(tok, v)
+        cond = self.cond(v, span, "elif")
+        self.enter(self.b.else_(), span)
+        self.chains[-1].append(self.open.pop())
+        self.enter(self.b.if_(cond), span)
+        return None
+
+    def else_head(self, c):
+        self.enter(self.b.else_(), self.tsp(c[0]))
+        return None
+
+    def if_stmt(self, c):
+        chain = self.chains.pop()
+        while chain:
+            self.open.append(chain.pop())
+            self.close()
+        return None

@@ -1,0 +1,232 @@
+"""CodeGenCUDA's buffers: loads, stores, element addresses (``ptr_of``/``flat_index``/``access``,
+which op lowerings use too) and the allocation and declaration statements.
+
+A mixin of ``CodeGenCUDA`` (``cuda.py``), split out by node family (issue #30); the state it
+keeps (``buf_ptr``, ``scalar_bufs``, ``tmem_vars``, ...) is initialized by CodeGenCUDA."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from ..ir import (
+    Add,
+    AllocBuffer,
+    Broadcast,
+    Buffer,
+    BufferLoad,
+    BufferStore,
+    Cast,
+    DeclBuffer,
+    IntImm,
+    Mul,
+    PointerType,
+    PrimExpr,
+    PrimType,
+    Ramp,
+)
+from ..ir.arith import wrap
+from .cuda_common import _PREC_PRIMARY, _add, _coerce, _comment, _error
+
+if TYPE_CHECKING:
+    from ..ir import Var
+
+
+def _dims(buf: Buffer):
+    for d in buf.shape:
+        yield d.value if isinstance(d, IntImm) else getattr(d, "name", "?")
+
+
+def _mul(a: Any, b: Any) -> PrimExpr:
+    if isinstance(b, int):
+        if b == 1:
+            return a
+        b = IntImm(b, a.ty.element) if isinstance(a.ty, PrimType) else IntImm(b)
+    if isinstance(b, IntImm) and b.value == 1:
+        return a
+    if isinstance(a, IntImm) and a.value == 1:
+        return b
+    if isinstance(a, IntImm) and a.value == 0 and isinstance(b.ty, PrimType) and b.ty.lanes == 1:
+        return IntImm(0, b.ty) if b.ty != a.ty else a
+    if isinstance(a, IntImm) and isinstance(b, IntImm) and a.ty == b.ty:
+        return IntImm(wrap(a.value * b.value, a.ty), a.ty)  # the IR's wrapping product
+    return _coerce(Mul, a, b)
+
+
+class BufferMixin:
+    """Buffer accesses and declarations."""
+
+    if TYPE_CHECKING:  # CodeGenCUDA's (cuda.py) and ExprMixin's
+        features: set[str]
+        names: dict[Any, str]
+        buf_ptr: dict[Buffer, str]
+        scalar_bufs: set
+        tmem_vars: set
+        view_bytes: dict
+        dyn_smem_offset: int
+        _address_arith: set
+
+        def line(self, text: str, node: Any = None) -> None: ...
+        def var_name(self, v: Var) -> str: ...
+        def define(self, v: Var, hint: str | None = None) -> str: ...
+        def ctype(self, t: Any, what: str = "type") -> str: ...
+        def expr(self, e: PrimExpr) -> str: ...
+        def wrap(self, e: PrimExpr, prec: int) -> str: ...
+
+    # -- buffers ------------------------------------------------------------------
+    def e_BufferLoad(self, e: BufferLoad):
+        return self.access(e.buffer, e.indices, e), _PREC_PRIMARY
+
+    def s_BufferStore(self, s: BufferStore) -> None:
+        self.store(s)
+
+    def ptr_of(self, buf: Buffer) -> str:
+        p = self.buf_ptr.get(buf)
+        if p is not None:
+            return p
+        if buf.data not in self.names:
+            if buf.data in self.tmem_vars:
+                self.var_name(buf.data)  # raises: a tmem buffer has no pointer
+            raise _error(f"buffer {buf.name} is used outside of its scope", buf)
+        base = self.var_name(buf.data)
+        if buf.data in self.scalar_bufs:
+            return f"(&{base})"
+        el = cast(PointerType, buf.data.ty).element
+        if el != buf.dtype:
+            return f"(({self.ctype(buf.dtype)}*){base})"
+        return base
+
+    def flat_index(self, buf: Buffer, indices: tuple, node: Any = None) -> PrimExpr:
+        if len(indices) != len(buf.shape):
+            raise _error(f"buffer {buf.name} has rank {len(buf.shape)}, got {len(indices)} indices", node)
+        if not indices:
+            idx: PrimExpr = IntImm(0)
+        else:
+            strides = list(buf.strides) if buf.strides else None
+            if strides is None:
+                strides = []
+                acc: Any = 1
+                for s in reversed(buf.shape[1:]):
+                    acc = _mul(s, acc)
+                    strides.append(acc)
+                strides = [*list(reversed(strides)), 1]
+            idx = None  # type: ignore[assignment]
+            for x, s in zip(indices, strides):
+                term = _mul(x, s)
+                idx = term if idx is None else _add(idx, term)
+        if buf.elem_offset is not None and not (
+            isinstance(buf.elem_offset, IntImm) and buf.elem_offset.value == 0
+        ):
+            idx = _add(idx, buf.elem_offset)
+        # the arithmetic built here is addressing, not the IR's: never wrapped (int_overflows)
+        own = {id(x) for x in (*indices, *buf.shape, *(buf.strides or ()), buf.elem_offset)}
+        todo = [idx]
+        while todo:
+            x = todo.pop()
+            if id(x) in own:
+                continue
+            if isinstance(x, (Add, Mul)):
+                self._address_arith.add(x)
+                todo += (x.a, x.b)
+            elif isinstance(x, (Cast, Broadcast)):
+                todo.append(x.value)
+            elif isinstance(x, Ramp):
+                todo += (x.base, x.stride)
+        return idx
+
+    def access(self, buf: Buffer, indices: tuple, node: Any = None) -> str:
+        idx = self.flat_index(buf, indices, node)
+        if buf.data in self.scalar_bufs and isinstance(idx, IntImm) and idx.value == 0:
+            return self.var_name(buf.data)
+        ptr = self.ptr_of(buf)
+        t = idx.ty
+        if isinstance(t, PrimType) and t.lanes > 1:
+            lanes = t.lanes
+            vt = self.ctype(buf.dtype.with_lanes(lanes))
+            if isinstance(idx, Ramp) and isinstance(idx.stride, IntImm) and idx.stride.value == 1:
+                return f"*({vt}*)({ptr} + {self.wrap(idx.base, 12)})"
+            self.features.add("vec")
+            return f"tirx_gather({ptr}, {self.expr(idx)})"
+        return f"{ptr}[{self.expr(idx)}]"
+
+    def store(self, s: BufferStore) -> None:
+        idx = self.flat_index(s.buffer, s.indices, s)
+        t = idx.ty
+        if (
+            isinstance(t, PrimType)
+            and t.lanes > 1
+            and not (isinstance(idx, Ramp) and isinstance(idx.stride, IntImm) and idx.stride.value == 1)
+        ):
+            self.features.add("vec")
+            ptr = self.ptr_of(s.buffer)
+            self.line(f"tirx_scatter({ptr}, {self.expr(idx)}, {self.expr(s.value)});", s)
+            return
+        self.line(f"{self.access(s.buffer, s.indices, s)} = {self.expr(s.value)};", s)
+
+    def _shape_size(self, buf: Buffer, node: Any) -> int:
+        n = 1
+        for d in buf.shape:
+            if not isinstance(d, IntImm):
+                raise _error(f"allocation {buf.name}: the shape must be constant on the cuda target", node)
+            n *= d.value
+        return n
+
+    def s_AllocBuffer(self, s: AllocBuffer) -> None:
+        buf = s.buffer
+        scope = buf.scope
+        if scope == "tmem":
+            # a declaration only: tensor memory is allocated by tcgen05.alloc and addressed by tmem
+            # addresses, never by a pointer (every use of the buffer is an error: var_name)
+            self.tmem_vars.add(buf.data)
+            dims = "x".join(str(d.value) if isinstance(d, IntImm) else "n" for d in buf.shape)
+            self.line(f"// {buf.name}: tensor memory, {dims} {buf.dtype}", s)
+            return
+        el = cast(PointerType, buf.data.ty).element
+        ct = self.ctype(el if isinstance(el, PrimType) else buf.dtype)
+        n = self.define(buf.data, buf.name)
+        if scope == "shared.dyn":
+            size: int | None = 1
+            for d in buf.shape:
+                size = d.value * size if isinstance(d, IntImm) and size is not None else None
+                if size is None:
+                    break
+            self.features.add("dyn_smem")
+            off = self.dyn_smem_offset
+            if isinstance(el, PrimType) and el.bytes > 1 and off % el.bytes:
+                off += el.bytes - off % el.bytes
+            self.line(f"{ct}* const {n} = ({ct}*)(tirx_dyn_smem + {off});", s)
+            if size is not None:
+                nb = size * (el.bytes if isinstance(el, PrimType) else buf.dtype.bytes)
+                self.dyn_smem_offset = (off + nb + 15) // 16 * 16
+            return
+        size = self._shape_size(buf, s)
+        if scope in ("shared", "shared.static"):
+            self.line(f"__shared__ __align__(16) {ct} {n}[{size}];", s)
+        elif scope in ("local", "register", "local.var"):
+            view = self.view_bytes.get(buf.data, 0)  # the widest element a view reinterprets it as
+            if size == 1 and len(buf.shape) <= 1 and el == buf.dtype and not view:
+                # a mutable scalar cell: a plain C variable
+                self.scalar_bufs.add(buf.data)
+                self.line(f"{ct} {n};", s)
+            else:
+                # 16-byte aligned when whole vectors fit: vector accesses (uint4 etc.) need it;
+                # aligned for the widest element a view of another dtype reads it as
+                nb = size * (el.bytes if isinstance(el, PrimType) else buf.dtype.bytes)
+                a = 16 if nb % 16 == 0 else 1
+                if isinstance(el, PrimType) and view > el.bytes:
+                    while a < min(view, 16):
+                        a *= 2
+                align = f"__align__({a}) " if a > 1 else ""
+                self.line(f"{align}{ct} {n}[{size}];", s)
+        else:
+            raise _error(
+                f"allocation {buf.name}: storage scope {scope!r} is not supported by the cuda target", s
+            )
+
+    def s_DeclBuffer(self, s: DeclBuffer) -> None:
+        buf = s.buffer
+        if buf.data not in self.names:
+            raise _error(f"decl_buffer {buf.name}: its data pointer {buf.data.name} is not defined here", s)
+        # the view's name is the data pointer, cast when the element types differ
+        self.line(
+            _comment(f"// {buf.name}: {buf.dtype}{list(_dims(buf))} view over {self.var_name(buf.data)}"), s
+        )

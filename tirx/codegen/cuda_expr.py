@@ -1,0 +1,541 @@
+"""CodeGenCUDA's expressions: ``e_<Node>`` for each expression node (``_expr`` dispatches on the
+class name), casts, and the helpers only they use.
+
+A mixin of ``CodeGenCUDA`` (``cuda.py``), split out by node family (issue #30); the state it
+reads (``features``, ``bounds``, ``names``, ...) and ``ctype``/``define``/``var_name``/
+``lower_call`` are CodeGenCUDA's."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, cast
+
+from ..ir import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Broadcast,
+    Call,
+    Div,
+    FloatImm,
+    GlobalVar,
+    IntImm,
+    Let,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    PointerType,
+    PrimExpr,
+    PrimType,
+    Ramp,
+    Shl,
+    Shr,
+    StringImm,
+    Sub,
+    Var,
+)
+from ..ir.arith import int_range
+from ..ir.operators import BY_NODE, C_PREC_UNARY, OPERATORS
+from ..ir.types import DTYPE_NAMES, prim
+from .cuda_common import _C_SCALAR, _PREC_PRIMARY, _error, _is_int32, _wide_int
+
+if TYPE_CHECKING:
+    from ..ir import Module
+    from ..ir.bounds import Bounds
+
+# conversions to a half type that a detour through float would round twice (the IR rounds
+# once, to nearest even): float64 -> float16/bfloat16/float8, and 32/64-bit integers -> bfloat16
+# (an int32 -> float16 detour is exact wherever the result is finite)
+_ROUND_ONCE = {
+    ("float64", "float16"): "__double2half",
+    ("float64", "bfloat16"): "__double2bfloat16",
+    ("float64", "float8_e4m3fn"): "__nv_fp8_e4m3",  # its double constructor rounds once
+    ("float64", "float8_e5m2"): "__nv_fp8_e5m2",
+    ("float64", "float8_e8m0fnu"): "__nv_fp8_e8m0",
+    ("float64", "float6_e2m3fn"): "__nv_fp6_e2m3",
+    ("float64", "float6_e3m2fn"): "__nv_fp6_e3m2",
+    ("float64", "float4_e2m1fn"): "__nv_fp4_e2m1",
+    ("int32", "bfloat16"): "__int2bfloat16_rn",
+    ("uint32", "bfloat16"): "__uint2bfloat16_rn",
+    ("int64", "bfloat16"): "__ll2bfloat16_rn",
+    ("uint64", "bfloat16"): "__ull2bfloat16_rn",
+}
+_MINI_BASES = tuple(n for n in DTYPE_NAMES if prim(n).is_minifloat)
+_PREC_UNARY = C_PREC_UNARY
+# C++ spelling and precedence from the one operator table (tirx/ir/operators.py)
+_BIN = {o.node: (o.c_text, o.c_prec) for o in OPERATORS if o.c_text is not None and not o.unary}
+_BITWISE = tuple(o.node for o in OPERATORS if o.kind == "bitwise" and not o.unary)
+_NOT_C = BY_NODE[Not].c_text
+
+
+def _narrow_int(t: Any) -> bool:
+    """8/16-bit scalar integers, which C++ promotes to int before arithmetic."""
+    return isinstance(t, PrimType) and t.is_int and t.lanes == 1 and t.bits < 32
+
+
+_C_FLOAT_FN = {"fmod": ("fmodf", "fmod"), "floor": ("floorf", "floor")}  # float Mod / FloorDiv
+
+
+def _fname(v: float) -> str:
+    if math.isnan(v):
+        return "nan"
+    return "inf" if v > 0 else "-inf"
+
+
+# a constant from its bits, per dtype (a NaN: a conversion on the GPU would canonicalize it;
+# a float16 literal that half(float) would round twice)
+_NAN_AS = {
+    "float64": "__longlong_as_double({:#018x}ull)",
+    "float32": "__int_as_float({:#010x})",
+    "float16": "__ushort_as_half((unsigned short){:#06x})",
+    "bfloat16": "__ushort_as_bfloat16((unsigned short){:#06x})",
+}
+
+
+def _f16_rounds_twice(v: float) -> bool:
+    """Whether ``half(float(v))`` differs from ``v`` rounded to float16 once."""
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        return bool(np.float16(v).view(np.uint16) != np.float16(np.float32(v)).view(np.uint16))
+
+
+def _to_f32(v: float) -> float:
+    import struct
+
+    try:
+        return struct.unpack("f", struct.pack("f", v))[0]
+    except OverflowError:
+        return v
+
+
+def _c_string(s: str) -> str:
+    out = []
+    for ch in s:
+        o = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif o < 32 or o > 126:
+            out.append(f"\\{o:03o}" if o < 256 else "?")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _wrapping(ctype: str, bits: int, a: str, op: str, b: str) -> str:
+    """``a op b`` of signed ``ctype`` computed in its unsigned type: wrapping, as the IR defines
+    ``+ - *`` (C++ leaves signed overflow undefined)."""
+    u = "unsigned int" if bits == 32 else "unsigned long long"
+    return f"(({ctype})(({u})({a}) {op} ({u})({b})))"
+
+
+class ExprMixin:
+    """The expression nodes, to C++ text with its precedence."""
+
+    if TYPE_CHECKING:  # CodeGenCUDA's (cuda.py)
+        features: set[str]
+        bounds: Bounds
+        names: dict[Any, str]
+        scalar_bufs: set
+        module: Module | None
+        wrap_int: bool
+        _guard_subs: set[int]
+
+        def var_name(self, v: Var) -> str: ...
+        def define(self, v: Var, hint: str | None = None) -> str: ...
+        def ctype(self, t: Any, what: str = "type") -> str: ...
+        def lower_call(self, e: Call) -> tuple[str, int]: ...
+        def func_cname(self, name: str) -> str: ...
+        def is_pos(self, e: PrimExpr) -> bool: ...
+        def is_nonneg(self, e: PrimExpr) -> bool: ...
+        def div_may_overflow(self, e: Any) -> bool: ...
+        def int_overflows(self, e: PrimExpr) -> bool: ...
+
+    # -- expressions ----------------------------------------------------------------
+    def expr(self, e: PrimExpr) -> str:
+        return self._expr(e)[0]
+
+    def wrap(self, e: PrimExpr, prec: int) -> str:
+        s, p = self._expr(e)
+        return s if p >= prec else f"({s})"
+
+    def _expr(self, e: PrimExpr) -> tuple[str, int]:
+        meth = getattr(self, "e_" + type(e).__name__, None)
+        if meth is None:
+            raise _error(f"cuda codegen: unsupported expression {type(e).__name__}", e)
+        return meth(e)
+
+    def e_Var(self, e: Var):
+        if e in self.scalar_bufs:  # the data pointer of a one-element local held as a C scalar
+            return f"(&{self.var_name(e)})", _PREC_PRIMARY
+        return self.var_name(e), _PREC_PRIMARY
+
+    def e_IntImm(self, e: IntImm):
+        t, v = e.ty, e.value
+        if t.is_bool:
+            return ("true" if v else "false"), _PREC_PRIMARY
+        b = t.base
+        if b == "int32":
+            if v == -(2**31):
+                return "(-2147483647 - 1)", _PREC_PRIMARY
+            return (str(v), _PREC_PRIMARY) if v >= 0 else (str(v), _PREC_UNARY)
+        if b == "int64":
+            if v == -(2**63):
+                return "(-9223372036854775807LL - 1)", _PREC_PRIMARY
+            return (f"{v}LL", _PREC_PRIMARY) if v >= 0 else (f"{v}LL", _PREC_UNARY)
+        if b == "uint32":
+            return f"{v}u", _PREC_PRIMARY
+        if b == "uint64":
+            return f"{v}ull", _PREC_PRIMARY
+        return f"(({_C_SCALAR[b]}){v})", _PREC_PRIMARY
+
+    def e_FloatImm(self, e: FloatImm):
+        t, v = e.ty, e.value
+        if math.isnan(v) and t.base in _NAN_AS:  # the very bits the interpreter holds (sign too)
+            from ..ir.numerics import float_bits
+
+            raw = float_bits(v, t)
+            assert raw is not None  # (every dtype of _NAN_AS has its bits)
+            bits = int.from_bytes(raw, "little")  # bfloat16: a float32 value
+            bits = bits >> 16 if t.base == "bfloat16" else bits
+            self.ctype(t)  # (the half types' header declares the __ushort_as_* intrinsics)
+            return _NAN_AS[t.base].format(bits), _PREC_PRIMARY
+        if math.isnan(v) or math.isinf(v):
+            if t.base == "float64":
+                bits64 = {
+                    "nan": "0x7ff8000000000000ull",
+                    "inf": "0x7ff0000000000000ull",
+                    "-inf": "0xfff0000000000000ull",
+                }
+                return f"__longlong_as_double({bits64[_fname(v)]})", _PREC_PRIMARY
+            bits32 = {"nan": "0x7fc00000", "inf": "0x7f800000", "-inf": "0xff800000"}
+            f = f"__int_as_float({bits32[_fname(v)]})"
+            if t.base == "float32":
+                return f, _PREC_PRIMARY
+            return f"{self.ctype(t)}({f})", _PREC_PRIMARY
+        if t.base == "float16" and t.lanes == 1 and _f16_rounds_twice(v):
+            # half(float literal) rounds twice (double -> float -> half); the constant means the
+            # literal rounded once (tirx.ir.numerics), which differs near a half midpoint
+            from ..ir.numerics import float_bits
+
+            raw = float_bits(v, t)
+            assert raw is not None
+            self.ctype(t)
+            return _NAN_AS["float16"].format(int.from_bytes(raw, "little")), _PREC_PRIMARY
+        if t.base == "float64" or t.is_minifloat:  # a minifloat's double constructor rounds once
+            s = repr(v)
+            s = s if ("." in s or "e" in s) else s + ".0"
+        else:
+            s = repr(float(_to_f32(v)))
+            s = (s if ("." in s or "e" in s) else s + ".0") + "f"
+        neg = s.startswith("-")
+        if t.base in ("float32", "float64"):
+            return s, (_PREC_UNARY if neg else _PREC_PRIMARY)
+        return f"{self.ctype(t)}({s})", _PREC_PRIMARY
+
+    def e_StringImm(self, e: StringImm):
+        return _c_string(e.value), _PREC_PRIMARY
+
+    def _is_vec(self, t: Any) -> bool:
+        return isinstance(t, PrimType) and t.lanes > 1
+
+    def _binary(self, e: Any, op: str, prec: int):
+        t = e.a.ty
+        if isinstance(t, PrimType) and t.is_minifloat and t.lanes == 1:
+            # fp8 has no arithmetic: compute in float32 and round once
+            r = f"float({self.expr(e.a)}) {op} float({self.expr(e.b)})"
+            if isinstance(e, (EQ, NE, LT, LE, GT, GE)):
+                return r, prec
+            return f"{self.ctype(t)}({r})", _PREC_PRIMARY
+        if self._is_vec(e.a.ty) and (e.a.ty.lanes, e.a.ty.base) not in ((2, "float16"), (2, "bfloat16")):
+            self.features.add("vec")
+            self.ctype(e.a.ty)
+        a, b = e.a, e.b
+        if isinstance(e, (_BITWISE, EQ, NE, LT, LE, GT, GE)):
+            # parenthesize non-primary operands of bitwise ops and comparisons for clarity
+            lp = _PREC_UNARY if isinstance(e, _BITWISE) else prec
+            return f"{self.wrap(a, lp)} {op} {self.wrap(b, lp + (0 if lp == _PREC_UNARY else 1))}", prec
+        return f"{self.wrap(a, prec)} {op} {self.wrap(b, prec + 1)}", prec
+
+    def _arith(self, e):
+        op, prec = _BIN[type(e)]
+        t = e.a.ty
+        if isinstance(e, Mod) and isinstance(t, PrimType) and t.is_float:
+            return self._c_float_fn("fmod", t, [e.a, e.b]), _PREC_PRIMARY
+        if (
+            isinstance(e, Div)
+            and isinstance(t, PrimType)
+            and t.lanes == 1
+            and t.base in ("float16", "bfloat16")
+        ):
+            # cuda_fp16's operator/ (__hdiv) multiplies by an approximate reciprocal; the IR's
+            # division rounds the quotient once (float32's IEEE division rounded to the type is)
+            return f"{self.ctype(t)}(float({self.expr(e.a)}) / float({self.expr(e.b)}))", _PREC_PRIMARY
+        if isinstance(e, (Div, Mod)) and self.div_may_overflow(e):
+            # MIN / -1 and MIN % -1 are undefined in C++ (NVCC may fold them to anything); the
+            # IR wraps the quotient (MIN) and the remainder is 0
+            self.features.add("floordiv")
+            name = "tirx_sdiv" if isinstance(e, Div) else "tirx_smod"
+            return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        if isinstance(e, (Sub, Mul)) and _is_int32(t):
+            g = self._guarded_negation(e)
+            if g is not None:  # a toolchain bug: see _P_NEG
+                self.features.add("neg")
+                return g, _PREC_PRIMARY
+        if self.wrap_int and isinstance(e, (Add, Sub, Mul, Shl, Shr)) and _wide_int(t):
+            if isinstance(e, (Shl, Shr)) and not self.bounds.shift_in_range(e):
+                # C++ defines only amounts in [0, bits): the IR's rule in a helper
+                self.features.add("shift")
+                name = "tirx_shl" if isinstance(e, Shl) else "tirx_shr"
+                return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+            if t.kind == "int" and self.int_overflows(e):
+                return _wrapping(self.ctype(t), t.bits, self.expr(e.a), op, self.expr(e.b)), _PREC_PRIMARY
+        if isinstance(e, (Add, Sub, Mul, Div, Mod, Shl)) and _narrow_int(t):
+            # C++ computes 8/16-bit integers in int: truncate back to the IR's dtype
+            return f"(({self.ctype(t)})({self._binary(e, op, prec)[0]}))", _PREC_PRIMARY
+        return self._binary(e, op, prec)
+
+    e_Add = e_Sub = e_Mul = e_Div = e_Mod = _arith
+    e_Shl = e_Shr = e_BitAnd = e_BitOr = e_BitXor = _arith
+    e_LT = e_LE = e_GT = e_GE = e_EQ = e_NE = _arith
+
+    def e_And(self, e):
+        return self._binary(e, *_BIN[And])
+
+    def e_Or(self, e):
+        return self._binary(e, *_BIN[Or])
+
+    def e_Not(self, e):
+        return f"{_NOT_C}{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
+
+    def e_BitNot(self, e):
+        if _narrow_int(e.a.ty):
+            return f"(({self.ctype(e.a.ty)})(~{self.wrap(e.a, _PREC_UNARY)}))", _PREC_PRIMARY
+        return f"~{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
+
+    def _half_float_op(self, t: Any, e, fn: str) -> str | None:
+        """``fn(float(a), float(b))`` rounded once to a scalar half type (float16, bfloat16,
+        float8): the meaning the interpreter gives (their ops compute in float32)."""
+        if isinstance(t, PrimType) and t.lanes == 1 and (t.base in ("float16", "bfloat16") or t.is_minifloat):
+            self.features.add("floordiv")
+            return f"{self.ctype(t)}({fn}(float({self.expr(e.a)}), float({self.expr(e.b)})))"
+        return None
+
+    def _c_float_fn(self, name: str, t: PrimType, args: list) -> str:
+        """``fmod``/``floor`` of a float type, computed in float32 for the half types."""
+        f32, f64 = _C_FLOAT_FN[name]
+        if t.base == "float64":
+            return f"{f64}({', '.join(self.expr(a) for a in args)})"
+        if t.base == "float32":
+            return f"{f32}({', '.join(self.expr(a) for a in args)})"
+        return f"{self.ctype(t)}({f32}({', '.join('float(' + self.expr(a) + ')' for a in args)}))"
+
+    def e_FloorDiv(self, e):
+        t = e.a.ty
+        if (h := self._half_float_op(t, e, "tirx_floordiv_f")) is not None:
+            return h, _PREC_PRIMARY
+        if isinstance(t, PrimType) and t.is_float:
+            return self._c_float_fn("floor", t, [Div(e.a, e.b)]), _PREC_PRIMARY
+        if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
+            return self._binary(e, "/", 13)
+        self.features.add("floordiv")
+        # explicit template argument: small int types promote to int in C++ (ambiguous otherwise)
+        return f"tirx_floordiv<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+
+    def e_FloorMod(self, e):
+        t = e.a.ty
+        if (h := self._half_float_op(t, e, "tirx_floormod")) is not None:
+            return h, _PREC_PRIMARY
+        if isinstance(t, PrimType) and t.is_float:
+            self.features.add("floordiv")
+            return f"tirx_floormod({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
+            return self._binary(e, "%", 13)
+        self.features.add("floordiv")
+        return f"tirx_floormod<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+
+    def e_Min(self, e):
+        return self._minmax("min", e)
+
+    def e_Max(self, e):
+        return self._minmax("max", e)
+
+    def _guarded_negation(self, e: Any) -> str | None:
+        """An int32 ``Sub`` / ``Mul`` that is a negation, written through ``tirx_neg`` (_P_NEG);
+        None for other ones. ``0 - x``, ``-1 * x``, ``x * -1`` become ``tirx_neg(x)``. Where the
+        0 or -1 is not a literal but provably that value (a bound constant, a range the bounds
+        analysis pins down), the C++ compiler would still see a negation: ``a - x`` becomes
+        ``a + tirx_neg(x)`` and ``k * x`` ``tirx_neg(x * -k)``, equal for every ``a`` and ``k``."""
+        if isinstance(e, Sub):
+            if isinstance(e.a, IntImm) and e.a.value == 0:
+                return f"tirx_neg({self.expr(e.b)})"
+            r = self.bounds(e.a)
+            if r == (0, 0) or (
+                id(e) in self._guard_subs and not isinstance(e.b, IntImm) and (r is None or r[0] <= 0 <= r[1])
+            ):
+                # (a constant right side, or a left side that cannot be 0, is no negation to
+                # NVVM either)
+                return _wrapping("int", 32, self.expr(e.a), "+", f"tirx_neg({self.expr(e.b)})")
+            return None
+        pairs = ((e.a, e.b), (e.b, e.a))
+        for k, x in pairs:
+            if isinstance(k, IntImm) and k.value == -1:
+                return f"tirx_neg({self.expr(x)})"
+        for k, x in pairs:
+            if self.bounds(k) == (-1, -1):
+                minus_k = f"0u - (unsigned int)({self.expr(k)})"
+                return f"tirx_neg({_wrapping('int', 32, self.expr(x), '*', minus_k)})"
+        return None
+
+    def _minmax(self, which: str, e):
+        t = e.a.ty
+        if isinstance(t, PrimType) and t.base in ("float16", "bfloat16") and t.lanes == 1:
+            return f"__h{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        if isinstance(t, PrimType) and t.is_minifloat and t.lanes == 1:
+            return (
+                f"{self.ctype(t)}(f{which}f(float({self.expr(e.a)}), float({self.expr(e.b)})))",
+                _PREC_PRIMARY,
+            )
+        if self._is_vec(t):
+            self.features.add("vec")
+            self.ctype(t)
+            return f"tirx_v{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        return f"{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+
+    def e_Select(self, e):
+        return (
+            f"{self.wrap(e.cond, 4)} ? {self.wrap(e.true_value, 4)} : {self.wrap(e.false_value, 3)}",
+            3,
+        )
+
+    def e_Cast(self, e):
+        return self.cast(e.ty, e.value), _PREC_PRIMARY
+
+    def cast(self, to: Any, value: PrimExpr) -> str:
+        fr = value.ty
+        if isinstance(to, PrimType) and isinstance(fr, PrimType):
+            if to == fr:
+                return self.expr(value)
+            low = ("float16", "bfloat16", *_MINI_BASES)
+            if fr.is_float and to.is_int and to.bits < 32:
+                return self._float_to_narrow_int(to, value, fr.base in low)
+            if fr.is_float and to.is_int and to.lanes == 1 and (to.bits == 64 or fr.base == "float64"):
+                # PTX's cvt.rzi.{s,u}64 and cvt.rzi.*.f64 saturate but turn NaN into the
+                # minimum; the IR says 0
+                self.features.add("f2i")
+                x = f"float({self.expr(value)})" if fr.base in low else self.expr(value)
+                return f"tirx_f2i<{self.ctype(to)}>({x})"
+            if to.lanes > 1 or fr.lanes > 1:
+                self.features.add("vec")
+                self.ctype(to)
+                # minifloats have no C++ comparisons: they convert through their constructors
+                vc = "tirx_vcast"
+                if fr.is_minifloat or to.is_minifloat:
+                    vc = "tirx_vcast_from_mf" if fr.is_minifloat else "tirx_vcast_to_mf"
+                return f"{vc}<{self.ctype(to.element)}>({self.expr(value)})"
+            ct = self.ctype(to)
+            if to.is_bool:
+                if fr.base in low:
+                    return f"(float({self.expr(value)}) != 0.0f)"
+                return f"({self.wrap(value, 10)} != 0)"
+            if fr.base in low and to.base != "float32":
+                return f"(({ct})float({self.expr(value)}))"
+            once = _ROUND_ONCE.get((fr.base, to.base))
+            if once is not None:  # rounded once, as the interpreter does (no detour via float)
+                return f"{once}({self.expr(value)})"
+            if to.base in low and fr.base != "float32":
+                return f"{ct}((float){self.wrap(value, _PREC_UNARY)})"
+            if to.base in low:
+                return f"{ct}({self.expr(value)})"
+            return f"(({ct}){self.wrap(value, _PREC_UNARY)})"
+        if isinstance(to, PointerType):
+            return f"(({self.ctype(to)}){self.wrap(value, _PREC_UNARY)})"
+        raise _error(f"cuda codegen: cannot cast {fr} to {to}", value)
+
+    def _float_to_narrow_int(self, to: PrimType, value: PrimExpr, low: bool) -> str:
+        """float -> 8/16-bit integer as the IR defines it (truncate, saturate to the dtype, NaN
+        -> 0). C++ leaves out-of-range conversions undefined, and NVCC converts through int32
+        and keeps the low bits; ``(int)`` is PTX's saturating ``cvt.rzi.s32``, then a clamp."""
+        lo, hi = int_range(to)
+        if to.lanes == 1:
+            x = f"float({self.expr(value)})" if low else self.expr(value)
+            i = f"(int)({x})"
+            if cast(PrimType, value.ty).base == "float64":  # cvt.rzi.s32.f64 turns NaN into INT_MIN
+                self.features.add("f2i")
+                i = f"tirx_f2i<int>({x})"
+            return f"(({self.ctype(to)})min(max({i}, {lo}), {hi}))"
+        self.features.add("vec")
+        self.ctype(to)
+        n = to.lanes
+        x = self.expr(value)
+        if low:
+            x = f"tirx_vcast{'_from_mf' if cast(PrimType, value.ty).is_minifloat else ''}<float>({x})"
+        i = f"tirx_vcast<int>({x})"
+        clamped = f"tirx_vmin(tirx_vmax({i}, tirx_bcast<int, {n}>({lo})), tirx_bcast<int, {n}>({hi}))"
+        return f"tirx_vcast<{self.ctype(to.element)}>({clamped})"
+
+    def e_Ramp(self, e: Ramp):
+        self.features.add("vec")
+        el = self.ctype(cast(PrimType, e.ty).element)
+        self.ctype(e.ty)
+        return f"tirx_ramp<{el}, {e.lanes}>({self.expr(e.base)}, {self.expr(e.stride)})", _PREC_PRIMARY
+
+    def e_Broadcast(self, e: Broadcast):
+        t = cast(PrimType, e.ty)  # a vector of a scalar PrimType (the node's validator)
+        if (t.base, t.lanes) == ("float16", 2):
+            return f"__half2half2({self.expr(e.value)})", _PREC_PRIMARY
+        if (t.base, t.lanes) == ("bfloat16", 2):
+            return f"__bfloat162bfloat162({self.expr(e.value)})", _PREC_PRIMARY
+        self.features.add("vec")
+        self.ctype(t)
+        return f"tirx_bcast<{self.ctype(t.element)}, {t.lanes}>({self.expr(e.value)})", _PREC_PRIMARY
+
+    def e_Shuffle(self, e: Any):
+        from .shuffle_cuda import lower_shuffle  # TIRx's T.Shuffle (tirx/ir/shuffle.py)
+
+        return lower_shuffle(self, e), _PREC_PRIMARY
+
+    def e_DataTypeImm(self, e: Any):
+        raise _error(
+            f'T.dtype("{e.value}") is not supported by the CUDA backend: a dtype value is an argument of '
+            "host (packed/extern) calls in TIRx; device code takes dtypes as types (ty=)",
+            e,
+        )
+
+    def e_Let(self, e: Let):
+        # an immediately invoked lambda keeps the binding local to the expression
+        saved = self.names.get(e.var)
+        from ..ir.visitor import collect_vars
+
+        value = self.expr(e.value)
+        self.bounds.define(e.var, self.bounds(e.value))
+        n = self.define(e.var)
+        body = self.expr(e.body)
+        unused = "" if e.var in collect_vars(e.body) else f" (void){n};"
+        s = f"[&]() {{ const {self.ctype(e.var.ty)} {n} = {value};{unused} return {body}; }}()"
+        if saved is not None:
+            self.names[e.var] = saved
+        return s, _PREC_PRIMARY
+
+    def e_Call(self, e: Call):
+        if isinstance(e.op, GlobalVar):
+            if self.module is None or e.op.name not in self.module:
+                raise _error(f"call of unknown function {e.op.name!r}", e)
+            args = ", ".join(self.expr(a) for a in e.args)
+            return f"{self.func_cname(e.op.name)}({args})", _PREC_PRIMARY
+        return self.lower_call(e)
+
+    def e_GlobalVar(self, e: GlobalVar):
+        return self.func_cname(e.name), _PREC_PRIMARY

@@ -1,0 +1,551 @@
+"""The statements of the Python-AST frontend's :class:`~tirx.script.parser.Parser`
+(``visit_<Stmt>``: assignment, loops, branches, ``with``, ``return``, ``assert``), a mixin of
+their own so that no class is over 600 lines (issue #30)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from typing import TYPE_CHECKING, Any, cast
+
+from tirx.surface.builder import IRBuilder
+
+from ..errors import DiagnosticError
+from ..ir import (
+    Bind,
+    Buffer,
+    BufferLoad,
+    PointerType,
+    PrimExpr,
+    PrimType,
+    TensorType,
+    Var,
+    convert,
+)
+from ..ir.types import as_type
+from .parser_values import (
+    _BIN,
+    _ZERO,
+    AttrSpec,
+    Cell,
+    DeviceEntrySpec,
+    LetAnn,
+    LoopSpec,
+    MetaVar,
+    _is_type_like,
+    _Like,
+    _ReturnSignal,
+    _store_slices,
+    _to_bool_expr,
+    apply_binop,
+    constexpr,
+    lit,
+)
+
+if TYPE_CHECKING:
+    from .parser import _Scope
+
+
+class StmtMixin:
+    """``Parser``'s statements; the dispatch (``visit_body``) stays in ``Parser``."""
+
+    if TYPE_CHECKING:  # the rest of Parser (tirx/script/parser.py), for the type checker only
+        b: IRBuilder
+        inline: bool
+        ret_ty: Any
+        scopes: list[_Scope]
+        mutable: frozenset
+        pending_name: str | None
+        ir_depth: int
+
+        def span(self, node: Any) -> Any: ...
+        def diag(self, node: Any, e: BaseException | str) -> DiagnosticError: ...
+        def push(self) -> None: ...
+        def pop(self) -> None: ...
+        def define(self, name: str, value: Any) -> None: ...
+        def lookup_local(self, name: str) -> Any: ...
+        def lookup(self, name: str, node: Any) -> Any: ...
+        def is_ptr_bound(self, name: str) -> bool: ...
+        def visit_body(self, stmts: list) -> None: ...
+        def eval(self, node: Any) -> Any: ...
+        @staticmethod
+        def indices(buf: Buffer, idx: Any, span: Any) -> tuple: ...
+
+    def region(self, spec: Any, rest: list, node: Any) -> None:
+        """A bare ``T.device_entry(...)`` / ``T.attr(...)``: the rest of the block goes inside."""
+        b = self.b
+        b.spans.append(self.span(node))
+        try:
+            if type(spec) is DeviceEntrySpec:
+                cm = b.device_entry(spec.args, spec.attrs)
+            else:
+                cm = b.attr(spec.key, spec.value)
+            cm.__enter__()
+        except Exception as e:
+            raise self.diag(node, e) from e
+        finally:
+            b.spans.pop()
+        self.ir_depth += 1
+        try:
+            self.visit_body(rest)
+        except BaseException:
+            self.ir_depth -= 1
+            cm.__exit__(*sys.exc_info())
+            raise
+        self.ir_depth -= 1
+        try:
+            cm.__exit__(None, None, None)
+        except Exception as e:
+            raise self.diag(node, e) from e
+
+    def visit_unsupported(self, st: Any) -> None:
+        raise self.diag(st, f"unsupported statement in a kernel: {type(st).__name__}")
+
+    def visit_Pass(self, st: ast.Pass) -> None:
+        return None
+
+    def visit_Expr(self, st: ast.Expr) -> Any:
+        v = st.value
+        if type(v) is ast.Constant and isinstance(v.value, str):
+            return None  # docstring / comment string
+        val = self.eval(v)
+        if isinstance(val, PrimExpr):
+            self.b.evaluate(val)
+        elif isinstance(val, Bind):  # T.Bind(var, value) as a statement: emitted where it stands
+            self.b.emit(val)
+        elif type(val) is DeviceEntrySpec or type(val) is AttrSpec:
+            return val
+        return None
+
+    def visit_Assign(self, st: ast.Assign) -> None:
+        targets = st.targets
+        if len(targets) == 1 and type(targets[0]) is ast.Name:
+            name = targets[0].id
+            self.pending_name = name
+            try:
+                val = self.eval(st.value)
+            finally:
+                self.pending_name = None
+            self.assign_name(name, val, targets[0])
+            return
+        val = self.eval(st.value)
+        for t in targets:
+            self.assign_target(t, val)
+
+    def assign_target(self, t: Any, val: Any, meta: bool = False) -> None:
+        tt = type(t)
+        if tt is ast.Name:
+            if meta:
+                self.define(t.id, val)
+            else:
+                self.assign_name(t.id, val, t)
+        elif tt is ast.Tuple or tt is ast.List:
+            if type(val) is MetaVar:
+                val = val.value
+            if isinstance(val, (PrimExpr, Buffer)):
+                raise self.diag(t, f"cannot unpack {type(val).__name__} into {len(t.elts)} names")
+            try:
+                vals = list(val)
+            except TypeError:
+                raise self.diag(t, f"cannot unpack a {type(val).__name__}") from None
+            stars = [i for i, e in enumerate(t.elts) if type(e) is ast.Starred]
+            n = len(t.elts)
+            if not stars:
+                if len(vals) != n:
+                    raise self.diag(t, f"cannot unpack {len(vals)} values into {n} targets")
+                for e, v in zip(t.elts, vals):
+                    self.assign_target(e, v, meta)
+                return
+            k = stars[0]
+            after = n - k - 1
+            if len(vals) < n - 1:
+                raise self.diag(t, f"cannot unpack {len(vals)} values into {n - 1}+ targets")
+            for e, v in zip(t.elts[:k], vals[:k]):
+                self.assign_target(e, v, meta)
+            mid = vals[k : len(vals) - after]
+            self.assign_target(t.elts[k].value, tuple(mid), True)
+            for e, v in zip(t.elts[k + 1 :], vals[len(vals) - after :]):
+                self.assign_target(e, v, meta)
+        elif tt is ast.Subscript:
+            obj = self.eval(t.value)
+            idx = self.eval(t.slice)
+            if isinstance(obj, Buffer):
+                sp = self.span(t)
+                idx = _store_slices(idx)
+                if not isinstance(val, PrimExpr) and type(val) in (int, float, bool):
+                    val = lit(val, _Like(obj.dtype), sp)
+                self.b.store(obj, self.indices(obj, idx, sp), val)
+            else:
+                obj[idx] = val
+        elif tt is ast.Attribute:
+            setattr(self.eval(t.value), t.attr, val)
+        elif tt is ast.Starred:
+            self.assign_target(t.value, tuple(val), True)
+        else:
+            raise self.diag(t, f"cannot assign to {type(t).__name__}")
+
+    def assign_name(self, name: str, val: Any, node: Any) -> None:
+        cur = self.lookup_local(name)
+        if type(cur) is Cell:
+            if type(val) is Cell:  # x = T.local_scalar(...) again: a new cell
+                self.define(name, val)
+                return
+            self.b.store(cur.buffer, (_ZERO,), val)
+            return
+        if self.is_ptr_bound(name):
+            raise self.diag(
+                node,
+                f"cannot reassign {name!r}: a pointer assignment is an immutable binding (use a new name)",
+            )
+        tv = type(val)
+        if tv is MetaVar:
+            if isinstance(val.value, PrimExpr) and type(val.value) is not Var:
+                # TIRx's meta_var is the identity: an IR expression is bound as any assignment
+                # is; Python values (ints, strs, lists: tirx's compile-time names) stay Python
+                val, tv = val.value, type(val.value)
+            else:
+                self.define(name, val.value)
+                return
+        if tv is Cell:
+            self.define(name, val)
+            return
+        if tv is Var and name not in self.mutable:
+            # ``alias = bx``: TIRx names the same var (no Bind); a pointer alias stays immutable
+            self.define(name, val)
+            if isinstance(val.ty, PointerType):
+                self.scopes[-1].ptrs.add(name)
+            return
+        if isinstance(val, PrimExpr) or tv is int or tv is float or tv is bool:
+            if tv is not bool and (tv is int or tv is float) and type(cur) in (int, float):
+                self.define(name, val)  # a Python-level number (T.meta_var) stays Python-level
+                return
+            e = convert(val)
+            if isinstance(e.ty, PointerType):
+                v = self.b.bind(name, e)
+                self.define(name, v)
+                self.scopes[-1].ptrs.add(name)
+                return
+            if name in self.mutable:
+                self.define(name, self.new_cell(name, e.ty, e))
+                return
+            self.define(name, self.b.bind(name, e))
+            return
+        self.define(name, val)
+
+    def new_cell(self, name: str, dtype: Any, init: Any = None) -> Cell:
+        buf = self.b.alloc(name, TensorType((1,), cast(PrimType, as_type(dtype)), "local"))
+        if init is not None:
+            self.b.store(buf, (_ZERO,), init)
+        return Cell(buf)
+
+    def visit_AnnAssign(self, st: ast.AnnAssign) -> None:
+        if type(st.target) is not ast.Name:
+            raise self.diag(st.target, "an annotated assignment needs a plain name as target")
+        name = st.target.id
+        ann = self.eval(st.annotation)
+        if type(ann) is LetAnn:
+            if st.value is None:
+                raise self.diag(st, "T.let needs a value: x: T.let = <expr>")
+            val = self.eval(st.value)
+            if type(val) is MetaVar:
+                val = val.value
+            if ann.ty is None:
+                e = convert(val)
+                v = self.b.bind(name, e)
+            else:
+                e = convert(val, _Like(ann.ty))
+                v = self.b.bind(name, e, ann.ty)
+            self.define(name, v)
+            if isinstance(v.ty, PointerType):
+                self.scopes[-1].ptrs.add(name)
+            return
+        if ann is constexpr:
+            raise self.diag(
+                st.annotation, "T.constexpr is only for keyword-only parameters of @T.jit functions"
+            )
+        if isinstance(ann, PointerType):
+            val = self.eval(st.value)
+            v = self.b.bind(name, convert(val, _Like(ann)), ann)
+            self.define(name, v)
+            self.scopes[-1].ptrs.add(name)
+            return
+        if _is_type_like(ann) and not isinstance(ann, TensorType):
+            ty = as_type(ann)
+            if not isinstance(ty, PrimType):
+                raise self.diag(st.annotation, f"a mutable local needs a primitive dtype, got {ty}")
+            init = None
+            if st.value is not None:
+                self.pending_name = name
+                try:
+                    val = self.eval(st.value)
+                finally:
+                    self.pending_name = None
+                init = convert(val, _Like(ty))
+            self.define(name, self.new_cell(name, ty, init))
+            return
+        # a Python annotation: plain assignment semantics
+        if st.value is not None:
+            self.visit_Assign(
+                ast.Assign(targets=[st.target], value=st.value, lineno=st.lineno, col_offset=st.col_offset)
+            )
+
+    def visit_AugAssign(self, st: ast.AugAssign) -> None:
+        t = st.target
+        opcls, pyop = _BIN[type(st.op)]
+        sp = self.span(st)
+        if type(t) is ast.Name:
+            old = self.lookup(t.id, t)
+            rhs = self.eval(st.value)
+            new = apply_binop(opcls, pyop, old, rhs, sp)
+            self.assign_name(t.id, new, t)
+        elif type(t) is ast.Subscript:
+            obj = self.eval(t.value)
+            idx = self.eval(t.slice)
+            rhs = self.eval(st.value)
+            if isinstance(obj, Buffer):
+                ind = obj._indices(idx)
+                new = apply_binop(opcls, pyop, BufferLoad(obj, ind, span=sp), rhs, sp)
+                self.b.store(obj, ind, new)
+            else:
+                obj[idx] = apply_binop(opcls, pyop, obj[idx], rhs, sp)
+        elif type(t) is ast.Attribute:
+            obj = self.eval(t.value)
+            rhs = self.eval(st.value)
+            setattr(obj, t.attr, apply_binop(opcls, pyop, getattr(obj, t.attr), rhs, sp))
+        else:
+            raise self.diag(t, f"cannot assign to {type(t).__name__}")
+
+    def visit_For(self, st: ast.For) -> None:
+        if st.orelse:
+            raise self.diag(st.orelse[0], "for ... else is not supported in a kernel")
+        it = self.eval(st.iter)
+        if type(it) is MetaVar:
+            it = it.value
+        if type(it) is not LoopSpec:
+            try:
+                items = iter(it)
+            except TypeError:
+                raise self.diag(
+                    st.iter,
+                    f"cannot loop over {type(it).__name__}: use range, T.serial, T.unroll, T.vectorized, "
+                    "T.parallel, T.grid or a Python sequence",
+                ) from None
+            for item in items:  # a Python sequence: unrolled while parsing
+                self.assign_target(st.target, item, True)
+                self.visit_body(st.body)
+            return
+        loops = it.loops
+        n = len(loops)
+        t = st.target
+        if it.bind is not None:
+            names = list(it.names or [f"i{k}" for k in range(n)])
+        elif type(t) is ast.Name:
+            names = [t.id] if n == 1 else [f"{t.id}_{k}" for k in range(n)]
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            elts = t.elts
+            stars = [i for i, e in enumerate(elts) if type(e) is ast.Starred]
+            if not stars:
+                if len(elts) != n:
+                    raise self.diag(t, f"{len(elts)} loop targets for {n} loops")
+                names = [self._target_name(e) for e in elts]
+            else:
+                k = stars[0]
+                nfix = len(elts) - 1
+                if n < nfix:
+                    raise self.diag(t, f"{len(elts)} loop targets for {n} loops")
+                base = self._target_name(cast(ast.Starred, elts[k]).value)  # stars: the Starred ones
+                names = [self._target_name(e) for e in elts[:k]]
+                names += [f"{base}_{j}" for j in range(n - nfix)]
+                names += [self._target_name(e) for e in elts[k + 1 :]]
+        else:
+            raise self.diag(t, "a loop target must be a name or a tuple of names")
+        b = self.b
+        vars_: list = []
+        it_span = self.span(st.iter)
+
+        def rec(k: int) -> None:
+            if k == n:
+                self.push()
+                try:
+                    if it.bind is not None:
+                        self.assign_target(t, it.bind(tuple(vars_)), True)
+                    elif type(t) is ast.Name:
+                        self.define(t.id, vars_[0] if n == 1 else tuple(vars_))
+                    else:
+                        self.assign_target(t, tuple(vars_), True)
+                    self.visit_body(st.body)
+                finally:
+                    self.pop()
+                return
+            start, extent, kind, step, ann, thread = loops[k]
+            if type(extent) is int:
+                extent = lit(extent, start if isinstance(start, PrimExpr) else None, it_span)
+            if type(start) is int:
+                start = lit(start, extent, it_span)
+            with b.for_(names[k], start, extent, kind, step, ann, thread) as v:
+                vars_.append(v)
+                rec(k + 1)
+
+        self.ir_depth += 1
+        try:
+            rec(0)
+        finally:
+            self.ir_depth -= 1
+
+    def _target_name(self, e: Any) -> str:
+        if type(e) is not ast.Name:
+            raise self.diag(e, "a loop target must be a name")
+        return e.id
+
+    def visit_While(self, st: ast.While) -> None:
+        if st.orelse:
+            raise self.diag(st.orelse[0], "while ... else is not supported in a kernel")
+        cond = self.eval(st.test)
+        if not isinstance(cond, PrimExpr):
+            if not cond:
+                return
+            cond = convert(True)
+        self.ir_depth += 1
+        try:
+            with self.b.while_(_to_bool_expr(cond)):
+                self.push()
+                try:
+                    self.visit_body(st.body)
+                finally:
+                    self.pop()
+        finally:
+            self.ir_depth -= 1
+
+    def visit_If(self, st: ast.If) -> None:
+        cond = self.eval(st.test)
+        if type(cond) is Cell:
+            cond = cond.__tirx_expr__()
+        elif type(cond) is MetaVar:
+            cond = cond.value
+        if not isinstance(cond, PrimExpr):  # decided while parsing
+            branch = st.body if cond else st.orelse
+            self.visit_body(branch)
+            return
+        b = self.b
+        self.ir_depth += 1
+        try:
+            try:
+                cm = b.if_(cond)
+                cm.__enter__()
+            except Exception as e:
+                raise self.diag(st.test, e) from e
+            ok = False
+            try:
+                self.push()
+                try:
+                    self.visit_body(st.body)
+                finally:
+                    self.pop()
+                ok = True
+            finally:
+                if ok:
+                    cm.__exit__(None, None, None)
+                else:
+                    cm.__exit__(*sys.exc_info())
+            if st.orelse:
+                orelse = st.orelse
+                if len(orelse) == 1 and type(orelse[0]) is ast.If:
+                    b.spans.append(self.span(orelse[0]))
+                else:
+                    b.spans.append(b.span)
+                try:
+                    with b.else_():
+                        self.push()
+                        try:
+                            self.visit_body(orelse)
+                        finally:
+                            self.pop()
+                finally:
+                    b.spans.pop()
+        finally:
+            self.ir_depth -= 1
+
+    def visit_With(self, st: ast.With) -> None:
+        self._with_items(st, 0)
+
+    def _with_items(self, st: ast.With, k: int) -> None:
+        if k == len(st.items):
+            self.push()
+            try:
+                self.visit_body(st.body)
+            finally:
+                self.pop()
+            return
+        item = st.items[k]
+        ctx = self.eval(item.context_expr)
+        tc = type(ctx)
+        if tc is DeviceEntrySpec or tc is AttrSpec:
+            if item.optional_vars is not None:
+                raise self.diag(item.optional_vars, "this with-statement binds no value")
+            cm = (
+                self.b.device_entry(ctx.args, ctx.attrs)
+                if tc is DeviceEntrySpec
+                else self.b.attr(ctx.key, ctx.value)
+            )
+            self.ir_depth += 1
+            try:
+                with cm:
+                    self._with_items(st, k + 1)
+            finally:
+                self.ir_depth -= 1
+            return
+        if not hasattr(ctx, "__enter__"):
+            raise self.diag(item.context_expr, f"{type(ctx).__name__} is not a context manager")
+        if type(item.optional_vars) is ast.Name and hasattr(ctx, "var_name"):
+            ctx.var_name = item.optional_vars.id  # ``with T.launch_thread(...) as tx``: the var is tx
+        val = ctx.__enter__()
+        try:
+            if item.optional_vars is not None:
+                self.assign_target(item.optional_vars, val, True)
+            self._with_items(st, k + 1)
+        except BaseException:
+            if not ctx.__exit__(*sys.exc_info()):
+                raise
+        else:
+            ctx.__exit__(None, None, None)
+
+    def visit_Break(self, st: Any) -> None:
+        self.b.break_()
+
+    def visit_Continue(self, st: Any) -> None:
+        self.b.continue_()
+
+    def visit_Return(self, st: ast.Return) -> None:
+        val = None if st.value is None else self.eval(st.value)
+        if type(val) is MetaVar:
+            val = val.value
+        if self.inline:
+            if self.ir_depth:
+                raise self.diag(
+                    st, "return inside a kernel loop or branch is not supported in an inline helper"
+                )
+            raise _ReturnSignal(val)
+        if type(val) is Buffer and isinstance(self.ret_ty, TensorType):
+            val = val.data  # ``return A`` of a tensor parameter (TIRx's): its pointer
+        if val is not None and self.ret_ty is not None and not isinstance(val, PrimExpr):
+            val = convert(val, _Like(self.ret_ty))
+        self.b.return_(val)
+
+    def visit_Assert(self, st: ast.Assert) -> None:
+        cond = self.eval(st.test)
+        msg = None if st.msg is None else self.eval(st.msg)
+        if not isinstance(cond, PrimExpr):
+            if not cond:
+                raise self.diag(st, f"assertion failed{': ' + str(msg) if msg is not None else ''}")
+            return
+        kind, parts = "RuntimeError", cast(tuple[str, ...], ())
+        if (
+            isinstance(msg, tuple)
+            and len(msg) == 2
+            and isinstance(msg[0], str)
+            and isinstance(msg[1], (list, tuple))
+        ):
+            kind, parts = msg[0], tuple(str(x) for x in msg[1])
+        elif msg is not None:
+            parts = (str(msg),)
+        self.b.assert_(_to_bool_expr(cond), kind, parts)

@@ -1,0 +1,393 @@
+"""The script values the parser hands around (:class:`Cell`, :class:`MetaVar`,
+:class:`LoopSpec`, the region specs, the ``T.let`` / ``T.constexpr`` markers) and the operator
+helpers its statement and expression halves share (issue #30: the parser split by node family).
+A module below :mod:`.parser`, :mod:`.parser_stmt` and :mod:`.parser_expr`, so the halves import
+no cycle; :mod:`.parser` re-exports these names."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import itertools
+import operator
+import sys
+from typing import Any, cast
+
+from tirx.surface.builder import IRBuilder
+from tirx.surface.forms import LET, slice_ramp
+from tirx.surface.parser_stack import current_parser
+
+from ..ir import (
+    And,
+    Buffer,
+    BufferLoad,
+    IntImm,
+    PrimExpr,
+    PrimType,
+    Sub,
+    Type,
+    Var,
+    binop,
+    convert,
+)
+from ..ir import op as _op
+from ..ir.expr import Cast, FloatImm, Mul, Or
+from ..ir.fold import check_true_div, fold, fold_cast
+from ..ir.operators import OPERATORS
+
+_MISSING = object()
+_ZERO = IntImm(0)
+
+
+def _store_slices(idx: Any) -> Any:
+    """Store-target slices ``A[s:e:k] = v`` as the lanes they store to (``forms.slice_ramp``)."""
+    if type(idx) is slice:
+        return _slice_ramp(idx)
+    if type(idx) is tuple and any(type(x) is slice for x in idx):
+        return tuple(_slice_ramp(x) if type(x) is slice else x for x in idx)
+    return idx
+
+
+def _slice_ramp(s: slice) -> Any:
+    if s.start is None or s.stop is None:
+        raise ValueError("a store-target slice needs its start and stop (A[s:e] = v)")
+    return slice_ramp(*(_unwrap(x) for x in (s.start, s.stop) + (() if s.step is None else (s.step,))))
+
+
+def bool_chain(values: Any, is_and: bool, make: Any) -> Any:
+    """``a and b and ...`` (``or``) as Python means it, over host values and IR: operands are
+    taken from ``values`` lazily (a host value that decides stops the chain, as Python
+    short-circuits); two IR operands combine with ``make(a, b)`` (``And``/``Or``). Shared by
+    the frontend's ``and``/``or`` and TIRx's builder API (``T.and_``/``T.or_``)."""
+    acc: Any = _MISSING
+    for v in values:
+        if type(v) is MetaVar:
+            v = v.value
+        if type(v) is Cell:
+            v = v.load()
+        if acc is _MISSING:
+            acc = v
+        elif isinstance(acc, PrimExpr):
+            if isinstance(v, PrimExpr):
+                acc = make(_to_bool_expr(acc), _to_bool_expr(v))
+            elif (is_and and not v) or (not is_and and v):
+                return v
+            # else: acc and True -> acc ; acc or False -> acc
+        else:
+            acc = v
+        if not isinstance(acc, PrimExpr) and ((is_and and not acc) or (not is_and and acc)):
+            return acc
+    return acc
+
+
+def take_name(default: str) -> str:
+    """The name of the assignment target being evaluated (``As = T.alloc_shared(...)``)."""
+    p = current_parser()
+    if p is None or p.pending_name is None:
+        return default
+    n, p.pending_name = p.pending_name, None
+    return n
+
+
+# ------------------------------------------------------------------ script values
+class Cell:
+    """A mutable scalar: a one-element local tensor. Reading the name loads ``[0]``."""
+
+    __slots__ = ("buffer",)
+
+    def __init__(self, buffer: Buffer):
+        self.buffer = buffer
+
+    def load(self, span: Any = None) -> BufferLoad:
+        return BufferLoad(self.buffer, (_ZERO,), span=span)
+
+    def __tirx_expr__(self) -> BufferLoad:
+        return self.load()
+
+    def __repr__(self) -> str:
+        return f"Cell({self.buffer.name})"
+
+
+class MetaVar:
+    """``T.meta_var(v)``: assigning it binds the Python name to ``v`` itself (no Bind)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __tirx_expr__(self) -> PrimExpr:
+        return convert(self.value)
+
+
+class LoopSpec:
+    """What ``range``/``T.serial``/``T.grid``/... return: loops for a ``for`` statement.
+
+    ``loops`` is a list of (start, extent, kind, step, annotations, thread); ``bind``
+    maps the created loop vars to the values of the ``for`` targets (default: the
+    vars themselves). Iterating it in plain Python (comprehensions) works when the
+    bounds are constants.
+    """
+
+    __slots__ = ("bind", "loops", "names")
+
+    def __init__(self, loops: list, bind: Any = None, names: Any = None):
+        self.loops = loops
+        self.bind = bind
+        self.names = names
+
+    def __iter__(self):
+        ranges = []
+        for start, extent, _kind, step, _ann, _thr in self.loops:
+            vals = []
+            for x in (start, extent, 1 if step is None else step):
+                if isinstance(x, IntImm):
+                    x = x.value
+                if not isinstance(x, int):
+                    raise TypeError("only loops with constant bounds can be iterated in Python")
+                vals.append(x)
+            ranges.append(range(vals[0], vals[0] + vals[1], vals[2]))
+        if len(ranges) == 1:
+            return iter(ranges[0])
+        return iter(itertools.product(*ranges))
+
+
+class _RegionCM:
+    """``with T.device_entry(...)`` / ``with T.attr(...)`` run from plain Python (TIRx's builder
+    API, tirx/script/protocol): the builder's region frame. A parsed kernel opens it itself."""
+
+    __slots__ = ("_cm",)
+    _cm: contextlib.AbstractContextManager[Any] | None
+
+    def __enter__(self) -> None:
+        b = IRBuilder.current()
+        cm: contextlib.AbstractContextManager[Any]
+        if type(self) is DeviceEntrySpec:
+            cm = b.device_entry(self.args, self.attrs)
+        else:
+            assert isinstance(self, AttrSpec)  # the two region specs
+            cm = b.attr(self.key, self.value)
+        cm.__enter__()
+        self._cm = cm
+
+    def __exit__(self, *exc: Any) -> Any:
+        cm, self._cm = self._cm, None
+        assert cm is not None  # set by __enter__
+        return cm.__exit__(*exc)
+
+
+class DeviceEntrySpec(_RegionCM):
+    __slots__ = ("args", "attrs")
+
+    def __init__(self, args: tuple, attrs: Any):
+        self.args = args
+        self.attrs = attrs
+
+
+class AttrSpec(_RegionCM):
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: str, value: Any):
+        self.key = key
+        self.value = value
+
+
+class LetBinding:
+    """``x := value`` inside ``T.Let(...)``: the var and its value."""
+
+    __slots__ = ("value", "var")
+
+    def __init__(self, var: Var, value: PrimExpr):
+        self.var = var
+        self.value = value
+
+
+class LetAnn:
+    """``x: T.let = e`` and ``x: T.let[T.int32] = e``: immutable bindings."""
+
+    __slots__ = ("ty",)
+
+    def __init__(self, ty: Any = None):
+        self.ty = ty
+
+    def __getitem__(self, ty: Any) -> LetAnn:
+        return LetAnn(LET.subscript(ty))  # the declared form (tirx.surface.forms.LET), as the text reads it
+
+    def __repr__(self) -> str:
+        return "T.let" if self.ty is None else f"T.let[{self.ty}]"
+
+
+let = LetAnn()
+
+
+class _Constexpr:
+    """``N: T.constexpr`` (a @T.jit parameter) and ``if T.constexpr(flag):``."""
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, MetaVar):
+            value = value.value
+        if isinstance(value, (PrimExpr, Cell)):
+            raise TypeError("T.constexpr(...) needs a compile-time Python value, got a tirx expression")
+        return value
+
+    def __repr__(self) -> str:
+        return "T.constexpr"
+
+
+constexpr = _Constexpr()
+
+
+class _ReturnSignal(BaseException):
+    def __init__(self, value: Any):
+        self.value = value
+
+
+class _Like:
+    __slots__ = ("ty",)
+
+    def __init__(self, ty: Type):
+        self.ty = ty
+
+
+def _is_type_like(x: Any) -> bool:
+    return isinstance(x, Type) or hasattr(x, "__tirx_type__")
+
+
+# Python operators that build IR nodes come from the one operator table (tirx/ir/operators.py);
+# the rest only compute on Python values (no IR node: None)
+# (node class or None, Python function)
+_BIN: dict[Any, tuple[Any, Any]] = {
+    o.py_ast: (o.node, o.py_func) for o in OPERATORS if o.kind != "cmp" and not o.unary and o.py_func
+}
+_BIN[ast.Pow] = (None, operator.pow)
+_BIN[ast.MatMult] = (None, operator.matmul)
+_CMP: dict[Any, tuple[Any, Any]] = {o.py_ast: (o.node, o.py_func) for o in OPERATORS if o.kind == "cmp"}
+_CMP.update(
+    {
+        ast.Is: (None, operator.is_),
+        ast.IsNot: (None, operator.is_not),
+        ast.In: (None, lambda a, b: a in b),
+        ast.NotIn: (None, lambda a, b: a not in b),
+    }
+)
+_BOOL = {o.py_ast: o.node for o in OPERATORS if o.kind == "logic" and not o.unary}
+_IN, _NOT_IN = _CMP[ast.In][1], _CMP[ast.NotIn][1]
+_MEMBERSHIP = (_IN, _NOT_IN)
+#: The most values ``x in (...)`` on an IR ``x`` compares with (one ``==`` node each).
+MAX_IN_VALUES = 256
+
+
+def lit(x: Any, like: Any, span: Any) -> Any:
+    """A Python number next to an IR value becomes a typed constant carrying ``span``."""
+    t = type(x)
+    if t is int or t is float or t is bool:
+        c = convert(x, like)
+        if c.span is None:
+            object.__setattr__(c, "span", span)  # a fresh node, not shared yet
+        return c
+    return x
+
+
+def apply_binop(opcls: Any, pyop: Any, a: Any, b: Any, span: Any = None) -> Any:
+    if getattr(a, "__layout_operand__", False) or getattr(b, "__layout_operand__", False):
+        # building a layout (tirx/script/layout.py): ``n @ axis``, ``T.S[...] + n``
+        a = a.__tirx_expr__() if isinstance(a, (Cell, MetaVar)) else a
+        b = b.__tirx_expr__() if isinstance(b, (Cell, MetaVar)) else b
+        return pyop(a, b)
+    if isinstance(a, (PrimExpr, Cell, MetaVar)) or isinstance(b, (PrimExpr, Cell, MetaVar)):
+        if opcls is None:
+            raise TypeError("this operator is not supported on tirx expressions")
+        if isinstance(a, (Cell, MetaVar)):
+            a = a.__tirx_expr__()
+        if isinstance(b, (Cell, MetaVar)):
+            b = b.__tirx_expr__()
+        if pyop is operator.truediv:
+            check_true_div(a, b)  # TIRx's '/' refuses two integers (tirx/ir/fold.py)
+        # a Python number combines as in TIRx (tirx/ir/fold.py); TIRx folds as it builds
+        return fold(binop(opcls, a, b, span=span))
+    return pyop(a, b)
+
+
+def fold_new(r: Any, keep: tuple) -> Any:
+    """Fold, bottom-up, the nodes a ``T`` helper just built around its arguments ``keep``
+    (``T.ceildiv(a, b)`` is three nodes); the arguments themselves are left as they are."""
+    ids = {id(k) for k in keep}
+
+    def rec(e: Any) -> Any:
+        if id(e) in ids or not isinstance(e, PrimExpr):
+            return e
+        if isinstance(e, Cast):
+            v = rec(e.value)
+            if v is not e.value:
+                e = Cast(e.ty, v, span=e.span)
+            return fold_cast(e)
+        a, b = getattr(e, "a", None), getattr(e, "b", None)
+        if not (isinstance(a, PrimExpr) and isinstance(b, PrimExpr)) or type(e) is And or type(e) is Or:
+            return e
+        na, nb = rec(a), rec(b)
+        if na is not a or nb is not b:
+            e = cast(Any, type(e))(na, nb, span=e.span)  # a binary node of the same class
+        return fold(e)
+
+    return rec(r)
+
+
+# the T helpers whose result TIRx folds as it builds (T.Add, T.Select, T.if_then_else,
+# T.logical_* never fold); T.select is an op alias of T.if_then_else (tirx/ops/math.py)
+_FOLDING_HELPERS = frozenset(
+    {"min", "max", "truncdiv", "truncmod", "floordiv", "floormod", "ceildiv", "cast",
+     "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right"}
+)  # fmt: skip
+
+
+_HELPERS: dict[int, str] = {}
+
+
+def _helper_name(func: Any) -> str | None:
+    """``name`` when ``func`` is ``T.<name>`` (one of the helpers above), else None. The T
+    module imports this one, so it is looked up, not imported."""
+    if not _HELPERS:
+        t = sys.modules.get("tirx.script.tirx")
+        if t is None:
+            return None
+        for n in _FOLDING_HELPERS:
+            f = getattr(t, n, None)
+            if f is not None:
+                _HELPERS[id(f)] = n
+    return _HELPERS.get(id(func))
+
+
+def neg(a: PrimExpr, span: Any = None) -> PrimExpr:
+    """``-a`` as TIRx builds it: a negated constant, else ``a * -1`` (``0 - a`` for unsigned)."""
+    t = a.ty
+    if type(a) is IntImm and type(t) is PrimType and t.kind == "int":
+        lo, hi = -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
+        if lo <= -a.value <= hi:
+            return IntImm(-a.value, t, span=span)
+    elif type(a) is FloatImm:
+        return FloatImm(-a.value, a.ty, span=span)
+    if isinstance(t, PrimType) and (t.kind == "int" or t.is_float):
+        return fold(binop(Mul, a, convert(-1, a), span=span))
+    return fold(binop(Sub, convert(0, a), a, span=span))
+
+
+def lazy_select(c: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:
+    """``a if c else b`` on an IR condition: TIRx's ``T.if_then_else`` (both arms are built),
+    the op with the ``select`` trait."""
+    if isinstance(a, PrimExpr):
+        b = convert(b, a)
+    else:
+        b = convert(b)
+        a = convert(a, b)
+    return _op.find(select=True)(_to_bool_expr(c), a, b, span=span)
+
+
+def _to_bool_expr(x: Any) -> PrimExpr:
+    e = convert(x)
+    if not (isinstance(e.ty, PrimType) and e.ty.is_bool):
+        raise TypeError(f"expected a bool expression, got dtype {e.ty}")
+    return e
+
+
+def _unwrap(x: Any) -> Any:
+    return x.__tirx_expr__() if isinstance(x, (Cell, MetaVar)) else x
