@@ -178,7 +178,9 @@ def measure(root: Path) -> dict:
     by_last: dict[str, list[str]] = {}
     table = _table_opcodes()
     for n in ops:
-        if n in table:  # PTX mnemonics (max, neg, match, ...): a same-named def is not a handler
+        if n in table or n.startswith("nki."):
+            # PTX mnemonics (max, neg, match, ...) and TIRx's NKI names (load, store, ...): a
+            # same-named def is not a handler (the NKI ops have none: tirx/ops/nki.py)
             continue
         by_last.setdefault(n.rsplit(".", 1)[-1], []).append(n)
     impl: dict[str, set[str]] = {n: set() for n in ops}

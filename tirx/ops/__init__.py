@@ -15,6 +15,7 @@ doc line, CUDA lowering and interpreter semantics (``tirx.ir.op.declare``).
   ``assume_always``/``assume_aligned`` and other annotations
 - ``ptx``: inline PTX, ``mapa``, mbarriers, fences, ``elect_sync``
 - ``hopper``: TMA and wgmma
+- ``nki``: TIRx's NKI (Trainium) instruction names (load, print, round-trip; not compiled)
 - ``nvshmem``: NVSHMEM device ops (``T.nvshmem.*``: PE queries, put/get, signals, barrier)
 - ``calls`` (packed, LLVM, SPIR-V calls) and ``host_runtime`` (stack, workspace, ABI fields):
   TIRx's host/LLVM-side ops, which CUDA codegen refuses by name
@@ -56,6 +57,7 @@ from . import (
     host_runtime,
     math,
     memory,
+    nki,
     nvshmem,
     ptx,
     ptx_operands,
@@ -90,6 +92,7 @@ __all__ = [
     "host_runtime",
     "math",
     "memory",
+    "nki",
     "nvshmem",
     "ptx",
     "ptx_operands",
