@@ -29,18 +29,26 @@ _NKI: dict[str, tuple[str, str, dict]] = {
     "matmul": ("x x x x?", "res lhs rhs accum", {3: True}),
     "activation": ("x x s x? x?", "result data opcode bias scale", {3: 0.0, 4: 1.0}),
     "activation_reduce": (
-        "x x x s s x? x?", "reduce_res act_res data opcode reduce_opcode bias scale", {5: 0.0, 6: 1.0}
+        "x x x s s x? x?",
+        "reduce_res act_res data opcode reduce_opcode bias scale",
+        {5: 0.0, 6: 1.0},
     ),
     "tensortensor": ("x x x s", "result operand0 operand1 opcode", {}),
     "tensorscalar": ("x x x s x?", "result operand0 operand1 opcode reverse", {4: False}),
     "tensorscalar_reduce": (
-        "x x x x s s x?", "reduce_res tensorscalar_res operand0 operand1 opcode reduce_opcode reverse", {6: False}
+        "x x x x s s x?",
+        "reduce_res tensorscalar_res operand0 operand1 opcode reduce_opcode reverse",
+        {6: False},
     ),
     "scalar_tensor_scalar": (
-        "x x x x s s x? x?", "result data operand0 operand1 opcode0 opcode1 reverse0 reverse1", {6: False, 7: False}
+        "x x x x s s x? x?",
+        "result data operand0 operand1 opcode0 opcode1 reverse0 reverse1",
+        {6: False, 7: False},
     ),
     "scalar_tensor_tensor": (
-        "x x x x s s x? x?", "result data operand0 operand1 opcode0 opcode1 reverse0 reverse1", {6: False, 7: False}
+        "x x x x s s x? x?",
+        "result data operand0 operand1 opcode0 opcode1 reverse0 reverse1",
+        {6: False, 7: False},
     ),
     "tensorreduce": ("x x s x *x", "result data opcode negate axes", {}),
 }
