@@ -44,3 +44,18 @@ def test_function_attribute_api_and_script_ir_module():
     from tirx.script import ir_module
 
     assert ir_module is I.ir_module
+
+
+def test_an_ir_string_goes_where_a_string_literal_goes():
+    """TIRx programs pass ``tvm.ir.StringImm("threadIdx.x")`` where a form takes a string."""
+    from tirx.ir import StringImm
+
+    def build(tag):
+        @T.function(private=True)
+        def f(A: T.Tensor((4,), "int32")):
+            with T.launch_thread(tag, 4) as tx:
+                A[tx] = 1
+
+        return f
+
+    assert tirx.structural_equal(build(StringImm("threadIdx.x")), build("threadIdx.x"))

@@ -229,6 +229,8 @@ def _str(fname: str, p: Param, v: Any) -> str:
         return v
     if isinstance(v, str):  # a registered name such as T.MemoryScope("shared"): its plain text
         return str.__str__(v)
+    if type(v) is StringImm:  # TIRx's IR string (tvm.ir.StringImm("threadIdx.x")) where a str goes
+        return v.value
     raise FormError(f"{fname}: {p.name} must be a string, got {describe(v)}")
 
 
