@@ -13,4 +13,3 @@ def f(A: T.Tensor((2, 2), "float16")):
     T.nki.matmul(A[0, 0], A[0, 1], A[1, 0])
     T.nki.activation(A[0, 0], A[0, 1], "exp")
     T.nki.tensorscalar(A[0, 0], A[0, 1], T.float16(2), "multiply")
-    T.cuda.cluster_sync()
