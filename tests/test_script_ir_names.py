@@ -373,3 +373,17 @@ def _nvrtc(src: str) -> None:
     from tirx.runtime.nvrtc import compile_source
 
     assert compile_source(src, "sm_90a").cubin
+
+
+def test_optional_outside_jit_is_a_located_error():
+    """``T.Optional`` means "may be None at specialization": only ``@T.jit`` can drop such a
+    parameter, so elsewhere it is refused at the annotation, as TIRx refuses it."""
+    import tirx as _tirx
+
+    with pytest.raises(_tirx.DiagnosticError, match=r"T\.Optional is only supported by @T\.jit") as ei:
+
+        @T.function
+        def invalid(value: T.Optional(T.handle)):
+            T.evaluate(0)
+
+    assert ei.value.span is not None and ei.value.span.line > 0

@@ -605,6 +605,7 @@ def build_function(
     fdef = src.tree
     p = Parser(builder, src, env)
     b = builder
+    jit = drop is not None  # a @T.jit specialization (it may drop T.Optional parameters)
     drop = drop or {}
     with parsing(p):
         b.spans.append(p.span(fdef))
@@ -663,6 +664,8 @@ def build_function(
                         ty = ann
                     opt = getattr(ty, "__tirx_optional__", None)  # T.Optional(ann): as ann | None
                     if opt is not None:
+                        if not jit:  # nothing can drop it outside @T.jit
+                            raise p.diag(arg.annotation, "T.Optional is only supported by @T.jit")
                         ty = opt()
                     if type(ty) is Var:
                         t = ty.ty
