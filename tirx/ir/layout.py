@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .expr import NODE, SEQ, VALUE, Add, BitAnd, BitXor, IntImm, Mul, PrimExpr, Shl, Shr, Sub, convert
+from .expr import NODE, SEQ, VALUE, Add, BitAnd, BitXor, Cast, IntImm, Mul, PrimExpr, Shl, Shr, Sub, convert
 from .fold import fold
 from .node import Node
 from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
@@ -244,7 +244,23 @@ def _mul(a: Any, b: Any) -> Any:
         return b
     if type(b) is int and b == 1:
         return a
-    return convert(a, b) * b if type(a) is int else a * convert(b, a)
+    if type(a) is int:
+        return convert(a, b) * b
+    a, b = _match(a, convert(b, a))
+    return a * b
+
+
+def _match(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two index expressions of different integer widths (an int64 coordinate, written so in
+    text, beside int32 strides): the narrower is cast to the wider, as TIRx matches them."""
+    if isinstance(a, PrimExpr) and isinstance(b, PrimExpr) and a.ty != b.ty:
+        ta, tb = a.ty, b.ty
+        if isinstance(ta, PrimType) and isinstance(tb, PrimType) and ta.is_int and tb.is_int:
+            if ta.bits >= tb.bits:
+                b = Cast(ta, b)
+            else:
+                a = Cast(tb, a)
+    return a, b
 
 
 def _add(a: Any, b: Any) -> Any:
@@ -255,7 +271,10 @@ def _add(a: Any, b: Any) -> Any:
         return b
     if type(b) is int and b == 0:
         return a
-    return convert(a, b) + b if type(a) is int else a + convert(b, a)
+    if type(a) is int:
+        return convert(a, b) + b
+    a, b = _match(a, convert(b, a))
+    return a + b
 
 
 def _fdiv(a: Any, b: Any) -> Any:
@@ -264,7 +283,10 @@ def _fdiv(a: Any, b: Any) -> Any:
         return a
     if type(a) is int and type(b) is int:
         return a // b
-    return convert(a, b) // b if type(a) is int else a // convert(b, a)
+    if type(a) is int:
+        return convert(a, b) // b
+    a, b = _match(a, convert(b, a))
+    return a // b
 
 
 def _fmod(a: Any, b: Any) -> Any:
@@ -273,7 +295,10 @@ def _fmod(a: Any, b: Any) -> Any:
         return 0
     if type(a) is int and type(b) is int:
         return a % b
-    return convert(a, b) % b if type(a) is int else a % convert(b, a)
+    if type(a) is int:
+        return convert(a, b) % b
+    a, b = _match(a, convert(b, a))
+    return a % b
 
 
 def _prod(xs: Iterable[Any]) -> Any:
