@@ -373,7 +373,13 @@ def summary(rs: list[dict]) -> collections.Counter:
         if r["s3"] not in ("oracle-not-compiled", ""):
             c["s3n"] += 1
             c["s3"] += r["s3"] == "pass"
-        if r.get("s4") in ("agree", "differs", "error"):  # compared on the GPU
+        if r.get("s4") in (
+            "agree",
+            "differs",
+            "error",
+            "tirx-faults",
+            "hangs",
+        ):  # compared on the GPU (a fault or hang of tirx alone counts against it)
             c["s4n"] += 1
             c["s4"] += r["s4"] == "agree"
     return c

@@ -9,20 +9,37 @@ beside tirx's own kernel on the same random inputs, and requires every tensor to
 bit-identical (NaN equal to NaN). Kernels the interpreter finds out of bounds or racing on those
 inputs are reported as such, not compared (the GPU keeps whichever store lands last). Writes
 ``{"kernels": {id: {"s4": outcome, "s4_why": ...}}}`` for ``corpus_check.py --gpu``.
+
+A kernel that faults (an illegal instruction, a bad address) leaves its CUDA context unusable,
+and one that never finishes blocks its process: every kernel therefore runs in a worker process
+that is replaced after a fault or a timeout. When tirx's kernel faults, TIRx's kernel runs alone
+in a fresh worker: ``both-fault`` (the kernel is undefined on hardware: TIRx's codegen tests
+with uninitialized barriers or random cache policies) is told apart from ``tirx-faults`` (ours
+alone: a bug). Several workers share the GPU (``--jobs``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import pathlib
+import select
+import subprocess
 import sys
+import time
 import traceback
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the golden GPU test's launch planner and CCCL lookup
 
 
-def run_one(rec: dict, torch) -> tuple[str, str]:
+def _host(ours: list, torch) -> list:
+    """CPU copies of the inputs for the interpreter (torch tensors keep bfloat16)."""
+    return [x.cpu().clone() if torch.is_tensor(x) else x for x in ours]
+
+
+def run_one(rec: dict, torch, theirs_only: bool = False) -> tuple[str, str]:
     from tirx_golden_frontend_plan import bits, launch_tirx_cuda, plan, random_inputs
 
     import tirx
@@ -36,9 +53,12 @@ def run_one(rec: dict, torch) -> tuple[str, str]:
     if isinstance(p, str):
         return "not-run", p
     ours = random_inputs(f, 7, torch)
-    host = [x.cpu().numpy() if torch.is_tensor(x) else x for x in ours]
+    if theirs_only:
+        launch_tirx_cuda(p, rec["cuda"], ours, "tirx_corpus.cu")
+        torch.cuda.synchronize()
+        return "theirs-ran", ""
     try:
-        tirx.compile(f, target="interp")(*[x.copy() if hasattr(x, "copy") else x for x in host])
+        tirx.compile(f, target="interp")(*_host(ours, torch))
     except OutOfBoundsError as e:
         return "bounds", str(e).splitlines()[0][:200]
     except RaceError as e:
@@ -46,25 +66,145 @@ def run_one(rec: dict, torch) -> tuple[str, str]:
     except Exception:
         pass  # the interpreter may not model every op: the GPU comparison still runs
     theirs = [x.clone() if torch.is_tensor(x) else x for x in ours]
-    k(*ours)
-    launch_tirx_cuda(p, rec["cuda"], theirs, "tirx_corpus.cu")
-    torch.cuda.synchronize()
+    try:
+        k(*ours)
+        torch.cuda.synchronize()
+    except Exception as e:
+        return "tirx-faults", _why(e)
+    try:
+        launch_tirx_cuda(p, rec["cuda"], theirs, "tirx_corpus.cu")
+        torch.cuda.synchronize()
+    except Exception as e:
+        return "theirs-faults", _why(e)
     for i, (a, b) in enumerate(zip(ours, theirs)):
         if torch.is_tensor(a) and not (bits(a, torch) == bits(b, torch)).all():
             return "differs", f"parameter {i} ({f.params[i].name}) differs"
     return "agree", ""
 
 
-def main(argv: list[str]) -> int:
+def _why(e: BaseException) -> str:
+    return f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200] if str(e) else ''}"
+
+
+#: outcomes after which the worker's CUDA context may be unusable
+_STICKY = {"tirx-faults", "theirs-faults", "theirs-ran", "error"}
+
+
+def worker() -> int:
+    """Read one kernel record per stdin line, answer one JSON line per record."""
     import torch
 
+    for line in sys.stdin:
+        msg = json.loads(line)
+        try:
+            s4, why = run_one(msg["rec"], torch, msg.get("theirs_only", False))
+        except Exception as e:
+            traceback.print_exc()
+            s4, why = "error", _why(e)
+        sys.stdout.write(json.dumps([s4, why]) + "\n")
+        sys.stdout.flush()
+        if s4 in _STICKY:
+            return 0  # a fault leaves the context unusable: the parent starts a fresh worker
+    return 0
+
+
+class _Worker:
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def ask(self, rec: dict, timeout: float, theirs_only: bool = False) -> tuple[str, str]:
+        assert self.proc.stdin and self.proc.stdout
+        try:
+            self.proc.stdin.write(json.dumps({"rec": rec, "theirs_only": theirs_only}) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            return "error", "the worker exited"
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            self.proc.kill()
+            return "hangs", f"no answer in {timeout:.0f} s"
+        line = self.proc.stdout.readline()
+        if not line:
+            return "error", f"the worker died (exit {self.proc.wait()})"
+        s4, why = json.loads(line)
+        return s4, why
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        if self.alive():
+            self.proc.kill()
+
+
+def _run_all(todo: list[tuple[str, dict]], jobs: int, timeout: float) -> dict[str, dict]:
+    """Run ``todo`` over ``jobs`` worker processes, each kernel isolated from faults."""
+    import threading
+
+    done: dict[str, dict] = {}
+    lock = threading.Lock()
+    queue = list(todo)
+
+    def one_thread() -> None:
+        w: _Worker | None = None
+        while True:
+            with lock:
+                if not queue:
+                    break
+                kid, rec = queue.pop(0)
+            if w is None or not w.alive():
+                w = _Worker()
+            s4, why = w.ask(rec, timeout)
+            if s4 in ("tirx-faults", "hangs"):
+                w.close()
+                w = _Worker()
+                t4, twhy = w.ask(rec, timeout, theirs_only=True)
+                if t4 != "theirs-ran":  # TIRx's kernel alone faults or hangs too
+                    s4, why = (
+                        f"both-{'fault' if s4 == 'tirx-faults' else 'hang'}",
+                        f"tirx: {why}; TIRx: {twhy}",
+                    )
+                w.close()
+                w = None
+            elif not w.alive() or s4 in _STICKY:
+                w.close()
+                w = None
+            with lock:
+                done[kid] = {"s4": s4, "s4_why": why}
+                print(f"{s4:13} {kid} {why}", flush=True)
+        if w is not None:
+            w.close()
+
+    threads = [threading.Thread(target=one_thread) for _ in range(jobs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return done
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--worker"]:
+        return worker()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("oracle_dir", type=pathlib.Path)
+    ap.add_argument("results", type=pathlib.Path)
+    ap.add_argument("out", type=pathlib.Path)
+    ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds one kernel may take")
+    a = ap.parse_args(argv)
     from tirx.runtime import driver as drv
 
-    oracle_dir, results, out = pathlib.Path(argv[0]), pathlib.Path(argv[1]), pathlib.Path(argv[2])
-    rows = {r["id"]: r for r in json.loads(results.read_text())["kernels"]}
+    rows = {r["id"]: r for r in json.loads(a.results.read_text())["kernels"]}
     have = int("".join(filter(str.isdigit, drv.device_arch(0))))
     done: dict[str, dict] = {}
-    for p in sorted(oracle_dir.glob("*.jsonl")):
+    todo: list[tuple[str, dict]] = []
+    for p in sorted(a.oracle_dir.glob("*.jsonl")):
         for line in p.open():
             rec = json.loads(line)
             kid = (
@@ -76,19 +216,17 @@ def main(argv: list[str]) -> int:
             if int("".join(filter(str.isdigit, rec["arch"]))) > have:
                 done[kid] = {"s4": "not-run", "s4_why": f"needs {rec['arch']}"}
                 continue
-            try:
-                s4, why = run_one(rec, torch)
-            except Exception as e:
-                s4, why = (
-                    "error",
-                    f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200] if str(e) else ''}",
-                )
-                traceback.print_exc()
-            done[kid] = {"s4": s4, "s4_why": why}
-            print(f"{s4:8} {kid} {why}", flush=True)
-    out.write_text(json.dumps({"kernels": done}, indent=1, sort_keys=True) + "\n")
+            todo.append((kid, rec))
+    t0 = time.time()
+    done.update(_run_all(todo, a.jobs, a.timeout))
+    a.out.write_text(json.dumps({"kernels": done}, indent=1, sort_keys=True) + "\n")
+    counts: dict[str, int] = {}
+    for v in done.values():
+        counts[v["s4"]] = counts.get(v["s4"], 0) + 1
+    print(f"stage 4: {len(done)} kernels in {time.time() - t0:.0f} s: {counts}", flush=True)
     return 0
 
 
 if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
     sys.exit(main(sys.argv[1:]))
