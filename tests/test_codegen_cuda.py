@@ -270,7 +270,7 @@ def test_seed_and_hot_kernels_need_no_wrapping():
 
     sys.path.insert(0, ROOT)
     from examples import seed_guide
-    from examples.hopper import gemm, memory
+    from tirx.kernels.hopper import gemm, memory
 
     ex = _load_example("elementwise_add")
     kernels = {

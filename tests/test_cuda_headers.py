@@ -45,7 +45,7 @@ def test_packed_conversion_helpers_compile_alone_and_together(bf16, fp8):
 
 
 def test_bf16_attention_kernel_does_not_parse_the_fp8_header():
-    attention = pytest.importorskip("examples.hopper.attention")
+    attention = pytest.importorskip("tirx.kernels.hopper.attention")
     src = _source(attention.make_attention(1, 2, 256, 64))
     assert "tirx_float2_to_bf162(" in src  # P packed to bf16 pairs
     assert "cuda_fp8.h" not in src

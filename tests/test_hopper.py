@@ -1,4 +1,4 @@
-"""Hopper kernels (examples/hopper): every kernel compiles to an sm_90a cubin with an empty
+"""Hopper kernels (tirx/kernels/hopper): every kernel compiles to an sm_90a cubin with an empty
 NVRTC log and no local-memory use (no GPU needed); the Hopper ops print the PTX they
 should; the interpreter refuses them clearly. On a GPU (skipped cleanly without one):
 correctness against torch on fresh random data with NaN-poisoned outputs."""
@@ -14,9 +14,9 @@ from hopper_util import ARCH, assert_round_trips, compile_clean, no_disk_cache  
 pytest.importorskip("cuda.bindings.nvrtc")
 
 import tirx
-from examples.hopper import gemm as G
-from examples.hopper import memory as MB
 from tirx.errors import OpError
+from tirx.kernels.hopper import gemm as G
+from tirx.kernels.hopper import memory as MB
 from tirx.script import tirx as T
 
 

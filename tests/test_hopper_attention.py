@@ -1,4 +1,4 @@
-"""FlashAttention-3-style attention forward (examples/hopper/attention.py): every kernel
+"""FlashAttention-3-style attention forward (tirx/kernels/hopper/attention.py): every kernel
 compiles to an sm_90a cubin with an empty NVRTC log, no local memory and no ptxas spills
 (no GPU needed), its PTX has the pipeline it should (register-A wgmma with an N-major V,
 ex2, named-barrier ping-pong); the register-A wgmma op checks its arguments. On a GPU
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 pytest.importorskip("cuda.bindings.nvrtc")
 
 import tirx
-from examples.hopper import attention as A
+from tirx.kernels.hopper import attention as A
 from tirx.script import tirx as T
 
 

@@ -1,4 +1,4 @@
-"""Tile schedulers of the attention forward (examples/hopper/attention.py, ``SCHED``): the
+"""Tile schedulers of the attention forward (tirx/kernels/hopper/attention.py, ``SCHED``): the
 L2-grouped longest-first tile order is a permutation of the (batch * head, query block) tiles
 (pure-Python mirror, and an interpreter run of a kernel that walks the persistent loop with
 the kernel's own ``tile_coords`` and records what it visits); the persistent producer /
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import tirx
 import tirx.interp as ti
-from examples.hopper import attention as A
+from tirx.kernels.hopper import attention as A
 from tirx.script import tirx as T
 
 

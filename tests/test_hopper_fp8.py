@@ -1,4 +1,4 @@
-"""FP8 GEMM (examples/hopper/fp8_gemm.py) and fp8 wgmma: every kernel compiles to an sm_90a
+"""FP8 GEMM (tirx/kernels/hopper/fp8_gemm.py) and fp8 wgmma: every kernel compiles to an sm_90a
 cubin with a clean NVRTC log, no spills and the k32 e4m3/e5m2 wgmma (no GPU needed); the op
 checks its shape/dtype pairing; fp8 tensor-map plans. On a GPU (skipped cleanly without one):
 correctness against a float32 reference of the dequantized inputs, outputs poisoned with NaN."""
@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tirx
-from examples.hopper import fp8_gemm as F
+from tirx.kernels.hopper import fp8_gemm as F
 from tirx.script import tirx as T
 
 

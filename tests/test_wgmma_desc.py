@@ -1,6 +1,6 @@
 """``T.cuda.wgmma_encode_matrix_descriptor`` (TIRx's name): TIRx's printed text loads and
 compiles; on a GPU the descriptor's fields are the shared address >> 4, ldo, sdo and the
-layout type of the swizzle mode (the formula examples/hopper/gemm.py writes by hand)."""
+layout type of the swizzle mode (the formula tirx/kernels/hopper/gemm.py writes by hand)."""
 
 from __future__ import annotations
 

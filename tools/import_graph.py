@@ -52,6 +52,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tirx.passes",),
     ("tirx.codegen", "tirx.runtime", "tirx.interp", "tirx.target"),  # backends and compile()
     (ROOT_PACKAGE,),  # the package facade: import tirx; tirx.loads / dumps / compile
+    ("tirx.kernels",),  # the kernel library, written in tirx script (compiled through the facade)
     ("tirx.testing",),
     ("tirx.tools",),
 )

@@ -4,7 +4,7 @@
     python -m tirx.tools.snapshot OUT.json --diff OLD.json
 
 Records, per item, a SHA-256 of: the CUDA source of every example kernel (``KERNELS`` of
-``examples/kernels`` and ``examples/hopper``, and the Hopper ``best_config`` kernels), the
+``examples/kernels`` and ``tirx/kernels/hopper``, and the Hopper ``best_config`` kernels), the
 interpreter's results of the ``examples/kernels`` kernels on seeded inputs, and the printed
 text of every ``.tirx`` file under ``tests/data``. ``--diff`` names
 the items whose output differs (exit 1 if any).
@@ -36,14 +36,16 @@ def _module(path: str) -> Any:
 
 
 def _kernels() -> Iterator[tuple[str, Callable[[], Any]]]:
-    for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*", "*.py"))):
+    paths = glob.glob(os.path.join(ROOT, "examples", "*", "*.py"))
+    paths += glob.glob(os.path.join(ROOT, "tirx", "kernels", "hopper", "*.py"))
+    for path in sorted(paths):
         if os.path.basename(path) == "__init__.py":
             continue
         mod = _module(path)
         rel = os.path.relpath(path, ROOT)
         for name, make in sorted(getattr(mod, "KERNELS", {}).items()):
             yield f"cuda:{rel}:{name}", make
-    hop = os.path.join(ROOT, "examples", "hopper")
+    hop = os.path.join(ROOT, "tirx", "kernels", "hopper")
     att = _module(os.path.join(hop, "attention.py"))
     for d in (64, 128):
         for causal in (False, True):

@@ -32,7 +32,7 @@ from bench_attention import backends  # noqa: E402
 from bench_hopper import rel  # noqa: E402
 
 import tirx  # noqa: E402
-from examples.hopper import attention as A  # noqa: E402
+from tirx.kernels.hopper import attention as A  # noqa: E402
 
 
 def parse_cfg(text: str) -> dict:

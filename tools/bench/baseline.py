@@ -2,7 +2,7 @@
 
 Before / after runs in one process (``--baseline FILE`` of bench_attention.py,
 bench_compile.py and ab_attention.py): the file (a copy of, say,
-examples/hopper/attention.py from an older commit) is imported as a submodule of the
+tirx/kernels/hopper/attention.py from an older commit) is imported as a submodule of the
 current module's package, so its relative imports (``from .gemm import ...``) resolve.
 """
 
@@ -19,7 +19,7 @@ def label(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def load(path: str, package: str = "examples.hopper") -> ModuleType:
+def load(path: str, package: str = "tirx.kernels.hopper") -> ModuleType:
     """Import ``path`` as ``<package>._baseline_<stem>`` (cached in ``sys.modules``)."""
     name = f"{package}._baseline_{label(path)}"
     mod = sys.modules.get(name)

@@ -1,6 +1,6 @@
 # ruff: noqa: B023
 # (the timing lambdas are run by bench() before the loop moves on)
-"""tirx attention forward (examples/hopper/attention.py) vs torch SDPA, side by side in one run.
+"""tirx attention forward (tirx/kernels/hopper/attention.py) vs torch SDPA, side by side in one run.
 
     python tools/bench/bench_attention.py [--out DIR] [--quick | --sched]
 
@@ -35,7 +35,7 @@ import torch.nn.functional as F  # noqa: E402
 from bench_hopper import bench, rel, sass_check  # noqa: E402  (CUDA-event timing and relative L2 error)
 
 import tirx  # noqa: E402
-from examples.hopper import attention as A  # noqa: E402
+from tirx.kernels.hopper import attention as A  # noqa: E402
 
 LOG: list[str] = []
 ROWS: list[tuple] = []

@@ -14,7 +14,7 @@ end and NVVM (CUDA C++ -> PTX, timed as a ``compute_90a`` compile) and ptxas (PT
 ``sm_90a`` compile minus the PTX-only one); *hit* = the memory-cache and disk-cache lookups of
 the same kernel. The script frontend (``@T.jit`` specialization) is timed apart. No GPU is
 needed (NVRTC only). ``--baseline FILE``: the attention ``best_config`` kernels of another
-version of examples/hopper/attention.py too (labelled "old"), for a before / after in one run.
+version of tirx/kernels/hopper/attention.py too (labelled "old"), for a before / after in one run.
 ``--fresh``: each kernel in ``--reps`` fresh processes (minimum; the kernels round robin, each
 round one process a kernel; wall and CPU time): the toolchain's first compile
 of a tiny kernel, then the kernel's lowering + NVRTC on code no compile has seen, twice, and the
@@ -36,7 +36,7 @@ sys.path.insert(0, ROOT)
 
 def kernels(baseline: str | None = None) -> list[tuple[str, object]]:
     """(label, builder) of every Hopper kernel variant to time (``baseline``: see --baseline)."""
-    from examples.hopper import gemm as G
+    from tirx.kernels.hopper import gemm as G
 
     out: list[tuple[str, object]] = [
         ("gemm fp16 4096^3", lambda: G.make_gemm(4096, 4096, 4096, "float16")),
@@ -58,13 +58,13 @@ def kernels(baseline: str | None = None) -> list[tuple[str, object]]:
         )
     )
     try:
-        from examples.hopper import fp8_gemm as F
+        from tirx.kernels.hopper import fp8_gemm as F
 
         out.append(("fp8 gemm 4096^3", lambda: F.make_fp8_gemm(4096, 4096, 4096)))
     except ImportError:
         pass
     try:
-        from examples.hopper import attention as A
+        from tirx.kernels.hopper import attention as A
 
         out.append(("attention d128", lambda: A.make_attention(4, 16, 4096, 128)))
         out.append(("attention d64 causal", lambda: A.make_attention(4, 16, 4096, 64, causal=True)))

@@ -1,6 +1,6 @@
 # ruff: noqa: B023
 # (the timing lambdas are run by bench() before the loop moves on)
-"""FP8 GEMM (examples/hopper/fp8_gemm.py) vs ``torch._scaled_mm`` on the same GPU, in one run.
+"""FP8 GEMM (tirx/kernels/hopper/fp8_gemm.py) vs ``torch._scaled_mm`` on the same GPU, in one run.
 
     python tools/bench/bench_fp8.py [--out DIR] [--quick]
 
@@ -31,7 +31,7 @@ import torch  # noqa: E402
 from bench_hopper import bench, rel, sass_check  # noqa: E402
 
 import tirx  # noqa: E402
-from examples.hopper import fp8_gemm as F  # noqa: E402
+from tirx.kernels.hopper import fp8_gemm as F  # noqa: E402
 
 LOG: list[str] = []
 ROWS: list[tuple] = []

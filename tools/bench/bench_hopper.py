@@ -29,8 +29,8 @@ import torch  # noqa: E402
 from sass_diff import disassembler  # noqa: E402
 
 import tirx  # noqa: E402
-from examples.hopper import gemm as G  # noqa: E402
-from examples.hopper import memory as MB  # noqa: E402
+from tirx.kernels.hopper import gemm as G  # noqa: E402
+from tirx.kernels.hopper import memory as MB  # noqa: E402
 from tirx.testing import do_bench  # noqa: E402
 
 LOG: list[str] = []

@@ -79,7 +79,7 @@ def main() -> None:
         raise SystemExit("compile_work: needs valgrind (apt install valgrind)")
     os.environ.setdefault("TIRX_CACHE_DIR", tempfile.mkdtemp(prefix="tirx_compile_work_"))
     import tirx
-    from examples.hopper import attention as new
+    from tirx.kernels.hopper import attention as new
 
     old = baseline.load(a.baseline)
     tmp = tempfile.mkdtemp(prefix="tirx_compile_work_src_")

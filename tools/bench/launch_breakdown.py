@@ -4,7 +4,7 @@ Times, on the seed kernel compiled by ``tirx.compile`` (bursts of 256 calls, syn
 between bursts, median of many bursts): the whole call; the generated fast path with the
 driver call replaced by a no-op (the Python part alone); the raw ``cuLaunchKernel`` the fast
 path ends in; and each torch/driver-binding operation the fast path performs, alone. Then the
-Hopper GEMMs with and without a 2-CTA cluster (examples/hopper/gemm.py): host time of a call
+Hopper GEMMs with and without a 2-CTA cluster (tirx/kernels/hopper/gemm.py): host time of a call
 and of the general path alone (``Kernel._general``, the path cluster kernels took on every
 call before they had a fast path: ~150 us, docs/benchmarks.md "Cluster launches"), and the
 GPU time of one launch, for the host time to be compared with.
@@ -94,7 +94,7 @@ def cluster_rows() -> None:
     import tirx
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    from examples.hopper import gemm as G
+    from tirx.kernels.hopper import gemm as G
 
     cases = [
         ((128, 8192, 8192), dict(G.best_config(128, 8192, 8192))),

@@ -2,7 +2,7 @@
 
     python tools/bench/sass_diff.py --baseline OLD_attention.py [--only best] [--show 5]
 
-Every kernel of ``examples/hopper/attention.py`` (``KERNELS`` and the four ``best_config``
+Every kernel of ``tirx/kernels/hopper/attention.py`` (``KERNELS`` and the four ``best_config``
 kernels at 4·16·4096) is compiled for sm_90a from this tree and from ``--baseline`` (an older
 copy of the module, see ``baseline.py``), disassembled (``nvdisasm``, the wheel of tirx's
 ``[cuda]`` extra, or ``cuobjdump``), and compared instruction by instruction: addresses,
@@ -92,7 +92,7 @@ def main() -> None:
     a = ap.parse_args()
     os.environ.setdefault("TIRX_CACHE_DIR", tempfile.mkdtemp(prefix="tirx_sass_diff_"))
     import tirx
-    from examples.hopper import attention as new
+    from tirx.kernels.hopper import attention as new
 
     old = baseline.load(a.baseline)
     cmd = disassembler()

@@ -27,7 +27,15 @@ from __future__ import annotations
 
 import functools
 
-from examples.hopper.gemm import DESC_HI, init_stages, produce, release, store_rows, store_tma, tile_origin
+from tirx.kernels.hopper.gemm import (
+    DESC_HI,
+    init_stages,
+    produce,
+    release,
+    store_rows,
+    store_tma,
+    tile_origin,
+)
 from tirx.script import tirx as T
 
 

@@ -883,13 +883,26 @@ def tile_counter(device, stream: int | None = None):
 def launch_args(q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) -> tuple:
     """The arguments of a compiled ``make_attention`` kernel for contiguous ``(B, H, S, D)``
     torch tensors (flattened views, the TMA descriptors of the ``BM`` / ``BN`` boxes, and for
-    ``"dynamic"`` the tile counter of the current stream, which the launch must use); build them
-    once to launch the same tensors again."""
+    ``"dynamic"`` the tile counter of the current stream, which the launch must use). The
+    descriptors come from ``tirx.kernels._host.tensor_map``'s cache: a call on tensors at
+    addresses seen before encodes nothing."""
+    from tirx.kernels._host import tensor_map
+
     B, H, S, D = q.shape
-    pq, pkv = plans(B, H, S, D, str(q.dtype).replace("torch.", ""), BM, BN)
+    rows = B * H * S
+    dt = str(q.dtype).replace("torch.", "")
     q2, k2, v2 = q.view(-1, D), k.view(-1, D), v.view(-1, D)
     extra = (tile_counter(q.device),) if SCHED == "dynamic" else ()
-    return (q2, k2, v2, o.view(-1, D), pq.param(q2), pkv.param(k2), pkv.param(v2), *extra)
+    return (
+        q2,
+        k2,
+        v2,
+        o.view(-1, D),
+        tensor_map(q2, rows, D, (BM, 64), dt),
+        tensor_map(k2, rows, D, (BN, 64), dt),
+        tensor_map(v2, rows, D, (BN, 64), dt),
+        *extra,
+    )
 
 
 def run(kernel, q, k, v, o, **tiles) -> None:
@@ -906,15 +919,37 @@ def _compiled(B: int, H: int, S: int, D: int, causal: bool, dtype: str, tiles: t
     return tirx.compile(make_attention(B, H, S, D, causal, dtype, **dict(tiles)), target="cuda")
 
 
+@functools.cache
+def _best(D: int, causal: bool) -> tuple[dict, tuple]:
+    cfg = best_config(D, causal)
+    return cfg, tuple(sorted(cfg.items()))
+
+
 def attention(q, k, v, causal: bool = False, **tiles):
     """``softmax(q k^T / sqrt(d)) v`` of contiguous ``(B, H, S, D)`` bf16 / fp16 torch tensors
-    (``tiles`` default to ``best_config``); compiles once per shape and tile set."""
+    (``tiles`` default to ``best_config``); compiles once per shape and tile set. A call on a
+    shape seen before costs a cache lookup for the kernel and the tensor maps, and the launch."""
     import torch
 
-    cfg = tiles or best_config(q.shape[-1], causal)
-    kern = _compiled(*q.shape, causal, str(q.dtype).replace("torch.", ""), tuple(sorted(cfg.items())))
+    from tirx.kernels._host import check_cuda
+
+    dt = check_cuda("q", q, ("float16", "bfloat16"), 4)
+    for name, t in (("k", k), ("v", v)):
+        check_cuda(name, t, (dt,), 4)
+        if t.shape != q.shape:
+            raise ValueError(f"{name}: shape {tuple(t.shape)} differs from q's {tuple(q.shape)}")
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not t.is_contiguous():
+            raise ValueError(f"{name}: expected a contiguous (B, H, S, D) tensor")
+    if q.shape[-1] not in (64, 128):
+        raise ValueError(f"q: head dim {q.shape[-1]} is not supported (64 or 128)")
+    if tiles:
+        cfg, key = tiles, tuple(sorted(tiles.items()))
+    else:
+        cfg, key = _best(q.shape[-1], causal)
+    kern = _compiled(*q.shape, causal, dt, key)
     o = torch.empty_like(q)
-    run(kern, q, k, v, o, **cfg)
+    kern(*launch_args(q, k, v, o, **cfg))
     return o
 
 

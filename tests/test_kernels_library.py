@@ -1,0 +1,97 @@
+"""The kernel library (tirx.kernels), without a GPU: the any-shape GEMM script compiles to a
+clean sm_90a cubin for every dtype and tile class the host picks (no spills, no local memory),
+round-trips as text, the tile choice depends only on the shape's class (so shapes share compiled
+kernels), and bad arguments get errors that name them."""
+
+from __future__ import annotations
+
+import pytest
+from hopper_util import ARCH, assert_round_trips, compile_clean, no_disk_cache  # noqa: F401 (autouse)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tirx
+import tirx.kernels as K
+from tirx.kernels import gemm as MM
+from tirx.kernels.hopper import matmul as HM
+
+
+def test_public_names_resolve_lazily():
+    assert set(K.__all__) <= set(dir(K))
+    assert callable(K.matmul) and callable(K.attention) and callable(K.rms_norm)
+    with pytest.raises(AttributeError, match="no attribute 'matmull'"):
+        K.matmull  # noqa: B018
+
+
+@given(
+    M=st.integers(1, 1 << 17),
+    N=st.integers(1, 1 << 17),
+    K=st.integers(1, 1 << 16),
+    dtype=st.sampled_from(["float16", "bfloat16", "float8_e4m3fn"]),
+)
+@settings(max_examples=300, deadline=None)
+def test_config_is_a_valid_tile_set_chosen_by_shape_class(M, N, K, dtype):
+    cfg = MM.config(M, N, K, dtype)
+    assert cfg["BM"] == (64 if M <= 64 else 128)
+    assert cfg["BN"] in (64, 128, 256)
+    assert cfg["EPI"] == ("tma" if N % 8 == 0 else "direct")
+    # K never picks the tiles: every K of a class shares the kernel
+    assert MM.config(M, N, K + 8, dtype) == cfg
+    # shared memory of the stage ring (+ C staging) fits: the static asserts would refuse it
+    smem = cfg["STAGES"] * (cfg["BM"] + cfg["BN"]) * 128 + (cfg["BM"] // 64) * 16384 + 1024
+    assert smem <= 232448
+
+
+def test_few_compiled_kernels_cover_every_shape():
+    seen = {
+        tuple(sorted(MM.config(M, N, 4096, "bfloat16").items()))
+        for M in (1, 7, 64, 65, 128, 1000, 4096, 16384)
+        for N in (8, 100, 1000, 4096, 4100, 65536)
+    }
+    assert len(seen) <= 12
+
+
+def _threads(name: str) -> int:
+    return 256 if "bm64" in name else 384
+
+
+@pytest.mark.parametrize("name", sorted(HM.KERNELS))
+def test_any_shape_kernels_compile_clean(name):
+    # one block per SM: setmaxnreg redistributes from the register file's share per thread
+    k = compile_clean(HM.KERNELS[name](), max_registers=65536 // _threads(name) // 8 * 8)
+    assert [p.name for p in k.info.params][:3] == ["M", "N", "K"]
+
+
+@pytest.mark.parametrize("name", sorted(HM.KERNELS))
+def test_any_shape_kernels_round_trip(name):
+    assert_round_trips(HM.KERNELS[name]())
+
+
+def test_the_sizes_are_launch_arguments():
+    f = HM.make("bfloat16")
+    text = tirx.dumps(f)
+    assert "M: T.int32, N: T.int32, K: T.int32" in text
+    # the grid is computed from M and N at launch: no size is baked into the kernel
+    assert "T.min(132, (M + 127) // 128 * ((N + 255) // 256))" in text
+    k = tirx.compile(f, target=ARCH, cache=False)
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" in k.ptx
+    e = tirx.compile(HM.make("float8_e4m3fn"), target=ARCH, cache=False)
+    assert "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3" in e.ptx
+
+
+def test_the_direct_epilogue_checks_every_store():
+    src = tirx.compile(HM.make("float16", EPI="direct"), target=ARCH, cache=False).source
+    assert "< M" in src and "< N" in src
+
+
+def test_bad_arguments_name_the_argument():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match=r"^a: expected a torch CUDA tensor"):
+        K.matmul([[1.0]], None)
+    cpu = torch.zeros(4, 4, dtype=torch.float16)
+    with pytest.raises(TypeError, match=r"^a: expected a CUDA tensor"):
+        K.matmul(cpu, cpu)
+    with pytest.raises(TypeError, match=r"^x: expected a CUDA tensor"):
+        K.softmax(cpu)
+    with pytest.raises(TypeError, match=r"^q: expected a CUDA tensor"):
+        K.attention(cpu, cpu, cpu)

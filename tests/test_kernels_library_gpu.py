@@ -1,0 +1,126 @@
+"""The kernel library on a GPU (Hopper): every call against torch on fresh random data, outputs
+poisoned with NaN first, at shapes that are not multiples of any tile; one compiled kernel per
+dtype and tile class serves every shape."""
+
+from __future__ import annotations
+
+import pytest
+from gpu_util import require_gpu
+
+torch = require_gpu()
+
+import tirx.kernels as K  # noqa: E402
+from tirx.kernels import gemm as MM  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+if torch.cuda.get_device_capability() < (9, 0):  # pragma: no cover
+    pytest.skip("the library's kernels need sm_90a", allow_module_level=True)
+
+SHAPES = [
+    (1, 8, 8),
+    (7, 100, 40),
+    (64, 4096, 4096),
+    (65, 4100, 264),
+    (130, 1000, 4000),
+    (1000, 1001, 1024),
+    (3000, 4096, 4096),
+    (4096, 4096, 4000),
+    (257, 24, 8),
+]
+
+
+def _rel(out, ref) -> float:
+    return float((out.double() - ref.double()).norm() / ref.double().norm().clamp_min(1e-30))
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("M,N,Kd", SHAPES)
+def test_linear_and_matmul_at_any_shape(M, N, Kd, dt):
+    g = torch.Generator(device="cuda").manual_seed(M * 7 + N * 13 + Kd)
+    dtype = getattr(torch, dt)
+    x = torch.randn(M, Kd, device="cuda", dtype=dtype, generator=g)
+    w = torch.randn(N, Kd, device="cuda", dtype=dtype, generator=g)
+    ref = x.float() @ w.float().t()
+    out = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+    K.linear(x, w, out=out)
+    assert not out.isnan().any()
+    assert _rel(out, ref) < 1e-2
+    y = K.matmul(x, w.t())
+    assert y.shape == (M, N) and _rel(y, ref) < 1e-2
+
+
+def test_linear_keeps_leading_dimensions():
+    x = torch.randn(3, 5, 72, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(40, 72, device="cuda", dtype=torch.bfloat16)
+    y = K.linear(x, w)
+    assert y.shape == (3, 5, 40)
+    assert _rel(y, torch.nn.functional.linear(x.float(), w.float())) < 1e-2
+
+
+def test_one_kernel_serves_every_shape_of_a_class():
+    MM._kernel.cache_clear()
+    a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+    for m in (1000, 1500, 2048, 3001, 4096):
+        for k in (1024, 2000, 4096):
+            K.linear(a[:m, :k].contiguous(), w[:, :k].contiguous())
+    assert MM._kernel.cache_info().currsize == 1
+
+
+def test_empty_and_zero_k():
+    a = torch.randn(5, 0, device="cuda", dtype=torch.float16)
+    w = torch.randn(8, 0, device="cuda", dtype=torch.float16)
+    assert (K.linear(a, w) == 0).all()
+    assert K.linear(
+        torch.randn(0, 16, device="cuda", dtype=torch.float16),
+        torch.randn(8, 16, device="cuda", dtype=torch.float16),
+    ).shape == (0, 8)
+
+
+def test_row_major_b_is_refused_with_the_fix():
+    a = torch.randn(16, 32, device="cuda", dtype=torch.float16)
+    b = torch.randn(32, 24, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match=r"^b: expected K-major storage.*b.t\(\).contiguous\(\).t\(\)"):
+        K.matmul(a, b)
+    with pytest.raises(ValueError, match=r"^x: K = 12 must be a multiple of 8"):
+        K.linear(
+            torch.randn(4, 12, device="cuda", dtype=torch.float16),
+            torch.randn(8, 12, device="cuda", dtype=torch.float16),
+        )
+
+
+@pytest.mark.parametrize(
+    "M,N,Kd", [(1, 8, 16), (100, 1000, 48), (1000, 4096, 4096), (4096, 4100, 4000), (257, 30, 1024)]
+)
+def test_scaled_matmul_at_any_shape(M, N, Kd):
+    g = torch.Generator(device="cuda").manual_seed(M + N + Kd)
+    a = (torch.randn(M, Kd, device="cuda", generator=g) * 2).to(torch.float8_e4m3fn)
+    b = (torch.randn(N, Kd, device="cuda", generator=g) * 2).to(torch.float8_e4m3fn)
+    sa = torch.tensor([0.5], device="cuda")
+    sb = torch.tensor([0.25], device="cuda")
+    out = K.scaled_matmul(a, b.t(), sa, sb)
+    ref = (a.float() @ b.float().t()) * 0.125
+    assert out.dtype == torch.bfloat16 and _rel(out, ref) < 1e-2
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_softmax_and_rms_norm(dt):
+    dtype = getattr(torch, dt)
+    x = torch.randn(3, 7, 4096, device="cuda", dtype=dtype)
+    w = torch.randn(4096, device="cuda", dtype=dtype)
+    assert _rel(K.softmax(x), torch.softmax(x.float(), -1)) < 1e-2
+    ref = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()
+    assert _rel(K.rms_norm(x, w), ref) < 1e-2
+    with pytest.raises(ValueError, match=r"^x: rows of 1000 elements are not supported"):
+        K.softmax(torch.randn(2, 1000, device="cuda", dtype=dtype))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_against_sdpa(causal):
+    q, k, v = (torch.randn(2, 4, 512, 128, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    o = K.attention(q, k, v, causal=causal)
+    ref = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+    assert _rel(o, ref) < 2e-2
+    o2 = K.attention(q, k, v, causal=causal)  # cached descriptors and kernel: the same result
+    assert torch.equal(o, o2)

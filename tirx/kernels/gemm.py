@@ -1,0 +1,167 @@
+"""``matmul``, ``linear`` and ``scaled_matmul`` on torch CUDA tensors, at any shape.
+
+The kernel is ``tirx/kernels/hopper/matmul.py`` (its script is the documentation of how it is
+done). One compiled kernel per dtype and tile set serves every ``(M, N, K)``: the sizes and the
+TMA descriptors are launch arguments, so a new shape costs host time only (descriptors come
+from a cache keyed by exactly what they encode, ``tirx.kernels._host``). Edges are handled by
+TMA's zero fill and clipped stores, never by padding copies.
+
+B is read K-major (the layout wgmma reads for every dtype): ``linear(x, w)`` takes
+``nn.Linear``'s ``(N, K)`` weight as it is stored, and ``matmul(a, b)`` takes a ``(K, N)`` ``b``
+whose storage is K-major (``b.stride() == (1, K)``, e.g. ``w.t()``); a row-major ``b`` is
+refused with the fix (``b.t().contiguous().t()`` once, then reuse it).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from tirx.kernels._host import check_cuda, dtype_name, sm_count, tensor_map
+
+__all__ = ["config", "linear", "matmul", "scaled_matmul"]
+
+_HALF = ("float16", "bfloat16")
+_FP8 = ("float8_e4m3fn", "float8_e5m2")
+_SMEM = 232448  # bytes of shared memory a CTA may take on sm_90
+
+
+def config(M: int, N: int, K: int, dtype: str, sms: int = 132) -> dict:
+    """The tile set for one problem: ``128 x BN`` tiles with the widest ``BN`` that still gives
+    every SM work (``gemm.best_config``'s rule, measured on the H200), ``64 x BN`` tiles for at
+    most 64 rows (decode), and the TMA-store epilogue when C's rows are 16-byte aligned (else
+    the checked register stores). A function of the shape's class only, so shapes share
+    compiled kernels."""
+    bm = 64 if M <= 64 else 128
+    rows = -(-M // bm)
+    bn = 64
+    for cand in (256, 128):
+        if rows * -(-N // cand) * 4 >= sms * 3:
+            bn = cand
+            break
+    # as many stages as fit beside the C staging tiles (16 KiB per consumer) and the alignment
+    # slack, at most 8: 4 of 128 x 256, 6 of 128 x 128, 8 of 128 x 64, 5 of 64 x 256
+    stages = min(8, (_SMEM - 1024 - (bm // 64) * 16384) // ((bm + bn) * 128))
+    epi = "tma" if N % 8 == 0 else "direct"
+    return dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI=epi, SMS=sms)
+
+
+@functools.cache
+def _kernel(dtype: str, tiles: tuple) -> Any:
+    import tirx
+    from tirx.kernels.hopper.matmul import make
+
+    return tirx.compile(make(dtype, **dict(tiles)), target="cuda")
+
+
+def _gemm_nt(a: Any, b: Any, out: Any, dtype: str, scales: tuple = ()) -> Any:
+    """``out = a @ b^T`` for row-major ``a (M, K)``, ``b (N, K)``, ``out (M, N)`` (checked)."""
+    M, K = a.shape
+    N = b.shape[0]
+    if M == 0 or N == 0:
+        return out
+    if K == 0:
+        return out.zero_()
+    cfg = config(M, N, K, dtype, sm_count(a.device.index or 0))
+    k = _kernel(dtype, tuple(sorted(cfg.items())))
+    bk = 128 if dtype in _FP8 else 64
+    ta = tensor_map(a, M, K, (cfg["BM"], bk), dtype)
+    tb = tensor_map(b, N, K, (cfg["BN"], bk), dtype)
+    if cfg["EPI"] == "tma":
+        last = tensor_map(out, M, N, (64, 64), dtype_name(out))
+    else:
+        last = out
+    k(M, N, K, ta, tb, last, *scales)
+    return out
+
+
+def _check_pair(a: Any, b_nk: Any, K: int, dtype: str, names: tuple[str, str]) -> None:
+    esz = 1 if dtype in _FP8 else 2
+    if (K * esz) % 16:
+        raise ValueError(
+            f"{names[0]}: K = {K} must be a multiple of {16 // esz} (TMA reads rows 16-byte aligned)"
+        )
+    for name, t in zip(names, (a, b_nk)):
+        if t.data_ptr() % 16:
+            raise ValueError(f"{name}: the tensor's address must be 16-byte aligned (TMA)")
+    if a.device != b_nk.device:
+        raise ValueError(f"{names[1]}: on {b_nk.device}, but {names[0]} is on {a.device}")
+
+
+def _out(out: Any, M: int, N: int, dtype: str, like: Any) -> Any:
+    import torch
+
+    if out is None:
+        return torch.empty((M, N), dtype=getattr(torch, dtype), device=like.device)
+    got = check_cuda("out", out, (dtype,), 2)
+    if tuple(out.shape) != (M, N) or not out.is_contiguous():
+        raise ValueError(f"out: expected a contiguous ({M}, {N}) {got} tensor, got shape {tuple(out.shape)}")
+    if out.data_ptr() % 16:
+        raise ValueError("out: the tensor's address must be 16-byte aligned")
+    return out
+
+
+def _rows(name: str, t: Any) -> Any:
+    """``t`` as a row-major 2-d matrix (leading dimensions flattened; no copy)."""
+    if not t.is_contiguous():
+        raise ValueError(f"{name}: expected a contiguous (row-major) tensor, got strides {tuple(t.stride())}")
+    return t.reshape(-1, t.shape[-1])
+
+
+def linear(x: Any, weight: Any, *, out: Any = None) -> Any:
+    """``x @ weight.T`` (``torch.nn.functional.linear`` without bias): ``x (..., K)`` and
+    ``weight (N, K)``, both row-major fp16 or bf16 on one CUDA device; the result has shape
+    ``(..., N)`` (``out``, when given, a contiguous ``(prod(...), N)`` tensor)."""
+    dt = check_cuda("x", x, _HALF)
+    check_cuda("weight", weight, (dt,), 2)
+    if x.dim() < 1 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(f"weight: shape {tuple(weight.shape)} does not match x's K = {x.shape[-1]}")
+    a = _rows("x", x)
+    w = _rows("weight", weight)
+    _check_pair(a, w, a.shape[1], dt, ("x", "weight"))
+    res = _out(out, a.shape[0], w.shape[0], dt, x)
+    _gemm_nt(a, w, res, dt)
+    return res if out is not None else res.view(*x.shape[:-1], w.shape[0])
+
+
+def matmul(a: Any, b: Any, *, out: Any = None) -> Any:
+    """``a @ b`` for ``a (M, K)`` row-major and ``b (K, N)`` stored K-major
+    (``b.stride() == (1, K)``: the transpose of a row-major ``(N, K)`` tensor, such as a
+    linear layer's weight ``w.t()``), fp16 or bf16; returns ``(M, N)``."""
+    dt = check_cuda("a", a, _HALF, 2)
+    check_cuda("b", b, (dt,), 2)
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"b: shape {tuple(b.shape)} does not match a's K = {a.shape[1]}")
+    if not a.is_contiguous():
+        raise ValueError(f"a: expected a row-major tensor, got strides {tuple(a.stride())}")
+    bt = b.t()
+    if not bt.is_contiguous():
+        raise ValueError(
+            f"b: expected K-major storage (strides (1, {b.shape[0]})), got {tuple(b.stride())}; "
+            "convert once with b.t().contiguous().t() and reuse it (wgmma reads B K-major)"
+        )
+    _check_pair(a, bt, a.shape[1], dt, ("a", "b"))
+    res = _out(out, a.shape[0], b.shape[1], dt, a)
+    return _gemm_nt(a, bt, res, dt)
+
+
+def scaled_matmul(a: Any, b: Any, scale_a: Any, scale_b: Any, *, out: Any = None) -> Any:
+    """``scale_a * scale_b * (a @ b)`` in bf16 for fp8 (e4m3 / e5m2) ``a (M, K)`` row-major
+    and ``b (K, N)`` stored K-major, with per-tensor float32 scales on the device (the
+    arguments of ``torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16)``)."""
+    dt = check_cuda("a", a, _FP8, 2)
+    check_cuda("b", b, (dt,), 2)
+    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+        check_cuda(name, s, ("float32",))
+        if s.numel() != 1:
+            raise ValueError(f"{name}: expected one float32 (a per-tensor scale), got shape {tuple(s.shape)}")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"b: shape {tuple(b.shape)} does not match a's K = {a.shape[1]}")
+    if not a.is_contiguous():
+        raise ValueError(f"a: expected a row-major tensor, got strides {tuple(a.stride())}")
+    bt = b.t()
+    if not bt.is_contiguous():
+        raise ValueError(f"b: expected K-major storage (strides (1, {b.shape[0]})), got {tuple(b.stride())}")
+    _check_pair(a, bt, a.shape[1], dt, ("a", "b"))
+    res = _out(out, a.shape[0], b.shape[1], "bfloat16", a)
+    return _gemm_nt(a, bt, res, dt, (scale_a.reshape(1), scale_b.reshape(1)))

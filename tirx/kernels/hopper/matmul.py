@@ -1,0 +1,191 @@
+# ruff: noqa: F821
+# (DT, BM, ... in the @T.jit annotations are T.constexpr parameters, bound by .specialize)
+"""Hopper GEMM for any shape: ``C = A @ B^T`` with the sizes as launch arguments.
+
+A: (M, K) row-major, B: (N, K) row-major (K-major, wgmma's native layout), C: (M, N), fp16 or
+bf16 in and out, fp32 accumulation; or fp8 (e4m3 / e5m2) in and bf16 out, scaled by
+``SA[0] * SB[0]`` (one float32 each in device memory, ``torch._scaled_mm``'s per-tensor
+scales). A k-block is 128 bytes of K either way (64 fp16 or 128 fp8 elements, one 128-byte
+swizzle row), so the wgmma descriptors and their 32-byte K steps are the same. The schedule is ``gemm.py``'s cooperative kernel (its
+helpers are imported, not copied): a producer warpgroup streams ``BM x 64`` tiles of A and
+``BN x 64`` tiles of B with TMA into a ring of ``STAGES`` shared-memory stages, ``BM / 64``
+consumer warpgroups multiply them with ``wgmma`` and a persistent CTA walks the tiles in
+``GROUP_M``-row groups. What differs is that nothing depends on the problem size at compile
+time, so one compiled kernel per dtype and tile set serves every ``(M, N, K)``:
+
+* ``M``, ``N`` and ``K`` are ``int32`` parameters; the tile counts (``ceil(M / BM)``, ...), the
+  k-block count and the grid (``min(SMS, tiles)`` persistent CTAs, computed from ``M`` and
+  ``N`` at launch) are computed from them.
+* The edges need no padding copies: a TMA load of a box that reaches past ``M``, ``N`` or ``K``
+  fills the missing elements with zeros (and still completes the stage's full byte count), so
+  a partial k-block adds zeros and a partial tile computes zeros in its outside rows; the
+  TMA-store epilogue (``EPI="tma"``) clips its boxes at ``M`` and ``N``.
+* TMA needs 16-byte row pitches: ``K`` a multiple of 8 (fp8: 16) for A and B. C's TMA store needs ``N`` a
+  multiple of 8 too; for other ``N`` the ``EPI="direct"`` epilogue stores each element from
+  registers, checked against ``M`` and ``N``.
+
+The host side (tensor maps, the cache of compiled kernels, the choice of tiles) is
+``tirx.kernels.matmul``.
+"""
+
+from __future__ import annotations
+
+from tirx.kernels.hopper.gemm import DESC_HI, init_stages, produce, release, store_tma, tile_origin
+from tirx.script import tirx as T
+
+FP8 = ("float8_e4m3fn", "float8_e5m2")
+
+
+@T.inline
+def store_checked(C, acc, M, N, row0, col0, BN, DT):
+    """Epilogue of one 64-row accumulator for any ``N``: this thread's values of rows ``row0``
+    and ``row0 + 8`` stored one element at a time, each only inside ``M x N``."""
+    for i in range(BN // 8):
+        for h in range(2):
+            for c in range(2):
+                r = row0 + 8 * h
+                col = col0 + 8 * i + c
+                if r < M and col < N:
+                    C[r, col] = T.cast(acc[4 * i + 2 * h + c], DT)
+
+
+@T.jit
+def matmul_sm90(
+    M: T.int32,
+    N: T.int32,
+    K: T.int32,
+    TA: T.Ptr(T.uint8, "tensormap"),
+    TB: T.Ptr(T.uint8, "tensormap"),
+    TC: T.Ptr(T.uint8, "tensormap") = None,
+    C: T.Tensor((M, N), "bfloat16" if DT in FP8 else DT) = None,
+    SA: T.Tensor((1,), "float32") = None,
+    SB: T.Tensor((1,), "float32") = None,
+    *,
+    DT: T.constexpr = "float16",
+    BM: T.constexpr = 128,
+    BN: T.constexpr = 256,
+    STAGES: T.constexpr = 4,
+    SMS: T.constexpr = 132,
+    GROUP_M: T.constexpr = 8,
+    PRODUCER_REGS: T.constexpr = 40,
+    CONSUMER_REGS: T.constexpr = 232,
+    EPI: T.constexpr = "tma",
+):
+    T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
+    T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
+    T.static_assert(BN % 64 == 0 and 64 <= BN <= 256, "BN is 64, 128, 192 or 256")
+    T.static_assert(EPI in ("direct", "tma"), "EPI is 'tma' (N a multiple of 8) or 'direct' (any N)")
+    consumers = T.meta_var(BM // 64)
+    T.static_assert(
+        consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
+        "setmaxnreg budget exceeds the register file",
+    )
+    threads = T.meta_var(128 * (1 + consumers))
+    fp8 = T.meta_var(DT in FP8)
+    BK = T.meta_var(128 if fp8 else 64)  # elements of a 128-byte k-block row
+    kstep = T.meta_var(32 if fp8 else 16)  # K of one wgmma (32 bytes)
+    OUT = T.meta_var("bfloat16" if fp8 else DT)
+    a_bytes = T.meta_var(BM * 128)
+    stage_bytes = T.meta_var(BM * 128 + BN * 128)
+    c_base = T.meta_var(STAGES * stage_bytes)  # EPI="tma": 2 x 8 KiB of C staging per consumer
+    smem_bytes = T.meta_var(c_base + (consumers * 16384 if EPI == "tma" else 0) + 1024)
+    T.static_assert(smem_bytes <= 232448, "shared memory (stages + C staging) exceeds 227 KiB")
+    ab = T.meta_var(
+        {"bfloat16": "bf16", "float16": "f16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}[DT]
+    )
+    shape = T.meta_var(f"m64n{BN}k{kstep}")
+    T.device_entry(
+        launch=T.cuda.LaunchConfig(
+            grid=T.min(SMS, ((M + (BM - 1)) // BM) * ((N + (BN - 1)) // BN)),
+            block=threads,
+            dynamic_smem_bytes=smem_bytes,
+        ),
+        attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 1}},
+    )
+    mt = (M + (BM - 1)) // BM  # row-blocks
+    nt = (N + (BN - 1)) // BN  # column-blocks
+    ntiles = mt * nt
+    kb_n = (K + (BK - 1)) // BK  # k-blocks; the last one may reach past K (TMA fills zeros)
+    group = GROUP_M * nt
+    tx = T.cuda.thread_idx("x")
+    wg = tx // 128
+    unit0 = T.cuda.block_idx("x")
+    units = T.cuda.grid_dim("x")
+    dsm = T.alloc_buffer((smem_bytes,), "uint8", scope="shared.dyn")
+    full = T.alloc_shared((STAGES,), "uint64")
+    empty = T.alloc_shared((STAGES,), "uint64")
+    # 1024-byte aligned base of the stages (128-byte swizzle atoms repeat every 1024 B)
+    sbase = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
+    if tx == 0:
+        init_stages(full, empty, STAGES, consumers, [TA, TB, TC] if EPI == "tma" else [TA, TB])
+    T.cuda.cta_sync()
+    if wg == 0:
+        T.ptx.setmaxnreg_dec(PRODUCER_REGS)
+        if tx == 0:
+            produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M, 1, 0,
+                    BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
+    else:
+        T.ptx.setmaxnreg_inc(CONSUMER_REGS)
+        acc = T.alloc_local((BN // 2,), "float32")
+        ctid = tx - 128 * wg
+        warp = ctid // 32
+        lane = ctid % 32
+        it: T.int32 = 0
+        for tile in range(unit0, ntiles, units):
+            m0, n0 = tile_origin(tile, group, mt, GROUP_M, 1, 0, BM, BN)
+            for kb in range(kb_n):
+                s = it % STAGES
+                while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
+                    pass
+                sa = sbase + T.cast(s * stage_bytes, "uint32")
+                da = T.uint64(DESC_HI) | T.cast((sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4, "uint64")
+                db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
+                T.ptx.wgmma_fence()
+                for kk in range(BK // kstep):  # +2 in the descriptor's address: 32 bytes of K
+                    T.ptx.wgmma_mma_async(
+                        shape,
+                        ab,
+                        T.address_of(acc[0]),
+                        da + T.uint64(2 * kk),
+                        db + T.uint64(2 * kk),
+                        T.cast(kb > 0, "int32") if kk == 0 else 1,
+                    )
+                T.ptx.wgmma_commit_group()
+                T.ptx.wgmma_wait_group(1)
+                if kb > 0 and ctid == 0:
+                    release(empty, (it + STAGES - 1) % STAGES, 1)
+                it = it + 1
+            T.ptx.wgmma_wait_group(0)
+            if ctid == 0:
+                release(empty, (it + STAGES - 1) % STAGES, 1)
+            if fp8:
+                scale = SA[0] * SB[0]
+                for i in range(BN // 2):
+                    acc[i] = acc[i] * scale
+            if EPI == "tma":
+                store_tma(TC, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, OUT)
+            else:
+                store_checked(
+                    C, acc, M, N, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0 + (lane % 4) * 2, BN, OUT
+                )
+        if EPI == "tma" and ctid == 0:
+            T.ptx.tma_store_wait(0)  # the last stores have read shared memory before the CTA exits
+
+
+def make(dtype: str = "float16", **tiles):
+    """The kernel (a ``T.function``) for one dtype and tile set; every problem size runs on it.
+    Its parameters: ``(M, N, K, TA, TB)``, then ``TC`` (``EPI="tma"``, the default) or ``C``
+    (``EPI="direct"``), then for fp8 the scales ``SA, SB``."""
+    drop = {"C": None} if tiles.get("EPI", "tma") == "tma" else {"TC": None}
+    if dtype not in FP8:
+        drop.update(SA=None, SB=None)
+    return matmul_sm90.specialize(DT=dtype, **drop, **tiles)
+
+
+KERNELS = {
+    "matmul_any_f16": lambda: make("float16"),
+    "matmul_any_bf16_direct": lambda: make("bfloat16", EPI="direct"),
+    "matmul_any_f16_bm64": lambda: make("float16", BM=64, BN=128, STAGES=8),
+    "matmul_any_e4m3": lambda: make("float8_e4m3fn"),
+    "matmul_any_e4m3_direct": lambda: make("float8_e4m3fn", EPI="direct", BN=128, STAGES=6),
+}

@@ -1,0 +1,233 @@
+# ruff: noqa: B023
+# (the timing lambdas run before the loop moves on)
+"""The kernel library (tirx.kernels) against torch on the same GPU, in one run (issue #33).
+
+    python tools/bench/bench_library.py [--quick] [--out DIR]
+
+GEMM: ``tirx.kernels.linear(x, w)`` (x @ w.T, bf16 and fp16) against ``torch.matmul(x, w.t())``
+(cuBLAS) on a grid with sizes that are no tile multiple, skinny M (decode), tall-skinny and
+large-K shapes; FP8: ``tirx.kernels.scaled_matmul`` against ``torch._scaled_mm`` (bf16 out,
+per-tensor scales) where torch takes the shape (dims multiples of 16). Each case is timed
+paired and interleaved (tirx, torch, tirx, torch, ... on rotating input sets, CUDA events
+around each launch, medians) after a correctness check against a float32 reference with the
+output poisoned with NaN. Host cost: microseconds of Python per call (a loop of calls on tiny
+shapes, the GPU never the bottleneck) for a cached shape and for a first call at a new shape
+with the kernel already compiled, and for ``tirx.kernels.attention`` against SDPA.
+Prints one row per case and the ratios (torch time / tirx time: > 1 is faster than torch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+
+import torch  # noqa: E402
+
+import tirx.kernels as K  # noqa: E402
+from tirx.kernels import gemm as MM  # noqa: E402
+
+LOG: list[str] = []
+
+
+def log(*a) -> None:
+    s = " ".join(str(x) for x in a)
+    print(s, flush=True)
+    LOG.append(s)
+
+
+def paired(fa, fb, sets: int, reps: int = 25, warm: int = 5) -> tuple[float, float]:
+    """Median ms of fa(i) and fb(i), interleaved launch by launch over rotating input sets."""
+    for i in range(warm):
+        fa(i % sets)
+        fb(i % sets)
+    ta, tb = [], []
+    ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
+    for i in range(reps):
+        j = i % sets
+        ev[0].record()
+        fa(j)
+        ev[1].record()
+        fb(j)
+        ev[2].record()
+        ev[2].synchronize()
+        ta.append(ev[0].elapsed_time(ev[1]))
+        tb.append(ev[1].elapsed_time(ev[2]))
+    return statistics.median(ta), statistics.median(tb)
+
+
+def rel(out, ref) -> float:
+    return float((out.double() - ref.double()).norm() / ref.double().norm())
+
+
+GEMM_GRID = [
+    # (M, N, K): square and rectangular multiples, then non-multiples, skinny M, tall-skinny, large K
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (6144, 6144, 6144),
+    (4096, 4096, 4000),
+    (3000, 4096, 4096),
+    (5000, 5000, 5000),
+    (4095, 4097, 4096),
+    (1, 4096, 4096),
+    (16, 4096, 4096),
+    (64, 8192, 8192),
+    (128, 8192, 8192),
+    (200, 12288, 4096),
+    (16384, 1024, 1024),
+    (65536, 128, 4096),
+    (1024, 1024, 65536),
+    (2048, 2048, 32768),
+]
+QUICK = [(4096, 4096, 4096), (4096, 4096, 4000), (3000, 4096, 4096), (16, 4096, 4096), (1024, 1024, 65536)]
+
+
+def gemm_case(M: int, N: int, Kd: int, dt: str) -> tuple:
+    dtype = getattr(torch, dt)
+    sets = 2 if M * Kd + N * Kd < (1 << 28) else 1
+    xs = [torch.randn(M, Kd, device="cuda", dtype=dtype) for _ in range(sets)]
+    ws = [torch.randn(N, Kd, device="cuda", dtype=dtype) / Kd**0.5 for _ in range(sets)]
+    out = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+    K.linear(xs[0], ws[0], out=out)
+    err = rel(out, xs[0].float() @ ws[0].float().t())
+    tt, tc = paired(lambda i: K.linear(xs[i], ws[i], out=out), lambda i: torch.matmul(xs[i], ws[i].t()), sets)
+    tf = 2 * M * N * Kd / (tt * 1e-3) / 1e12
+    cfg = MM.config(M, N, Kd, dt)
+    log(
+        f"gemm {dt:8s} {M:>6}x{N:<6}x{Kd:<6} err {err:.1e}  tirx {tt:8.4f} ms {tf:6.1f} TFLOP/s  "
+        f"torch {tc:8.4f} ms  torch/tirx {tc / tt:6.3f}  tiles {cfg['BM']}x{cfg['BN']} {cfg['EPI']}"
+    )
+    return err, tc / tt
+
+
+def fp8_case(M: int, N: int, Kd: int) -> tuple:
+    a = (torch.randn(M, Kd, device="cuda") * 2).to(torch.float8_e4m3fn)
+    b = (torch.randn(N, Kd, device="cuda") * 2).to(torch.float8_e4m3fn)
+    sa = torch.tensor([0.5], device="cuda")
+    sb = torch.tensor([0.25], device="cuda")
+    out = K.scaled_matmul(a, b.t(), sa, sb)
+    err = rel(out, (a.float() @ b.float().t()) * 0.125)
+    torch_ok = M % 16 == 0 and N % 16 == 0 and Kd % 16 == 0
+    if not torch_ok:
+        tt, _ = paired(lambda i: K.scaled_matmul(a, b.t(), sa, sb), lambda i: None, 1)
+        log(
+            f"fp8  e4m3     {M:>6}x{N:<6}x{Kd:<6} err {err:.1e}  tirx {tt:8.4f} ms  (torch._scaled_mm refuses this shape)"
+        )
+        return err, None
+    tt, tc = paired(
+        lambda i: K.scaled_matmul(a, b.t(), sa, sb),
+        lambda i: torch._scaled_mm(a, b.t(), sa, sb, out_dtype=torch.bfloat16),
+        1,
+    )
+    tf = 2 * M * N * Kd / (tt * 1e-3) / 1e12
+    log(
+        f"fp8  e4m3     {M:>6}x{N:<6}x{Kd:<6} err {err:.1e}  tirx {tt:8.4f} ms {tf:6.1f} TFLOP/s  "
+        f"torch {tc:8.4f} ms  torch/tirx {tc / tt:6.3f}"
+    )
+    return err, tc / tt
+
+
+def host_us(fn, n: int = 400) -> float:
+    """Microseconds of host time per call (calls queue up on the GPU; tiny shapes keep it ahead)."""
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / n * 1e6
+
+
+def host_section() -> None:
+    x = torch.randn(64, 256, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16)
+    out = torch.empty(64, 256, device="cuda", dtype=torch.bfloat16)
+    tl = host_us(lambda: K.linear(x, w, out=out))
+    tt = host_us(lambda: torch.matmul(x, w.t(), out=out))
+    log(f"host: linear, cached shape        {tl:7.1f} us/call   torch.matmul {tt:7.1f} us/call")
+    # a first call at a new shape, kernel compiled: new descriptors, no compile
+    news = []
+    for m in range(1, 41):
+        xm = torch.randn(m, 256, device="cuda", dtype=torch.bfloat16)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        K.linear(xm, w)
+        news.append((time.perf_counter() - t0) * 1e6)
+    log(
+        f"host: linear, new M (1..40) median {statistics.median(news[8:]):7.1f} us/call (first {news[0]:.0f} us)"
+    )
+    q, k, v = (torch.randn(1, 8, 256, 128, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    ta = host_us(lambda: K.attention(q, k, v), 200)
+    ts = host_us(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), 200)
+    log(f"host: attention, cached shape     {ta:7.1f} us/call   SDPA {ts:7.1f} us/call")
+
+
+def attention_section(quick: bool) -> None:
+    shapes = [
+        (1, 8, 1024, 128, False),
+        (8, 8, 1024, 64, False),
+        (16, 16, 512, 64, True),
+        (2, 32, 2048, 128, False),
+    ]
+    for B, H, S, D, causal in shapes[:2] if quick else shapes:
+        q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        o = K.attention(q, k, v, causal=causal)
+        ref = torch.nn.functional.scaled_dot_product_attention(
+            q.float(), k.float(), v.float(), is_causal=causal
+        )
+        err = rel(o, ref)
+        tt, ts = paired(
+            lambda i: K.attention(q, k, v, causal=causal),
+            lambda i: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal),
+            1,
+        )
+        log(
+            f"attn {B}x{H}x{S}x{D} causal={causal!s:5}: err {err:.1e}  tirx {tt:.4f} ms  SDPA {ts:.4f} ms  SDPA/tirx {ts / tt:6.3f}"
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--only", choices=("gemm", "fp8", "host", "attn"), default=None)
+    a = ap.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    log(
+        f"device: {torch.cuda.get_device_name()} torch {torch.__version__} date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+    t0 = time.time()
+    grid = QUICK if a.quick else GEMM_GRID
+    ratios = []
+    if a.only in (None, "host"):
+        host_section()
+    if a.only in (None, "gemm"):
+        for dt in ("bfloat16",) if a.quick else ("bfloat16", "float16"):
+            for M, N, Kd in grid:
+                ratios.append(gemm_case(M, N, Kd, dt)[1])
+        log(
+            f"gemm: torch/tirx geometric mean {statistics.geometric_mean(ratios):.3f} over {len(ratios)} cases, min {min(ratios):.3f}"
+        )
+    if a.only in (None, "fp8"):
+        fr = [r for M, N, Kd in grid if (r := fp8_case(M, N, Kd)[1]) is not None]
+        if fr:
+            log(
+                f"fp8: torch/tirx geometric mean {statistics.geometric_mean(fr):.3f} over {len(fr)} cases, min {min(fr):.3f}"
+            )
+    if a.only in (None, "attn"):
+        attention_section(a.quick)
+    log(f"compiled kernels: {MM._kernel.cache_info().currsize}; wall {time.time() - t0:.0f} s")
+    if a.out:
+        with open(os.path.join(a.out, "bench_library.log"), "w") as fh:
+            fh.write("\n".join(LOG) + "\n")
+
+
+if __name__ == "__main__":
+    main()
