@@ -68,10 +68,9 @@ def _gemm_nt(a: Any, b: Any, out: Any, dtype: str, scales: tuple = ()) -> Any:
     ta = tensor_map(a, M, K, (cfg["BM"], bk), dtype)
     tb = tensor_map(b, N, K, (cfg["BN"], bk), dtype)
     if cfg["EPI"] == "tma":
-        last = tensor_map(out, M, N, (64, 64), dtype_name(out))
+        k(M, N, K, ta, tb, tensor_map(out, M, N, (64, 64), dtype_name(out)), out, *scales)
     else:
-        last = out
-    k(M, N, K, ta, tb, last, *scales)
+        k(M, N, K, ta, tb, out, *scales)
     return out
 
 

@@ -174,9 +174,10 @@ def matmul_sm90(
 
 def make(dtype: str = "float16", **tiles):
     """The kernel (a ``T.function``) for one dtype and tile set; every problem size runs on it.
-    Its parameters: ``(M, N, K, TA, TB)``, then ``TC`` (``EPI="tma"``, the default) or ``C``
-    (``EPI="direct"``), then for fp8 the scales ``SA, SB``."""
-    drop = {"C": None} if tiles.get("EPI", "tma") == "tma" else {"TC": None}
+    Its parameters: ``(M, N, K, TA, TB)``, ``TC`` (``EPI="tma"``, the default), ``C``, then for
+    fp8 the scales ``SA, SB``. ``C`` is taken by the TMA-store kernel too: the launch checks it
+    (dtype, ``(M, N)``, contiguous, one device) and takes its device and the fast launch path."""
+    drop = {} if tiles.get("EPI", "tma") == "tma" else {"TC": None}
     if dtype not in FP8:
         drop.update(SA=None, SB=None)
     return matmul_sm90.specialize(DT=dtype, **drop, **tiles)
