@@ -5,6 +5,8 @@ kernels), and bad arguments get errors that name them."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hopper_util import ARCH, assert_round_trips, compile_clean, no_disk_cache  # noqa: F401 (autouse)
 from hypothesis import given, settings
@@ -37,6 +39,7 @@ def test_config_is_a_valid_tile_set_chosen_by_shape_class(M, N, K, dtype):
     assert cfg["EPI"] == ("tma" if N % 8 == 0 else "direct")
     # K never picks the tiles: every K of a class shares the kernel
     assert MM.config(M, N, K + 8, dtype) == cfg
+    assert MM.config(M, N, K, dtype, trans_b=True) == {**cfg, "TRANS_B": True}
     # shared memory of the stage ring (+ C staging) fits: the static asserts would refuse it
     smem = cfg["STAGES"] * (cfg["BM"] + cfg["BN"]) * 128 + (cfg["BM"] // 64) * 16384 + 1024
     assert smem <= 232448
@@ -77,6 +80,14 @@ def test_the_sizes_are_launch_arguments():
     assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" in k.ptx
     e = tirx.compile(HM.make("float8_e4m3fn"), target=ARCH, cache=False)
     assert "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3" in e.ptx
+    # a row-major B: read N-major (imm-trans-b 1), loaded as 64 x 64 boxes
+    t = tirx.compile(HM.make("bfloat16", TRANS_B=True), target=ARCH, cache=False)
+    assert re.search(
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, %rd\d+, %rd\d+, p, 1, 1, 0, 1;",
+        t.ptx,
+    )
+    with pytest.raises(tirx.DiagnosticError, match="fp8 wgmma reads B K-major only"):
+        HM.make("float8_e4m3fn", TRANS_B=True)
 
 
 def test_the_direct_epilogue_checks_every_store():

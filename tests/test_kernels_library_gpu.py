@@ -78,11 +78,22 @@ def test_empty_and_zero_k():
     ).shape == (0, 8)
 
 
-def test_row_major_b_is_refused_with_the_fix():
+@pytest.mark.parametrize("M,N,Kd", [(1, 8, 8), (100, 1000, 40), (3000, 4096, 4000), (130, 24, 4096)])
+def test_matmul_of_a_row_major_b(M, N, Kd):
+    g = torch.Generator(device="cuda").manual_seed(M + N + Kd)
+    a = torch.randn(M, Kd, device="cuda", dtype=torch.bfloat16, generator=g)
+    b = torch.randn(Kd, N, device="cuda", dtype=torch.bfloat16, generator=g)
+    out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    K.matmul(a, b, out=out)
+    assert _rel(out, a.float() @ b.float()) < 1e-2
+
+
+def test_bad_layouts_are_refused_with_the_fix():
     a = torch.randn(16, 32, device="cuda", dtype=torch.float16)
-    b = torch.randn(32, 24, device="cuda", dtype=torch.float16)
-    with pytest.raises(ValueError, match=r"^b: expected K-major storage.*b.t\(\).contiguous\(\).t\(\)"):
-        K.matmul(a, b)
+    with pytest.raises(ValueError, match=r"^b: a row-major b needs N a multiple of 8"):
+        K.matmul(a, torch.randn(32, 20, device="cuda", dtype=torch.float16))
+    with pytest.raises(ValueError, match=r"^b: expected a row-major \(K, N\) tensor or the transpose"):
+        K.matmul(a, torch.randn(32, 48, device="cuda", dtype=torch.float16)[:, ::2])
     with pytest.raises(ValueError, match=r"^x: K = 12 must be a multiple of 8"):
         K.linear(
             torch.randn(4, 12, device="cuda", dtype=torch.float16),

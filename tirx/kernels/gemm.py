@@ -6,10 +6,11 @@ TMA descriptors are launch arguments, so a new shape costs host time only (descr
 from a cache keyed by exactly what they encode, ``tirx.kernels._host``). Edges are handled by
 TMA's zero fill and clipped stores, never by padding copies.
 
-B is read K-major (the layout wgmma reads for every dtype): ``linear(x, w)`` takes
-``nn.Linear``'s ``(N, K)`` weight as it is stored, and ``matmul(a, b)`` takes a ``(K, N)`` ``b``
-whose storage is K-major (``b.stride() == (1, K)``, e.g. ``w.t()``); a row-major ``b`` is
-refused with the fix (``b.t().contiguous().t()`` once, then reuse it).
+``linear(x, w)`` takes ``nn.Linear``'s ``(N, K)`` weight as it is stored (B K-major, the
+layout wgmma reads for every dtype); ``matmul(a, b)`` takes a ``(K, N)`` ``b`` either row-major
+(as torch makes it: read N-major, wgmma's transposed B, fp16 / bf16) or K-major
+(``b.stride() == (1, K)``, e.g. ``w.t()``). fp8 (``scaled_matmul``) reads B K-major only, as
+``torch._scaled_mm`` does.
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ _FP8 = ("float8_e4m3fn", "float8_e5m2")
 _SMEM = 232448  # bytes of shared memory a CTA may take on sm_90
 
 
-def config(M: int, N: int, K: int, dtype: str, sms: int = 132) -> dict:
+def config(M: int, N: int, K: int, dtype: str, sms: int = 132, trans_b: bool = False) -> dict:
     """The tile set for one problem: ``128 x BN`` tiles with the widest ``BN`` that still gives
     every SM work (``gemm.best_config``'s rule, measured on the H200), ``64 x BN`` tiles for at
     most 64 rows (decode), and the TMA-store epilogue when C's rows are 16-byte aligned (else
     the checked register stores). A function of the shape's class only, so shapes share
-    compiled kernels."""
+    compiled kernels. ``trans_b``: B is a row-major ``(K, N)`` matrix (read N-major)."""
     bm = 64 if M <= 64 else 128
     rows = -(-M // bm)
     bn = 64
@@ -43,7 +44,10 @@ def config(M: int, N: int, K: int, dtype: str, sms: int = 132) -> dict:
     # slack, at most 8: 4 of 128 x 256, 6 of 128 x 128, 8 of 128 x 64, 5 of 64 x 256
     stages = min(8, (_SMEM - 1024 - (bm // 64) * 16384) // ((bm + bn) * 128))
     epi = "tma" if N % 8 == 0 else "direct"
-    return dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI=epi, SMS=sms)
+    cfg = dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI=epi, SMS=sms)
+    if trans_b:
+        cfg["TRANS_B"] = True
+    return cfg
 
 
 @functools.cache
@@ -54,19 +58,20 @@ def _kernel(dtype: str, tiles: tuple) -> Any:
     return tirx.compile(make(dtype, **dict(tiles)), target="cuda")
 
 
-def _gemm_nt(a: Any, b: Any, out: Any, dtype: str, scales: tuple = ()) -> Any:
-    """``out = a @ b^T`` for row-major ``a (M, K)``, ``b (N, K)``, ``out (M, N)`` (checked)."""
+def _gemm(a: Any, b: Any, out: Any, dtype: str, trans_b: bool = False, scales: tuple = ()) -> Any:
+    """``out = a @ b^T`` for row-major ``a (M, K)``, ``b (N, K)``, ``out (M, N)`` (checked); with
+    ``trans_b``, ``out = a @ b`` for a row-major ``b (K, N)``."""
     M, K = a.shape
-    N = b.shape[0]
+    N = b.shape[1] if trans_b else b.shape[0]
     if M == 0 or N == 0:
         return out
     if K == 0:
         return out.zero_()
-    cfg = config(M, N, K, dtype, sm_count(a.device.index or 0))
+    cfg = config(M, N, K, dtype, sm_count(a.device.index or 0), trans_b)
     k = _kernel(dtype, tuple(sorted(cfg.items())))
     bk = 128 if dtype in _FP8 else 64
     ta = tensor_map(a, M, K, (cfg["BM"], bk), dtype)
-    tb = tensor_map(b, N, K, (cfg["BN"], bk), dtype)
+    tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (cfg["BN"], bk), dtype)
     if cfg["EPI"] == "tma":
         k(M, N, K, ta, tb, tensor_map(out, M, N, (64, 64), dtype_name(out)), out, *scales)
     else:
@@ -119,29 +124,39 @@ def linear(x: Any, weight: Any, *, out: Any = None) -> Any:
     w = _rows("weight", weight)
     _check_pair(a, w, a.shape[1], dt, ("x", "weight"))
     res = _out(out, a.shape[0], w.shape[0], dt, x)
-    _gemm_nt(a, w, res, dt)
+    _gemm(a, w, res, dt)
     return res if out is not None else res.view(*x.shape[:-1], w.shape[0])
 
 
 def matmul(a: Any, b: Any, *, out: Any = None) -> Any:
-    """``a @ b`` for ``a (M, K)`` row-major and ``b (K, N)`` stored K-major
-    (``b.stride() == (1, K)``: the transpose of a row-major ``(N, K)`` tensor, such as a
-    linear layer's weight ``w.t()``), fp16 or bf16; returns ``(M, N)``."""
+    """``a @ b`` for ``a (M, K)`` row-major and ``b (K, N)`` row-major (N a multiple of 8) or
+    stored K-major (``b.stride() == (1, K)``: the transpose of a row-major ``(N, K)`` tensor,
+    such as a linear layer's weight ``w.t()``; any N), fp16 or bf16; returns ``(M, N)``."""
     dt = check_cuda("a", a, _HALF, 2)
     check_cuda("b", b, (dt,), 2)
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"b: shape {tuple(b.shape)} does not match a's K = {a.shape[1]}")
     if not a.is_contiguous():
         raise ValueError(f"a: expected a row-major tensor, got strides {tuple(a.stride())}")
+    K, N = b.shape
     bt = b.t()
-    if not bt.is_contiguous():
+    if bt.is_contiguous():  # K-major (this also takes a (K, 1) or (1, N) b stored either way)
+        _check_pair(a, bt, K, dt, ("a", "b"))
+        res = _out(out, a.shape[0], N, dt, a)
+        return _gemm(a, bt, res, dt)
+    if not b.is_contiguous():
         raise ValueError(
-            f"b: expected K-major storage (strides (1, {b.shape[0]})), got {tuple(b.stride())}; "
-            "convert once with b.t().contiguous().t() and reuse it (wgmma reads B K-major)"
+            f"b: expected a row-major (K, N) tensor or the transpose of a row-major (N, K) one, got "
+            f"strides {tuple(b.stride())}"
         )
-    _check_pair(a, bt, a.shape[1], dt, ("a", "b"))
-    res = _out(out, a.shape[0], b.shape[1], dt, a)
-    return _gemm_nt(a, bt, res, dt)
+    if N % 8:
+        raise ValueError(
+            f"b: a row-major b needs N a multiple of 8 (TMA reads rows 16-byte aligned), got N = {N}; "
+            "pass b as the transpose of a row-major (N, K) tensor for any N"
+        )
+    _check_pair(a, b, K, dt, ("a", "b"))
+    res = _out(out, a.shape[0], N, dt, a)
+    return _gemm(a, b, res, dt, trans_b=True)
 
 
 def scaled_matmul(a: Any, b: Any, scale_a: Any, scale_b: Any, *, out: Any = None) -> Any:
@@ -163,4 +178,4 @@ def scaled_matmul(a: Any, b: Any, scale_a: Any, scale_b: Any, *, out: Any = None
         raise ValueError(f"b: expected K-major storage (strides (1, {b.shape[0]})), got {tuple(b.stride())}")
     _check_pair(a, bt, a.shape[1], dt, ("a", "b"))
     res = _out(out, a.shape[0], b.shape[1], "bfloat16", a)
-    return _gemm_nt(a, bt, res, dt, (scale_a.reshape(1), scale_b.reshape(1)))
+    return _gemm(a, bt, res, dt, scales=(scale_a.reshape(1), scale_b.reshape(1)))

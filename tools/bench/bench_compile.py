@@ -57,6 +57,10 @@ def kernels(baseline: str | None = None) -> list[tuple[str, object]]:
             lambda: G.make_gemm(8192, 8192, 8192, "bfloat16", **G.best_config(8192, 8192, 8192, "bfloat16")),
         )
     )
+    from tirx.kernels.hopper import matmul as MA
+
+    out.append(("matmul any-shape bf16 128x256", lambda: MA.make("bfloat16")))
+    out.append(("matmul any-shape e4m3 128x256", lambda: MA.make("float8_e4m3fn")))
     try:
         from tirx.kernels.hopper import fp8_gemm as F
 

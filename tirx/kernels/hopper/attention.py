@@ -210,12 +210,13 @@ def _slots(first: int, n: int, mod: str = "") -> str:
     return ", ".join(f"{{{first + i}{':' + mod if mod else ''}}}" for i in range(n))
 
 
-def wgmma_block(n: int, ab: str, steps: int, a_regs: int = 0) -> str:
+def wgmma_block(n: int, ab: str, steps: int, a_regs: int = 0, trans_b: bool = False) -> str:
     """One inline-PTX block of ``steps`` consecutive ``wgmma.mma_async`` k16 steps into one
     accumulator (operands ``0 .. n/2 - 1``, read and written), ``m64n{n}k16``, fp32 += ``ab`` x
     ``ab``. Operands after the accumulator: A in shared memory (``a_regs == 0``): per step its
     A and B descriptors; A in registers (``a_regs`` of them, 4 a step; B N-major): those, then
-    per step its B descriptor. The last operand is the first step's scale-d (0 / 1).
+    per step its B descriptor. The last operand is the first step's scale-d (0 / 1). ``trans_b``
+    (A in shared memory): B N-major (imm-trans-b 1; f16 / bf16 only).
 
     One statement instead of one per step: NVVM's time grows faster than linearly in the
     number of statements with 64+ register operands each (2026-12-01: 8 k-steps of
@@ -235,7 +236,8 @@ def wgmma_block(n: int, ab: str, steps: int, a_regs: int = 0) -> str:
             src_a, src_b = "{{" + _slots(nacc + 4 * i, 4) + "}}", f"{{{first + i}}}"
         else:
             src_a, src_b = f"{{{first + 2 * i}}}", f"{{{first + 2 * i + 1}}}"
-        tail = "1, 1, 1" if a_regs else "1, 1, 0, 0"  # imm-scale-a/b 1, B N-major / both K-major
+        # imm-scale-a/b 1, then B N-major (register A) / imm-trans-a 0 and imm-trans-b
+        tail = "1, 1, 1" if a_regs else f"1, 1, 0, {int(trans_b)}"
         lines.append(
             f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ab}.{ab} {acc}, {src_a}, {src_b}, "
             f"{'p' if i == 0 else 1}, {tail};"

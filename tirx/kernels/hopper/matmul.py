@@ -20,6 +20,11 @@ time, so one compiled kernel per dtype and tile set serves every ``(M, N, K)``:
   fills the missing elements with zeros (and still completes the stage's full byte count), so
   a partial k-block adds zeros and a partial tile computes zeros in its outside rows; the
   TMA-store epilogue (``EPI="tma"``) clips its boxes at ``M`` and ``N``.
+* ``TRANS_B=True`` (fp16 / bf16) reads B as a row-major ``(K, N)`` matrix (``a @ b`` with
+  ``b`` as torch stores it): each stage's B tile is ``BN / 64`` TMA boxes of 64 K-rows by 64
+  columns (N-major, 128-byte swizzle), and wgmma reads it transposed (``imm-trans-b 1``, the
+  N-major descriptor of the attention kernel's V: 64-column chunks ``64 * 128`` bytes apart,
+  8-row groups 1024 bytes apart, a k16 step 16 rows further). ``N`` is then a multiple of 8.
 * TMA needs 16-byte row pitches: ``K`` a multiple of 8 (fp8: 16) for A and B. C's TMA store needs ``N`` a
   multiple of 8 too; for other ``N`` the ``EPI="direct"`` epilogue stores each element from
   registers, checked against ``M`` and ``N``.
@@ -30,6 +35,7 @@ The host side (tensor maps, the cache of compiled kernels, the choice of tiles) 
 
 from __future__ import annotations
 
+from tirx.kernels.hopper.attention import desc, v_desc_hi, v_offset, wgmma_block
 from tirx.kernels.hopper.gemm import DESC_HI, init_stages, produce, release, store_tma, tile_origin
 from tirx.script import tirx as T
 
@@ -47,6 +53,28 @@ def store_checked(C, acc, M, N, row0, col0, BN, DT):
                 col = col0 + 8 * i + c
                 if r < M and col < N:
                     C[r, col] = T.cast(acc[4 * i + 2 * h + c], DT)
+
+
+@T.inline
+def produce_nmajor(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M, BM, BN, STAGES, kb_n,
+                   stage_bytes, a_bytes):  # fmt: skip
+    """The producer thread for an N-major B (``TRANS_B``): per k-block, the ``BM x 64`` A tile as in
+    ``gemm.produce`` and the B tile as ``BN / 64`` boxes of 64 K-rows by 64 columns, 8 KiB apart."""
+    it: T.int32 = 0
+    for tile in range(unit0, ntiles, units):
+        m0, n0 = tile_origin(tile, group, mt, GROUP_M, 1, 0, BM, BN)
+        for kb in range(kb_n):
+            s = it % STAGES
+            while not T.ptx.mbarrier_try_wait_parity(T.address_of(empty[s]), ((it // STAGES) & 1) ^ 1):
+                pass
+            T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
+            sa = sbase + T.cast(s * stage_bytes, "uint32")
+            T.ptx.tma_load_2d(sa, TA, kb * 64, m0, T.address_of(full[s]))
+            for c in range(BN // 64):
+                T.ptx.tma_load_2d(
+                    sa + T.uint32(a_bytes + c * 8192), TB, n0 + 64 * c, kb * 64, T.address_of(full[s])
+                )
+            it = it + 1
 
 
 @T.jit
@@ -70,11 +98,13 @@ def matmul_sm90(
     PRODUCER_REGS: T.constexpr = 40,
     CONSUMER_REGS: T.constexpr = 232,
     EPI: T.constexpr = "tma",
+    TRANS_B: T.constexpr = False,
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
     T.static_assert(BN % 64 == 0 and 64 <= BN <= 256, "BN is 64, 128, 192 or 256")
     T.static_assert(EPI in ("direct", "tma"), "EPI is 'tma' (N a multiple of 8) or 'direct' (any N)")
+    T.static_assert(not TRANS_B or DT not in FP8, "TRANS_B: fp8 wgmma reads B K-major only")
     consumers = T.meta_var(BM // 64)
     T.static_assert(
         consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
@@ -122,8 +152,12 @@ def matmul_sm90(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M, 1, 0,
-                    BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
+            if TRANS_B:
+                produce_nmajor(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M,
+                               BM, BN, STAGES, kb_n, stage_bytes, a_bytes)  # fmt: skip
+            else:
+                produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M, 1, 0,
+                        BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
         acc = T.alloc_local((BN // 2,), "float32")
@@ -138,18 +172,36 @@ def matmul_sm90(
                 while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
                     pass
                 sa = sbase + T.cast(s * stage_bytes, "uint32")
-                da = T.uint64(DESC_HI) | T.cast((sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4, "uint64")
-                db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
                 T.ptx.wgmma_fence()
-                for kk in range(BK // kstep):  # +2 in the descriptor's address: 32 bytes of K
-                    T.ptx.wgmma_mma_async(
-                        shape,
-                        ab,
-                        T.address_of(acc[0]),
-                        da + T.uint64(2 * kk),
-                        db + T.uint64(2 * kk),
-                        T.cast(kb > 0, "int32") if kk == 0 else 1,
+                if TRANS_B:
+                    # one inline-PTX block of the four k16 steps, B read N-major (imm-trans-b 1)
+                    ad = (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4
+                    bd = (sa + T.uint32(a_bytes)) >> 4
+                    T.ptx.asm(
+                        wgmma_block(BN, ab, BK // 16, trans_b=True),
+                        *[acc[i] for i in range(BN // 2)],
+                        *[
+                            d
+                            for kk in range(BK // 16)
+                            for d in (desc(DESC_HI, ad, 2 * kk), desc(v_desc_hi(64), bd, v_offset(kk)))
+                        ],
+                        T.cast(kb > 0, "int32"),
+                        ty="void",
                     )
+                else:
+                    da = T.uint64(DESC_HI) | T.cast(
+                        (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4, "uint64"
+                    )
+                    db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
+                    for kk in range(BK // kstep):  # +2 in the descriptor's address: 32 bytes of K
+                        T.ptx.wgmma_mma_async(
+                            shape,
+                            ab,
+                            T.address_of(acc[0]),
+                            da + T.uint64(2 * kk),
+                            db + T.uint64(2 * kk),
+                            T.cast(kb > 0, "int32") if kk == 0 else 1,
+                        )
                 T.ptx.wgmma_commit_group()
                 T.ptx.wgmma_wait_group(1)
                 if kb > 0 and ctid == 0:
@@ -187,6 +239,8 @@ KERNELS = {
     "matmul_any_f16": lambda: make("float16"),
     "matmul_any_bf16_direct": lambda: make("bfloat16", EPI="direct"),
     "matmul_any_f16_bm64": lambda: make("float16", BM=64, BN=128, STAGES=8),
+    "matmul_any_bf16_nmajor": lambda: make("bfloat16", TRANS_B=True),
+    "matmul_any_f16_nmajor_bm64": lambda: make("float16", BM=64, BN=64, STAGES=8, TRANS_B=True),
     "matmul_any_e4m3": lambda: make("float8_e4m3fn"),
     "matmul_any_e4m3_direct": lambda: make("float8_e4m3fn", EPI="direct", BN=128, STAGES=6),
 }
