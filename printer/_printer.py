@@ -207,6 +207,7 @@ class Printer:
         self.ret_ty: Any = None  # the return type of the function being printed
         self.header_vars: dict[_e.Var, str] = {}  # parameters declared by T.dynamic before the code
         self.header_lines: list[str] = []
+        self.in_module = False  # printing a Module: a var defined nowhere is its T.dynamic
 
     # -------------------------------------------------------------- names / scopes
     def _fresh(self, hint: str) -> str:
@@ -247,6 +248,13 @@ class Printer:
         self.scopes[0].append((key, None, name))
         self.names[key] = name
         self.live.add(name)
+        if self.in_module and what == "var" and key not in self.defined_ever and isinstance(key.ty, PrimType):
+            # a var no function of the module defines: a module-level T.dynamic, as TIRx
+            # prints it (its module check accepts it; compiling refuses it)
+            self.defined_ever.add(key)
+            hint = key.name if is_printable_name(key.name) else name
+            self.header_lines.append(f"{name} = T.dynamic({quote(hint)}, dtype={quote(key.ty.name)})")
+            return name
         if self.in_func:
             why = "used out of scope" if key in self.defined_ever else "undefined"
             self.problems.append(f"{why} {what} {name}")
@@ -810,6 +818,7 @@ class Printer:
                 raise ValueError(f"tirx.dumps: the module name {name!r} cannot be printed: {why}")
             self.module_name = name
             self.live.add(self.module_name)
+            self.in_module = True
             self.declare_header_vars(obj.functions)
             self.module(obj)
             return self.header() + "\n".join(self.lines) + "\n"

@@ -78,13 +78,6 @@ def test_render_format():
         ),
         ("        if i < n:", "        break\n        if i < n:", "break outside a loop", 9, 9),
         ("        if i < n:", "        continue\n        if i < n:", "continue outside a loop", 9, 9),
-        (
-            "    with T.device_entry",
-            "    T.cuda.cta_sync()\n    with T.device_entry",
-            "only be used inside a device entry",
-            7,
-            5,
-        ),
         # storing T.float32(2.0) into a float16 tensor casts (folds to T.float16(2.0)) as in TIRx
         # (issue #14); it was "differs from buffer dtype float16"
         ("if i < n:", "if i < n", "expected ':'", 9, 17),
@@ -109,6 +102,15 @@ def test_located_errors(old, new, msg, line, col):
     src = BASE.replace(old, new, 1).splitlines()[line - 1]
     assert lines[3].endswith(src)
     assert lines[4].index("^") - lines[4].index("|") - 2 == col - 1
+
+
+def test_device_op_in_host_code_loads_and_compiling_it_is_located():
+    # TIRx loads a device-only op in host code (its compile refuses it); so does tirx
+    text = BASE.replace("    with T.device_entry", "    T.cuda.cta_sync()\n    with T.device_entry", 1)
+    f = tirx.loads(text, source_name="k.tirx")
+    with pytest.raises(DiagnosticError, match="only be used inside a device entry") as ei:
+        tirx.compile(f, target="cuda -arch=sm_90a", cache=False)
+    assert at(ei.value) == (7, 5), str(ei.value)
 
 
 def test_cause_is_kept():

@@ -64,9 +64,15 @@ def test_fmt_check_and_rewrite(files, capsys):
     out = capsys.readouterr().out
     assert f"would reformat {ugly}" in out and str(good) not in out
     assert ugly.read_text() == UGLY  # --check never writes
-    assert main(["fmt", str(ugly)]) == 0
-    assert ugly.read_text() == GOOD.replace("range(4):", "range(4):  # comment")  # comments are kept
+    assert main(["fmt", str(ugly)]) == 0  # only whitespace changes: the user's spellings stay
+    assert ugly.read_text() == (
+        "@T.function\ndef f(A: T.Tensor((4,), T.int32)):\n"
+        "    for i in range(0, 4):  # comment\n        A[i] = (i * 2)\n"
+    )
     assert main(["fmt", "--check", str(ugly)]) == 0
+    assert main(["fmt", "--canonical", str(ugly)]) == 0  # the canonical print
+    assert ugly.read_text() == GOOD.replace("range(4):", "range(4):  # comment")  # comments are kept
+    assert main(["fmt", "--check", "--canonical", str(ugly)]) == 0
     assert main(["fmt", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "undefined name 'y'" in err and f"{bad}:3:12" in err

@@ -34,7 +34,7 @@ def test_statements_after_the_device_entry_other_than_return_are_located_errors(
             A[0] = 1
         A[1] = 2
 
-    with pytest.raises(tirx.DiagnosticError, match=r"only a final `return") as ei:
+    with pytest.raises(tirx.DiagnosticError, match=r"after the last, bindings and a final `return") as ei:
         tirx.compile(g, target="cuda -arch=sm_90a")
     assert ei.value.span is not None and ei.value.span.line > 0
 

@@ -1,4 +1,5 @@
-"""``tirx fmt`` keeps comments; ``loads(keep_comments=True)`` / ``dumps``; fmt's options."""
+"""``tirx fmt --canonical`` keeps comments (``loads(keep_comments=True)`` / ``dumps``); fmt's
+options. The default layout (only whitespace changes) is tested in test_fmt_layout.py."""
 
 from __future__ import annotations
 
@@ -108,7 +109,8 @@ def test_every_kind_of_place_round_trips():
     assert _texts(out) == _texts(SRC)
     again = tirx.loads(out, keep_comments=True)
     assert tirx.dumps(again) == out  # a fixpoint
-    assert fmt_mod.format_text(out) == out
+    assert fmt_mod.format_text(out, canonical=True) == out
+    assert fmt_mod.format_text(out) == out  # the layout keeps it too
 
 
 def test_comments_do_not_change_structural_equality_or_hash():
@@ -154,7 +156,7 @@ def test_fmt_refuses_to_write_a_comment_it_cannot_place(tmp_path, monkeypatch, c
     text = "@T.function\ndef f(A: T.Tensor((4,), T.int32)):\n      A[0] = 1  # keep me\n"
     p.write_text(text)
     monkeypatch.setattr(_comments, "_place", lambda *a: None)  # placement fails for every comment
-    assert main(["fmt", str(p)]) == 1
+    assert main(["fmt", "--canonical", str(p)]) == 1
     err = capsys.readouterr().err
     assert f"{p}:3:17" in err and "refusing to drop it" in err
     assert p.read_text() == text  # nothing written
@@ -163,10 +165,10 @@ def test_fmt_refuses_to_write_a_comment_it_cannot_place(tmp_path, monkeypatch, c
 def test_fmt_keeps_comments_in_files(tmp_path, capsys):
     p = tmp_path / "a.tirx"
     p.write_text(SRC)
-    assert main(["fmt", "--check", str(p)]) == 1
-    assert main(["fmt", str(p)]) == 0
+    assert main(["fmt", "--check", "--canonical", str(p)]) == 1
+    assert main(["fmt", "--canonical", str(p)]) == 0
     assert p.read_text() == WANT
-    assert main(["fmt", "--check", str(p)]) == 0
+    assert main(["fmt", "--check", "--canonical", str(p)]) == 0
     assert "1 file(s) reformatted" in capsys.readouterr().err
 
 
@@ -230,10 +232,10 @@ def _commented(draw):
 @given(_commented())
 def test_fmt_keeps_every_inserted_comment_in_order(case):
     obj, text = case
-    out = fmt_mod.format_text(text)
+    out = fmt_mod.format_text(text, canonical=True)
     assert _texts(out) == _texts(text)  # every comment, in order
     assert tirx.structural_equal(tirx.loads(out), obj)
-    assert fmt_mod.format_text(out) == out  # formatting is a fixpoint
+    assert fmt_mod.format_text(out, canonical=True) == out  # formatting is a fixpoint
     src, dst = text.split("\n"), out.split("\n")
     where = {}
     for i, x in enumerate(dst):
@@ -268,8 +270,10 @@ def test_fmt_keeps_every_inserted_comment_in_order(case):
 # ------------------------------------------------------------------ fmt --check on TIRx's text
 @pytest.mark.parametrize("path", COMPAT_TIRX, ids=os.path.basename)
 def test_fmt_check_passes_on_tirx_printed_compat_files(path, capsys):
-    assert main(["fmt", "--check", path]) == 0, capsys.readouterr()
-    assert main(["fmt", "--check", str(COMPAT_DIR)]) == 0  # the folder too
+    assert main(["fmt", "--check", "--canonical", path]) == 0, capsys.readouterr()
+    assert main(["fmt", "--check", "--canonical", str(COMPAT_DIR)]) == 0  # the folder too
+    # the layout's spacing is TIRx's: only lines over the line length change
+    assert main(["fmt", "--check", "--line-length", "100000", str(COMPAT_DIR)]) == 0
 
 
 #: golden files whose TIRx text fmt rewrites, with why (documented in docs/text_format.md)
@@ -284,15 +288,18 @@ def test_fmt_check_on_the_tirx_golden_files(capsys):
     # the raw forms TIRx prints for constant operands (T.LShift(3, 30)) are another spelling
     # of tirx's canonical one (T.int32(3) << 30): accepted with --same-ir
     same = [g for g in GOLDEN if os.path.basename(g) not in FMT_REWRITES]
-    assert main(["fmt", "--check", "--same-ir", *same]) == 0, capsys.readouterr()
+    assert main(["fmt", "--check", "--canonical", "--same-ir", *same]) == 0, capsys.readouterr()
     for g in GOLDEN:
         if os.path.basename(g) in FMT_REWRITES:  # rewritten, and to the same IR
-            assert main(["fmt", "--check", "--same-ir", g]) == 1
+            assert main(["fmt", "--check", "--canonical", "--same-ir", g]) == 1
             with open(g) as fh:
                 text = fh.read()
-            tirx.assert_structural_equal(tirx.loads(fmt_mod.format_text(text)), tirx.loads(text))
+            out = fmt_mod.format_text(text, canonical=True)
+            tirx.assert_structural_equal(tirx.loads(out), tirx.loads(text))
     capsys.readouterr()
-    assert main(["fmt", "--check", os.path.join(HERE, "data", "tirx_golden")]) in (0, 1)
+    assert main(["fmt", "--check", "--canonical", os.path.join(HERE, "data", "tirx_golden")]) in (0, 1)
+    # without --canonical every golden file keeps its text (TIRx's spacing is fmt's)
+    assert main(["fmt", "--check", "--line-length", "100000", *GOLDEN]) == 0, capsys.readouterr()
     capsys.readouterr()
 
 
@@ -300,7 +307,7 @@ def test_tirx_spellings_count_as_formatted():
     with open(os.path.join(COMPAT_DIR, "mutable_scalars.tirx")) as fh:
         text = fh.read()
     assert "0.90000000000000002" in text and not text.endswith("\n")
-    out = fmt_mod.format_text(text)
+    out = fmt_mod.format_text(text, canonical=True)
     assert out != text and fmt_mod.equivalent(text, out)
     assert not fmt_mod.equivalent(text.replace("0.90000000000000002", "0.9000000000000001"), out)
     assert not fmt_mod.equivalent(text + "\n\n", out)
@@ -319,7 +326,9 @@ def test_fmt_diff_writes_nothing(tmp_path, capsys):
     assert main(["fmt", "--diff", str(p)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"--- {p}\t(original)\n+++ {p}\t(formatted)\n@@")
-    assert "-  A[0] = (1)   # one\n" in out and "+    A[0] = 1  # one\n" in out
+    assert "-  A[0] = (1)   # one\n" in out and "+    A[0] = (1)  # one\n" in out  # the user's (1)
+    assert main(["fmt", "--diff", "--canonical", str(p)]) == 0
+    assert "+    A[0] = 1  # one\n" in capsys.readouterr().out  # the canonical print
     assert p.read_text() == UGLY
     assert main(["fmt", "--diff", "--check", str(p)]) == 1
 
@@ -328,7 +337,10 @@ def test_fmt_stdin_to_stdout(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(UGLY.encode())))
     assert main(["fmt", "-"]) == 0
     out = capsys.readouterr().out
-    assert out.endswith("def f(A: T.Tensor((4,), T.int32)):\n    A[0] = 1  # one\n")
+    assert out == "@T.function\ndef f(A: T.Tensor((4,), T.int32)):\n    A[0] = (1)  # one\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(UGLY.encode())))
+    assert main(["fmt", "--canonical", "-"]) == 0
+    assert capsys.readouterr().out.endswith("def f(A: T.Tensor((4,), T.int32)):\n    A[0] = 1  # one\n")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"@T.function\ndef f(:\n")))
     assert main(["fmt", "-"]) == 1
     assert "<stdin>:2:7" in capsys.readouterr().err
@@ -345,7 +357,7 @@ def test_fmt_recurses_into_directories_and_globs(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"would reformat {a}" in out and f"would reformat {b}" in out and "notes" not in out
     assert main(["fmt", str(tmp_path / "**" / "*.tirx")]) == 0
-    assert b.read_text().endswith("    A[0] = 1  # one\n") and other.read_text() == UGLY
+    assert b.read_text().endswith("    A[0] = (1)  # one\n") and other.read_text() == UGLY
     assert main(["fmt", "--check", str(tmp_path)]) == 0
     assert main(["fmt", str(tmp_path / "missing.tirx")]) == 2
     assert "no such file" in capsys.readouterr().err

@@ -319,7 +319,16 @@ EXTRA = {
     "device_entry": ("T.device_entry(1, 1, 1, 128, 1, 1, n)", "it takes 6 launch values"),
 }
 # Python-only keywords of a T function (its own spelling of the form's values)
-PY_ONLY = {"device_entry": {"launch", "grid", "block", "cluster", "dynamic_smem_bytes", "kernel_attrs"}}
+_PY_DEVICE_ENTRY = {
+    "launch",
+    "grid",
+    "block",
+    "cluster",
+    "dynamic_smem_bytes",
+    "kernel_attrs",
+    "backend_config",
+}
+PY_ONLY = {"device_entry": _PY_DEVICE_ENTRY}
 
 
 def test_every_form_has_a_generator_and_every_kind_a_bad_value():

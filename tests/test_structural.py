@@ -437,3 +437,23 @@ def test_shared_strategies_if_present():
             assert not eq_both(f, m), what
 
     check()
+
+
+def test_module_free_vars_are_the_modules():
+    """A var no function of a module defines is the module's (TIRx's module-level
+    ``n = T.dynamic(...)``): two loads of one text are equal with equal hashes, and which
+    functions share such a var matters."""
+    head = '# from tirx.script import tirx as T\n\nn = T.dynamic("n", dtype="int32")\nm = T.dynamic("n", dtype="int32")\n'
+    body = (
+        "@T.ir_module\nclass Module:\n    @T.function(private=True)\n    def first():\n        T.evaluate(n + 1)\n\n"
+        "    @T.function(private=True)\n    def second():\n        T.evaluate({})\n"
+    )
+    a, b = (tirx.loads(head + body.format("n + m")) for _ in range(2))
+    assert a is not b and tirx.structural_equal(a, b) and eq_both(a, b)
+    assert tirx.structural_hash(a) == tirx.structural_hash(b)
+    for other in ("m + n", "n + n", "m + m"):
+        assert not tirx.structural_equal(a, tirx.loads(head + body.format(other))), other
+    with pytest.raises(ValueError, match="module var"):
+        tirx.assert_structural_equal(a, tirx.loads(head + body.format("m + n")))
+    # a standalone function's free var is still equal only to itself
+    assert not tirx.structural_equal(a["first"], b["first"])

@@ -86,12 +86,16 @@ def test_disk_full_on_fmt_write(ugly, monkeypatch, capsys):
     def full(obj, path):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path) + ".tmp")
 
-    monkeypatch.setattr(tirx, "save", full)
-    assert main(["fmt", str(ugly)]) == 1
-    err = capsys.readouterr().err
-    _no_traceback(err)
-    assert "No space left on device" in err and str(ugly) in err
-    assert ugly.read_text() == UGLY
+    import tirx.fileio
+
+    monkeypatch.setattr(tirx, "save", full)  # what fmt --canonical writes with
+    monkeypatch.setattr(tirx.fileio, "write_file", lambda path, data, devices=False: full(None, path))
+    for cmd in (["fmt"], ["fmt", "--canonical"]):
+        assert main([*cmd, str(ugly)]) == 1
+        err = capsys.readouterr().err
+        _no_traceback(err)
+        assert "No space left on device" in err and str(ugly) in err
+        assert ugly.read_text() == UGLY
 
 
 def test_disk_full_saving_fuzz_failures(monkeypatch, capsys, tmp_path):

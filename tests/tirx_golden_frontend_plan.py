@@ -49,6 +49,8 @@ def plan(case_fn: Any, cuda: str, compiled: Any) -> Plan | str:
         return f"TIRx's CUDA has {len(kernels)} kernels"
     name, params = kernels[0]
     ks = list(compiled.kernels.values()) if hasattr(compiled, "kernels") else [compiled]
+    # a function whose host code launches several kernels (tirx.runtime.kernel.HostFunction)
+    ks = [x for k in ks for x in (k.kernels.values() if hasattr(k, "kernels") else [k])]
     if len(ks) != 1:
         return f"tirx made {len(ks)} kernels"
     k = ks[0]

@@ -10,12 +10,22 @@ it prints as TIRx prints it (:func:`target_text`) and loads back equal.
 from __future__ import annotations
 
 import json
+import re
 import shlex
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 
-__all__ = ["Target", "from_config", "parse_target", "target_text"]
+__all__ = [
+    "Target",
+    "backend_config_json",
+    "check_backend_config",
+    "from_config",
+    "parse_backend_config",
+    "parse_target",
+    "target_text",
+]
 
 
 @attrs.frozen
@@ -106,3 +116,90 @@ def target_text(t: Target) -> str:
         body = ", ".join(f"{json.dumps(k)}: {json.dumps(cfg[k], ensure_ascii=False)}" for k in sorted(cfg))
         return f"T.target({{{body}}})"
     return f"T.target({json.dumps(str(t), ensure_ascii=False)})"
+
+
+# --------------------------------------------------------------------------- backend_config
+#: TIRx's CUDA compile settings (``tvm_tirx.backend.cuda.BackendConfig``): key -> kind of value
+BACKEND_CONFIG_KEYS: dict[str, str] = {
+    "arch": "str",
+    "compiler": "str",
+    "target_format": "str",
+    "nvcc": "flags",
+    "nvrtc": "flags",
+    "ptxas": "flags",
+}
+#: flags that choose the architecture, the artifact or the tool: backend_config says those
+#: (``arch``, ``target_format``, ``ptxas``), never a flag list (TIRx's reserved flags)
+RESERVED_FLAGS = frozenset(
+    (
+        "-arch", "--gpu-architecture", "-gpu-architecture", "--gpu-name", "-arch-name", "-gencode",
+        "--generate-code", "-code", "--gpu-code", "-o", "--output-file", "-optf", "--options-file",
+        "--cubin", "-cubin", "--ptx", "-ptx", "--fatbin", "-fatbin", "-Xptxas", "--ptxas-options",
+    )
+)  # fmt: skip
+
+
+def _check_cuda_config(cfg: Any) -> dict:
+    if not isinstance(cfg, Mapping):
+        raise TypeError("CUDA backend_config must be a mapping")
+    out: dict = {}
+    for name, value in cfg.items():
+        kind = BACKEND_CONFIG_KEYS.get(name)
+        if kind is None:
+            raise ValueError(f"Unknown CUDA backend_config key: {name!r}")
+        if kind == "flags":
+            if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+                raise TypeError(f"CUDA backend_config.{name} must be a sequence of strings")
+            if not all(isinstance(v, str) for v in value):
+                raise TypeError(f"CUDA backend_config.{name} must be a sequence of strings")
+            for item in value:
+                if item.split("=", 1)[0] in RESERVED_FLAGS:
+                    raise ValueError(f"{name}: {item!r} is managed by backend_config or the compiler adapter")
+            out[name] = list(value)
+        elif not isinstance(value, str):
+            raise TypeError(f"CUDA backend_config.{name} must be a string")
+        else:
+            out[name] = value
+    if "arch" in out and re.fullmatch(r"sm_[0-9]+[af]?", out["arch"]) is None:
+        raise ValueError("CUDA backend_config.arch must name a real architecture, e.g. sm_100a")
+    if "compiler" in out and out["compiler"] not in ("nvcc", "nvrtc"):
+        raise ValueError("CUDA backend_config.compiler must be 'nvcc' or 'nvrtc'")
+    if "target_format" in out and out["target_format"] not in ("ptx", "cubin", "fatbin"):
+        raise ValueError("CUDA backend_config.target_format must be 'ptx', 'cubin', or 'fatbin'")
+    if out.get("compiler") == "nvrtc" and out.get("target_format") == "fatbin":
+        raise ValueError("NVRTC cannot produce fatbin; use compiler='nvcc'")
+    return out
+
+
+def check_backend_config(config: Any) -> dict:
+    """TIRx's ``backend_config`` (``{"cuda": {...}}``) checked as TIRx checks it (fixed keys and
+    value types, no flag that picks the arch, artifact or tool); a fresh copy. None is ``{}``."""
+    if config is None:
+        return {}
+    if not isinstance(config, Mapping):
+        raise TypeError("backend_config must be a mapping of backend names to configurations")
+    out = {}
+    for name, value in config.items():
+        if name != "cuda":
+            raise ValueError(f"backend_config does not yet support backend {name!r}")
+        out[name] = _check_cuda_config(value)
+    return out
+
+
+def backend_config_json(config: Any) -> str:
+    """The config as TIRx stores it (a device entry's ``attrs["backend_config"]``): compact
+    JSON, keys sorted, flag lists in their order."""
+    return json.dumps(check_backend_config(config), sort_keys=True, separators=(",", ":"))
+
+
+def parse_backend_config(text: Any) -> dict:
+    """A stored ``backend_config`` (JSON text; empty: none) back as a checked dict."""
+    if not isinstance(text, str):
+        raise TypeError(f"backend_config: expected the JSON text TIRx stores, got {type(text).__name__}")
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"backend_config: not JSON: {e}") from None
+    return check_backend_config(value)

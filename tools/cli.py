@@ -137,7 +137,8 @@ def _write(path: str, data: str | bytes) -> None:
 
 # ------------------------------------------------------------------ fmt
 def cmd_fmt(args: argparse.Namespace) -> int:
-    """Files, directories (``*.tirx`` below), globs, ``-``; comments kept (tools/fmt.py)."""
+    """Files, directories (``*.tirx`` below), globs, ``-``; whitespace only, or
+    ``--canonical`` (tools/fmt.py)."""
     from tirx.tools.fmt import run
 
     return run(args, _err, _Files(), _read)
@@ -918,10 +919,12 @@ def _parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser(
         "fmt",
-        help="rewrite .tirx files in canonical form, keeping comments",
-        description="Rewrite each file as tirx.dumps(tirx.load(FILE, keep_comments=True)); directories "
-        "recurse into *.tirx, - reads stdin and writes stdout. A comment that cannot be placed is an "
-        "error (exit 1). Float spellings of the same value and a missing final newline count as formatted.",
+        help="lay out .tirx files (whitespace only; --canonical: TIRx's print), keeping comments",
+        description="Re-indent, re-space and wrap each file at the line length, changing only whitespace: "
+        "every token and comment stays as written (docs/fmt.md); the result must load to the same IR and "
+        "be stable, else the file is refused and left as it was. --canonical rewrites each file as "
+        "tirx.dumps(tirx.load(FILE, keep_comments=True)) instead. Directories recurse into *.tirx, - reads "
+        "stdin and writes stdout. A missing final newline alone counts as formatted.",
     )
     from tirx.tools.fmt import add_arguments as _fmt_arguments
 

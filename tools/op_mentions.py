@@ -10,7 +10,8 @@ Two kinds of file are told apart:
 
 - implementation (``tirx/``, ``grammar/``, ``printer/``, ``passes/``; ``count``/``files``):
   a mention there is meaning spread by name — the number the goal is about;
-- users (``tirx/testing/``, ``tools/``; ``uses``): kernel corpora, benchmarks and demos
+- users (``tirx/testing/``, ``tirx/kernels/``, ``tools/``; ``uses``): kernel corpora, the
+  kernel library, benchmarks and demos
   that write ``T.cuda.thread_idx(...)`` use the op the way any kernel does. Reported, not
   counted.
 
@@ -47,7 +48,7 @@ from pathlib import Path
 
 PACKAGES = ("tirx", "grammar", "printer", "passes", "tools")
 #: folders whose files use ops the way kernels do (reported as ``uses``, not counted)
-USERS = ("tirx/testing/", "tools/")
+USERS = ("tirx/testing/", "tirx/kernels/", "tools/")
 _SKIP_EXT = {".pyc", ".so", ".pkl", ".bin"}
 
 

@@ -68,6 +68,7 @@ from ..ir import op as _op
 from ..ir.arith import int_range
 from ..ir.bounds import Bounds, local_ranges
 from ..ir.op import PTX, CExpr, Helper
+from ..ir.stmt import flat_stmts
 from ..ir.visitor import Visitor
 from .asm import asm_bind, asm_call
 from .cuda_buffer import BufferMixin
@@ -215,6 +216,7 @@ class KernelInfo:
     params: list  # list[KernelParam]
     host_stmts: list  # Bind/Assert before the device entry, then maybe the Return after it (host code)
     dyn_vars: list  # list[Var]
+    index: int = 0  # which of the function's device entries (launched in this order)
 
 
 @attrs.define
@@ -385,32 +387,40 @@ def _aligned_operands(cond: Any) -> list:
     return out
 
 
-def _split_host(f: Function) -> tuple[list, DeviceEntry | None]:
-    """Statements before the device entry, and the entry itself."""
-    body = f.body
-    stmts = list(body.stmts) if isinstance(body, SeqStmt) else [body]
+def _split_launches(f: Function) -> list[tuple[list, DeviceEntry]]:
+    """The kernel launches of ``f`` in order: per device entry, the host statements before it
+    (bindings and asserts, evaluated before that launch) and the entry. The host statements
+    after the last entry (bindings, then a final ``return <value>``) go with the last launch.
+    ``[]`` when ``f`` has no top-level device entry."""
+    stmts = list(flat_stmts(f.body))
+    at = [i for i, s in enumerate(stmts) if isinstance(s, DeviceEntry)]
+    if not at:
+        return []
+    tail = [r for r in stmts[at[-1] + 1 :] if not (isinstance(r, SeqStmt) and not r.stmts)]
+    after: list = []
+    for k, r in enumerate(tail):
+        if isinstance(r, Return) and r.value is not None and k == len(tail) - 1:
+            after.append(r)  # the host returns a value after the launches (TIRx's `return n`)
+        elif isinstance(r, Bind):
+            after.append(r)  # a host binding for that value
+        else:
+            raise _error(
+                f"function {f.name}: statements after the last device entry are not supported by the cuda "
+                "target (the host runs bindings and asserts before each device entry; after the last, "
+                "bindings and a final `return <value computed on the host>`)",
+                r,
+            )
+    if after and not isinstance(after[-1], Return):
+        after = []  # bindings nobody reads: nothing to evaluate
     host: list = []
-    entry = None
-    ret = None
-    for i, s in enumerate(stmts):
+    launches: list[tuple[list, DeviceEntry]] = []
+    for s in stmts[: at[-1] + 1]:
         if isinstance(s, DeviceEntry):
-            entry = s
-            rest = [r for r in stmts[i + 1 :] if not (isinstance(r, SeqStmt) and not r.stmts)]
-            if len(rest) == 1 and isinstance(rest[0], Return) and rest[0].value is not None:
-                ret = rest[0]  # the host returns a value after the launch (TIRx's `return n`)
-                rest = []
-            for r in rest:
-                raise _error(
-                    f"function {f.name}: statements after the device entry are not supported by the cuda "
-                    "target (only a final `return <value computed on the host>`)",
-                    r,
-                )
-            break
-        host.append(s)
-    if entry is None:
-        return host, None
-    for s in host:
-        if type(s).__name__ == "RegionStmt":  # TIRx's host regions
+            launches.append((list(host), s))
+            continue
+        # TIRx's host regions (a top-level launch_thread kernel is a device entry by now:
+        # tirx.passes.thread_launch)
+        if type(s).__name__ == "RegionStmt":
             where = " outside a device entry" if s.kind == "launch_thread" else ""
             raise _error(f"T.{s.kind}{where} is not supported by the CUDA backend", s)
         if not isinstance(s, (Bind, Assert)) and not (isinstance(s, SeqStmt) and not s.stmts):
@@ -419,9 +429,9 @@ def _split_host(f: Function) -> tuple[list, DeviceEntry | None]:
                 f"target, got {type(s).__name__}",
                 s,
             )
-    if ret is not None:
-        host.append(ret)  # last of the host statements: evaluated after the launch
-    return host, entry
+        host.append(s)
+    launches[-1][0].extend(after)  # last of the host statements: evaluated after the launches
+    return launches
 
 
 def _contains_entry(s: Stmt) -> bool:
@@ -477,6 +487,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.func: Function | None = None
         self.module: Module | None = None
         self.ret_ty: Any = None
+        self._knames: set[str] = set()  # C names of a function's further kernels (f_kernel_1)
         self._guard_subs: set[int] = set()  # ids of int32 Subs written a + tirx_neg(b) (_P_NEG)
         self._guards: dict[str, set[int]] = {}  # the same, per function of the module
 
@@ -704,7 +715,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
 
     def _reset_func(self) -> None:
         self.names = {}
-        self._taken = set(self._fnames.values())
+        self._taken = set(self._fnames.values()) | self._knames
         self.bounds = Bounds(call_range=self._call_range)
         self._address_arith = set()
         self._set_launch(None)
@@ -715,7 +726,9 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self._last_loc = None
         self._guard_subs = set()
 
-    def gen_kernel(self, f: Function, host: list, entry: DeviceEntry) -> KernelInfo:
+    def gen_kernel(
+        self, f: Function, host: list, entry: DeviceEntry, name: str, index: int = 0
+    ) -> KernelInfo:
         self._reset_func()
         self._guard_subs = self._guards.get(f.name, set())
         self.view_bytes = self._views.get(f.name, {})
@@ -785,7 +798,6 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             else:
                 sig.append(f"{t} {kp.c_name}")
         self._set_launch(entry, hb)
-        name = self.func_cname(f.name)
         lb = ""
         block = entry.block
         if all(isinstance(b, IntImm) for b in block):
@@ -809,7 +821,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.indent -= 1
         self.line("}")
         self.in_kernel = False
-        return KernelInfo(name, f, entry, params, host, dyn)
+        return KernelInfo(name, f, entry, params, host, dyn, index)
 
     def _kernel_qualifiers(self, entry: Any, block: list[int]) -> str:
         """``__launch_bounds__`` / ``__maxnreg__`` / ``__block_size__`` from the device entry's
@@ -899,7 +911,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.line("}")
         return head
 
-    def generate(self, obj: Function | Module) -> CudaSource:
+    def generate(self, obj: Function | Module, select: Any = None) -> CudaSource:
         if isinstance(obj, Function):
             mod = Module((obj,), name=obj.name)
             single = True
@@ -921,7 +933,8 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
                 n, k = f"{base}_{k}", k + 1
             taken.add(n)
             self._fnames[f.name] = n
-        kernels: list[tuple[Function, list, DeviceEntry]] = []
+        kernels: list[tuple[Function, list, DeviceEntry, int, str]] = []
+        self._knames = set()  # C names of further kernels of a function (f_kernel_1)
         helpers: list[Function] = []
         called: set = set()
         self._guards = {}
@@ -933,12 +946,23 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             self._guards[f.name] = u.guarded_subs()
             self._views[f.name] = u.views
         for f in mod.functions:
-            host, entry = _split_host(f)
-            if entry is not None:
+            launches = _split_launches(f)
+            for k, (host, entry) in enumerate(launches):
                 if _contains_entry(entry.body):
                     raise _error(f"function {f.name}: nested device entries are not supported", entry)
-                kernels.append((f, host, entry))
-            elif _contains_entry(f.body):
+                name = self._fnames[f.name]
+                if k:  # the function's further kernels (TIRx: f_kernel, f_kernel_1, ...)
+                    base, j = f"{name}_kernel", k
+                    name = f"{base}_{j}"
+                    while name in taken:
+                        j += 1
+                        name = f"{base}_{j}"
+                    taken.add(name)
+                    self._knames.add(name)
+                kernels.append((f, host, entry, k, name))
+            if launches:
+                continue
+            if _contains_entry(f.body):
                 raise _error(
                     f"function {f.name}: the device entry must be a top-level statement of the function body",
                     f,
@@ -946,6 +970,11 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             elif f.private or f.name in called:
                 helpers.append(f)
             else:
+                for r in flat_stmts(f.body):  # a TIRx host region that is no kernel (vthread, CPU regions)
+                    if type(r).__name__ == "RegionStmt":
+                        where = " outside a device entry" if r.kind == "launch_thread" else ""
+                        tag = f"({r.args[0].value!r}, ...)" if r.kind == "launch_thread" else ""
+                        raise _error(f"T.{r.kind}{tag}{where} is not supported by the CUDA backend", r)
                 what = "function" if single else "module function"
                 raise _error(
                     f"{what} {f.name} has no device entry: host-only functions cannot be compiled for the "
@@ -964,8 +993,10 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             self.gen_device_func(f, proto=False)
             self.lines.append("")
         infos = []
-        for f, host, entry in kernels:
-            infos.append(self.gen_kernel(f, host, entry))
+        for f, host, entry, k, name in kernels:
+            if select is not None and (f.name, k) not in select:
+                continue  # another compilation group's kernel (backend_config)
+            infos.append(self.gen_kernel(f, host, entry, name, k))
             self.lines.append("")
         prelude = _prelude(self.features, self.helpers.values())
         shift = len(prelude)
@@ -1172,14 +1203,19 @@ def _prelude(features: set, helpers: Any = ()) -> list[str]:
     return text.split("\n")
 
 
-def generate(obj: Function | Module, restrict: bool = True, wrap_int: bool = True) -> CudaSource:
-    """Generate CUDA C++ for a Function or Module (see the module docstring)."""
-    return deep.call(_generate, obj, restrict, wrap_int)
+def generate(
+    obj: Function | Module, restrict: bool = True, wrap_int: bool = True, select: Any = None
+) -> CudaSource:
+    """Generate CUDA C++ for a Function or Module (see the module docstring). ``select``, when
+    given, is the set of ``(function name, device entry index)`` whose kernels to emit (one
+    compilation group of ``backend_config``); kernel names are the same either way."""
+    return deep.call(_generate, obj, restrict, wrap_int, select)
 
 
-def _generate(obj: Function | Module, restrict: bool, wrap_int: bool) -> CudaSource:
+def _generate(obj: Function | Module, restrict: bool, wrap_int: bool, select: Any = None) -> CudaSource:
     from tirx.passes.layout import lower_layouts  # tensors with a layout: flat accesses at its offsets
+    from tirx.passes.thread_launch import launch_thread_entries  # TIRx's kernels as launch_thread nests
 
     cg = CodeGenCUDA(restrict=restrict, wrap_int=wrap_int)
-    obj = lower_layouts(obj, cg.layout_arith)
-    return cg.generate(obj)
+    obj = launch_thread_entries(lower_layouts(obj, cg.layout_arith))
+    return cg.generate(obj, select)

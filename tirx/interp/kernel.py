@@ -41,8 +41,10 @@ def compile(f: Function | Module, **options: Any):
                 f"tirx.interp.compile: unknown option {k!r} (known: {', '.join(sorted(_OPTIONS))})"
             )
     from tirx.passes.layout import lower_layouts  # tensors with a layout: flat accesses at its offsets
+    from tirx.passes.thread_launch import launch_thread_entries  # TIRx's kernels as launch_thread nests
 
     f = deep.call(lower_layouts, f)  # a traversal: deep IR retries on the large-stack thread
+    f = deep.call(launch_thread_entries, f)  # top-level launch_thread nests: kernel launches
     if isinstance(f, Module):
         return ModuleKernel(f, options)
     if not isinstance(f, Function):

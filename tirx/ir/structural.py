@@ -6,7 +6,10 @@ map and the dynamic shape vars it introduces), ``Bind`` / ``Let`` / ``For`` vars
 pointer it views is a use). Bound ones compare up to a consistent renaming. A var or a
 buffer *used* (in a ``BufferLoad`` / ``BufferStore``, an attr value, as the root) that is
 not bound in the compared trees is free: it equals only itself unless ``map_free_vars``,
-which maps free vars and buffers one-to-one (dtype and shape still exact). So ``A[i]`` and
+which maps free vars and buffers one-to-one (dtype and shape still exact). In a ``Module``
+a var free in its functions is the module's (TIRx's module-level ``n = T.dynamic(...)``): the
+free vars of a module map one-to-one across all its functions (dtype exact), so two loads of
+one module's text are equal and a var shared by two functions must stay shared. So ``A[i]`` and
 ``C[i]`` over two parameter buffers differ, as sub-expressions of one function must for
 the passes that compare them (Simplify's ``x - x``). Names never matter except a public
 function's symbol; spans never matter; attribute key order and Module function order
@@ -303,7 +306,12 @@ def _make(map_free, G):
     trail = []  # (table, key, previous index or None): bindings to drop when a scope closes
     count = 0  # binding events so far: a binding hashes by its place in traversal order
     defining = False
+    in_module = False  # hashing a function of a Module: its free vars are the module's
     H = {}
+
+    def set_module(flag):
+        nonlocal in_module
+        in_module = flag
 
     def fresh():
         nonlocal count
@@ -328,6 +336,8 @@ def _make(map_free, G):
         if map_free or defining:
             i = vidx[v] = fresh()  # a free var mapped for the whole comparison
             return hash((0x5151, i, v.ty._sh))
+        if in_module:  # the module's var, mapped across its functions: only its type is fixed
+            return hash((0x5152, v.ty._sh))
         return hash((0x7777, hs(v.name), v.ty._sh))
 
     def hdef(v):
@@ -395,16 +405,17 @@ def _make(map_free, G):
     def hfuncs(fs):
         acc = 0
         for f in fs:
-            acc = (acc + hash_function(f, map_free)) & 0xFFFFFFFFFFFFFFFF
+            acc = (acc + hash_function(f, map_free, True)) & 0xFFFFFFFFFFFFFFFF
         return acc
 
     def reset():
-        nonlocal defining, count
+        nonlocal defining, count, in_module
         vidx.clear()
         bidx.clear()
         trail.clear()
         count = 0
         defining = False
+        in_module = False
 
     def finish():
         # the generated Buffer hasher hashes the fields; a Buffer met as a value is a use
@@ -419,6 +430,7 @@ def _make(map_free, G):
     H[type(None)] = hnone
     H[Var] = hvar
     H[G["AttrsTag"]] = hattrs
+    H[G["ModuleTag"]] = set_module
 """
 
 _EQ_PRELUDE = """
@@ -431,7 +443,12 @@ def _make(map_free, G):
     rbmap = {}
     trail = []  # (table, key, previous value or None): bindings to drop when a scope closes
     defining = False
+    mfree = None  # comparing functions of Modules: (left -> right, right -> left) of their free vars
     E = {}
+
+    def set_module(m):
+        nonlocal mfree
+        mfree = m
 
     def undo(m):
         undo_to(trail, m)
@@ -445,12 +462,25 @@ def _make(map_free, G):
             return m is b
         if b in rmap:
             return False
-        if map_free or defining:
+        if defining or (map_free and mfree is None):
             p = a.ty; q = b.ty
             if p is not q and p != q:
                 return False
             vmap[a] = b
             rmap[b] = a
+            return True
+        if mfree is not None:  # the modules' var: one partner across all their functions
+            fw, bw = mfree
+            m = fw.get(a)
+            if m is not None:
+                return m is b
+            if b in bw:
+                return False
+            p = a.ty; q = b.ty
+            if p is not q and p != q:
+                return False
+            fw[a] = b
+            bw[b] = a
             return True
         return a is b
 
@@ -555,20 +585,22 @@ def _make(map_free, G):
         by_name = {f.name: f for f in y}
         if len(by_name) != len(y):
             return False
+        mf = ({}, {})
         for f in x:
             g = by_name.get(f.name)
-            if g is None or not equal_function(f, g, map_free):
+            if g is None or not equal_function(f, g, map_free, mf):
                 return False
         return True
 
     def reset():
-        nonlocal defining
+        nonlocal defining, mfree
         vmap.clear()
         rmap.clear()
         bmap.clear()
         rbmap.clear()
         trail.clear()
         defining = False
+        mfree = None
 
     def finish():
         # the generated Buffer comparer compares the fields; a Buffer met as a value is a use
@@ -583,6 +615,7 @@ def _make(map_free, G):
     E[type(None)] = enone
     E[Var] = evar
     E[G["AttrsTag"]] = eattrs
+    E[G["ModuleTag"]] = set_module
 """
 
 
@@ -705,6 +738,11 @@ class _AttrsTag:
     """Key under which the generated hash table exposes its attrs hasher."""
 
 
+class _ModuleTag:
+    """Key under which a generated table exposes its setter for comparing (hashing) the
+    functions of a Module: their free vars are the module's."""
+
+
 class _Regenerate(Exception):
     """A node class unknown to the generated code was met; regenerate and retry."""
 
@@ -794,20 +832,25 @@ _G: dict[str, Any] = {
 }
 
 
-def _hash_function_inner(f: Function, map_free: bool) -> int:
+def _hash_function_inner(f: Function, map_free: bool, in_module: bool = False) -> int:
     inst = _HASH.acquire(map_free)
     try:
+        if in_module:
+            inst[0][_ModuleTag](True)
         h = inst[0][Function](f)
     finally:
         _HASH.release(map_free, inst)
     return hash((0 if f.private else _hs("sym:" + f.name), h)) & _MASK
 
 
-def _equal_function_inner(a: Function, b: Function, map_free: bool) -> bool:
+def _equal_function_inner(a: Function, b: Function, map_free: bool, mfree: Any = None) -> bool:
+    """``mfree``: the free-var maps shared by the functions of two Modules being compared."""
     if not a.private and a.name != b.name:
         return False
     inst = _EQ.acquire(map_free)
     try:
+        if mfree is not None:
+            inst[0][_ModuleTag](mfree)
         return inst[0][Function](a, b)
     finally:
         _EQ.release(map_free, inst)
@@ -818,6 +861,7 @@ _G["veq_generic"] = _veq_generic
 _G["hash_function"] = _hash_function_inner
 _G["equal_function"] = _equal_function_inner
 _G["AttrsTag"] = _AttrsTag
+_G["ModuleTag"] = _ModuleTag
 
 
 # ------------------------------------------------------------------------ public API
@@ -963,9 +1007,10 @@ def _texts_around(lhs: str, rhs: str, short: int = 40, limit: int = 60) -> str:
 class _Equal:
     """The readable, path-tracking comparer (used to explain a mismatch; same semantics)."""
 
-    __slots__ = ("bmap", "defining", "map_free", "path", "rbmap", "rmap", "trail", "vmap")
+    __slots__ = ("bmap", "defining", "map_free", "mfree", "path", "rbmap", "rmap", "trail", "vmap")
 
-    def __init__(self, map_free: bool):
+    def __init__(self, map_free: bool, mfree: Any = None):
+        self.mfree = mfree
         self.vmap: dict = {}
         self.rmap: dict = {}
         self.bmap: dict = {}
@@ -990,11 +1035,23 @@ class _Equal:
             return m is b or self.fail(f"<var {a.name} bound to a different var than {b.name}>")
         if b in self.rmap:
             return self.fail(f"<var {b.name} already bound>")
-        if self.map_free or self.defining:
+        if self.defining or (self.map_free and self.mfree is None):
             if a.ty != b.ty:
                 return self.fail(f"<var dtype {a.ty} vs {b.ty}>")
             self.vmap[a] = b
             self.rmap[b] = a
+            return True
+        if self.mfree is not None:  # the modules' var: one partner across all their functions
+            fw, bw = self.mfree
+            m = fw.get(a)
+            if m is not None:
+                return m is b or self.fail(f"<module var {a.name} bound to a different var than {b.name}>")
+            if b in bw:
+                return self.fail(f"<module var {b.name} already bound>")
+            if a.ty != b.ty:
+                return self.fail(f"<var dtype {a.ty} vs {b.ty}>")
+            fw[a] = b
+            bw[b] = a
             return True
         return a is b or self.fail(f"<free var {a.name} vs {b.name}>")
 
@@ -1121,11 +1178,12 @@ class _Equal:
             if len(x) != len(y):
                 return self.fail(name, f"<{len(x)} vs {len(y)} functions>")
             ib = {f.name: f for f in y}
+            mf: tuple[dict, dict] = ({}, {})  # the modules' free vars, shared by their functions
             for f in x:
                 g = ib.get(f.name)
                 if g is None:
                     return self.fail(name, f"<missing function {f.name}>")
-                sub = _Equal(self.map_free)
+                sub = _Equal(self.map_free, mf)
                 sub.path = self.path
                 if not sub.function(f, g):
                     return self.fail(name, f"[{f.name!r}]")

@@ -15,7 +15,8 @@ Checks, each reported as a located message (``WellFormedError``):
   functions match the callee's parameters, ``return`` matches the function's type;
 - ``break`` / ``continue`` only inside a loop (a device entry starts a fresh context);
 - device-only ops only inside a device entry or a ``private`` function (a device helper
-  that kernels call); no device entry inside another;
+  that kernels call; check ``"device_only"``: the front ends leave it to compilation, as
+  TIRx loads such functions and refuses them when compiling); no device entry inside another;
 - pointer types are consistent with the buffers declared over them: a buffer's data var
   points to ``void`` or to a scalar element type (any: as in TIRx, a tensor declared over
   storage of another element type reinterprets it, ``T.decl_tensor(A.data, ...)``).
@@ -76,8 +77,10 @@ __all__ = ["WellFormedError", "raise_errors", "verify_well_formed"]
 class WellFormedError:
     """One problem: a message, the best span found (or None), the offending node, the
     name of the function it is in (None outside any) and, for checks that callers may
-    leave to someone else, a short name of the check (``"callee"``: a call names no
-    function of the module)."""
+    leave to someone else, a short name of the check (``"device_only"``: a device-only op
+    in host code, which loading accepts as TIRx does; ``"free_var"``: a var defined
+    nowhere in its function, which TIRx's module check accepts (a module-level
+    ``T.dynamic``); ``"callee"``: a call names no function of the module)."""
 
     message: str
     span: Any = None
@@ -226,7 +229,7 @@ class _Checker:
             elif v in self._all_defs():
                 self.error(f"var {v.name} is used before it is defined", v)
             else:
-                self.error(f"var {v.name} is used but never defined", v)
+                self.error(f"var {v.name} is used but never defined", v, "free_var")
 
     def _returns_tensor(self, v: Any, rt: Any) -> bool:
         """``return A`` of a tensor parameter in a function returning ``T.Tensor(...)`` (TIRx's):
@@ -337,6 +340,7 @@ class _Checker:
                     f"device-only op T.{op.name} can only be used inside a device entry "
                     "(with T.device_entry(...)) or a private=True helper",
                     e,
+                    "device_only",
                 )
             lo, hi = op.arity()
             n = len(e.args)

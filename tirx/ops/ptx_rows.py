@@ -169,8 +169,15 @@ PREFETCH = declare_opcode("prefetch", [
 
 # --------------------------------------------------------------------------- cp.async groups, TMA
 _ASYNC = _slot("api", "async")
-# the tile coordinates: one int32 per dimension of the .Nd modifier
-_COORDS = Operand("coords", "reg", ty="s32", lanes=lambda mods: int(mods["dim"][0]))
+# the tile coordinates: one int32 per dimension of the .Nd modifier; the four-row
+# gather/scatter modes (2d only) take a column and four row coordinates
+_GATHER4 = ("tile::gather4", "tile::scatter4")
+_COORDS = Operand(
+    "coords",
+    "reg",
+    ty="s32",
+    lanes=lambda mods: 5 if mods.get("load_mode") in _GATHER4 else int(mods["dim"][0]),
+)
 _POLICY = Operand("cache_policy", "reg", optional=True, ty="b64", when="cache")
 
 
@@ -185,6 +192,17 @@ def _tma_g2s(mods: dict) -> str:
 def _tma_s2g(mods: dict) -> str:
     """[tmap, {coords}], [src][, policy]."""
     return "{mn} [{tmap}, {coords}], [{src_mem}]" + (", {cache_policy}" if mods.get("cache") else "") + ";"
+
+
+def _tma_prefetch(mods: dict) -> str:
+    """[tmap, {coords}][, policy]."""
+    return "{mn} [{tmap}, {coords}]" + (", {cache_policy}" if mods.get("cache") else "") + ";"
+
+
+def _gather4_2d(mods: dict) -> str | None:
+    """gather4/scatter4 move four rows of a 2d tensor: ptxas refuses any other .dim."""
+    mode = mods.get("load_mode", "")
+    return f"{mode} is a 2d-only load mode" if mode in _GATHER4 and mods.get("dim") != "2d" else None
 
 
 def _cp_size(*allowed: int) -> Any:
@@ -260,25 +278,30 @@ CP = declare_opcode("cp", [
         "api=async kind=bulk unit=tensor dim=1d|2d|3d|4d|5d dst=shared::cta src=global "
         "load_mode?=tile|tile::gather4 completion=mbarrier::complete_tx::bytes "
         "cta_group?=cta_group::1|cta_group::2 cache?=L2::cache_hint"),
-        (_op("dst_mem", "smem"), _op("tmap", "addr"), _COORDS, _op("mbar", "smem"), _POLICY),
-        asm=_tma_g2s),
+        (_op("dst_mem", "smem"), _op("tmap", "addr", mem=True), _COORDS, _op("mbar", "smem"), _POLICY),
+        asm=_tma_g2s, check_mods=_gather4_2d),
     Row("cp_async_bulk_tensor_g2s_cluster", slots(
         "api=async kind=bulk unit=tensor dim=1d|2d|3d|4d|5d dst=shared::cluster src=global "
         "load_mode?=tile|tile::gather4 completion=mbarrier::complete_tx::bytes multicast?=multicast::cluster "
         "cta_group?=cta_group::1|cta_group::2 cache?=L2::cache_hint"),
-        (_op("dst_mem", "smem"), _op("tmap", "addr"), _COORDS, _op("mbar", "smem"),
+        (_op("dst_mem", "smem"), _op("tmap", "addr", mem=True), _COORDS, _op("mbar", "smem"),
          Operand("cta_mask", "reg", optional=True, ty="b16", when="multicast"), _POLICY),
-        asm=_tma_g2s),
+        asm=_tma_g2s, check_mods=_gather4_2d),
     Row("cp_async_bulk_tensor_s2g", slots(
         "api=async kind=bulk unit=tensor dim=1d|2d|3d|4d|5d dst=global src=shared::cta "
         "load_mode?=tile|tile::scatter4 completion=bulk_group cache?=L2::cache_hint"),
-        (_op("tmap", "addr"), _COORDS, _op("src_mem", "smem"), _POLICY), asm=_tma_s2g),
+        (_op("tmap", "addr", mem=True), _COORDS, _op("src_mem", "smem"), _POLICY), asm=_tma_s2g, check_mods=_gather4_2d),
+    # TMA tile prefetch into L2 (cp.async.bulk.prefetch.tensor, PTX ISA 9.7.10.28.5.3)
+    Row("cp_async_bulk_tensor_prefetch", slots(
+        "api=async kind=bulk action=prefetch unit=tensor dim=1d|2d|3d|4d|5d level=L2 src=global "
+        "load_mode?=tile|tile::gather4 cache?=L2::cache_hint"),
+        (_op("tmap", "addr", mem=True), _COORDS, _POLICY), asm=_tma_prefetch, check_mods=_gather4_2d),
     Row("cp_reduce_async_bulk_tensor", slots(
         "op=reduce api=async kind=bulk unit=tensor dim=1d|2d|3d|4d|5d dst=global src=shared::cta "
         "redop=add|min|max|inc|dec|and|or|xor load_mode?=tile completion=bulk_group cache?=L2::cache_hint"),
-        (_op("tmap", "addr"), _COORDS, _op("src_mem", "smem"), _POLICY), asm=_tma_s2g),
+        (_op("tmap", "addr", mem=True), _COORDS, _op("src_mem", "smem"), _POLICY), asm=_tma_s2g),
 ], doc="cp.async[.bulk] groups (commit_group, wait_group[.read] N, wait_all), cp.async.mbarrier.arrive, "
-   "TMA tile copies cp[.reduce].async.bulk.tensor.{1..5}d")  # fmt: skip
+   "TMA tile copies cp[.reduce].async.bulk.tensor.{1..5}d, cp.async.bulk.prefetch.tensor.{1..5}d")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- named forms

@@ -78,7 +78,7 @@ import attrs
 from ..ir import op as _op
 from ..ir.expr import BufferLoad, Call, Cast, FloatImm, IntImm, PrimExpr, StringImm, convert
 from ..ir.op import declare, register_handler
-from ..ir.types import PointerType, PrimType, Type, as_prim, int32, uint32, void
+from ..ir.types import PointerType, PrimType, Type, as_prim, int32, uint32, uint64, void
 
 __all__ = [
     "Opcode",
@@ -319,8 +319,9 @@ def register_operand_converter(conv: Callable) -> None:
     _OPERAND_CONVERTERS.append(conv)
 
 
-def _convert_operand(kind: str, x: Any, token: str | None = None) -> Any:
-    """What a script call hands the IR for ``x`` in a ``kind`` position (TIRx's conversions)."""
+def _convert_operand(kind: str, x: Any, token: str | None = None, mem: bool = False) -> Any:
+    """What a script call hands the IR for ``x`` in a ``kind`` position (TIRx's conversions);
+    ``mem``: a memory operand (``[addr]``)."""
     conv = getattr(x, "__tirx_expr__", None)
     if conv is not None:
         x = conv()
@@ -353,6 +354,11 @@ def _convert_operand(kind: str, x: Any, token: str | None = None) -> Any:
     if kind == "smem" and isinstance(t, PointerType):
         # any pointer, as TIRx converts it (a shared buffer's ptr_to may be typed global)
         return Call(_shared_window(), (x,), uint32)
+    if kind == "addr" and mem and t == uint64:
+        # a 64-bit address handle as a memory operand (T.address_of(tensormap)): TIRx makes
+        # the pun a visible T.reinterpret(x, ty=T.Ptr(T.void)), the same register in PTX (a
+        # register operand such as mapa's or cvta's source stays the integer)
+        return Call(_op.find(bitcast=True), (x,), PointerType(void))
     if kind in ("smem", "u32") and _is_int(t) and t != uint32 and t.bits <= 32:
         return Cast(uint32, x)
     return x
@@ -477,10 +483,12 @@ def _layout(row: Row, mods: tuple[str, ...]) -> tuple[tuple[Operand, ...], dict[
 
 
 def _fit_operands(
-    row: Row, ops: Sequence[Any], convert_them: bool, mods: Sequence[str]
+    row: Row, ops: Sequence[Any], convert_them: bool | str, mods: Sequence[str]
 ) -> tuple[tuple, tuple[int, ...]] | str:
     """(operands, indices of the row's operands (``layout``) they fill) or why they do not
-    fit. Optional operands are left out first from the front outputs, then from the back."""
+    fit. Optional operands are left out first from the front outputs, then from the back.
+    ``convert_them``: convert script values (``"chain"``: a chain or subscript call, which
+    also makes a uint64 memory operand a pointer; the printed form keeps its operands' IR)."""
     layout = _layout(row, tuple(mods))[0]
     n = len(ops)
     n_req = sum(1 for o in layout if not o.optional)
@@ -505,7 +513,7 @@ def _fit_operands(
             od = layout[i]
             kind = _kind(row, od, mods)
             token = _token(row, od, mods)
-            a = _convert_operand(kind, a, token) if convert_them else a
+            a = _convert_operand(kind, a, token, od.mem and convert_them == "chain") if convert_them else a
             problem = _operand_ok(kind, a, token)
             if problem is not None:
                 why = f"operand {od.name!r} must be {problem}, got {_what(a)}"
@@ -578,7 +586,7 @@ class Opcode:
         self,
         assign: Any,
         ops: Sequence[Any],
-        convert_them: bool,
+        convert_them: bool | str,
         what: Any,
         guard: Any = None,
         marker: str | None = None,
@@ -619,7 +627,7 @@ class Opcode:
         return self._first_fit(
             lambda r: _assign_tokens(r, tokens),
             ops,
-            True,
+            "chain",
             lambda: f"{self.opcode}{chain} with {len(ops)} operand(s)",
             guard,
         )

@@ -4,7 +4,8 @@ Like ``TRITON_INTERPRET=1``: the same script (and ``@T.jit`` specializations, wh
 compiled through ``tirx.compile``) runs without a GPU, with the interpreter's race and bounds
 checks. The kernel says so: its ``target`` is ``"interp"``, ``requested_target`` keeps the
 CUDA target asked for, and its repr names both. CUDA-only compile options (``restrict``,
-``cache``, NVRTC ``options``, ``launcher``, ``vectorize``, ``wrap_int``, ``source_name``)
+``cache``, NVRTC ``options``, ``launcher``, ``vectorize``, ``wrap_int``, ``source_name``,
+``backend_config``)
 do not change what the interpreter computes and are dropped; an op the interpreter has no
 model for raises its ``tirx.OpError`` when the kernel is compiled or run.
 """
@@ -19,7 +20,16 @@ __all__ = ["ENV", "enabled", "interpret"]
 ENV = "TIRX_INTERPRET"
 _ON = {"1", "true", "yes", "on"}
 _OFF = {"", "0", "false", "no", "off"}
-_CUDA_ONLY = {"restrict", "cache", "options", "launcher", "vectorize", "wrap_int", "source_name"}
+_CUDA_ONLY = {
+    "restrict",
+    "cache",
+    "options",
+    "launcher",
+    "vectorize",
+    "wrap_int",
+    "source_name",
+    "backend_config",
+}
 
 
 def enabled() -> bool:

@@ -32,7 +32,7 @@ from . import driver as _drv
 from .hostexpr import HOST_GLOBALS, HostExprError, to_python
 from .prepared import PreparedLaunch
 
-__all__ = ["CompiledModule", "Kernel"]
+__all__ = ["CompiledImage", "CompiledModule", "HostFunction", "Kernel", "PreparedSequence"]
 
 _PACK = {
     "bool": "?", "int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I",
@@ -210,9 +210,10 @@ def _stream_handle(stream: Any, device: int) -> int:
 class Kernel:
     """One ``__global__`` kernel: inspect ``source``/``ptx``/``cubin``; call it to launch."""
 
-    def __init__(self, info: Any, module: CompiledModule):
+    def __init__(self, info: Any, module: CompiledModule, image: CompiledImage | None = None):
         self.info = info
         self.module = module
+        self.image = module if image is None else image  # the NVRTC build holding its code
         self.name = info.name
         self.func = info.func
         self._fns: dict[int, Any] = {}
@@ -227,19 +228,19 @@ class Kernel:
     # -- inspection ---------------------------------------------------------------
     @property
     def source(self) -> str:
-        return self.module.source
+        return self.image.source
 
     @property
     def ptx(self) -> str:
-        return self.module.ptx
+        return self.image.ptx
 
     @property
     def cubin(self) -> bytes:
-        return self.module.cubin
+        return self.image.cubin
 
     @property
     def arch(self) -> str:
-        return self.module.arch
+        return self.image.arch
 
     def __repr__(self) -> str:
         ps = ", ".join(p.name for p in self.func.params)
@@ -310,7 +311,7 @@ class Kernel:
             for fld, a in zip(e.attrs["cuda.launch_fields"], e.args)
             if fld.split(".")[0] not in ("grid", "block", "cluster", "dynamic_smem_bytes")
         ]
-        self.cooperative = "cooperative" in self.module.features
+        self.cooperative = "cooperative" in self.image.features
         # C parameter packing
         fmt = "="
         offs = []
@@ -370,7 +371,7 @@ class Kernel:
             with self._lock:
                 fn = self._fns.get(dev)
                 if fn is None:
-                    fn = self.module._load(dev, self.name)
+                    fn = self.image._load(dev, self.name)
                     self._fnp[dev] = ctypes.c_void_p(int(fn))
                     self._fns[dev] = fn
         return fn
@@ -606,8 +607,8 @@ class Kernel:
         if opts is not None:
             from . import cooperative as _coop
 
-            if _coop.needs_ex(self.module.features, opts, cluster):
-                coop = _coop.is_cooperative(self.module.features, opts)
+            if _coop.needs_ex(self.image.features, opts, cluster):
+                coop = _coop.is_cooperative(self.image.features, opts)
                 r = _coop.launch(
                     d, fn, grid, block, smem, sh, blk[1], opts, cluster, cooperative=coop, device=device
                 )
@@ -1065,31 +1066,32 @@ def _fmt_shape(shape: tuple) -> str:
     )
 
 
-class CompiledModule:
-    """The result of ``tirx.compile``: one cubin with one or more kernels.
+class CompiledImage:
+    """One NVRTC build: the CUDA source, its PTX and cubin for one arch and option list, loaded
+    once per device. A module's kernels are one image, unless device entries ask for other
+    compile settings (``backend_config``): then each group of equal settings is one image."""
 
-    A module with one kernel is callable directly; otherwise pick a kernel with
-    ``mod["name"]`` or ``mod.name``.
-    """
-
-    def __init__(self, ir: Any, source: str, ptx: str, cubin: bytes, arch: str, infos: list, restrict: bool,
-                 log: str = "", options: tuple = (), cache_key: str = "", cache_hit: str = "",
-                 launcher: str = "bindings", features: frozenset = frozenset()):  # fmt: skip
+    def __init__(self, source: str, ptx: str, cubin: bytes, arch: str, log: str = "", options: tuple = (),
+                 cache_key: str = "", cache_hit: str = "", features: frozenset = frozenset(),
+                 config: dict | None = None, image_format: str = "cubin"):  # fmt: skip
         self.features = frozenset(features)  # codegen features: "cooperative", "nvshmem", ...
-        self.ir = ir
         self.source = source
         self.ptx = ptx
         self.cubin = cubin
         self.arch = arch
         self.log = log
         self.options = options
-        self.restrict = restrict
-        self.launcher = launcher
         self.cache_key = cache_key
         self.cache_hit = cache_hit
+        #: the resolved CUDA settings of backend_config (``{"arch", "compiler", "nvrtc", ...}``), or None
+        self.config = config
+        # "cubin", or "ptx" (backend_config target_format "ptx": the driver JIT-compiles it at load)
+        self.image_format = image_format
         self._mods: dict[int, Any] = {}
         self._mlock = threading.Lock()
-        self.kernels = {i.func.name: Kernel(i, self) for i in infos}
+
+    def _image(self) -> bytes:
+        return self.ptx.encode() + b"\0" if self.image_format == "ptx" else self.cubin
 
     def _load(self, dev: int, name: str) -> Any:
         with self._mlock:
@@ -1098,7 +1100,7 @@ class CompiledModule:
             if mod is None:
                 _drv.require()
                 _drv.context(dev)
-                mod = _drv.check(d.cuModuleLoadData(self.cubin), "cuModuleLoadData")
+                mod = _drv.check(d.cuModuleLoadData(self._image()), "cuModuleLoadData")
                 if "nvshmem" in getattr(self, "features", ()):  # its NVSHMEM device state
                     from . import nvshmem
 
@@ -1106,7 +1108,114 @@ class CompiledModule:
                 self._mods[dev] = mod
             return _drv.check(d.cuModuleGetFunction(mod, name.encode()), f"cuModuleGetFunction({name})")
 
-    def __getitem__(self, name: str) -> Kernel:
+
+class HostFunction:
+    """A function whose host code launches several kernels, in order: one per device entry
+    (TIRx's ``with T.device_entry(...)`` blocks one after another, or top-level
+    ``T.launch_thread`` nests). A call checks the arguments and launches each kernel on the
+    same stream, as the function's host code does, and returns the host's final ``return``
+    value. ``kernels`` maps each kernel's C name to its :class:`Kernel`."""
+
+    def __init__(self, name: str, kernels: list, module: CompiledModule):
+        self.name = name
+        self.module = module
+        self.func = kernels[0].func
+        self.kernels = {k.name: k for k in kernels}
+        self._seq = tuple(kernels)
+
+    @property
+    def source(self) -> str:
+        return self._seq[0].source
+
+    @property
+    def ptx(self) -> str:
+        return self._seq[0].ptx
+
+    @property
+    def cubin(self) -> bytes:
+        return self._seq[0].cubin
+
+    @property
+    def arch(self) -> str:
+        return self._seq[0].arch
+
+    def __repr__(self) -> str:
+        ps = ", ".join(p.name for p in self.func.params)
+        return f"<tirx.HostFunction {self.name}({ps}) launching {', '.join(self.kernels)} for {self.arch}>"
+
+    def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            args = tuple(self.func.bind_args(args, kwargs))
+        ret = None
+        for k in self._seq:  # each launch after the host statements before it (checked per kernel)
+            ret = k(*args, stream=stream)
+        return ret
+
+    def prepare(self, *args: Any, **kwargs: Any) -> PreparedSequence:
+        """Every launch prepared (:meth:`Kernel.prepare`); calling the result launches them in order."""
+        if kwargs:
+            args = tuple(self.func.bind_args(args, kwargs))
+        return PreparedSequence(self, [k.prepare(*args) for k in self._seq])
+
+
+class PreparedSequence:
+    """``HostFunction.prepare(*args)``: the prepared launches of its kernels, launched in order."""
+
+    __slots__ = ("_launches", "function")
+
+    def __init__(self, function: HostFunction, launches: list):
+        self.function = function
+        self._launches = tuple(launches)
+
+    @property
+    def launches(self) -> tuple:
+        return self._launches
+
+    def __repr__(self) -> str:
+        return f"<tirx.PreparedSequence of {self.function.name}: {len(self._launches)} launches>"
+
+    def __call__(self, stream: Any = None) -> Any:
+        ret = None
+        for p in self._launches:
+            ret = p(stream)
+        return ret
+
+
+class CompiledModule(CompiledImage):
+    """The result of ``tirx.compile``: one cubin with one or more kernels.
+
+    A module with one kernel is callable directly; otherwise pick a kernel with
+    ``mod["name"]`` or ``mod.name``. ``kernels`` maps each function to its :class:`Kernel`, or
+    to a :class:`HostFunction` when its host code launches several. Device entries with their
+    own compile settings (``backend_config``) are built apart: ``images`` lists every build
+    (the module itself is the first; ``source``/``ptx``/``cubin`` are its).
+    """
+
+    def __init__(self, ir: Any, source: str, ptx: str, cubin: bytes, arch: str, infos: list, restrict: bool,
+                 log: str = "", options: tuple = (), cache_key: str = "", cache_hit: str = "",
+                 launcher: str = "bindings", features: frozenset = frozenset(), config: dict | None = None,
+                 image_format: str = "cubin", groups: tuple = ()):  # fmt: skip
+        super().__init__(source, ptx, cubin, arch, log, options, cache_key, cache_hit, features, config,
+                         image_format)  # fmt: skip
+        self.ir = ir
+        self.restrict = restrict
+        self.launcher = launcher
+        #: every build: this module's, then those of the other backend_config groups
+        self.images: list[CompiledImage] = [self, *(img for img, _infos in groups)]
+        built = [Kernel(i, self) for i in infos]
+        for img, more in groups:
+            built += [Kernel(i, self, img) for i in more]
+        fns = ir.functions if hasattr(ir, "functions") else (ir,)
+        order = {f.name: n for n, f in enumerate(fns)}
+        built.sort(key=lambda k: (order.get(k.func.name, len(order)), k.info.index))
+        by_func: dict[str, list] = {}
+        for k in built:
+            by_func.setdefault(k.func.name, []).append(k)
+        self.kernels: dict[str, Any] = {
+            name: ks[0] if len(ks) == 1 else HostFunction(name, ks, self) for name, ks in by_func.items()
+        }
+
+    def __getitem__(self, name: str) -> Any:
         try:
             return self.kernels[name]
         except KeyError:
@@ -1114,7 +1223,7 @@ class CompiledModule:
                 f"compiled module has no kernel {name!r} (kernels: {', '.join(self.kernels)})"
             ) from None
 
-    def __getattr__(self, name: str) -> Kernel:
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name == "kernels":
             raise AttributeError(name)
         ks = self.__dict__.get("kernels") or {}
@@ -1130,7 +1239,7 @@ class CompiledModule:
             )
         return next(iter(self.kernels.values()))(*args, stream=stream, **kwargs)
 
-    def prepare(self, *args: Any, **kwargs: Any) -> PreparedLaunch:
+    def prepare(self, *args: Any, **kwargs: Any) -> Any:
         """:meth:`Kernel.prepare` of the module's only kernel."""
         if len(self.kernels) != 1:
             raise TypeError(

@@ -15,6 +15,7 @@ from ..ir import (
     Bind,
     Buffer,
     BufferLoad,
+    IntImm,
     PointerType,
     PrimExpr,
     PrimType,
@@ -46,6 +47,12 @@ if TYPE_CHECKING:
     from .parser import _Scope
 
 
+def _is_region_frame(val: Any) -> bool:
+    """A region frame (``T.launch_thread(...)``, ``T.region(...)``: tirx/script/protocol/frame.py,
+    which marks its class ``bare_region``) written as a statement, not yet entered."""
+    return getattr(type(val), "bare_region", False) is True and not val.entered
+
+
 class StmtMixin:
     """``Parser``'s statements; the dispatch (``visit_body``) stays in ``Parser``."""
 
@@ -72,14 +79,18 @@ class StmtMixin:
         def indices(buf: Buffer, idx: Any, span: Any) -> tuple: ...
 
     def region(self, spec: Any, rest: list, node: Any) -> None:
-        """A bare ``T.device_entry(...)`` / ``T.attr(...)``: the rest of the block goes inside."""
+        """A bare ``T.device_entry(...)`` / ``T.attr(...)`` / region frame (``T.launch_thread(tag,
+        n)``, ``T.region(op, args, body_params=[v])``): the rest of the block goes inside, as
+        TIRx enters a frame written as a statement."""
         b = self.b
         b.spans.append(self.span(node))
         try:
             if type(spec) is DeviceEntrySpec:
                 cm = b.device_entry(spec.args, spec.attrs)
-            else:
+            elif type(spec) is AttrSpec:
                 cm = b.attr(spec.key, spec.value)
+            else:  # a RegionFrame (tirx/script/protocol/frame.py)
+                cm = spec
             cm.__enter__()
         except Exception as e:
             raise self.diag(node, e) from e
@@ -109,11 +120,20 @@ class StmtMixin:
         if type(v) is ast.Constant and isinstance(v.value, str):
             return None  # docstring / comment string
         val = self.eval(v)
+        if type(val) is float or type(val) is int or type(val) is bool:
+            val = convert(val)  # a literal statement is evaluated, as TIRx's emit_ does
         if isinstance(val, PrimExpr):
+            # as TIRx: a scalar variable is inert (``x`` alone), an integer zero is the no-op
+            # TIRx's builder drops (``0``, ``False``, ``T.int64(0)``); ``T.evaluate(...)`` is
+            # the way to keep one
+            if type(val) is Var and isinstance(val.ty, PrimType):
+                return None
+            if type(val) is IntImm and val.value == 0:
+                return None
             self.b.evaluate(val)
         elif isinstance(val, Bind):  # T.Bind(var, value) as a statement: emitted where it stands
             self.b.emit(val)
-        elif type(val) is DeviceEntrySpec or type(val) is AttrSpec:
+        elif type(val) is DeviceEntrySpec or type(val) is AttrSpec or _is_region_frame(val):
             return val
         return None
 

@@ -541,12 +541,28 @@ _device_entry_form = globals()["device_entry"]
 
 def device_entry(*values: Any, launch: LaunchConfig | None = None, grid: Any = None, block: Any = None,
                  cluster: Any = None, dynamic_smem_bytes: Any = None, kernel_attrs: KernelAttributes | None = None,
-                 **kw: Any) -> _DeviceEntrySpec:  # fmt: skip
+                 backend_config: Any = None, **kw: Any) -> _DeviceEntrySpec:  # fmt: skip
     """The kernel launch region, as a bare statement (the rest of the body goes inside) or ``with``.
 
     The form (``tirx.surface.forms``) is ``T.device_entry(*values, attrs=...)``, what the text has;
     ``launch=T.cuda.LaunchConfig(...)`` (or ``grid=``, ``block=``, ...; or the config as the one
-    positional argument) is Python's spelling of the same values and attrs."""
+    positional argument) is Python's spelling of the same values and attrs. ``backend_config=``
+    (TIRx's per-entry CUDA compile settings, ``{"cuda": {"arch": ..., "nvrtc": [...], ...}}``) is
+    checked and stored as TIRx stores it: ``attrs["backend_config"]``, compact JSON."""
+    config = None
+    if backend_config is not None:
+        from tirx.target_spec import backend_config_json
+
+        if "backend_config" in (kw.get("attrs") or {}):
+            raise ValueError("T.device_entry: backend_config cannot duplicate canonical attrs")
+        config = backend_config_json(backend_config)
+        one_config = len(values) == 1 and isinstance(values[0], LaunchConfig)
+        positional = launch is None and grid is None and not one_config
+        if positional and values and not kw.get("attrs"):  # TIRx refuses launch values without launch fields
+            raise ValueError(
+                "T.device_entry: launch values given with backend_config= need their fields: "
+                "launch=T.cuda.LaunchConfig(...) or attrs={'cuda.launch_fields': [...]}"
+            )
     if launch is None and grid is not None:
         launch = LaunchConfig(grid, 1 if block is None else block, cluster, dynamic_smem_bytes)
     if launch is None and len(values) == 1 and isinstance(values[0], LaunchConfig):
@@ -578,6 +594,9 @@ def device_entry(*values: Any, launch: LaunchConfig | None = None, grid: Any = N
         at["cuda.kernel_attrs"] = {**dict(at.get("cuda.kernel_attrs") or {}),
                                    **kernel_attrs.to_attrs(dims["block"], dims["cluster"])}  # fmt: skip
         kw = {**kw, "attrs": _Attrs(at)}
+    if config is not None:
+        at = {**dict(kw.get("attrs") or {}), "backend_config": config}
+        kw = {**kw, "attrs": _Attrs(dict(sorted(at.items())))}  # TIRx's attrs print sorted by key
     return _device_entry_form(*values, **kw)  # other keywords: the form's (attrs=) or its error
 
 

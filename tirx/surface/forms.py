@@ -1335,6 +1335,8 @@ def _b_device_entry(values: tuple, attrs: Any, span: Any = None) -> tuple:
             )
         attrs = {"cuda.kernel_attrs": {}, LAUNCH_FIELDS_KEY: list(LAUNCH_FIELDS[:n])}
     fields = attrs.get(LAUNCH_FIELDS_KEY)
+    if fields is None and n == 0:  # TIRx's argument-free entry with attrs (backend_config): no launch fields
+        attrs, fields = {**dict(attrs), LAUNCH_FIELDS_KEY: []}, []
     if type(fields) not in (list, tuple) or len(fields) != n:
         raise FormError(f'{fname}: attrs["{LAUNCH_FIELDS_KEY}"] must list one launch field per value ({n})')
     return values, attrs if type(attrs) is Attrs else Attrs(attrs)
@@ -1342,8 +1344,11 @@ def _b_device_entry(values: tuple, attrs: Any, span: Any = None) -> tuple:
 
 def _unparse_device_entry(s: DeviceEntry) -> tuple:
     a = s.attrs
-    if not s.args and len(a) == 1 and not a.get(LAUNCH_FIELDS_KEY, True):
-        return (), None  # T.device_entry()
+    if not s.args and not a.get(LAUNCH_FIELDS_KEY, True):
+        if len(a) == 1:
+            return (), None  # T.device_entry()
+        # TIRx's argument-free entry prints only its other attrs: T.device_entry(attrs={"backend_config": ...})
+        return (), Attrs({k: v for k, v in a.items() if k != LAUNCH_FIELDS_KEY})
     return s.args, a
 
 

@@ -5,28 +5,39 @@ API: ``from tvm_tirx.tirx.op import if_then_else``, ``tvm_tirx.tirx.Var(...)``. 
 the import, ``tirx.tirx`` serves the expression builders and node classes both systems have:
 ``tirx.tirx.op.<name>`` is the script op of that name (``T.<name>``), with TIRx's host folding
 where TIRx folds (``op.if_then_else`` of a constant condition is the chosen arm), and the node
-classes are tirx's (``tirx.ir``). TIRx's passes, analyses and runtime (``tvm_tirx.tirx.
-transform``, ``.analysis``, ...) are not served: an unknown name is an ``AttributeError`` that
-says so.
+classes both serve (``Var``, ``Cast``) are tirx's (``tirx.ir``). The constants (``IntImm``,
+``FloatImm``, ``StringImm``) are not served here: TIRx has them in ``tvm_tirx.ir``, with the
+dtype first (``IntImm("int64", 8)``), which tirx's ``tirx.ir.IntImm(value, ty)`` would
+misread. TIRx's passes, analyses and runtime (``tvm_tirx.tirx.transform``, ``.analysis``, ...)
+are not served: an unknown name is an ``AttributeError`` that says so.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tirx.ir import Cast, FloatImm, IntImm, StringImm, Var
+from tirx.ir import Cast, Var
 
 from . import op
 
-__all__ = ["Cast", "FloatImm", "IntImm", "StringImm", "Var", "op"]
+__all__ = ["Cast", "Var", "op"]
+
+
+#: names T has that ``tvm_tirx.tirx`` lacks (TIRx's constants live in ``tvm_tirx.ir``, dtype first)
+_NOT_SERVED = frozenset({"IntImm", "FloatImm", "StringImm"})
 
 
 def __getattr__(name: str) -> Any:
     """TIRx re-exports its op functions at ``tvm_tirx.tirx.<name>`` too."""
     if name.startswith("__"):
         raise AttributeError(name)
+    if name in _NOT_SERVED:
+        raise AttributeError(
+            f"tirx.tirx has no {name!r}, as tvm_tirx.tirx has none (TIRx's is tvm_tirx.ir.{name}(dtype, "
+            f"value); tirx's is tirx.ir.{name})"
+        )
     return getattr(op, name)
 
 
 def __dir__() -> list[str]:
-    return sorted({*__all__, *op.__dir__()})
+    return sorted({*__all__, *op.__dir__()} - _NOT_SERVED)

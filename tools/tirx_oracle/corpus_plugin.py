@@ -227,7 +227,9 @@ def _install_tirx() -> None:
         _tirx_compare(out, cls.__name__, "module", None)
         return out
 
-    for ns in (dec, T_ns, I_ns):
+    import tirx.script as script_pkg  # tvm.script.ir_module (TIRx's spelling) is this one
+
+    for ns in (dec, T_ns, I_ns, script_pkg):
         if getattr(ns, "ir_module", None) is orig_mod:
             ns.ir_module = ir_module
 

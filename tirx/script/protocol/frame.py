@@ -403,6 +403,10 @@ class RegionFrame(StmtFrame):
     for a region that binds none. In ``@T.function`` code the variable is named after the
     ``as`` target; here it is ``var_name`` (default ``v``, as TIRx names it)."""
 
+    #: written as a statement in ``@T.function`` code, the rest of the block goes inside, as TIRx
+    #: enters a frame statement (the parser reads this mark: it cannot import this module)
+    bare_region = True
+
     def __init__(self, kind: str, args: tuple, var: Any = None, loc: Any = None):
         super().__init__(loc)
         self.kind = kind
