@@ -243,7 +243,7 @@ def test_the_round_trip_invariant_catches_a_printer_that_drops_the_sign(monkeypa
     invariant (tests/test_roundtrip.py) now sees it; the generator draws both signs."""
     from hypothesis import find
 
-    import tirx.printer._printer as P
+    import tirx.printer._printer_values as P
     from tirx.testing import strategies
 
     e = find(strategies.exprs("float32"), _has_neg_nan, settings=settings(
