@@ -476,6 +476,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         # value ranges of integer expressions (variables are recorded where they are defined)
         self.bounds = Bounds(call_range=self._call_range)
         self.launch_ranges: dict = {}  # op name, axis -> (lo, hi) for this kernel's launch
+        self.launch_dims: dict = {}  # "block.y" -> (lo, hi) of this kernel's launch dimensions
         self._address_arith: set = set()  # Add/Mul nodes made by flat_index (plain C++)
         self.layout_arith: set = set()  # the same, made by tirx.passes.layout for tensors with a layout
         self.buf_ptr: dict[Buffer, str] = {}
@@ -665,6 +666,12 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         type is wrong wrapped or not."""
         return e not in self._address_arith and e not in self.layout_arith and self.bounds.overflows(e)
 
+    def block_is_1d(self) -> bool:
+        """This kernel's blocks are known to be one-dimensional (``blockDim.y == blockDim.z ==
+        1``): thread-model ops may then read ``threadIdx.x`` alone for the linear index."""
+        d = self.launch_dims
+        return d.get("block.y") == (1, 1) and d.get("block.z") == (1, 1)
+
     def _call_range(self, c: Call) -> tuple[int, int] | None:
         """Ranges of the thread-model ops, from the launch configuration of this kernel."""
         if c.op.traits.range is None:
@@ -697,6 +704,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             n = dims["cluster." + ax] = rng(convert(cl[k]) if cl else None, _MAX_CLUSTER)
             size *= n[1]
         dims["cluster.size"] = (1, min(size, _MAX_CLUSTER))
+        self.launch_dims = dims
         # each op's declared range trait (tirx/ops), keyed by (op name, axis)
         lr: dict = {}
         for o in _op.all_ops().values():

@@ -270,14 +270,35 @@ def _i_cta_rank(fc: Any, call: Any):
     return ev
 
 
+#: the thread's linear index in its block (warps are formed from it: lane = linear % 32)
+LINEAR_TID = "((int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)))"
+
+
+def linear_tid(cg: Any) -> str:
+    """The linear thread index in the block, as C: ``threadIdx.x`` when the kernel's blocks are
+    known to be one-dimensional, else the full form (a 16 x 2 x 2 block's lanes are not
+    ``threadIdx.x % 32``)."""
+    return "(int)threadIdx.x" if cg.block_is_1d() else LINEAR_TID
+
+
+def warp_index(cg: Any) -> str:
+    """The warp's index in the block, made warp-uniform for the compiler (lane 0's value)."""
+    return f"__shfl_sync(0xffffffffu, {linear_tid(cg)} >> 5, 0)"
+
+
+def block_threads(dim: Any) -> int:
+    """Most threads a block of the launch ranges ``dim`` may have."""
+    return dim("block.x")[1] * dim("block.y")[1] * dim("block.z")[1]
+
+
 declare(
-    "cuda.lane_id", "", int32, device_only=True, doc="threadIdx.x % 32", nonneg=True, range=(0, 31),
-    cuda=CExpr("((int)threadIdx.x & 31)"), interp=_i_lane_id,
+    "cuda.lane_id", "", int32, device_only=True, doc="the thread's lane in its warp (linear index % 32)",
+    nonneg=True, range=(0, 31), cuda=lambda cg, c: f"({linear_tid(cg)} & 31)", interp=_i_lane_id,
 )  # fmt: skip
 declare(
-    "cuda.warp_id", "", int32, device_only=True, doc="threadIdx.x / 32 (warp-uniform)", nonneg=True,
-    range=lambda ax, dim: (0, (dim("block.x")[1] - 1) >> 5),
-    cuda=CExpr("__shfl_sync(0xffffffffu, (int)threadIdx.x >> 5, 0)"), interp=_i_warp_id,
+    "cuda.warp_id", "", int32, device_only=True, doc="the warp's index in the block (linear index / 32; warp-uniform)",
+    nonneg=True, range=lambda ax, dim: (0, (block_threads(dim) - 1) >> 5),
+    cuda=lambda cg, c: warp_index(cg), interp=_i_warp_id,
 )  # fmt: skip
 declare(
     "cuda.cta_rank", "", int32, device_only=True, doc="rank of this block in its cluster", nonneg=True,

@@ -14,13 +14,10 @@ from ..errors import OpError
 from ..ir.expr import StringImm
 from ..ir.op import PTX, CExpr, Helper, NoInterp, declare
 from ..ir.types import PrimType, float32, int32, int64, uint32, uint64, void
-from .cuda import CLUSTER, _i_cta_rank, _i_in_launch
+from .cuda import CLUSTER, _i_cta_rank, _i_in_launch, block_threads, linear_tid, warp_index
 from .ptx import _i_elect_sync
 
 __all__: list[str] = []
-
-_WARP_ID = "__shfl_sync(0xffffffffu, (int)threadIdx.x >> 5, 0)"
-_LINEAR = "((int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)))"
 
 
 # --------------------------------------------------------------------------- thread indices
@@ -38,25 +35,19 @@ def _i_tid(fn):
     return compile_call
 
 
-def _block_threads(dim) -> int:
-    return dim("block.x")[1] * dim("block.y")[1] * dim("block.z")[1]
-
-
 for _n, _c, _fn, _rng, _d in (
-    ("cuda.warpgroup_id", f"({_WARP_ID} >> 2)", lambda t: t // 128,
-     lambda ax, dim: (0, (_block_threads(dim) - 1) >> 7), "warpgroup index in the block (warp-uniform)"),
-    ("cuda.warp_in_warpgroup", f"({_WARP_ID} & 3)", lambda t: (t // 32) % 4, (0, 3),
+    ("cuda.warpgroup_id", lambda cg, c: f"({warp_index(cg)} >> 2)", lambda t: t // 128,
+     lambda ax, dim: (0, (block_threads(dim) - 1) >> 7), "warpgroup index in the block (warp-uniform)"),
+    ("cuda.warp_in_warpgroup", lambda cg, c: f"({warp_index(cg)} & 3)", lambda t: (t // 32) % 4, (0, 3),
      "warp index within its warpgroup (warp-uniform)"),
-    ("cuda.thread_in_warpgroup", "(" + _LINEAR + " & 127)", lambda t: t % 128, (0, 127),
+    ("cuda.thread_in_warpgroup", lambda cg, c: f"({linear_tid(cg)} & 127)", lambda t: t % 128, (0, 127),
      "thread index within its warpgroup of 128"),
-    ("cuda.linear_thread_id", _LINEAR, lambda t: t, lambda ax, dim: (0, _block_threads(dim) - 1),
+    ("cuda.linear_thread_id", lambda cg, c: linear_tid(cg), lambda t: t, lambda ax, dim: (0, block_threads(dim) - 1),
      "x + y * blockDim.x + z * blockDim.x * blockDim.y"),
-    ("cuda.thread_rank", _LINEAR, lambda t: t, lambda ax, dim: (0, _block_threads(dim) - 1),
+    ("cuda.thread_rank", lambda cg, c: linear_tid(cg), lambda t: t, lambda ax, dim: (0, block_threads(dim) - 1),
      "the thread's rank in its block (cooperative groups' thread_rank)"),
 ):  # fmt: skip
-    declare(
-        _n, "", int32, device_only=True, doc=_d, nonneg=True, range=_rng, cuda=CExpr(_c), interp=_i_tid(_fn)
-    )
+    declare(_n, "", int32, device_only=True, doc=_d, nonneg=True, range=_rng, cuda=_c, interp=_i_tid(_fn))
 
 
 # --------------------------------------------------------------------------- votes

@@ -300,6 +300,18 @@ class _Gen:
             OI[i] = OI[i] ^ self.iexpr()
 
 
+#: block shapes by thread count (x, y, z), for 1, 4, 32 and 64 threads
+_BLOCK_SHAPES = ((1, 1, 1), (4, 1, 1), (2, 2, 1), (1, 2, 2), (32, 1, 1), (16, 2, 1), (8, 2, 2), (4, 4, 2),
+                 (64, 1, 1), (16, 2, 2), (32, 2, 1), (8, 8, 1))  # fmt: skip
+#: thread-model ops whose values depend on the block's shape
+_THREAD_OPS = (
+    "cuda.lane_id",
+    "cuda.warp_id",
+    "cuda.warpgroup_id",
+    "cuda.warp_in_warpgroup",
+    "cuda.thread_in_warpgroup",
+)
+
 _SHUFFLES = ("cuda.shfl_sync", "cuda.shfl_xor_sync", "cuda.shfl_down_sync", "cuda.shfl_up_sync")
 
 
@@ -363,9 +375,17 @@ def runnable_kernels(draw, max_stmts: int = 12, extra_types: bool = True) -> Run
 
         if device:
             grid = (N + (block - 1)) // block if dyn else (n + block - 1) // block
-            with b.device_entry(*launch_args(grid, block)):
-                t = b.bind("t", call("cuda.thread_idx", "x"))
+            # the block as 1, 2 or 3 dimensions of the same thread count: warps are formed from
+            # the linear index, so lane / warp indices must not read threadIdx.x alone
+            shape = draw(st.sampled_from([d for d in _BLOCK_SHAPES if d[0] * d[1] * d[2] == block]))
+            with b.device_entry(*launch_args(grid, shape if shape[1:] != (1, 1) else block)):
+                if shape[1:] == (1, 1) and draw(st.booleans()):
+                    t = b.bind("t", call("cuda.thread_idx", "x"))
+                else:
+                    t = b.bind("t", call("cuda.linear_thread_id"))
                 i = b.bind("i", call("cuda.block_idx", "x") * block + t)
+                for op in draw(st.lists(st.sampled_from(_THREAD_OPS), max_size=2, unique=True)):
+                    warp_i.append(b.bind("w", call(op)))
                 if smem:
                     sh = b.alloc("sh", TensorType((block,), int32, "shared"))
                     sh[t] = X[E.FloorMod(i, N)] * 3 + t
