@@ -135,3 +135,19 @@ def test_attention_against_sdpa(causal):
     assert _rel(o, ref) < 2e-2
     o2 = K.attention(q, k, v, causal=causal)  # cached descriptors and kernel: the same result
     assert torch.equal(o, o2)
+
+
+def test_tensor_map_encoders_agree():
+    """The ctypes encoder (the library's fast path) writes the bytes cuda-bindings' does."""
+    from tirx.runtime.tma import TensorMapPlan, _Encoder
+
+    x = torch.empty(1000, 4104, device="cuda", dtype=torch.bfloat16)
+    for shape, box, sw in [
+        ((1000, 4104), (128, 64), 128),
+        ((1000, 4104), (64, 64), 128),
+        ((4104,), (256,), 0),
+    ]:
+        plan = TensorMapPlan("bfloat16", shape, box, sw)
+        enc = _Encoder(plan)
+        assert enc.fn is not None
+        assert enc(x.data_ptr()) == enc._bindings(x.data_ptr()) == plan.encode(x.data_ptr())

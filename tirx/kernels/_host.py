@@ -17,9 +17,15 @@ _MAPS: dict[tuple, bytes] = {}
 _MAPS_MAX = 4096
 
 
+_NAMES: dict = {}  # torch dtype -> its name (str() of a dtype costs a microsecond a call)
+
+
 def dtype_name(t: Any) -> str:
     """The IR dtype name of a torch tensor (``torch.float16`` -> ``"float16"``)."""
-    return str(t.dtype).removeprefix("torch.")
+    n = _NAMES.get(t.dtype)
+    if n is None:
+        n = _NAMES[t.dtype] = str(t.dtype).removeprefix("torch.")
+    return n
 
 
 def check_cuda(name: str, t: Any, dtypes: tuple[str, ...], ndim: int | None = None) -> str:

@@ -58,6 +58,13 @@ def _kernel(dtype: str, tiles: tuple) -> Any:
     return tirx.compile(make(dtype, **dict(tiles)), target="cuda")
 
 
+@functools.lru_cache(maxsize=4096)
+def _plan(M: int, N: int, K: int, dtype: str, trans_b: bool, device: int) -> tuple:
+    """(kernel, BM, BN, EPI) of one problem, remembered: a shape seen before costs a lookup."""
+    cfg = config(M, N, K, dtype, sm_count(device), trans_b)
+    return _kernel(dtype, tuple(sorted(cfg.items()))), cfg["BM"], cfg["BN"], cfg["EPI"]
+
+
 def _gemm(a: Any, b: Any, out: Any, dtype: str, trans_b: bool = False, scales: tuple = ()) -> Any:
     """``out = a @ b^T`` for row-major ``a (M, K)``, ``b (N, K)``, ``out (M, N)`` (checked); with
     ``trans_b``, ``out = a @ b`` for a row-major ``b (K, N)``."""
@@ -67,12 +74,11 @@ def _gemm(a: Any, b: Any, out: Any, dtype: str, trans_b: bool = False, scales: t
         return out
     if K == 0:
         return out.zero_()
-    cfg = config(M, N, K, dtype, sm_count(a.device.index or 0), trans_b)
-    k = _kernel(dtype, tuple(sorted(cfg.items())))
+    k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, a.device.index or 0)
     bk = 128 if dtype in _FP8 else 64
-    ta = tensor_map(a, M, K, (cfg["BM"], bk), dtype)
-    tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (cfg["BN"], bk), dtype)
-    if cfg["EPI"] == "tma":
+    ta = tensor_map(a, M, K, (bm, bk), dtype)
+    tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
+    if epi == "tma":
         k(M, N, K, ta, tb, tensor_map(out, M, N, (64, 64), dtype_name(out)), out, *scales)
     else:
         k(M, N, K, ta, tb, out, *scales)
@@ -109,7 +115,10 @@ def _rows(name: str, t: Any) -> Any:
     """``t`` as a row-major 2-d matrix (leading dimensions flattened; no copy)."""
     if not t.is_contiguous():
         raise ValueError(f"{name}: expected a contiguous (row-major) tensor, got strides {tuple(t.stride())}")
-    return t.reshape(-1, t.shape[-1])
+    rows = 1
+    for d in t.shape[:-1]:
+        rows *= d
+    return t.reshape(rows, t.shape[-1])
 
 
 def linear(x: Any, weight: Any, *, out: Any = None) -> Any:

@@ -82,44 +82,12 @@ class TensorMapPlan:
 
     def encode(self, data_ptr: int) -> bytes:
         """The 128-byte CUtensorMap for a contiguous row-major tensor at ``data_ptr``."""
-        from cuda.bindings import driver as d
-
-        from . import driver as _drv
-
-        ok, why = _drv.probe()
-        if not ok:
-            raise RuntimeError(f"TensorMapPlan.encode needs a CUDA driver: {why}")
         if data_ptr % 16:
             raise ValueError("TensorMapPlan: the tensor's address must be 16-byte aligned")
-        name, esz = _DTYPES[self.dtype]
-        rank = len(self.shape)
-        dims = [d.cuuint64_t(int(x)) for x in reversed(self.shape)]
-        strides = []
-        acc = esz
-        for x in reversed(self.shape[1:]):
-            acc *= int(x)
-            strides.append(acc)
-        strides = [d.cuuint64_t(s) for s in strides]
-        box = [d.cuuint32_t(int(x)) for x in reversed(self.box)]
-        estr = [d.cuuint32_t(1)] * rank
-        l2 = {0: "NONE", 64: "L2_64B", 128: "L2_128B", 256: "L2_256B"}[self.l2_promotion]
-        err, tm = d.cuTensorMapEncodeTiled(
-            getattr(d.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{name}"),
-            rank,
-            int(data_ptr),
-            dims,
-            strides,
-            box,
-            estr,
-            d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-            getattr(d.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{_SWIZZLE[self.swizzle]}"),
-            getattr(d.CUtensorMapL2promotion, f"CU_TENSOR_MAP_L2_PROMOTION_{l2}"),
-            d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
-        )
-        if int(err) != 0:
-            raise RuntimeError(f"cuTensorMapEncodeTiled failed: {err} for {self}")
-        words = [int(w) for w in tm.opaque]
-        return struct.pack(f"<{len(words)}Q", *words)
+        enc = _ENCODERS.get(self)
+        if enc is None:
+            enc = _ENCODERS[self] = _Encoder(self)
+        return enc(int(data_ptr))
 
     def param(self, tensor: Any) -> bytes:
         """The descriptor of ``tensor`` (checked against the plan) as the 128 bytes a kernel
@@ -151,6 +119,131 @@ class TensorMapPlan:
         tname = str(tensor.dtype).replace("torch.", "")
         if tname != self.dtype:
             raise TypeError(f"TensorMapPlan: tensor dtype {tname} differs from the plan's {self.dtype}")
+
+
+class _Encoder:
+    """One plan's ``cuTensorMapEncodeTiled`` call with everything but the address prepared: the
+    driver entry point called through ``ctypes`` with its argument arrays built once (a call
+    costs a few microseconds, where building cuda-bindings' argument objects each time cost
+    tens), or through cuda-bindings where the driver library cannot be opened by name."""
+
+    def __init__(self, plan: TensorMapPlan) -> None:
+        import ctypes
+
+        from cuda.bindings import driver as d
+
+        from . import driver as _drv
+
+        ok, why = _drv.probe()
+        if not ok:
+            raise RuntimeError(f"TensorMapPlan.encode needs a CUDA driver: {why}")
+        name, esz = _DTYPES[plan.dtype]
+        rank = len(plan.shape)
+        dims = [int(x) for x in reversed(plan.shape)]
+        strides = []
+        acc = esz
+        for x in reversed(plan.shape[1:]):
+            acc *= int(x)
+            strides.append(acc)
+        box = [int(x) for x in reversed(plan.box)]
+        l2 = {0: "NONE", 64: "L2_64B", 128: "L2_128B", 256: "L2_256B"}[plan.l2_promotion]
+        enums = (
+            getattr(d.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{name}"),
+            d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+            getattr(d.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{_SWIZZLE[plan.swizzle]}"),
+            getattr(d.CUtensorMapL2promotion, f"CU_TENSOR_MAP_L2_PROMOTION_{l2}"),
+            d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+        self.plan = plan
+        self.raw = (enums, rank, dims, strides, box)
+        self.fn = _libcuda_encode()
+        if self.fn is None:  # cuda-bindings' wrapper (``_bindings``)
+            return
+        u64, u32 = ctypes.c_uint64, ctypes.c_uint32
+        self.c_args = (
+            int(enums[0]),
+            rank,
+            (u64 * rank)(*dims),
+            (u64 * max(rank - 1, 1))(*(strides or [0])),
+            (u32 * rank)(*box),
+            (u32 * rank)(*([1] * rank)),
+            int(enums[1]),
+            int(enums[2]),
+            int(enums[3]),
+            int(enums[4]),
+        )
+
+    def __call__(self, ptr: int) -> bytes:
+        import ctypes
+
+        if self.fn is None:
+            return self._bindings(ptr)
+        dt, rank, dims, strides, box, estr, il, sw, l2, oob = self.c_args
+        # a buffer per call (the driver call releases the GIL), the CUtensorMap 64-byte aligned
+        buf = ctypes.create_string_buffer(128 + 64)
+        addr = ctypes.addressof(buf) + (-ctypes.addressof(buf)) % 64
+        err = self.fn(addr, dt, rank, ptr, dims, strides, box, estr, il, sw, l2, oob)
+        if err:
+            raise RuntimeError(f"cuTensorMapEncodeTiled failed: CUresult {err} for {self.plan}")
+        return ctypes.string_at(addr, 128)
+
+    def _bindings(self, ptr: int) -> bytes:
+        """The same descriptor through cuda-bindings (its argument objects built per call)."""
+        from cuda.bindings import driver as d
+
+        (dt, il, sw, l2, oob), rank, dims, strides, box = self.raw
+        err, tm = d.cuTensorMapEncodeTiled(
+            dt,
+            rank,
+            ptr,
+            [d.cuuint64_t(x) for x in dims],
+            [d.cuuint64_t(x) for x in strides],
+            [d.cuuint32_t(x) for x in box],
+            [d.cuuint32_t(1)] * rank,
+            il,
+            sw,
+            l2,
+            oob,
+        )
+        if int(err) != 0:
+            raise RuntimeError(f"cuTensorMapEncodeTiled failed: {err} for {self.plan}")
+        words = [int(w) for w in tm.opaque]
+        return struct.pack(f"<{len(words)}Q", *words)
+
+
+_ENCODERS: dict = {}
+_LIBCUDA: list = []
+
+
+def _libcuda_encode() -> Any:
+    """``cuTensorMapEncodeTiled`` of the driver library through ctypes, or None."""
+    if not _LIBCUDA:
+        import ctypes
+
+        fn = None
+        try:
+            lib = ctypes.CDLL("libcuda.so.1")
+            fn = lib.cuTensorMapEncodeTiled
+            p, u32 = ctypes.c_void_p, ctypes.c_uint32
+            fn.argtypes = [
+                p,
+                ctypes.c_int,
+                u32,
+                p,
+                p,
+                p,
+                p,
+                p,
+                ctypes.c_int,
+                ctypes.c_int,
+                ctypes.c_int,
+                ctypes.c_int,
+            ]
+            fn.restype = ctypes.c_int
+        except (OSError, AttributeError):
+            fn = None
+        _LIBCUDA.append(fn)
+    return _LIBCUDA[0]
 
 
 def tensor_map(tensor: Any, box: tuple, swizzle: int = 128) -> Any:
