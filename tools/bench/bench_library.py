@@ -109,6 +109,47 @@ def gemm_case(M: int, N: int, Kd: int, dt: str) -> tuple:
     return err, tc / tt
 
 
+def fixed_case(S: int, dt: str = "bfloat16") -> None:
+    """The cost of shape freedom: the fixed-shape kernel (gemm.py, sizes compiled in,
+    ``best_config``) against the any-shape one on the same inputs, both GPU-only."""
+    import tirx
+    from tirx.kernels.hopper import gemm as G
+
+    dtype = getattr(torch, dt)
+    x = torch.randn(S, S, device="cuda", dtype=dtype)
+    w = torch.randn(S, S, device="cuda", dtype=dtype) / S**0.5
+    out = torch.empty(S, S, device="cuda", dtype=dtype)
+    cfg = G.best_config(S, S, S, dt)
+    k = tirx.compile(G.make_gemm(S, S, S, dt, **cfg), target="cuda")
+    pa, pb = G.plans_for(S, S, S, dt, cfg)
+    args = (x, w, out, pa.param(x), pb.param(w), G.c_plan(S, S, dt).param(out))
+    tf, ta = paired(lambda i: k(*args), lambda i: K.linear(x, w, out=out), 1)
+    log(f"fixed {dt} {S}^3: gemm.py best_config {tf:.4f} ms, any-shape {ta:.4f} ms, fixed/any {tf / ta:.3f}")
+
+
+def decode_variant(M: int, N: int, Kd: int, dt: str = "bfloat16") -> None:
+    """Skinny M: the default tiles (64 x BN) against 64 x 32 tiles with 12 stages and the
+    direct epilogue (twice the CTAs streaming B), GPU-only, and torch."""
+    from tirx.kernels._host import tensor_map
+
+    dtype = getattr(torch, dt)
+    x = torch.randn(M, Kd, device="cuda", dtype=dtype)
+    w = torch.randn(N, Kd, device="cuda", dtype=dtype) / Kd**0.5
+    out = torch.empty(M, N, device="cuda", dtype=dtype)
+    cfg = dict(MM.config(M, N, Kd, dt), BN=32, STAGES=12, EPI="direct")
+    k = MM._kernel(dt, tuple(sorted(cfg.items())))
+    ta, tb = tensor_map(x, M, Kd, (64, 64), dt), tensor_map(w, N, Kd, (32, 64), dt)
+    k(M, N, Kd, ta, tb, out)
+    err = rel(out, x.float() @ w.float().t())
+    tv, td = paired(lambda i: k(M, N, Kd, ta, tb, out), lambda i: K.linear(x, w, out=out), 1)
+    _, tt = paired(lambda i: None, lambda i: torch.matmul(x, w.t(), out=out), 1)
+    log(
+        f"decode {dt} {M}x{N}x{Kd}: 64x32 direct {tv:.4f} ms (err {err:.1e}), default "
+        f"{MM.config(M, N, Kd, dt)['BN']} {td:.4f} ms, torch {tt:.4f} ms; torch/64x32 {tt / tv:.3f}, "
+        f"torch/default {tt / td:.3f}"
+    )
+
+
 def fp8_case(M: int, N: int, Kd: int) -> tuple:
     if Kd % 16:  # fp8 rows must be 16-byte aligned for TMA (and for torch._scaled_mm)
         return None, None

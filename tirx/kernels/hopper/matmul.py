@@ -102,7 +102,10 @@ def matmul_sm90(
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
-    T.static_assert(BN % 64 == 0 and 64 <= BN <= 256, "BN is 64, 128, 192 or 256")
+    T.static_assert(
+        BN in (64, 128, 192, 256) or (BN in (16, 32) and EPI == "direct" and not TRANS_B),
+        "BN is 64, 128, 192 or 256 (16 or 32: the direct epilogue, B K-major)",
+    )
     T.static_assert(EPI in ("direct", "tma"), "EPI is 'tma' (N a multiple of 8) or 'direct' (any N)")
     T.static_assert(not TRANS_B or DT not in FP8, "TRANS_B: fp8 wgmma reads B K-major only")
     consumers = T.meta_var(BM // 64)
@@ -241,6 +244,7 @@ KERNELS = {
     "matmul_any_f16_bm64": lambda: make("float16", BM=64, BN=128, STAGES=8),
     "matmul_any_bf16_nmajor": lambda: make("bfloat16", TRANS_B=True),
     "matmul_any_f16_nmajor_bm64": lambda: make("float16", BM=64, BN=64, STAGES=8, TRANS_B=True),
+    "matmul_any_bf16_bm64_bn32": lambda: make("bfloat16", BM=64, BN=32, STAGES=12, EPI="direct"),
     "matmul_any_e4m3": lambda: make("float8_e4m3fn"),
     "matmul_any_e4m3_direct": lambda: make("float8_e4m3fn", EPI="direct", BN=128, STAGES=6),
 }
