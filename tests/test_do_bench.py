@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import tirx
+from tirx.runtime import bench as B
 from tirx.runtime import driver as drv
-from tirx.testing import bench as B
 from tirx.testing import do_bench
 
 KERNEL = """\

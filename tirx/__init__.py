@@ -101,6 +101,16 @@ def _call(f, args, kwargs):
 ir.function.register_caller(_call)
 
 
+def _autotuner(fn, options):
+    from .runtime.autotune import Autotuner
+
+    return Autotuner(fn, **options)
+
+
+# ``@T.autotune`` builds its tuner through this (the front end does not import the runtime)
+ir.function.register_autotuner(_autotuner)
+
+
 def save(obj, path) -> None:
     """Write ``dumps(obj)`` to ``path`` atomically (UTF-8, trailing newline). A symlink is
     written through to its target; a FIFO, device, socket or directory raises

@@ -164,6 +164,21 @@ def register_caller(fn: Any) -> None:
     _CALLER[0] = fn
 
 
+def _no_autotuner(fn: Any, options: dict) -> Any:
+    raise TypeError("@T.autotune needs the tirx runtime (import tirx)")
+
+
+# ``@T.autotune`` (``tirx.script``) builds its tuner through this: tuning compiles, times and
+# caches on disk, which neither the IR nor the front end may import (``import tirx`` registers
+# ``tirx.runtime.autotune.Autotuner``, as it registers the direct caller above)
+_AUTOTUNER: list = [_no_autotuner]
+
+
+def register_autotuner(factory: Any) -> None:
+    """Set what ``@T.autotune`` builds: ``factory(jit_function, options) -> tuner``."""
+    _AUTOTUNER[0] = factory
+
+
 @_frozen
 class Module(Node):
     """Named functions; calls between them go through GlobalVar."""

@@ -15,6 +15,7 @@ from tirx.surface.builder import IRBuilder
 
 from ..errors import DiagnosticError
 from ..ir import Call, Function, GlobalVar, PrimType, convert
+from ..ir.function import _AUTOTUNER
 from ..ir.types import as_type, void
 from .parser import (
     Env,
@@ -38,6 +39,7 @@ __all__ = [
     "DeferredFunction",
     "InlineFunction",
     "JitFunction",
+    "autotune",
     "function",
     "inline",
     "ir_module",
@@ -429,7 +431,16 @@ class JitFunction:
         interpreter)."""
         if getattr(self._building, "depth", 0) and current_parser() is not None:
             return self._self_call(args, kwargs)
+        const, dropped, kept, kwargs = self.split_call(args, kwargs)
+        f = self.specialize(**const, **dropped)
+        return f(*kept, **kwargs)
+
+    def split_call(self, args: tuple, kwargs: dict) -> tuple[dict, dict, list, dict]:
+        """A call's arguments split as ``__call__`` uses them: ``(constexpr values, optional
+        tensors dropped by a None, the other positional arguments, the other keywords)``
+        (``@T.autotune`` splits a call the same way)."""
         _src, consts, others = self._signature()
+        kwargs = dict(kwargs)
         const = {k: kwargs.pop(k) for k in list(kwargs) if k in consts}
         dropped = {k: None for k, v in kwargs.items() if v is None}
         for k in dropped:
@@ -440,8 +451,7 @@ class JitFunction:
                 dropped[others[i]] = None
             else:
                 kept.append(a)
-        f = self.specialize(**const, **dropped)
-        return f(*kept, **kwargs)
+        return const, dropped, kept, kwargs
 
     def specialize(self, **values: Any) -> Function:
         """A Function with the given ``T.constexpr`` values (and optional tensors set to None)."""
@@ -506,6 +516,24 @@ class JitFunction:
                 while len(self.cache) > self.cache_size:
                     self.cache.popitem(last=False)
         return f
+
+
+def autotune(fn: Any = None, *, configs: Any, key: Any = (), **options: Any) -> Any:
+    """``@T.autotune(configs=[{...}, ...], key=[...])`` above ``@T.jit`` (or
+    ``T.autotune(jit_fn, configs=..., key=...)``): on the first call with new values of the
+    ``key`` arguments, every config's constexpr values (merged with the call's) are compiled
+    and timed, and the fastest one runs from then on (``tirx.runtime.autotune``,
+    docs/autotune.md). Options: ``warmup``, ``rep``, ``restore_value``, ``reset_to_zero``,
+    ``prune_configs_by``, ``do_bench``, ``workers``, ``disk_cache``."""
+    options = dict(options, configs=configs, key=key)
+
+    def wrap(f: Any) -> Any:
+        if not isinstance(f, JitFunction):
+            what = "a plain function" if inspect.isfunction(f) else type(f).__name__
+            raise TypeError(f"@T.autotune tunes a @T.jit function (put @T.jit below it), got {what}")
+        return _AUTOTUNER[0](f, options)
+
+    return wrap if fn is None else wrap(fn)
 
 
 def jit(

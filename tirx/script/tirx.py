@@ -44,7 +44,7 @@ from ..ir.types import parse_dtype as _parse_dtype
 from ..ir.types import tensormap_ptr as _tensormap_ptr
 from ..ir.types import void
 from . import parser as _p
-from .decorators import function, inline, ir_module, jit, macro
+from .decorators import autotune, function, inline, ir_module, jit, macro
 from .intrin import call_intrin, llvm_lookup_intrinsic_id, tensor_data_ptr
 from .parser import _FOLDING_HELPERS
 from .parser import AttrSpec as _AttrSpec
@@ -59,7 +59,7 @@ __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve t
     # the forms (T.Ramp, T.alloc_shared, T.grid, ...) are appended where they are generated
     "BufferFrom", "DType", "LaunchConfig", "LetAnn",
     "alloc_scalar",
-    "assign", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "boolean",
+    "assign", "autotune", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "boolean",
     "broadcast_grid", "call_intrin", "ceildiv", "compute", "constexpr", "cuda", "decl_buffer",
     "decl_scalar", "device_entry", "dynamic", "floordiv", "floormod",
     "function", "handle", "infinity", "inline", "ir_module", "jit", "let", "llvm_lookup_intrinsic_id",

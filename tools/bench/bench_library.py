@@ -244,7 +244,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--only", choices=("gemm", "fp8", "host", "attn"), default=None)
+    ap.add_argument("--only", choices=("gemm", "fp8", "host", "attn", "variants"), default=None)
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     log(
@@ -262,6 +262,11 @@ def main() -> None:
         log(
             f"gemm: torch/tirx geometric mean {statistics.geometric_mean(ratios):.3f} over {len(ratios)} cases, min {min(ratios):.3f}"
         )
+    if a.only in (None, "variants"):
+        for S in (4096, 8192):
+            fixed_case(S)
+        for M, N, Kd in ((1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192), (8, 14336, 4096)):
+            decode_variant(M, N, Kd)
     if a.only in (None, "fp8"):
         fr = [r for M, N, Kd in grid if (r := fp8_case(M, N, Kd)[1]) is not None]
         if fr:

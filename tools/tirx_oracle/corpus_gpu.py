@@ -213,8 +213,14 @@ def main(argv: list[str]) -> int:
             row = rows.get(kid)
             if row is None or row["s1"] != "pass" or "cuda" not in rec:
                 continue
-            if int("".join(filter(str.isdigit, rec["arch"]))) > have:
-                done[kid] = {"s4": "not-run", "s4_why": f"needs {rec['arch']}"}
+            if row.get("s3") == "oracle-not-compiled":
+                done[kid] = {"s4": "not-run", "s4_why": "TIRx's CUDA does not compile with NVRTC"}
+                continue
+            # the arch TIRx's CUDA really compiles for (stage 3 found it; the oracle records
+            # sm_90a whenever TIRx's own codegen succeeds, sm_100-only instructions included)
+            arch = row.get("arch") or rec["arch"]
+            if int("".join(filter(str.isdigit, arch))) > have:
+                done[kid] = {"s4": "not-run", "s4_why": f"needs {arch}"}
                 continue
             todo.append((kid, rec))
     t0 = time.time()
