@@ -46,7 +46,13 @@ def test_builtin_traits():
 
 def test_value_ranges():
     ops = all_ops(builtin_only=True)
-    dims = {"block.x": (1, 256), "grid.y": (4, 4), "cluster.size": (2, 2)}
+    dims = {
+        "block.x": (1, 256),
+        "block.y": (1, 1),
+        "block.z": (1, 1),
+        "grid.y": (4, 4),
+        "cluster.size": (2, 2),
+    }
     dim = dims.get
     assert ops["cuda.thread_idx"].traits.value_range("x", dim) == (0, 255)
     assert ops["cuda.block_idx"].traits.value_range("y", dim) == (0, 3)
@@ -54,8 +60,15 @@ def test_value_ranges():
     assert ops["cuda.warp_id"].traits.value_range(None, dim) == (0, 7)
     assert ops["cuda.cta_rank"].traits.value_range(None, dim) == (0, 1)
     assert ops["cuda.lane_id"].traits.value_range(None, dim) == (0, 31)
+    # warps come from the linear index: a 64 x 4 x 2 block has 16 warps, 4 warpgroups
+    big = {"block.x": (1, 64), "block.y": (1, 4), "block.z": (1, 2)}.get
+    assert ops["cuda.warp_id"].traits.value_range(None, big) == (0, 15)
+    assert ops["cuda.warpgroup_id"].traits.value_range(None, big) == (0, 3)
+    # a dimension of unknown extent gives no warp range
+    assert ops["cuda.warp_id"].traits.value_range(None, {"block.x": (1, 256)}.get) is None
     # an unknown dimension gives no range
-    assert ops["cuda.thread_idx"].traits.value_range("z", dim) is None
+    assert ops["cuda.thread_idx"].traits.value_range("z", dim) == (0, 0)
+    assert ops["cuda.thread_idx"].traits.value_range("z", {"block.x": (1, 256)}.get) is None
     assert ops["exp"].traits.value_range(None, dim) is None
 
 

@@ -13,11 +13,19 @@ attribute access (PEP 562 ``__getattr__`` below), so a user pays only for what t
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import ir
 from .errors import DiagnosticError, InternalError, OpError
 from .ir import Function, Module, assert_structural_equal, structural_equal, structural_hash
+
+if TYPE_CHECKING:  # for type checkers only: ``import tirx`` imports none of these
+    from os import PathLike
+
+    from .interp.kernel import Kernel as InterpKernel
+    from .interp.kernel import ModuleKernel as InterpModuleKernel
+    from .runtime.kernel import CompiledModule, HostFunction, Kernel
+    from .target_spec import Target
 
 __version__ = "0.1.0"
 
@@ -120,7 +128,7 @@ def save(obj, path) -> None:
     _save(obj, path)
 
 
-def loads(text: str, source_name: str = "<string>", keep_comments: bool = False):
+def loads(text: str, source_name: str = "<string>", keep_comments: bool = False) -> Function | Module:
     """Parse TVMScript text into a Function or Module. Never executes code from the text.
 
     ``keep_comments=True``: ``dumps`` of the result prints the text's comments back."""
@@ -129,14 +137,28 @@ def loads(text: str, source_name: str = "<string>", keep_comments: bool = False)
     return _loads(text, source_name=source_name, keep_comments=keep_comments)
 
 
-def load(path, keep_comments: bool = False):
+def load(path: str | PathLike[str], keep_comments: bool = False) -> Function | Module:
     """Parse a ``.tirx`` file into a Function or Module (``keep_comments``: see ``loads``)."""
     from .grammar import load as _load
 
     return _load(path, keep_comments=keep_comments)
 
 
-def compile(f, target: str = "cuda", **options):
+# ``tirx.compile``'s result by target and input, for type checkers (one implementation below):
+# "interp" gives the interpreter's kernels; any other target string (or a Target) is CUDA, where
+# a Function whose host code launches several kernels gives a HostFunction. (TIRX_INTERPRET=1
+# runs a CUDA target on the interpreter: at run time that result is the interpreter's.)
+@overload
+def compile(f: Function, target: Literal["interp"], **options: Any) -> InterpKernel: ...
+@overload
+def compile(f: Module, target: Literal["interp"], **options: Any) -> InterpModuleKernel: ...
+@overload
+def compile(f: Function, target: str | Target = "cuda", **options: Any) -> Kernel | HostFunction: ...
+@overload
+def compile(f: Module, target: str | Target = "cuda", **options: Any) -> CompiledModule: ...
+@overload
+def compile(f: Any, target: str | Target = "cuda", **options: Any) -> Any: ...
+def compile(f: Any, target: Any = "cuda", **options: Any) -> Any:
     """Compile a Function or Module for ``target`` ("cuda", "cuda -arch=sm_90a", "interp")."""
     from .target import compile as _compile
 

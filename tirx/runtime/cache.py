@@ -22,7 +22,9 @@ user can write, at most ``MAX_ENTRY_BYTES``. It is opened without following syml
 without blocking. Anything else is refused with one ``RuntimeWarning`` and tirx compiles
 without it: a refused entry is never served.
 
-Directory: ``$TIRX_CACHE_DIR``, else ``$XDG_CACHE_HOME/tirx``, else ``~/.cache/tirx``.
+Directory: ``$TIRX_CACHE_DIR``, else ``$XDG_CACHE_HOME/tirx``, else the platform's user cache
+directory: ``~/.cache/tirx`` (Linux), ``~/Library/Caches/tirx`` (macOS),
+``%LOCALAPPDATA%\\tirx\\Cache`` (Windows).
 ``TIRX_CACHE_DIR=`` (empty) or ``TIRX_DISABLE_DISK_CACHE=1`` turn the disk cache off.
 """
 
@@ -32,6 +34,7 @@ import contextlib
 import hashlib
 import json
 import os
+import sys
 import threading
 from collections import OrderedDict
 
@@ -91,8 +94,23 @@ def cache_dir() -> str | None:
     d = os.environ.get("TIRX_CACHE_DIR")
     if d is not None:
         return d or None
-    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(xdg, "tirx")
+    return _platform_cache_dir()
+
+
+def _platform_cache_dir() -> str:
+    """The user cache directory by the platform's convention (platformdirs' rules, written out):
+    ``$XDG_CACHE_HOME/tirx`` wherever it is set, else ``~/Library/Caches/tirx`` on macOS,
+    ``%LOCALAPPDATA%\\tirx\\Cache`` on Windows and ``~/.cache/tirx`` elsewhere."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if xdg:
+        return os.path.join(xdg, "tirx")
+    home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Caches", "tirx")
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA", "").strip() or os.path.join(home, "AppData", "Local")
+        return os.path.join(local, "tirx", "Cache")
+    return os.path.join(home, ".cache", "tirx")
 
 
 def make_key(source: str, names: tuple, arch: str, toolchain: tuple | str, options: tuple) -> str:

@@ -220,7 +220,7 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
 
     # -- calls ----------------------------------------------------------------------------
     def _check_and_launch(self, args: tuple, stream: Any) -> Any:
-        ret, plan = self._check(args)
+        ret, plan = self._check(args, stream)  # the stream a DLPack / CAI v3 producer syncs to
         if plan is not None:
             device, grid, block, cluster, smem, values, opts = plan
             self._launch(device, grid, block, cluster, smem, values, stream, opts)

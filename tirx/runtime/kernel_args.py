@@ -18,6 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any, cast
 
 from ..ir import IntImm, PointerType, PrimType, Var
+from . import device_array as _da
 from . import driver as _drv
 
 if TYPE_CHECKING:
@@ -36,12 +37,24 @@ def _bf16_bits(x: float) -> int:
 
 
 class _View:
-    """A device array seen through any of the supported protocols."""
+    """A device array seen through any of the supported protocols.
 
-    __slots__ = ("device", "dtype", "keep", "ptr", "shape", "strides")
+    ``readonly``: the producer exported it read-only (``__cuda_array_interface__`` data
+    flag, DLPack's read-only flag); ``sync``: the producer's stream to wait for before the
+    launch (``__cuda_array_interface__`` v3 ``stream``), else None."""
+
+    __slots__ = ("device", "dtype", "keep", "ptr", "readonly", "shape", "strides", "sync")
 
     def __init__(
-        self, ptr: int, shape: tuple, strides: tuple | None, dtype: str, device: int | None, keep: Any
+        self,
+        ptr: int,
+        shape: tuple,
+        strides: tuple | None,
+        dtype: str,
+        device: int | None,
+        keep: Any,
+        readonly: bool = False,
+        sync: int | None = None,
     ):
         self.ptr, self.shape, self.strides, self.dtype, self.device, self.keep = (
             ptr,
@@ -51,6 +64,7 @@ class _View:
             device,
             keep,
         )
+        self.readonly, self.sync = readonly, sync
 
 
 def _dtype_name(dt: Any) -> str:
@@ -59,7 +73,14 @@ def _dtype_name(dt: Any) -> str:
     return _TORCH_NAMES.get(s, s)
 
 
-def _as_view(x: Any, pname: str, kname: str) -> _View:
+def _consumer_stream(stream: Any, device: int) -> int:
+    """The CUstream handle the call will launch on (``stream=`` of the call, else the current one)."""
+    from .kernel_launch import _stream_handle
+
+    return _stream_handle(stream, device)
+
+
+def _as_view(x: Any, pname: str, kname: str, stream: Any = None) -> _View:
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
         dev = x.get_device() if x.is_cuda else None
@@ -70,43 +91,22 @@ def _as_view(x: Any, pname: str, kname: str) -> _View:
         return _View(x.data_ptr(), tuple(x.shape), tuple(x.stride()), _dtype_name(x.dtype), dev, x)
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
-        import numpy as np
-
-        shape = tuple(int(s) for s in cai["shape"])
-        try:
-            dt = np.dtype(cai["typestr"])
-            name = dt.name if dt.name != "bool" else "bool"
-            item = dt.itemsize
-        except TypeError:
-            raise TypeError(
-                f"{kname}: parameter {pname}: unsupported element type {cai['typestr']!r}"
-            ) from None
-        st = cai.get("strides")
-        strides = None
-        if st is not None:
-            if any(s % item for s in st):
-                raise ValueError(
-                    f"{kname}: parameter {pname}: strides {st} are not a multiple of the element size"
-                )
-            strides = tuple(s // item for s in st)
+        ptr, shape, strides, name, readonly, sync = _da.from_cai(cai, pname, kname)
         dev = getattr(getattr(x, "device", None), "id", None)
-        if dev is None:
-            dev = _pointer_device(int(cai["data"][0]))
-        return _View(int(cai["data"][0]), shape, strides, name, dev, x)
+        if not isinstance(dev, int) or isinstance(dev, bool):
+            dev = _pointer_device(ptr)
+        return _View(ptr, shape, strides, name, dev, x, readonly, sync)
     if hasattr(x, "__dlpack__"):
         dl_dev = None
         with contextlib.suppress(Exception):
             dl_dev = x.__dlpack_device__()
-        if dl_dev is not None and int(dl_dev[0]) not in (2, 13):  # kDLCUDA, kDLCUDAManaged
+        if dl_dev is None or int(dl_dev[0]) not in _da.DL_CUDA:
             raise ValueError(
                 f"{kname}: parameter {pname}: array is not on a CUDA device (DLPack device {dl_dev})"
             )
-        if torch is not None:
-            return _as_view(torch.from_dlpack(x), pname, kname)
-        cupy = sys.modules.get("cupy")
-        if cupy is not None:
-            return _as_view(cupy.from_dlpack(x), pname, kname)
-        raise TypeError(f"{kname}: parameter {pname}: reading a __dlpack__ array needs torch or cupy")
+        s = _da.dlpack_stream(_consumer_stream(stream, int(dl_dev[1])))
+        ptr, shape, strides, name, dev, readonly, owner = _da.from_dlpack(x, s, pname, kname)
+        return _View(ptr, shape, strides, name, dev, (x, owner), readonly)
     if isinstance(x, (numbers.Number, bool)):
         raise TypeError(f"{kname}: parameter {pname}: expected a CUDA tensor, got the number {x!r}")
     if type(x).__module__ == "numpy" or hasattr(x, "__array_interface__"):
@@ -114,6 +114,25 @@ def _as_view(x: Any, pname: str, kname: str) -> _View:
             f"{kname}: parameter {pname}: a host (CPU) array was given, the kernel needs a CUDA tensor"
         )
     raise TypeError(f"{kname}: parameter {pname}: expected a CUDA tensor, got {type(x).__name__}")
+
+
+def _sync_producers(views: dict, stream: Any, device: int) -> None:
+    """``__cuda_array_interface__`` v3: wait for each producer stream that is not the launch's.
+
+    The spec lets the consumer synchronize on the stream or enqueue its work on it; the
+    checks run before the launch stream is set up (and once for a prepared launch), so this
+    is a host-side ``cuStreamSynchronize`` of the producer's stream, skipped when it is the
+    stream the kernel launches on (1, the legacy default stream, is handle 0 there too).
+    """
+    pending = {v.sync for v in views.values() if v.sync is not None}
+    if not pending:
+        return
+    mine = _consumer_stream(stream, device)
+    d = _drv.driver()
+    for s in sorted(pending):
+        if s == mine or (s == 1 and mine == 0):
+            continue
+        _drv.check(d.cuStreamSynchronize(d.CUstream(s)), "synchronizing a __cuda_array_interface__ stream")
 
 
 def _pointer_device(ptr: int) -> int | None:
@@ -196,11 +215,14 @@ class ArgsMixin:
 
         def _py(self, e: Any, names: dict, what: str) -> str: ...
 
-    def _check(self, args: tuple) -> tuple[Any, tuple | None]:
+    def _check(self, args: tuple, stream: Any = None) -> tuple[Any, tuple | None]:
         """Every argument check of a call; (the host's return value, the launch or None).
 
         The launch is ``(device, grid, block, cluster, smem, values, opts)``, the arguments of
         :meth:`_launch` but the stream; None when the grid is empty (nothing to launch).
+        ``stream`` (the call's ``stream=``; None: the current stream) is the one DLPack
+        producers are asked to order their work before, and that ``__cuda_array_interface__``
+        v3 producer streams are synchronized against.
         """
         f = self.func
         kname = self.kname
@@ -215,12 +237,15 @@ class ArgsMixin:
         first_dev_param = None
         dyn_vals: dict[Var, tuple] = {}
         deferred: list[tuple] = []
+        written = None
         for i, (p, a) in enumerate(zip(self.params, args)):
             pname = self.pnames[i]
             b = bufs.get(p)
             if b is not None:
-                v = _as_view(a, pname, kname)
+                v = _as_view(a, pname, kname, stream)
                 views[i] = v
+                if v.readonly:
+                    written = self._refuse_readonly(kname, pname, p, written)
                 # fp4/fp6 have no torch dtype: their tensors are uint8, one code per element
                 codes = b.dtype.kind in ("float4", "float6") and v.dtype == "uint8"
                 if v.dtype != b.dtype.name and not codes:
@@ -264,8 +289,10 @@ class ArgsMixin:
                 if isinstance(a, int) and not isinstance(a, bool):
                     env[f"_p{i}"] = a
                 else:
-                    v = _as_view(a, pname, kname)
+                    v = _as_view(a, pname, kname, stream)
                     views[i] = v
+                    if v.readonly:
+                        written = self._refuse_readonly(kname, pname, p, written)
                     env[f"_p{i}"] = v.ptr
                     if v.device is not None and device is None:
                         device, first_dev_param = v.device, pname
@@ -311,6 +338,7 @@ class ArgsMixin:
             return ret, None  # nothing to launch (e.g. n == 0)
         if device is None:
             device = _drv.current_device_index()
+        _sync_producers(views, stream, device)
         values = []
         for code in self.pack_exprs:
             values.append(ns[code] if code in ns else _ev(code, ns))
@@ -322,6 +350,17 @@ class ArgsMixin:
                 [f for f, _ in self.option_codes], [_ev(c, ns) for _, c in self.option_codes]
             )
         return ret, (device, grid, block, cluster, smem, values, opts)
+
+    def _refuse_readonly(self, kname: str, pname: str, p: Any, written: set | None) -> set:
+        """A read-only array (``__cuda_array_interface__`` ``data[1]``, DLPack's read-only flag)
+        is refused for a parameter the kernel writes; the written parameters, computed once."""
+        if written is None:
+            written = {q.var for q in self.info.params if q.written}
+        if p in written:
+            raise ValueError(
+                f"{kname}: parameter {pname}: the array is read-only, but the kernel writes {pname}"
+            )
+        return written
 
     def _align(self, i: int) -> int:
         p = self.params[i]

@@ -9,7 +9,7 @@ import struct
 import sys
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from tirx.surface.builder import IRBuilder
 
@@ -27,12 +27,18 @@ from .parser import (
     caller_locals,
     closure_vars,
     constexpr,
+    constexpr_param_error,
     current_parser,
     function_source,
     in_class_body,
     make_env,
     parsing,
 )
+
+if TYPE_CHECKING:  # for type checkers only (the front end does not import the runtime)
+    from collections.abc import Callable
+
+    from ..runtime.autotune import Autotuner
 
 __all__ = [
     "DEFAULT_JIT_CACHE_SIZE",
@@ -354,6 +360,14 @@ def _check_cache_size(cache_size: Any) -> int | None:
     return cache_size
 
 
+def _is_constexpr(p: Parser, ann: Any) -> bool:
+    """Whether the annotation ``ann`` (an AST node) is ``T.constexpr``."""
+    try:
+        return p.eval(ann) is constexpr
+    except DiagnosticError:
+        return False
+
+
 class JitFunction:
     """``@T.jit``: parsed by ``.specialize(**constexpr_values)``, once per value set.
 
@@ -406,15 +420,11 @@ class JitFunction:
             consts: dict[str, Any] = {}
             kwd = self.func.__kwdefaults__ or {}
             a = src.tree.args
+            for arg in [*a.posonlyargs, *a.args]:  # a positional constexpr: located, before any call
+                if arg.annotation is not None and _is_constexpr(p, arg.annotation):
+                    _raise_short(p.diag(arg.annotation, constexpr_param_error(arg.arg, jit=True)))
             for arg in a.kwonlyargs:
-                ann = arg.annotation
-                is_c = False
-                if ann is not None:
-                    try:
-                        is_c = p.eval(ann) is constexpr
-                    except DiagnosticError:
-                        is_c = False
-                if is_c:
+                if arg.annotation is not None and _is_constexpr(p, arg.annotation):
                     consts[arg.arg] = kwd.get(arg.arg, inspect.Parameter.empty)
             others = [x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs] if x.arg not in consts]
             self._info = (src, consts, others)
@@ -518,6 +528,12 @@ class JitFunction:
         return f
 
 
+@overload
+def autotune(fn: JitFunction, *, configs: Any, key: Any = (), **options: Any) -> Autotuner: ...
+@overload
+def autotune(
+    fn: None = None, *, configs: Any, key: Any = (), **options: Any
+) -> Callable[[JitFunction], Autotuner]: ...
 def autotune(fn: Any = None, *, configs: Any, key: Any = (), **options: Any) -> Any:
     """``@T.autotune(configs=[{...}, ...], key=[...])`` above ``@T.jit`` (or
     ``T.autotune(jit_fn, configs=..., key=...)``): on the first call with new values of the
@@ -536,6 +552,22 @@ def autotune(fn: Any = None, *, configs: Any, key: Any = (), **options: Any) -> 
     return wrap if fn is None else wrap(fn)
 
 
+@overload
+def jit(
+    func: Callable[..., Any],
+    *,
+    private: bool = False,
+    cache_size: int | None = DEFAULT_JIT_CACHE_SIZE,
+    check_well_formed: bool = True,
+) -> JitFunction: ...
+@overload
+def jit(
+    func: None = None,
+    *,
+    private: bool = False,
+    cache_size: int | None = DEFAULT_JIT_CACHE_SIZE,
+    check_well_formed: bool = True,
+) -> Callable[[Callable[..., Any]], JitFunction]: ...
 def jit(
     func: Any = None,
     *,

@@ -166,6 +166,21 @@ class Env:
         return Env([d, *self.layers])
 
 
+def constexpr_param_error(name: str, jit: bool) -> str:
+    """The message for ``name: T.constexpr`` where it cannot be: a positional parameter of a
+    ``@T.jit`` function (constexprs are bound by keyword, ``.specialize(N=...)``), or any
+    parameter outside ``@T.jit``."""
+    if jit:
+        return (
+            f"parameter {name!r}: a T.constexpr parameter must be keyword-only: "
+            f"put it after `*` (`*, {name}: T.constexpr`)"
+        )
+    return (
+        f"parameter {name!r}: T.constexpr parameters need @T.jit "
+        f"(and must be keyword-only: `*, {name}: T.constexpr`)"
+    )
+
+
 def closure_vars(func: Any) -> dict:
     code = func.__code__
     cells = func.__closure__ or ()
@@ -679,9 +694,7 @@ def build_function(
                             continue
                         ty = t  # T.ptr("float32"): the var's type (TIRx)
                     if ty is constexpr:
-                        raise p.diag(
-                            arg.annotation, f"parameter {pname!r}: T.constexpr parameters need @T.jit"
-                        )
+                        raise p.diag(arg.annotation, constexpr_param_error(pname, jit))
                     if type(ty) is LoopSpec or not (_is_type_like(ty)):
                         raise p.diag(arg.annotation, f"parameter {pname!r}: {ty!r} is not a type")
                     v: Var | Buffer

@@ -436,5 +436,8 @@ def replay_failure(path: str | os.PathLike, check: Callable[[Any], None] | None 
             raise ValueError(f"replay_failure: the check {where!r} cannot be imported: {e}") from None
         check = obj
     args = tuple(decode_value(a) for a in rec["inputs"])
-    check(Runnable(tirx.loads(text), args, rec.get("note", "")))
+    f = tirx.loads(text)
+    if not isinstance(f, tirx.Function):
+        raise ValueError("replay_failure: the recorded kernel is a Module, not one function")
+    check(Runnable(f, args, rec.get("note", "")))
     return rec
