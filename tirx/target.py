@@ -31,33 +31,17 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 from .target_spec import Target, parse_target  # the target value lives in a leaf module
-
-if TYPE_CHECKING:  # for type checkers only
-    from .interp.kernel import Kernel as InterpKernel
-    from .interp.kernel import ModuleKernel as InterpModuleKernel
-    from .ir import Function, Module
-    from .runtime.kernel import CompiledModule, HostFunction, Kernel
 
 __all__ = ["Target", "compile", "parse_target"]
 
 _LAST_TIMES: dict[str, float] = {}
 
 
-@overload
-def compile(f: Function, target: Literal["interp"], **options: Any) -> InterpKernel: ...
-@overload
-def compile(f: Module, target: Literal["interp"], **options: Any) -> InterpModuleKernel: ...
-@overload
-def compile(f: Function, target: str | Target = "cuda", **options: Any) -> Kernel | HostFunction: ...
-@overload
-def compile(f: Module, target: str | Target = "cuda", **options: Any) -> CompiledModule: ...
-@overload
-def compile(f: Any, target: str | Target = "cuda", **options: Any) -> Any: ...
 def compile(f: Any, target: Any = "cuda", **options: Any) -> Any:
-    """``tirx.compile`` (its overloads say what each target and input give)."""
+    """``tirx.compile`` (the facade's overloads say what each target and input give)."""
     t = parse_target(target)
     if t.kind == "interp":
         from . import interp
