@@ -5,7 +5,8 @@ memory offset the layout gives (``T.ComposeLayout``: XOR-swizzled). This pass re
 every access of such a tensor into an access of a flat view over the same pointer at that
 offset, and sizes an allocation by the layout's span (a swizzled one rounded up to a whole
 block of the bits the swizzle writes, as TIRx allocates), so CUDA codegen and the
-interpreter, which run it first, need not know layouts.
+interpreter need not know layouts: the compile pipeline runs it before either backend (its
+``lower-layouts`` stage: ``tirx/pipeline.py``, ``tirx.passes.lowering``).
 Parameters keep their logical shape (what a caller passes is checked against it); only
 their accesses change. A layout with thread or tensor-memory axes cannot be addressed
 element by element: its accesses raise a located ``DiagnosticError`` (as TIRx refuses them).

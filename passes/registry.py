@@ -128,13 +128,15 @@ def pass_label(p: Pass) -> str:
     return p.name
 
 
-def check_pass_names(names: Iterable[str], what: str = "pass") -> None:
+def check_pass_names(names: Iterable[str], what: str = "pass", among: Iterable[str] | None = None) -> None:
     """``ValueError`` for the first name that is no registered pass (``--print-after=...``),
-    with the closest names."""
+    with the closest names. ``among``: the names allowed instead of the registry's (``tirx
+    compile``: the pipeline's stages, listed in their order)."""
+    known = sorted(_REGISTRY) if among is None else list(among)
     for name in names:
-        if name not in _REGISTRY:
+        if name not in known:
             raise ValueError(
-                f"unknown {what} {name!r} ({_did_you_mean(name)}known: {', '.join(sorted(_REGISTRY))})"
+                f"unknown {what} {name!r} ({_did_you_mean(name, among)}known: {', '.join(known)})"
             )
 
 

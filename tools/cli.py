@@ -589,7 +589,8 @@ def _run_pipeline(pipeline: Any, names: list[str], obj: Any, instruments: list[A
 def _add_print_arguments(p: argparse.ArgumentParser) -> None:
     """The IR-printing options of ``tirx opt`` and ``tirx compile`` (mlir-opt's / LLVM's)."""
     g = p.add_argument_group(
-        "printing the IR around passes (to stderr; PASS is a pipeline name: tirx passes)"
+        "printing the IR around passes (to stderr; PASS is a pipeline name: tirx passes; for tirx compile, "
+        "a stage: vectorize-threads, lower-layouts, launch-thread-entries, codegen (CUDA), nvrtc (PTX), load)"
     )
     g.add_argument("--print-after-all", action="store_true", help="print the IR after each pass")
     g.add_argument("--print-before-all", action="store_true", help="print the IR before each pass")
@@ -623,18 +624,22 @@ def _print_names(values: list[str]) -> list[str]:
     return [n.strip() for v in values for n in v.split(",") if n.strip()]
 
 
-def _print_instruments(args: argparse.Namespace, cmd: str, ran: list[str] | None = None) -> list[Any] | int:
+def _print_instruments(
+    args: argparse.Namespace, cmd: str, ran: list[str] | None = None, stages: list[str] | None = None
+) -> list[Any] | int:
     """The ``PrintIR`` instrument the printing options ask for ([] for none), labelling
     passes by their pipeline names; 2 (after the message) for an unknown pass name, with the
     closest names. ``ran``: the names the pipeline runs (a printing name it does not run
-    gets a warning)."""
+    gets a warning). ``stages``: the names allowed instead of the registered passes (``tirx
+    compile``: its pipeline's stages)."""
     from tirx.passes import PrintIR
     from tirx.passes.registry import check_pass_names, pass_label
 
     after, before = _print_names(args.print_after), _print_names(args.print_before)
+    word = "pass" if stages is None else "stage"
     try:
-        check_pass_names(after, "pass in --print-after:")
-        check_pass_names(before, "pass in --print-before:")
+        check_pass_names(after, f"{word} in --print-after:", stages)
+        check_pass_names(before, f"{word} in --print-before:", stages)
     except ValueError as e:
         _err(f"tirx {cmd}: error: {e}")
         return 2
@@ -813,12 +818,61 @@ def cmd_filecheck(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ compile
+class _StagePrinter:
+    """``tirx compile``'s printing options as a pipeline observer (``tirx.pipeline.observe``): a
+    stage's IR input or output goes through the ``PrintIR`` instruments (as a pass named after
+    the stage: ``# IR after lower-layouts``, diffs, ``--print-changed``); ``codegen``'s CUDA,
+    ``nvrtc``'s PTX and ``load``'s kernel are printed as text (``# CUDA after codegen``)."""
+
+    _WHAT = {"cuda": "CUDA", "ptx": "PTX", "kernel": "kernel"}
+
+    def __init__(self, printing: list[Any], args: argparse.Namespace) -> None:
+        self.printing = printing
+        self.after_names = None if args.print_after_all else set(_print_names(args.print_after))
+        self.before_names = None if args.print_before_all else set(_print_names(args.print_before))
+        self._ir: Any = None
+
+    @staticmethod
+    def _as_pass(name: str) -> Any:
+        from tirx.passes import Pass
+
+        p = Pass()
+        p.name = name
+        return p
+
+    def _text(self, names: set | None, when: str, stage: Any, kind: str, c: Any) -> None:
+        from tirx.pipeline import stage_text
+
+        if names is None or stage.name in names:
+            sys.stderr.write(f"# {self._WHAT[kind]} {when} {stage.name}\n{stage_text(c, kind)}")
+
+    def before(self, stage: Any, c: Any) -> None:
+        self._ir = c.ir
+        if stage.input == "ir":
+            for ins in self.printing:
+                ins.run_before_pass(self._as_pass(stage.name), c.ir)
+        else:
+            self._text(self.before_names, "before", stage, stage.input, c)
+
+    def after(self, stage: Any, c: Any) -> None:
+        if stage.output == "ir":
+            for ins in self.printing:
+                ins.run_after_pass(self._as_pass(stage.name), self._ir, c.ir)
+        else:
+            self._text(self.after_names, "after", stage, stage.output, c)
+
+
 def cmd_compile(args: argparse.Namespace, extra: list[str]) -> int:
     import tirx
-    from tirx.passes import PassContext
+    from tirx.pipeline import observe, stage_names
+    from tirx.target_spec import parse_target
 
     target = " ".join([args.target, *extra]).strip()
-    printing = _print_instruments(args, "compile")
+    try:
+        kind = parse_target(target).kind
+    except (ValueError, TypeError):
+        kind = "cuda"  # tirx.compile reports the target
+    printing = _print_instruments(args, "compile", stages=stage_names(kind))
     if isinstance(printing, int):
         return printing
     files = _Files()
@@ -826,7 +880,7 @@ def cmd_compile(args: argparse.Namespace, extra: list[str]) -> int:
     with files.guard(args.file):
         obj, _ = _load_file(args.file)
         try:
-            with PassContext(printing):  # --print-after & co.: the passes compile runs
+            with observe(_StagePrinter(printing, args)):  # --print-after=STAGE & co.
                 k = tirx.compile(obj, target=target)
         except ImportError as e:
             _err(f"error: compiling for {target!r} is not available: {e}")

@@ -50,7 +50,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tirx.tirx",),  # TIRx's Python API names (tvm_tirx.tirx) for ported host code
     ("tirx.printer",),
     ("tirx.passes",),
-    ("tirx.codegen", "tirx.runtime", "tirx.interp", "tirx.target"),  # backends and compile()
+    ("tirx.codegen", "tirx.runtime", "tirx.interp", "tirx.target", "tirx.pipeline"),  # backends, compile()
     (ROOT_PACKAGE,),  # the package facade: import tirx; tirx.loads / dumps / compile
     ("tirx.kernels",),  # the kernel library, written in tirx script (compiled through the facade)
     ("tirx.testing",),

@@ -478,7 +478,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.launch_ranges: dict = {}  # op name, axis -> (lo, hi) for this kernel's launch
         self.launch_dims: dict = {}  # "block.y" -> (lo, hi) of this kernel's launch dimensions
         self._address_arith: set = set()  # Add/Mul nodes made by flat_index (plain C++)
-        self.layout_arith: set = set()  # the same, made by tirx.passes.layout for tensors with a layout
+        self.layout_arith: set = set()  # the same, made by the lower-layouts stage (emit's layout_arith)
         self.buf_ptr: dict[Buffer, str] = {}
         self.scalar_bufs: set = set()
         self.view_bytes: dict = {}  # data var -> widest element of a view of another dtype over it
@@ -1214,16 +1214,33 @@ def _prelude(features: set, helpers: Any = ()) -> list[str]:
 def generate(
     obj: Function | Module, restrict: bool = True, wrap_int: bool = True, select: Any = None
 ) -> CudaSource:
-    """Generate CUDA C++ for a Function or Module (see the module docstring). ``select``, when
-    given, is the set of ``(function name, device entry index)`` whose kernels to emit (one
-    compilation group of ``backend_config``); kernel names are the same either way."""
-    return deep.call(_generate, obj, restrict, wrap_int, select)
+    """Generate CUDA C++ for a Function or Module (see the module docstring): the compile
+    pipeline's preparation of the IR (``tirx.passes.lowering.prepare``: ``lower-layouts``,
+    ``launch-thread-entries``), then :func:`emit`. ``select``, when given, is the set of
+    ``(function name, device entry index)`` whose kernels to emit (one compilation group of
+    ``backend_config``); kernel names are the same either way."""
+    from tirx.passes.lowering import prepare
+
+    ir, layout_arith = prepare(obj)
+    return emit(ir, restrict, wrap_int, select, layout_arith)
 
 
-def _generate(obj: Function | Module, restrict: bool, wrap_int: bool, select: Any = None) -> CudaSource:
-    from tirx.passes.layout import lower_layouts  # tensors with a layout: flat accesses at its offsets
-    from tirx.passes.thread_launch import launch_thread_entries  # TIRx's kernels as launch_thread nests
+def emit(
+    obj: Function | Module,
+    restrict: bool = True,
+    wrap_int: bool = True,
+    select: Any = None,
+    layout_arith: Any = frozenset(),
+) -> CudaSource:
+    """The ``codegen`` stage: CUDA C++ for IR the pipeline has prepared (no tensor with a
+    layout left). ``layout_arith``: the arithmetic nodes ``lower-layouts`` built (addressing,
+    left unwrapped as codegen's own flattening is)."""
+    return deep.call(_emit, obj, restrict, wrap_int, select, layout_arith)
 
+
+def _emit(
+    obj: Function | Module, restrict: bool, wrap_int: bool, select: Any, layout_arith: Any
+) -> CudaSource:
     cg = CodeGenCUDA(restrict=restrict, wrap_int=wrap_int)
-    obj = launch_thread_entries(lower_layouts(obj, cg.layout_arith))
+    cg.layout_arith = layout_arith if isinstance(layout_arith, set) else set(layout_arith)  # read only
     return cg.generate(obj, select)

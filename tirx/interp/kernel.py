@@ -17,7 +17,7 @@ from ..ir.function import Function, Module
 from ..ir.types import PointerType, PrimType
 from .engine import Ctx, Program
 
-__all__ = ["Kernel", "ModuleKernel", "compile"]
+__all__ = ["Kernel", "ModuleKernel", "build", "check_options", "compile"]
 
 _OPTIONS = {"check_races", "check_bounds", "max_alloc_bytes", "max_lanes", "max_loop_iters", "max_steps"}
 
@@ -35,16 +35,24 @@ def compile(f: Function | Module, **options: Any):
     Returns a ``Kernel`` (or a ``ModuleKernel`` for a Module) called like the CUDA one:
     ``kernel(*arrays_and_scalars)``.
     """
+    check_options(options)
+    from tirx.passes.lowering import prepare
+
+    return build(prepare(f)[0], options)  # tirx/pipeline.py's INTERP_STAGES, as tirx.compile runs them
+
+
+def check_options(options: dict) -> None:
+    """``TypeError`` for an option the interpreter does not know."""
     for k in options:
         if k not in _OPTIONS:
             raise TypeError(
                 f"tirx.interp.compile: unknown option {k!r} (known: {', '.join(sorted(_OPTIONS))})"
             )
-    from tirx.passes.layout import lower_layouts  # tensors with a layout: flat accesses at its offsets
-    from tirx.passes.thread_launch import launch_thread_entries  # TIRx's kernels as launch_thread nests
 
-    f = deep.call(lower_layouts, f)  # a traversal: deep IR retries on the large-stack thread
-    f = deep.call(launch_thread_entries, f)  # top-level launch_thread nests: kernel launches
+
+def build(f: Function | Module, options: dict) -> Any:
+    """The pipeline's ``interp`` stage: the kernel for ``f`` as the IR stages left it (no
+    tensor with a layout, TIRx's ``launch_thread`` nests as device entries)."""
     if isinstance(f, Module):
         return ModuleKernel(f, options)
     if not isinstance(f, Function):

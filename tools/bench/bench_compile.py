@@ -139,7 +139,9 @@ def cold_once(TG, nvrtc, f) -> tuple[float, float, float, str, float]:
     """One cold IR -> cubin of ``f``: (lowering ms, NVRTC ms, the PTX-only part ms, the source
     compiled, CPU ms of lowering + NVRTC: what a shared VM's stolen cycles do not inflate).
     tirx's per-function lowering cache is cleared first."""
-    TG._LOWERED.clear()
+    from tirx import pipeline
+
+    pipeline._LOWERED.clear()
     c = time.process_time()
     t = time.perf_counter()
     _f2, src = TG._lower(f, True, True, True)

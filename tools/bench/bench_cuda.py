@@ -246,10 +246,10 @@ def bench_compile(reps: int) -> dict:
     tirx.compile(f, target="cuda", cache=False)
     first = time.perf_counter() - t0
     warm = []
-    from tirx import target
+    from tirx import pipeline
 
     for _ in range(reps):
-        target._LOWERED.clear()  # the whole path: passes, CUDA generation, NVRTC
+        pipeline._LOWERED.clear()  # the whole path: passes, CUDA generation, NVRTC
         t = time.perf_counter()
         tirx.compile(f, target="cuda", cache=False)
         warm.append(time.perf_counter() - t)
