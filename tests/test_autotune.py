@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from autotune_kernels import acc  # the kernel both tuning test files tune
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,26 +33,6 @@ def _private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("TIRX_DISABLE_DISK_CACHE", raising=False)
     monkeypatch.delenv("TIRX_INTERPRET", raising=False)
-
-
-@T.jit
-def acc(
-    X: T.Tensor((N,), "float32"),  # noqa: F821
-    C: T.Tensor((N,), "float32"),  # noqa: F821
-    *,
-    N: T.constexpr,
-    BLOCK: T.constexpr = 32,
-    REPEAT: T.constexpr = 1,
-):
-    """C += X, the sum taken REPEAT times over (REPEAT: work that changes nothing)."""
-    T.static_assert(BLOCK <= 128, "BLOCK is at most 128")
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=T.ceildiv(N, BLOCK), block=BLOCK))
-    i = T.cuda.block_idx("x") * BLOCK + T.cuda.thread_idx("x")
-    if i < N:
-        x = T.float32(0)
-        for _r in range(REPEAT):
-            x = x + X[i]
-        C[i] = C[i] + x / REPEAT
 
 
 @T.jit

@@ -16,6 +16,8 @@ from gpu_util import require_gpu
 
 torch = require_gpu()
 
+from autotune_kernels import acc  # noqa: E402  (the kernel both tuning test files tune)
+
 from tirx.runtime import autotune as A  # noqa: E402
 from tirx.script import tirx as T  # noqa: E402
 
@@ -28,26 +30,6 @@ SIZE = 1 << 22
 def _private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("TIRX_DISABLE_DISK_CACHE", raising=False)
-
-
-@T.jit
-def acc(
-    X: T.Tensor((N,), "float32"),  # noqa: F821
-    C: T.Tensor((N,), "float32"),  # noqa: F821
-    *,
-    N: T.constexpr,
-    BLOCK: T.constexpr = 128,
-    REPEAT: T.constexpr = 1,
-):
-    """C += X; REPEAT dependent additions per element (REPEAT = 1024: compute-bound)."""
-    T.static_assert(BLOCK <= 1024, "BLOCK is at most 1024 threads")
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=T.ceildiv(N, BLOCK), block=BLOCK))
-    i = T.cuda.block_idx("x") * BLOCK + T.cuda.thread_idx("x")
-    if i < N:
-        x = T.float32(0)
-        for _r in range(REPEAT):
-            x = x + X[i]
-        C[i] = C[i] + x / REPEAT
 
 
 CONFIGS = [
