@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any, cast
 from ..ir import IntImm, PointerType, PrimType, Var
 from . import device_array as _da
 from . import driver as _drv
+from .kernel_state import KernelState
 
 if TYPE_CHECKING:
-    from .kernel import CompiledModule
+    pass
 
 __all__ = ["ArgsMixin"]
 
@@ -189,29 +190,10 @@ def _tensormap_bytes(x: Any, pname: str, kname: str) -> bytes:
     )
 
 
-class ArgsMixin:
+class ArgsMixin(KernelState):
     """The general path's argument checks (``_check``)."""
 
-    if TYPE_CHECKING:  # Kernel's (kernel.py): the signature plan
-        info: Any
-        func: Any
-        module: CompiledModule
-        kname: str
-        params: list
-        pnames: list
-        dyn_src: dict
-        host_names: dict
-        host_binds: list
-        host_asserts: list
-        return_code: str | None
-        grid_code: list
-        block_code: list
-        cluster_code: list | None
-        smem_code: str
-        option_codes: list
-        cooperative: bool
-        pack_exprs: list
-        _eval_ns: dict
+    if TYPE_CHECKING:  # Kernel's methods the mixin calls
 
         def _py(self, e: Any, names: dict, what: str) -> str: ...
 

@@ -21,45 +21,18 @@ from typing import TYPE_CHECKING, Any
 from ..ir import IntImm, PointerType, Var
 from . import driver as _drv
 from .hostexpr import HOST_GLOBALS
+from .kernel_state import KernelState
 
 if TYPE_CHECKING:
-    from .kernel import CompiledModule
+    pass
 
 __all__ = ["FastPathMixin"]
 
 
-class FastPathMixin:
+class FastPathMixin(KernelState):
     """The generated ``__call__`` (``_build_fast``: its source; ``_bind_fast``: the function)."""
 
-    if TYPE_CHECKING:  # Kernel's (kernel.py) and LaunchMixin's (kernel_launch.py)
-        info: Any
-        func: Any
-        module: CompiledModule
-        name: str
-        params: list
-        dyn_src: dict
-        host_names: dict
-        host_binds: list
-        host_asserts: list
-        return_code: str | None
-        grid_code: list
-        block_code: list
-        cluster_code: list | None
-        smem_code: str
-        option_codes: list
-        cooperative: bool
-        pack_exprs: list
-        fmt: str
-        param_offsets: list
-        param_size: int
-        fast_source: str
-        _fast: str | None
-        _fns: dict[int, Any]
-        _fnp: dict[int, Any]
-        _blocks: dict[int, tuple]
-        _xblocks: dict[int, tuple]
-        _streams: dict[int, Any]
-        _smem_max: dict[int, int]
+    if TYPE_CHECKING:  # Kernel's methods the mixin calls
 
         def _py(self, e: Any, names: dict, what: str) -> str: ...
         def _align(self, i: int) -> int: ...

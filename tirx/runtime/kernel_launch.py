@@ -13,12 +13,10 @@ import ctypes
 import struct
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import driver as _drv
-
-if TYPE_CHECKING:
-    from .kernel_image import CompiledImage
+from .kernel_state import KernelState
 
 __all__ = ["LaunchMixin"]
 
@@ -47,22 +45,8 @@ def _stream_handle(stream: Any, device: int) -> int:
         raise TypeError(f"stream: cannot use {type(stream).__name__} as a CUDA stream") from None
 
 
-class LaunchMixin:
+class LaunchMixin(KernelState):
     """Per-device functions, parameter buffers and streams, and the launch itself."""
-
-    if TYPE_CHECKING:  # Kernel's (kernel.py)
-        image: CompiledImage
-        name: str
-        kname: str
-        fmt: str
-        param_offsets: list
-        param_size: int
-        _fns: dict[int, Any]
-        _fnp: dict[int, Any]
-        _blocks: dict[int, tuple]
-        _streams: dict[int, Any]
-        _smem_max: dict[int, int]
-        _lock: threading.Lock
 
     # -- per-device state --------------------------------------------------------------
     def _function(self, dev: int) -> Any:
