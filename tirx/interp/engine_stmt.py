@@ -363,25 +363,26 @@ class StmtMixin:
 
         return ex
 
-    def s_Break(self, s):
+    @staticmethod
+    def _leave_iteration(field: str, word: str):
+        """``break`` / ``continue``: the active threads join the innermost loop's ``field`` set
+        (threads that left it) and go inactive until the loop takes them back."""
+
         def ex(c):
             if not c.loops:
-                raise InterpError("break outside a loop")
+                raise InterpError(f"{word} outside a loop")
             lp = c.loops[-1]
-            lp.brk = c.mask if lp.brk is None else (lp.brk | c.mask)
+            prev = getattr(lp, field)
+            setattr(lp, field, c.mask if prev is None else (prev | c.mask))
             c.set_mask(np.zeros(c.N, dtype=bool), 0)
 
         return ex
+
+    def s_Break(self, s):
+        return self._leave_iteration("brk", "break")
 
     def s_Continue(self, s):
-        def ex(c):
-            if not c.loops:
-                raise InterpError("continue outside a loop")
-            lp = c.loops[-1]
-            lp.cont = c.mask if lp.cont is None else (lp.cont | c.mask)
-            c.set_mask(np.zeros(c.N, dtype=bool), 0)
-
-        return ex
+        return self._leave_iteration("cont", "continue")
 
     def s_Return(self, s):
         fv = None if s.value is None else self.expr(s.value)
