@@ -106,3 +106,39 @@ def test_bad_arguments_name_the_argument():
         K.softmax(cpu)
     with pytest.raises(TypeError, match=r"^q: expected a CUDA tensor"):
         K.attention(cpu, cpu, cpu)
+
+
+def test_tensor_map_cache_keys_on_what_a_descriptor_encodes(monkeypatch):
+    """A descriptor is reused only for the same address, shape, box, dtype and swizzle (so it is
+    never stale), encoded once per key, and the cache keeps at most its bound."""
+    from tirx.kernels import _host
+    from tirx.runtime.tma import TensorMapPlan
+
+    calls = []
+
+    def encode(self, ptr):
+        calls.append((ptr, self.shape, self.box))
+        return bytes([len(calls) % 256]) * 128
+
+    monkeypatch.setattr(TensorMapPlan, "encode", encode)
+    monkeypatch.setattr(_host, "_MAPS", {})
+    monkeypatch.setattr(_host, "_MAPS_MAX", 3)
+
+    class Fake:
+        def __init__(self, ptr):
+            self.ptr = ptr
+
+        def data_ptr(self):
+            return self.ptr
+
+    a = _host.tensor_map(Fake(4096), 64, 128, (64, 64), "bfloat16")
+    assert _host.tensor_map(Fake(4096), 64, 128, (64, 64), "bfloat16") == a and len(calls) == 1
+    for args in [
+        (Fake(8192), 64, 128, (64, 64)),
+        (Fake(4096), 65, 128, (64, 64)),
+        (Fake(4096), 64, 128, (128, 64)),
+    ]:
+        assert _host.tensor_map(*args, "bfloat16") != a
+    assert len(calls) == 4 and len(_host._MAPS) == 3  # the oldest entry went
+    _host.tensor_map(Fake(4096), 64, 128, (64, 64), "bfloat16")
+    assert len(calls) == 5  # re-encoded after eviction
