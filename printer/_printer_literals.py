@@ -12,21 +12,13 @@ import math
 import struct
 import unicodedata
 
+from tirx.ir.names import is_printable_name
+from tirx.ir.names import why_not_printable as _why_not
+
 __all__ = ["float_text", "global_name", "is_printable_name", "quote", "sanitize"]
 
 # ------------------------------------------------------------------ names
 _RESERVED = frozenset(keyword.kwlist) | {"T", "I", "range"}  # range: the loop builtin
-
-
-def is_printable_name(name: str) -> bool:
-    """Whether ``name`` prints as itself and loads back as itself (here and in Python).
-
-    Python identifiers, non-ASCII included, in NFKC normal form (Python, and the grammar,
-    read identifiers NFKC-normalized: ``ﬁx`` would come back as ``fix``), not keywords.
-    """
-    if name.isascii():
-        return name.isidentifier() and not keyword.iskeyword(name)
-    return name.isidentifier() and unicodedata.is_normalized("NFKC", name) and not keyword.iskeyword(name)
 
 
 def sanitize(name: str) -> str:
@@ -80,14 +72,6 @@ def global_name(name: str) -> str:
     if not is_printable_name(name):
         raise ValueError(f"tirx.dumps: the function name {name!r} cannot be printed: {_why_not(name)}")
     return name
-
-
-def _why_not(name: str) -> str:
-    if keyword.iskeyword(name):
-        return "it is a Python keyword"
-    if not name.isidentifier():
-        return "it is not a Python identifier"
-    return f"Python reads it NFKC-normalized, as {unicodedata.normalize('NFKC', name)!r}"
 
 
 _NANS = {struct.pack("<d", math.nan): '"nan"', struct.pack("<d", -math.nan): '"-nan"'}

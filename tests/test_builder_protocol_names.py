@@ -161,3 +161,29 @@ def test_frame_scope_of_one_frame_gives_its_value():
         with T.frame_scope([]) as none:
             assert none == ()
     assert "A[i * 3 + a + b] = i" in tirx.dumps(ib.get())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=8))
+def test_a_global_symbol_names_the_function_only_when_it_prints_back(sym):
+    """A standalone function is named by its ``global_symbol``, as in TIRx, only when that
+    symbol prints as a name; any other symbol stays an attribute, so the loaded text prints
+    again and loads to the same function (a mutate-fuzz find: ``"𝐀１main"`` loaded, then
+    ``dumps`` refused the NFKC-unstable name)."""
+    from tirx.ir.names import is_printable_name
+    from tirx.printer._printer_literals import quote
+
+    text = (
+        "@T.function\n"
+        "def main(n: T.int32) -> T.int32:\n"
+        f"    T.func_attr({{\"global_symbol\": {quote(sym)}, \"flag\": True}})\n"
+        "    return n\n"
+    )
+    f = tirx.loads(text)
+    if is_printable_name(sym):
+        assert f.name == sym and "global_symbol" not in dict(f.attrs.items())
+    else:
+        assert f.name == "main" and dict(f.attrs.items())["global_symbol"] == sym
+    again = tirx.loads(tirx.dumps(f))
+    tirx.assert_structural_equal(again, f)
+    assert tirx.dumps(again) == tirx.dumps(f)

@@ -47,6 +47,7 @@ from tirx.ir import (
 from tirx.ir.buffer import register_store
 from tirx.ir.expr import Call, Cast
 from tirx.ir.fold import fold_cast
+from tirx.ir.names import is_printable_name
 from tirx.ir.node import EMPTY_ATTRS, Attrs
 from tirx.ir.stmt import LAUNCH_FIELDS_KEY, seq
 from tirx.ir.types import as_prim, as_type, int32, void
@@ -267,8 +268,9 @@ class IRBuilder:
         attrs, name = payload["attrs"], payload["name"]
         if self.module_funcs is None and not payload["private"] and attrs:
             sym = attrs.get("global_symbol") if hasattr(attrs, "get") else None
-            if isinstance(sym, str) and sym != name:
+            if isinstance(sym, str) and sym != name and is_printable_name(sym):
                 # a standalone public function is named by its symbol, as in TIRx
+                # (a symbol that is no printable name stays an attribute: the text prints again)
                 # (``T.func_attr({"global_symbol": "func"})`` in ``def func1``: ``def func``)
                 name = sym
                 rest = {k: v for k, v in attrs.items() if k != "global_symbol"}
