@@ -137,3 +137,18 @@ def test_refusals_name_the_reason(body, why):
 def test_block_size_must_hold_whole_lanes():
     f = _kernel(lambda b, A, B, i, n: b.store(B, (i,), A[i]), block=66)
     assert "multiple of 4 lanes" in explain(f)
+
+
+@pytest.mark.parametrize("block", [2048, 2**31])
+def test_a_block_that_cannot_launch_is_left_alone(block):
+    """Mutate-fuzz find: a 2**31-thread block crashed the pass (an int32 constant overflowed);
+    no CUDA block has more than 1024 threads, so the pass leaves the kernel to the launch."""
+    f = tirx.loads(
+        "@T.function\n"
+        "def k(A: T.Tensor((64,), T.float32)):\n"
+        f"    with T.device_entry(1, 1, 1, {block}, 1, 1):\n"
+        '        i: T.let[T.int32] = T.cuda.thread_idx("x")\n'
+        "        A[i] = A[i] * T.float32(2.0)\n"
+    )
+    assert "1024 threads" in explain(f)
+    assert VectorizeThreads()(f) is f
