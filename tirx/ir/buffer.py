@@ -7,7 +7,7 @@ from typing import Any
 
 from .expr import _LAZY, DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp, Var, convert
 from .layout import Layout
-from .node import Node, frozen_node
+from .node import Node, child, frozen_node
 from .op import call, find
 from .types import PointerType, PrimType, as_prim
 
@@ -52,25 +52,16 @@ class Buffer(Node):
     """
 
     name: str
-    data: Var
-    dtype: PrimType
-    shape: tuple
-    strides: tuple = ()
-    elem_offset: Any = None
-    align: int = 0
+    data: Var = child(DEF)
+    dtype: PrimType = child(VALUE)
+    shape: tuple = child(SEQ)
+    strides: tuple = child(SEQ, default=())
+    elem_offset: Any = child(NODE, default=None)
+    align: int = child(VALUE, default=0)
     # how logical indices map to storage (tirx.ir.layout); None: row-major over strides
-    layout: Any = None
+    layout: Any = child(NODE, default=None)
     # data is a DEF when the buffer introduces it (alloc, param); the structural
     # comparer treats an unmapped data var as defined here.
-    _sfields = (
-        ("dtype", VALUE),
-        ("align", VALUE),
-        ("data", DEF),
-        ("shape", SEQ),
-        ("strides", SEQ),
-        ("elem_offset", NODE),
-        ("layout", NODE),
-    )
 
     def __attrs_post_init__(self):
         if not isinstance(self.name, str):

@@ -14,6 +14,7 @@ import attrs
 
 from .expr import VALUE, PrimExpr, _frozen
 from .host_types import AnyType
+from .node import child
 from .types import PrimType, Type, as_type
 
 __all__ = ["DataTypeImm"]
@@ -23,9 +24,8 @@ __all__ = ["DataTypeImm"]
 class DataTypeImm(PrimExpr):
     """The dtype ``value`` (a primitive dtype, vector lanes included) as a constant."""
 
-    value: PrimType
+    value: PrimType = child(VALUE)
     ty: Type = attrs.field(factory=AnyType, init=False)
-    _sfields = (("value", VALUE),)
 
     def __attrs_post_init__(self) -> None:
         v = self.value

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .arith import int_range
-from .node import Node
+from .node import BUF_USE, DEF, NODE, SEQ, VALUE, Node, child
 from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
 from .types import PrimType, Type, as_type, bool_, float32, handle, int32, int64, prim
 
@@ -64,8 +64,6 @@ __all__ = [
     "convert",
 ]
 
-# kinds of structural fields
-VALUE, NODE, SEQ, DEF, BUF_USE = "value", "node", "seq", "def", "buf_use"
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -217,8 +215,7 @@ class Var(PrimExpr):
     """A variable. Its identity is the object; ``name`` is only a hint for printing."""
 
     name: str
-    ty: Type = int32
-    _sfields = (("ty", VALUE),)
+    ty: Type = child(VALUE, default=int32)
 
     def __attrs_post_init__(self):
         if not isinstance(self.name, str):
@@ -232,9 +229,8 @@ class Var(PrimExpr):
 
 @_frozen
 class IntImm(PrimExpr):
-    value: int
-    ty: PrimType = int32
-    _sfields = (("ty", VALUE), ("value", VALUE))
+    value: int = child(VALUE)
+    ty: PrimType = child(VALUE, default=int32)
 
     def __attrs_post_init__(self):
         if type(self.value) is not int:
@@ -273,9 +269,8 @@ class IntImm(PrimExpr):
 
 @_frozen
 class FloatImm(PrimExpr):
-    value: float
-    ty: PrimType = float32
-    _sfields = (("ty", VALUE), ("value", VALUE))
+    value: float = child(VALUE)
+    ty: PrimType = child(VALUE, default=float32)
 
     def __attrs_post_init__(self):
         if type(self.value) is not float:
@@ -294,9 +289,8 @@ class FloatImm(PrimExpr):
 
 @_frozen
 class StringImm(PrimExpr):
-    value: str
+    value: str = child(VALUE)
     ty: Type = attrs.field(default=handle, init=False)
-    _sfields = (("value", VALUE),)
 
     def __attrs_post_init__(self):
         if not isinstance(self.value, str):
@@ -311,7 +305,6 @@ class BinaryOp(PrimExpr):
     """Two operands of the same dtype."""
 
     __slots__ = ()
-    _sfields = (("ty", VALUE), ("a", NODE), ("b", NODE))
     if TYPE_CHECKING:  # every binary node class (_defbin) has these fields and this __init__
         a: PrimExpr
         b: PrimExpr
@@ -413,7 +406,13 @@ def _equality_bool(self: Any) -> bool:
 def _defbin(name: str, post, doc: str, equality: bool = False) -> type[BinaryOp]:
     # spellings (text, Python, C++) and precedence: the operator table, tirx/ir/operators.py
     ann = {"a": "PrimExpr", "b": "PrimExpr", "ty": "Type"}
-    ns: dict[str, Any] = {"ty": attrs.field(default=None), "__attrs_post_init__": post, "__doc__": doc}
+    ns: dict[str, Any] = {
+        "a": child(NODE),
+        "b": child(NODE),
+        "ty": child(VALUE, default=None),
+        "__attrs_post_init__": post,
+        "__doc__": doc,
+    }
     if equality:  # EQ / NE: the identity answer of the Python ``==`` that built it (else None)
         ann["_same"] = "Any"
         ns["_same"] = attrs.field(default=None, init=False, repr=False)
@@ -456,9 +455,8 @@ BINARY_OPS = (*ARITH_OPS, *CmpOp, And, Or)
 # ------------------------------------------------------------------- unary and others
 @_frozen
 class Not(PrimExpr):
-    a: PrimExpr
+    a: PrimExpr = child(NODE)
     ty: Type = attrs.field(default=None)
-    _sfields = (("a", NODE),)
 
     def __attrs_post_init__(self):
         if not isinstance(self.a, PrimExpr):
@@ -474,9 +472,8 @@ class Not(PrimExpr):
 
 @_frozen
 class BitNot(PrimExpr):
-    a: PrimExpr
+    a: PrimExpr = child(NODE)
     ty: Type = attrs.field(default=None)
-    _sfields = (("a", NODE),)
 
     def __attrs_post_init__(self):
         if not isinstance(self.a, PrimExpr):
@@ -495,11 +492,10 @@ class BitNot(PrimExpr):
 class Select(PrimExpr):
     """Both arms are evaluated; the select op of tirx/ops/math.py is the lazy form."""
 
-    cond: PrimExpr
-    true_value: PrimExpr
-    false_value: PrimExpr
+    cond: PrimExpr = child(NODE)
+    true_value: PrimExpr = child(NODE)
+    false_value: PrimExpr = child(NODE)
     ty: Type = attrs.field(default=None)
-    _sfields = (("cond", NODE), ("true_value", NODE), ("false_value", NODE))
 
     def __attrs_post_init__(self):
         for f in ("cond", "true_value", "false_value"):
@@ -519,9 +515,8 @@ class Select(PrimExpr):
 
 @_frozen
 class Cast(PrimExpr):
-    ty: Type
-    value: PrimExpr
-    _sfields = (("ty", VALUE), ("value", NODE))
+    ty: Type = child(VALUE)
+    value: PrimExpr = child(NODE)
 
     def __attrs_post_init__(self):
         if not isinstance(self.ty, Type):
@@ -534,9 +529,8 @@ class Cast(PrimExpr):
 class GlobalVar(PrimExpr):
     """A reference to a function of the enclosing Module, by name."""
 
-    name: str
+    name: str = child(VALUE)
     ty: Type = attrs.field(default=handle)
-    _sfields = (("name", VALUE),)
 
     def __attrs_post_init__(self):
         if not isinstance(self.name, str):
@@ -549,10 +543,9 @@ class GlobalVar(PrimExpr):
 class Call(PrimExpr):
     """A call of an op from the op table (``tirx.ir.op``) or of a module function (GlobalVar)."""
 
-    op: Any
-    args: tuple
-    ty: Type
-    _sfields = (("ty", VALUE), ("op", VALUE), ("args", SEQ))
+    op: Any = child(VALUE)
+    args: tuple = child(SEQ)
+    ty: Type = child(VALUE)
 
     def __attrs_post_init__(self):
         Op = _lazy("Op")
@@ -569,10 +562,9 @@ class Call(PrimExpr):
 
 @_frozen
 class BufferLoad(PrimExpr):
-    buffer: Any
-    indices: tuple
+    buffer: Any = child(BUF_USE)
+    indices: tuple = child(SEQ)
     ty: PrimType = attrs.field(default=None)  # derived from the buffer's dtype (a PrimType)
-    _sfields = (("buffer", BUF_USE), ("indices", SEQ))
 
     def __attrs_post_init__(self):
         Buffer = _lazy("Buffer")
@@ -596,11 +588,10 @@ class BufferLoad(PrimExpr):
 
 @_frozen
 class Ramp(PrimExpr):
-    base: PrimExpr
-    stride: PrimExpr
-    lanes: int
+    base: PrimExpr = child(NODE)
+    stride: PrimExpr = child(NODE)
+    lanes: int = child(VALUE)
     ty: Type = attrs.field(default=None)
-    _sfields = (("lanes", VALUE), ("base", NODE), ("stride", NODE))
 
     def __attrs_post_init__(self):
         if not isinstance(self.base, PrimExpr) or not isinstance(self.stride, PrimExpr):
@@ -620,10 +611,9 @@ class Ramp(PrimExpr):
 
 @_frozen
 class Broadcast(PrimExpr):
-    value: PrimExpr
-    lanes: int
+    value: PrimExpr = child(NODE)
+    lanes: int = child(VALUE)
     ty: Type = attrs.field(default=None)
-    _sfields = (("lanes", VALUE), ("value", NODE))
 
     def __attrs_post_init__(self):
         if not isinstance(self.value, PrimExpr):
@@ -643,11 +633,10 @@ class Broadcast(PrimExpr):
 class Let(PrimExpr):
     """Expression-level binding: ``var`` is visible in ``body`` only."""
 
-    var: Var
-    value: PrimExpr
-    body: PrimExpr
+    var: Var = child(DEF)
+    value: PrimExpr = child(NODE)
+    body: PrimExpr = child(NODE, body=True)
     ty: Type = attrs.field(default=None)
-    _sfields = (("value", NODE), ("var", DEF), ("body", NODE))
 
     def __attrs_post_init__(self):
         if not isinstance(self.var, Var):

@@ -9,7 +9,7 @@ from attrs import evolve, field
 
 from .buffer import Buffer
 from .expr import DEF, NODE, VALUE, Var
-from .node import BUFMAP, EMPTY_ATTRS, FUNCS, PARAMS, Attrs, Node, as_attrs
+from .node import BUFMAP, EMPTY_ATTRS, FUNCS, PARAMS, Attrs, Node, as_attrs, child
 from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
 from .stmt import ATTRS, Stmt
 from .types import Type, as_type
@@ -27,20 +27,12 @@ class Function(Node):
     """
 
     name: str
-    params: tuple
-    body: Stmt
-    buffer_map: tuple = ()
-    ret_ty: Type | None = None
-    attrs: Attrs = EMPTY_ATTRS
-    private: bool = False
-    _sfields = (
-        ("private", VALUE),
-        ("params", PARAMS),
-        ("buffer_map", BUFMAP),
-        ("ret_ty", VALUE),  # after the parameters: a tensor return type may use their variables
-        ("attrs", ATTRS),
-        ("body", NODE),
-    )
+    params: tuple = child(PARAMS)
+    body: Stmt = child(NODE, body=True)
+    buffer_map: tuple = child(BUFMAP, default=())
+    ret_ty: Type | None = child(VALUE, after_defs=True, default=None)  # may name params' vars
+    attrs: Attrs = child(ATTRS, default=EMPTY_ATTRS)
+    private: bool = child(VALUE, default=False)
 
     # TIRx's Function API for attributes (a new Function each time: functions are immutable)
     def with_attr(self, key: str, value: Any) -> Function:
@@ -183,10 +175,9 @@ def register_autotuner(factory: Any) -> None:
 class Module(Node):
     """Named functions; calls between them go through GlobalVar."""
 
-    functions: tuple
-    attrs: Attrs = EMPTY_ATTRS
+    functions: tuple = child(FUNCS)
+    attrs: Attrs = child(ATTRS, default=EMPTY_ATTRS)
     name: str = "Module"
-    _sfields = (("functions", FUNCS), ("attrs", ATTRS))
     _index: Any = field(default=None, init=False, repr=False)
 
     def __attrs_post_init__(self):

@@ -28,7 +28,7 @@ import attrs
 
 from .expr import NODE, SEQ, VALUE, Add, BitAnd, BitXor, Cast, IntImm, Mul, PrimExpr, Shl, Shr, Sub, convert
 from .fold import fold
-from .node import Node
+from .node import Node, child, with_field_kinds
 from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
 from .types import PrimType
 
@@ -354,10 +354,9 @@ class Layout(Node):
 class Iter(Node):
     """One factor of a layout: ``extent`` positions, each ``stride`` apart on ``axis``."""
 
-    extent: PrimExpr
-    stride: PrimExpr
-    axis: Axis = attrs.field(default=None)
-    _sfields = (("extent", NODE), ("stride", NODE), ("axis", VALUE))
+    extent: PrimExpr = child(NODE)
+    stride: PrimExpr = child(NODE)
+    axis: Axis = child(VALUE, default=None)
 
     if TYPE_CHECKING:  # what __init__ takes: __attrs_post_init__ converts ints and axis names
 
@@ -408,7 +407,8 @@ def _offsets(offset: Any) -> tuple[tuple, tuple]:
     return keys, tuple(named[k] for k in keys)
 
 
-@attrs.define(slots=True, eq=False, frozen=True, repr=False, init=False)
+@with_field_kinds
+@attrs.define(slots=True, eq=False, frozen=True, repr=False, init=False)  # its own __init__: a spec or iters
 class TileLayout(Layout):
     """Strided factors to axes: ``T.TileLayout(T.S[(4, 8) : (1, 4)] + T.R[...] + offset)``.
 
@@ -417,11 +417,10 @@ class TileLayout(Layout):
     (TIRx's printed form). Offsets are kept sorted by axis name.
     """
 
-    shard: tuple
-    replica: tuple = ()
-    offset_axes: tuple = ()
-    offset_values: tuple = ()
-    _sfields = (("shard", SEQ), ("replica", SEQ), ("offset_axes", VALUE), ("offset_values", SEQ))
+    shard: tuple = child(SEQ)
+    replica: tuple = child(SEQ, default=())
+    offset_axes: tuple = child(VALUE, default=())
+    offset_values: tuple = child(SEQ, default=())
 
     def __init__(self, spec: Any = None, shard: Any = None, replica: Any = (), offset_axes: Any = (),
                  offset_values: Any = (), *, offset: Any = None, span: Any = None):  # fmt: skip
@@ -649,18 +648,11 @@ class ComposeLayout(Layout):
     ``s = swizzle_len``, ``a = atom_len``, ``swizzle_inner`` XORs bits ``[p+a, p+a+s)`` into
     ``[p, p+s)``; otherwise bits ``[p, p+s)`` into ``[p+a, p+a+s)``."""
 
-    per_element: int
-    swizzle_len: int
-    atom_len: int
-    tile_layout: TileLayout
-    swizzle_inner: bool = True
-    _sfields = (
-        ("per_element", VALUE),
-        ("swizzle_len", VALUE),
-        ("atom_len", VALUE),
-        ("tile_layout", NODE),
-        ("swizzle_inner", VALUE),
-    )
+    per_element: int = child(VALUE)
+    swizzle_len: int = child(VALUE)
+    atom_len: int = child(VALUE)
+    tile_layout: TileLayout = child(NODE)
+    swizzle_inner: bool = child(VALUE, default=True)
 
     def __attrs_post_init__(self) -> None:
         for f in ("per_element", "swizzle_len", "atom_len"):

@@ -14,9 +14,78 @@ import attrs
 
 __all__ = ["REPR_MAX", "Attrs", "Node", "freeze_attrs", "print_text", "register_printer", "script_html"]
 
-# Field kinds of Function / Module (``_sfields``), here so that the visitor, which walks
-# them, does not import function.py (which uses the visitor: tests/test_layering.py).
-PARAMS, BUFMAP, FUNCS = "params", "bufmap", "funcs"
+# ------------------------------------------------------------------ field kinds
+# How structural equality and hashing, the Visitor, the Mutator and the passes treat a field
+# of a node. Each field declares its kind once, in its attrs metadata (``child(KIND)``), and
+# ``frozen_node`` derives the class's traversal order ``_sfields`` from those declarations.
+VALUE = "value"  # a plain value (number, string, dtype, enum): compared by value
+NODE = "node"  # one child node, or None
+SEQ = "seq"  # a tuple of child nodes (plain values allowed among them)
+DEF = "def"  # a variable the node defines
+BUF_USE = "buf_use"  # a buffer the node uses
+BUF_DEF = "buf_def"  # a buffer the node defines (allocates, or declares over a pointer)
+ATTRS = "attrs"  # an ``Attrs`` map (its node values are children)
+PARAMS = "params"  # variables a function or region defines for its body
+BUFMAP = "bufmap"  # a function's parameter buffers: (param, Buffer) pairs
+FUNCS = "funcs"  # a module's functions
+#: The kinds that define names (vars or buffers): traversed after the node's other fields,
+#: before its bodies, so that a definition is bound where its uses are met.
+DEFINING_KINDS = frozenset((DEF, BUF_DEF, PARAMS, BUFMAP))
+
+_KIND, _BODY, _AFTER = "tirx.kind", "tirx.body", "tirx.after_defs"
+
+
+def child(
+    kind: str,
+    *,
+    body: bool = False,
+    after_defs: bool = False,
+    default: Any = attrs.NOTHING,
+    factory: Callable[[], Any] | None = None,
+    init: bool = True,
+    repr: bool = True,
+    kw_only: bool = False,
+) -> Any:
+    """A structural field of a node class: an ``attrs.field`` that declares its kind.
+
+    ``body=True`` marks a scope body (a loop's or branch's statements, a Let's body): the
+    node's definitions belong to it, and what is bound inside is dropped when it ends.
+    ``after_defs=True`` marks another field that may use the node's definitions (a
+    function's return type names its parameters' variables): traversed after them."""
+    if kind not in _KINDS:
+        raise ValueError(f"child: unknown field kind {kind!r} (one of {sorted(_KINDS)})")
+    return attrs.field(
+        default=default,
+        factory=factory,
+        init=init,
+        repr=repr,
+        kw_only=kw_only,
+        metadata={_KIND: kind, _BODY: body, _AFTER: body or after_defs},
+    )
+
+
+_KINDS = frozenset((VALUE, NODE, SEQ, DEF, BUF_USE, BUF_DEF, ATTRS, PARAMS, BUFMAP, FUNCS))
+
+
+def structural_fields(cls: type) -> tuple[tuple[str, str], ...]:
+    """A node class's structural fields in traversal order, from their declared kinds.
+
+    Plain values first (cheap to compare), then the other children, then the definitions,
+    then the fields that see them (bodies, ``after_defs``), each group in field order: a
+    definition is met before the fields that may use it and after those that may not (a
+    Let's value, a loop's bounds)."""
+    fields = [a for a in attrs.fields(cls) if _KIND in a.metadata]
+    late = [a for a in fields if a.metadata[_AFTER]]
+    defs = [a for a in fields if a.metadata[_KIND] in DEFINING_KINDS and a not in late]
+    values = [a for a in fields if a.metadata[_KIND] is VALUE and a not in late]
+    rest = [a for a in fields if a not in late and a not in defs and a not in values]
+    return tuple((a.name, a.metadata[_KIND]) for a in (*values, *rest, *defs, *late))
+
+
+def body_fields(cls: type) -> frozenset[str]:
+    """The names of a node class's scope bodies (``child(..., body=True)``)."""
+    return frozenset(a.name for a in attrs.fields(cls) if a.metadata.get(_BODY))
+
 
 # The text printer is a layer above the IR. It registers its ``dumps`` here
 # (``tirx.printer`` on import; ``tirx/__init__`` a lazy one, so ``import tirx`` does not load
@@ -40,15 +109,32 @@ def print_text(obj: Any) -> str:
 _C = TypeVar("_C", bound=type)
 _N = TypeVar("_N", bound="Node")  # with_span/replace give a node of the receiver's class
 
+_define = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
+
 if TYPE_CHECKING:  # type checkers: what attrs.define below makes (fields -> __init__, frozen)
     from typing_extensions import dataclass_transform
 
-    @dataclass_transform(frozen_default=True, eq_default=False, field_specifiers=(attrs.field,))
+    @dataclass_transform(frozen_default=True, eq_default=False, field_specifiers=(attrs.field, child))
     def frozen_node(cls: _C) -> _C: ...
 
 else:
-    frozen_node = attrs.define(slots=True, eq=False, frozen=True, repr=False)  # repr: Node.__repr__
-"""The decorator of every IR node class: frozen, slotted attrs classes; equality is identity."""
+
+    def frozen_node(cls):
+        """The decorator of every IR node class: a frozen, slotted attrs class (equality is
+        identity) whose ``_sfields`` and ``_sbodies`` come from its fields' declared kinds."""
+        return with_field_kinds(_define(cls))
+
+
+def with_field_kinds(cls: _C) -> _C:
+    """Set an attrs node class's ``_sfields`` and ``_sbodies`` from its fields' declared
+    kinds (``frozen_node`` does it; a node class defined with ``attrs.define`` itself, for
+    its own ``__init__``, applies it after)."""
+    if any(_KIND in a.metadata for a in attrs.fields(cls)):
+        if "_sfields" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}: declare field kinds with child(...), not in _sfields as well")
+        cls._sfields = structural_fields(cls)  # type: ignore[attr-defined]
+        cls._sbodies = body_fields(cls)  # type: ignore[attr-defined]
+    return cls
 
 
 @frozen_node
@@ -69,8 +155,10 @@ class Node:
     if TYPE_CHECKING:  # what attrs adds (attrs.evolve / attrs.fields take attrs classes)
         __attrs_attrs__: ClassVar[Any]
 
-    # structural field spec, filled per class: tuple of (field name, kind)
+    # structural fields in traversal order, (field name, kind), and the scope bodies among
+    # them: derived per class from the fields' declared kinds (``child``) by ``frozen_node``
     _sfields: ClassVar[tuple[tuple[str, str], ...]] = ()
+    _sbodies: ClassVar[frozenset[str]] = frozenset()
 
     def __repr__(self) -> str:
         """One short line: ``<Function f(A, B) 12 stmts>``, ``<Module f, g>``, or the class

@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 from .expr import SEQ, IntImm, PrimExpr, _frozen
+from .node import child
 from .types import PrimType, Type
 
 __all__ = ["Shuffle", "shuffle_lanes"]
@@ -33,10 +34,9 @@ class Shuffle(PrimExpr):
     expressions; constant ones are checked against the concatenated lane count here.
     """
 
-    vectors: tuple
-    indices: tuple
+    vectors: tuple = child(SEQ)
+    indices: tuple = child(SEQ)
     ty: Type = attrs.field(default=None)
-    _sfields = (("vectors", SEQ), ("indices", SEQ))
 
     def __attrs_post_init__(self) -> None:
         for f in ("vectors", "indices"):

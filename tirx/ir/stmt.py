@@ -14,7 +14,7 @@ from .buffer import Buffer
 from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, PrimExpr, Var, convert
 from .launch_fields import FIELD_KINDS as _LAUNCH_FIELD_KINDS
 from .launch_fields import LAUNCH_FIELDS  # noqa: F401 - every launch field, in TIRx's order (re-exported)
-from .node import EMPTY_ATTRS, PARAMS, Attrs, Node, as_attrs
+from .node import ATTRS, BUF_DEF, EMPTY_ATTRS, PARAMS, Attrs, Node, as_attrs, child
 from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
 from .types import PrimType
 
@@ -38,9 +38,6 @@ __all__ = [
     "Stmt",
     "While",
 ]
-
-BUF_DEF = "buf_def"
-ATTRS = "attrs"
 
 
 class Stmt(Node):
@@ -77,9 +74,8 @@ def _need_bool(node: str, field: str, v: Any) -> PrimExpr:
 class Bind(Stmt):
     """``var = value``, immutable; visible to the following statements of the scope."""
 
-    var: Var
-    value: PrimExpr
-    _sfields = (("value", NODE), ("var", DEF))
+    var: Var = child(DEF)
+    value: PrimExpr = child(NODE)
 
     def __attrs_post_init__(self):
         if not isinstance(self.var, Var):
@@ -91,10 +87,9 @@ class Bind(Stmt):
 
 @_frozen
 class BufferStore(Stmt):
-    buffer: Buffer
-    value: PrimExpr
-    indices: tuple
-    _sfields = (("buffer", BUF_USE), ("value", NODE), ("indices", SEQ))
+    buffer: Buffer = child(BUF_USE)
+    value: PrimExpr = child(NODE)
+    indices: tuple = child(SEQ)
 
     def __attrs_post_init__(self):
         if not isinstance(self.buffer, Buffer):
@@ -118,8 +113,7 @@ class BufferStore(Stmt):
 
 @_frozen
 class Evaluate(Stmt):
-    value: PrimExpr
-    _sfields = (("value", NODE),)
+    value: PrimExpr = child(NODE)
 
     def __attrs_post_init__(self):
         _need_expr("Evaluate", "value", self.value)
@@ -127,8 +121,7 @@ class Evaluate(Stmt):
 
 @_frozen
 class SeqStmt(Stmt):
-    stmts: tuple
-    _sfields = (("stmts", SEQ),)
+    stmts: tuple = child(SEQ)
 
     def __attrs_post_init__(self):
         if type(self.stmts) is not tuple:
@@ -164,24 +157,14 @@ class ForKind(enum.Enum):
 class For(Stmt):
     """``var`` runs over start, start+step, ... while < start + extent."""
 
-    var: Var
-    start: PrimExpr
-    extent: PrimExpr
-    kind: ForKind
-    body: Stmt
-    step: Any = None
-    thread: str | None = None
-    annotations: Attrs = EMPTY_ATTRS
-    _sfields = (
-        ("kind", VALUE),
-        ("thread", VALUE),
-        ("start", NODE),
-        ("extent", NODE),
-        ("step", NODE),
-        ("annotations", ATTRS),
-        ("var", DEF),
-        ("body", NODE),
-    )
+    var: Var = child(DEF)
+    start: PrimExpr = child(NODE)
+    extent: PrimExpr = child(NODE)
+    kind: ForKind = child(VALUE)
+    body: Stmt = child(NODE, body=True)
+    step: Any = child(NODE, default=None)
+    thread: str | None = child(VALUE, default=None)
+    annotations: Attrs = child(ATTRS, default=EMPTY_ATTRS)
 
     def __attrs_post_init__(self):
         if not isinstance(self.var, Var):
@@ -210,9 +193,8 @@ class For(Stmt):
 
 @_frozen
 class While(Stmt):
-    cond: PrimExpr
-    body: Stmt
-    _sfields = (("cond", NODE), ("body", NODE))
+    cond: PrimExpr = child(NODE)
+    body: Stmt = child(NODE, body=True)
 
     def __attrs_post_init__(self):
         _need_bool("While", "cond", self.cond)
@@ -221,10 +203,9 @@ class While(Stmt):
 
 @_frozen
 class IfThenElse(Stmt):
-    cond: PrimExpr
-    then_case: Stmt
-    else_case: Stmt | None = None
-    _sfields = (("cond", NODE), ("then_case", NODE), ("else_case", NODE))
+    cond: PrimExpr = child(NODE)
+    then_case: Stmt = child(NODE, body=True)
+    else_case: Stmt | None = child(NODE, body=True, default=None)
 
     def __attrs_post_init__(self):
         _need_bool("IfThenElse", "cond", self.cond)
@@ -245,8 +226,7 @@ class Continue(Stmt):
 
 @_frozen
 class Return(Stmt):
-    value: PrimExpr | None = None
-    _sfields = (("value", NODE),)
+    value: PrimExpr | None = child(NODE, default=None)
 
     def __attrs_post_init__(self):
         if self.value is not None:
@@ -257,10 +237,9 @@ class Return(Stmt):
 class Assert(Stmt):
     """``assert cond, (kind, [message parts])``."""
 
-    cond: PrimExpr
-    kind: str = "RuntimeError"
-    message: tuple = ()
-    _sfields = (("cond", NODE), ("kind", VALUE), ("message", VALUE))
+    cond: PrimExpr = child(NODE)
+    kind: str = child(VALUE, default="RuntimeError")
+    message: tuple = child(VALUE, default=())
 
     def __attrs_post_init__(self):
         _need_bool("Assert", "cond", self.cond)
@@ -278,9 +257,8 @@ class Assert(Stmt):
 class AllocBuffer(Stmt):
     """Allocate ``buffer`` in its scope; visible to the following statements."""
 
-    buffer: Buffer
-    annotations: Attrs = EMPTY_ATTRS
-    _sfields = (("buffer", BUF_DEF), ("annotations", ATTRS))
+    buffer: Buffer = child(BUF_DEF)
+    annotations: Attrs = child(ATTRS, after_defs=True, default=EMPTY_ATTRS)  # may name the buffer
 
     def __attrs_post_init__(self):
         if not isinstance(self.buffer, Buffer):
@@ -297,9 +275,8 @@ class DeclBuffer(Stmt):
     prints (a view, ``A.view(...)``, names its storage's; ``T.Tensor(...)`` without ``scope=``
     names ``"global"``): metadata only, the storage is always the pointer's (``buffer.scope``)."""
 
-    buffer: Buffer
-    declared_scope: str = "global"
-    _sfields = (("buffer", BUF_DEF), ("declared_scope", VALUE))
+    buffer: Buffer = child(BUF_DEF)
+    declared_scope: str = child(VALUE, default="global")
 
     def __attrs_post_init__(self):
         if not isinstance(self.buffer, Buffer):
@@ -317,10 +294,9 @@ LAUNCH_FIELDS_KEY = "cuda.launch_fields"
 class DeviceEntry(Stmt):
     """The kernel launch region: ``args`` are the launch values named by ``attrs['cuda.launch_fields']``."""
 
-    args: tuple
-    attrs: Attrs
-    body: Stmt
-    _sfields = (("args", SEQ), ("attrs", ATTRS), ("body", NODE))
+    args: tuple = child(SEQ)
+    attrs: Attrs = child(ATTRS)
+    body: Stmt = child(NODE, body=True)
 
     def __attrs_post_init__(self):
         if type(self.args) is not tuple:
@@ -384,10 +360,9 @@ class DeviceEntry(Stmt):
 class AttrStmt(Stmt):
     """``with T.attr(key, value):`` — an annotated region."""
 
-    key: str
-    value: PrimExpr
-    body: Stmt
-    _sfields = (("key", VALUE), ("value", NODE), ("body", NODE))
+    key: str = child(VALUE)
+    value: PrimExpr = child(NODE)
+    body: Stmt = child(NODE, body=True)
 
     def __attrs_post_init__(self):
         if not isinstance(self.key, str):
@@ -416,11 +391,10 @@ class RegionStmt(Stmt):
     ``args`` are expressions (a string argument is a ``StringImm``); ``params`` the variables
     the body sees (``launch_thread``'s thread index)."""
 
-    kind: str
-    args: tuple
-    params: tuple
-    body: Stmt
-    _sfields = (("kind", VALUE), ("args", SEQ), ("params", PARAMS), ("body", NODE))
+    kind: str = child(VALUE)
+    args: tuple = child(SEQ)
+    params: tuple = child(PARAMS)
+    body: Stmt = child(NODE, body=True)
 
     def __attrs_post_init__(self):
         spec = REGION_KINDS.get(self.kind) if isinstance(self.kind, str) else None

@@ -173,25 +173,24 @@ def _field_kind(cls: type[Node], name: str, kind: str) -> str:
     return kind
 
 
-# Fields that hold a body: a binding scope. Same names as the visitor's SCOPED_BODIES.
-_SCOPED_BODIES = frozenset(("body", "then_case", "else_case"))
 _SCOPES: dict[type, tuple[frozenset, frozenset]] = {}
 
 
 def _scope_marks(cls: type[Node]) -> tuple[frozenset, frozenset]:
     """Field indices before which a binding scope opens and after which it closes.
 
-    A scoped body (``body``, ``then_case``, ``else_case``) is one scope; a var or buffer
+    A scope body (a field declared ``child(..., body=True)``: a loop's or branch's
+    statements, a Let's body) is one scope; a var or buffer
     defined by the node before its body (``For.var``, ``Let.var``) belongs to that scope.
     Whatever is bound inside (Binds, allocations, loop and Let vars) is dropped when the
     scope closes, so the same object can be bound again elsewhere."""
     r = _SCOPES.get(cls)
     if r is not None:
         return r
-    fields = cls._sfields
+    fields, bodies = cls._sfields, cls._sbodies  # the bodies: declared with child(..., body=True)
     opens, closes, is_open = set(), set(), False
     for i, (name, kind) in enumerate(fields):
-        if name in _SCOPED_BODIES and kind is NODE:
+        if name in bodies:
             if not is_open:
                 opens.add(i)
             closes.add(i)
@@ -200,7 +199,7 @@ def _scope_marks(cls: type[Node]) -> tuple[frozenset, frozenset]:
             kind in (DEF, BUF_DEF, PARAMS)
             and not is_open
             and cls is not Function  # a function is a whole root: params stay bound
-            and any(n in _SCOPED_BODIES for n, _ in fields[i + 1 :])
+            and any(n in bodies for n, _ in fields[i + 1 :])
         ):
             opens.add(i)
             is_open = True
