@@ -1,6 +1,6 @@
-"""Shared assertions for the structural-equality tests: every comparison runs both the fast
-generated comparer and the path-tracking one behind ``assert_structural_equal`` (they must
-agree), both ways round, and equal results must hash alike."""
+"""Shared assertions for the structural-equality tests: every comparison runs both plain and
+explaining (the run behind ``assert_structural_equal``, which records the mismatch's path;
+they must agree), both ways round, and equal results must hash alike."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from tirx.ir import structural as S
 
 
 def eq_both(a, b, map_free_vars=False) -> bool:
-    """The fast comparer, checked against the path-tracking one (they must agree)."""
+    """The comparer, checked against its explaining run (the one behind
+    ``assert_structural_equal``): they agree, and a mismatch always has a path."""
     fast = tirx.structural_equal(a, b, map_free_vars)
-    ref = S._top_equal(a, b, S._Equal(map_free_vars))
+    ref, path = S._deep(S._mismatch_path, a, b, bool(map_free_vars))
     assert fast == ref, (fast, ref)
+    assert fast or path, "a mismatch without an access path"
     return fast
 
 

@@ -38,8 +38,9 @@ time it is needed) and closed over per-call state (variable maps) held in a smal
 so a traversal step is a dict lookup on ``type(node)`` plus a direct call, with no
 generic field loop. ``structural_hash`` caches its result in the root node's spare
 ``_shash`` slot (a second hash of the same root is O(1)), and ``structural_equal(x, x)``
-is O(1). ``assert_structural_equal`` re-runs a slower, path-tracking comparer
-(``_Equal``) only when the fast one found a mismatch.
+is O(1). ``assert_structural_equal`` explains a mismatch by running the same comparer
+again with a path list: each mismatch returns ``fail(segments)``, which records the
+segments only when explaining, so the binding rules exist once (the hasher's follow them).
 """
 
 from __future__ import annotations
@@ -270,24 +271,32 @@ def _gen_equal(cls: type[Node], fn: str) -> str:
         p, q = f"a.{name}", f"b.{name}"
         if i in opens:
             lines.append("        m = len(trail)")
+        # a mismatch returns False; explaining (a path list set), fail(segments) records
+        # where first (messages are built only then: a node's repr prints it)
+        differ = f"return path is not None and fail({name!r}, f'<{{{p}!r}} vs {{{q}!r}}>')"
         if k == "ty":
             lines.append(f"        p = {p}; q = {q}")
-            lines.append("        if p is not q and p != q: return False")
+            lines.append(f"        if p is not q and p != q: {differ}")
         elif k in ("int", "str"):
-            lines.append(f"        if {p} != {q}: return False")
+            lines.append(f"        if {p} != {q}: {differ}")
         elif k == "float":
-            lines.append(f"        if not feq({p}, {q}): return False")
+            lines.append(f"        if not feq({p}, {q}): {differ}")
         elif k is VALUE:
-            lines.append(f"        if not veq({p}, {q}): return False")
+            lines.append(f"        if not veq({p}, {q}): {differ}")
         elif k is NODE:
             lines.append(f"        p = {p}; q = {q}; t = type(p)")
             lines.append("        if t is not type(q):")
-            lines.append("            if not emix(p, q): return False")  # a SeqStmt vs its flat form
-            lines.append("        elif not E[t](p, q): return False")
+            # a SeqStmt against its flat form, else a mismatch of classes
+            lines.append(f"            if not enode(p, q): return path is not None and fail({name!r})")
+            lines.append(f"        elif not E[t](p, q): return path is not None and fail({name!r})")
         elif k == "skip":
             continue
+        elif k is SEQ:
+            lines.append(f"        if not eseq({name!r}, {p}, {q}): return False")
         elif k in _HELPERS:
-            lines.append(f"        if not e{_HELPERS[k]}({p}, {q}): return False")
+            lines.append(
+                f"        if not e{_HELPERS[k]}({p}, {q}): return path is not None and fail({name!r})"
+            )
         else:  # pragma: no cover
             raise AssertionError(f"{cls.__name__}.{name}: unknown structural kind {kind!r}")
         if i in closes:
@@ -436,6 +445,7 @@ _EQ_PRELUDE = """
 def _make(map_free, G):
     feq = G["feq"]; veq_generic = G["veq_generic"]; equal_function = G["equal_function"]
     Var = G["Var"]; bind = G["bind_pair"]; undo_to = G["undo"]; flat = G["flat"]; SeqStmt = G["SeqStmt"]
+    SHADOW = G["SHADOW"]
     vmap = {}
     rmap = {}
     bmap = {}
@@ -443,11 +453,22 @@ def _make(map_free, G):
     trail = []  # (table, key, previous value or None): bindings to drop when a scope closes
     defining = False
     mfree = None  # comparing functions of Modules: (left -> right, right -> left) of their free vars
+    path = None  # explaining a mismatch: its access path, innermost segment first
     E = {}
 
     def set_module(m):
         nonlocal mfree
         mfree = m
+
+    def set_path(p):
+        nonlocal path
+        path = p
+
+    def fail(*seg):
+        # False; when explaining, the mismatch's path segments (called only on a mismatch)
+        if path is not None:
+            path.extend(reversed(seg))
+        return False
 
     def undo(m):
         undo_to(trail, m)
@@ -458,13 +479,17 @@ def _make(map_free, G):
     def evar(a, b):
         m = vmap.get(a)
         if m is not None:
-            return m is b
+            if m is b:
+                return True
+            if m is SHADOW:
+                return path is not None and fail(f"<var {a.name} is shadowed here, {b.name} is not>")
+            return path is not None and fail(f"<var {a.name} bound to a different var than {b.name}>")
         if b in rmap:
-            return False
+            return path is not None and fail(f"<var {b.name} already bound>")
         if defining or (map_free and mfree is None):
             p = a.ty; q = b.ty
             if p is not q and p != q:
-                return False
+                return path is not None and fail(f"<var dtype {p} vs {q}>")
             vmap[a] = b
             rmap[b] = a
             return True
@@ -472,41 +497,66 @@ def _make(map_free, G):
             fw, bw = mfree
             m = fw.get(a)
             if m is not None:
-                return m is b
+                return m is b or (path is not None and fail(f"<module var {a.name} bound to a different var than {b.name}>"))
             if b in bw:
-                return False
+                return path is not None and fail(f"<module var {b.name} already bound>")
             p = a.ty; q = b.ty
             if p is not q and p != q:
-                return False
+                return path is not None and fail(f"<var dtype {p} vs {q}>")
             fw[a] = b
             bw[b] = a
             return True
-        return a is b
+        return a is b or (path is not None and fail(f"<free var {a.name} vs {b.name}>"))
 
     def edef(a, b):
         if type(a) is not Var or type(b) is not Var:
-            return False
+            return path is not None and fail("<var def>")
         p = a.ty; q = b.ty
         if p is not q and p != q:
-            return False
+            return path is not None and fail(f"<var dtype {p} vs {q}>")
         bind(trail, vmap, rmap, a, b)
         return True
 
     def estmts(a, b):
         # a SeqStmt is not a scope: sequences compare flattened, one statement as itself
-        return eseq(flat(a), flat(b))
-
-    def emix(a, b):
-        return (type(a) is SeqStmt or type(b) is SeqStmt) and estmts(a, b)
-
-    def eseq(x, y):
+        x = flat(a); y = flat(b)
         if len(x) != len(y):
-            return False
+            return path is not None and fail(seqseg(a, x), f"<length {len(x)} vs {len(y)}>")
         for p, q in zip(x, y):
             t = type(p)
-            if t is not type(q) or not E[t](p, q):
-                return False
+            if t is not type(q):  # flattened: no SeqStmt left on either side
+                return path is not None and fail(seqseg(a, x), at(x, p), tmis(p, q))
+            if not E[t](p, q):
+                return path is not None and fail(seqseg(a, x), at(x, p))
         return True
+
+    def at(x, p):
+        # the path segment of element ``p`` of ``x`` (only when explaining a mismatch)
+        return f"[{next(i for i, e in enumerate(x) if e is p)}]"
+
+    def seqseg(a, x):
+        # the plain path (``stmts``) when nothing was flattened on the left
+        return "stmts" if type(a) is SeqStmt and x is a.stmts else "<flattened>"
+
+    def enode(p, q):
+        # two nodes of different classes: a SeqStmt against its flat form, else a mismatch
+        if type(p) is SeqStmt or type(q) is SeqStmt:
+            return estmts(p, q)
+        return path is not None and fail(tmis(p, q))
+
+    def eseq(name, x, y):
+        if len(x) != len(y):
+            return path is not None and fail(name, f"<length {len(x)} vs {len(y)}>")
+        for p, q in zip(x, y):
+            t = type(p)
+            if t is not type(q):
+                return path is not None and fail(name, at(x, p), tmis(p, q))
+            if not E[t](p, q):
+                return path is not None and fail(name, at(x, p))
+        return True
+
+    def tmis(p, q):
+        return "<None>" if p is None or q is None else f"<{type(p).__name__} vs {type(q).__name__}>"
 
     def veq(x, y):
         if type(x) is int and type(y) is int:
@@ -514,25 +564,27 @@ def _make(map_free, G):
         return veq_generic(x, y, E)
 
     def ebuse(a, b):
+        if type(b) is not Buffer_cls:
+            return path is not None and fail(f"<Buffer vs {type(b).__name__}>")
         m = bmap.get(a)
         if m is not None:
-            return m is b
+            return m is b or (path is not None and fail(f"<buffer {a.name} vs {b.name}>"))
         if b in rbmap:
-            return False
+            return path is not None and fail(f"<buffer {b.name} already bound>")
         if map_free:
             return ebind(a, b, False, False)
-        return a is b
+        return a is b or (path is not None and fail(f"<free buffer {a.name} vs {b.name}>"))
 
     def ebind(a, b, data_def, scoped=True):
         if type(a) is not Buffer_cls or type(b) is not Buffer_cls:
-            return False
+            return path is not None and fail("<buffer>")
         if data_def:
             if not edef(a.data, b.data):
-                return False
+                return path is not None and fail(f"<buffer {a.name}>", "data")
         elif not evar(a.data, b.data):
-            return False
+            return path is not None and fail(f"<buffer {a.name}>", "data")
         if not bfields(a, b):
-            return False
+            return path is not None and fail(f"<buffer {a.name}>")
         if scoped:
             bind(trail, bmap, rbmap, a, b)
         else:  # a free buffer mapped for the whole comparison (both sides unbound here)
@@ -550,49 +602,55 @@ def _make(map_free, G):
         if x is y and not x:
             return True
         if len(x) != len(y):
-            return False
+            return path is not None and fail(f"<{len(x)} vs {len(y)} entries>")
         d = y._d
         for k, v in x._d.items():
-            if k not in d or not veq(v, d[k]):
-                return False
+            if k not in d:
+                return path is not None and fail(f"<key {k!r} missing>")
+            if not veq(v, d[k]):
+                return path is not None and fail(f"[{k!r}]")
         return True
 
     def eparams(x, y):
         if len(x) != len(y):
-            return False
+            return path is not None and fail(f"<{len(x)} vs {len(y)} params>")
         for p, q in zip(x, y):
             if not edef(p, q):
-                return False
+                return path is not None and fail(at(x, p))
         return True
 
     def ebufmap(x, y):
         nonlocal defining
         if len(x) != len(y):
-            return False
+            return path is not None and fail(f"<{len(x)} vs {len(y)} entries>")
         defining = True
         try:
-            for (pv, pb), (qv, qb) in zip(x, y):
-                if type(pv) is not Var or type(qv) is not Var or not evar(pv, qv) or not ebind(pb, qb, False):
-                    return False
+            for e, ((pv, pb), (qv, qb)) in zip(x, zip(x, y)):
+                if type(pv) is not Var or type(qv) is not Var:
+                    return path is not None and fail(at(x, e), tmis(pv, qv))
+                if not evar(pv, qv) or not ebind(pb, qb, False):
+                    return path is not None and fail(at(x, e))
             return True
         finally:
             defining = False
 
     def efuncs(x, y):
         if len(x) != len(y):
-            return False
+            return path is not None and fail(f"<{len(x)} vs {len(y)} functions>")
         by_name = {f.name: f for f in y}
         if len(by_name) != len(y):
-            return False
+            return path is not None and fail("<two functions of one name>")
         mf = ({}, {})
         for f in x:
             g = by_name.get(f.name)
-            if g is None or not equal_function(f, g, map_free, mf):
-                return False
+            if g is None:
+                return path is not None and fail(f"<missing function {f.name}>")
+            if not equal_function(f, g, map_free, mf, path):
+                return path is not None and fail(f"[{f.name!r}]")
         return True
 
     def reset():
-        nonlocal defining, mfree
+        nonlocal defining, mfree, path
         vmap.clear()
         rmap.clear()
         bmap.clear()
@@ -600,6 +658,7 @@ def _make(map_free, G):
         trail.clear()
         defining = False
         mfree = None
+        path = None
 
     def finish():
         # the generated Buffer comparer compares the fields; a Buffer met as a value is a use
@@ -615,6 +674,7 @@ def _make(map_free, G):
     E[Var] = evar
     E[G["AttrsTag"]] = eattrs
     E[G["ModuleTag"]] = set_module
+    E[G["PathTag"]] = set_path
 """
 
 
@@ -693,9 +753,11 @@ def _run_hash(x: Any, map_free: bool) -> int:
         _HASH.release(map_free, inst)
 
 
-def _run_equal(a: Any, b: Any, map_free: bool) -> bool:
+def _run_equal(a: Any, b: Any, map_free: bool, path: list | None = None) -> bool:
     inst = _EQ.acquire(map_free)
     try:
+        if path is not None:
+            inst[0][_PathTag](path)
         return inst[0][SeqStmt if type(b) is SeqStmt else type(a)](a, b)
     finally:
         _EQ.release(map_free, inst)
@@ -740,6 +802,11 @@ class _AttrsTag:
 class _ModuleTag:
     """Key under which a generated table exposes its setter for comparing (hashing) the
     functions of a Module: their free vars are the module's."""
+
+
+class _PathTag:
+    """Key under which a generated equality table exposes its setter for the access-path
+    list a mismatch is explained into (``assert_structural_equal``)."""
 
 
 class _Regenerate(Exception):
@@ -842,14 +909,21 @@ def _hash_function_inner(f: Function, map_free: bool, in_module: bool = False) -
     return hash((0 if f.private else _hs("sym:" + f.name), h)) & _MASK
 
 
-def _equal_function_inner(a: Function, b: Function, map_free: bool, mfree: Any = None) -> bool:
-    """``mfree``: the free-var maps shared by the functions of two Modules being compared."""
+def _equal_function_inner(
+    a: Function, b: Function, map_free: bool, mfree: Any = None, path: list | None = None
+) -> bool:
+    """``mfree``: the free-var maps shared by the functions of two Modules being compared;
+    ``path``: where to explain a mismatch (innermost segment first)."""
     if not a.private and a.name != b.name:
+        if path is not None:
+            path.append(f"<function name {a.name} vs {b.name}>")
         return False
     inst = _EQ.acquire(map_free)
     try:
         if mfree is not None:
             inst[0][_ModuleTag](mfree)
+        if path is not None:
+            inst[0][_PathTag](path)
         return inst[0][Function](a, b)
     finally:
         _EQ.release(map_free, inst)
@@ -861,6 +935,8 @@ _G["hash_function"] = _hash_function_inner
 _G["equal_function"] = _equal_function_inner
 _G["AttrsTag"] = _AttrsTag
 _G["ModuleTag"] = _ModuleTag
+_G["PathTag"] = _PathTag
+_G["SHADOW"] = _SHADOW
 
 
 # ------------------------------------------------------------------------ public API
@@ -934,17 +1010,25 @@ def structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> bool:
                 raise _unsupported("structural_equal", e) from None
 
 
-def _equal_root(a: Any, b: Any, map_free: bool) -> bool:
+def _equal_root(a: Any, b: Any, map_free: bool, path: list | None = None) -> bool:
     ta = type(a)
     if ta is not type(b) and ta is not SeqStmt and type(b) is not SeqStmt:
+        if path is not None:
+            path.append(f"<{ta.__name__} vs {type(b).__name__}>")
         return False
     if ta is Function:
-        return _equal_function_inner(a, b, map_free)
+        return _equal_function_inner(a, b, map_free, None, path)
     if isinstance(a, Node):
-        return _run_equal(a, b, map_free)
+        return _run_equal(a, b, map_free, path)
     inst = _EQ.acquire(map_free)
     try:
-        return _veq_generic(a, b, inst[0])
+        if path is not None:
+            inst[0][_PathTag](path)
+        if _veq_generic(a, b, inst[0]):
+            return True
+        if path is not None:
+            path.append(f"<{a!r} vs {b!r}>")
+        return False
     finally:
         _EQ.release(map_free, inst)
 
@@ -955,8 +1039,8 @@ def assert_structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> None
         return
     ok, where = deep.call(_mismatch_path, a, b, map_free_vars)
     path = "root" + _path_text([p if p.startswith(("[", "<")) else "." + p for p in reversed(where)])
-    if ok:  # pragma: no cover - the two comparers disagree: a bug in tirx
-        path += " (the path-tracking comparer found no mismatch)"
+    if ok:  # pragma: no cover - a second run disagrees with the first: a bug in tirx
+        path += " (comparing again found no mismatch)"
     msg = f"structural mismatch at {path}"
     try:
         msg += "\n" + _texts_around(print_text(a), print_text(b))
@@ -980,11 +1064,10 @@ def _path_text(segs: list[str]) -> str:
 
 
 def _mismatch_path(a: Any, b: Any, map_free: bool) -> tuple[bool, list]:
-    """Run the path-tracking comparer; return (equal, reversed access path of the mismatch)."""
-    eq = _Equal(map_free)
-    eq.path = []
-    ok = _top_equal(a, b, eq)
-    return ok, eq.path or []
+    """Compare again, explaining: (equal, the mismatch's access path, innermost first)."""
+    path: list = []
+    ok = _equal_root(a, b, map_free, path)
+    return ok, path
 
 
 def _texts_around(lhs: str, rhs: str, short: int = 40, limit: int = 60) -> str:
@@ -1000,230 +1083,3 @@ def _texts_around(lhs: str, rhs: str, short: int = 40, limit: int = 60) -> str:
     diff = list(difflib.unified_diff(a, b, "lhs", "rhs", n=3, lineterm=""))
     more = f"\n... ({len(diff) - limit} more diff lines)" if len(diff) > limit else ""
     return "\n".join(diff[:limit]) + more
-
-
-# ------------------------------------------------------------------------ reference comparer
-class _Equal:
-    """The readable, path-tracking comparer (used to explain a mismatch; same semantics)."""
-
-    __slots__ = ("bmap", "defining", "map_free", "mfree", "path", "rbmap", "rmap", "trail", "vmap")
-
-    def __init__(self, map_free: bool, mfree: Any = None):
-        self.mfree = mfree
-        self.vmap: dict = {}
-        self.rmap: dict = {}
-        self.bmap: dict = {}
-        self.rbmap: dict = {}
-        self.trail: list = []
-        self.map_free = map_free
-        self.defining = False
-        self.path: list | None = None
-
-    def fail(self, *seg: Any) -> bool:
-        if self.path is not None:
-            self.path.extend(reversed(seg))
-        return False
-
-    def var_use(self, a: Var, b: Any) -> bool:
-        if type(b) is not Var:
-            return self.fail(f"<Var vs {type(b).__name__}>")
-        m = self.vmap.get(a)
-        if m is _SHADOW:
-            return self.fail(f"<var {a.name} is shadowed here, {b.name} is not>")
-        if m is not None:
-            return m is b or self.fail(f"<var {a.name} bound to a different var than {b.name}>")
-        if b in self.rmap:
-            return self.fail(f"<var {b.name} already bound>")
-        if self.defining or (self.map_free and self.mfree is None):
-            if a.ty != b.ty:
-                return self.fail(f"<var dtype {a.ty} vs {b.ty}>")
-            self.vmap[a] = b
-            self.rmap[b] = a
-            return True
-        if self.mfree is not None:  # the modules' var: one partner across all their functions
-            fw, bw = self.mfree
-            m = fw.get(a)
-            if m is not None:
-                return m is b or self.fail(f"<module var {a.name} bound to a different var than {b.name}>")
-            if b in bw:
-                return self.fail(f"<module var {b.name} already bound>")
-            if a.ty != b.ty:
-                return self.fail(f"<var dtype {a.ty} vs {b.ty}>")
-            fw[a] = b
-            bw[b] = a
-            return True
-        return a is b or self.fail(f"<free var {a.name} vs {b.name}>")
-
-    def var_def(self, a: Any, b: Any) -> bool:
-        if type(a) is not Var or type(b) is not Var:
-            return self.fail("<var def>")
-        if a.ty != b.ty:
-            return self.fail(f"<var dtype {a.ty} vs {b.ty}>")
-        _bind_pair(self.trail, self.vmap, self.rmap, a, b)
-        return True
-
-    def buf_bind(self, a: Any, b: Any, data_def: bool, scoped: bool = True) -> bool:
-        """Bind buffer ``a`` to ``b``; their data pointers are defined here or used."""
-        if type(a) is not Buffer or type(b) is not Buffer:
-            return self.fail("<buffer>")
-        ok = self.var_def(a.data, b.data) if data_def else self.var_use(a.data, b.data)
-        if not ok:
-            return self.fail(f"<buffer {a.name}>", "data")
-        if not self.fields(a, b):
-            return self.fail(f"<buffer {a.name}>")
-        if scoped:
-            _bind_pair(self.trail, self.bmap, self.rbmap, a, b)
-        else:
-            self.bmap[a] = b
-            self.rbmap[b] = a
-        return True
-
-    def buf_use(self, a: Any, b: Any) -> bool:
-        if type(b) is not Buffer:
-            return self.fail(f"<Buffer vs {type(b).__name__}>")
-        m = self.bmap.get(a)
-        if m is not None:
-            return m is b or self.fail(f"<buffer {a.name} vs {b.name}>")
-        if b in self.rbmap:
-            return self.fail(f"<buffer {b.name} already bound>")
-        if self.map_free:
-            return self.buf_bind(a, b, False, False)
-        return a is b or self.fail(f"<free buffer {a.name} vs {b.name}>")
-
-    def node(self, a: Any, b: Any) -> bool:
-        if a is None or b is None:
-            return a is b or self.fail("<None>")
-        ta = type(a)
-        if ta is SeqStmt or type(b) is SeqStmt:
-            return self.stmts(a, b)
-        if ta is not type(b):
-            return self.fail(f"<{ta.__name__} vs {type(b).__name__}>")
-        if ta is Var:
-            return self.var_use(a, b)
-        if ta is Buffer:
-            return self.buf_use(a, b)
-        return self.fields(a, b)
-
-    def stmts(self, a: Any, b: Any) -> bool:
-        """Statement sequences, compared flattened (a SeqStmt is not a scope)."""
-        x, y = _flat_stmts(a), _flat_stmts(b)
-        # the plain path (``stmts[i]``) when nothing was flattened on the left
-        seg = "stmts" if type(a) is SeqStmt and x is a.stmts else "<flattened>"
-        if len(x) != len(y):
-            return self.fail(seg, f"<length {len(x)} vs {len(y)}>")
-        for i, (p, q) in enumerate(zip(x, y)):
-            if not self.node(p, q):
-                return self.fail(seg, f"[{i}]")
-        return True
-
-    def fields(self, a: Any, b: Any) -> bool:
-        opens, closes = _scope_marks(type(a))
-        m = 0
-        for i, (name, kind) in enumerate(a._sfields):
-            if i in opens:
-                m = len(self.trail)
-            if not self._field(a, b, name, kind):
-                return False
-            if i in closes:
-                _undo(self.trail, m)
-        return True
-
-    def _field(self, a: Any, b: Any, name: str, kind: str) -> bool:
-        x = getattr(a, name)
-        y = getattr(b, name)
-        if kind is NODE:
-            if not self.node(x, y):
-                return self.fail(name)
-        elif kind is VALUE:
-            if not self.value(x, y):
-                return self.fail(name, f"<{x!r} vs {y!r}>")
-        elif kind is SEQ:
-            if len(x) != len(y):
-                return self.fail(name, f"<length {len(x)} vs {len(y)}>")
-            for i, (p, q) in enumerate(zip(x, y)):
-                if not self.node(p, q):
-                    return self.fail(name, f"[{i}]")
-        elif kind is DEF:
-            if type(a) is Buffer:
-                return True  # a buffer's data: compared where the buffer is bound (buf_bind)
-            if not self.var_def(x, y):
-                return self.fail(name)
-        elif kind is BUF_USE:
-            if not self.buf_use(x, y):
-                return self.fail(name)
-        elif kind is BUF_DEF:
-            if not self.buf_bind(x, y, type(a) is AllocBuffer):
-                return self.fail(name)
-        elif kind is ATTRS:
-            if not self.attrs(x, y):
-                return self.fail(name)
-        elif kind is PARAMS:
-            if len(x) != len(y):
-                return self.fail(name, f"<{len(x)} vs {len(y)} params>")
-            for i, (p, q) in enumerate(zip(x, y)):
-                if not self.var_def(p, q):
-                    return self.fail(name, f"[{i}]")
-        elif kind is BUFMAP:
-            if len(x) != len(y):
-                return self.fail(name, f"<{len(x)} vs {len(y)} entries>")
-            self.defining = True
-            try:
-                for i, ((pv, pb), (qv, qb)) in enumerate(zip(x, y)):
-                    if not (self.node(pv, qv) and self.buf_bind(pb, qb, False)):
-                        return self.fail(name, f"[{i}]")
-            finally:
-                self.defining = False
-        elif kind is FUNCS:
-            if len(x) != len(y):
-                return self.fail(name, f"<{len(x)} vs {len(y)} functions>")
-            ib = {f.name: f for f in y}
-            mf: tuple[dict, dict] = ({}, {})  # the modules' free vars, shared by their functions
-            for f in x:
-                g = ib.get(f.name)
-                if g is None:
-                    return self.fail(name, f"<missing function {f.name}>")
-                sub = _Equal(self.map_free, mf)
-                sub.path = self.path
-                if not sub.function(f, g):
-                    return self.fail(name, f"[{f.name!r}]")
-        else:  # pragma: no cover
-            raise AssertionError(kind)
-        return True
-
-    def function(self, a: Function, b: Function) -> bool:
-        if not a.private and a.name != b.name:
-            return self.fail(f"<function name {a.name} vs {b.name}>")
-        return self.fields(a, b)
-
-    def value(self, x: Any, y: Any) -> bool:
-        if type(x) is not type(y):
-            return False
-        if type(x) is float:
-            return _float_eq(x, y)
-        if isinstance(x, Node):
-            return self.node(x, y)
-        if isinstance(x, (tuple, list)):
-            return len(x) == len(y) and all(self.value(p, q) for p, q in zip(x, y))
-        if isinstance(x, Attrs):
-            return self.attrs(x, y)
-        return x == y
-
-    def attrs(self, x: Attrs, y: Attrs) -> bool:
-        if len(x) != len(y):
-            return self.fail(f"<{len(x)} vs {len(y)} entries>")
-        for k, v in x.items():
-            if k not in y:
-                return self.fail(f"<key {k!r} missing>")
-            if not self.value(v, y[k]):
-                return self.fail(f"[{k!r}]")
-        return True
-
-
-def _top_equal(a: Any, b: Any, eq: _Equal) -> bool:
-    if type(a) is not type(b) and type(a) is not SeqStmt and type(b) is not SeqStmt:
-        return eq.fail(f"<{type(a).__name__} vs {type(b).__name__}>")
-    if isinstance(a, Function):
-        return eq.function(a, b)
-    if isinstance(a, Node):
-        return eq.node(a, b)
-    return eq.value(a, b) or eq.fail(f"<{a!r} vs {b!r}>")
