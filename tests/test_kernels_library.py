@@ -45,6 +45,21 @@ def test_config_is_a_valid_tile_set_chosen_by_shape_class(M, N, K, dtype):
     assert smem <= 232448
 
 
+@pytest.mark.parametrize("split", [2, 5, 64])
+def test_split_k_sums_into_float32_through_the_atomic_epilogue(split):
+    cfg = MM.config(16, 4096, 65536, "bfloat16", split_k=split)
+    assert cfg["EPI"] == "atomic" and cfg["SPLIT_K"] == split
+    assert MM.config(16, 4096, 65536, "bfloat16", split_k=1) == MM.config(16, 4096, 65536, "bfloat16")
+    f = HM.make("bfloat16", **{k: v for k, v in cfg.items()})
+    bufs = {p.name: b for p, b in f.buffer_map}
+    assert str(bufs["C"].dtype) == "float32"  # the sum; the host converts it to the output once
+    text = tirx.dumps(f)
+    assert f"* {split}" in text  # the grid and the work units count the shares
+    for bad in (0, 65, 2.0, True, "4"):
+        with pytest.raises(ValueError, match="^split_k: expected an int from 1 to 64"):
+            MM.config(16, 4096, 4096, "bfloat16", split_k=bad)
+
+
 def test_few_compiled_kernels_cover_every_shape():
     seen = {
         tuple(sorted(MM.config(M, N, 4096, "bfloat16").items()))

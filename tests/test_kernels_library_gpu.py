@@ -101,6 +101,38 @@ def test_bad_layouts_are_refused_with_the_fix():
         )
 
 
+@pytest.mark.parametrize("split", [2, 3, 7])
+@pytest.mark.parametrize(
+    "M,N,Kd", [(1, 4096, 8192), (16, 1000, 4000), (200, 512, 65536), (64, 24, 8), (130, 4096, 200)]
+)
+@pytest.mark.parametrize("layout", ["k_major", "row_major_b", "fp8"])
+def test_split_k_adds_every_share_once(M, N, Kd, split, layout):
+    """Split-K: shares of the k-blocks add into a float32 sum; K shorter than the shares
+    (empty shares), K not a multiple of a share, partial tiles, both B layouts and fp8."""
+    g = torch.Generator(device="cuda").manual_seed(M * 3 + N + Kd + split)
+    if layout == "fp8":
+        Kd = -(-Kd // 16) * 16
+        a = (torch.randn(M, Kd, device="cuda", generator=g) * 2).to(torch.float8_e4m3fn)
+        w = (torch.randn(N, Kd, device="cuda", generator=g) * 2).to(torch.float8_e4m3fn)
+        sa, sb = torch.tensor([0.5], device="cuda"), torch.tensor([0.25], device="cuda")
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+        MM._gemm(a, w, out, "float8_e4m3fn", scales=(sa, sb), split_k=split)
+        ref = (a.float() @ w.float().t()) * 0.125
+    else:
+        a = torch.randn(M, Kd, device="cuda", dtype=torch.bfloat16, generator=g)
+        w = torch.randn(N, Kd, device="cuda", dtype=torch.bfloat16, generator=g)
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+        if layout == "row_major_b":
+            if N % 8:
+                pytest.skip("a row-major b needs N a multiple of 8")
+            MM._gemm(a, w.t().contiguous(), out, "bfloat16", trans_b=True, split_k=split)
+        else:
+            MM._gemm(a, w, out, "bfloat16", split_k=split)
+        ref = a.float() @ w.float().t()
+    assert not out.isnan().any()
+    assert _rel(out, ref) < 1e-2
+
+
 @pytest.mark.parametrize(
     "M,N,Kd", [(1, 8, 16), (100, 1000, 48), (1000, 4096, 4096), (4096, 4100, 4000), (257, 30, 1024)]
 )

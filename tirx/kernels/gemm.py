@@ -27,12 +27,19 @@ _FP8 = ("float8_e4m3fn", "float8_e5m2")
 _SMEM = 232448  # bytes of shared memory a CTA may take on sm_90
 
 
-def config(M: int, N: int, K: int, dtype: str, sms: int = 132, trans_b: bool = False) -> dict:
+def config(
+    M: int, N: int, K: int, dtype: str, sms: int = 132, trans_b: bool = False, split_k: int = 1
+) -> dict:
     """The tile set for one problem: ``128 x BN`` tiles with the widest ``BN`` that still gives
     every SM work (``gemm.best_config``'s rule, measured on the H200), ``64 x BN`` tiles for at
     most 64 rows (decode), and the TMA-store epilogue when C's rows are 16-byte aligned (else
     the checked register stores). A function of the shape's class only, so shapes share
-    compiled kernels. ``trans_b``: B is a row-major ``(K, N)`` matrix (read N-major)."""
+    compiled kernels. ``trans_b``: B is a row-major ``(K, N)`` matrix (read N-major).
+    ``split_k > 1``: each tile's k-blocks are shared by ``split_k`` work units whose partial sums
+    are added into a float32 workspace (``EPI="atomic"``), for shapes with fewer tiles than SMs;
+    not chosen automatically yet (docs/kernels.md, "Split-K")."""
+    if not isinstance(split_k, int) or isinstance(split_k, bool) or not 1 <= split_k <= 64:
+        raise ValueError(f"split_k: expected an int from 1 to 64, got {split_k!r}")
     bm = 64 if M <= 64 else 128
     rows = -(-M // bm)
     bn = 64
@@ -43,10 +50,12 @@ def config(M: int, N: int, K: int, dtype: str, sms: int = 132, trans_b: bool = F
     # as many stages as fit beside the C staging tiles (16 KiB per consumer) and the alignment
     # slack, at most 8: 4 of 128 x 256, 6 of 128 x 128, 8 of 128 x 64, 5 of 64 x 256
     stages = min(8, (_SMEM - 1024 - (bm // 64) * 16384) // ((bm + bn) * 128))
-    epi = "tma" if N % 8 == 0 else "direct"
+    epi = "atomic" if split_k > 1 else "tma" if N % 8 == 0 else "direct"
     cfg = dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI=epi, SMS=sms)
     if trans_b:
         cfg["TRANS_B"] = True
+    if split_k > 1:
+        cfg["SPLIT_K"] = split_k
     return cfg
 
 
@@ -59,27 +68,35 @@ def _kernel(dtype: str, tiles: tuple) -> Any:
 
 
 @functools.lru_cache(maxsize=4096)
-def _plan(M: int, N: int, K: int, dtype: str, trans_b: bool, device: int) -> tuple:
+def _plan(M: int, N: int, K: int, dtype: str, trans_b: bool, device: int, split_k: int = 1) -> tuple:
     """(kernel, BM, BN, EPI) of one problem, remembered: a shape seen before costs a lookup."""
-    cfg = config(M, N, K, dtype, sm_count(device), trans_b)
+    cfg = config(M, N, K, dtype, sm_count(device), trans_b, split_k)
     return _kernel(dtype, tuple(sorted(cfg.items()))), cfg["BM"], cfg["BN"], cfg["EPI"]
 
 
-def _gemm(a: Any, b: Any, out: Any, dtype: str, trans_b: bool = False, scales: tuple = ()) -> Any:
+def _gemm(
+    a: Any, b: Any, out: Any, dtype: str, trans_b: bool = False, scales: tuple = (), split_k: int = 1
+) -> Any:
     """``out = a @ b^T`` for row-major ``a (M, K)``, ``b (N, K)``, ``out (M, N)`` (checked); with
-    ``trans_b``, ``out = a @ b`` for a row-major ``b (K, N)``."""
+    ``trans_b``, ``out = a @ b`` for a row-major ``b (K, N)``; ``split_k``: see ``config``."""
     M, K = a.shape
     N = b.shape[1] if trans_b else b.shape[0]
     if M == 0 or N == 0:
         return out
     if K == 0:
         return out.zero_()
-    k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, a.device.index or 0)
+    k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, a.device.index or 0, split_k)
     bk = 128 if dtype in _FP8 else 64
     ta = tensor_map(a, M, K, (bm, bk), dtype)
     tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
     if epi == "tma":
         k(M, N, K, ta, tb, tensor_map(out, M, N, (64, 64), dtype_name(out)), out, *scales)
+    elif epi == "atomic":  # the shares add into a zeroed float32 sum, converted once
+        import torch
+
+        acc = torch.zeros((M, N), dtype=torch.float32, device=out.device)
+        k(M, N, K, ta, tb, acc, *scales)
+        out.copy_(acc)
     else:
         k(M, N, K, ta, tb, out, *scales)
     return out

@@ -43,37 +43,50 @@ FP8 = ("float8_e4m3fn", "float8_e5m2")
 
 
 @T.inline
-def store_checked(C, acc, M, N, row0, col0, BN, DT):
+def store_checked(C, acc, M, N, row0, col0, BN, DT, ADD=False):
     """Epilogue of one 64-row accumulator for any ``N``: this thread's values of rows ``row0``
-    and ``row0 + 8`` stored one element at a time, each only inside ``M x N``."""
+    and ``row0 + 8`` stored one element at a time, each only inside ``M x N``; ``ADD``: added
+    to the float32 ``C`` atomically instead (a split-K share of the sum)."""
     for i in range(BN // 8):
         for h in range(2):
             for c in range(2):
                 r = row0 + 8 * h
                 col = col0 + 8 * i + c
                 if r < M and col < N:
-                    C[r, col] = T.cast(acc[4 * i + 2 * h + c], DT)
+                    if ADD:
+                        T.evaluate(T.cuda.atomic_add(T.address_of(C[r, col]), acc[4 * i + 2 * h + c]))
+                    else:
+                        C[r, col] = T.cast(acc[4 * i + 2 * h + c], DT)
 
 
 @T.inline
-def produce_nmajor(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M, BM, BN, STAGES, kb_n,
-                   stage_bytes, a_bytes):  # fmt: skip
-    """The producer thread for an N-major B (``TRANS_B``): per k-block, the ``BM x 64`` A tile as in
-    ``gemm.produce`` and the B tile as ``BN / 64`` boxes of 64 K-rows by 64 columns, 8 KiB apart."""
+def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
+                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K):  # fmt: skip
+    """The producer thread for split-K work units (see the consumer's loop) or an N-major B (``TRANS_B``):
+    per k-block, the ``BM x BK`` A tile as in ``gemm.produce`` and the B tile, K-major as there
+    or N-major as ``BN / 64`` boxes of 64 K-rows by 64 columns, 8 KiB apart."""
     it: T.int32 = 0
-    for tile in range(unit0, ntiles, units):
-        m0, n0 = tile_origin(tile, group, mt, GROUP_M, 1, 0, BM, BN)
-        for kb in range(kb_n):
+    for tile in range(unit0, nunits, units):  # work units: tiles, or shares of tiles
+        # the unit's tile and k-blocks [kb_lo, kb_hi), as the consumers derive them (matmul_sm90)
+        kb_per = T.meta_var(kb_n) if SPLIT_K == 1 else (kb_n + (SPLIT_K - 1)) // SPLIT_K
+        kb_lo = T.meta_var(0) if SPLIT_K == 1 else (tile // ntiles) * kb_per
+        kb_hi = T.meta_var(kb_n) if SPLIT_K == 1 else T.min(kb_lo + kb_per, kb_n)
+        out = T.meta_var(tile) if SPLIT_K == 1 else tile % ntiles
+        m0, n0 = tile_origin(out, group, mt, GROUP_M, 1, 0, BM, BN)
+        for kb in range(kb_lo, kb_hi):
             s = it % STAGES
             while not T.ptx.mbarrier_try_wait_parity(T.address_of(empty[s]), ((it // STAGES) & 1) ^ 1):
                 pass
             T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
             sa = sbase + T.cast(s * stage_bytes, "uint32")
-            T.ptx.tma_load_2d(sa, TA, kb * 64, m0, T.address_of(full[s]))
-            for c in range(BN // 64):
-                T.ptx.tma_load_2d(
-                    sa + T.uint32(a_bytes + c * 8192), TB, n0 + 64 * c, kb * 64, T.address_of(full[s])
-                )
+            T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
+            if TRANS_B:
+                for c in range(BN // 64):
+                    T.ptx.tma_load_2d(
+                        sa + T.uint32(a_bytes + c * 8192), TB, n0 + 64 * c, kb * 64, T.address_of(full[s])
+                    )
+            else:
+                T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
             it = it + 1
 
 
@@ -85,7 +98,7 @@ def matmul_sm90(
     TA: T.Ptr(T.uint8, "tensormap"),
     TB: T.Ptr(T.uint8, "tensormap"),
     TC: T.Ptr(T.uint8, "tensormap") = None,
-    C: T.Tensor((M, N), "bfloat16" if DT in FP8 else DT) = None,
+    C: T.Tensor((M, N), "float32" if EPI == "atomic" else "bfloat16" if DT in FP8 else DT) = None,
     SA: T.Tensor((1,), "float32") = None,
     SB: T.Tensor((1,), "float32") = None,
     *,
@@ -99,14 +112,21 @@ def matmul_sm90(
     CONSUMER_REGS: T.constexpr = 232,
     EPI: T.constexpr = "tma",
     TRANS_B: T.constexpr = False,
+    SPLIT_K: T.constexpr = 1,
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
     T.static_assert(
-        BN in (64, 128, 192, 256) or (BN in (16, 32) and EPI == "direct" and not TRANS_B),
-        "BN is 64, 128, 192 or 256 (16 or 32: the direct epilogue, B K-major)",
+        BN in (64, 128, 192, 256) or (BN in (16, 32) and EPI != "tma" and not TRANS_B),
+        "BN is 64, 128, 192 or 256 (16 or 32: a register epilogue, B K-major)",
     )
-    T.static_assert(EPI in ("direct", "tma"), "EPI is 'tma' (N a multiple of 8) or 'direct' (any N)")
+    T.static_assert(
+        EPI in ("direct", "tma", "atomic"),
+        "EPI is 'tma' (N a multiple of 8), 'direct' (any N) or 'atomic' (added to a float32 C)",
+    )
+    T.static_assert(
+        SPLIT_K >= 1 and (SPLIT_K == 1 or EPI == "atomic"), "SPLIT_K > 1 sums its shares: EPI='atomic'"
+    )
     T.static_assert(not TRANS_B or DT not in FP8, "TRANS_B: fp8 wgmma reads B K-major only")
     consumers = T.meta_var(BM // 64)
     T.static_assert(
@@ -129,7 +149,7 @@ def matmul_sm90(
     shape = T.meta_var(f"m64n{BN}k{kstep}")
     T.device_entry(
         launch=T.cuda.LaunchConfig(
-            grid=T.min(SMS, ((M + (BM - 1)) // BM) * ((N + (BN - 1)) // BN)),
+            grid=T.min(SMS, ((M + (BM - 1)) // BM) * ((N + (BN - 1)) // BN) * SPLIT_K),
             block=threads,
             dynamic_smem_bytes=smem_bytes,
         ),
@@ -138,6 +158,9 @@ def matmul_sm90(
     mt = (M + (BM - 1)) // BM  # row-blocks
     nt = (N + (BN - 1)) // BN  # column-blocks
     ntiles = mt * nt
+    nunits = (
+        T.meta_var(ntiles) if SPLIT_K == 1 else ntiles * SPLIT_K
+    )  # work units: tiles, or SPLIT_K rounds of them
     kb_n = (K + (BK - 1)) // BK  # k-blocks; the last one may reach past K (TMA fills zeros)
     group = GROUP_M * nt
     tx = T.cuda.thread_idx("x")
@@ -155,9 +178,9 @@ def matmul_sm90(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            if TRANS_B:
-                produce_nmajor(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M,
-                               BM, BN, STAGES, kb_n, stage_bytes, a_bytes)  # fmt: skip
+            if TRANS_B or SPLIT_K > 1:
+                produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M,
+                              BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K)  # fmt: skip
             else:
                 produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M, 1, 0,
                         BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
@@ -168,9 +191,18 @@ def matmul_sm90(
         warp = ctid // 32
         lane = ctid % 32
         it: T.int32 = 0
-        for tile in range(unit0, ntiles, units):
-            m0, n0 = tile_origin(tile, group, mt, GROUP_M, 1, 0, BM, BN)
-            for kb in range(kb_n):
+        for tile in range(unit0, nunits, units):  # work units: tiles, or shares of tiles
+            # with SPLIT_K > 1, unit ``tile`` is round ``tile // ntiles`` over the output tiles:
+            # tile ``out``'s share of k-blocks [kb_lo, kb_hi) (empty when K has fewer k-blocks
+            # than shares); else the tile and all its k-blocks (compile-time values, no code)
+            kb_per = T.meta_var(kb_n) if SPLIT_K == 1 else (kb_n + (SPLIT_K - 1)) // SPLIT_K
+            kb_lo = T.meta_var(0) if SPLIT_K == 1 else (tile // ntiles) * kb_per
+            kb_hi = T.meta_var(kb_n) if SPLIT_K == 1 else T.min(kb_lo + kb_per, kb_n)
+            out = T.meta_var(tile) if SPLIT_K == 1 else tile % ntiles
+            if SPLIT_K > 1 and kb_hi <= kb_lo:
+                continue  # a share with no k-blocks (K shorter than SPLIT_K k-blocks): nothing to add
+            m0, n0 = tile_origin(out, group, mt, GROUP_M, 1, 0, BM, BN)
+            for kb in range(kb_lo, kb_hi):
                 s = it % STAGES
                 while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
                     pass
@@ -188,7 +220,7 @@ def matmul_sm90(
                             for kk in range(BK // 16)
                             for d in (desc(DESC_HI, ad, 2 * kk), desc(v_desc_hi(64), bd, v_offset(kk)))
                         ],
-                        T.cast(kb > 0, "int32"),
+                        T.cast(kb > kb_lo, "int32"),
                         ty="void",
                     )
                 else:
@@ -203,11 +235,11 @@ def matmul_sm90(
                             T.address_of(acc[0]),
                             da + T.uint64(2 * kk),
                             db + T.uint64(2 * kk),
-                            T.cast(kb > 0, "int32") if kk == 0 else 1,
+                            T.cast(kb > kb_lo, "int32") if kk == 0 else 1,
                         )
                 T.ptx.wgmma_commit_group()
                 T.ptx.wgmma_wait_group(1)
-                if kb > 0 and ctid == 0:
+                if kb > kb_lo and ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, 1)
                 it = it + 1
             T.ptx.wgmma_wait_group(0)
@@ -221,7 +253,15 @@ def matmul_sm90(
                 store_tma(TC, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, OUT)
             else:
                 store_checked(
-                    C, acc, M, N, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0 + (lane % 4) * 2, BN, OUT
+                    C,
+                    acc,
+                    M,
+                    N,
+                    m0 + (wg - 1) * 64 + warp * 16 + lane // 4,
+                    n0 + (lane % 4) * 2,
+                    BN,
+                    OUT,
+                    EPI == "atomic",
                 )
         if EPI == "tma" and ctid == 0:
             T.ptx.tma_store_wait(0)  # the last stores have read shared memory before the CTA exits
@@ -247,4 +287,9 @@ KERNELS = {
     "matmul_any_bf16_bm64_bn32": lambda: make("bfloat16", BM=64, BN=32, STAGES=12, EPI="direct"),
     "matmul_any_e4m3": lambda: make("float8_e4m3fn"),
     "matmul_any_e4m3_direct": lambda: make("float8_e4m3fn", EPI="direct", BN=128, STAGES=6),
+    "matmul_any_bf16_bm64_splitk": lambda: make("bfloat16", BM=64, BN=128, STAGES=8, EPI="atomic", SPLIT_K=4),
+    "matmul_any_f16_nmajor_bm64_splitk": lambda: make(
+        "float16", BM=64, BN=64, STAGES=8, TRANS_B=True, EPI="atomic", SPLIT_K=3
+    ),
+    "matmul_any_e4m3_splitk": lambda: make("float8_e4m3fn", BN=128, STAGES=6, EPI="atomic", SPLIT_K=2),
 }
