@@ -150,6 +150,27 @@ def decode_variant(M: int, N: int, Kd: int, dt: str = "bfloat16") -> None:
     )
 
 
+def splitk_case(M: int, N: int, Kd: int, dt: str = "bfloat16") -> None:
+    """Split-K: the kernel with its k-blocks shared by 1, 2, 4, 8 work units per tile (the
+    float32 sum zeroed and converted by the host, timed with it) against torch, GPU-only."""
+    dtype = getattr(torch, dt)
+    x = torch.randn(M, Kd, device="cuda", dtype=dtype)
+    w = torch.randn(N, Kd, device="cuda", dtype=dtype) / Kd**0.5
+    out = torch.empty(M, N, device="cuda", dtype=dtype)
+    ref = x.float() @ w.float().t()
+    cells = []
+    for split in (1, 2, 4, 8):
+        MM._gemm(x, w, out, dt, split_k=split)
+        err = rel(out, ref)
+        ts, tt = paired(
+            lambda i, s=split: MM._gemm(x, w, out, dt, split_k=s), lambda i: torch.matmul(x, w.t()), 1
+        )
+        cells.append(f"split {split}: {ts:.4f} ms torch/tirx {tt / ts:.3f} (err {err:.1e})")
+    cfg = MM.config(M, N, Kd, dt)
+    tiles = -(-M // cfg["BM"]) * -(-N // cfg["BN"])
+    log(f"splitk {dt} {M}x{N}x{Kd} ({tiles} tiles): " + "; ".join(cells))
+
+
 def fp8_case(M: int, N: int, Kd: int) -> tuple:
     if Kd % 16:  # fp8 rows must be 16-byte aligned for TMA (and for torch._scaled_mm)
         return None, None
@@ -244,7 +265,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--only", choices=("gemm", "fp8", "host", "attn", "variants"), default=None)
+    ap.add_argument("--only", choices=("gemm", "fp8", "host", "attn", "variants", "splitk"), default=None)
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     log(
@@ -267,6 +288,10 @@ def main() -> None:
             fixed_case(S)
         for M, N, Kd in ((1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192), (8, 14336, 4096)):
             decode_variant(M, N, Kd)
+    if a.only in (None, "splitk"):
+        for M, N, Kd in ((1, 4096, 4096), (16, 4096, 4096), (1, 8192, 8192), (64, 8192, 8192),
+                         (1024, 1024, 65536), (200, 12288, 4096), (128, 1024, 16384)):  # fmt: skip
+            splitk_case(M, N, Kd)
     if a.only in (None, "fp8"):
         fr = [r for M, N, Kd in grid if (r := fp8_case(M, N, Kd)[1]) is not None]
         if fr:
