@@ -39,13 +39,18 @@ from tirx.ir import (
     While,
 )
 from tirx.ir.expr import NODE, SEQ, BinaryOp
+from tirx.ir.functor import Dispatch, Functor, rebuild
 from tirx.ir.node import Attrs, Node
 from tirx.ir.visitor import map_tuple
 
 _MISSING = object()
+_OPERANDS = frozenset((NODE, SEQ))  # the field kinds generic_expr rewrites
 
 
-class ScopedRewriter:
+class ScopedRewriter(Functor):
+    _expr_table = Dispatch("expr_")
+    _stmt_table = Dispatch("stmt_")
+
     def __init__(self) -> None:
         self.vmap: dict[Var, Any] = {}
         self.bmap: dict[Buffer, Buffer] = {}
@@ -91,29 +96,19 @@ class ScopedRewriter:
             if a is e.a and b is e.b:
                 return e
             return t(a, b, e.ty, span=e.span)
-        meth = getattr(self, "expr_" + t.__name__, None)
-        if meth is not None:
-            return meth(e)
+        fn = self._expr_table[t]
+        if fn is not None:
+            return fn(self, e)
         return self.generic_expr(e)
 
     def generic_expr(self, e: Any) -> Any:
-        changes = None
-        for name, kind in type(e)._sfields:
-            if kind is NODE:
-                v = getattr(e, name)
-                if v is None:
-                    continue
-                nv = self.expr(v)
-            elif kind is SEQ:
-                v = getattr(e, name)
-                nv = self.exprs(v)
-            else:
-                continue
-            if nv is not v:
-                if changes is None:
-                    changes = {}
-                changes[name] = nv
-        return e if changes is None else attrs.evolve(e, **changes)
+        """``e`` with its operands (NODE and SEQ fields) rewritten; ``e`` itself if none changed."""
+        return rebuild(e, self._operand, _OPERANDS)
+
+    def _operand(self, e: Any, kind: str, v: Any) -> Any:
+        if kind is NODE:
+            return v if v is None else self.expr(v)
+        return self.exprs(v)  # SEQ
 
     def exprs(self, v: tuple) -> tuple:
         return map_tuple(v, self.expr)
@@ -162,8 +157,10 @@ class ScopedRewriter:
 
     # -- statements -------------------------------------------------------------------------
     def stmt(self, s: Any) -> Any:
-        meth = getattr(self, "stmt_" + type(s).__name__)
-        return meth(s)
+        fn = self._stmt_table[type(s)]
+        if fn is None:  # no stmt_<Class>: the AttributeError of getattr, as before the table
+            return getattr(self, "stmt_" + type(s).__name__)(s)
+        return fn(self, s)
 
     def body(self, s: Any) -> Any:
         if s is None:

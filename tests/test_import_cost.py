@@ -8,9 +8,10 @@ import json
 import subprocess
 import sys
 
-# tirx modules loaded by ``import tirx`` (was 53 before issue #30's lazy facade; now 19).
+# tirx modules loaded by ``import tirx`` (was 53 before issue #30's lazy facade; 19 with it;
+# 18 since the traversals, tirx.ir.visitor and tirx.ir.functor, load on first use).
 # Lower this when the IR sheds a module; never raise it.
-MAX_IMPORT_MODULES = 19
+MAX_IMPORT_MODULES = 18
 
 HEAVY = ("tirx.grammar", "tirx.script", "tirx.codegen", "tirx.runtime", "tirx.interp", "tirx.ops")
 NOT_FOR_TEXT = ("tirx.script", "tirx.codegen", "tirx.interp", "tirx.runtime")

@@ -41,6 +41,7 @@ from ..ir import (
     Var,
 )
 from ..ir.arith import int_range
+from ..ir.functor import Dispatch, Functor
 from ..ir.operators import BY_NODE, C_PREC_UNARY, OPERATORS
 from ..ir.types import DTYPE_NAMES, prim
 from .cuda_common import _C_SCALAR, _PREC_PRIMARY, _error, _is_int32, _wide_int
@@ -141,7 +142,7 @@ def _wrapping(ctype: str, bits: int, a: str, op: str, b: str) -> str:
     return f"(({ctype})(({u})({a}) {op} ({u})({b})))"
 
 
-class ExprMixin:
+class ExprMixin(Functor):
     """The expression nodes, to C++ text with its precedence."""
 
     if TYPE_CHECKING:  # CodeGenCUDA's (cuda.py)
@@ -171,11 +172,13 @@ class ExprMixin:
         s, p = self._expr(e)
         return s if p >= prec else f"({s})"
 
+    _e_table = Dispatch("e_")
+
     def _expr(self, e: PrimExpr) -> tuple[str, int]:
-        meth = getattr(self, "e_" + type(e).__name__, None)
+        meth = self._e_table[type(e)]
         if meth is None:
             raise _error(f"cuda codegen: unsupported expression {type(e).__name__}", e)
-        return meth(e)
+        return meth(self, e)
 
     def e_Var(self, e: Var):
         if e in self.scalar_bufs:  # the data pointer of a one-element local held as a C scalar

@@ -31,6 +31,7 @@ from ..ir import (
     While,
 )
 from ..ir import op as _op
+from ..ir.functor import Dispatch, Functor
 from ..ir.stmt import DISABLE_UNROLL, PRAGMA_UNROLL, UNROLL_FACTOR
 from .cuda_common import _add, _comment, _error
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from ..ir.bounds import Bounds
 
 
-class StmtMixin:
+class StmtMixin(Functor):
     """The statement nodes, to lines of C++."""
 
     if TYPE_CHECKING:  # CodeGenCUDA's (cuda.py) and ExprMixin's
@@ -56,11 +57,13 @@ class StmtMixin:
         def _bind_asm(self, s: Bind) -> bool: ...
 
     # -- statements -----------------------------------------------------------------
+    _s_table = Dispatch("s_")
+
     def stmt(self, s: Stmt) -> None:
-        meth = getattr(self, "s_" + type(s).__name__, None)
+        meth = self._s_table[type(s)]
         if meth is None:
             raise _error(f"cuda codegen: unsupported statement {type(s).__name__}", s)
-        meth(s)
+        meth(self, s)
 
     def block(self, s: Stmt) -> None:
         self.indent += 1

@@ -14,6 +14,7 @@ from tirx.ops.semantics.errors import InterpError
 
 from ..errors import OpError
 from ..ir import expr as E
+from ..ir.functor import Dispatch, Functor
 from ..ir.op import PTX, NoInterp, Op, impl
 from ..ir.types import PointerType, PrimType, VoidType
 from .state import _UNBOUND, Fn
@@ -52,7 +53,7 @@ def _can_fault(e: Any) -> bool:
     )
 
 
-class ExprMixin:
+class ExprMixin(Functor):
     """Expressions into closures ``c -> lane array``."""
 
     prog: Program
@@ -60,11 +61,13 @@ class ExprMixin:
     launch_dims: dict | None
 
     # ------------------------------------------------------------------ expressions
+    _e_table = Dispatch("e_")
+
     def expr(self, e: Any) -> Fn:
-        m = getattr(self, "e_" + type(e).__name__, None)
+        m = self._e_table[type(e)]
         if m is None:
             raise InterpError(f"the interpreter cannot evaluate {type(e).__name__} expressions")
-        return m(e)
+        return m(self, e)
 
     def e_IntImm(self, e):
         v = D.make_const(e.value, e.ty)

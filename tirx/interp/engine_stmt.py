@@ -15,6 +15,7 @@ from tirx.ops.semantics.lanes import full as _full
 
 from ..ir import expr as E
 from ..ir import stmt as S
+from ..ir.functor import Dispatch, Functor
 from ..ir.op import Op, impl
 from .races import _GlobalWrites
 from .state import _UNBOUND, STEP, Ctx, Fn, Launch, Loop, _lane_mask, over_budget, too_many_iters, where
@@ -49,7 +50,7 @@ def _exits_early(body: Any) -> bool:
     return False
 
 
-class StmtMixin:
+class StmtMixin(Functor):
     """Statements into closures ``c -> None`` that run under ``c.mask``."""
 
     prog: Program
@@ -64,12 +65,13 @@ class StmtMixin:
         def range_of(self, e: Any) -> tuple[int, int] | None: ...
 
     # ------------------------------------------------------------------ statements
+    _s_table = Dispatch("s_")
+
     def stmt(self, s: Any) -> Fn:
-        m = getattr(self, "s_" + type(s).__name__, None)
+        m = self._s_table[type(s)]
         if m is None:
             raise InterpError(f"the interpreter cannot execute {type(s).__name__} statements")
-        f = m(s)
-        return f
+        return m(self, s)
 
     def s_SeqStmt(self, s):
         fs = [self.stmt(x) for x in s.stmts]

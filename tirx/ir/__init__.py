@@ -1,5 +1,7 @@
 """The IR: immutable nodes, types, the op table, spans, structural equality and hash."""
 
+from typing import TYPE_CHECKING, Any
+
 from . import fold, op  # noqa: F401  # fold registers TIRx's literal rules with binop (expr)
 from .buffer import Buffer
 from .expr import (
@@ -72,7 +74,27 @@ from .stmt import (
 )  # fmt: skip
 from .structural import assert_structural_equal, structural_equal, structural_hash
 from .types import PointerType, PrimType, TensorType, Type, VoidType, as_type, parse_dtype, prim
-from .visitor import Mutator, ScopeStack, Visitor, collect_vars, post_order
+
+if TYPE_CHECKING:  # for type checkers: the traversals load on first use (__getattr__ below)
+    from .visitor import Mutator, ScopeStack, Visitor, collect_vars, post_order
+
+# The traversals (visitor.py, and the dispatch base it stands on, functor.py) load on first
+# access, so ``import tirx`` loads only the nodes (tests/test_import_cost.py).
+_LAZY = frozenset(("Mutator", "ScopeStack", "Visitor", "collect_vars", "post_order"))
+
+
+def __getattr__(name: str) -> Any:
+    """``tirx.ir.Visitor`` & co.: import ``visitor.py`` on first access."""
+    if name in _LAZY:
+        from . import visitor
+
+        return getattr(visitor, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "EQ",

@@ -42,6 +42,7 @@ from typing import Any
 from .arith import int_range, trunc_div
 from .expr import EQ, GE, GT, LE, LT, Add, And, BufferLoad, GlobalVar, IntImm, Mul, Shl, Sub, Var
 from .fold import select_arms
+from .functor import Dispatch, Functor
 from .stmt import ForKind
 from .types import PrimType
 from .visitor import Visitor
@@ -119,8 +120,10 @@ def _nonzero_parts(b: tuple[int, int]) -> list[tuple[int, int]]:
     return out
 
 
-class Bounds:
+class Bounds(Functor):
     """Inclusive integer ranges of IR expressions (see the module docstring)."""
+
+    _b_table = Dispatch("_b_")  # the rule for a node class: ``_b_<Class>``, else no bound
 
     def __init__(
         self,
@@ -321,8 +324,8 @@ class Bounds:
                 self._defaulted.add(e)
                 return full
             return r
-        m = getattr(self, "_b_" + type(e).__name__, None)
-        r = None if m is None else m(e)
+        m = self._b_table[type(e)]
+        r = None if m is None else m(self, e)
         if r is None:
             return (-UNBOUNDED, UNBOUNDED) if self.exact else full
         if self.exact and (r[0] <= -_HUGE or r[1] >= _HUGE):

@@ -3,7 +3,7 @@
 Dispatch is by class name: define ``visit_Add(self, node)`` to handle Add. Unhandled
 nodes fall back to ``generic_visit`` which walks the structural fields. A Mutator
 returns the *same object* when nothing below it changed, so untouched subtrees stay
-shared.
+shared. Both dispatch through a per-class table (``functor.py``).
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
-import attrs
-
 from .buffer import Buffer
 from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, PrimExpr, Var
+from .functor import Dispatch, Functor, rebuild
 from .node import BUFMAP, FUNCS, PARAMS, Attrs, Node
 from .stmt import ATTRS, BUF_DEF, AllocBuffer, Stmt
 
@@ -61,19 +60,17 @@ class ScopeStack(Generic[T]):
         return default
 
 
-# Statement fields that open a new scope for flat Binds.
-SCOPED_BODIES = {"body", "then_case", "else_case"}
-
-
-class Visitor:
+class Visitor(Functor):
     """Read-only traversal. Override ``visit_<Class>``; call ``generic_visit`` to recurse."""
+
+    _visit_table = Dispatch("visit_")
 
     def visit(self, node: Any) -> Any:
         if node is None:
             return None
-        meth = getattr(self, "visit_" + type(node).__name__, None)
-        if meth is not None:
-            return meth(node)
+        fn = self._visit_table[type(node)]
+        if fn is not None:
+            return fn(self, node)
         return self.generic_visit(node)
 
     def visit_buffer(self, buf: Buffer) -> None:
@@ -128,7 +125,11 @@ def _visit_attr_values(vis: Visitor, a: Attrs) -> None:
             vis.visit(v)
 
 
-class Mutator:
+# the field kinds Mutator.generic_visit rebuilds (plain values are kept as they are)
+_REBUILT = frozenset((NODE, SEQ, DEF, BUF_DEF, BUF_USE, PARAMS, BUFMAP, FUNCS, ATTRS))
+
+
+class Mutator(Functor):
     """Rebuilding traversal that preserves identity of unchanged subtrees.
 
     Buffers are rebuilt at most once: every use of an old buffer maps to the same new
@@ -136,6 +137,7 @@ class Mutator:
     """
 
     _alloc_data = False
+    _visit_table = Dispatch("visit_")
 
     def __init__(self) -> None:
         self.buffer_map: dict[Buffer, Buffer] = {}
@@ -144,9 +146,9 @@ class Mutator:
     def visit(self, node: Any) -> Any:
         if node is None:
             return None
-        meth = getattr(self, "visit_" + type(node).__name__, None)
-        if meth is not None:
-            return meth(node)
+        fn = self._visit_table[type(node)]
+        if fn is not None:
+            return fn(self, node)
         return self.generic_visit(node)
 
     # -- hooks ------------------------------------------------------------------
@@ -171,46 +173,37 @@ class Mutator:
 
     # -- generic ------------------------------------------------------------------
     def generic_visit(self, node: Any) -> Any:
-        changes: dict[str, Any] = {}
-        for name, kind in type(node)._sfields:
-            v = getattr(node, name)
-            if kind is NODE:
-                if v is None:
-                    continue
-                nv = self.visit(v)
-            elif kind is SEQ:
-                nv = self._seq(v)
-            elif kind is DEF:
-                if type(node) is Buffer and not self._alloc_data:
-                    nv = self.visit(v)  # a use: DeclBuffer / buffer-map data pointer
-                    if not isinstance(nv, Var):
-                        nv = v
-                else:
-                    nv = self.visit_var_def(v)
-            elif kind is BUF_DEF:
-                self._alloc_data = type(node) is AllocBuffer
-                try:
-                    nv = self.visit_buffer(v)
-                finally:
-                    self._alloc_data = False
-            elif kind is BUF_USE:
-                nv = self.visit_buffer_use(v)
-            elif kind is PARAMS:
-                nv = self._seq_with(v, self.visit_var_def)
-            elif kind is BUFMAP:
-                new = [(self.visit_var_def(p), self.visit_buffer(b)) for p, b in v]
-                nv = v if all(p is q and b is c for (p, b), (q, c) in zip(v, new)) else tuple(new)
-            elif kind is FUNCS:
-                nv = self._seq_with(v, self.visit)
-            elif kind is ATTRS:
-                nv = self._attrs(v)
-            else:
-                continue
-            if nv is not v:
-                changes[name] = nv
-        if not changes:
-            return node
-        return attrs.evolve(node, **changes)
+        return rebuild(node, self._field, _REBUILT)
+
+    def _field(self, node: Any, kind: str, v: Any) -> Any:
+        """The new value of one structural field of ``node`` (``v`` itself when unchanged)."""
+        if kind is NODE:
+            return v if v is None else self.visit(v)
+        if kind is SEQ:
+            return self._seq(v)
+        if kind is DEF:
+            if type(node) is Buffer and not self._alloc_data:
+                nv = self.visit(v)  # a use: DeclBuffer / buffer-map data pointer
+                return nv if isinstance(nv, Var) else v
+            return self.visit_var_def(v)
+        if kind is BUF_DEF:
+            self._alloc_data = type(node) is AllocBuffer
+            try:
+                return self.visit_buffer(v)
+            finally:
+                self._alloc_data = False
+        if kind is BUF_USE:
+            return self.visit_buffer_use(v)
+        if kind is PARAMS:
+            return self._seq_with(v, self.visit_var_def)
+        if kind is BUFMAP:
+            new = [(self.visit_var_def(p), self.visit_buffer(b)) for p, b in v]
+            return v if all(p is q and b is c for (p, b), (q, c) in zip(v, new)) else tuple(new)
+        if kind is FUNCS:
+            return self._seq_with(v, self.visit)
+        if kind is ATTRS:
+            return self._attrs(v)
+        return v
 
     def _seq(self, v: tuple) -> tuple:
         return map_tuple(v, lambda e: self.visit(e) if isinstance(e, Node) else e)
