@@ -291,8 +291,6 @@ def _gen_equal(cls: type[Node], fn: str) -> str:
             lines.append(f"        elif not E[t](p, q): return path is not None and fail({name!r})")
         elif k == "skip":
             continue
-        elif k is SEQ:
-            lines.append(f"        if not eseq({name!r}, {p}, {q}): return False")
         elif k in _HELPERS:
             lines.append(
                 f"        if not e{_HELPERS[k]}({p}, {q}): return path is not None and fail({name!r})"
@@ -479,11 +477,10 @@ def _make(map_free, G):
     def evar(a, b):
         m = vmap.get(a)
         if m is not None:
-            if m is b:
-                return True
-            if m is SHADOW:
-                return path is not None and fail(f"<var {a.name} is shadowed here, {b.name} is not>")
-            return path is not None and fail(f"<var {a.name} bound to a different var than {b.name}>")
+            return m is b or (path is not None and fail(
+                f"<var {a.name} is shadowed here, {b.name} is not>" if m is SHADOW
+                else f"<var {a.name} bound to a different var than {b.name}>"
+            ))
         if b in rmap:
             return path is not None and fail(f"<var {b.name} already bound>")
         if defining or (map_free and mfree is None):
@@ -544,15 +541,15 @@ def _make(map_free, G):
             return estmts(p, q)
         return path is not None and fail(tmis(p, q))
 
-    def eseq(name, x, y):
+    def eseq(x, y):
         if len(x) != len(y):
-            return path is not None and fail(name, f"<length {len(x)} vs {len(y)}>")
+            return path is not None and fail(f"<length {len(x)} vs {len(y)}>")
         for p, q in zip(x, y):
             t = type(p)
             if t is not type(q):
-                return path is not None and fail(name, at(x, p), tmis(p, q))
+                return path is not None and fail(at(x, p), tmis(p, q))
             if not E[t](p, q):
-                return path is not None and fail(name, at(x, p))
+                return path is not None and fail(at(x, p))
         return True
 
     def tmis(p, q):
@@ -564,8 +561,6 @@ def _make(map_free, G):
         return veq_generic(x, y, E)
 
     def ebuse(a, b):
-        if type(b) is not Buffer_cls:
-            return path is not None and fail(f"<Buffer vs {type(b).__name__}>")
         m = bmap.get(a)
         if m is not None:
             return m is b or (path is not None and fail(f"<buffer {a.name} vs {b.name}>"))
