@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -235,6 +236,57 @@ def test_prune_configs_by_a_function_sees_the_arguments():
     tuned(x, c, N=64)
     assert got[0]["N"] == 64 and got[0]["X"] is x and got[0]["BLOCK"] == 32  # defaults filled in
     assert len(log) == 2 and [cfg for cfg, _ in tuned.timings[(64,)]] == [{"BLOCK": 32}, {"BLOCK": 64}]
+
+
+@T.jit
+def scaled(O: T.Tensor((8,), "float32"), S: T.float32, *, BLOCK: T.constexpr = 8):
+    """O[:] = S * BLOCK: right only with the S prepared for BLOCK (1 / BLOCK)."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
+    O[T.cuda.thread_idx("x")] = S * T.float32(BLOCK)
+
+
+def test_prepare_args_gives_each_config_its_own_arguments():
+    seen: list = []
+    wrote: list = []
+    out = np.zeros(8, np.float32)
+
+    def prepare(cfg, args):
+        seen.append((dict(cfg), args["O"] is out, "S" in args))
+        if cfg["BLOCK"] == 3:
+            raise ValueError("no plan for a block of 3")
+        return {"S": 1.0 / cfg["BLOCK"]}
+
+    tuned = T.autotune(
+        scaled,
+        configs=[{"BLOCK": 2}, {"BLOCK": 3}, {"BLOCK": 4}, {"BLOCK": 8}],
+        prepare_args=prepare,
+        do_bench=lambda run: (out.fill(0), run(), wrote.append(out.copy()), 1.0)[3],
+    )
+    tuned(out)  # S is left out: prepare_args supplies it
+    assert [c for c, _, _ in seen[:4]] == [{"BLOCK": 2}, {"BLOCK": 3}, {"BLOCK": 4}, {"BLOCK": 8}]
+    assert all(o and not has_s for _, o, has_s in seen)  # the call's own arguments, by name
+    assert [c for c, _ in tuned.failures[()]] == [{"BLOCK": 3}]
+    assert "no plan for a block of 3" in tuned.failures[()][0][1]
+    assert len(wrote) == 3 and all(np.allclose(w, 1.0) for w in wrote)  # every candidate ran right
+    out[:] = 0
+    tuned(out)  # the winner runs with its own prepared S
+    assert np.allclose(out, 1.0)
+    assert seen[-1][0] == tuned.best_config()
+
+
+def test_prepare_args_misuse_names_the_problem():
+    out = np.zeros(8, np.float32)
+    for ret, words in (([("S", 1.0)], "returned list, expected a dict"), ({"T": 1.0}, "returned ['T']")):
+        tuned = T.autotune(
+            scaled,
+            configs=[{"BLOCK": 2}, {"BLOCK": 4}],
+            prepare_args=lambda c, a, r=ret: r,
+            do_bench=lambda run: 1.0,
+        )
+        with pytest.raises(TypeError, match=re.escape(words)):
+            tuned(out)
+    with pytest.raises(TypeError, match="prepare_args must be a function"):
+        T.autotune(scaled, configs=[{"BLOCK": 2}], prepare_args=3)
 
 
 def test_prune_configs_by_tritons_dict():

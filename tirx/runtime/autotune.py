@@ -401,6 +401,12 @@ class Autotuner:
     - ``prune_configs_by``: ``fn(configs, args) -> configs`` (``args``: the call's arguments
       and constexprs by name), or Triton's dict (``early_config_prune``, ``perf_model``,
       ``top_k``).
+    - ``prepare_args``: ``fn(config, args) -> {name: value}``, the arguments that depend on the
+      config (``args``: the call's arguments and constexprs by name): each candidate, and then
+      the winner, runs with the call's arguments updated by it. A kernel whose launch needs
+      something built for its tiles (TMA descriptors with the tile as their box, a workspace
+      sized by the split) takes it this way; the values may be new arguments the caller left
+      out, or ``None`` to drop an optional tensor.
     - ``do_bench``: ``fn(run) -> ms`` instead of ``tirx.testing.do_bench``.
     - ``workers``: processes compiling CUDA candidates (default ``$TIRX_AUTOTUNE_WORKERS`` or
       the CPU count; 1: in this process); ``mp_context``: their start method.
@@ -424,6 +430,7 @@ class Autotuner:
         restore_value: Sequence[str] = (),
         reset_to_zero: Sequence[str] = (),
         prune_configs_by: Any = None,
+        prepare_args: Callable[[dict, dict], dict] | None = None,
         do_bench: Callable[[Callable[[], Any]], float] | None = None,
         workers: int | None = None,
         mp_context: str | None = None,
@@ -453,6 +460,9 @@ class Autotuner:
             )
         if do_bench is not None and not callable(do_bench):
             raise TypeError("@T.autotune: do_bench must be callable")
+        if prepare_args is not None and not callable(prepare_args):
+            raise TypeError("@T.autotune: prepare_args must be a function (config, args) -> dict")
+        self.prepare_args = prepare_args
         self.warmup, self.rep = warmup, rep
         self.prune_configs_by = prune_configs_by
         self.do_bench = do_bench
@@ -577,7 +587,27 @@ class Autotuner:
                     cfg = self._tune(named, const, dropped, kept, kw, key, target, device)
         self.last_key = key
         self._latest[key] = cfg
+        if self.prepare_args is not None:
+            return self.fn(**self._prepared(self.prepare_args(dict(cfg), dict(named)), named), **const, **cfg)
         return self.fn(*args, **kwargs, **cfg)
+
+    def _prepared(self, got: Any, named: dict) -> dict:
+        """The call's ordinary arguments by name, updated by what ``prepare_args`` returned."""
+        _src, _consts, others = self.fn._signature()
+        if not isinstance(got, dict):
+            raise TypeError(
+                f"@T.autotune {self.fn.__name__}: prepare_args returned {type(got).__name__}, "
+                "expected a dict of arguments by name"
+            )
+        bad = sorted(k for k in got if k not in others)
+        if bad:
+            raise TypeError(
+                f"@T.autotune {self.fn.__name__}: prepare_args returned {bad}, which are not "
+                "(non-constexpr) parameters of it"
+            )
+        byname = {k: v for k, v in named.items() if k in others}
+        byname.update(got)
+        return byname
 
     # -- tuning ---------------------------------------------------------------------------
     def _candidates(self, named: dict) -> list[dict]:
@@ -637,15 +667,35 @@ class Autotuner:
         if len(cands) == 1:  # nothing to compare (as Triton: no timing)
             self._record(key, device, cands[0], [], [], {"source": "only"})
             return cands[0]
-        built = build_candidates(self.fn, [{**const, **c, **dropped} for c in cands], target, self.workers,
-                                 self.mp_context)  # fmt: skip
-        t1 = time.perf_counter()
         failures: list[tuple[dict, str]] = []
+        calls: list[tuple[dict, dict, list, dict] | None] = []  # per candidate: split_call's parts
+        for c in cands:
+            if self.prepare_args is None:
+                calls.append((const, dropped, kept, kw))
+                continue
+            try:  # the hook may refuse a config (it cannot prepare for those tiles): a failure
+                got = self.prepare_args(dict(c), dict(named))
+            except Exception as e:
+                failures.append((c, _reason(e)))
+                calls.append(None)
+                continue
+            calls.append(self.fn.split_call((), {**self._prepared(got, named), **const}))
+        ok = [i for i, parts in enumerate(calls) if parts is not None]
+        built_ok = build_candidates(self.fn, [{**calls[i][0], **cands[i], **calls[i][1]} for i in ok], target,
+                                    self.workers, self.mp_context)  # fmt: skip
+        built: list = [None] * len(cands)
+        for i, b in zip(ok, built_ok):
+            built[i] = b
+        t1 = time.perf_counter()
         runs = []
-        for c, (f, k, why) in zip(cands, built):
+        for c, b, parts in zip(cands, built, calls):
+            if parts is None:
+                continue  # prepare_args failed: recorded above
+            f, k, why = b
             if why is not None:
                 failures.append((c, why))
                 continue
+            _const, _dropped, kept, kw = parts
             try:
                 args = dict(kw)
                 stream = args.pop("stream", None) if not any(p.name == "stream" for p in f.params) else None
