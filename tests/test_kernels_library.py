@@ -56,8 +56,19 @@ def test_split_k_sums_into_float32_through_the_atomic_epilogue(split):
     text = tirx.dumps(f)
     assert f"* {split}" in text  # the grid and the work units count the shares
     for bad in (0, 65, 2.0, True, "4"):
-        with pytest.raises(ValueError, match="^split_k: expected an int from 1 to 64"):
+        with pytest.raises(ValueError, match=r"^split_k: expected an int from 1 to 64"):
             MM.config(16, 4096, 4096, "bfloat16", split_k=bad)
+
+
+def test_rowwise_fp8_scales_are_one_per_row_of_a_and_column_of_b():
+    cfg = MM.config(1000, 4096, 4096, "float8_e4m3fn", scales="row")
+    assert cfg["SCALES"] == "row" and "SCALES" not in MM.config(1000, 4096, 4096, "float8_e4m3fn")
+    f = HM.make("float8_e4m3fn", **cfg)
+    bufs = {p.name: b for p, b in f.buffer_map}
+    M, N = f.params[0], f.params[1]
+    assert bufs["SA"].shape[0] is M and bufs["SB"].shape[0] is N
+    with pytest.raises(tirx.DiagnosticError, match=r"SCALES is 'tensor'"):
+        HM.make("bfloat16", SCALES="row")  # rowwise scales are fp8's
 
 
 def test_few_compiled_kernels_cover_every_shape():

@@ -147,6 +147,25 @@ def test_scaled_matmul_at_any_shape(M, N, Kd):
     assert out.dtype == torch.bfloat16 and _rel(out, ref) < 1e-2
 
 
+@pytest.mark.parametrize("M,N,Kd", [(1, 8, 16), (100, 1000, 48), (1000, 4096, 4096), (257, 30, 1024)])
+def test_scaled_matmul_with_rowwise_scales(M, N, Kd):
+    """torch._scaled_mm's rowwise form: scale_a (M, 1), scale_b (1, N), both B layouts' epilogues
+    (N % 8 == 0: TMA store; else the checked stores) and partial tiles (scales read in bounds)."""
+    g = torch.Generator(device="cuda").manual_seed(M * 5 + N + Kd)
+    a = (torch.randn(M, Kd, device="cuda", generator=g) * 2).to(torch.float8_e4m3fn)
+    b = (torch.randn(N, Kd, device="cuda", generator=g) * 2).to(torch.float8_e4m3fn)
+    sa = torch.rand(M, 1, device="cuda", generator=g) + 0.5
+    sb = torch.rand(1, N, device="cuda", generator=g) + 0.5
+    out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    K.scaled_matmul(a, b.t(), sa, sb, out=out)
+    ref = (a.float() @ b.float().t()) * sa * sb
+    assert not out.isnan().any() and _rel(out, ref) < 1e-2
+    with pytest.raises(
+        ValueError, match=r"^scale_b: expected one float32 \(per-tensor scales\) or a contiguous"
+    ):
+        K.scaled_matmul(a, b.t(), sa, sb.t().contiguous() if N > 1 else torch.ones(2, 1, device="cuda"))
+
+
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])
 def test_softmax_and_rms_norm(dt):
     dtype = getattr(torch, dt)

@@ -28,7 +28,14 @@ _SMEM = 232448  # bytes of shared memory a CTA may take on sm_90
 
 
 def config(
-    M: int, N: int, K: int, dtype: str, sms: int = 132, trans_b: bool = False, split_k: int = 1
+    M: int,
+    N: int,
+    K: int,
+    dtype: str,
+    sms: int = 132,
+    trans_b: bool = False,
+    split_k: int = 1,
+    scales: str = "tensor",
 ) -> dict:
     """The tile set for one problem: ``128 x BN`` tiles with the widest ``BN`` that still gives
     every SM work (``gemm.best_config``'s rule, measured on the H200), ``64 x BN`` tiles for at
@@ -37,7 +44,8 @@ def config(
     compiled kernels. ``trans_b``: B is a row-major ``(K, N)`` matrix (read N-major).
     ``split_k > 1``: each tile's k-blocks are shared by ``split_k`` work units whose partial sums
     are added into a float32 workspace (``EPI="atomic"``), for shapes with fewer tiles than SMs;
-    not chosen automatically yet (docs/kernels.md, "Split-K")."""
+    not chosen automatically yet (docs/kernels.md, "Split-K"). ``scales="row"``: fp8 with one
+    scale per row of A and per column of B."""
     if not isinstance(split_k, int) or isinstance(split_k, bool) or not 1 <= split_k <= 64:
         raise ValueError(f"split_k: expected an int from 1 to 64, got {split_k!r}")
     bm = 64 if M <= 64 else 128
@@ -56,6 +64,8 @@ def config(
         cfg["TRANS_B"] = True
     if split_k > 1:
         cfg["SPLIT_K"] = split_k
+    if scales != "tensor":
+        cfg["SCALES"] = scales
     return cfg
 
 
@@ -68,24 +78,36 @@ def _kernel(dtype: str, tiles: tuple) -> Any:
 
 
 @functools.lru_cache(maxsize=4096)
-def _plan(M: int, N: int, K: int, dtype: str, trans_b: bool, device: int, split_k: int = 1) -> tuple:
+def _plan(
+    M: int, N: int, K: int, dtype: str, trans_b: bool, device: int, split_k: int = 1, scales: str = "tensor"
+) -> tuple:
     """(kernel, BM, BN, EPI) of one problem, remembered: a shape seen before costs a lookup."""
-    cfg = config(M, N, K, dtype, sm_count(device), trans_b, split_k)
+    cfg = config(M, N, K, dtype, sm_count(device), trans_b, split_k, scales)
     return _kernel(dtype, tuple(sorted(cfg.items()))), cfg["BM"], cfg["BN"], cfg["EPI"]
 
 
 def _gemm(
-    a: Any, b: Any, out: Any, dtype: str, trans_b: bool = False, scales: tuple = (), split_k: int = 1
+    a: Any,
+    b: Any,
+    out: Any,
+    dtype: str,
+    trans_b: bool = False,
+    scales: tuple = (),
+    split_k: int = 1,
+    rowwise: bool = False,
 ) -> Any:
     """``out = a @ b^T`` for row-major ``a (M, K)``, ``b (N, K)``, ``out (M, N)`` (checked); with
-    ``trans_b``, ``out = a @ b`` for a row-major ``b (K, N)``; ``split_k``: see ``config``."""
+    ``trans_b``, ``out = a @ b`` for a row-major ``b (K, N)``; ``split_k``: see ``config``;
+    ``rowwise``: ``scales`` are one per row of ``a`` and one per row of ``b`` (fp8)."""
     M, K = a.shape
     N = b.shape[1] if trans_b else b.shape[0]
     if M == 0 or N == 0:
         return out
     if K == 0:
         return out.zero_()
-    k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, a.device.index or 0, split_k)
+    k, bm, bn, epi = _plan(
+        M, N, K, dtype, trans_b, a.device.index or 0, split_k, "row" if rowwise else "tensor"
+    )
     bk = 128 if dtype in _FP8 else 64
     ta = tensor_map(a, M, K, (bm, bk), dtype)
     tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
@@ -187,16 +209,25 @@ def matmul(a: Any, b: Any, *, out: Any = None) -> Any:
 
 def scaled_matmul(a: Any, b: Any, scale_a: Any, scale_b: Any, *, out: Any = None) -> Any:
     """``scale_a * scale_b * (a @ b)`` in bf16 for fp8 (e4m3 / e5m2) ``a (M, K)`` row-major
-    and ``b (K, N)`` stored K-major, with per-tensor float32 scales on the device (the
-    arguments of ``torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16)``)."""
+    and ``b (K, N)`` stored K-major, with float32 scales on the device: per tensor (one element
+    each) or rowwise (``scale_a (M, 1)``, ``scale_b (1, N)``: element ``(i, j)`` times
+    ``scale_a[i] * scale_b[j]``), the arguments of
+    ``torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16)``."""
     dt = check_cuda("a", a, _FP8, 2)
     check_cuda("b", b, (dt,), 2)
-    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
-        check_cuda(name, s, ("float32",))
-        if s.numel() != 1:
-            raise ValueError(f"{name}: expected one float32 (a per-tensor scale), got shape {tuple(s.shape)}")
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"b: shape {tuple(b.shape)} does not match a's K = {a.shape[1]}")
+    M, N = a.shape[0], b.shape[1]
+    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+        check_cuda(name, s, ("float32",))
+    rowwise = not (scale_a.numel() == 1 and scale_b.numel() == 1)
+    if rowwise:
+        for name, s, want in (("scale_a", scale_a, (M, 1)), ("scale_b", scale_b, (1, N))):
+            if tuple(s.shape) != want or not s.is_contiguous():
+                raise ValueError(
+                    f"{name}: expected one float32 (per-tensor scales) or a contiguous {want} tensor "
+                    f"(rowwise scales, with the other scale rowwise too), got shape {tuple(s.shape)}"
+                )
     if not a.is_contiguous():
         raise ValueError(f"a: expected a row-major tensor, got strides {tuple(a.stride())}")
     bt = b.t()
@@ -204,4 +235,4 @@ def scaled_matmul(a: Any, b: Any, scale_a: Any, scale_b: Any, *, out: Any = None
         raise ValueError(f"b: expected K-major storage (strides (1, {b.shape[0]})), got {tuple(b.stride())}")
     _check_pair(a, bt, a.shape[1], dt, ("a", "b"))
     res = _out(out, a.shape[0], b.shape[1], "bfloat16", a)
-    return _gemm(a, bt, res, dt, scales=(scale_a.reshape(1), scale_b.reshape(1)))
+    return _gemm(a, bt, res, dt, scales=(scale_a.reshape(-1), scale_b.reshape(-1)), rowwise=rowwise)

@@ -5,7 +5,8 @@
 A: (M, K) row-major, B: (N, K) row-major (K-major, wgmma's native layout), C: (M, N), fp16 or
 bf16 in and out, fp32 accumulation; or fp8 (e4m3 / e5m2) in and bf16 out, scaled by
 ``SA[0] * SB[0]`` (one float32 each in device memory, ``torch._scaled_mm``'s per-tensor
-scales). A k-block is 128 bytes of K either way (64 fp16 or 128 fp8 elements, one 128-byte
+scales) or, with ``SCALES="row"``, element ``(i, j)`` by ``SA[i] * SB[j]`` (``torch._scaled_mm``'s
+rowwise scales: one per row of A and one per column of B). A k-block is 128 bytes of K either way (64 fp16 or 128 fp8 elements, one 128-byte
 swizzle row), so the wgmma descriptors and their 32-byte K steps are the same. The schedule is ``gemm.py``'s cooperative kernel (its
 helpers are imported, not copied): a producer warpgroup streams ``BM x 64`` tiles of A and
 ``BN x 64`` tiles of B with TMA into a ring of ``STAGES`` shared-memory stages, ``BM / 64``
@@ -60,6 +61,18 @@ def store_checked(C, acc, M, N, row0, col0, BN, DT, ADD=False):
 
 
 @T.inline
+def scale_rows(acc, SA, SB, M, N, row0, col0, BN):
+    """Rowwise fp8 scales on one 64-row accumulator: this thread's element of row ``r`` and
+    column ``col`` times ``SA[r] * SB[col]``. The indices are clamped into ``M x N``: an element
+    outside is never stored, and the scales are read in bounds."""
+    for h in range(2):
+        sa = SA[T.min(row0 + 8 * h, M - 1)]
+        for i in range(BN // 8):
+            for c in range(2):
+                acc[4 * i + 2 * h + c] = acc[4 * i + 2 * h + c] * (sa * SB[T.min(col0 + 8 * i + c, N - 1)])
+
+
+@T.inline
 def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
                   STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K):  # fmt: skip
     """The producer thread for split-K work units (see the consumer's loop) or an N-major B (``TRANS_B``):
@@ -99,8 +112,8 @@ def matmul_sm90(
     TB: T.Ptr(T.uint8, "tensormap"),
     TC: T.Ptr(T.uint8, "tensormap") = None,
     C: T.Tensor((M, N), "float32" if EPI == "atomic" else "bfloat16" if DT in FP8 else DT) = None,
-    SA: T.Tensor((1,), "float32") = None,
-    SB: T.Tensor((1,), "float32") = None,
+    SA: T.Tensor((M,) if SCALES == "row" else (1,), "float32") = None,
+    SB: T.Tensor((N,) if SCALES == "row" else (1,), "float32") = None,
     *,
     DT: T.constexpr = "float16",
     BM: T.constexpr = 128,
@@ -113,6 +126,7 @@ def matmul_sm90(
     EPI: T.constexpr = "tma",
     TRANS_B: T.constexpr = False,
     SPLIT_K: T.constexpr = 1,
+    SCALES: T.constexpr = "tensor",
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
@@ -128,6 +142,10 @@ def matmul_sm90(
         SPLIT_K >= 1 and (SPLIT_K == 1 or EPI == "atomic"), "SPLIT_K > 1 sums its shares: EPI='atomic'"
     )
     T.static_assert(not TRANS_B or DT not in FP8, "TRANS_B: fp8 wgmma reads B K-major only")
+    T.static_assert(
+        SCALES == "tensor" or (SCALES == "row" and DT in FP8),
+        "SCALES is 'tensor' (one scale each) or 'row' (fp8: one per row of A and column of B)",
+    )
     consumers = T.meta_var(BM // 64)
     T.static_assert(
         consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
@@ -245,7 +263,11 @@ def matmul_sm90(
             T.ptx.wgmma_wait_group(0)
             if ctid == 0:
                 release(empty, (it + STAGES - 1) % STAGES, 1)
-            if fp8:
+            if fp8 and SCALES == "row":
+                scale_rows(
+                    acc, SA, SB, M, N, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0 + (lane % 4) * 2, BN
+                )
+            elif fp8:
                 scale = SA[0] * SB[0]
                 for i in range(BN // 2):
                     acc[i] = acc[i] * scale
@@ -290,6 +312,10 @@ KERNELS = {
     "matmul_any_bf16_bm64_splitk": lambda: make("bfloat16", BM=64, BN=128, STAGES=8, EPI="atomic", SPLIT_K=4),
     "matmul_any_f16_nmajor_bm64_splitk": lambda: make(
         "float16", BM=64, BN=64, STAGES=8, TRANS_B=True, EPI="atomic", SPLIT_K=3
+    ),
+    "matmul_any_e4m3_rows": lambda: make("float8_e4m3fn", SCALES="row"),
+    "matmul_any_e4m3_rows_direct": lambda: make(
+        "float8_e4m3fn", EPI="direct", BN=128, STAGES=6, SCALES="row"
     ),
     "matmul_any_e4m3_splitk": lambda: make("float8_e4m3fn", BN=128, STAGES=6, EPI="atomic", SPLIT_K=2),
 }
