@@ -39,13 +39,10 @@ from tirx.ir import (
     Assert,
     AttrStmt,
     Bind,
-    Break,
     Broadcast,
     BufferLoad,
     BufferStore,
     Call,
-    Continue,
-    DeclBuffer,
     DeviceEntry,
     Evaluate,
     FloatImm,
@@ -65,6 +62,7 @@ from tirx.ir import (
     While,
 )
 from tirx.ir.expr import NODE, SEQ, VALUE, BinaryOp
+from tirx.ir.functor import Dispatch, Functor, rebuild
 from tirx.ir.visitor import map_tuple
 from tirx.passes._util import flatten, make_body
 from tirx.passes.infra import FunctionPass
@@ -73,6 +71,7 @@ __all__ = ["CommonSubexprElim"]
 
 _LEAVES = (Var, IntImm, FloatImm, StringImm)
 _NEVER = (BufferLoad, Let, Ramp, Broadcast)
+_OPERANDS = frozenset((NODE, SEQ))  # the field kinds rw_generic rewrites
 _NAME_RE = re.compile(r"^cse_v(\d+)$")
 # region kinds: a body run exactly once when reached, a loop body (maybe not at all), a branch
 _ONCE, _MAYBE, _BRANCH = 0, 1, 2
@@ -101,7 +100,16 @@ def _candidate(e: Any) -> bool:
     return True
 
 
-class _CSE:
+class _CSE(Functor):
+    """The three walks, each dispatching on the node's class through the functor base
+    (tirx/ir/functor.py): ``scan_<Class>`` / ``sc_<Class>`` number a statement / an
+    expression, ``rws_<Class>`` / ``rw_<Class>`` rewrite them."""
+
+    _scan_table = Dispatch("scan_")
+    _sc_table = Dispatch("sc_")
+    _rws_table = Dispatch("rws_")
+    _rw_table = Dispatch("rw_")
+
     ctr: int  # the rewrite's occurrence and region counters (set by function())
     r_ctr: int
 
@@ -157,83 +165,37 @@ class _CSE:
         return n
 
     def sc(self, e: Any) -> tuple[int | None, int]:
+        """Number ``e`` (None: never merged) and give its size, recording each candidate
+        occurrence in pre-order; ``sc_<Class>`` numbers a node of that class (its
+        occurrence, if any, is already recorded), the fallback is ``sc_generic``."""
         t = type(e)
+        # the commonest nodes first, before the table: leaves, never candidates
         if t is Var:
             g = self.gen.get(e)
             return self._num(e if g is None else (e, g)), 1
         if t is IntImm:
             return self._num(("i", self._ty(e.ty), e.value)), 1
-        if t is FloatImm:
-            return self._num(("f", self._ty(e.ty), e.value.hex())), 1
-        if t is StringImm:
-            return self._num(("s", e.value)), 1
+        fn = self._sc_table[t]
+        if t in _LEAVES:  # FloatImm, StringImm: never candidates either
+            return fn(self, e)
         slot = -1
-        if _candidate(e):
+        if _CLS_OK.get(t) is not False and _candidate(e):  # (the class test first, saving a call)
             slot = len(self.o_key)
             self.o_key.append(-1)
             self.o_region.append(self.cur_r)
             self.o_idx.append(self.cur_i)
             self.o_end.append(0)
             self.o_node.append(e)
-        vn: int | None = None
-        size = 1
+        vn: int | None
         if isinstance(e, BinaryOp):
             a, sa = self.sc(e.a)
             b, sb = self.sc(e.b)
-            size += sa + sb
-            if a is not None and b is not None:
-                vn = self._num((t, self._ty(e.ty), a, b))
-        elif t is BufferLoad:
-            for x in e.indices:
-                self.sc(x)
-        elif t is Call:
-            op = e.op
-            if not isinstance(op, Op) or not op.pure:
-                for a in e.args:
-                    self.sc(a)
-            elif op.traits.lazy_args:  # only the eagerly evaluated arguments (if_then_else's condition)
-                lazy = op.traits.lazy_args
-                for i, a in enumerate(e.args):
-                    if i not in lazy:
-                        self.sc(a)
-            else:
-                key: list = ["c", op.name, self._ty(e.ty)]
-                ok = True
-                for a in e.args:
-                    n, s = self.sc(a)
-                    size += s
-                    ok = ok and n is not None
-                    key.append(n)
-                if ok:
-                    vn = self._num(tuple(key))
-        elif t is Let:
-            pass
+            size = 1 + sa + sb
+            vn = self._num((t, self._ty(e.ty), a, b)) if a is not None and b is not None else None
+        elif fn is None:
+            vn, size = self.sc_generic(e)
         else:
-            key = [t, self._ty(e.ty)]
-            ok = True
-            for name, kind in t._sfields:
-                v = getattr(e, name)
-                if kind is NODE:
-                    if v is None:
-                        key.append(None)
-                        continue
-                    n, s = self.sc(v)
-                    size += s
-                    ok = ok and n is not None
-                    key.append(n)
-                elif kind is SEQ:
-                    for x in v:
-                        n, s = self.sc(x)
-                        size += s
-                        ok = ok and n is not None
-                        key.append(n)
-                    key.append(len(v))
-                elif kind is VALUE:
-                    key.append(v)
-                else:  # a buffer or a binder: not modelled by the numbering, never merged
-                    ok = False
-            if ok:
-                vn = self._num(tuple(key))
+            vn, size = fn(self, e)
         if slot >= 0:
             self.o_end[slot] = len(self.o_key)
             if vn is not None:
@@ -246,6 +208,71 @@ class _CSE:
                 self.g_occ[gid].append(slot)
                 self.o_key[slot] = gid
         return vn, size
+
+    def sc_FloatImm(self, e: FloatImm) -> tuple[int | None, int]:
+        return self._num(("f", self._ty(e.ty), e.value.hex())), 1
+
+    def sc_StringImm(self, e: StringImm) -> tuple[int | None, int]:
+        return self._num(("s", e.value)), 1
+
+    def sc_BufferLoad(self, e: BufferLoad) -> tuple[int | None, int]:
+        for x in e.indices:
+            self.sc(x)
+        return None, 1
+
+    def sc_Call(self, e: Call) -> tuple[int | None, int]:
+        op = e.op
+        if not isinstance(op, Op) or not op.pure:
+            for a in e.args:
+                self.sc(a)
+            return None, 1
+        if op.traits.lazy_args:  # only the eagerly evaluated arguments (if_then_else's condition)
+            lazy = op.traits.lazy_args
+            for i, a in enumerate(e.args):
+                if i not in lazy:
+                    self.sc(a)
+            return None, 1
+        key: list = ["c", op.name, self._ty(e.ty)]
+        size = 1
+        ok = True
+        for a in e.args:
+            n, s = self.sc(a)
+            size += s
+            ok = ok and n is not None
+            key.append(n)
+        return (self._num(tuple(key)) if ok else None), size
+
+    def sc_Let(self, e: Let) -> tuple[int | None, int]:
+        return None, 1
+
+    def sc_generic(self, e: Any) -> tuple[int | None, int]:
+        """Any other expression: numbered by its class, type and fields."""
+        t = type(e)
+        key: list = [t, self._ty(e.ty)]
+        size = 1
+        ok = True
+        for name, kind in t._sfields:
+            v = getattr(e, name)
+            if kind is NODE:
+                if v is None:
+                    key.append(None)
+                    continue
+                n, s = self.sc(v)
+                size += s
+                ok = ok and n is not None
+                key.append(n)
+            elif kind is SEQ:
+                for x in v:
+                    n, s = self.sc(x)
+                    size += s
+                    ok = ok and n is not None
+                    key.append(n)
+                key.append(len(v))
+            elif kind is VALUE:
+                key.append(v)
+            else:  # a buffer or a binder: not modelled by the numbering, never merged
+                ok = False
+        return (self._num(tuple(key)) if ok else None), size
 
     def scan_region(self, body: Any, pre_defs: tuple = (), kind: int = _ONCE) -> int:
         parent, pidx = self.cur_r, self.cur_i
@@ -270,56 +297,72 @@ class _CSE:
         return r
 
     def scan_stmt(self, s: Any) -> None:
-        t = type(s)
-        if t is Bind:
+        fn = self._scan_table[type(s)]
+        if fn is None:  # pragma: no cover - new statement kinds
+            raise TypeError(f"CommonSubexprElim: unknown statement {type(s).__name__}")
+        fn(self, s)
+
+    def scan_Bind(self, s: Bind) -> None:
+        self.sc(s.value)
+        self.define(s.var)
+
+    def scan_BufferStore(self, s: BufferStore) -> None:
+        self.sc(s.value)
+        for x in s.indices:
+            self.sc(x)
+
+    def scan_Evaluate(self, s: Evaluate) -> None:
+        self.sc(s.value)
+
+    def scan_Assert(self, s: Assert) -> None:
+        self.sc(s.cond)
+
+    def scan_Return(self, s: Return) -> None:
+        if s.value is not None:
             self.sc(s.value)
-            self.define(s.var)
-        elif t is BufferStore:
-            self.sc(s.value)
-            for x in s.indices:
-                self.sc(x)
-        elif t is Evaluate:
-            self.sc(s.value)
-        elif t is Assert:
-            self.sc(s.cond)
-        elif t is Return:
-            if s.value is not None:
-                self.sc(s.value)
-        elif t is For:
-            self.sc(s.start)
-            self.sc(s.extent)
-            if s.step is not None:
-                self.sc(s.step)
-            self.scan_region(s.body, (s.var,), _MAYBE)
-        elif t is While:
-            self.sc(s.cond)
-            self.scan_region(s.body, (), _MAYBE)
-        elif t is IfThenElse:
-            self.sc(s.cond)
-            then = self.scan_region(s.then_case, (), _BRANCH)
-            if s.else_case is not None:
-                self.r_sib[then] = self.scan_region(s.else_case, (), _BRANCH)
-        elif t is DeviceEntry:
-            for a in s.args:
-                self.sc(a)
-            saved = self.dev
-            self.dev_ctr += 1
-            self.dev = self.dev_ctr
-            self.scan_region(s.body)
-            self.dev = saved
-        elif t is AttrStmt:
-            self.sc(s.value)
-            self.scan_region(s.body)
-        elif t is RegionStmt:
-            for a in s.args:
-                self.sc(a)
-            self.scan_region(s.body, s.params)
-        elif t is AllocBuffer:
-            self.define(s.buffer.data)
-        elif t in (DeclBuffer, Break, Continue):
-            pass
-        else:  # pragma: no cover - new statement kinds
-            raise TypeError(f"CommonSubexprElim: unknown statement {t.__name__}")
+
+    def scan_For(self, s: For) -> None:
+        self.sc(s.start)
+        self.sc(s.extent)
+        if s.step is not None:
+            self.sc(s.step)
+        self.scan_region(s.body, (s.var,), _MAYBE)
+
+    def scan_While(self, s: While) -> None:
+        self.sc(s.cond)
+        self.scan_region(s.body, (), _MAYBE)
+
+    def scan_IfThenElse(self, s: IfThenElse) -> None:
+        self.sc(s.cond)
+        then = self.scan_region(s.then_case, (), _BRANCH)
+        if s.else_case is not None:
+            self.r_sib[then] = self.scan_region(s.else_case, (), _BRANCH)
+
+    def scan_DeviceEntry(self, s: DeviceEntry) -> None:
+        for a in s.args:
+            self.sc(a)
+        saved = self.dev
+        self.dev_ctr += 1
+        self.dev = self.dev_ctr
+        self.scan_region(s.body)
+        self.dev = saved
+
+    def scan_AttrStmt(self, s: AttrStmt) -> None:
+        self.sc(s.value)
+        self.scan_region(s.body)
+
+    def scan_RegionStmt(self, s: RegionStmt) -> None:
+        for a in s.args:
+            self.sc(a)
+        self.scan_region(s.body, s.params)
+
+    def scan_AllocBuffer(self, s: AllocBuffer) -> None:
+        self.define(s.buffer.data)
+
+    def scan_DeclBuffer(self, s: Any) -> None:  # also Break, Continue: nothing evaluated
+        pass
+
+    scan_Break = scan_Continue = scan_DeclBuffer
 
     # ------------------------------------------------------------------ choose
     def _lca(self, occs: list[int]) -> tuple[int, int]:
@@ -408,10 +451,13 @@ class _CSE:
 
     # ------------------------------------------------------------------ rewrite
     def rw(self, e: Any, root: bool = True) -> Any:
+        """``e`` with its chosen occurrences replaced (counted in the scan's pre-order);
+        ``rw_<Class>`` rewrites the operands of a node of that class, the fallback is
+        ``rw_generic``."""
         t = type(e)
         if t in _LEAVES:
             return e
-        if _candidate(e):
+        if _CLS_OK.get(t) is not False and _candidate(e):  # (the class test first, saving a call)
             oid = self.ctr
             self.ctr += 1
             if root:
@@ -425,39 +471,37 @@ class _CSE:
             if a is e.a and b is e.b:
                 return e
             return t(a, b, e.ty, span=e.span)
-        if t is BufferLoad:
-            idx = self.rw_seq(e.indices)
-            return e if idx is e.indices else BufferLoad(e.buffer, idx, e.ty, span=e.span)
-        if t is Call:
-            op = e.op
-            if isinstance(op, Op) and op.pure and op.traits.lazy_args:
-                lazy = op.traits.lazy_args
-                args = tuple(a if i in lazy else self.rw(a) for i, a in enumerate(e.args))
-                if all(x is y for x, y in zip(args, e.args)):
-                    return e
-                return Call(op, args, e.ty, span=e.span)
-            args = self.rw_seq(e.args)
-            return e if args is e.args else Call(op, args, e.ty, span=e.span)
-        if t is Let:
-            return e
-        changes = None
-        for name, kind in t._sfields:
-            v = getattr(e, name)
-            if kind is NODE:
-                if v is None:
-                    continue
-                nv = self.rw(v)
-            elif kind is SEQ:
-                nv = self.rw_seq(v)
-            else:
-                continue
-            if nv is not v:
-                if changes is None:
-                    changes = {}
-                changes[name] = nv
-        if changes is None:
-            return e
-        return e.replace(**changes)
+        fn = self._rw_table[t]
+        if fn is None:
+            return self.rw_generic(e)
+        return fn(self, e)
+
+    def rw_BufferLoad(self, e: BufferLoad) -> Any:
+        idx = self.rw_seq(e.indices)
+        return e if idx is e.indices else BufferLoad(e.buffer, idx, e.ty, span=e.span)
+
+    def rw_Call(self, e: Call) -> Any:
+        op = e.op
+        if isinstance(op, Op) and op.pure and op.traits.lazy_args:
+            lazy = op.traits.lazy_args
+            args = tuple(a if i in lazy else self.rw(a) for i, a in enumerate(e.args))
+            if all(x is y for x, y in zip(args, e.args)):
+                return e
+            return Call(op, args, e.ty, span=e.span)
+        args = self.rw_seq(e.args)
+        return e if args is e.args else Call(op, args, e.ty, span=e.span)
+
+    def rw_Let(self, e: Let) -> Any:
+        return e
+
+    def rw_generic(self, e: Any) -> Any:
+        """Any other expression: its operands (NODE and SEQ fields) rewritten."""
+        return rebuild(e, self._rw_field, _OPERANDS)
+
+    def _rw_field(self, e: Any, kind: str, v: Any) -> Any:
+        if kind is NODE:
+            return v if v is None else self.rw(v)
+        return self.rw_seq(v)  # SEQ
 
     def rw_seq(self, v: tuple) -> tuple:
         return map_tuple(v, self.rw)
@@ -490,57 +534,70 @@ class _CSE:
         return make_body(out)
 
     def rw_stmt(self, s: Any) -> Any:
-        t = type(s)
-        if t is Bind:
-            v = self.rw(s.value)
-            return s if v is s.value else Bind(s.var, v, span=s.span)
-        if t is BufferStore:
-            v = self.rw(s.value)
-            idx = self.rw_seq(s.indices)
-            return s if v is s.value and idx is s.indices else BufferStore(s.buffer, v, idx, span=s.span)
-        if t is Evaluate:
-            v = self.rw(s.value)
-            return s if v is s.value else Evaluate(v, span=s.span)
-        if t is Assert:
-            c = self.rw(s.cond)
-            return s if c is s.cond else s.replace(cond=c)
-        if t is Return:
-            if s.value is None:
-                return s
-            v = self.rw(s.value)
-            return s if v is s.value else Return(v, span=s.span)
-        if t is For:
-            start = self.rw(s.start)
-            extent = self.rw(s.extent)
-            step = None if s.step is None else self.rw(s.step)
-            body = self.rw_region(s.body)
-            if start is s.start and extent is s.extent and step is s.step and body is s.body:
-                return s
-            return s.replace(start=start, extent=extent, step=step, body=body)
-        if t is While:
-            c = self.rw(s.cond)
-            body = self.rw_region(s.body)
-            return s if c is s.cond and body is s.body else While(c, body, span=s.span)
-        if t is IfThenElse:
-            c = self.rw(s.cond)
-            then = self.rw_region(s.then_case)
-            els = None if s.else_case is None else self.rw_region(s.else_case)
-            if c is s.cond and then is s.then_case and els is s.else_case:
-                return s
-            return IfThenElse(c, then, els, span=s.span)
-        if t is DeviceEntry:
-            args = self.rw_seq(s.args)
-            body = self.rw_region(s.body)
-            return s if args is s.args and body is s.body else DeviceEntry(args, s.attrs, body, span=s.span)
-        if t is AttrStmt:
-            v = self.rw(s.value)
-            body = self.rw_region(s.body)
-            return s if v is s.value and body is s.body else AttrStmt(s.key, v, body, span=s.span)
-        if t is RegionStmt:
-            args = self.rw_seq(s.args)
-            body = self.rw_region(s.body)
-            return s if args is s.args and body is s.body else s.replace(args=args, body=body)
-        return s
+        fn = self._rws_table[type(s)]
+        if fn is None:  # no rws_<Class> (AllocBuffer, DeclBuffer, Break, Continue): unchanged
+            return s
+        return fn(self, s)
+
+    def rws_Bind(self, s: Bind) -> Any:
+        v = self.rw(s.value)
+        return s if v is s.value else Bind(s.var, v, span=s.span)
+
+    def rws_BufferStore(self, s: BufferStore) -> Any:
+        v = self.rw(s.value)
+        idx = self.rw_seq(s.indices)
+        return s if v is s.value and idx is s.indices else BufferStore(s.buffer, v, idx, span=s.span)
+
+    def rws_Evaluate(self, s: Evaluate) -> Any:
+        v = self.rw(s.value)
+        return s if v is s.value else Evaluate(v, span=s.span)
+
+    def rws_Assert(self, s: Assert) -> Any:
+        c = self.rw(s.cond)
+        return s if c is s.cond else s.replace(cond=c)
+
+    def rws_Return(self, s: Return) -> Any:
+        if s.value is None:
+            return s
+        v = self.rw(s.value)
+        return s if v is s.value else Return(v, span=s.span)
+
+    def rws_For(self, s: For) -> Any:
+        start = self.rw(s.start)
+        extent = self.rw(s.extent)
+        step = None if s.step is None else self.rw(s.step)
+        body = self.rw_region(s.body)
+        if start is s.start and extent is s.extent and step is s.step and body is s.body:
+            return s
+        return s.replace(start=start, extent=extent, step=step, body=body)
+
+    def rws_While(self, s: While) -> Any:
+        c = self.rw(s.cond)
+        body = self.rw_region(s.body)
+        return s if c is s.cond and body is s.body else While(c, body, span=s.span)
+
+    def rws_IfThenElse(self, s: IfThenElse) -> Any:
+        c = self.rw(s.cond)
+        then = self.rw_region(s.then_case)
+        els = None if s.else_case is None else self.rw_region(s.else_case)
+        if c is s.cond and then is s.then_case and els is s.else_case:
+            return s
+        return IfThenElse(c, then, els, span=s.span)
+
+    def rws_DeviceEntry(self, s: DeviceEntry) -> Any:
+        args = self.rw_seq(s.args)
+        body = self.rw_region(s.body)
+        return s if args is s.args and body is s.body else DeviceEntry(args, s.attrs, body, span=s.span)
+
+    def rws_AttrStmt(self, s: AttrStmt) -> Any:
+        v = self.rw(s.value)
+        body = self.rw_region(s.body)
+        return s if v is s.value and body is s.body else AttrStmt(s.key, v, body, span=s.span)
+
+    def rws_RegionStmt(self, s: RegionStmt) -> Any:
+        args = self.rw_seq(s.args)
+        body = self.rw_region(s.body)
+        return s if args is s.args and body is s.body else s.replace(args=args, body=body)
 
     # ------------------------------------------------------------------ driver
     def function(self, f: Function) -> Function:

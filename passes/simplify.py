@@ -85,6 +85,7 @@ from tirx.ir import (
 from tirx.ir.arith import trunc_div, trunc_mod
 from tirx.ir.arith import wrap as _wrap
 from tirx.ir.expr import NODE, SEQ, BinaryOp
+from tirx.ir.functor import Dispatch, Functor
 from tirx.passes._scoped import ScopedRewriter
 from tirx.passes._util import flatten, has_side_effects, make_body
 from tirx.passes.infra import FunctionPass
@@ -316,7 +317,12 @@ def _has_own_loop_control(s: Any) -> bool:
     return False
 
 
-class _DefCount:
+class _DefCount(Functor):
+    """How many times each var / buffer is defined in a function: ``def_<Class>`` counts
+    what a statement of that class defines (no method: nothing)."""
+
+    _def_table = Dispatch("def_")
+
     def __init__(self) -> None:
         self.count: dict[Any, int] = {}
 
@@ -339,19 +345,16 @@ class _DefCount:
 
     def walk(self, s: Any) -> None:
         stack = [s]
+        table = self._def_table
         while stack:
             n = stack.pop()
             t = type(n)
             if t is SeqStmt:
                 stack.extend(n.stmts)
                 continue
-            if t is Bind or t is For:
-                self.add(n.var)
-            elif t is AllocBuffer:
-                self.add(n.buffer.data)
-                self.add(n.buffer)
-            elif t.__name__ == "DeclBuffer":
-                self.add(n.buffer)
+            fn = table[t]
+            if fn is not None:
+                fn(self, n)
             for name, kind in t._sfields:
                 v = getattr(n, name)
                 if kind is NODE and v is not None:
@@ -362,6 +365,19 @@ class _DefCount:
                 elif kind is SEQ:
                     for x in v:
                         self.walk_expr(x)
+
+    def def_Bind(self, n: Bind) -> None:
+        self.add(n.var)
+
+    def def_For(self, n: For) -> None:
+        self.add(n.var)
+
+    def def_AllocBuffer(self, n: AllocBuffer) -> None:
+        self.add(n.buffer.data)
+        self.add(n.buffer)
+
+    def def_DeclBuffer(self, n: DeclBuffer) -> None:
+        self.add(n.buffer)
 
 
 class _Simplify(ScopedRewriter):

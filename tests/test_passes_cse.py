@@ -487,3 +487,39 @@ def test_hoisted_when_certain_through_nested_branches():
 
     g = CommonSubexprElim()(fn(before, BUF, ("c", I32), ("d", I32), ("y", I32), ("z", I32)))
     assert isinstance(g.body.stmts[0], Bind) and isinstance(g.body.stmts[1], IfThenElse)
+
+
+# -- the walks dispatch through the functor base (issue #30) -----------------------------------
+def test_occurrences_inside_a_generic_expression_are_replaced():
+    """Select and Cast have no sc_/rw_ method: numbered by their fields (sc_generic) and
+    rebuilt only where an operand changed (rw_generic, through ``rebuild``)."""
+    from tirx.ir import Cast, Select
+
+    x, y = Var("x", I32), Var("y", I32)
+    common = Add(Mul(x, y, I32), tirx.ir.const(3), I32)
+    untouched = Cast(ty.float32, x)
+    sel = Select(x < y, common, Add(common, tirx.ir.const(1), I32), I32)
+    f = Function("main", (x, y), SeqStmt((Evaluate(sel), Evaluate(untouched))))
+    g = CommonSubexprElim()(f)
+    assert cse_names(g) == ["cse_v1"]
+    stmts = g.body.stmts
+    v = stmts[0].var
+    new_sel = stmts[1].value
+    assert type(new_sel) is Select and new_sel.true_value is v and new_sel.false_value.a is v
+    assert new_sel.cond is sel.cond  # an operand without occurrences stays shared
+    assert stmts[2].value is untouched
+
+
+def test_cse_dispatch_tables_and_unknown_statement():
+    from tirx.ir.functor import DispatchTable
+    from tirx.passes.cse import _CSE
+
+    class MyEval(Evaluate):
+        pass
+
+    assert isinstance(_CSE._scan_table, DispatchTable)
+    assert _CSE._scan_table[IfThenElse] is _CSE.scan_IfThenElse
+    assert _CSE._rws_table[BufferStore] is _CSE.rws_BufferStore
+    x = Var("x", I32)
+    with pytest.raises(TypeError, match="CommonSubexprElim: unknown statement MyEval"):
+        _CSE().function(Function("main", (x,), MyEval(x)))

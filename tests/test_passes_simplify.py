@@ -254,3 +254,25 @@ def test_while_kept_with_nonconstant_cond():
 
 def test_fold_expr_single_node():
     assert fold_expr(Add(c(1), c(2))).value == 3
+
+
+def test_definition_counts_dispatch_through_the_functor_base():
+    """_DefCount counts what each statement class defines (``def_<Class>``, issue #30)."""
+    from tirx.ir import AllocBuffer, Buffer, DeclBuffer, For, ForKind, Let, PointerType
+    from tirx.passes.simplify import _DefCount
+
+    x, i = Var("x", I32), Var("i", I32)
+    p = Var("p", PointerType(I32))
+    b = Buffer("B", p, I32, (c(4),))
+    d = Buffer("D", p, I32, (c(4),))
+    body = SeqStmt(
+        (
+            AllocBuffer(b),
+            DeclBuffer(d),
+            Bind(x, c(1)),
+            For(i, c(0), c(4), ForKind.SERIAL, SeqStmt((Bind(x, Let(i, c(2), i + 1)), Evaluate(x)))),
+        )
+    )
+    dc = _DefCount()
+    dc.walk(body)
+    assert dc.count == {p: 1, b: 1, d: 1, x: 2, i: 2}

@@ -214,3 +214,33 @@ def test_dynamic_shape_vars_defined():
         with ib.for_("i", 0, n) as i:
             ib.store(A, (i,), A[i] * 2.0)
     assert verify_well_formed(ib.get(), require_ssa=True) == []
+
+
+# -- the walk dispatches through the functor base (issue #30) ----------------------------------
+class _MyEval(Evaluate):
+    """A statement class the checker has no ``s_`` method for."""
+
+
+def test_checker_dispatch_tables_and_fallbacks():
+    from tirx.ir.functor import DispatchTable
+    from tirx.ir.verify import _Checker
+
+    x = Var("x", I32)
+    # a statement class without s_<Class>: reported by name; an expression class without
+    # e_<Class> (Cast): its operands are checked
+    f = Function("main", (x,), SeqStmt((_MyEval(x), Evaluate(tirx.ir.Cast(ty.float32, Var("y", I32))))))
+    assert msgs(f) == [
+        "unknown statement _MyEval (in function main)",
+        "var y is used but never defined (in function main)",
+    ]
+    assert isinstance(_Checker._stmt_table, DispatchTable)
+    assert _Checker._stmt_table[For] is _Checker.s_For
+    assert _Checker._expr_table[tirx.ir.Cast] is None
+
+    class Extended(_Checker):  # a subclass adds a statement kind through its own table
+        def s__MyEval(self, s):
+            self.expr(s.value)
+
+    c = Extended(False, None)
+    c.function(f)
+    assert [e.message for e in c.errors] == ["var y is used but never defined (in function main)"]

@@ -66,6 +66,7 @@ from tirx.ir import (
     deep,
 )
 from tirx.ir.expr import NODE, SEQ, BinaryOp
+from tirx.ir.functor import Dispatch, Functor
 from tirx.ir.types import TensorType, tensormap_ptr, uint64
 
 # ``VerifyWellFormed`` and ``VerifyAfterEach`` (the pass and the instrument running this
@@ -155,7 +156,15 @@ def _arg_type_ok(arg_ty: Any, param_ty: Any) -> bool:
     return False
 
 
-class _Checker:
+class _Checker(Functor):
+    """The checker: a walk over one function (or each of a module's), dispatching on the
+    node's class through the functor base (tirx/ir/functor.py): ``e_<Class>`` checks an
+    expression (no method: its operands are checked), ``s_<Class>`` a statement (no method:
+    "unknown statement")."""
+
+    _expr_table = Dispatch("e_")
+    _stmt_table = Dispatch("s_")
+
     def __init__(self, require_ssa: bool, module: Module | None) -> None:
         self.require_ssa = require_ssa
         self.module = module
@@ -264,33 +273,21 @@ class _Checker:
     # -- expressions --------------------------------------------------------------------
     def expr(self, e: Any) -> None:
         t = type(e)
+        # the commonest nodes first, before the table (as ScopedRewriter.expr does)
         if t is Var:
             self.use(e, e)
             return
-        if t is IntImm or t is StringImm:
+        if t is IntImm or t is StringImm:  # constants: nothing to check
             return
         if isinstance(e, BinaryOp):
             self.expr(e.a)
             self.expr(e.b)
             return
-        if t is BufferLoad:
-            self.use_buffer(e.buffer, e)
-            self.indices(e.buffer, e.indices, e)
+        fn = self._expr_table[t]
+        if fn is not None:
+            fn(self, e)
             return
-        if t is Call:
-            self.call(e)
-            return
-        if t is Let:
-            self.expr(e.value)
-            self.push()
-            self.define(e.var, e)
-            self.expr(e.body)
-            self.pop()
-            return
-        if t is Select:
-            c = e.cond.ty
-            if not (isinstance(c, PrimType) and c.is_bool):
-                self.error(f"Select condition must be bool, got {c}", e)
+        # no e_<Class>: check the operands (as ``operands``, inline: this is the hot path)
         for name, kind in t._sfields:
             if kind is NODE:
                 v = getattr(e, name)
@@ -299,6 +296,34 @@ class _Checker:
             elif kind is SEQ:
                 for x in getattr(e, name):
                     self.expr(x)
+
+    def operands(self, e: Any) -> None:
+        for name, kind in type(e)._sfields:
+            if kind is NODE:
+                v = getattr(e, name)
+                if v is not None:
+                    self.expr(v)
+            elif kind is SEQ:
+                for x in getattr(e, name):
+                    self.expr(x)
+
+    def e_BufferLoad(self, e: BufferLoad) -> None:
+        if e.buffer not in self.bufs:  # (use_buffer's test, saving a call where it passes)
+            self.use_buffer(e.buffer, e)
+        self.indices(e.buffer, e.indices, e)
+
+    def e_Let(self, e: Let) -> None:
+        self.expr(e.value)
+        self.push()
+        self.define(e.var, e)
+        self.expr(e.body)
+        self.pop()
+
+    def e_Select(self, e: Select) -> None:
+        c = e.cond.ty
+        if not (isinstance(c, PrimType) and c.is_bool):
+            self.error(f"Select condition must be bool, got {c}", e)
+        self.operands(e)
 
     def indices(self, buf: Buffer, idx: tuple, node: Any) -> None:
         if len(idx) != len(buf.shape):
@@ -367,6 +392,8 @@ class _Checker:
         for a in e.args:
             self.expr(a)
 
+    e_Call = call
+
     # -- statements ---------------------------------------------------------------------
     def body(self, s: Any) -> None:
         self.push()
@@ -375,13 +402,17 @@ class _Checker:
 
     def stmt(self, s: Any) -> None:
         t = type(s)
-        if t is SeqStmt:
+        if t is SeqStmt:  # not a statement of its own: errors are located at its members
             for x in s.stmts:
                 self.stmt(x)
             return
         self.stmt_stack.append(s)
         try:
-            self._stmt(s, t)
+            fn = self._stmt_table[t]
+            if fn is None:  # no s_<Class>
+                self.error(f"unknown statement {t.__name__}", s)
+            else:
+                fn(self, s)
         finally:
             self.stmt_stack.pop()
 
@@ -390,93 +421,107 @@ class _Checker:
         if not (isinstance(t, PrimType) and t.is_bool and t.lanes == 1):
             self.error(f"{what} must be a scalar bool, got {t}", node)
 
-    def _stmt(self, s: Any, t: type) -> None:
-        if t is Bind:
+    def s_Bind(self, s: Bind) -> None:
+        self.expr(s.value)
+        self.define(s.var, s)
+
+    def s_BufferStore(self, s: BufferStore) -> None:
+        self.use_buffer(s.buffer, s)
+        self.indices(s.buffer, s.indices, s)
+        self.expr(s.value)
+
+    def s_Evaluate(self, s: Evaluate) -> None:
+        self.expr(s.value)
+
+    def s_For(self, s: For) -> None:
+        self.expr(s.start)
+        self.expr(s.extent)
+        if s.step is not None:
+            self.expr(s.step)
+        self.push()
+        self.define(s.var, s, thread=s.kind is ForKind.THREAD_BINDING)
+        self.loop_depth += 1
+        self.stmt(s.body)
+        self.loop_depth -= 1
+        self.pop()
+
+    def s_While(self, s: While) -> None:
+        self._bool(s.cond, "while condition", s)
+        self.expr(s.cond)
+        self.loop_depth += 1
+        self.body(s.body)
+        self.loop_depth -= 1
+
+    def s_IfThenElse(self, s: IfThenElse) -> None:
+        self._bool(s.cond, "if condition", s)
+        self.expr(s.cond)
+        self.body(s.then_case)
+        if s.else_case is not None:
+            self.body(s.else_case)
+
+    def s_Break(self, s: Break) -> None:
+        if self.loop_depth == 0:
+            self.error("break outside a loop", s)
+
+    def s_Continue(self, s: Continue) -> None:
+        if self.loop_depth == 0:
+            self.error("continue outside a loop", s)
+
+    def s_Return(self, s: Return) -> None:
+        rt = self.func.ret_ty if self.func is not None else None
+        if s.value is not None:
             self.expr(s.value)
-            self.define(s.var, s)
-        elif t is BufferStore:
-            self.use_buffer(s.buffer, s)
-            self.indices(s.buffer, s.indices, s)
-            self.expr(s.value)
-        elif t is Evaluate:
-            self.expr(s.value)
-        elif t is For:
-            self.expr(s.start)
-            self.expr(s.extent)
-            if s.step is not None:
-                self.expr(s.step)
-            self.push()
-            self.define(s.var, s, thread=s.kind is ForKind.THREAD_BINDING)
-            self.loop_depth += 1
-            self.stmt(s.body)
-            self.loop_depth -= 1
-            self.pop()
-        elif t is While:
-            self._bool(s.cond, "while condition", s)
-            self.expr(s.cond)
-            self.loop_depth += 1
-            self.body(s.body)
-            self.loop_depth -= 1
-        elif t is IfThenElse:
-            self._bool(s.cond, "if condition", s)
-            self.expr(s.cond)
-            self.body(s.then_case)
-            if s.else_case is not None:
-                self.body(s.else_case)
-        elif t is Break or t is Continue:
-            if self.loop_depth == 0:
-                self.error(f"{'break' if t is Break else 'continue'} outside a loop", s)
-        elif t is Return:
-            rt = self.func.ret_ty if self.func is not None else None
-            if s.value is not None:
-                self.expr(s.value)
-                if rt is None:
-                    # TIRx's kernel exit ``return 0`` (an integer constant in a device entry) is ``return;``
-                    if not (self.device_depth and type(s.value) is IntImm):
-                        self.error("return with a value in a function without a return type", s)
-                elif s.value.ty != rt and not self._returns_tensor(s.value, rt):
-                    self.error(f"return value has type {s.value.ty}, the function returns {rt}", s)
-            elif rt is not None:
-                self.error(f"return without a value in a function returning {rt}", s)
-        elif t is Assert:
-            self._bool(s.cond, "assert condition", s)
-            self.expr(s.cond)
-        elif t is AllocBuffer:
-            b = s.buffer
-            self.buffer_fields(b, s)
-            self.define(b.data, s)
-            self.check_pointer(b, s)
-            self.define_buffer(b, s)
-        elif t is DeclBuffer:
-            b = s.buffer
-            self.use(b.data, s)
-            self.buffer_fields(b, s)
-            self.check_pointer(b, s)
-            self.define_buffer(b, s)
-        elif t is DeviceEntry:
-            if self.device_depth:
-                self.error("device entry nested inside another device entry", s)
-            for a in s.args:
-                self.expr(a)
-            saved = self.loop_depth
-            self.loop_depth = 0
-            self.device_depth += 1
-            self.body(s.body)
-            self.device_depth -= 1
-            self.loop_depth = saved
-        elif t is AttrStmt:
-            self.expr(s.value)
-            self.body(s.body)
-        elif t is RegionStmt:  # TIRx's regions: the body sees the region's variable
-            for a in s.args:
-                self.expr(a)
-            self.push()
-            for v in s.params:
-                self.define(v, s, thread=True)
-            self.stmt(s.body)
-            self.pop()
-        else:
-            self.error(f"unknown statement {t.__name__}", s)
+            if rt is None:
+                # TIRx's kernel exit ``return 0`` (an integer constant in a device entry) is ``return;``
+                if not (self.device_depth and type(s.value) is IntImm):
+                    self.error("return with a value in a function without a return type", s)
+            elif s.value.ty != rt and not self._returns_tensor(s.value, rt):
+                self.error(f"return value has type {s.value.ty}, the function returns {rt}", s)
+        elif rt is not None:
+            self.error(f"return without a value in a function returning {rt}", s)
+
+    def s_Assert(self, s: Assert) -> None:
+        self._bool(s.cond, "assert condition", s)
+        self.expr(s.cond)
+
+    def s_AllocBuffer(self, s: AllocBuffer) -> None:
+        b = s.buffer
+        self.buffer_fields(b, s)
+        self.define(b.data, s)
+        self.check_pointer(b, s)
+        self.define_buffer(b, s)
+
+    def s_DeclBuffer(self, s: DeclBuffer) -> None:
+        b = s.buffer
+        self.use(b.data, s)
+        self.buffer_fields(b, s)
+        self.check_pointer(b, s)
+        self.define_buffer(b, s)
+
+    def s_DeviceEntry(self, s: DeviceEntry) -> None:
+        if self.device_depth:
+            self.error("device entry nested inside another device entry", s)
+        for a in s.args:
+            self.expr(a)
+        saved = self.loop_depth
+        self.loop_depth = 0
+        self.device_depth += 1
+        self.body(s.body)
+        self.device_depth -= 1
+        self.loop_depth = saved
+
+    def s_AttrStmt(self, s: AttrStmt) -> None:
+        self.expr(s.value)
+        self.body(s.body)
+
+    def s_RegionStmt(self, s: RegionStmt) -> None:  # TIRx's regions: the body sees the region's variable
+        for a in s.args:
+            self.expr(a)
+        self.push()
+        for v in s.params:
+            self.define(v, s, thread=True)
+        self.stmt(s.body)
+        self.pop()
 
     def buffer_fields(self, b: Buffer, node: Any = None) -> None:
         for e in (*b.shape, *b.strides):

@@ -680,11 +680,11 @@ class Autotuner:
                 calls.append(None)
                 continue
             calls.append(self.fn.split_call((), {**self._prepared(got, named), **const}))
-        ok = [i for i, parts in enumerate(calls) if parts is not None]
-        built_ok = build_candidates(self.fn, [{**calls[i][0], **cands[i], **calls[i][1]} for i in ok], target,
+        ok = [(i, parts) for i, parts in enumerate(calls) if parts is not None]
+        built_ok = build_candidates(self.fn, [{**parts[0], **cands[i], **parts[1]} for i, parts in ok], target,
                                     self.workers, self.mp_context)  # fmt: skip
         built: list = [None] * len(cands)
-        for i, b in zip(ok, built_ok):
+        for (i, _parts), b in zip(ok, built_ok):
             built[i] = b
         t1 = time.perf_counter()
         runs = []
