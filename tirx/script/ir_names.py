@@ -186,13 +186,15 @@ Prim = PrimType
 
 
 class Tuple(metaclass=_Ctor):
-    """``T.Tuple(T.int32, T.float32)``: a tuple type (``tirx.ir.host_types.TupleType``)."""
+    """``T.Tuple(T.int32, T.float32)``: a tuple type (``tirx.ir.host_types.TupleType``);
+    ``T.Tuple()`` is TIRx's unit type, tirx's ``T.void`` (as the text loader reads it: TIRx
+    prints a void call's type so)."""
 
-    _of = (TupleType,)
+    _of = (TupleType, _VoidType)
 
     @staticmethod
     def _build(*fields: Any) -> Any:
-        return TupleType(fields)
+        return TupleType(fields) if fields else _as_type("void")
 
 
 class Func(metaclass=_Ctor):
