@@ -12,7 +12,8 @@ decorator line), the module, and each ``else:`` line. Rules, for a comment on li
   a multi-line statement): trailing of that anchor;
 * full-line, followed by an anchor indented at least as deep: leading comment of it;
 * full-line at the end of a block (the next anchor is shallower): after the last
-  earlier anchor at the comment's own indentation, else leading of the next anchor;
+  earlier anchor at the comment's own indentation, else leading of the next anchor; in a
+  function with no statement after its header (only ``T.func_attr``): trailing of the header;
 * before the first decorator: the preamble, kept line by line.
 """
 
@@ -33,14 +34,15 @@ _DYN_DECL = re.compile(r"\w+\s*=\s*T\.dynamic\(")  # ``n = T.dynamic(...)``: the
 
 
 class _Anchor:
-    __slots__ = ("col", "end", "key", "line", "owner")
+    __slots__ = ("col", "end", "func", "key", "line", "owner")
 
-    def __init__(self, key: Any, line: int, col: int, end: int, owner: Any = None):
+    def __init__(self, key: Any, line: int, col: int, end: int, owner: Any = None, func: bool = False):
         self.key = key
         self.line = line
         self.col = col
         self.end = end  # last line of its header (or of the whole simple statement)
         self.owner = key if owner is None else owner  # comments "after" it go after this one
+        self.func = func  # a function's header: a comment in its (statement-less) body trails it
 
 
 def collect(obj: Any, text: str, source: str) -> CommentTable:
@@ -163,7 +165,7 @@ def _anchors(obj: Any, lines: list[str], out: list[_Anchor], top: int, keep: lis
         if sp is not None and getattr(sp, "line", None):
             keep.append(obj)
             head = _decorator_line(lines, sp.line)
-            out.append(_Anchor(id(obj), head, sp.col, _header_end(lines, sp.line)))
+            out.append(_Anchor(id(obj), head, sp.col, _header_end(lines, sp.line), func=True))
             heads[id(obj)] = head
         if sp is not None and getattr(sp, "line", None):
             _pass_anchor(obj.body, lines, _header_end(lines, sp.line), out, keep)
@@ -186,6 +188,8 @@ def _stmts(s: Any, lines: list[str], out: list[_Anchor], keep: list, owner: Any 
     sp = _span(s)
     if sp is not None:
         keep.append(s)
+        for j, ln in enumerate(_let_decls(lines, sp.line)):  # ``x = T.dynamic(...)`` of its T.Lets
+            out.append(_Anchor(("decl", id(s), j), ln, len(lines[ln - 1]) - len(lines[ln - 1].lstrip()) + 1, ln))
         out.append(_Anchor(id(s), sp.line, sp.col, getattr(sp, "end_line", None) or sp.line, owner))
     if isinstance(s, _s.IfThenElse):
         top = id(s) if owner is None else owner
@@ -197,7 +201,7 @@ def _stmts(s: Any, lines: list[str], out: list[_Anchor], keep: list, owner: Any 
         e = lone_stmt(s.else_case)
         if e is None:
             return
-        if isinstance(e, _s.IfThenElse):  # an elif prints in the same if statement
+        if isinstance(e, _s.IfThenElse) and _is_elif(e, lines):  # an elif: in the same if statement
             _stmts(e, lines, out, keep, top)
             return
         if sp is not None:  # the else: line, the first after the then branch at the if's indentation
@@ -216,6 +220,33 @@ def _stmts(s: Any, lines: list[str], out: list[_Anchor], keep: list, owner: Any 
         if sp is not None:
             _pass_anchor(b, lines, getattr(sp, "end_line", None) or sp.line, out, keep)
         _stmts(b, lines, out, keep)
+
+
+def _let_decls(lines: list[str], line: int) -> list[int]:
+    """The ``x = T.dynamic(...)`` lines right above a statement's line (comments and blank
+    lines between them allowed): the declarations of its ``T.Let`` variables, which the
+    printer writes just before the statement (each is an anchor of its own)."""
+    found: list[int] = []
+    ln = line - 1
+    while ln >= 1:
+        t = lines[ln - 1].strip()
+        if not t or t.startswith("#"):
+            ln -= 1
+            continue
+        if not _DYN_DECL.match(t):
+            break
+        found.append(ln)
+        ln -= 1
+    return found[::-1]
+
+
+def _is_elif(e: Any, lines: list[str]) -> bool:
+    """Whether the ``if`` of an else branch was written ``elif`` (else ``else:`` and a nested
+    ``if``, TIRx's spelling, whose comments stay inside the ``else:``)."""
+    sp = _span(e)
+    if sp is None or not 0 < sp.line <= len(lines):
+        return True
+    return lines[sp.line - 1].lstrip().startswith("elif")
 
 
 def _pass_anchor(body: Any, lines: list[str], after: int, out: list[_Anchor], keep: list) -> None:
@@ -276,6 +307,10 @@ def _place(table: CommentTable, comments: list[Comment], anchors: list[_Anchor],
                 break
         if p is not None and p.col == c.col:
             _add(table.after, p.owner, c)
+        elif p is not None and p is anchors[i] and p.func and c.col > p.col:
+            # under a function's header with no statement after it (a body of only
+            # ``T.func_attr``): the header's, as a comment between its lines is
+            _add(table.trailing, p.key, c)
         elif nxt is not None:
             _add(table.leading, nxt.key, c)
         else:

@@ -242,7 +242,8 @@ class TextBuilder(DefsMixin, StmtMixin, ExprMixin):
                 raise self.err(f"{fname} got an unexpected keyword argument '{k}'", span)
 
     def dynamic(self, args, span) -> _Dynamic:
-        """``T.dynamic("n", dtype="int32")``: a fresh shape variable (no statement)."""
+        """``T.dynamic("n", dtype="int32")``: a fresh variable (no statement): a shape
+        variable, or the variable of a ``T.Let`` (TIRx declares those so, of any dtype)."""
         pos, kw = self.split_args(args, span, "T.dynamic")
         self.nargs("T.dynamic", pos, kw, span, 1, 2, ("name", "dtype"))
         name = kw.get("name", pos[0] if pos else None)
@@ -250,8 +251,8 @@ class TextBuilder(DefsMixin, StmtMixin, ExprMixin):
         if not isinstance(name, str) or not name.isidentifier():
             raise self.err(f"T.dynamic: the name must be an identifier string, got {_desc(name)}", span)
         t = dt if isinstance(dt, PrimType) else self.as_type(dt, span, "a dtype")
-        if not (isinstance(t, PrimType) and t.is_int and t.lanes == 1):
-            raise self.err(f"T.dynamic: a shape variable needs an integer dtype, got {t}", span)
+        if not isinstance(t, PrimType):
+            raise self.err(f"T.dynamic: the variable needs a dtype, got {t}", span)
         return _Dynamic(Var(name, t, span=span))
 
     def head_span(self, tok, v) -> Span:

@@ -36,6 +36,29 @@ class CommentPrinter(Printer):
     def __init__(self, table: CommentTable, module_name: str = "Module"):
         super().__init__(module_name)
         self.table = table
+        self._cur: Any = None  # the statement whose first line comes next (its comments wait)
+        self._own: dict[int, int] = {}  # id(statement) -> the index of its own first line
+
+    def emit(self, depth: int, text: str) -> None:
+        s = self._cur
+        if s is None:
+            return super().emit(depth, text)
+        # a statement's first line: its T.Let declarations (``x = T.dynamic(...)``, each with
+        # its own comments), then its leading comments, then the line itself
+        self._cur = None
+        tab = self.table
+        if self.pending:
+            ind = "    " * depth
+            for j, d in enumerate(self.pending):
+                key = ("decl", id(s), j)
+                self._lines(tab.leading.get(key), depth)
+                n = len(self.lines)
+                self.lines.append(ind + d)
+                self._trail(key, n, depth)
+            self.pending.clear()
+        self._lines(tab.leading.get(id(s)), depth)
+        self._own[id(s)] = len(self.lines)
+        return super().emit(depth, text)
 
     def _lines(self, cs: list[Comment] | None, depth: int, at: int | None = None) -> None:
         if not cs:
@@ -72,12 +95,16 @@ class CommentPrinter(Printer):
                 self._trail(k, n, depth)
                 self._lines(tab.after.get(k), depth)
             return
-        self._lines(tab.leading.get(k), depth)
-        n = len(self.lines)
+        self._cur = s  # leading comments: at its first line (emit), after its T.Let declarations
+        start = len(self.lines)
         if t is _s.IfThenElse:
             self._if_c(s, depth)
         else:
             Printer.stmt(self, s, depth)
+        if self._cur is s:  # printed no line of its own (every statement does): comments here
+            self._cur = None
+            self._lines(tab.leading.get(k), depth)
+        n = self._own.pop(k, start)
         if k in tab.trailing:
             compound = isinstance(s, _COMPOUND) or hasattr(s, "body")
             self._trail(k, n, depth + 1 if compound else depth, n + 1 if compound else None)
@@ -88,16 +115,9 @@ class CommentPrinter(Printer):
         self.emit(depth, f"if {self.expr(s.cond)}:")
         self.body(s.then_case, depth + 1)
         e = lone_stmt(s.else_case)
-        k: Any  # the comment table's key: a statement's id, ("else", id) for its else branch
-        while isinstance(e, _s.IfThenElse):
-            k = id(e)
-            self._lines(tab.leading.get(k), depth)
-            n = len(self.lines)
-            self.emit(depth, f"elif {self.expr(e.cond)}:")
-            self._trail(k, n, depth + 1)
-            self.body(e.then_case, depth + 1)
-            s = e
-            e = lone_stmt(e.else_case)
+        k: Any  # the comment table's key: ("else", id) for an else branch
+        # an ``elif`` prints as TIRx prints it (the plain printer's spelling): ``else:`` and the
+        # nested ``if``, whose comments go inside the ``else:``
         if e is not None:
             k = ("else", id(s))
             self._lines(tab.leading.get(k), depth)

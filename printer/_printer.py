@@ -68,6 +68,9 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
         self.header_vars: dict[_e.Var, str] = {}  # parameters declared by T.dynamic before the code
         self.header_lines: list[str] = []
         self.in_module = False  # printing a Module: a var defined nowhere is its T.dynamic
+        self.func_scope = -1  # the scope of the function being printed (its T.Let variables)
+        self.pending: list[str] = []  # T.Let variables' T.dynamic lines, before the next line
+        self.let_names: dict[Any, tuple] = {}  # the variables declared so: (name, block)
 
     # -------------------------------------------------------------- names / scopes
     def _fresh(self, hint: str) -> str:
@@ -122,11 +125,14 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
 
     # -------------------------------------------------------------- output
     def emit(self, depth: int, text: str) -> None:
+        ind = _INDENTS[depth] if depth < 64 else "    " * depth
+        if self.pending:  # ``x = T.dynamic(...)`` of a T.Let in this line, as TIRx prints it
+            self.lines.extend([ind + d for d in self.pending])
+            self.pending.clear()
         if self.problems:
             seen = list(dict.fromkeys(self.problems))
             self.problems.clear()
             text = f"{text}  # tirx: {', '.join(seen)}"
-        ind = _INDENTS[depth] if depth < 64 else "    " * depth
         self.lines.append(ind + text)
 
     def header(self) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from tirx.ir import expr as _e
 from tirx.ir.buffer import Buffer
 from tirx.ir.function import Function, Module
-from tirx.ir.types import PrimType, int32
+from tirx.ir.types import PrimType, VoidType, int32
 from tirx.ir.visitor import collect_vars as _collect_vars
 from tirx.printer._printer_forms import _STMT_PRINT, type_text
 from tirx.printer._printer_literals import global_name, is_printable_name, quote
@@ -38,6 +38,7 @@ class DefsMixin:
         ret_ty: Any
         header_vars: dict[_e.Var, str]
         header_lines: list[str]
+        func_scope: int
 
         def _fresh(self, hint: str) -> str: ...
         def define(self, key: Any, hint: str) -> str: ...
@@ -54,6 +55,7 @@ class DefsMixin:
         self.in_func = True
         self.ret_ty = f.ret_ty
         self.push()
+        outer_scope, self.func_scope = self.func_scope, len(self.scopes) - 1
         bufs: dict[_e.Var, Buffer] = {}
         for v, b in f.buffer_map:
             bufs.setdefault(v, b)
@@ -99,7 +101,7 @@ class DefsMixin:
         self.problems.clear()
         self.emit(depth, "@T.function(private=True)" if f.private else "@T.function")
         dyn_text = f"[{', '.join(dparts)}]" if dparts else ""
-        ret = f" -> {type_text(f.ret_ty)}" if f.ret_ty is not None else ""
+        ret = f" -> {_ret_text(f.ret_ty)}" if f.ret_ty is not None else ""
         self.problems.extend(header_problems)
         self.emit(depth, f"def {global_name(f.name)}{dyn_text}({', '.join(params)}){ret}:")
         n = len(self.lines)
@@ -111,6 +113,7 @@ class DefsMixin:
         if len(self.lines) == n:
             self.emit(depth + 1, "pass")
         self.pop()
+        self.func_scope = outer_scope
         self.in_func = False
 
     def module(self, m: Module) -> None:
@@ -151,3 +154,8 @@ class DefsMixin:
                     self.header_vars[p] = name
                     hint = p.name if is_printable_name(p.name) else name
                     self.header_lines.append(f"{name} = T.dynamic({quote(hint)}, dtype={quote(p.ty.name)})")
+
+
+def _ret_text(t: Any) -> str:
+    """A return type: ``T.NoneType()`` for void, as TIRx prints it (``T.void`` elsewhere)."""
+    return "T.NoneType()" if isinstance(t, VoidType) else type_text(t)

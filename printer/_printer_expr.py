@@ -21,7 +21,7 @@ from tirx.ir.op import Op
 from tirx.ir.operators import ATOM, BY_NODE, CMP, NOT, OPERATORS, UNARY
 from tirx.ir.types import PrimType, Type, bool_, int32
 from tirx.printer._printer_forms import _FORM_PRINT, _LAYOUT_PRINT, type_text
-from tirx.printer._printer_literals import float_text, global_name, quote
+from tirx.printer._printer_literals import float_text, global_name, is_printable_name, quote
 from tirx.printer._printer_values import ValuesMixin
 
 __all__ = ["ExprMixin"]
@@ -51,8 +51,16 @@ class ExprMixin:
         names: dict[Any, str]
         problems: list[str]
         raw: set[int]
+        scopes: list[list[tuple[Any, str | None, str]]]
+        live: set[str]
+        defined_ever: set[Any]
+        func_scope: int
+        pending: list[str]
+        let_names: dict[Any, tuple[str, Any]]
 
         def _undefined(self, key: Any, hint: str, what: str) -> str: ...
+
+        def _fresh(self, hint: str) -> str: ...
 
     # -------------------------------------------------------------- expressions
     def expr(self, e: Any) -> str:
@@ -228,6 +236,38 @@ class ExprMixin:
         """A node with a surface form (``tirx/surface/forms.py``), printed from its FormSpec."""
         return _FORM_PRINT[type(e)](self, e)
 
+    def _let(self, e: _e.Let) -> str:
+        """``T.Let(body, where={x: value})`` as TIRx prints it: ``x`` is declared by a line
+        ``x = T.dynamic("x", dtype=...)`` just before the statement (``emit`` writes it) and
+        keeps its name for the rest of the function."""
+        if not getattr(self, "in_func", False):  # an expression alone: no line to declare x on
+            return _FORM_PRINT[_e.Let](self, e)  # T.Let(x := value, body)
+        v = e.var
+        if not isinstance(v.ty, PrimType):
+            return _FORM_PRINT[_e.Let](self, e)  # T.Let(x := value, body)
+        value = self.expr(e.value)
+        # declared by an earlier T.Let whose declaration line is in a block still open
+        name, block = self.let_names.get(v, (None, None))
+        prev = self.names.get(v)
+        if name is None or prev != name or not any(block is b for b in self.scopes):
+            scopes = self.scopes
+            k = self.func_scope if 0 <= self.func_scope < len(scopes) else len(scopes) - 1
+            name = self._fresh(v.name)
+            scopes[k].append((v, None, name))
+            self.live.add(name)
+            self.let_names[v] = (name, self.scopes[-1])
+            hint = v.name if is_printable_name(v.name) else name
+            self.pending.append(f"{name} = T.dynamic({quote(hint)}, dtype={quote(v.ty.name)})")
+        if v in self.defined_ever and prev is not None and prev != name:
+            # the same var bound elsewhere too (not TIRx's IR): its other uses keep their name
+            self.names[v] = name
+            body = self.expr(e.body)
+            self.names[v] = prev
+            return f"T.Let({body}, where={{{name}: {value}}})"
+        self.names[v] = name
+        self.defined_ever.add(v)
+        return f"T.Let({self.expr(e.body)}, where={{{name}: {value}}})"
+
 
 # dispatch table: type(node) -> unbound Printer method (or a compiled form)
 _EX: dict[type, Callable[[Any, Any], str]] = {
@@ -248,6 +288,7 @@ for cls, f in _LAYOUT_PRINT.items():  # layouts (tirx/surface/layout_forms.py)
 for cls in _INFIX:
     _EX[cls] = ExprMixin._infix
 _EX[_e.Div] = ExprMixin._div
+_EX[_e.Let] = ExprMixin._let
 for cls in _FUNC_BIN:
     _EX[cls] = ExprMixin._funcbin
 

@@ -78,8 +78,10 @@ _NANS = {struct.pack("<d", math.nan): '"nan"', struct.pack("<d", -math.nan): '"-
 
 
 def float_text(v: float) -> str:
-    """Text of a Python float that parses back bit-exactly (strings for inf/nan). A NaN is
-    ``"nan"`` (TIRx's text) or ``"-nan"``; one with a payload has no text: ValueError."""
+    """Text of a Python float as TIRx prints it, parsing back bit-exactly: an integral value
+    in fixed point with ``.0``, any other with 17 significant digits (C's ``%.17g``), strings
+    for inf/nan. A NaN is ``"nan"`` (TIRx's text) or ``"-nan"``; one with a payload has no
+    text: ValueError."""
     if v != v:
         s = _NANS.get(struct.pack("<d", v))
         if s is None:
@@ -91,4 +93,6 @@ def float_text(v: float) -> str:
         return s
     if v in (math.inf, -math.inf):
         return '"inf"' if v > 0 else '"-inf"'
-    return repr(v)
+    if v == int(v):  # integral: every digit, fixed point, ``.0`` (``1e20`` prints in full)
+        return f"{v:.1f}"
+    return f"{v:.17g}"  # TIRx's 17 significant digits: ``0.1`` prints as 0.10000000000000001

@@ -156,11 +156,10 @@ class StmtMixin:
     def _if(self, s: _s.IfThenElse, depth: int) -> None:
         self.emit(depth, f"if {self.expr(s.cond)}:")
         self.body(s.then_case, depth + 1)
+        # an else branch that is one ``if`` prints as TIRx prints it: ``else:`` and the nested
+        # ``if`` (never ``elif``; the text loader takes both, and ``tirx fmt`` keeps a user's
+        # ``elif`` with its comments)
         e = lone_stmt(s.else_case)
-        while isinstance(e, _s.IfThenElse):
-            self.emit(depth, f"elif {self.expr(e.cond)}:")
-            self.body(e.then_case, depth + 1)
-            e = lone_stmt(e.else_case)
         if e is not None:
             self.emit(depth, "else:")
             self.body(e, depth + 1)

@@ -38,11 +38,15 @@ ALIGN = [None, "0", "16"]
 
 
 @st.composite
-def alloc_in(draw):
-    """shape, dtype, strides, align, annotations, then the TVM keywords left None."""
+def alloc_in(draw, scope=None):
+    """shape, dtype, strides, align, annotations, then the TVM keywords left None; ``scope``:
+    T.alloc_shared / T.alloc_local's ``scope=`` (after layout), left out or spelled."""
     vals = [draw(st.sampled_from(SHAPES)), draw(st.sampled_from(DTYPES)), None]
     vals += [draw(st.sampled_from(ALIGN)), draw(st.sampled_from(ANNOTATIONS))]
-    return vals + [draw(st.sampled_from([None, "None"])) for _ in forms.TVM_UNSET]
+    unset = [draw(st.sampled_from([None, "None"])) for _ in forms.TVM_UNSET]
+    if scope is None:
+        return vals + unset
+    return vals + unset[:1] + [draw(st.sampled_from([None, f'"{scope}"']))] + unset[1:]
 
 
 @st.composite
@@ -87,7 +91,7 @@ def grid(draw):
     return [ext]
 
 
-VALID = {"alloc_shared": alloc_in(), "alloc_local": alloc_in(), "tmem": alloc_in(), "alloc_buffer": alloc_buffer(),
+VALID = {"alloc_shared": alloc_in("shared"), "alloc_local": alloc_in("local"), "tmem": alloc_in(), "alloc_buffer": alloc_buffer(),
          "decl_buffer": decl_buffer(), "cast": cast(), "grid": grid()}  # fmt: skip
 FIXED = {
     "alloc_shared": ["(4,)", '"float16"', None, "16", '{"a": 1}'],

@@ -82,7 +82,7 @@ def test_diagnostic_coordinates_equal_span_coordinates():
 
         @T.function
         def f(A: T.Tensor((16,), "float32"), B: T.Tensor((16,), "int32")):
-            A[1] = A[2] + B[3]  # MARK-diag-coords
+            A[1] = A[2] // B[3]  # MARK-diag-coords (a float // an int: refused)
 
     line = line_of(HERE, "MARK-" + "diag-coords")
     text = _lines()[line - 1]

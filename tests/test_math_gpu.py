@@ -128,7 +128,7 @@ def _outputs_float(dt: str) -> list[tuple[str, str]]:
 
 
 def _outputs_int(dt: str) -> list[tuple[str, str]]:
-    outs = [(op, dt) for op in INT_UNARY + INT_NODES]
+    outs = [(op, "int32" if op == "clz" else dt) for op in INT_UNARY + INT_NODES]  # T.clz is int32
     outs += [(f"cast:{to}", to) for to in CAST_TO if to != dt]
     return outs
 
@@ -400,7 +400,7 @@ def reference_int(dt: str, label: str, a: int, b: int) -> np.ndarray:
     elif label == "popcount":
         r = bin(a % (1 << bits)).count("1")
     elif label == "clz":
-        r = bits - (a % (1 << bits)).bit_length()
+        return np.array([bits - (a % (1 << bits)).bit_length()], dtype="int32")  # T.clz is int32
     elif label in ("div", "mod", "floordiv", "floormod") and (b == 0 or (a == np.iinfo(dt).min and b == -1)):
         r = 0  # left out of the comparison
     elif label == "div":

@@ -13,10 +13,10 @@ import math
 from typing import Any
 
 from ..errors import OpError
-from ..ir.expr import EQ, And, FloatImm, IntImm, Not, PrimExpr, convert
+from ..ir.expr import EQ, GE, And, FloatImm, IntImm, Not, PrimExpr, Select, Sub, convert
 from ..ir.fold import fold, select_arms
 from ..ir.op import Helper, alias, declare, get, register_handler
-from ..ir.types import PrimType, bool_
+from ..ir.types import PrimType, bool_, int32
 
 __all__: list[str] = []
 
@@ -199,10 +199,40 @@ _UNARY = {
     "ceil": ("ceilf", "ceil", "ceil", True), "round": ("rintf", "rint", "rint", True),
     "trunc": ("truncf", "trunc", "trunc", True), "nearbyint": ("nearbyintf", "nearbyint", "rint", True),
 }  # fmt: skip
+
+
+def _abs_surface(x: Any, *, ty: Any = None, span: Any = None) -> Any:
+    """``T.abs(x)`` as TIRx builds it: ``T.fabs(x)`` for a float, ``T.Select(x >= 0, x, 0 - x)``
+    for a signed integer, ``x`` itself for an unsigned one, a constant folded; ``ty=`` (or a
+    type TIRx does not expand here, an integer vector) is the op call."""
+    conv = getattr(x, "__tirx_expr__", None)
+    x = conv() if conv is not None else x
+    if not isinstance(x, PrimExpr):
+        if type(x) not in (int, float, bool):
+            raise TypeError(f"T.abs: the argument must be an expression, got {type(x).__name__}")
+        x = convert(x)
+    t = x.ty
+    if ty is not None or not isinstance(t, PrimType):
+        return get("abs")(x, ty=ty, span=span)
+    if t.is_float:
+        if type(x) is FloatImm:
+            return FloatImm(abs(x.value), t, span=span)
+        return get("fabs")(x, span=span)
+    if t.lanes != 1 or not t.is_int:
+        return get("abs")(x, span=span)
+    if t.kind == "uint":
+        return x
+    if type(x) is IntImm:
+        return IntImm(abs(x.value), t, span=span)
+    zero = IntImm(0, t, span=span)
+    return Select(GE(x, zero, span=span), x, Sub(zero, x, span=span), span=span)
+
+
 for _n, (_c32, _c64, _ref, _exact) in _UNARY.items():
     declare(
         _n, "x", "arg0", doc=f"elementwise {_n}",
         cuda=_c_math(_c32, _c64), interp=_interp_float(_ref, _exact),
+        script=_abs_surface if _n == "abs" else None,
     )  # fmt: skip
 declare(
     "sigmoid", "x", "arg0", doc="elementwise 1 / (1 + exp(-x))",
@@ -372,6 +402,7 @@ for _n, _doc, _c, _h, _ints in (
         cuda=_c_float_pred(_c, _h), interp=_interp_float_pred(_n, _ints), script=_float_pred_surface(_n),
     )  # fmt: skip
     register_handler("print", _n)(_print_with_ty)
+register_handler("print", "abs")(_print_with_ty)  # T.abs(x) builds TIRx's expansion (_abs_surface)
 
 
 # --------------------------------------------------------------------------- bits
@@ -401,11 +432,12 @@ def _i_popcount(fc: Any, call: Any):
 
 def _c_clz(cg: Any, c: Any) -> str:
     t = c.args[0].ty
+    rt = cg.c_scalar(c.ty.base)  # int32 whatever the operand's type (TIRx's result type)
     if t.bits == 64:
-        return f"(({cg.c_scalar(t.base)})__clzll((long long){cg.wrap(c.args[0], 15)}))"
+        return f"(({rt})__clzll((long long){cg.wrap(c.args[0], 15)}))"
     extra = 32 - t.bits
     r = f"__clz((int){_bits_of(cg, c.args[0], t)})"
-    return f"(({cg.c_scalar(t.base)})({r} - {extra}))" if extra else f"(({cg.c_scalar(t.base)}){r})"
+    return f"(({rt})({r} - {extra}))" if extra else f"(({rt}){r})"
 
 
 def _i_clz(fc: Any, call: Any):
@@ -415,7 +447,7 @@ def _i_clz(fc: Any, call: Any):
 
     fa = fc.expr(call.args[0])
     t = call.ty
-    bits = t.bits
+    bits = call.args[0].ty.bits  # the operand's width; the result is int32
     ut = np.dtype(f"uint{bits}") if bits >= 8 else np.dtype("uint8")
 
     def ev(c):
@@ -434,7 +466,15 @@ def _i_clz(fc: Any, call: Any):
 
 
 declare("popcount", "i", "arg0", doc="number of set bits", nonneg=True, cuda=_c_popcount, interp=_i_popcount)
-declare("clz", "i", "arg0", doc="number of leading zero bits", nonneg=True, cuda=_c_clz, interp=_i_clz)
+declare(
+    "clz",
+    "i",
+    int32,
+    doc="number of leading zero bits (int32, as TIRx types it)",
+    nonneg=True,
+    cuda=_c_clz,
+    interp=_i_clz,
+)
 
 
 # --------------------------------------------------------------------------- select

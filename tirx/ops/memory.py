@@ -8,7 +8,8 @@ from typing import Any
 
 from ..errors import OpError
 from ..ir.expr import BufferLoad, IntImm, Mul, PrimExpr, StringImm, Var, binop
-from ..ir.op import CExpr, Helper, NoInterp, alias, declare
+from ..ir.host_types import MissingType
+from ..ir.op import CExpr, Helper, NoInterp, alias, declare, register_handler
 from ..ir.types import PointerType, PrimType, Type, as_prim, as_type, bool_, tensormap_ptr, uint64
 
 __all__: list[str] = []
@@ -206,12 +207,14 @@ def _c_extern(cg: Any, c: Any) -> str:
 
 
 _EXTERN = NoInterp("it calls external C/CUDA code")
+# Without ``ty=`` the call's type is ``T.Missing()``, as in TIRx: ``T.call_extern("f", x)`` as a
+# statement builds (and prints without ``ty=``); a backend refuses a value of that type.
 declare(
-    "call_extern", "s *x?", "ty", pure=False, doc="call an external C/CUDA function by name",
+    "call_extern", "s *x?", MissingType(), pure=False, doc="call an external C/CUDA function by name",
     cuda=_c_extern, interp=_EXTERN,
 )  # fmt: skip
 declare(
-    "call_pure_extern", "s *x?", "ty", doc="call an external side-effect-free function by name",
+    "call_pure_extern", "s *x?", MissingType(), doc="call an external side-effect-free function by name",
     cuda=_c_extern, interp=_EXTERN,
 )  # fmt: skip
 
@@ -219,7 +222,7 @@ declare(
 # --------------------------------------------------------------------------- byte offsets, alignment
 def _c_ptr_byte_offset(cg: Any, c: Any) -> str:
     p, off = c.args
-    return f"(({cg.ctype(p.ty)})((char*){cg.wrap(p, 15)} + {cg.wrap(off, 12)}))"
+    return f"(({cg.ctype(c.ty)})((char*){cg.wrap(p, 15)} + {cg.wrap(off, 12)}))"  # ty= may retype it
 
 
 def i_byte_offset(fc: Any, call: Any):
@@ -252,11 +255,17 @@ def _typed_ptr(ptype: Any, ptr: Any) -> Any:
     return ptr if pt == want else REINTERPRET(ptr, ty=want)
 
 
-def _s_ptr_byte_offset(*args: Any, span: Any = None) -> Any:
-    """``T.ptr_byte_offset(ptr, nbytes)``; ``T.ptr_byte_offset(T.float32, ptr, nbytes)`` types it first."""
+def _s_ptr_byte_offset(*args: Any, ty: Any = None, span: Any = None) -> Any:
+    """``T.ptr_byte_offset(ptr, nbytes)``; ``T.ptr_byte_offset(T.float32, ptr, nbytes)`` types it
+    first; ``ty=T.Ptr(...)`` (TIRx's required spelling) is the result's pointer type."""
     if len(args) == 3:
-        return PTR_BYTE_OFFSET(_typed_ptr(args[0], args[1]), _e(args[2]), span=span)
-    return PTR_BYTE_OFFSET(*(_e(a) for a in args), span=span)
+        return PTR_BYTE_OFFSET(_typed_ptr(args[0], args[1]), _e(args[2]), ty=ty, span=span)
+    return PTR_BYTE_OFFSET(*(_e(a) for a in args), ty=ty, span=span)
+
+
+def _print_ptr_byte_offset(p: Any, parts: list, call: Any) -> str:
+    """TIRx prints the result type of every ``T.ptr_byte_offset``."""
+    return f"T.{call.op.name}({', '.join(parts)}, ty={p.type_text(call.ty)})"
 
 
 PTR_BYTE_OFFSET = declare(
@@ -269,6 +278,7 @@ PTR_BYTE_OFFSET = declare(
     interp=i_byte_offset,
     script=_s_ptr_byte_offset,
 )
+register_handler("print", "ptr_byte_offset")(_print_ptr_byte_offset)
 
 
 def _tvm_access_ptr(ptype: Any, data: Any, offset: Any, extent: Any = None, rw_mask: Any = None,

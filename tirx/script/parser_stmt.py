@@ -47,6 +47,15 @@ if TYPE_CHECKING:
     from .parser import _Scope
 
 
+class _FrameBinding:
+    """A region frame assigned to a name (``tx = T.launch_thread(...)``), for ``region``."""
+
+    __slots__ = ("frame", "target")
+
+    def __init__(self, frame: Any, target: Any) -> None:
+        self.frame, self.target = frame, target
+
+
 def _is_region_frame(val: Any) -> bool:
     """A region frame (``T.launch_thread(...)``, ``T.region(...)``: tirx/script/protocol/frame.py,
     which marks its class ``bare_region``) written as a statement, not yet entered."""
@@ -83,6 +92,9 @@ class StmtMixin:
         n)``, ``T.region(op, args, body_params=[v])``): the rest of the block goes inside, as
         TIRx enters a frame written as a statement."""
         b = self.b
+        target = None
+        if type(spec) is _FrameBinding:  # ``tx = T.launch_thread(...)``: the frame's var is tx
+            spec, target = spec.frame, spec.target
         b.spans.append(self.span(node))
         try:
             if type(spec) is DeviceEntrySpec:
@@ -91,13 +103,17 @@ class StmtMixin:
                 cm = b.attr(spec.key, spec.value)
             else:  # a RegionFrame (tirx/script/protocol/frame.py)
                 cm = spec
-            cm.__enter__()
+                if target is not None and hasattr(cm, "var_name"):
+                    cm.var_name = target.id
+            val = cm.__enter__()
         except Exception as e:
             raise self.diag(node, e) from e
         finally:
             b.spans.pop()
         self.ir_depth += 1
         try:
+            if target is not None:
+                self.assign_target(target, val, True)
             self.visit_body(rest)
         except BaseException:
             self.ir_depth -= 1
@@ -137,7 +153,7 @@ class StmtMixin:
             return val
         return None
 
-    def visit_Assign(self, st: ast.Assign) -> None:
+    def visit_Assign(self, st: ast.Assign) -> Any:
         targets = st.targets
         if len(targets) == 1 and type(targets[0]) is ast.Name:
             name = targets[0].id
@@ -146,8 +162,12 @@ class StmtMixin:
                 val = self.eval(st.value)
             finally:
                 self.pending_name = None
+            if _is_region_frame(val):
+                # ``tx = T.launch_thread("threadIdx.x", n)``: TIRx enters the frame, the rest of
+                # the block inside, ``tx`` its var (``with ... as tx``)
+                return _FrameBinding(val, targets[0])
             self.assign_name(name, val, targets[0])
-            return
+            return None
         val = self.eval(st.value)
         for t in targets:
             self.assign_target(t, val)
@@ -258,7 +278,7 @@ class StmtMixin:
             self.b.store(buf, (_ZERO,), init)
         return Cell(buf)
 
-    def visit_AnnAssign(self, st: ast.AnnAssign) -> None:
+    def visit_AnnAssign(self, st: ast.AnnAssign) -> Any:
         if type(st.target) is not ast.Name:
             raise self.diag(st.target, "an annotated assignment needs a plain name as target")
         name = st.target.id
@@ -305,9 +325,10 @@ class StmtMixin:
             return
         # a Python annotation: plain assignment semantics
         if st.value is not None:
-            self.visit_Assign(
+            return self.visit_Assign(
                 ast.Assign(targets=[st.target], value=st.value, lineno=st.lineno, col_offset=st.col_offset)
             )
+        return None
 
     def visit_AugAssign(self, st: ast.AugAssign) -> None:
         t = st.target

@@ -44,6 +44,7 @@ from ..ir.types import parse_dtype as _parse_dtype
 from ..ir.types import tensormap_ptr as _tensormap_ptr
 from ..ir.types import void
 from . import parser as _p
+from . import parser_values as _pv
 from .decorators import autotune, function, inline, ir_module, jit, macro
 from .intrin import call_intrin, llvm_lookup_intrinsic_id, tensor_data_ptr
 from .parser import _FOLDING_HELPERS
@@ -69,7 +70,9 @@ __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve t
     "truncdiv", "truncmod", "void",
 ]  # fmt: skip
 
-_binop, _const, _convert = _ir.binop, _ir.const, _ir.convert
+_const, _convert = _ir.const, _ir.convert
+# T.min / T.truncdiv / T.bitwise_and ...: two operands of different dtypes match as TIRx's do
+_binop = _pv.promoting_binop
 
 prim_func = function  # TVM spelling
 

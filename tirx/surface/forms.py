@@ -1595,8 +1595,10 @@ _LAYOUT = Param("layout", "layout", None, kw_only=True)
 
 
 def _alloc_in(scope: str, aliases: tuple = ()) -> FormSpec:
+    # ``scope=`` may name a refinement of the default (TIRx: ``T.alloc_shared(..., scope="shared.dyn")``)
+    scope_p = Param("scope", "str", scope, kw_only=True)
     return derive(
-        f"alloc_{scope}", ALLOC_TENSOR, (_SHAPE, _DTYPE, _STRIDES, _ALIGN, _ANNOTATIONS, _LAYOUT), {"scope": scope},
+        f"alloc_{scope}", ALLOC_TENSOR, (_SHAPE, _DTYPE, _STRIDES, _ALIGN, _ANNOTATIONS, _LAYOUT, scope_p), None,
         aliases=aliases, tvm=True,
         doc=f'``X = T.alloc_{scope}(shape, dtype)``: ``T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope="{scope}")])``.',
     )  # fmt: skip
