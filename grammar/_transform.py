@@ -168,10 +168,10 @@ class TextBuilder(DefsMixin, StmtMixin, ExprMixin):
             spans.pop()
 
     def cond(self, v, span, what: str) -> PrimExpr:
-        c = self.expr(v, span, "a bool condition")
+        c = self.expr(v, span, "a condition")
         t = c.ty
-        if not (isinstance(t, PrimType) and t.is_bool and t.lanes == 1):
-            raise self.err(f"{what} condition must be a bool expression, got dtype {t}", span)
+        if not (isinstance(t, PrimType) and t.lanes == 1):  # TIRx keeps ``if x:`` on any scalar
+            raise self.err(f"{what} condition must be a scalar expression, got dtype {t}", span)
         return c
 
     def buffer(self, tok) -> Buffer:

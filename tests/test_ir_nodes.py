@@ -235,9 +235,10 @@ BAD = [
     (lambda: BufferLoad(A, (i, "j")), TypeError, ["BufferLoad.indices[1]"]),
     (lambda: Bind(i, FloatImm(1.0)), TypeError, ["Bind.value", "float32", "int32"]),
     (lambda: Bind("i", IntImm(1)), TypeError, ["Bind.var"]),
-    (lambda: IfThenElse(i, body), TypeError, ["IfThenElse.cond", "int32"]),
+    # a scalar of any dtype is a condition (TIRx's ``if x:``); a vector of another dtype is not
+    (lambda: IfThenElse(Var("v", "int32x4"), body), TypeError, ["IfThenElse.cond", "int32x4"]),
     (lambda: IfThenElse(i < 1, body, 3), TypeError, ["IfThenElse.else_case"]),
-    (lambda: While(i, body), TypeError, ["While.cond"]),
+    (lambda: While(Var("v", "float32x2"), body), TypeError, ["While.cond"]),
     (lambda: Assert(i, "RuntimeError"), TypeError, ["Assert.cond"]),
     (lambda: Assert(i < 1, 3), TypeError, ["Assert.kind"]),
     (lambda: Assert(i < 1, "E", "msg"), TypeError, ["Assert.message"]),

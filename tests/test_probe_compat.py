@@ -256,3 +256,34 @@ def test_launch_thread_assigned_encloses_the_rest():
         "            A[bx * 32 + tx] = T.float32(1.0)\n"
     ) in text
     _lines(k)
+
+
+# ------------------------------------------------------------------ conditions
+def test_if_and_while_take_any_scalar_as_tirx_does():
+    """``if T.cuda.elect_sync():`` (uint32), ``if U[0]:``, ``if F[0]:`` and ``while U[2]:``: TIRx
+    keeps the condition as written (true when not zero, C's ``if (x)``), prints it so and its
+    CUDA tests it so; a NaN is true, as in C."""
+    import numpy as np
+
+    from tirx.codegen.cuda import generate
+
+    @T.function
+    def k(A: T.Tensor((4,), "int32"), U: T.Tensor((4,), "uint32"), F: T.Tensor((2,), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        if T.cuda.elect_sync():
+            A[0] = A[0] + 1
+        if U[0]:
+            A[1] = 2
+        if U[1]:
+            A[2] = 3
+        if F[0]:
+            A[3] = 4
+        while U[2]:
+            U[2] = U[2] - T.uint32(1)
+
+    _has(k, "if T.cuda.elect_sync():", "if U[0]:", "if F[0]:", "while U[2]:")
+    a, u = np.zeros(4, np.int32), np.array([5, 0, 3, 0], np.uint32)
+    tirx.compile(k, target="interp")(a, u, np.array([np.nan, 0], np.float32))
+    assert a.tolist() == [1, 2, 0, 4] and u.tolist() == [5, 0, 0, 0]
+    src = generate(k).text
+    assert "if (U[0]) {" in src and "if (F[0]) {" in src and "while (U[2]) {" in src

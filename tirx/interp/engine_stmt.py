@@ -17,6 +17,7 @@ from ..ir import expr as E
 from ..ir import stmt as S
 from ..ir.functor import Dispatch, Functor
 from ..ir.op import Op, impl
+from ..ir.types import PrimType
 from .races import _GlobalWrites
 from .state import _UNBOUND, STEP, Ctx, Fn, Launch, Loop, _lane_mask, over_budget, too_many_iters, where
 
@@ -142,8 +143,15 @@ class StmtMixin(Functor):
 
         return ex
 
+    def _cond(self, e):
+        """A condition's closure giving bool lanes: a non-bool scalar is true when not zero."""
+        f = self.expr(e)
+        if isinstance(e.ty, PrimType) and e.ty.is_bool:
+            return f
+        return lambda c: f(c) != 0
+
     def s_IfThenElse(self, s):
-        fc_ = self.expr(s.cond)
+        fc_ = self._cond(s.cond)
         ft = self.stmt(s.then_case)
         fe = None if s.else_case is None else self.stmt(s.else_case)
 
@@ -325,7 +333,7 @@ class StmtMixin(Functor):
         return ex
 
     def s_While(self, s):
-        fcond = self.expr(s.cond)
+        fcond = self._cond(s.cond)
         body = self.stmt(s.body)
         limit = self.prog.max_loop_iters
         what = _loop_what(s)

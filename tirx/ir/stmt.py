@@ -63,6 +63,16 @@ def _need_int_expr(node: str, field: str, v: Any) -> PrimExpr:
     return v
 
 
+def _need_cond(node: str, field: str, v: Any) -> PrimExpr:
+    """A branch or loop condition: a bool expression, or (as TIRx keeps it) a scalar of any
+    other dtype, true when not zero (C's rule: ``if (x)``)."""
+    _need_expr(node, field, v)
+    t = v.ty
+    if not (isinstance(t, PrimType) and (t.is_bool or t.lanes == 1)):
+        raise TypeError(f"{node}.{field} must be a bool expression or a scalar, got dtype {t}")
+    return v
+
+
 def _need_bool(node: str, field: str, v: Any) -> PrimExpr:
     _need_expr(node, field, v)
     if not (isinstance(v.ty, PrimType) and v.ty.is_bool):
@@ -197,7 +207,7 @@ class While(Stmt):
     body: Stmt = child(NODE, body=True)
 
     def __attrs_post_init__(self):
-        _need_bool("While", "cond", self.cond)
+        _need_cond("While", "cond", self.cond)
         _need_stmt("While", "body", self.body)
 
 
@@ -208,7 +218,7 @@ class IfThenElse(Stmt):
     else_case: Stmt | None = child(NODE, body=True, default=None)
 
     def __attrs_post_init__(self):
-        _need_bool("IfThenElse", "cond", self.cond)
+        _need_cond("IfThenElse", "cond", self.cond)
         _need_stmt("IfThenElse", "then_case", self.then_case)
         if self.else_case is not None:
             _need_stmt("IfThenElse", "else_case", self.else_case)

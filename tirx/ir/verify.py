@@ -421,6 +421,13 @@ class _Checker(Functor):
         if not (isinstance(t, PrimType) and t.is_bool and t.lanes == 1):
             self.error(f"{what} must be a scalar bool, got {t}", node)
 
+    def _cond(self, e: Any, what: str, node: Any) -> None:
+        """An ``if`` / ``while`` condition: a scalar of any dtype (TIRx keeps ``if x:`` on an
+        integer, true when not zero)."""
+        t = e.ty
+        if not (isinstance(t, PrimType) and t.lanes == 1):
+            self.error(f"{what} must be a scalar, got {t}", node)
+
     def s_Bind(self, s: Bind) -> None:
         self.expr(s.value)
         self.define(s.var, s)
@@ -446,14 +453,14 @@ class _Checker(Functor):
         self.pop()
 
     def s_While(self, s: While) -> None:
-        self._bool(s.cond, "while condition", s)
+        self._cond(s.cond, "while condition", s)
         self.expr(s.cond)
         self.loop_depth += 1
         self.body(s.body)
         self.loop_depth -= 1
 
     def s_IfThenElse(self, s: IfThenElse) -> None:
-        self._bool(s.cond, "if condition", s)
+        self._cond(s.cond, "if condition", s)
         self.expr(s.cond)
         self.body(s.then_case)
         if s.else_case is not None:

@@ -448,7 +448,7 @@ class StmtMixin:
             cond = convert(True)
         self.ir_depth += 1
         try:
-            with self.b.while_(_to_bool_expr(cond)):
+            with self.b.while_(convert(cond)):  # any scalar, as TIRx keeps it (true when not zero)
                 self.push()
                 try:
                     self.visit_body(st.body)
