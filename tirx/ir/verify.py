@@ -287,15 +287,7 @@ class _Checker(Functor):
         if fn is not None:
             fn(self, e)
             return
-        # no e_<Class>: check the operands (as ``operands``, inline: this is the hot path)
-        for name, kind in t._sfields:
-            if kind is NODE:
-                v = getattr(e, name)
-                if v is not None:
-                    self.expr(v)
-            elif kind is SEQ:
-                for x in getattr(e, name):
-                    self.expr(x)
+        self.operands(e)  # no e_<Class>: check the operands
 
     def operands(self, e: Any) -> None:
         for name, kind in type(e)._sfields:
