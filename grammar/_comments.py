@@ -189,7 +189,9 @@ def _stmts(s: Any, lines: list[str], out: list[_Anchor], keep: list, owner: Any 
     if sp is not None:
         keep.append(s)
         for j, ln in enumerate(_let_decls(lines, sp.line)):  # ``x = T.dynamic(...)`` of its T.Lets
-            out.append(_Anchor(("decl", id(s), j), ln, len(lines[ln - 1]) - len(lines[ln - 1].lstrip()) + 1, ln))
+            out.append(
+                _Anchor(("decl", id(s), j), ln, len(lines[ln - 1]) - len(lines[ln - 1].lstrip()) + 1, ln)
+            )
         out.append(_Anchor(id(s), sp.line, sp.col, getattr(sp, "end_line", None) or sp.line, owner))
     if isinstance(s, _s.IfThenElse):
         top = id(s) if owner is None else owner

@@ -176,7 +176,7 @@ def test_a_global_symbol_names_the_function_only_when_it_prints_back(sym):
     text = (
         "@T.function\n"
         "def main(n: T.int32) -> T.int32:\n"
-        f"    T.func_attr({{\"global_symbol\": {quote(sym)}, \"flag\": True}})\n"
+        f'    T.func_attr({{"global_symbol": {quote(sym)}, "flag": True}})\n'
         "    return n\n"
     )
     f = tirx.loads(text)
