@@ -84,7 +84,8 @@ def test_render_format():
         ("if i < n:", "if 0 < i < n:", "cannot be chained", 9, 18),
         ("A[i] +", "A[i] $", "unexpected character '$'", 10, 25),
         ("B[i] = A[i]", "B[i, 0] = A[i]", "rank 1, got 2", 10, 13),
-        ("if i < n:", "if i:", "must be a bool", 9, 9),
+        # ``if i:`` is TIRx's too (any scalar, true when not zero); a vector is no condition
+        ("if i < n:", "if T.Broadcast(i < n, 2):", "must be a scalar", 9, 9),
         ("            B[i]", "        B[i]", "expected an indented block", 10, 9),
         ("A[i] + T.float16(2.0)", "A[i] + T.float32(2.0)", "cannot mix dtypes", 10, 25),
         ("def add[n](A", "def add[n](n: T.int32, A", "redefinition of 'n'", 6, 12),
