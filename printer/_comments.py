@@ -56,6 +56,7 @@ class CommentPrinter(Printer):
                 self.lines.append(ind + d)
                 self._trail(key, n, depth)
             self.pending.clear()
+            self.pending_lets.clear()
         self._lines(tab.leading.get(id(s)), depth)
         self._own[id(s)] = len(self.lines)
         return super().emit(depth, text)

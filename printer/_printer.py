@@ -70,6 +70,7 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
         self.in_module = False  # printing a Module: a var defined nowhere is its T.dynamic
         self.func_scope = -1  # the scope of the function being printed (its T.Let variables)
         self.pending: list[str] = []  # T.Let variables' T.dynamic lines, before the next line
+        self.pending_lets: dict[Any, str] = {}  # their variables -> names, until those lines are out
         self.let_names: dict[Any, tuple] = {}  # the variables declared so: (name, block)
 
     # -------------------------------------------------------------- names / scopes
@@ -129,6 +130,7 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
         if self.pending:  # ``x = T.dynamic(...)`` of a T.Let in this line, as TIRx prints it
             self.lines.extend([ind + d for d in self.pending])
             self.pending.clear()
+            self.pending_lets.clear()
         if self.problems:
             seen = list(dict.fromkeys(self.problems))
             self.problems.clear()

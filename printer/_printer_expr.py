@@ -56,6 +56,7 @@ class ExprMixin:
         defined_ever: set[Any]
         func_scope: int
         pending: list[str]
+        pending_lets: dict[Any, str]
         let_names: dict[Any, tuple[str, Any]]
 
         def _undefined(self, key: Any, hint: str, what: str) -> str: ...
@@ -249,7 +250,12 @@ class ExprMixin:
         # declared by an earlier T.Let whose declaration line is in a block still open
         name, block = self.let_names.get(v, (None, None))
         prev = self.names.get(v)
-        if name is None or prev != name or not any(block is b for b in self.scopes):
+        # declared for the line being printed, not written yet: the same declaration (an
+        # expression printed twice on the way to its line must not declare twice)
+        pending = self.pending_lets.get(v)
+        if pending is not None:
+            name = pending
+        elif name is None or prev != name or not any(block is b for b in self.scopes):
             scopes = self.scopes
             k = self.func_scope if 0 <= self.func_scope < len(scopes) else len(scopes) - 1
             name = self._fresh(v.name)
@@ -258,6 +264,7 @@ class ExprMixin:
             self.let_names[v] = (name, self.scopes[-1])
             hint = v.name if is_printable_name(v.name) else name
             self.pending.append(f"{name} = T.dynamic({quote(hint)}, dtype={quote(v.ty.name)})")
+            self.pending_lets[v] = name
         if v in self.defined_ever and prev is not None and prev != name:
             # the same var bound elsewhere too (not TIRx's IR): its other uses keep their name
             self.names[v] = name
