@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+from kernel_texts import ADD
 
 import tirx
 from tirx.runtime import bench as B
@@ -21,14 +22,6 @@ KERNEL = """\
 def inc(A: T.Tensor((64,), T.int32)):
     for i in range(64):
         A[i] = A[i] + 1
-"""
-
-ADD = """\
-@T.function
-def add(A: T.Tensor((1024,), T.float16), B: T.Tensor((1024,), T.float16)):
-    with T.device_entry(8, 1, 1, 128, 1, 1):
-        i: T.let[T.int32] = T.cuda.block_idx("x") * 128 + T.cuda.thread_idx("x")
-        B[i] = A[i] + T.float16(2)
 """
 
 

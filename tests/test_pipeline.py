@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kernel_texts import ADD
 
 import tirx
 from tirx import pipeline
@@ -13,14 +14,6 @@ from tirx.codegen.cuda import emit, generate
 from tirx.passes.lowering import prepare
 from tirx.script import tirx as T
 from tirx.tools.cli import main
-
-ADD = """\
-@T.function
-def add(A: T.Tensor((1024,), T.float16), B: T.Tensor((1024,), T.float16)):
-    with T.device_entry(8, 1, 1, 128, 1, 1):
-        i: T.let[T.int32] = T.cuda.block_idx("x") * 128 + T.cuda.thread_idx("x")
-        B[i] = A[i] + T.float16(2)
-"""
 
 LAY = T.TileLayout(T.S[(64, 64) : (64, 1)])
 

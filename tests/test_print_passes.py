@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from kernel_texts import ADD
 
 import tirx
 from tirx.passes import PassContext, PrintIR, Sequential, Simplify, build_pipeline, parse_pipeline
@@ -19,14 +20,6 @@ def f(A: T.Tensor((8,), T.int32), n: T.int32):
     x: T.let[T.int32] = n * 4 + 0
     y: T.let[T.int32] = n * 4 + 0
     A[0] = x + y
-"""
-
-ADD = """\
-@T.function
-def add(A: T.Tensor((1024,), T.float16), B: T.Tensor((1024,), T.float16)):
-    with T.device_entry(8, 1, 1, 128, 1, 1):
-        i: T.let[T.int32] = T.cuda.block_idx("x") * 128 + T.cuda.thread_idx("x")
-        B[i] = A[i] + T.float16(2)
 """
 
 
