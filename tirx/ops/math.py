@@ -201,16 +201,23 @@ _UNARY = {
 }  # fmt: skip
 
 
-def _abs_surface(x: Any, *, ty: Any = None, span: Any = None) -> Any:
-    """``T.abs(x)`` as TIRx builds it: ``T.fabs(x)`` for a float, ``T.Select(x >= 0, x, 0 - x)``
-    for a signed integer, ``x`` itself for an unsigned one, a constant folded; ``ty=`` (or a
-    type TIRx does not expand here, an integer vector) is the op call."""
+def _surface_arg(name: str, x: Any) -> PrimExpr:
+    """The argument of a surface that expands by its type: an expression (a script cell
+    unwrapped), or a Python number made one; anything else is a TypeError naming the op."""
     conv = getattr(x, "__tirx_expr__", None)
     x = conv() if conv is not None else x
     if not isinstance(x, PrimExpr):
         if type(x) not in (int, float, bool):
-            raise TypeError(f"T.abs: the argument must be an expression, got {type(x).__name__}")
+            raise TypeError(f"T.{name}: the argument must be an expression, got {type(x).__name__}")
         x = convert(x)
+    return x
+
+
+def _abs_surface(x: Any, *, ty: Any = None, span: Any = None) -> Any:
+    """``T.abs(x)`` as TIRx builds it: ``T.fabs(x)`` for a float, ``T.Select(x >= 0, x, 0 - x)``
+    for a signed integer, ``x`` itself for an unsigned one, a constant folded; ``ty=`` (or a
+    type TIRx does not expand here, an integer vector) is the op call."""
+    x = _surface_arg("abs", x)
     t = x.ty
     if ty is not None or not isinstance(t, PrimType):
         return get("abs")(x, ty=ty, span=span)
@@ -369,12 +376,7 @@ def _float_pred_surface(name: str) -> Any:
     ``ty=`` (or another type) is the op call."""
 
     def surface(x: Any, *, ty: Any = None, span: Any = None) -> Any:
-        conv = getattr(x, "__tirx_expr__", None)
-        x = conv() if conv is not None else x
-        if not isinstance(x, PrimExpr):
-            if type(x) not in (int, float, bool):
-                raise TypeError(f"T.{name}: the argument must be an expression, got {type(x).__name__}")
-            x = convert(x)
+        x = _surface_arg(name, x)
         t = x.ty
         if ty is not None or not (isinstance(t, PrimType) and t.lanes == 1 and t.base in _EXPANDS):
             return get(name)(x, ty=ty, span=span)
