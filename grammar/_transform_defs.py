@@ -12,7 +12,7 @@ from tirx.grammar._values import _LET, _desc, _Dynamic, _LetAnnot, _Ret
 from tirx.ir.expr import Var
 from tirx.ir.node import Attrs
 from tirx.ir.span import Span
-from tirx.ir.types import PrimType, VoidType, int32
+from tirx.ir.types import PrimType, int32
 
 _IMPORTS = {
     "__future__": {"annotations"},
@@ -147,9 +147,7 @@ class DefsMixin:
             self.emit(sp, self.b.param, name, tyv)
             return None
         ty = self.as_type(tyv, sp, "a parameter type (T.Tensor(...), a dtype or T.Ptr(...))")
-        if isinstance(ty, VoidType):
-            raise self.err(f"parameter '{name}' cannot have type T.void", sp)
-        self.emit(sp, self.b.param, name, ty)
+        self.emit(sp, self.b.param, name, ty)  # void: TIRx's ``Bias: T.NoneType()`` (takes None)
         return None
 
     def ret(self, c):

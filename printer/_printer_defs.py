@@ -94,7 +94,7 @@ class DefsMixin:
             elif p in header:
                 params.append(f"{name}: {name}")
             else:
-                params.append(f"{name}: {type_text(p.ty)}")
+                params.append(f"{name}: {_ret_text(p.ty)}")
         if params or f.ret_ty is not None:
             self.annotated = True
         header_problems = list(self.problems)
@@ -157,5 +157,6 @@ class DefsMixin:
 
 
 def _ret_text(t: Any) -> str:
-    """A return type: ``T.NoneType()`` for void, as TIRx prints it (``T.void`` elsewhere)."""
+    """A return or parameter type: ``T.NoneType()`` for void, as TIRx prints it (``T.void``
+    elsewhere); a void parameter is an optional tensor a ``@T.jit`` specialization set to None."""
     return "T.NoneType()" if isinstance(t, VoidType) else type_text(t)

@@ -7,6 +7,7 @@ import glob
 import os
 import re
 
+import numpy as np
 import pytest
 
 pytest.importorskip("cuda.bindings.nvrtc")
@@ -100,6 +101,39 @@ def test_module_kernels_and_device_helpers():
     with pytest.raises(TypeError, match="2 kernels"):
         mod(1, 2)
     assert mod["k_lerp"] is mod.k_lerp
+
+
+_MIXED = """
+@T.ir_module
+class Mixed:
+    @T.function
+    def host_fill(A: T.Tensor((16,), T.float32)):
+        for i in range(16):
+            A[i] = T.Cast("float32", i)
+
+    @T.function
+    def dev_scale(A: T.Tensor((16,), T.float32)):
+        with T.device_entry(1, 1, 1, 16, 1, 1):
+            t: T.let[T.int32] = T.cuda.thread_idx("x")
+            A[t] = A[t] * T.float32(0.5)
+"""
+
+
+def test_module_host_only_function_runs_on_the_cpu():
+    """TIRx compiles a module's host-only function with its kernels (host code); tirx compiles
+    the kernels and runs the host function on the CPU (the interpreter)."""
+    mod = tirx.compile(tirx.loads(_MIXED), target=ARCH, cache=False)
+    assert set(mod.kernels) == {"dev_scale", "host_fill"}
+    assert "host_fill" not in mod.source  # no CUDA for host code
+    a = np.full(16, -1, dtype=np.float32)
+    mod["host_fill"](a)
+    np.testing.assert_array_equal(a, np.arange(16, dtype=np.float32))
+    with pytest.raises(TypeError, match="2 kernels"):
+        mod(a)
+    # a device-only op in that host code is the verifier's located error
+    bad = _MIXED.replace('A[i] = T.Cast("float32", i)', 'A[i] = T.Cast("float32", T.cuda.thread_idx("x"))')
+    with pytest.raises(tirx.DiagnosticError, match=r"(?s)device-only op T.cuda.thread_idx.*<string>:7:"):
+        tirx.compile(tirx.loads(bad), target=ARCH, cache=False)
 
 
 def test_seed_source_is_readable():

@@ -23,6 +23,7 @@ from tirx.ir import (
     Min,
     PrimType,
     SeqStmt,
+    VoidType,
     post_order,
 )  # fmt: skip
 from tirx.script import tirx as T
@@ -246,11 +247,35 @@ def test_jit_specialize_and_cache():
 
 
 def test_jit_optional_tensor_specialized_to_none():
+    """As TIRx: the parameter stays, typed ``T.NoneType()``; the compiled function takes None there."""
     f = scale_add.specialize(N=256, Bias=None)
-    assert [p.name for p in f.params] == ["A", "B"]
+    assert [p.name for p in f.params] == ["A", "B", "Bias"]
+    assert isinstance(f.params[2].ty, VoidType)
+    assert "Bias: T.NoneType()" in tirx.dumps(f)
+    tirx.assert_structural_equal(tirx.loads(tirx.dumps(f)), f)
     assert len(all_nodes(f, BufferStore)) == 1
     g = scale_add.specialize(N=256)
     assert len(all_nodes(g, BufferStore)) == 2
+
+
+def test_jit_optional_tensor_none_at_run_time():
+    a = np.arange(256, dtype=np.float32)
+    bias = np.full(256, 0.5, dtype=np.float32)
+    for call in (
+        lambda b: scale_add(a, b, None, N=256),  # positional None
+        lambda b: scale_add(a, b, Bias=None, N=256),  # keyword None
+        lambda b: scale_add(a, b, N=256),  # the Python default (None)
+        lambda b: tirx.compile(scale_add.specialize(N=256, Bias=None), target="interp")(a, b, None),
+    ):
+        b = np.ones(256, dtype=np.float32)
+        call(b)
+        np.testing.assert_array_equal(b, a * 2 + 1)
+    b = np.ones(256, dtype=np.float32)
+    scale_add(a, b, bias, N=256)
+    np.testing.assert_array_equal(b, a * 2 + 1.5)
+    k = tirx.compile(scale_add.specialize(N=256, Bias=None), target="interp")
+    with pytest.raises(TypeError, match=r"parameter Bias is T\.NoneType\(\).*pass None, got ndarray"):
+        k(a, b, bias)
 
 
 def test_jit_errors():

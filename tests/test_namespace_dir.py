@@ -22,11 +22,28 @@ def test_namespaces_list_every_op_under_them():
 
 @pytest.mark.parametrize(
     ("wrong", "first"),
-    [("syncthreads", "cta_sync"), ("cta_synk", "cta_sync"), ("thread_id", "thread_idx")],
+    [
+        ("syncthreads", "cta_sync"),
+        ("__syncthreads", "cta_sync"),
+        ("cta_synk", "cta_sync"),
+        ("thread_id", "thread_idx"),
+        ("__shfl_xor_sync", "shfl_xor_sync"),
+    ],
 )
 def test_a_misspelt_member_suggests_the_closest(wrong, first):
     with pytest.raises(AttributeError, match=f"did you mean '{first}'"):
         getattr(T.cuda, wrong)
+
+
+def test_dir_of_T_lists_script_names_not_the_modules_helpers():
+    names = dir(T)
+    for want in ("function", "jit", "float32", "bfloat16", "cuda", "ptx", "exp", "Tensor", "device_entry"):
+        assert want in names, want
+    for helper in ("Callable", "annotations", "OpNamespace", "KernelAttributes"):
+        assert helper not in names, helper
+    assert not [n for n in names if n.startswith("_")]
+    for name in names:  # everything listed resolves
+        assert getattr(T, name) is not None, name
 
 
 def test_no_suggestion_when_nothing_is_close():

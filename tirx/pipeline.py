@@ -199,7 +199,29 @@ def _load(c: Compilation) -> None:
             for e, k, h, a, o, s2, r, fm in rest
         ),
     )
+    if c.source.host_only:  # a module's host-only functions (TIRx's host code) run on the CPU
+        from .runtime.host_function import HostOnlyFunction
+
+        _refuse_device_ops_in_host(c.func, c.source.host_only)
+        for name in c.source.host_only:
+            mod.kernels[name] = HostOnlyFunction(c.func, name)
     c.result = next(iter(mod.kernels.values())) if isinstance(c.func, Function) else mod
+
+
+def _refuse_device_ops_in_host(module: Any, names: tuple) -> None:
+    """A device-only op (``T.cuda.*``, ``T.ptx.*``) in a host-only function is the verifier's
+    located error, as for any host code the cuda target builds."""
+    from .ir.verify import raise_errors, verify_well_formed
+
+    found = [
+        x
+        for f in module.functions
+        if f.name in names
+        for x in verify_well_formed(f)
+        if x.check == "device_only"
+    ]
+    if found:
+        raise_errors(found, header="the cuda target cannot compile this host code")
 
 
 def _interp(c: Compilation) -> None:

@@ -40,16 +40,19 @@ _LAST_TIMES: dict[str, float] = {}
 
 def compile(f: Any, target: Any = "cuda", **options: Any) -> Any:
     """``tirx.compile`` (the facade's overloads say what each target and input give)."""
+    from .runtime.none_params import strip_none_params, wrap_none_params
+
     t = parse_target(target)
+    f, full = strip_none_params(f)  # TIRx's ``Bias: T.NoneType()`` parameters take None, on the host
     if t.kind == "interp":
         from .pipeline import run_interp
 
-        return run_interp(f, options)
+        return wrap_none_params(run_interp(f, options), full)
     from .runtime import interpret
 
     if interpret.enabled():  # TIRX_INTERPRET=1: run "cuda" kernels on the interpreter
-        return interpret.interpret(f, str(t), options)
-    return compile_cuda(f, t, **options)
+        return wrap_none_params(interpret.interpret(f, str(t), options), full)
+    return wrap_none_params(compile_cuda(f, t, **options), full)
 
 
 def _lower(f: Any, vectorize: bool, restrict: bool, wrap_int: bool) -> tuple:

@@ -225,6 +225,7 @@ class CudaSource:
     kernels: list  # list[KernelInfo]
     line_spans: dict  # 1-based line -> span
     features: frozenset = frozenset()
+    host_only: tuple = ()  # a module's public functions with no device entry (run on the CPU)
 
     def __str__(self) -> str:
         return self.text
@@ -944,6 +945,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         kernels: list[tuple[Function, list, DeviceEntry, int, str]] = []
         self._knames = set()  # C names of further kernels of a function (f_kernel_1)
         helpers: list[Function] = []
+        host_only: list[str] = []
         called: set = set()
         self._guards = {}
         self._views: dict = {}
@@ -983,9 +985,11 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
                         where = " outside a device entry" if r.kind == "launch_thread" else ""
                         tag = f"({r.args[0].value!r}, ...)" if r.kind == "launch_thread" else ""
                         raise _error(f"T.{r.kind}{tag}{where} is not supported by the CUDA backend", r)
-                what = "function" if single else "module function"
+                if not single:  # a module's host-only function (TIRx's host code): the CPU runs it
+                    host_only.append(f.name)
+                    continue
                 raise _error(
-                    f"{what} {f.name} has no device entry: host-only functions cannot be compiled for the "
+                    f"function {f.name} has no device entry: host-only functions cannot be compiled for the "
                     f"cuda target (add `T.device_entry(...)`, or use target='interp')",
                     f,
                 )
@@ -1010,7 +1014,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         shift = len(prelude)
         text = "\n".join(prelude + self.lines).rstrip() + "\n"
         spans = {k + shift: v for k, v in self.line_spans.items()}
-        return CudaSource(text, infos, spans, frozenset(self.features))
+        return CudaSource(text, infos, spans, frozenset(self.features), tuple(host_only))
 
 
 _C_SLOT = re.compile(r"\{\{|\}\}|\{(\d+|ty)(?::(\w))?\}")

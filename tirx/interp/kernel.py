@@ -410,24 +410,24 @@ class ModuleKernel:
         self.module = mod
         self.requested_target: str | None = None
         self.prog = Program(mod, **options)
-        self._kernels: dict[str, Kernel] = {}
+        self.kernels: dict[str, Any] = {}  # as CompiledModule.kernels: each function's kernel
         for fn in mod.functions:
-            self._kernels[fn.name] = Kernel(self.prog, fn.name)
+            self.kernels[fn.name] = Kernel(self.prog, fn.name)
 
     def __repr__(self) -> str:
         via = f", requested {self.requested_target!r} (TIRX_INTERPRET=1)" if self.requested_target else ""
-        return f"<tirx.interp.ModuleKernel {', '.join(self._kernels)} for interp{via}>"
+        return f"<tirx.interp.ModuleKernel {', '.join(self.kernels)} for interp{via}>"
 
     def __getitem__(self, name: str) -> Kernel:
         try:
-            return self._kernels[name]
+            return self.kernels[name]
         except KeyError:
             raise KeyError(f"module has no function {name!r}") from None
 
     def __getattr__(self, name: str) -> Kernel:
-        if name.startswith("_"):
+        if name.startswith("_") or name == "kernels":
             raise AttributeError(name)
-        k = self.__dict__.get("_kernels", {}).get(name)
+        k = self.__dict__.get("kernels", {}).get(name)
         if k is None:
             raise AttributeError(f"module has no function {name!r}")
         return k
@@ -437,7 +437,7 @@ class ModuleKernel:
         if len(public) != 1:
             names = ", ".join(f.name for f in public)
             raise TypeError(f"the module has {len(public)} public functions ({names}); call one by name")
-        return self._kernels[public[0].name](*args, **kwargs)
+        return self.kernels[public[0].name](*args, **kwargs)
 
     @property
     def source(self) -> str:

@@ -1,6 +1,6 @@
 """A function whose host code launches several kernels (``HostFunction``), and its prepared
 form (``PreparedSequence``); ``CompiledModule`` (``kernel.py``) makes one for each function
-with more than one device entry. Split out of kernel.py by what it holds (issue #30).
+with more than one device entry. ``HostOnlyFunction``: a module function with no device entry. Split out of kernel.py by what it holds (issue #30).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .kernel import CompiledModule
 
-__all__ = ["HostFunction", "PreparedSequence"]
+__all__ = ["HostFunction", "HostOnlyFunction", "PreparedSequence"]
 
 
 class HostFunction:
@@ -83,3 +83,38 @@ class PreparedSequence:
         for p in self._launches:
             ret = p(stream)
         return ret
+
+
+class HostOnlyFunction:
+    """A public module function with no device entry, compiled with the module's kernels for
+    the cuda target (TIRx compiles such a function as host code). It is host code, so it runs
+    on the CPU: in tirx's interpreter (compiled at the first call), on host arrays; a torch
+    tensor in GPU memory is copied to the host and back (``tirx.interp``'s rule)."""
+
+    target = "interp"
+
+    def __init__(self, module_ir: Any, name: str):
+        self.module_ir = module_ir
+        self.name = name
+        self.func = next(f for f in module_ir.functions if f.name == name)
+        self._kernel: Any = None
+
+    def kernel(self) -> Any:
+        """The interpreter's kernel of this function (built once)."""
+        if self._kernel is None:
+            from ..interp.kernel import build
+
+            self._kernel = build(self.module_ir, {})[self.name]
+        return self._kernel
+
+    def __repr__(self) -> str:
+        ps = ", ".join(p.name for p in self.func.params)
+        return f"<tirx.HostOnlyFunction {self.name}({ps}) on the CPU>"
+
+    def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> Any:
+        if stream is not None and any(p.name == "stream" for p in self.func.params):
+            kwargs["stream"] = stream
+        return self.kernel()(*args, **kwargs)
+
+    def prepare(self, *args: Any, **kwargs: Any) -> Any:
+        return self.kernel().prepare(*args, **kwargs)

@@ -49,6 +49,6 @@ def interpret(f: Any, requested: str, options: dict) -> Any:
     if not hasattr(f, "name") and hasattr(f, "__tirx_ir__"):
         f = f.__tirx_ir__()
     k = interp.compile(f, **{n: v for n, v in options.items() if n not in _CUDA_ONLY})
-    for kern in [k, *getattr(k, "_kernels", {}).values()]:
+    for kern in [k, *getattr(k, "kernels", {}).values()]:
         kern.requested_target = requested
     return k

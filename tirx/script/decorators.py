@@ -447,21 +447,28 @@ class JitFunction:
 
     def split_call(self, args: tuple, kwargs: dict) -> tuple[dict, dict, list, dict]:
         """A call's arguments split as ``__call__`` uses them: ``(constexpr values, optional
-        tensors dropped by a None, the other positional arguments, the other keywords)``
-        (``@T.autotune`` splits a call the same way)."""
+        tensors set to None, the other positional arguments, the other keywords)``
+        (``@T.autotune`` splits a call the same way). A None stays in the arguments: the
+        specialization keeps that parameter, typed ``T.NoneType()``, as TIRx does."""
         _src, consts, others = self._signature()
         kwargs = dict(kwargs)
         const = {k: kwargs.pop(k) for k in list(kwargs) if k in consts}
         dropped = {k: None for k, v in kwargs.items() if v is None}
-        for k in dropped:
-            del kwargs[k]
-        kept = []
-        for i, a in enumerate(args):  # a positional None drops that optional tensor too
+        for i, a in enumerate(args):  # a positional None sets that optional tensor to None too
             if a is None and i < len(others):
                 dropped[others[i]] = None
-            else:
-                kept.append(a)
-        return const, dropped, kept, kwargs
+        for k in others[len(args) :]:  # ``Bias: T.Tensor(...) | None = None`` left out: its default
+            if k not in kwargs and k in self._none_defaults():
+                dropped[k] = kwargs[k] = None
+        return const, dropped, list(args), kwargs
+
+    def _none_defaults(self) -> frozenset:
+        """The ordinary parameters whose Python default is None (optional tensors)."""
+        nd = self.__dict__.get("_nd")
+        if nd is None:
+            ps = inspect.signature(self.func).parameters.values()
+            nd = self._nd = frozenset(p.name for p in ps if p.default is None)
+        return nd
 
     def specialize(self, **values: Any) -> Function:
         """A Function with the given ``T.constexpr`` values (and optional tensors set to None)."""

@@ -46,7 +46,7 @@ from ..ir import (
     Var,
     deep,
 )  # fmt: skip
-from ..ir.types import as_type
+from ..ir.types import VoidType, as_type
 from .parser_expr import ExprMixin
 from .parser_stmt import StmtMixin
 
@@ -645,7 +645,13 @@ def build_function(
                 pname = arg.arg
                 if pname in skip_kwonly:
                     continue
-                if pname in drop:
+                if pname in drop:  # an optional tensor set to None: TIRx keeps it, typed T.NoneType()
+                    sp = p.span(arg)
+                    b.spans.append(sp)
+                    try:
+                        b.param(pname, VoidType())
+                    finally:
+                        b.spans.pop()
                     p.define(pname, drop[pname])
                     continue
                 if pname in early:  # made when an earlier annotation named it

@@ -709,7 +709,7 @@ class OpNamespace:
             self.__dict__.update(extra)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
+        if name.startswith("__") and name.endswith("__"):  # Python's protocol names (__wrapped__, ...)
             raise AttributeError(name)
         v = _resolve(f"{self._prefix}.{name}")
         if v is None:
@@ -824,8 +824,14 @@ globals()["Any"] = _ir_names.AnyType
 __all__.append("Any")
 
 
+def __dir__() -> list[str]:
+    """The script names (``__all__``, the dtypes, the ops and op namespaces): what an editor should
+    complete after ``T.``, without this module's imports and helpers."""
+    return sorted({*__all__, *_DTYPE_NAMES, *(n.split(".", 1)[0] for n in _op.script_names())})
+
+
 def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
+    if name.startswith("__") and name.endswith("__"):  # Python's protocol names: not ours
         raise AttributeError(name)
     v = None
     why = ""

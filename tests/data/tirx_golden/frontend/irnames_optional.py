@@ -1,5 +1,5 @@
 # T.Optional(T.Tensor(...)) in a @T.jit signature, the parameter given (not None): the same
-# parameter as a plain T.Tensor in both (specialized to None they differ: docs/tirx_compat.md).
+# parameter as a plain T.Tensor in both (specialized to None: jit_optional_none).
 from __future__ import annotations
 
 from tirx.script import tirx as T
