@@ -274,8 +274,17 @@ def test_jit_optional_tensor_none_at_run_time():
     scale_add(a, b, bias, N=256)
     np.testing.assert_array_equal(b, a * 2 + 1.5)
     k = tirx.compile(scale_add.specialize(N=256, Bias=None), target="interp")
-    with pytest.raises(TypeError, match=r"parameter Bias is T\.NoneType\(\).*pass None, got ndarray"):
+    b = np.ones(256, dtype=np.float32)
+    k(a, b)  # the None parameter left out: the kernel's own arguments
+    np.testing.assert_array_equal(b, a * 2 + 1)
+    with pytest.raises(
+        TypeError, match=r"parameter Bias is T\.NoneType\(\).*pass None or leave it out, got ndarray"
+    ):
         k(a, b, bias)
+    with pytest.raises(TypeError, match=r"parameter Bias is T\.NoneType\(\)"):
+        k(a, b, Bias=bias)
+    with pytest.raises(TypeError, match=r"takes 3 argument"):
+        k(a)
 
 
 def test_jit_errors():

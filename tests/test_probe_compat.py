@@ -203,7 +203,7 @@ def test_operands_of_different_dtypes_match_as_in_tirx():
 
 
 def test_mixed_dtypes_floordiv_of_a_float_still_refused():
-    with pytest.raises(Exception, match="integers"):
+    with pytest.raises(Exception, match="must be an integer, got dtype float32"):
 
         @T.function
         def k(A: T.Tensor((4,), "int32"), F: T.Tensor((4,), "float32")):
@@ -287,3 +287,60 @@ def test_if_and_while_take_any_scalar_as_tirx_does():
     assert a.tolist() == [1, 2, 0, 4] and u.tolist() == [5, 0, 0, 0]
     src = generate(k).text
     assert "if (U[0]) {" in src and "if (F[0]) {" in src and "while (U[2]) {" in src
+
+
+# ------------------------------------------------------------------ the second probe round
+def test_warp_reductions_take_a_width():
+    """``T.cuda.warp_max(x, width=16)`` / ``warp_sum(x, 8)``: TIRx's signature (value, width=32)."""
+
+    @T.function
+    def k(A: T.Tensor((32,), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.cuda.thread_idx("x")
+        A[t] = T.cuda.warp_max(A[t], width=16)
+        A[t] = T.cuda.warp_sum(A[t], 8)
+        A[t] = T.cuda.warp_min(A[t])
+
+    _has(
+        k,
+        'A[t] = T.cuda.warp_reduce(A[t], "max", 16)',
+        'A[t] = T.cuda.warp_reduce(A[t], "sum", 8)',
+        'A[t] = T.cuda.warp_reduce(A[t], "min", 32)',
+    )
+
+
+def test_a_constexpr_if_is_straight_line_code_for_rebinding():
+    """TIRx decides ``if T.constexpr(...)`` while parsing: a name re-assigned in its branch is a
+    straight-line re-binding (``v_1``), not a mutable local."""
+
+    @T.function
+    def k(A: T.Tensor((64,), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        t = T.cuda.thread_idx("x")
+        v = A[t]
+        if T.constexpr(True):
+            v = v + T.float32(1)
+        A[t] = v
+
+    _has(k, "v: T.let[T.float32] = A[t]", "v_1: T.let[T.float32] = v + T.float32(1.0)", "A[t] = v_1")
+
+
+def _times_one(x):
+    return x * T.float32(1)
+
+
+def _two_plus_three():
+    return T.int32(2) + T.int32(3)
+
+
+def test_python_operators_fold_as_tirx_operators_do():
+    """A plain Python helper's arithmetic on IR values folds as TIRx's operators fold."""
+
+    @T.function
+    def k(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        t = T.cuda.thread_idx("x")
+        A[t] = _times_one(A[t])
+        B[t] = _two_plus_three() * t
+
+    _has(k, "A[t] = A[t]", "B[t] = 5 * t")

@@ -95,15 +95,21 @@ def _interp_outputs(f: Any) -> bytes:
     return b"".join(a.tobytes() for a in args if isinstance(a, np.ndarray))
 
 
-def snapshot() -> dict[str, str]:
-    """Item name → digest of what tirx makes of it (or of the error it raises)."""
+def snapshot(dump: str | None = None) -> dict[str, str]:
+    """Item name → digest of what tirx makes of it (or of the error it raises); with ``dump``, a
+    folder, each generated CUDA text is also written there (``diff -r`` two dumps to see a change)."""
     import tirx
     from tirx.codegen.cuda import generate
 
     out: dict[str, str] = {}
     for name, make in _kernels():
         try:
-            out[name] = _digest(generate(make()).text)
+            text = generate(make()).text.replace(ROOT, "<root>")  # the same digest from any checkout
+            out[name] = _digest(text)
+            if dump:
+                os.makedirs(dump, exist_ok=True)
+                with open(os.path.join(dump, name.replace("/", "_").replace(":", "_") + ".cu"), "w") as fh:
+                    fh.write(text)
         except Exception as e:  # an item that fails is recorded as its error
             out[name] = "error:" + _digest(f"{type(e).__name__}: {e}")
         if name.startswith("cuda:examples/kernels/"):
@@ -125,8 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", help="where to write the snapshot (JSON)")
     ap.add_argument("--diff", metavar="OLD", help="compare with an earlier snapshot")
+    ap.add_argument("--dump", metavar="DIR", help="also write each generated CUDA text into DIR")
     a = ap.parse_args(argv)
-    snap = snapshot()
+    snap = snapshot(a.dump)
     with open(a.out, "w") as fh:
         json.dump(snap, fh, indent=1, sort_keys=True)
     if not a.diff:

@@ -752,6 +752,8 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         dyn = f.dyn_vars()
         for p in f.params:
             b = bufs.get(p)
+            if isinstance(p.ty, VoidType):  # ``Bias: T.NoneType()``: None on the host, nothing to pass
+                continue
             if b is not None:
                 c = self.define(p, b.name)
                 params.append(

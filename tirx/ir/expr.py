@@ -131,8 +131,8 @@ class PrimExpr(Node):
     def __rmod__(self, o):
         return _pyop(FloorMod, o, self)
 
-    def __neg__(self):
-        return binop(Sub, const(0, self.ty), self)
+    def __neg__(self):  # as TIRx's (tirx.ir.fold.neg): ``x * T.<dtype>(-1)``, folded
+        return _literal_rules().neg(self)
 
     def __and__(self, o):
         return _pyop(BitAnd, self, o)
@@ -782,13 +782,11 @@ def binop(cls, a: Any, b: Any, span: Any = None) -> PrimExpr:
 
 
 def _pyop(cls: Any, a: Any, b: Any) -> PrimExpr:
-    """A Python operator on an expression: ``binop``; with a Python number folded as TIRx
-    folds it (``tirx.ir.fold``), as the frontend folds every operator it builds."""
-    ta, tb = type(a), type(b)
-    if ta is int or ta is float or ta is bool or tb is int or tb is float or tb is bool:
-        R = _literal_rules()
-        return R.fold(R.combine(cls, a, b))
-    return binop(cls, a, b)
+    """A Python operator on an expression, as TIRx's: the operands combined (a Python number
+    typed, two dtypes matched: ``tirx.ir.fold.combine``) and the node folded (``x * 1`` is
+    ``x``, ``T.int32(2) + 3`` is ``5``), as the frontend folds every operator it builds."""
+    R = _literal_rules()
+    return R.fold(R.combine(cls, a, b))
 
 
 def _equality(cls: Any, a: PrimExpr, o: object) -> Any:

@@ -57,8 +57,15 @@ with a Python operand through ``combine``; the rules, learned by experiment with
   ``truncdiv`` / ``floordiv`` say which division is meant (``check_true_div``);
 * then the node, which the Python frontend and the Python operators fold (``fold``).
 
-Two IR values of different dtypes stay an error (``binop``); ``T.if_then_else`` converts each
-literal on its own (its op declares ``own_literals``; ``select_arms``). This module imports
+**Two IR values** combine the same way (``combine`` with no number: dtypes matched, ``//``,
+``%`` and the bitwise operators checked), in a kernel and through the Python operators, and the
+node folds (a plain helper's ``x * T.float32(1)`` is ``x``, ``T.int32(2) + T.int32(3)`` is
+``5``, ``==`` of two constants a ``bool`` constant): every case of a grid of dtypes, operators
+and operand kinds against TIRx is in ``tests/data/tirx_golden/operators.json``
+(``tools/tirx_oracle/golden_operators.py``). ``-x`` is ``x * T.<dtype>(-1)``, folded (``neg``).
+Only the node constructors and ``binop`` keep one dtype (a ``TypeError`` naming both);
+``T.if_then_else`` converts each literal on its own (its op declares ``own_literals``;
+``select_arms``). This module imports
 only ``tirx.ir``; ``tirx.ir.expr`` reaches ``combine`` through the module it registers.
 """
 
@@ -101,6 +108,7 @@ __all__ = [
     "is_number",
     "literal",
     "match",
+    "neg",
     "select_arms",
     "would_fold",
 ]
@@ -499,9 +507,10 @@ _MINIFLOATS = ("float8", "float6", "float4")
 
 
 def is_number(x: Any) -> bool:
-    """A Python ``bool``, ``int`` or ``float`` (not a numpy scalar)."""
+    """A Python ``bool``, ``int`` (or an ``int`` subclass such as an ``IntEnum`` member:
+    ``T.CallEffectKind.Pure``) or ``float`` (not a numpy scalar)."""
     t = type(x)
-    return t is int or t is float or t is bool
+    return t is int or t is float or t is bool or isinstance(x, int)
 
 
 def literal(x: Any, span: Any = None) -> PrimExpr:
@@ -510,6 +519,8 @@ def literal(x: Any, span: Any = None) -> PrimExpr:
     t = type(x)
     if t is bool:
         return IntImm(int(x), bool_, span=span)
+    if t is not int and isinstance(x, int):  # an IntEnum member: its value
+        x, t = int(x), int
     if t is int:
         if -(1 << 31) <= x < 1 << 31:
             return IntImm(x, int32, span=span)
@@ -633,6 +644,10 @@ def combine(cls: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:
     """The node ``cls(a, b)`` TIRx builds when ``a`` or ``b`` is a Python number (not folded:
     the Python frontend and the Python operators fold it, the text loader does not)."""
     na, nb = is_number(a), is_number(b)
+    if na and type(a) not in (int, float, bool):  # an IntEnum member: its value
+        a = int(a)
+    if nb and type(b) not in (int, float, bool):
+        b = int(b)
     if not na:
         a = convert(a)
     if not nb:
@@ -644,7 +659,7 @@ def combine(cls: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:
             a, b = literal(a, span), literal(b, span)
         elif na:
             a = _bitwise_literal(a, b, name, span)
-        else:
+        elif nb:
             b = _bitwise_literal(b, a, name, span)
         _check_ints(name, a, b, given, cls not in _SHIFTS)
     else:
@@ -656,6 +671,17 @@ def combine(cls: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:
             _check_ints(name, a, b, given, False)
     a, b = match(a, b, span)
     return cls(a, b, span=span)
+
+
+def neg(a: PrimExpr, span: Any = None) -> PrimExpr:
+    """``-a`` as TIRx builds it, in a kernel and through the Python operator alike:
+    ``a * T.<dtype>(-1)`` folded (``-T.int8(3)`` is ``T.int8(-3)``, ``-T.float32(2)`` is
+    ``T.float32(-2.0)``, but a float16 constant stays ``T.float16(2.0) * T.float16(-1.0)``);
+    an unsigned or bool value, which TIRx refuses to negate, is ``0 - a``."""
+    t = a.ty
+    if isinstance(t, PrimType) and (t.kind == "int" or t.is_float):
+        return fold(_e.binop(_e.Mul, a, convert(-1, a), span=span))
+    return fold(_e.binop(_e.Sub, convert(0, a), a, span=span))
 
 
 def _signed_int(x: Any) -> bool:

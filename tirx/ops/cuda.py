@@ -556,15 +556,15 @@ declare(
 def _warp_alias(how: str) -> Any:
     op = get("cuda.warp_reduce")
 
-    def build(value: Any, span: Any = None) -> Any:
-        return op(value, how, IntImm(32, int32), span=span)
+    def build(value: Any, width: Any = 32, *, span: Any = None) -> Any:
+        return op(value, how, IntImm(width, int32) if type(width) is int else width, span=span)
 
     return build
 
 
-for _k in ("sum", "max", "min"):  # TIRx builds (and prints) these as warp_reduce(x, "<op>", 32)
+for _k in ("sum", "max", "min"):  # TIRx builds (and prints) these as warp_reduce(x, "<op>", width)
     alias(f"cuda.warp_{_k}", "cuda.warp_reduce", _warp_alias(_k),
-          f"{_k} over the 32 lanes of a warp (every lane gets it)")  # fmt: skip
+          f"{_k} over groups of `width` lanes of a warp (default 32; every lane gets its group's)")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- block reductions

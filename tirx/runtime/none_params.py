@@ -57,29 +57,49 @@ def wrap_none_params(result: Any, full: dict[str, Function]) -> Any:
 
 
 class TakesNone:
-    """A compiled function whose signature keeps TIRx's ``T.NoneType()`` parameters: they take
-    ``None`` and are not passed to the kernel. Everything else is the wrapped kernel's."""
+    """A compiled function whose signature keeps TIRx's ``T.NoneType()`` parameters. Such a
+    parameter can only be ``None``: a call passes ``None`` there (TIRx's calling convention:
+    the whole signature) or leaves it out (the arguments of the kernel, which has no such
+    parameter); any other value is a ``TypeError`` naming it. Everything else is the wrapped
+    kernel's (``source``, ``func``, ``prepare``, ...)."""
 
     def __init__(self, kernel: Any, func: Function):
         self.kernel = kernel
         self.full_func = func
         self._none = _none_positions(func)
+        self._n = len(func.params)
         self._stream_param = any(p.name == "stream" for p in func.params)
 
-    def _split(self, args: tuple, kwargs: dict) -> tuple[list, dict]:
-        kw = dict(kwargs)
+    def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The kernel's arguments and the call's ``stream=``."""
         extra = {}
-        if not self._stream_param and "stream" in kw:
-            extra["stream"] = kw.pop("stream")
-        vals = self.full_func.bind_args(args, kw)
+        if kwargs and not self._stream_param and "stream" in kwargs:
+            kwargs = dict(kwargs)
+            extra["stream"] = kwargs.pop("stream")
+        f = self.full_func
+        if not kwargs:
+            if len(args) == self._n - len(self._none):
+                return args, extra  # the None parameters left out: the kernel's own arguments
+            vals = list(args) if len(args) == self._n else f.bind_args(args, {})  # (a count error)
+        elif len(args) + len(kwargs) == self._n or any(f.params[i].name in kwargs for i in self._none):
+            vals = f.bind_args(args, kwargs)
+        else:  # the None parameters left out, the others positional then by name
+            names = [p.name for i, p in enumerate(f.params) if i not in self._none]
+            if len(args) > len(names):
+                vals = f.bind_args(args, kwargs)  # (a count error)
+            else:
+                pos = dict(zip(names, args))
+                twice = sorted(set(pos) & set(kwargs))
+                if twice:
+                    raise TypeError(f"{f.name}() got multiple values for parameter {twice[0]!r}")
+                vals = f.bind_args((), {**{f.params[i].name: None for i in self._none}, **pos, **kwargs})
         for i in self._none:
             if vals[i] is not None:
-                p = self.full_func.params[i]
                 raise TypeError(
-                    f"{self.full_func.name}(): parameter {p.name} is T.NoneType() (an optional tensor this "
-                    f"specialization set to None): pass None, got {type(vals[i]).__name__}"
+                    f"{f.name}(): parameter {f.params[i].name} is T.NoneType() (an optional tensor this "
+                    f"specialization set to None): pass None or leave it out, got {type(vals[i]).__name__}"
                 )
-        return [v for i, v in enumerate(vals) if i not in self._none], extra
+        return tuple(v for i, v in enumerate(vals) if i not in self._none), extra
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         rest, extra = self._split(args, kwargs)

@@ -76,7 +76,6 @@ from .parser_values import (  # noqa: F401
     lazy_select,
     let,
     lit,
-    neg,
     take_name,
 )
 
@@ -361,6 +360,9 @@ def mutable_names(body: list) -> frozenset:
                     names(tg, path)
             elif t is ast.AugAssign:
                 names(st.target, path)
+            elif t is ast.If and _is_constexpr_test(st.test):
+                walk(st.body, path)  # decided while parsing: its branch is straight-line code (TIRx)
+                walk(st.orelse, path)
             elif t in (ast.For, ast.While, ast.If, ast.With):
                 walk(st.body, (*path, next(counter)))
                 if t is not ast.With and st.orelse:
@@ -378,6 +380,16 @@ def mutable_names(body: list) -> frozenset:
                 break
             seen.add(q)
     return frozenset(out)
+
+
+def _is_constexpr_test(test: Any) -> bool:
+    """``if T.constexpr(...):`` (any spelling ending in ``constexpr``)."""
+    if type(test) is not ast.Call:
+        return False
+    f = test.func
+    return (type(f) is ast.Attribute and f.attr == "constexpr") or (
+        type(f) is ast.Name and f.id == "constexpr"
+    )
 
 
 # ------------------------------------------------------------------ helpers

@@ -27,6 +27,7 @@ from ..ir import (
     convert,
 )
 from ..ir.expr import Or
+from ..ir.fold import neg
 from .parser_values import (
     _BIN,
     _BOOL,
@@ -46,7 +47,6 @@ from .parser_values import (
     bool_chain,
     fold_new,
     lazy_select,
-    neg,
 )
 
 if TYPE_CHECKING:

@@ -24,15 +24,13 @@ from ..ir import (
     IntImm,
     PrimExpr,
     PrimType,
-    Sub,
     Type,
     Var,
-    binop,
     convert,
 )
 from ..ir import op as _op
-from ..ir.expr import Cast, FloatImm, Mul, Or
-from ..ir.fold import check_true_div, fold, fold_cast
+from ..ir.expr import Cast, Or
+from ..ir.fold import check_true_div, combine, fold, fold_cast
 from ..ir.operators import OPERATORS
 
 _MISSING = object()
@@ -288,64 +286,6 @@ def lit(x: Any, like: Any, span: Any) -> Any:
     return x
 
 
-def _match_rank(t: PrimType) -> tuple[int, int] | None:
-    """Where TIRx's operand matching puts a dtype: (class, bits); a class beats a lower one
-    (0 int/uint/bool, 1 other minifloats, 2 bfloat, 3 float); None for what it never casts."""
-    k = t.kind
-    if k == "bool":
-        return (0, 1)
-    if k in ("int", "uint"):
-        return (0, t.bits)
-    return {"float8": 1, "float6": 1, "float4": 1, "bfloat": 2, "float": 3}.get(k, -1), t.bits
-
-
-def match_dtypes(a: Any, b: Any, span: Any = None) -> tuple[Any, Any]:
-    """TIRx's matching of two operands of different dtypes (its ``BinaryOpMatchTypes``): a
-    non-float beside a float becomes that float, then a bfloat16 wins, two floats or two
-    integers take the wider one, and at one width an unsigned integer beats a signed one
-    (``bool`` is a 1-bit unsigned); the cast of a constant folds. Vectors match only with
-    the same lanes; anything else is left as it is (``binop`` refuses it)."""
-    if not (isinstance(a, PrimExpr) and isinstance(b, PrimExpr)):
-        return a, b
-    ta, tb = a.ty, b.ty
-    if ta == tb or type(ta) is not PrimType or type(tb) is not PrimType or ta.lanes != tb.lanes:
-        return a, b
-    ra, rb = _match_rank(ta), _match_rank(tb)
-    if ra is None or rb is None or ra[0] < 0 or rb[0] < 0:
-        return a, b
-    if ra[0] != rb[0]:
-        to_b = ra[0] < rb[0]
-    elif ra[0] in (0, 3, 2):
-        if ra[1] != rb[1]:
-            to_b = ra[1] < rb[1]
-        elif ra[0] == 0:
-            to_b = ta.kind != "uint"  # same width: the unsigned one wins (bool has its own)
-        else:
-            return a, b
-    else:
-        return a, b
-    if to_b:
-        return fold_cast(Cast(tb, a, span=span)), b
-    return a, fold_cast(Cast(ta, b, span=span))
-
-
-def promoting_binop(opcls: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:
-    """``binop`` after TIRx's operand matching (``match_dtypes``). TIRx checks the operands of
-    ``//`` and ``%`` (integers) and of the shifts (integers, not bool) before matching them."""
-    if isinstance(a, PrimExpr) and isinstance(b, PrimExpr) and a.ty != b.ty:
-        from ..ir import FloorDiv, FloorMod, Shl, Shr
-
-        for x in (a, b):
-            t = x.ty
-            if type(t) is PrimType and (
-                (opcls in (FloorDiv, FloorMod) and t.kind not in ("int", "uint"))
-                or (opcls in (Shl, Shr) and t.kind == "bool")
-            ):
-                raise TypeError(f"{opcls.__name__}: operands must be integers, got dtype {t}")
-    a, b = match_dtypes(a, b, span)
-    return binop(opcls, a, b, span=span)
-
-
 def apply_binop(opcls: Any, pyop: Any, a: Any, b: Any, span: Any = None) -> Any:
     if getattr(a, "__layout_operand__", False) or getattr(b, "__layout_operand__", False):
         # building a layout (tirx/script/layout.py): ``n @ axis``, ``T.S[...] + n``
@@ -363,7 +303,7 @@ def apply_binop(opcls: Any, pyop: Any, a: Any, b: Any, span: Any = None) -> Any:
             check_true_div(a, b)  # TIRx's '/' refuses two integers (tirx/ir/fold.py)
         # a Python number combines as in TIRx (tirx/ir/fold.py); TIRx folds as it builds; two
         # expressions of different dtypes match as TIRx matches them
-        return fold(promoting_binop(opcls, a, b, span=span))
+        return fold(combine(opcls, a, b, span))
     return pyop(a, b)
 
 
@@ -414,20 +354,6 @@ def _helper_name(func: Any) -> str | None:
             if f is not None:
                 _HELPERS[id(f)] = n
     return _HELPERS.get(id(func))
-
-
-def neg(a: PrimExpr, span: Any = None) -> PrimExpr:
-    """``-a`` as TIRx builds it: a negated constant, else ``a * -1`` (``0 - a`` for unsigned)."""
-    t = a.ty
-    if type(a) is IntImm and type(t) is PrimType and t.kind == "int":
-        lo, hi = -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
-        if lo <= -a.value <= hi:
-            return IntImm(-a.value, t, span=span)
-    elif type(a) is FloatImm:
-        return FloatImm(-a.value, a.ty, span=span)
-    if isinstance(t, PrimType) and (t.kind == "int" or t.is_float):
-        return fold(binop(Mul, a, convert(-1, a), span=span))
-    return fold(binop(Sub, convert(0, a), a, span=span))
 
 
 def lazy_select(c: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:

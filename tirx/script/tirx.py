@@ -35,6 +35,7 @@ from ..ir import Sub as _Sub
 from ..ir import TensorType as _TensorType
 from ..ir import Var as _Var
 from ..ir import op as _op
+from ..ir.fold import combine as _combine
 from ..ir.node import Attrs as _Attrs
 from ..ir.types import DTYPE_NAMES as _DTYPE_NAMES
 from ..ir.types import PointerType as _PointerType
@@ -44,7 +45,6 @@ from ..ir.types import parse_dtype as _parse_dtype
 from ..ir.types import tensormap_ptr as _tensormap_ptr
 from ..ir.types import void
 from . import parser as _p
-from . import parser_values as _pv
 from .decorators import autotune, function, inline, ir_module, jit, macro
 from .intrin import call_intrin, llvm_lookup_intrinsic_id, tensor_data_ptr
 from .parser import _FOLDING_HELPERS
@@ -72,7 +72,7 @@ __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve t
 
 _const, _convert = _ir.const, _ir.convert
 # T.min / T.truncdiv / T.bitwise_and ...: two operands of different dtypes match as TIRx's do
-_binop = _pv.promoting_binop
+_binop = _combine
 
 prim_func = function  # TVM spelling
 

@@ -90,8 +90,9 @@ def source(row: dict, ctx: str) -> str:
     return HELPER.format(dtype=row["dtype"], expr=helper_expr(row["expr"]))
 
 
-def _run(src: str, tmpdir: str, n: int) -> str:
-    """TIRx's binding line for one kernel source, or ``ERR <type>: <first line>``."""
+def _run(src: str, tmpdir: str, n: int, strict: bool = True) -> str:
+    """TIRx's binding line for one kernel source, or ``ERR <type>: <first line>`` (``strict``:
+    the body must start with the binding; else any body, ``pass`` when it is empty)."""
     path = pathlib.Path(tmpdir) / f"k{n}.py"
     path.write_text(TVM_IMPORT + "\n\n" + src)
     name = f"golden_literals_{n}"
@@ -112,6 +113,8 @@ def _run(src: str, tmpdir: str, n: int) -> str:
     finally:
         sys.modules.pop(name, None)
     body = [ln.strip() for ln in text.splitlines() if ln.startswith("    ")]
+    if not strict:
+        return "\n".join(body) or "pass"
     if not body or not body[0].startswith(("v", "T.evaluate(")):
         raise AssertionError(f"unexpected kernel text for\n{src}\n{text}")
     return "\n".join(body)
