@@ -338,47 +338,123 @@ def function_source(func: Any) -> Source:
 
 
 def mutable_names(body: list) -> frozenset:
-    """Names re-assigned (unannotated) in a block nested below an earlier assignment."""
-    events: dict[str, list] = {}
+    """The names a kernel keeps as mutable locals: re-assigned (unannotated) in a block nested
+    below an earlier assignment, *and* read where that mutation shows: after the nested block
+    closed, or inside a loop before any assignment of this iteration (the previous iteration's
+    value, a ``while`` test included), or inside a nested ``def`` / ``lambda``. A re-assignment
+    no read observes that way is a new binding (``x_1``), as TIRx builds it; one that is
+    observed, which TIRx refuses (a read after the block) or builds as a loop that never ends
+    (a ``while`` test), is the mutable local Python's meaning needs."""
     counter = itertools.count(1)
+    order = itertools.count()
+    defs: dict[str, list] = {}  # name -> [(order, block path)]
+    uses: dict[str, list] = {}
+    loops: list = []  # (loop path, first order, last order)
+    in_defs: set = set()  # names read inside nested functions (read whenever they are called)
 
-    def names(t: Any, path: tuple) -> None:
+    def use(node: Any, path: tuple) -> None:
+        if node is None:
+            return
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and type(n.ctx) is ast.Load:
+                uses.setdefault(n.id, []).append((next(order), path))
+            elif isinstance(n, ast.Lambda):
+                in_defs.update(x.id for x in ast.walk(n.body) if isinstance(x, ast.Name))
+
+    def define(t: Any, path: tuple) -> None:
         tt = type(t)
         if tt is ast.Name:
-            events.setdefault(t.id, []).append(path)
+            defs.setdefault(t.id, []).append((next(order), path))
         elif tt is ast.Tuple or tt is ast.List:
             for e in t.elts:
-                names(e, path)
+                define(e, path)
         elif tt is ast.Starred:
-            names(t.value, path)
+            define(t.value, path)
+        else:  # A[i] = ..., obj.f = ...: reads A and i
+            use(t, path)
+
+    def loop(st: Any, path: tuple, test: Any) -> None:
+        lp = (*path, next(counter))
+        start = next(order)
+        use(test, lp)  # a while test is read on every iteration
+        walk(st.body, lp)
+        loops.append((lp, start, next(order)))
+        if st.orelse:
+            walk(st.orelse, (*path, next(counter)))
 
     def walk(stmts: list, path: tuple) -> None:
         for st in stmts:
             t = type(st)
             if t is ast.Assign:
+                use(st.value, path)
                 for tg in st.targets:
-                    names(tg, path)
+                    define(tg, path)
             elif t is ast.AugAssign:
-                names(st.target, path)
+                use(st.value, path)
+                if type(st.target) is ast.Name:
+                    uses.setdefault(st.target.id, []).append((next(order), path))
+                define(st.target, path)
             elif t is ast.If and _is_constexpr_test(st.test):
+                use(st.test, path)
                 walk(st.body, path)  # decided while parsing: its branch is straight-line code (TIRx)
                 walk(st.orelse, path)
-            elif t in (ast.For, ast.While, ast.If, ast.With):
+            elif t is ast.If:
+                use(st.test, path)
                 walk(st.body, (*path, next(counter)))
-                if t is not ast.With and st.orelse:
+                if st.orelse:
                     walk(st.orelse, (*path, next(counter)))
+            elif t is ast.For:
+                use(st.iter, path)
+                loop(st, path, None)
+            elif t is ast.While:
+                loop(st, path, st.test)
+            elif t is ast.With:
+                for item in st.items:
+                    use(item.context_expr, path)
+                walk(st.body, (*path, next(counter)))
+            elif t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.ClassDef:
+                in_defs.update(x.id for x in ast.walk(st) if isinstance(x, ast.Name))
+            else:
+                use(st, path)
 
     walk(body, ())
+
+    def encloses(p: tuple, q: tuple) -> bool:  # block p is q or encloses it
+        return q[: len(p)] == p
+
     out = set()
-    for name, paths in events.items():
-        if len(paths) < 2:
+    for name, ds in defs.items():
+        if len(ds) < 2:
             continue
         seen: set = set()
-        for q in paths:  # source order: is an earlier path a proper prefix of q?
+        nested = False
+        for _o, q in ds:  # source order: is an earlier path a proper prefix of q?
             if any(q[:k] in seen for k in range(len(q))):
-                out.add(name)
+                nested = True
                 break
             seen.add(q)
+        if not nested:
+            continue
+        if name in in_defs:
+            out.add(name)
+            continue
+        for uo, up in uses.get(name, ()):
+            # the definitions visible to this read on straight-line code: the last one before
+            # it in a block enclosing it
+            reaching = [o for o, dp in ds if o < uo and encloses(dp, up)]
+            last = max(reaching, default=-1)
+            # a definition in a block closed before the read, after the visible one
+            if any(last < o < uo and not encloses(dp, up) for o, dp in ds):
+                out.add(name)
+                break
+            # a loop around the read: its own re-assignment, not yet made in this iteration
+            if any(
+                s < uo < e and last < s and any(s < o < e for o, _dp in ds)
+                for lp, s, e in loops
+                if encloses(lp, up)
+            ):
+                out.add(name)
+                break
     return frozenset(out)
 
 
