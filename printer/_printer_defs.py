@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from tirx.ir import expr as _e
 from tirx.ir.buffer import Buffer
 from tirx.ir.function import Function, Module
+from tirx.ir.node import Attrs
 from tirx.ir.types import PrimType, VoidType, int32
 from tirx.ir.visitor import collect_vars as _collect_vars
 from tirx.printer._printer_forms import _STMT_PRINT, type_text
@@ -106,7 +107,15 @@ class DefsMixin:
         self.emit(depth, f"def {global_name(f.name)}{dyn_text}({', '.join(params)}){ret}:")
         n = len(self.lines)
         if f.attrs:
-            self.emit(depth + 1, _STMT_PRINT[Function](self, f))
+            gs = f.attrs.get("global_symbol") if depth else None
+            if gs is not None and gs != f.name and len(f.attrs) > 1:  # another symbol: its own line (TIRx)
+                rest = {k: v for k, v in f.attrs.items() if k != "global_symbol"}
+                self.emit(
+                    depth + 1, _STMT_PRINT[Function](self, f.replace(attrs=Attrs({"global_symbol": gs})))
+                )
+                self.emit(depth + 1, _STMT_PRINT[Function](self, f.replace(attrs=Attrs(rest))))
+            else:
+                self.emit(depth + 1, _STMT_PRINT[Function](self, f))
         self.push()
         self.stmt(f.body, depth + 1)
         self.pop()

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tirx.ir.types import PointerType, PrimType, TensorType, Type, VoidType, void
+from tirx.ir.expr import IntImm
+from tirx.ir.types import PointerType, PrimType, TensorType, Type, VoidType, int32, void
 from tirx.printer._printer_literals import quote
 from tirx.surface import forms as _forms
 from tirx.surface import layout_forms as _layout_forms
@@ -56,6 +57,11 @@ def _tuple_text(p: Any, v: tuple) -> str:
     return "(" + ", ".join([ex(x) for x in v]) + ")"
 
 
+def _typed(p: Any, e: Any) -> str:
+    """An expression, an int32 constant written ``T.int32(k)`` (TIRx's ``T.Shuffle`` indices)."""
+    return f"T.int32({e.value})" if type(e) is IntImm and e.ty == int32 else p.expr(e)
+
+
 def _dtype_text(p: Any, t: Any) -> str:
     return f'"{t.name}"' if isinstance(t, PrimType) else type_text(t)
 
@@ -69,6 +75,7 @@ _KIND_TEXT = {
     "calltype": lambda p, t: "T.Tuple()" if t == void else type_text(t),  # a void call: TIRx's unit type
     "funcref": lambda p, v: p._gvar(v[0]),
     "exprs": lambda p, v: "[" + ", ".join([p.expr(a) for a in v]) + "]",
+    "typed_exprs": lambda p, v: "[" + ", ".join([_typed(p, a) for a in v]) + "]",
     "str": lambda p, v: quote(v),
     "dict": lambda p, v: p.attr_dict(v),
     "shape": _tuple_text,
@@ -139,7 +146,7 @@ def _compile_form(spec: _forms.FormSpec, values: bool = False) -> Any:
                 cond = f"v{i} is not d{i}" + (f" and v{i} != d{i}" if p.kind in _PLAIN else "")
                 code += [
                     f"    if {cond}:",
-                    f"        out.append({p.name + '=' if p.print_kw else ''!r} + {txt})",
+                    f"        out.append({p.print_name + '=' if p.print_kw else ''!r} + {txt})",
                 ]
             else:
                 code.append(f"    out.append({txt})")

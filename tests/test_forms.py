@@ -288,6 +288,7 @@ BAD = {
     "binding": "n",
     "funcref": "n",
     "exprs": "n",
+    "typed_exprs": "n",
     "str": "3",
     "dict": "3",
     "shape": '"s"',
@@ -490,14 +491,18 @@ def test_python_values_convert_once():
         T.Let(1, 2)
 
 
-def test_func_attr_twice_is_the_same_located_error():
-    text = text_of('T.func_attr({"a": 1})\n        T.func_attr({"b": 2})', "stmt")
+def test_func_attr_twice_merges_and_a_repeated_key_is_the_same_located_error():
+    """As TIRx: two ``T.func_attr`` calls merge; a key given twice (even with one value) is an error."""
+    m = tirx.loads(text_of('T.func_attr({"a": 1})\n        T.func_attr({"b": 2})', "stmt"))
+    assert dict(m.functions[-1].attrs.items()) == {"a": 1, "b": 2}
+    text = text_of('T.func_attr({"a": 1})\n        T.func_attr({"a": 1})', "stmt")
     msgs = []
     for load, above in ((tirx.loads, 0), (lambda t: load_module(printed_text_as_python(t), "forms_fa"), 2)):
         with pytest.raises(DiagnosticError) as e:
             load(text)
         msgs.append((e.value.message, e.value.span.line - above))
-    assert msgs[0] == msgs[1] == ("T.func_attr given twice", CALL_LINE["stmt"] + 1)
+    want = "T.func_attr gives the key 'a' twice (first 1, then 1)"
+    assert msgs[0] == msgs[1] == (want, CALL_LINE["stmt"] + 1)
 
 
 @SETTINGS

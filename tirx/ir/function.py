@@ -78,6 +78,11 @@ class Function(Node):
         object.__setattr__(self, "buffer_map", bm)
         if not isinstance(self.attrs, Attrs):
             object.__setattr__(self, "attrs", as_attrs(self.attrs, "Function.attrs"))
+        if self.attrs.get("global_symbol") == self.name:
+            # a symbol that is the function's own name says nothing more (TIRx prints none):
+            # one IR for both spellings, so text without it round-trips
+            rest = {k: v for k, v in self.attrs.items() if k != "global_symbol"}
+            object.__setattr__(self, "attrs", as_attrs(rest, "Function.attrs"))
         if self.ret_ty is not None and not isinstance(self.ret_ty, Type):
             object.__setattr__(self, "ret_ty", as_type(self.ret_ty, "Function.ret_ty"))
         if not isinstance(self.private, bool):

@@ -326,11 +326,17 @@ class IRBuilder:
         return v
 
     def func_attr(self, attrs: Any) -> None:
-        """Set the enclosing function's attrs (``T.func_attr({...})``, once per function)."""
+        """Add to the enclosing function's attrs (``T.func_attr({...})``; several calls merge, as
+        TIRx's do, and a key given twice is an error, as in TIRx)."""
         payload = self._function_frame().payload
+        new = Attrs(attrs) if not isinstance(attrs, Attrs) else attrs
         if payload.get("func_attr"):
-            raise ValueError("T.func_attr given twice")
-        payload["attrs"] = Attrs(attrs) if not isinstance(attrs, Attrs) else attrs
+            old = payload["attrs"]
+            for k, v in new.items():
+                if k in old:
+                    raise ValueError(f"T.func_attr gives the key {k!r} twice (first {old[k]!r}, then {v!r})")
+            new = Attrs({**dict(old.items()), **dict(new.items())})
+        payload["attrs"] = new
         payload["func_attr"] = True
 
     def set_module_attrs(self, attrs: Any) -> None:

@@ -402,6 +402,7 @@ KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "binding": _binding,  # x := value (T.Let); the later arguments see x
     "funcref": _funcref,  # Module.f
     "exprs": _exprs,  # [e, ...]
+    "typed_exprs": _exprs,  # [e, ...], an int32 constant printed T.int32(k) (TIRx's T.Shuffle indices)
     "str": _str,  # a string literal
     "dict": _dict,  # {"key": value, ...} (attribute values)
     "shape": _shape,  # (d0, d1, ...): ints or integer expressions; one dimension alone is a 1-tuple
@@ -428,14 +429,18 @@ class Param:
     it can only be given by keyword. Keyword-only parameters, and those marked ``print_kw``,
     print as ``name=value`` and are left out when they hold their default."""
 
-    __slots__ = ("conv", "default", "kind", "kw_only", "name", "pos_only", "print_kw", "print_omit", "star")
+    __slots__ = ("conv", "default", "kind", "kw_only", "name", "pos_only", "print_kw", "print_name", "print_omit",
+                 "star")  # fmt: skip
 
     def __init__(self, name: str, kind: str, default: Any = REQUIRED, kw_only: bool = False,
                  print_kw: bool = False, pos_only: bool = False, print_omit: bool = False,
-                 star: bool = False):  # fmt: skip
+                 star: bool = False, print_name: str | None = None):  # fmt: skip
         if kind not in KINDS:
             raise ValueError(f"Param {name}: unknown kind {kind!r} (one of {', '.join(KINDS)})")
         self.name = name
+        # the keyword the printer writes (TIRx's spelling), when it is not ``name``; the form's
+        # ``normalize`` reads it back
+        self.print_name = print_name or name
         self.kind = kind
         self.default = default
         self.kw_only = kw_only
@@ -1064,20 +1069,27 @@ def _b_tensor(shape: tuple, dtype: Any, scope: str, strides: tuple, elem_offset:
 
 
 def _tvm_keywords(pos: Any, kw: dict) -> tuple:
-    """TVM's ``offset_factor=`` means nothing here: accepted and dropped."""
+    """TVM's ``offset_factor=`` means nothing here: accepted and dropped.
+    ``data_alignment=`` (TIRx's printed spelling) is ``align=``."""
     if "offset_factor" in kw:
         kw = {k: v for k, v in kw.items() if k != "offset_factor"}
+    if "data_alignment" in kw:
+        if "align" in kw:
+            raise TypeError("data_alignment= and align= are one parameter; give one")
+        kw = {("align" if k == "data_alignment" else k): v for k, v in kw.items()}
     return pos, kw
 
 
-#: ``T.Tensor(shape, dtype, scope=, strides=, elem_offset=, align=, data=)``: a parameter's
-#: annotation and an allocation's type. The printer writes a Buffer through the same
+#: ``T.Tensor(shape, dtype, scope=, strides=, elem_offset=, data_alignment=, data=)``: a
+#: parameter's annotation and an allocation's type (``align=`` is accepted for
+#: ``data_alignment=``, as TIRx does). The printer writes a Buffer through the same
 #: declaration (its shape, dtype, pointer scope, strides, elem_offset, align).
 TENSOR = FormSpec(
     "Tensor",
     (Param("shape", "shape"), Param("dtype", "primtype", "float32"),
      Param("scope", "str", "global", print_kw=True), Param("strides", "dims", (), print_kw=True),
-     Param("elem_offset", "dim", None, print_kw=True), Param("align", "nat", 0, print_kw=True),
+     Param("elem_offset", "dim", None, print_kw=True),
+     Param("align", "nat", 0, print_kw=True, print_name="data_alignment"),
      Param("layout", "layout", None, kw_only=True), Param("data", "ptrvar", None, kw_only=True)),
     TensorType, _b_tensor, ("shape", "dtype", "scope", "strides", "elem_offset", "align", "layout", "data"),
     aliases=("Buffer",), role="type", normalize=_tvm_keywords, kw_normalize=True,
@@ -1410,9 +1422,9 @@ FORMS: tuple[FormSpec, ...] = (
     ),
     CAST,
     FormSpec(  # TIRx's vector lane shuffle (tirx/ir/shuffle.py)
-        "Shuffle", (Param("vectors", "exprs"), Param("indices", "exprs")), Shuffle,
+        "Shuffle", (Param("vectors", "exprs"), Param("indices", "typed_exprs")), Shuffle,
         lambda vectors, indices, span=None: Shuffle(vectors, indices, span=span), ("vectors", "indices"),
-        doc="``T.Shuffle([v, w], [7, 6, 1, 0])``: lanes picked from the concatenation of the vectors.",
+        doc="``T.Shuffle([v, w], [T.int32(7), T.int32(6)])``: lanes picked from the concatenation of the vectors.",
     ),
     FormSpec(
         "dtype", (Param("value", "dtype"),), DataTypeImm, _b_dtype_imm, ("value",), aliases=("DataTypeImm",),
