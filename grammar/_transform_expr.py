@@ -7,6 +7,9 @@ state are TextBuilder's.
 
 from __future__ import annotations
 
+import ast
+from typing import TYPE_CHECKING, Any
+
 from tirx.grammar._values import (
     _BINFORMS,
     _LET,
@@ -24,6 +27,7 @@ from tirx.ir.buffer import Buffer
 from tirx.ir.expr import (
     BitNot,
     BufferLoad,
+    Call,
     Cast,
     Div,
     FloatImm,
@@ -39,7 +43,7 @@ from tirx.ir.expr import (
 from tirx.ir.fold import check_true_div
 from tirx.ir.operators import OPERATORS
 from tirx.ir.span import Span
-from tirx.ir.types import PrimType, int32, int64
+from tirx.ir.types import PointerType, PrimType, int32, int64
 from tirx.surface import forms as _forms
 
 _CONSTS = {"True": True, "False": False, "None": None}
@@ -52,6 +56,10 @@ _CMP = frozenset(o.text for o in OPERATORS if o.assoc == "none")  # comparisons 
 
 class ExprMixin:
     """The expression and call rule callbacks."""
+
+    if TYPE_CHECKING:  # the TextBuilder's (tirx/grammar/_transform.py)
+        b: Any
+        text: str
 
     # ------------------------------------------------------------- expressions
     def name(self, c):
@@ -138,7 +146,7 @@ class ExprMixin:
                 if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
                     raise self.err(f"{s}: argument {i + 1} must be an expression, got {_desc(a)}", span)
             try:
-                return val(*pos, span=span)
+                return self.keep_tensor_spelling(val(*pos, span=span), pos, span)
             except (TypeError, ValueError) as e:
                 raise self.err(str(e), span, e) from e
         if kind == "op":
@@ -442,7 +450,45 @@ class ExprMixin:
                 raise self.err(f"T.{o.name}: argument {i + 1} must be an expression, got {_desc(a)}", span)
         try:
             if surface is not None and ty is None and (not kw or keywords):
-                return surface(*pos, span=span, **kw)
-            return _opmod.call(o, *pos, ty=ty, span=span, **kw)
+                r = surface(*pos, span=span, **kw)
+            else:
+                r = _opmod.call(o, *pos, ty=ty, span=span, **kw)
         except (TypeError, ValueError) as e:
             raise self.err(str(e), span, e) from e
+        return self.keep_tensor_spelling(r, pos, span)
+
+    def keep_tensor_spelling(self, r: Any, pos: Any, span: Span) -> Any:
+        """``r`` (the call built) marked with the arguments written as a bare tensor name
+        (``scratch``, not ``scratch.data``): the same IR as the Python frontend builds."""
+        if type(r) is Call and any(type(a) is Var and isinstance(a.ty, PointerType) for a in pos):
+            bare = [pos[i] for i in self.bare_tensor_args(span, pos)]
+            tensors = tuple(j for j, a in enumerate(r.args) if any(a is v for v in bare))
+            if tensors:
+                r = r.replace(tensor_args=tensors)
+        return r
+
+    def bare_tensor_args(self, span: Span, pos: Any) -> Any:
+        """The positions of ``pos`` written as a bare tensor name (``scratch``), found by
+        parsing (never running) the call's own source text; ``()`` when that text is not one
+        Python expression. (An alias may put the argument elsewhere in the op's call: the
+        caller finds it there by identity.)"""
+        lines = self.text.splitlines()[span.line - 1 : span.end_line]
+        if not lines:
+            return ()
+        if len(lines) == 1:
+            src = lines[0][span.col - 1 : span.end_col - 1]
+        else:
+            src = "\n".join([lines[0][span.col - 1 :], *lines[1:-1], lines[-1][: span.end_col - 1]])
+        try:
+            node = ast.parse(src.strip(), mode="eval").body
+        except (SyntaxError, ValueError):
+            return ()
+        if not isinstance(node, ast.Call):
+            return ()
+        out = []
+        for i, a in enumerate(node.args[: len(pos)]):
+            if isinstance(a, ast.Name):
+                b = self.b.lookup(a.id)
+                if type(b) is Buffer and b.data is pos[i]:
+                    out.append(i)
+        return tuple(out)

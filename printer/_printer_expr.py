@@ -189,6 +189,9 @@ class ExprMixin:
         op = e.op
         eargs = e.args
         parts = [self.expr(a) for a in eargs]
+        for i in e.tensor_args:  # written with the tensor: its name, as TIRx prints it
+            if type(eargs[i]) is _e.Var and parts[i].endswith(".data"):
+                parts[i] = parts[i][: -len(".data")]
         hook = _print_hook(op) if isinstance(op, Op) else None
         if hook is not None:  # an op spelled its own way (keyword options)
             return hook(self, parts, e)

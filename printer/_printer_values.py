@@ -40,6 +40,8 @@ class ValuesMixin:
             return "T.bool(True)" if e.value else "T.bool(False)"
         if isinstance(t, PrimType) and t.is_bool:
             return f"T.{t.name}({'True' if e.value else 'False'})"
+        if e.value >= 1 << 63:  # past int64: TIRx's spelling
+            return f'T.IntImm("{t.name}", {e.value})'
         return f"{type_text(t)}({e.value})"
 
     def _float(self, e: _e.FloatImm) -> str:

@@ -56,8 +56,11 @@ def test_interpreter_reduces_in_the_helper_s_order(how, op, warps):
 def test_text_prints_back_and_python_spellings_build_the_same():
     f = _kernel("sum")
     text = tirx.dumps(f)
-    assert 'T.cuda.cta_reduce(A[tx], "sum", 8, scratch.data)' in text
+    assert 'T.cuda.cta_reduce(A[tx], "sum", 8, scratch)' in text  # written with the tensor: TIRx's text
     assert tirx.structural_equal(tirx.loads(text), f)
+    spelled = tirx.loads(text.replace("8, scratch)", "8, scratch.data)"))  # the pointer, spelled out
+    assert 'T.cuda.cta_reduce(A[tx], "sum", 8, scratch.data)' in tirx.dumps(spelled)
+    assert not tirx.structural_equal(spelled, f)  # two spellings, two IRs (as in TIRx)
     alias = tirx.loads(_TEXT.replace("BLOCKS", "3").replace("THREADS", "256").replace("WARPS", "8")
                        .replace("DT", "float32").replace('T.cuda.cta_reduce(A[tx], "HOW", 8, scratch)',
                                                           "T.cuda.cta_sum(A[tx], 8, scratch)"))  # fmt: skip

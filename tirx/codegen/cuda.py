@@ -45,6 +45,7 @@ from ..ir import (
     BufferLoad,
     BufferStore,
     Call,
+    DeclBuffer,
     DeviceEntry,
     Function,
     GlobalVar,
@@ -214,7 +215,9 @@ class KernelInfo:
     func: Function
     entry: DeviceEntry
     params: list  # list[KernelParam]
-    host_stmts: list  # Bind/Assert before the device entry, then maybe the Return after it (host code)
+    host_stmts: (
+        list  # Bind/Assert/DeclBuffer before the device entry, then maybe the Return after it (host code)
+    )
     dyn_vars: list  # list[Var]
     index: int = 0  # which of the function's device entries (launched in this order)
 
@@ -390,7 +393,8 @@ def _aligned_operands(cond: Any) -> list:
 
 def _split_launches(f: Function) -> list[tuple[list, DeviceEntry]]:
     """The kernel launches of ``f`` in order: per device entry, the host statements before it
-    (bindings and asserts, evaluated before that launch) and the entry. The host statements
+    (bindings and asserts, evaluated before that launch; tensor declarations over host
+    pointers, which the kernel addresses) and the entry. The host statements
     after the last entry (bindings, then a final ``return <value>``) go with the last launch.
     ``[]`` when ``f`` has no top-level device entry."""
     stmts = list(flat_stmts(f.body))
@@ -424,15 +428,46 @@ def _split_launches(f: Function) -> list[tuple[list, DeviceEntry]]:
         if type(s).__name__ == "RegionStmt":
             where = " outside a device entry" if s.kind == "launch_thread" else ""
             raise _error(f"T.{s.kind}{where} is not supported by the CUDA backend", s)
-        if not isinstance(s, (Bind, Assert)) and not (isinstance(s, SeqStmt) and not s.stmts):
+        if not isinstance(s, (Bind, Assert, DeclBuffer)) and not (isinstance(s, SeqStmt) and not s.stmts):
             raise _error(
                 f"function {f.name}: only bindings and asserts may precede the device entry on the cuda "
-                f"target, got {type(s).__name__}",
+                f"target (and tensor views, T.decl_tensor, over pointers the host has), got {type(s).__name__}",
                 s,
             )
         host.append(s)
     launches[-1][0].extend(after)  # last of the host statements: evaluated after the launches
     return launches
+
+
+def _check_host_views(f: Function, host: list, views: list, dyn: Any) -> None:
+    """The host bindings that tensors declared on the host (``views``, used by the kernel)
+    depend on for their pointer and shape must be computable on the host (the launcher
+    evaluates them, tirx.runtime.hostexpr): a located error here, not at load time."""
+    from ..ir.visitor import collect_vars
+    from ..runtime.hostexpr import HostExprError, to_python
+
+    names: dict = {v: "_" for v in (*f.params, *dyn)}
+    bad: dict = {}
+    for h in host:
+        if isinstance(h, Bind):
+            try:
+                to_python(h.value, names)
+                names[h.var] = "_"
+            except HostExprError as e:
+                bad[h.var] = (h, str(e))
+    for d in views:
+        b = d.buffer
+        for v in (
+            b.data,
+            *(x for e in (*b.shape, *(b.strides or ()), b.elem_offset) for x in collect_vars(e)),
+        ):
+            if v in bad:
+                h, why = bad[v]
+                raise _error(
+                    f"function {f.name}: tensor {b.name}, declared on the host, needs {v.name}, which the host "
+                    f"cannot compute ({why}); declare the tensor inside the device entry instead",
+                    h,
+                )
 
 
 def _contains_entry(s: Stmt) -> bool:
@@ -578,7 +613,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
 
     def _ptx_template(self, spec: PTX, e: Call) -> tuple[str, list]:
         if spec.template is not None:
-            return spec.template, list(e.args)
+            return cast(str, spec.for_args(len(e.args))), list(e.args)
         t = e.args[0] if e.args else None
         if not isinstance(t, StringImm):
             raise _error(f"T.{e.op.name}: the first argument must be the PTX template string", e)
@@ -746,7 +781,8 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         use = _Usage()
         use.visit(entry)
         for h in host:
-            use.visit(h)
+            if not isinstance(h, DeclBuffer):  # a host view is used where the kernel accesses it
+                use.visit(h)
         bufs = dict(f.buffer_map)
         params: list[KernelParam] = []
         dyn = f.dyn_vars()
@@ -827,6 +863,13 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             if kp.kind == "tensormap":
                 ct = self.ctype(kp.ty)
                 self.line(f"{ct} const {kp.c_name} = ({ct})&{tmaps[kp.c_name]};")
+        views = [h for h in host if isinstance(h, DeclBuffer) and h.buffer.data in use.used_vars]
+        if views:
+            _check_host_views(f, host, views, dyn)
+        for h in views:
+            # a tensor the host declared over a pointer it has (a parameter, a host binding):
+            # the kernel addresses it through that pointer, a kernel parameter
+            self.s_DeclBuffer(h)
         self.bounds.set_buffer_ranges(local_ranges(entry.body, self.bounds))
         self.body_with_features(entry.body)
         self.indent -= 1
@@ -1186,6 +1229,65 @@ template <typename T, int N> __device__ __forceinline__ tirx_vec<T, N> tirx_vmax
 }"""
 
 
+_P_VEC_LANES = """\
+// lane-wise comparisons of vectors (a vector of bools; C: the type the lanes compare in),
+// selects with a vector condition, and logic on vectors of bools
+#define TIRX_VEC_CMP(NAME, OP)                                                                \\
+  template <typename C, typename T, int N>                                                     \\
+  __device__ __forceinline__ tirx_vec<bool, N> NAME(tirx_vec<T, N> a, tirx_vec<T, N> b) {        \\
+    tirx_vec<bool, N> r;                                                                       \\
+    _Pragma("unroll") for (int i = 0; i < N; ++i) r.v[i] = (C)a.v[i] OP (C)b.v[i];               \\
+    return r;                                                                                  \\
+  }
+TIRX_VEC_CMP(tirx_vlt, <) TIRX_VEC_CMP(tirx_vle, <=) TIRX_VEC_CMP(tirx_vgt, >)
+TIRX_VEC_CMP(tirx_vge, >=) TIRX_VEC_CMP(tirx_veq, ==) TIRX_VEC_CMP(tirx_vne, !=)
+template <typename T, int N>
+__device__ __forceinline__ tirx_vec<T, N> tirx_vselect(tirx_vec<bool, N> c, tirx_vec<T, N> a, tirx_vec<T, N> b) {
+  tirx_vec<T, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = c.v[i] ? a.v[i] : b.v[i];
+  return r;
+}
+template <int N> __device__ __forceinline__ tirx_vec<bool, N> tirx_vand(tirx_vec<bool, N> a, tirx_vec<bool, N> b) {
+  tirx_vec<bool, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = a.v[i] && b.v[i];
+  return r;
+}
+template <int N> __device__ __forceinline__ tirx_vec<bool, N> tirx_vor(tirx_vec<bool, N> a, tirx_vec<bool, N> b) {
+  tirx_vec<bool, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = a.v[i] || b.v[i];
+  return r;
+}
+template <int N> __device__ __forceinline__ tirx_vec<bool, N> tirx_vnot(tirx_vec<bool, N> a) {
+  tirx_vec<bool, N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) r.v[i] = !a.v[i];
+  return r;
+}"""
+
+# half2 / __nv_bfloat162 as two-lane tirx_vecs and back, for the lane-wise helpers
+_P_VEC_H2 = """\
+__device__ __forceinline__ tirx_vec<half, 2> tirx_unpack(half2 x) {
+  tirx_vec<half, 2> r;
+  r.v[0] = __low2half(x);
+  r.v[1] = __high2half(x);
+  return r;
+}
+__device__ __forceinline__ half2 tirx_pack(tirx_vec<half, 2> x) { return __halves2half2(x.v[0], x.v[1]); }"""
+_P_VEC_BF2 = """\
+__device__ __forceinline__ tirx_vec<__nv_bfloat16, 2> tirx_unpack(__nv_bfloat162 x) {
+  tirx_vec<__nv_bfloat16, 2> r;
+  r.v[0] = __low2bfloat16(x);
+  r.v[1] = __high2bfloat16(x);
+  return r;
+}
+__device__ __forceinline__ __nv_bfloat162 tirx_pack(tirx_vec<__nv_bfloat16, 2> x) {
+  return __halves2bfloat162(x.v[0], x.v[1]);
+}"""
+
+
 def _prelude(features: set, helpers: Any = ()) -> list[str]:
     out = ["// generated by tirx (CUDA backend)", _P_TYPES]
     if "fp16" in features or "bf16" in features or "fp8" in features:
@@ -1210,6 +1312,12 @@ def _prelude(features: set, helpers: Any = ()) -> list[str]:
         out.append(_P_F2I)
     if "vec" in features:
         out.append(_P_VEC)
+    if "vec_lanes" in features:
+        out.append(_P_VEC_LANES)
+    if "vec_h2" in features:
+        out.append(_P_VEC_H2)
+    if "vec_bf2" in features:
+        out.append(_P_VEC_BF2)
     out.extend(h.code for h in helpers)  # the ops' helpers, each after its dependencies
     if "tensormap" in features:
         out.append("struct __align__(64) tirx_tensormap { unsigned long long v[16]; };  // a CUtensorMap")

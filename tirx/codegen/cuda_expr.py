@@ -75,6 +75,13 @@ _BITWISE = tuple(o.node for o in OPERATORS if o.kind == "bitwise" and not o.unar
 _NOT_C = BY_NODE[Not].c_text
 
 
+# two-lane half types CUDA has a vector type for (half2, __nv_bfloat162): lane-wise helpers take
+# them unpacked into a tirx_vec (tirx_unpack) and give them back packed (tirx_pack)
+_PAIRS = {("float16", 2): "vec_h2", ("bfloat16", 2): "vec_bf2"}
+# lane-wise comparison helpers (the "vec_lanes" prelude)
+_VCMP = {LT: "tirx_vlt", LE: "tirx_vle", GT: "tirx_vgt", GE: "tirx_vge", EQ: "tirx_veq", NE: "tirx_vne"}
+
+
 def _narrow_int(t: Any) -> bool:
     """8/16-bit scalar integers, which C++ promotes to int before arithmetic."""
     return isinstance(t, PrimType) and t.is_int and t.lanes == 1 and t.bits < 32
@@ -272,9 +279,41 @@ class ExprMixin(Functor):
             return f"{self.wrap(a, lp)} {op} {self.wrap(b, lp + (0 if lp == _PREC_UNARY else 1))}", prec
         return f"{self.wrap(a, prec)} {op} {self.wrap(b, prec + 1)}", prec
 
+    def _lanes_in(self, e: PrimExpr) -> str:
+        """Vector ``e`` as a ``tirx_vec`` (a half2 / __nv_bfloat162 unpacked), for the lane-wise
+        helpers."""
+        t = cast(PrimType, e.ty)
+        self.features.add("vec")
+        self.ctype(t)
+        pair = _PAIRS.get((t.base, t.lanes))
+        if pair is None:
+            return self.expr(e)
+        self.features.add(pair)
+        return f"tirx_unpack({self.expr(e)})"
+
+    def _lanes_out(self, t: PrimType, s: str) -> str:
+        """A lane-wise helper's ``tirx_vec`` result ``s`` as the C type of ``t`` (packed into
+        half2 / __nv_bfloat162 where that is its type)."""
+        pair = _PAIRS.get((t.base, t.lanes))
+        if pair is None:
+            return s
+        self.features.update(("vec", pair))
+        return f"tirx_pack({s})"
+
+    def _vec_compare(self, e: Any) -> str:
+        """A comparison of vectors: a vector of bools, lane by lane. Half types and minifloats
+        compare as float (exact; C++ has no minifloat comparisons), others as themselves."""
+        t = cast(PrimType, e.a.ty)
+        low = ("float16", "bfloat16", *_MINI_BASES)
+        c = "float" if t.base in low else self.ctype(t.element)
+        self.features.update(("vec", "vec_lanes"))
+        return f"{_VCMP[type(e)]}<{c}>({self._lanes_in(e.a)}, {self._lanes_in(e.b)})"
+
     def _arith(self, e):
         op, prec = _BIN[type(e)]
         t = e.a.ty
+        if type(e) in _VCMP and self._is_vec(t):
+            return self._vec_compare(e), _PREC_PRIMARY
         if isinstance(e, Mod) and isinstance(t, PrimType) and t.is_float:
             return self._c_float_fn("fmod", t, [e.a, e.b]), _PREC_PRIMARY
         if (
@@ -315,12 +354,21 @@ class ExprMixin(Functor):
     e_LT = e_LE = e_GT = e_GE = e_EQ = e_NE = _arith
 
     def e_And(self, e):
+        if self._is_vec(e.a.ty):
+            self.features.update(("vec", "vec_lanes"))
+            return f"tirx_vand({self._lanes_in(e.a)}, {self._lanes_in(e.b)})", _PREC_PRIMARY
         return self._binary(e, *_BIN[And])
 
     def e_Or(self, e):
+        if self._is_vec(e.a.ty):
+            self.features.update(("vec", "vec_lanes"))
+            return f"tirx_vor({self._lanes_in(e.a)}, {self._lanes_in(e.b)})", _PREC_PRIMARY
         return self._binary(e, *_BIN[Or])
 
     def e_Not(self, e):
+        if self._is_vec(e.a.ty):
+            self.features.update(("vec", "vec_lanes"))
+            return f"tirx_vnot({self._lanes_in(e.a)})", _PREC_PRIMARY
         return f"{_NOT_C}{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
 
     def e_BitNot(self, e):
@@ -414,10 +462,21 @@ class ExprMixin(Functor):
         if self._is_vec(t):
             self.features.add("vec")
             self.ctype(t)
+            if (t.base, t.lanes) in _PAIRS:  # half2 / __nv_bfloat162: lane by lane, unpacked
+                r = f"tirx_v{which}({self._lanes_in(e.a)}, {self._lanes_in(e.b)})"
+                return self._lanes_out(t, r), _PREC_PRIMARY
             return f"tirx_v{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
         return f"{which}({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
 
     def e_Select(self, e):
+        if self._is_vec(e.cond.ty):  # a vector condition selects lane by lane
+            self.features.update(("vec", "vec_lanes"))
+            t = cast(PrimType, e.ty)
+            r = (
+                f"tirx_vselect({self._lanes_in(e.cond)}, {self._lanes_in(e.true_value)}, "
+                f"{self._lanes_in(e.false_value)})"
+            )
+            return self._lanes_out(t, r), _PREC_PRIMARY
         return (
             f"{self.wrap(e.cond, 4)} ? {self.wrap(e.true_value, 4)} : {self.wrap(e.false_value, 3)}",
             3,
@@ -447,6 +506,10 @@ class ExprMixin(Functor):
                 vc = "tirx_vcast"
                 if fr.is_minifloat or to.is_minifloat:
                     vc = "tirx_vcast_from_mf" if fr.is_minifloat else "tirx_vcast_to_mf"
+                if (fr.base, fr.lanes) in _PAIRS or (to.base, to.lanes) in _PAIRS:
+                    # half2 / __nv_bfloat162 on either side: lane by lane as tirx_vec
+                    r = f"{vc}<{self.ctype(to.element)}>({self._lanes_in(value)})"
+                    return self._lanes_out(to, r)
                 return f"{vc}<{self.ctype(to.element)}>({self.expr(value)})"
             ct = self.ctype(to)
             if to.is_bool:
@@ -482,7 +545,8 @@ class ExprMixin(Functor):
         self.features.add("vec")
         self.ctype(to)
         n = to.lanes
-        x = self.expr(value)
+        fr = cast(PrimType, value.ty)
+        x = self._lanes_in(value) if (fr.base, fr.lanes) in _PAIRS else self.expr(value)
         if low:
             x = f"tirx_vcast{'_from_mf' if cast(PrimType, value.ty).is_minifloat else ''}<float>({x})"
         i = f"tirx_vcast<int>({x})"

@@ -541,11 +541,16 @@ class GlobalVar(PrimExpr):
 
 @_frozen
 class Call(PrimExpr):
-    """A call of an op from the op table (``tirx.ir.op``) or of a module function (GlobalVar)."""
+    """A call of an op from the op table (``tirx.ir.op``) or of a module function (GlobalVar).
+
+    ``tensor_args``: the positions where the call was written with a tensor (``scratch``) for a
+    pointer argument; the argument is the tensor's pointer (``scratch.data``) either way, and
+    the text keeps the spelling (TIRx's IR keeps the tensor there)."""
 
     op: Any = child(VALUE)
     args: tuple = child(SEQ)
     ty: Type = child(VALUE)
+    tensor_args: tuple = child(VALUE, default=())
 
     def __attrs_post_init__(self):
         Op = _lazy("Op")
@@ -558,6 +563,11 @@ class Call(PrimExpr):
                 raise TypeError(f"Call({self.op.name}).args[{i}] must be a PrimExpr, got {type(a).__name__}")
         if not isinstance(self.ty, Type):
             object.__setattr__(self, "ty", as_type(self.ty, "Call.ty"))
+        if self.tensor_args:
+            ta = tuple(self.tensor_args)
+            if any(type(i) is not int or not 0 <= i < len(self.args) for i in ta):
+                raise TypeError(f"Call.tensor_args must be argument positions, got {ta!r}")
+            object.__setattr__(self, "tensor_args", ta)
 
 
 @_frozen

@@ -146,9 +146,18 @@ class PTX:
     """A CUDA lowering as inline PTX (``asm volatile`` unless the op is pure), in the
     template language of ``T.ptx.asm`` (docs/cuda.md): ``{i}`` operand i, ``{i:smem}``,
     ``{i:imm}``, ``{i:out}``, ``{i:inout}``, ``{out}`` the result, ``{{``/``}}``. A None
-    template: the call's first argument is the template string (``T.ptx.asm``)."""
+    template: the call's first argument is the template string (``T.ptx.asm``).
+    ``by_arity``: other templates for calls with that many arguments (an optional operand)."""
 
     template: str | None
+    by_arity: tuple = ()  # ((argument count, template), ...)
+
+    def for_args(self, n: int) -> str | None:
+        """The template of a call with ``n`` arguments."""
+        for k, t in self.by_arity:
+            if k == n:
+                return t
+        return self.template
 
 
 @attrs.define(slots=True, frozen=True)
@@ -528,9 +537,13 @@ def call(op: Op | str, /, *args: Any, ty: Any = None, span: Any = None, **kwargs
         raise TypeError(f"T.{op.name} takes {want} argument(s), got {len(args)}")
     kinds = op.args
     conv = []
+    tensors = []  # positions written with a tensor where a pointer goes (kept for the text)
     for i, a in enumerate(args):
         k = kinds[i] if i < len(kinds) else kinds[-1]
-        conv.append(_check_arg(op, i, k, a))
+        c = _check_arg(op, i, k, a)
+        if c is not a and not isinstance(a, PrimExpr) and getattr(a, "data", None) is c:
+            tensors.append(i)
+        conv.append(c)
     # Python literals in "x"/"f" positions take the dtype of the first typed argument in
     # such a position (T.max(x, 0) with float x gives a float 0); "i"/"n"/"s"/"b"/"p"
     # positions keep their own typing (a shuffle's lane stays int32).
@@ -561,7 +574,7 @@ def call(op: Op | str, /, *args: Any, ty: Any = None, span: Any = None, **kwargs
         rt = bool_ if not isinstance(t0, PrimType) else bool_.with_lanes(t0.lanes)
     else:
         rt = r(cargs)
-    return Call(op, cargs, rt, span=span)
+    return Call(op, cargs, rt, tuple(tensors), span=span)
 
 
 def _bind_keywords(op: Op, args: tuple, kwargs: dict) -> tuple:

@@ -224,16 +224,43 @@ declare(
 
 
 def _i_elect_u32(fc: Any, call: Any):
+    """The full warp's lowest active lane; with ``membermask``, the lowest lane of the mask (every
+    lane the mask names must take part, and each caller must be in its mask: ``_warp_masks``)."""
     import numpy as np
 
-    f = _i_elect_sync(fc, call)
-    return lambda c: f(c).astype(np.uint32)
+    if not call.args:
+        f = _i_elect_sync(fc, call)
+        return lambda c: f(c).astype(np.uint32)
+    from tirx.ops.semantics import InterpError
+
+    name = call.op.name
+    fm = fc.expr(call.args[0])
+
+    def ev(c):
+        lane, warp, m = _warp_masks(c, name, fm)
+        n = int(warp.max()) + 1 if warp.size else 1
+        act = np.zeros((n, 32), dtype=bool)
+        act[warp[c.mask], lane[c.mask]] = True
+        bits = ((m[:, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool)  # [N, 32]
+        absent = c.mask & (bits & ~act[warp]).any(axis=1)
+        if absent.any():
+            k = int(np.flatnonzero(absent)[0])
+            raise InterpError(f"T.{name}: the mask of {c.describe(k)} names a lane that does not take part")
+        lowest = np.argmax(bits, axis=1)  # the mask's lowest lane (it holds the caller: not empty)
+        return ((lane == lowest) & c.mask).astype(np.uint32)
+
+    return ev
 
 
 declare(
-    "cuda.elect_sync", "", uint32, pure=False, device_only=True, convergent=True,
-    doc="1 in exactly one lane of the warp (elect.sync over the full warp), 0 in the others",
-    cuda=PTX("{{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 {out}, 1, 0, p; }}"), interp=_i_elect_u32,
+    "cuda.elect_sync", "i?", uint32, params="membermask", pure=False, device_only=True, convergent=True,
+    doc="1 in exactly one lane of the warp (elect.sync over the lanes of `membermask`, default the full "
+    "warp: its lowest active lane), 0 in the others",
+    cuda=PTX(
+        "{{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 {out}, 1, 0, p; }}",
+        by_arity=((1, "{{ .reg .pred p; elect.sync _|p, {0}; selp.u32 {out}, 1, 0, p; }}"),),
+    ),
+    interp=_i_elect_u32,
 )  # fmt: skip
 
 

@@ -22,6 +22,7 @@ from ..ir import (
     Mod,
     Not,
     Or,
+    PointerType,
     PrimType,
     Select,
     Var,
@@ -51,6 +52,32 @@ _OPS = {
     for o in OPERATORS
     if o.py_func is not None and not o.unary and o.kind != "logic" and o.node is not Div
 }
+
+
+def _address(t: Any) -> bool:
+    """A pointer type, or a 64-bit integer (an address held as an integer)."""
+    return isinstance(t, PointerType) or (
+        isinstance(t, PrimType) and t.is_int and t.bits == 64 and t.lanes == 1
+    )
+
+
+def _pointer_source(e: Any) -> Any:
+    """The operand of ``T.reinterpret(p, ty=T.Ptr(...))`` or of a cast between pointer types,
+    and of a reinterpret between a pointer and a 64-bit integer: the same address on the
+    host. None for anything else."""
+    t = getattr(e, "ty", None)
+    if isinstance(e, Cast) and isinstance(t, PointerType):
+        src = e.value
+    elif (
+        isinstance(e, Call) and getattr(getattr(e.op, "traits", None), "bitcast", False) and len(e.args) == 1
+    ):
+        src = e.args[0]
+    else:
+        return None
+    st = getattr(src, "ty", None)
+    if _address(t) and _address(st) and (isinstance(t, PointerType) or isinstance(st, PointerType)):
+        return src
+    return None
 
 
 def to_python(e: Any, names: dict) -> str:
@@ -100,6 +127,9 @@ def to_python(e: Any, names: dict) -> str:
         if t.is_float:
             return f"float({inner})"
         return f"_wrap(int({inner}), {t.bits}, {t.kind == 'int'})"
+    src = _pointer_source(e)
+    if src is not None:  # an address seen as another pointer (or integer) type: the same value
+        return to_python(src, names)
     if isinstance(e, Call) and getattr(getattr(e.op, "traits", None), "select", False):
         c, a, b = e.args
         return f"({to_python(a, names)} if {to_python(c, names)} else {to_python(b, names)})"

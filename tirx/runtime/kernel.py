@@ -110,7 +110,10 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
         self.pnames = [bufs[p].name if p in bufs else p.name for p in self.params]
         names: dict[Var, str] = {}
         for i, p in enumerate(self.params):
-            if p not in bufs:
+            if p in bufs or (isinstance(p.ty, PointerType) and p.ty.scope != "tensormap"):
+                # a tensor's or handle's address (host bindings may view it as another pointer)
+                names[p] = f"_p{i}"
+            else:
                 names[p] = f"_a{i}"
         dyn = info.dyn_vars
         for j, v in enumerate(dyn):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, overload
 from tirx.surface.builder import IRBuilder
 
 from ..errors import DiagnosticError
-from ..ir import Call, Function, GlobalVar, PrimType, convert
+from ..ir import Buffer, Call, Function, GlobalVar, PrimType, convert
 from ..ir.function import _AUTOTUNER
 from ..ir.types import as_type, void
 from .parser import (
@@ -137,6 +137,8 @@ class GlobalRef:
         conv = []
         for i, a in enumerate(args):
             pt = self.params[i] if i < len(self.params) else None
+            if isinstance(a, Buffer):  # a tensor for a tensor parameter: its pointer (as the text loader)
+                a = a.data
             conv.append(convert(a, _Like(pt)) if isinstance(pt, PrimType) else convert(a))
         return Call(GlobalVar(self.name), tuple(conv), self.ret if self.ret is not None else void)
 

@@ -31,11 +31,13 @@ def tensor_data_ptr(tensor: Any, *, ty: Any = None) -> Any:
 
 
 def call_intrin(func_name: str, *args: Any, ty: Any = None, span: Any = None) -> Any:
-    """A call of the op ``func_name`` (TIRx's registry name ``"tirx.<op>"`` or the script
-    name ``"<op>"``) with an explicit result type."""
+    """A call of the op ``func_name`` (TIRx's registry names ``"tirx.<op>"`` and
+    ``"prim.<op>"``, or the script name ``"<op>"``) with an explicit result type."""
     if not isinstance(func_name, str):
         raise TypeError(f"T.call_intrin: func_name must be a string, got {func_name!r}")
     name = func_name.removeprefix("tirx.")
+    if _op.lookup(name) is None and name.startswith("prim."):
+        name = name.removeprefix("prim.")  # TIRx's math ops: prim.exp, prim.sqrt, ...
     if _op.lookup(name) is None:
         raise ValueError(f"T.call_intrin: no op named {func_name!r}")
     return _op.call(name, *(_e(a) for a in args), ty=ty, span=span)

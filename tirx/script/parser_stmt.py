@@ -579,7 +579,8 @@ class StmtMixin:
             if not cond:
                 raise self.diag(st, f"assertion failed{': ' + str(msg) if msg is not None else ''}")
             return
-        kind, parts = "RuntimeError", cast(tuple[str, ...], ())
+        kind = "RuntimeError"
+        parts: tuple[str, ...] = ("",)  # no message: TIRx's one empty part
         if (
             isinstance(msg, tuple)
             and len(msg) == 2

@@ -1703,6 +1703,23 @@ MODULE_ATTRS = FormSpec(
 register(MODULE_ATTRS)
 
 
+def _b_int_imm(dtype: Type, value: int, span: Any = None) -> IntImm:
+    if not isinstance(dtype, PrimType) or not dtype.is_int:
+        raise FormError(f"IntImm: the dtype must be an integer dtype, got {dtype}")
+    return IntImm(value, dtype, span=span)
+
+
+#: ``T.IntImm("uint64", v)`` in text: TIRx's spelling of a uint64 constant past int64's range
+#: (the printer writes it so, ``T.uint64(v)`` otherwise); input only. The Python name is
+#: ``tirx.script.ir_names.IntImm``.
+register(
+    FormSpec(
+        "IntImm", (Param("dtype", "dtype"), Param("value", "int")), IntImm, _b_int_imm, None, role="expr",
+        doc='``T.IntImm("uint64", 18446744073709551615)``: an integer constant of that dtype.',
+    )
+)  # fmt: skip
+
+
 def _b_string_imm(value: str, span: Any = None) -> StringImm:
     return StringImm(value, span=span)
 

@@ -359,7 +359,7 @@ def assert_(condition: Any, message: Any = "", *, loc: Any = None) -> None:
         cond = cond.value
     parts: tuple[str, ...]
     if isinstance(message, str):
-        kind, parts = "RuntimeError", ((message,) if message else ())
+        kind, parts = "RuntimeError", (message,)  # no message: one empty part, as TIRx
     elif (
         isinstance(message, tuple)
         and len(message) == 2
