@@ -32,6 +32,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DiagnosticError",
     "Function",
+    "IRModule",
     "InternalError",
     "Module",
     "OpError",
@@ -119,6 +120,24 @@ def _autotuner(fn, options):
 ir.function.register_autotuner(_autotuner)
 
 
+def IRModule(functions: Any = None, attrs: Any = None) -> Module:
+    """TIRx's ``tvm.IRModule({"main": f, ...})``: a Module of those functions, each named by its
+    key (a dict), or in order (a sequence)."""
+    if functions is None:
+        functions = ()
+    if not isinstance(functions, dict) and not isinstance(functions, (list, tuple)):
+        raise TypeError(
+            f"IRModule: functions must be a dict of name -> Function, got {type(functions).__name__}"
+        )
+    if isinstance(functions, dict):
+        fs = tuple(
+            f.replace(name=k) if isinstance(f, Function) and f.name != k else f for k, f in functions.items()
+        )
+    else:
+        fs = tuple(functions)
+    return Module(fs, attrs if attrs is not None else {})
+
+
 def save(obj, path) -> None:
     """Write ``dumps(obj)`` to ``path`` atomically (UTF-8, trailing newline). A symlink is
     written through to its target; a FIFO, device, socket or directory raises
@@ -168,3 +187,7 @@ def compile(f: Any, target: Any = "cuda", **options: Any) -> Any:
 from .autoload import autoload as _autoload  # noqa: E402
 
 _autoload()
+
+
+# ``tirx.script.from_source`` (TIRx's ``tvm.script.from_source``) loads text through this
+ir.node.register_loader(loads)

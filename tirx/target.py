@@ -42,6 +42,11 @@ def compile(f: Any, target: Any = "cuda", **options: Any) -> Any:
     """``tirx.compile`` (the facade's overloads say what each target and input give)."""
     from .runtime.none_params import strip_none_params, wrap_none_params
 
+    pipeline = options.pop("tir_pipeline", None)  # TIRx's tvm.compile(..., tir_pipeline="tirx")
+    if pipeline not in (None, "tirx"):
+        raise ValueError(
+            f"tirx.compile: tir_pipeline must be 'tirx' (tirx's only pipeline), got {pipeline!r}"
+        )
     t = parse_target(target)
     f, full = strip_none_params(f)  # TIRx's ``Bias: T.NoneType()`` parameters take None, on the host
     if t.kind == "interp":

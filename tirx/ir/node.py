@@ -106,6 +106,23 @@ def print_text(obj: Any) -> str:
     return _printer(obj)
 
 
+_loader: Callable[[str], Any] | None = None
+
+
+def register_loader(loads: Callable[[str], Any]) -> None:
+    """Install the text loader ``load_text`` reaches (``tirx.loads``: the Python front end's
+    ``from_source`` loads text through it without importing the text front end)."""
+    global _loader
+    _loader = loads
+
+
+def load_text(text: str) -> Any:
+    """``text`` loaded, through the registered loader."""
+    if _loader is None:
+        raise RuntimeError("no text loader is registered: import tirx first")
+    return _loader(text)
+
+
 _C = TypeVar("_C", bound=type)
 _N = TypeVar("_N", bound="Node")  # with_span/replace give a node of the receiver's class
 
