@@ -344,3 +344,91 @@ def test_python_operators_fold_as_tirx_operators_do():
         B[t] = _two_plus_three() * t
 
     _has(k, "A[t] = A[t]", "B[t] = 5 * t")
+
+
+# ------------------------------------------------------------------ the third probe round
+def test_tensor_alignment_prints_as_data_alignment():
+    @T.function
+    def k(A: T.Tensor((256,), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=256))
+        t = T.cuda.thread_idx("x")
+        S = T.alloc_shared((256,), "float32", align=128)
+        S[t] = A[t]
+        A[t] = S[255 - t]
+
+    _has(k, 'S = T.alloc_tensor(ty_args=[T.Tensor((256,), T.float32, scope="shared", data_alignment=128)])')
+
+
+def test_a_tensor_for_a_pointer_argument_keeps_its_spelling():
+    @T.function
+    def k(A: T.Tensor((64,), "float32"), S: T.Tensor((1,), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        scratch = T.alloc_shared((2,), "float32")
+        s = T.cuda.cta_sum(A[T.cuda.thread_idx("x")], 2, scratch)
+        S[0] = s + T.cuda.cta_max(A[T.cuda.thread_idx("x")], 2, scratch.data)
+
+    _has(
+        k,
+        's: T.let[T.float32] = T.cuda.cta_reduce(A[T.cuda.thread_idx("x")], "sum", 2, scratch)',
+        'S[0] = s + T.cuda.cta_reduce(A[T.cuda.thread_idx("x")], "max", 2, scratch.data)',
+    )
+
+
+def test_uint64_past_int64_prints_as_tirx_intimm():
+    @T.function
+    def k(B: T.Tensor((2,), "uint64")):
+        B[0] = T.max_value(ty="uint64")
+        B[1] = T.uint64(5)
+
+    _has(k, 'B[0] = T.IntImm("uint64", 18446744073709551615)', "B[1] = T.uint64(5)")
+
+
+def test_elect_sync_takes_a_membermask():
+    import numpy as np
+
+    @T.function
+    def k(O: T.Tensor((64,), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        t = T.cuda.thread_idx("x")
+        if t % 32 >= 4:
+            O[t] = T.cuda.elect_sync(T.uint32(0xFFFFFFF0))
+
+    _has(k, "O[t] = T.cuda.elect_sync(T.uint32(4294967280))")
+    o = np.full(64, 7, np.uint32)
+    tirx.compile(k, target="interp")(o)
+    assert list(np.flatnonzero(o == 1)) == [4, 36]  # the lowest lane of each warp's mask
+
+
+def test_call_intrin_takes_tirx_prim_names_assert_without_message_and_func_attrs():
+    @T.function
+    def k(A: T.Tensor((8,), "float32"), n: T.int32):
+        T.func_attr({"a": 1})
+        T.func_attr({"b": 2})
+        assert n <= 8
+        A[0] = T.call_intrin("prim.exp", A[1], ty=T.float32)
+
+    _has(k, 'T.func_attr({"a": 1, "b": 2})', 'assert n <= 8, ("RuntimeError", [""])', "A[0] = T.exp(A[1])")
+
+
+def test_module_functions_take_tensors_and_print_another_symbol_apart():
+    from tirx.script import ir as I
+
+    @I.ir_module
+    class Module:
+        @T.function(private=True)
+        def load2(A: T.Tensor((64,), "float32"), i: T.int32) -> T.float32:
+            return A[i] + A[i + 1]
+
+        @T.function
+        def main(A: T.Tensor((64,), "float32"), B: T.Tensor((32,), "float32")):
+            T.func_attr({"global_symbol": "main_kernel", "tir.noalias": True})
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+            t = T.cuda.thread_idx("x")
+            B[t] = Module.load2(A, t * 2)
+
+    _has(
+        Module,
+        'T.func_attr({"global_symbol": "main_kernel"})',
+        'T.func_attr({"tir.noalias": True})',
+        "B[t] = T.Call(Module.load2, [A.data, t * 2], ty=T.float32)",
+    )
