@@ -412,6 +412,8 @@ class ExprMixin:
             return _Spec("stmt", span, r)
         if spec.role == "region":  # with T.device_entry(...) / T.attr(...): the header's values
             return _Spec(spec.name, span, *r)
+        if spec.name == "Call" and type(r) is Call:  # T.Call(Module.f, [A, i]): A written bare
+            return self.keep_tensor_spelling(r, list(r.args), span, in_list=1)
         return r
 
     def surface_chain(self, rest, tok):
@@ -457,17 +459,18 @@ class ExprMixin:
             raise self.err(str(e), span, e) from e
         return self.keep_tensor_spelling(r, pos, span)
 
-    def keep_tensor_spelling(self, r: Any, pos: Any, span: Span) -> Any:
+    def keep_tensor_spelling(self, r: Any, pos: Any, span: Span, in_list: int | None = None) -> Any:
         """``r`` (the call built) marked with the arguments written as a bare tensor name
-        (``scratch``, not ``scratch.data``): the same IR as the Python frontend builds."""
+        (``scratch``, not ``scratch.data``): the same IR as the Python frontend builds.
+        ``in_list``: the arguments are the list given as that argument (``T.Call(f, [A, i])``)."""
         if type(r) is Call and any(type(a) is Var and isinstance(a.ty, PointerType) for a in pos):
-            bare = [pos[i] for i in self.bare_tensor_args(span, pos)]
+            bare = [pos[i] for i in self.bare_tensor_args(span, pos, in_list)]
             tensors = tuple(j for j, a in enumerate(r.args) if any(a is v for v in bare))
             if tensors:
                 r = r.replace(tensor_args=tensors)
         return r
 
-    def bare_tensor_args(self, span: Span, pos: Any) -> Any:
+    def bare_tensor_args(self, span: Span, pos: Any, in_list: int | None = None) -> Any:
         """The positions of ``pos`` written as a bare tensor name (``scratch``), found by
         parsing (never running) the call's own source text; ``()`` when that text is not one
         Python expression. (An alias may put the argument elsewhere in the op's call: the
@@ -485,8 +488,14 @@ class ExprMixin:
             return ()
         if not isinstance(node, ast.Call):
             return ()
+        items: list = node.args
+        if in_list is not None:
+            lst = node.args[in_list] if in_list < len(node.args) else None
+            if not isinstance(lst, ast.List):
+                return ()
+            items = lst.elts
         out = []
-        for i, a in enumerate(node.args[: len(pos)]):
+        for i, a in enumerate(items[: len(pos)]):
             if isinstance(a, ast.Name):
                 b = self.b.lookup(a.id)
                 if type(b) is Buffer and b.data is pos[i]:

@@ -57,6 +57,12 @@ def _tuple_text(p: Any, v: tuple) -> str:
     return "(" + ", ".join([ex(x) for x in v]) + ")"
 
 
+def _arg(p: Any, e: Any, tensor: bool) -> str:
+    """A call argument; one written with a tensor (``Call.tensor_args``) prints the tensor's name."""
+    t = p.expr(e)
+    return t[: -len(".data")] if tensor and t.endswith(".data") else t
+
+
 def _typed(p: Any, e: Any) -> str:
     """An expression, an int32 constant written ``T.int32(k)`` (TIRx's ``T.Shuffle`` indices)."""
     return f"T.int32({e.value})" if type(e) is IntImm and e.ty == int32 else p.expr(e)
@@ -76,6 +82,7 @@ _KIND_TEXT = {
     "funcref": lambda p, v: p._gvar(v[0]),
     "exprs": lambda p, v: "[" + ", ".join([p.expr(a) for a in v]) + "]",
     "typed_exprs": lambda p, v: "[" + ", ".join([_typed(p, a) for a in v]) + "]",
+    "call_args": lambda p, v: "[" + ", ".join([_arg(p, a, i in v.tensors) for i, a in enumerate(v)]) + "]",
     "str": lambda p, v: quote(v),
     "dict": lambda p, v: p.attr_dict(v),
     "shape": _tuple_text,

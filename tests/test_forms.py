@@ -289,6 +289,7 @@ BAD = {
     "funcref": "n",
     "exprs": "n",
     "typed_exprs": "n",
+    "call_args": "n",
     "str": "3",
     "dict": "3",
     "shape": '"s"',

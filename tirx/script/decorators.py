@@ -135,12 +135,15 @@ class GlobalRef:
 
     def __call__(self, *args: Any) -> Call:
         conv = []
+        tensors = []  # written with a tensor: its pointer, the spelling kept (Call.tensor_args)
         for i, a in enumerate(args):
             pt = self.params[i] if i < len(self.params) else None
-            if isinstance(a, Buffer):  # a tensor for a tensor parameter: its pointer (as the text loader)
+            if isinstance(a, Buffer):
                 a = a.data
+                tensors.append(i)
             conv.append(convert(a, _Like(pt)) if isinstance(pt, PrimType) else convert(a))
-        return Call(GlobalVar(self.name), tuple(conv), self.ret if self.ret is not None else void)
+        rt = self.ret if self.ret is not None else void
+        return Call(GlobalVar(self.name), tuple(conv), rt, tuple(tensors))
 
 
 class ModuleProxy:

@@ -403,6 +403,7 @@ KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "funcref": _funcref,  # Module.f
     "exprs": _exprs,  # [e, ...]
     "typed_exprs": _exprs,  # [e, ...], an int32 constant printed T.int32(k) (TIRx's T.Shuffle indices)
+    "call_args": _exprs,  # [e, ...] of T.Call, printed with a tensor's name where it was written (CallArgs)
     "str": _str,  # a string literal
     "dict": _dict,  # {"key": value, ...} (attribute values)
     "shape": _shape,  # (d0, d1, ...): ints or integer expressions; one dimension alone is a 1-tuple
@@ -772,6 +773,18 @@ def _let_where(pos: Any, kw: dict) -> tuple:
 def _b_let(binding: tuple, body: Any, span: Any = None) -> Let:
     var, value = binding
     return Let(var, value, convert(body), span=span)
+
+
+class CallArgs(tuple):
+    """A call's arguments as the printer gets them: ``tensors``, the positions written with a
+    tensor (``Call.tensor_args``: printed by its name, as TIRx prints it)."""
+
+    tensors: tuple
+
+    def __new__(cls, args: tuple, tensors: tuple = ()) -> CallArgs:
+        r = super().__new__(cls, args)
+        r.tensors = tensors
+        return r
 
 
 def _b_call(func: tuple, args: tuple, ty: Any = None, span: Any = None) -> Call:
@@ -1439,8 +1452,8 @@ FORMS: tuple[FormSpec, ...] = (
         normalize=_let_where, kw_normalize=True,
     ),
     FormSpec(
-        "Call", (Param("func", "funcref"), Param("args", "exprs"), Param("ty", "calltype", None, kw_only=True)),
-        Call, _b_call, lambda e: ((e.op, None), e.args, e.ty),
+        "Call", (Param("func", "funcref"), Param("args", "call_args"), Param("ty", "calltype", None, kw_only=True)),
+        Call, _b_call, lambda e: ((e.op, None), CallArgs(e.args, e.tensor_args), e.ty),
         doc="``T.Call(Module.f, [args], ty=T.float32)``: a call of a module function (or of an op, "
         "``T.Call(T.Op.get(name), [args], ty=...)``, built as ``T.<name>(args...)``).",
     ),
