@@ -1,6 +1,6 @@
-"""The shared preamble of the Hopper kernel tests (test_hopper*.py): the target they compile
-for, and a fresh compile cache per test (a kernel is compiled, never served from another test's
-disk cache). ``examples/`` is importable through pytest's ``pythonpath`` (pyproject.toml)."""
+"""The shared preamble of the Hopper kernel tests (test_hopper*.py) and other NVRTC tests: the
+target they compile for, ``needs_nvrtc``, and a fresh compile cache per test (a kernel is
+compiled, never served from another test's disk cache). ``examples/`` is importable through pytest's ``pythonpath`` (pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,18 @@ ARCH = "cuda -arch=sm_90a"
 def no_disk_cache(monkeypatch, tmp_path):
     """Autouse in every module that imports it."""
     monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _nvrtc() -> bool:
+    try:
+        import cuda.bindings.nvrtc  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+#: NVRTC compiles here (CI has it; a GPU is not needed)
+needs_nvrtc = pytest.mark.skipif(not _nvrtc(), reason="cuda-python / NVRTC not installed")
 
 
 def compile_clean(f, max_registers: int | None = None):

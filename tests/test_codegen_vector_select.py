@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hopper_util import needs_nvrtc, no_disk_cache  # noqa: F401 - no_disk_cache is autouse
 
 import tirx
 
@@ -117,22 +118,6 @@ def _load_kernels() -> object:
 
 
 K = _load_kernels()
-
-
-def _nvrtc() -> bool:
-    try:
-        import cuda.bindings.nvrtc  # noqa: F401
-    except Exception:
-        return False
-    return True
-
-
-needs_nvrtc = pytest.mark.skipif(not _nvrtc(), reason="cuda-python / NVRTC not installed")
-
-
-@pytest.fixture(autouse=True)
-def _no_disk_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def _clean(k) -> str:

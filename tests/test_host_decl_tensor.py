@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hopper_util import needs_nvrtc, no_disk_cache  # noqa: F401 - no_disk_cache is autouse
 
 import tirx
 from tirx.script import tirx as T
@@ -69,22 +70,6 @@ def host_cannot(A: T.Tensor((64,), "float32"), n: T.int32):
     i = T.cuda.thread_idx("x")
     if i < m:
         B[i, i] = T.float32(1)
-
-
-def _nvrtc() -> bool:
-    try:
-        import cuda.bindings.nvrtc  # noqa: F401
-    except Exception:
-        return False
-    return True
-
-
-needs_nvrtc = pytest.mark.skipif(not _nvrtc(), reason="cuda-python / NVRTC not installed")
-
-
-@pytest.fixture(autouse=True)
-def _no_disk_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def test_interp_runs_host_declared_tensors():

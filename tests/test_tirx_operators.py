@@ -12,27 +12,16 @@ text, or both refuse (a located ``DiagnosticError`` here).
 from __future__ import annotations
 
 import json
-import linecache
 import pathlib
 
 import pytest
+from test_tirx_literals import _build  # the same way to build a generated kernel source
 
 import tirx
 from tirx.errors import DiagnosticError
 
 GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "tirx_golden" / "operators.json").read_text())
 ROWS = [dict(zip(GOLDEN["columns"], r)) for r in GOLDEN["rows"]]
-IMPORT = "from tirx.script import tirx as T\n\n"
-
-
-def _build(src: str, key: str):
-    """The ``f`` of a kernel source (registered with linecache: the parser reads it there)."""
-    name = f"<tirx operators {key}>"
-    text = IMPORT + src
-    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
-    ns: dict = {"__name__": "tirx_operators_row"}
-    exec(compile(text, name, "exec"), ns)  # the test's own generated kernel
-    return ns["f"]
 
 
 def _ids(r: dict) -> str:
