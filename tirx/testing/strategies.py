@@ -326,6 +326,10 @@ def _op_call(draw, ctx: _Ctx, t: PrimType, depth: int) -> E.PrimExpr | None:
             else:
                 args.append(draw(st.sampled_from(("ext_fn", "__nv_expf", "my.fn"))))
         elif k == "p":
+            if ctx.bufs and draw(st.integers(0, 3)) == 0:  # a tensor where a pointer goes (Call.tensor_args)
+                args.append(draw(st.sampled_from(ctx.bufs)))
+                i += 1
+                continue
             if not ctx.ptr_srcs and not any(isinstance(v.ty, PointerType) for v in ctx.vars):
                 return None
             pv = [v for v in ctx.vars if isinstance(v.ty, PointerType)] + ctx.ptr_srcs
