@@ -25,6 +25,7 @@ from tirx.script import tirx as T
 # format definitions (what ml_dtypes and TIRx name them)
 SPECS = {
     "float8_e4m3fn": (4, 3, 7, "fn", True),
+    "float8_e4m3": (4, 3, 7, "ieee", True),
     "float8_e5m2": (5, 2, 15, "ieee", True),
     "float8_e3m4": (3, 4, 3, "ieee", True),
     "float8_e4m3fnuz": (4, 3, 8, "fnuz", True),
@@ -42,7 +43,7 @@ CUDA_TYPES = {
     "float6_e3m2fn": ("__nv_fp6_e3m2", "cuda_fp6.h"),
     "float4_e2m1fn": ("__nv_fp4_e2m1", "cuda_fp4.h"),
 }
-NO_CUDA = ["float8_e3m4", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz"]
+NO_CUDA = ["float8_e3m4", "float8_e4m3", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz"]
 LANES = [2, 4, 8, 16, 32, 64]
 NAN = "nan"
 
@@ -223,6 +224,7 @@ def test_format_anchors():
     count = {n: sum(1 for c in range(1 << _nbits(n)) if ref_value(n, c) == NAN) for n in SPECS}
     assert count == {
         "float8_e4m3fn": 2,
+        "float8_e4m3": 14,  # IEEE-style: the top exponent's 7 mantissas, both signs
         "float8_e5m2": 6,
         "float8_e3m4": 30,
         "float8_e4m3fnuz": 1,

@@ -22,6 +22,7 @@ KINDS = {
     "float64": ("float", 64),
     "bfloat16": ("bfloat", 16),
     "float8_e4m3fn": ("float8", 8),
+    "float8_e4m3": ("float8", 8),
     "float8_e5m2": ("float8", 8),
     "float8_e3m4": ("float8", 8),
     "float8_e4m3fnuz": ("float8", 8),
@@ -69,7 +70,6 @@ def test_vector_lanes(name, lanes):
 @pytest.mark.parametrize(
     "alias, canonical",
     [
-        ("float8_e4m3", "float8_e4m3fn"),
         ("e4m3", "float8_e4m3fn"),
         ("e5m2", "float8_e5m2"),
         ("e4m3x4", "float8_e4m3fnx4"),
@@ -77,6 +77,12 @@ def test_vector_lanes(name, lanes):
 )
 def test_float8_aliases(alias, canonical):
     assert parse_dtype(alias) == parse_dtype(canonical)
+
+
+def test_float8_e4m3_is_not_float8_e4m3fn():
+    """TIRx's (and ml_dtypes') float8_e4m3 is IEEE-style (inf, NaNs, largest 240), a dtype of its own."""
+    assert parse_dtype("float8_e4m3") != parse_dtype("float8_e4m3fn")
+    assert parse_dtype("float8_e4m3").name == "float8_e4m3"
 
 
 def test_bfloat16_is_not_float16():

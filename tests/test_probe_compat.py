@@ -432,3 +432,40 @@ def test_module_functions_take_tensors_and_print_another_symbol_apart():
         'T.func_attr({"tir.noalias": True})',
         "B[t] = T.Call(Module.load2, [A, t * 2], ty=T.float32)",  # as written, as TIRx prints it
     )
+
+
+# ------------------------------------------------------------------ the fourth probe round
+def test_fourth_round_forms_print_and_compile_as_tirx():
+    @T.function
+    def k(D: T.Tensor((128,), "uint8"), Out: T.Tensor((32,), "uint32"), B: T.Tensor((2,), "bfloat16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        T.ptx.fence.proxy.tensormap__generic.acquire.gpu(D.ptr_to([0]))  # the size is the map's 128
+        Out[T.cuda.thread_idx("x")] = T.Cast("uint32", T.cuda.mov_sreg(32, "%smid"))  # TIRx's spelling
+        B[0] = T.max_value(ty="bfloat16")  # bf16's own largest (float32's rounds to inf)
+
+    _has(
+        k,
+        'T.ptx.fence(T.address_of(D[0]), "proxy", "tensormap::generic", "acquire", "gpu", "")',
+        'Out[T.cuda.thread_idx("x")] = T.Cast("uint32", T.cuda.mov_sreg(32, "%smid"))',
+        "B[0] = T.bfloat16(338953138925153547590470800371487866880.0)",
+    )
+    src = tirx.compile(k, target="cuda -arch=sm_90a", cache=False).source
+    assert "fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" in src and "mov.u32 %0, %%smid;" in src
+
+
+def test_float8_e4m3_is_its_own_dtype():
+    import numpy as np
+
+    @T.function
+    def k(A: T.Tensor((4,), "float32"), B: T.Tensor((4,), "float8_e4m3")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=4))
+        i = T.cuda.thread_idx("x")
+        B[i] = T.Cast("float8_e4m3", A[i])
+
+    _has(k, 'B[i] = T.Cast("float8_e4m3", A[i])')  # the codes below are ml_dtypes' float8_e4m3
+    a = np.array([1.0, 240.0, 448.0, -0.5], np.float32)
+    b = np.zeros(4, np.uint8)
+    tirx.compile(k, target="interp")(a, b)
+    assert list(b) == [0x38, 0x77, 0x77, 0xB0]  # 448 saturates to e4m3's largest, 240 (0x77)
+    with pytest.raises(tirx.DiagnosticError, match="float8_e4m3 has no CUDA type"):
+        tirx.compile(k, target="cuda -arch=sm_90a", cache=False)

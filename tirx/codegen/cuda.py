@@ -83,7 +83,9 @@ BACKEND = "cuda"
 
 # --------------------------------------------------------------------------- types
 # minifloats CUDA (cuda_fp8.h / cuda_fp6.h / cuda_fp4.h) has no type for: a codegen error
-_NO_C_TYPE = frozenset(("float8_e3m4", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz"))
+_NO_C_TYPE = frozenset(
+    ("float8_e3m4", "float8_e4m3", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz")
+)
 _MINI_FEATURE = {"float8": "fp8", "float6": "fp6", "float4": "fp4"}
 # CUDA's own vector types, where they exist with the natural alignment
 # (others are tirx_vec<T, N>: aligned like the CUDA vector types, with elementwise operators)

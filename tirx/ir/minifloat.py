@@ -64,6 +64,7 @@ FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
         Format("float8_e4m3fn", 4, 3, 7, "fn"),
+        Format("float8_e4m3", 4, 3, 7, "ieee"),
         Format("float8_e5m2", 5, 2, 15, "ieee"),
         Format("float8_e3m4", 3, 4, 3, "ieee"),
         Format("float8_e4m3fnuz", 4, 3, 8, "fnuz"),

@@ -57,6 +57,7 @@ _BASE: dict[str, tuple[str, int]] = {
     "float64": ("float", 64),
     "bfloat16": ("bfloat", 16),
     "float8_e4m3fn": ("float8", 8),
+    "float8_e4m3": ("float8", 8),
     "float8_e5m2": ("float8", 8),
     "float8_e3m4": ("float8", 8),
     "float8_e4m3fnuz": ("float8", 8),
@@ -75,6 +76,7 @@ _NO_SCRIPT_VECTORS = frozenset(("bool", "bfloat16"))
 # and conversions live in tirx/ir/minifloat.py (which its tests check against these)
 MINIFLOAT_LIMITS: dict[str, tuple[float, float]] = {
     "float8_e4m3fn": (448.0, -448.0),
+    "float8_e4m3": (240.0, -240.0),  # IEEE-style: the top exponent holds inf and NaN
     "float8_e5m2": (57344.0, -57344.0),
     "float8_e3m4": (15.5, -15.5),
     "float8_e4m3fnuz": (240.0, -240.0),
@@ -85,7 +87,9 @@ MINIFLOAT_LIMITS: dict[str, tuple[float, float]] = {
     "float6_e3m2fn": (28.0, -28.0),
     "float4_e2m1fn": (6.0, -6.0),
 }
-_ALIASES = {"float8_e4m3": "float8_e4m3fn", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
+# ``float8_e4m3`` is a dtype of its own (TIRx's and ml_dtypes': IEEE-style, largest 240), not
+# ``float8_e4m3fn`` (OCP: no inf, largest 448); ``e4m3`` is short for the OCP one CUDA has
+_ALIASES = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
 DTYPE_NAMES: tuple[str, ...] = tuple(_BASE)
 _LANES_RE = re.compile(r"^([a-z0-9_]+?)x([0-9]+)$")  # ASCII digits only (\d takes any script's)
 #: The most lanes a vector type may have: TIRx's (TVM's) limit, lanes being a signed 16-bit

@@ -684,7 +684,7 @@ def _sreg_result(args: tuple) -> Any:
 
 
 def _c_mov_sreg(cg: Any, c: Any) -> str:
-    bits, reg = c.args[0].value, c.args[1].value
+    bits, reg = c.args[0].value, c.args[1].value.removeprefix("%")
     if (bits == 64) != (reg in ("clock64", "globaltimer")):
         raise cg.error(
             f"T.{c.op.name}: %{reg} is a {64 if bits == 32 else 32}-bit register, not {bits}-bit", c
@@ -699,7 +699,7 @@ def _i_mov_sreg(fc: Any, call: Any):
 
     from tirx.ops.semantics import need_launch
 
-    name, reg = call.op.name, call.args[1].value
+    name, reg = call.op.name, call.args[1].value.removeprefix("%")
     if reg != "laneid":
         raise OpError(f"the interpreter cannot run T.{name}(..., {reg!r}): only %laneid is modelled")
     return lambda c: (need_launch(c, name).get("tid") % 32).astype(np.int32)
@@ -707,8 +707,9 @@ def _i_mov_sreg(fc: Any, call: Any):
 
 declare(
     "cuda.mov_sreg", "n s", _sreg_result, pure=False, device_only=True, params="bits reg_name",
-    choices={0: (64, 32), 1: _SREGS},
-    doc="read a PTX special register (mov.u32/u64 %<reg_name>); int32 for 32 bits, int64 for 64",
+    choices={0: (64, 32), 1: (*_SREGS, *(f"%{r}" for r in _SREGS))},
+    doc="read a PTX special register (mov.u32/u64 %<reg_name>; the name with or without its `%`, "
+    "TIRx writes it with); int32 for 32 bits, int64 for 64",
     cuda=_c_mov_sreg, interp=_i_mov_sreg,
 )  # fmt: skip
 

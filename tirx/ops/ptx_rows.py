@@ -50,6 +50,10 @@ FENCE = declare_opcode("fence", [
     Row("fence_proxy_tensormap_acquire", (_slot("proxy", "proxy"), _slot("proxykind", "tensormap::generic"),
                                           _slot("sem", "acquire"), _slot("scope", *_SCOPES)),
         (_op("addr", "addr", mem=True), _op("size", "imm")), interp=_i_in_launch),
+    # TIRx's form without the size: a tensor map's 128 bytes
+    Row("fence_proxy_tensormap_acquire_map", (_slot("proxy", "proxy"), _slot("proxykind", "tensormap::generic"),
+                                              _slot("sem", "acquire"), _slot("scope", *_SCOPES)),
+        (_op("addr", "addr", mem=True),), asm="{mn} [{addr}], 128;", interp=_i_in_launch),
 ], doc="memory fences: fence[.sem].scope, fence.proxy.*, fence.mbarrier_init.release.cluster")  # fmt: skip
 
 

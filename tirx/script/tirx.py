@@ -383,6 +383,8 @@ def _limits(dtype: Any) -> tuple:
     if t.is_float:
         if t.bits == 16 and t.kind == "float":
             return -65504.0, 65504.0
+        if t.kind == "bfloat":  # bf16's own largest, 0x7F7F (float32's rounds to inf in bf16)
+            return -3.3895313892515355e38, 3.3895313892515355e38
         return (
             (-3.4028234663852886e38, 3.4028234663852886e38)
             if t.bits <= 32
