@@ -469,3 +469,57 @@ def test_float8_e4m3_is_its_own_dtype():
     assert list(b) == [0x38, 0x77, 0x77, 0xB0]  # 448 saturates to e4m3's largest, 240 (0x77)
     with pytest.raises(tirx.DiagnosticError, match="float8_e4m3 has no CUDA type"):
         tirx.compile(k, target="cuda -arch=sm_90a", cache=False)
+
+
+@pytest.mark.parametrize(("ty", "dt"), [("u8", "uint8"), ("s8", "int8"), ("b8", "uint8")])
+def test_8_bit_ptx_outputs_go_through_a_16_bit_register(ty, dt):
+    """TIRx compiles an 8-bit PTX result (ld / ldu .u8/.s8/.b8, cvt .u8/.s8) through a 16-bit
+    ``"=h"`` register; so does tirx (there is no 8-bit register constraint)."""
+    ld = getattr(T.ptx.ld.global_, ty)
+    cvt = getattr(getattr(T.ptx.cvt.rni.sat, "u8" if ty == "b8" else ty), "f32")
+
+    @T.function
+    def k(A: T.Tensor((64,), dt), B: T.Tensor((64,), dt), F: T.Tensor((64,), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        t = T.cuda.thread_idx("x")
+        ld(B[t], A.ptr_to([63 - t]))
+        cvt(A[t], F[t])
+
+    src = tirx.compile(k, target="cuda -arch=sm_90a", cache=False).source
+    assert src.count('"=h"(tirx_b0)') == 2 and f"B[t] = ({'signed' if ty == 's8' else 'unsigned'} char)tirx_b0;" in src
+
+
+def test_a_tensor_pointer_assigned_to_a_name_is_bound_and_compiles_read_only():
+    """``p = A.data`` / ``p = T.tensor_data_ptr(A)``: a binding, as TIRx builds it (a name's own var
+    is an alias); its C pointer is const when the tensor is read-only, written when p is."""
+
+    @T.function
+    def k(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32"), C: T.Tensor((64,), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        t = T.cuda.thread_idx("x")
+        t2 = t
+        p = A.data
+        V = T.decl_tensor(p, ty_args=[T.Tensor((64,), "float32", data=p)])
+        q = T.tensor_data_ptr(C)
+        W = T.decl_tensor(q, ty_args=[T.Tensor((64,), "float32", data=q)])
+        B[t2] = V[t2]
+        W[t2] = T.float32(1)
+
+    _has(k, "p: T.let[T.Ptr(T.float32)] = A.data", "q: T.let[T.Ptr(T.float32)] = C.data", "B[t] = V[t]")
+    src = tirx.compile(k, target="cuda -arch=sm_90a", cache=False).source
+    assert "const float* const p = A;" in src and "float* const q = C;" in src
+    assert "const float* __restrict__ A" in src and "float* __restrict__ C" in src
+
+
+def test_thread_fence_takes_a_scope():
+    @T.function
+    def k(A: T.Tensor((32,), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        A[T.cuda.thread_idx("x")] = 1
+        T.cuda.thread_fence("cta")
+        T.cuda.thread_fence("sys")
+        T.cuda.thread_fence()
+
+    _has(k, 'T.cuda.thread_fence("cta")', 'T.cuda.thread_fence("sys")', "T.cuda.thread_fence()")
+    src = tirx.compile(k, target="cuda -arch=sm_90a", cache=False).source
+    assert "__threadfence_block();" in src and "__threadfence_system();" in src and "  __threadfence();" in src

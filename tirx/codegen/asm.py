@@ -67,6 +67,10 @@ def asm_call(cg: Any, c: Call, template: str, operands: list, volatile: bool, ou
     """Emit ``template`` over ``operands``; returns an expression (or a statement for void)."""
     outs: list[tuple[str, str]] = []  # (constraint, lvalue)
     ins: list[tuple[str, str]] = []
+    # an 8-bit output operand (no 8-bit register constraint): a 16-bit register ("h", as
+    # TIRx) declared before the asm and stored to the element after it
+    temps: list[str] = []
+    stores: list[str] = []
     slots: dict[tuple, tuple[str, int]] = {}
     res_t = c.ty
     has_res = not isinstance(res_t, VoidType)
@@ -105,11 +109,17 @@ def asm_call(cg: Any, c: Call, template: str, operands: list, volatile: bool, ou
                 )
             letter, _ = _constraint(e.ty)
             lv = cg.expr(e)
+            if e.ty.is_int and e.ty.bits == 8:
+                tmp = f"tirx_b{len(temps)}"
+                init = f" = (unsigned short)(unsigned char)({lv})" if mod == "inout" else ""
+                temps.append(f"unsigned short {tmp}{init};")
+                stores.append(f"{lv} = ({cg.ctype(e.ty)}){tmp};")
+                outs.append(("=h" if mod == "out" else "+h", tmp))
+                slots[k] = ("out", len(outs) - 1)
+                return f"%{len(outs) - 1}"
             if e.ty.base in ("float16", "bfloat16") or (e.ty.is_int and e.ty.bits < 32 and e.ty.bits != 16):
                 # "h"/"r" registers need an unsigned lvalue of their width: the element's bits
                 ct = "unsigned short" if e.ty.bits == 16 else "unsigned char"
-                if e.ty.bits == 8:  # no 8-bit register constraint: go through a 32-bit one
-                    raise cg.error(f"inline PTX: an 8-bit output operand ({e.ty}) is not supported", c)
                 lv = f"*reinterpret_cast<{ct}*>(&({lv}))"
             outs.append(("=" + letter if mod == "out" else "+" + letter, lv))
             slots[k] = ("out", len(outs) - 1)
@@ -149,12 +159,18 @@ def asm_call(cg: Any, c: Call, template: str, operands: list, volatile: bool, ou
     while len(parts) > 1 and not parts[-1]:
         parts.pop()
     stmt = f"{vol}({' : '.join(p if p else '' for p in parts)})".replace(" :  : ", " : : ")
+    if temps:  # the 8-bit outputs' registers around the asm
+        stmt = " ".join([*temps, f"{stmt};", *stores])
+        if not has_res:
+            return "{ " + stmt + " }"
+        stmt = stmt[:-1] if stmt.endswith(";") else stmt
     if not has_res:
         return stmt
     assert res_reg is not None  # set when the call has a result
     rct = res_reg[1]
     if out_var is not None:
-        return stmt.replace("(tirx_r)", f"({out_var})", 1), rct
+        stmt = stmt.replace("(tirx_r)", f"({out_var})", 1)
+        return ("{ " + stmt + "; }" if temps else stmt), rct
     conv = "tirx_r"
     assert isinstance(res_t, (PrimType, PointerType))  # _constraint(res_t) accepted it above
     if res_t.is_bool if isinstance(res_t, PrimType) else False:

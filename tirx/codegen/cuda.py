@@ -276,6 +276,19 @@ class _Usage(Visitor):
 
     visit_Let = visit_Bind
 
+    def close_written(self) -> None:
+        """A pointer bound to another (``p = A.data``) that is written writes the other too."""
+        from ..ir.visitor import collect_vars
+
+        todo = [v for v in self.written if v in self.bound]
+        while todo:
+            v = todo.pop()
+            for x in collect_vars(self.bound[v]):
+                if isinstance(x.ty, PointerType) and x not in self.written:
+                    self.written.add(x)
+                    if x in self.bound:
+                        todo.append(x)
+
     def guarded_subs(self) -> set[int]:
         """The ids of the int32 ``Sub`` nodes whose value is an operand of an int32 min / max
         or an arm of a select, directly or through let-bound variables (_P_NEG): NVVM may fold
@@ -766,6 +779,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self._address_arith = set()
         self._set_launch(None)
         self.buf_ptr = {}
+        self.const_ptrs: set = set()
         self.scalar_bufs = set()
         self.view_bytes = {}
         self.dyn_smem_offset = 0
@@ -785,6 +799,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         for h in host:
             if not isinstance(h, DeclBuffer):  # a host view is used where the kernel accesses it
                 use.visit(h)
+        use.close_written()
         bufs = dict(f.buffer_map)
         params: list[KernelParam] = []
         dyn = f.dyn_vars()
@@ -825,6 +840,8 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
                 c = self.define(h.var)
                 if h.var in use.used_vars:
                     params.append(KernelParam("host", h.var.name, c, h.var.ty, h.var))
+        # read-only tensor pointers (``const T*``): a pointer bound to one is a pointer to const too
+        self.const_ptrs = {kp.var for kp in params if kp.kind == "buffer" and not kp.written}
         sig = []
         tmaps: dict = {}  # tensormap params: C name of the pointer -> C name of the by-value parameter
         for kp in params:

@@ -33,6 +33,7 @@ from ..ir import (
 from ..ir import op as _op
 from ..ir.functor import Dispatch, Functor
 from ..ir.stmt import DISABLE_UNROLL, PRAGMA_UNROLL, UNROLL_FACTOR
+from ..ir.visitor import collect_vars
 from .cuda_common import _add, _comment, _error
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class StmtMixin(Functor):
         indent: int
         in_kernel: bool
         launch_ranges: dict
+        const_ptrs: set
 
         def line(self, text: str, node: Any = None) -> None: ...
         def define(self, v: Var, hint: str | None = None) -> str: ...
@@ -83,6 +85,8 @@ class StmtMixin(Functor):
         n = self.define(v)
         t = self.ctype(v.ty)
         if isinstance(v.ty, PointerType):
+            if self.const_ptrs and any(x in self.const_ptrs for x in collect_vars(s.value)):
+                t = f"const {t}"  # bound to a read-only tensor's pointer (``p = A.data``)
             self.line(f"{t} const {n} = {val};", s)
         else:
             self.line(f"const {t} {n} = {val};", s)

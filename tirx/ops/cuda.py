@@ -372,9 +372,18 @@ declare(
     "cuda.cluster_sync", "", void, pure=False, device_only=True, doc="cluster-wide barrier", convergent=True,
     cuda=CExpr("tirx_cluster_sync()", helpers=(CLUSTER,)), interp=_i_cluster_sync,
 )  # fmt: skip
+_FENCE_SCOPE = {"cta": "__threadfence_block()", "gpu": "__threadfence()", "sys": "__threadfence_system()"}
+
+
+def _c_thread_fence(cg: Any, c: Any) -> str:
+    return _FENCE_SCOPE[c.args[0].value] if c.args else "__threadfence()"
+
+
 declare(
-    "cuda.thread_fence", "", void, pure=False, device_only=True, doc="__threadfence() (TIRx's name)",
-    cuda=CExpr("__threadfence()"), interp=_i_nothing,
+    "cuda.thread_fence", "s?", void, params="scope", choices={0: tuple(_FENCE_SCOPE)}, pure=False,
+    device_only=True, doc='__threadfence() (TIRx\'s name); `scope` "cta" / "gpu" / "sys": '
+    "__threadfence_block / __threadfence / __threadfence_system (TIRx takes the scope and emits __threadfence)",
+    cuda=_c_thread_fence, interp=_i_nothing,
 )  # fmt: skip
 
 

@@ -249,8 +249,17 @@ class StmtMixin:
         if tv is Cell:
             self.define(name, val)
             return
-        if tv is Var and name not in self.mutable:
-            # ``alias = bx``: TIRx names the same var (no Bind); a pointer alias stays immutable
+        if (
+            tv is Var
+            and name not in self.mutable
+            and (
+                not isinstance(val.ty, PointerType)
+                or any(val is v for sc in self.scopes for v in sc.vars.values())
+            )
+        ):
+            # ``alias = bx``: TIRx names the same var (no Bind); a pointer alias stays immutable.
+            # A tensor's pointer no name holds (``p = A.data``, ``T.tensor_data_ptr(A)``) is bound
+            # instead, as TIRx binds it (``p: T.let[T.Ptr(...)] = A.data``)
             self.define(name, val)
             if isinstance(val.ty, PointerType):
                 self.scopes[-1].ptrs.add(name)
