@@ -476,7 +476,7 @@ def test_8_bit_ptx_outputs_go_through_a_16_bit_register(ty, dt):
     """TIRx compiles an 8-bit PTX result (ld / ldu .u8/.s8/.b8, cvt .u8/.s8) through a 16-bit
     ``"=h"`` register; so does tirx (there is no 8-bit register constraint)."""
     ld = getattr(T.ptx.ld.global_, ty)
-    cvt = getattr(getattr(T.ptx.cvt.rni.sat, "u8" if ty == "b8" else ty), "f32")
+    cvt = getattr(T.ptx.cvt.rni.sat, "u8" if ty == "b8" else ty).f32
 
     @T.function
     def k(A: T.Tensor((64,), dt), B: T.Tensor((64,), dt), F: T.Tensor((64,), "float32")):
@@ -486,7 +486,10 @@ def test_8_bit_ptx_outputs_go_through_a_16_bit_register(ty, dt):
         cvt(A[t], F[t])
 
     src = tirx.compile(k, target="cuda -arch=sm_90a", cache=False).source
-    assert src.count('"=h"(tirx_b0)') == 2 and f"B[t] = ({'signed' if ty == 's8' else 'unsigned'} char)tirx_b0;" in src
+    assert (
+        src.count('"=h"(tirx_b0)') == 2
+        and f"B[t] = ({'signed' if ty == 's8' else 'unsigned'} char)tirx_b0;" in src
+    )
 
 
 def test_a_tensor_pointer_assigned_to_a_name_is_bound_and_compiles_read_only():
@@ -522,4 +525,6 @@ def test_thread_fence_takes_a_scope():
 
     _has(k, 'T.cuda.thread_fence("cta")', 'T.cuda.thread_fence("sys")', "T.cuda.thread_fence()")
     src = tirx.compile(k, target="cuda -arch=sm_90a", cache=False).source
-    assert "__threadfence_block();" in src and "__threadfence_system();" in src and "  __threadfence();" in src
+    assert (
+        "__threadfence_block();" in src and "__threadfence_system();" in src and "  __threadfence();" in src
+    )

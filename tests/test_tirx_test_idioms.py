@@ -41,3 +41,19 @@ def test_irmodule_names_functions_by_key_and_compiles_with_tirs_pipeline_name():
     assert set(k.kernels) == {"main"}
     with pytest.raises(ValueError, match="tir_pipeline must be 'tirx'"):
         tirx.compile(mod, target="interp", tir_pipeline="default")
+
+
+def test_builder_api_from_tirx_s_import_path():
+    """``from tvm.script.ir_builder import IRBuilder, tirx as Tb``: TIRx's builder, where TIRx has it."""
+    from tirx.script.ir_builder import IRBuilder
+    from tirx.script.ir_builder import tirx as Tb
+
+    with IRBuilder() as ib, Tb.function_():
+        Tb.func_name_("built")
+        A = Tb.arg_("A", T.Tensor((32,), "float32"))
+        with Tb.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
+            t = Tb.bind_(T.cuda.thread_idx("x"), name="t")
+            Tb.setitem_(A, [t], A[t] + T.float32(1))
+    f = ib.get()
+    assert f.name == "built" and "A[t] = A[t] + T.float32(1.0)" in tirx.dumps(f)
+    assert "function_" in dir(Tb) and "float32" in dir(Tb)
