@@ -79,6 +79,7 @@ class TextBuilder(DefsMixin, StmtMixin, ExprMixin):
     def reset(self, source_name, text) -> None:
         self.src = source_name
         self.text = text
+        self.bare_tensors: list = []  # tensors written by their name, not yet consumed by a call
         self.b = IRBuilder(source_name or "<string>", check_well_formed=True, source_text=text)
         self.open: list = []  # (context manager, span) of the open frames
         self.chains: list = []  # per if statement: else frames opened by elif

@@ -60,6 +60,7 @@ class ExprMixin:
     if TYPE_CHECKING:  # the TextBuilder's (tirx/grammar/_transform.py)
         b: Any
         text: str
+        bare_tensors: list
 
     # ------------------------------------------------------------- expressions
     def name(self, c):
@@ -78,6 +79,7 @@ class ExprMixin:
             raise self.err(f"undefined name '{n}'", self.tsp(tok))
         if type(v) is Buffer:
             v = v.data
+            self.bare_tensors.append(v)  # a tensor's name where a value goes (keep_tensor_spelling)
         self.ln_var = v  # the last name used, for the end of a binop span
         self.ln_tok = tok
         return v
@@ -463,12 +465,24 @@ class ExprMixin:
         """``r`` (the call built) marked with the arguments written as a bare tensor name
         (``scratch``, not ``scratch.data``): the same IR as the Python frontend builds.
         ``in_list``: the arguments are the list given as that argument (``T.Call(f, [A, i])``)."""
-        if type(r) is Call and any(type(a) is Var and isinstance(a.ty, PointerType) for a in pos):
+        if not self.bare_tensors:  # no tensor written by its name since: nothing to keep
+            return r
+        if type(r) is Call and any(type(a) is Var and self.is_tensor_pointer(a) for a in pos):
             bare = [pos[i] for i in self.bare_tensor_args(span, pos, in_list)]
             tensors = tuple(j for j, a in enumerate(r.args) if any(a is v for v in bare))
             if tensors:
                 r = r.replace(tensor_args=tensors)
+            for v in bare:  # the names this call consumed (an outer call's may still be pending)
+                k = next((i for i, x in enumerate(self.bare_tensors) if x is v), None)
+                if k is not None:
+                    del self.bare_tensors[k]
         return r
+
+    def is_tensor_pointer(self, v: Var) -> bool:
+        """``v`` is the pointer of a tensor in scope (named as the tensor): only then may the
+        call have been written with the tensor, and only then is its source text read."""
+        b = self.b.lookup(v.name) if isinstance(v.ty, PointerType) else None
+        return type(b) is Buffer and b.data is v
 
     def bare_tensor_args(self, span: Span, pos: Any, in_list: int | None = None) -> Any:
         """The positions of ``pos`` written as a bare tensor name (``scratch``), found by

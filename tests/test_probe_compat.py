@@ -528,3 +528,15 @@ def test_thread_fence_takes_a_scope():
     assert (
         "__threadfence_block();" in src and "__threadfence_system();" in src and "  __threadfence();" in src
     )
+
+
+def test_tensor_spellings_nested_in_one_statement_each_keep_their_own():
+    text = (
+        "@T.function\n"
+        "def k(F: T.Tensor((64,), T.float32)):\n"
+        "    T.masked_store(F, T.masked_load(F, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4))\n"
+        "    T.masked_store(F.data, T.masked_load(F, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4))\n"
+        "    T.masked_store(F, T.masked_load(F.data, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4))\n"
+    )
+    got = [ln.strip() for ln in tirx.dumps(tirx.loads(text)).splitlines()[-3:]]
+    assert got == [ln.strip() for ln in text.splitlines()[-3:]]

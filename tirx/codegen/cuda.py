@@ -217,9 +217,7 @@ class KernelInfo:
     func: Function
     entry: DeviceEntry
     params: list  # list[KernelParam]
-    host_stmts: (
-        list  # Bind/Assert/DeclBuffer before the device entry, then maybe the Return after it (host code)
-    )
+    host_stmts: list  # Bind/Assert/DeclBuffer before the entry, then maybe the Return after it (host code)
     dyn_vars: list  # list[Var]
     index: int = 0  # which of the function's device entries (launched in this order)
 
@@ -1267,18 +1265,14 @@ __device__ __forceinline__ tirx_vec<T, N> tirx_vselect(tirx_vec<bool, N> c, tirx
   for (int i = 0; i < N; ++i) r.v[i] = c.v[i] ? a.v[i] : b.v[i];
   return r;
 }
-template <int N> __device__ __forceinline__ tirx_vec<bool, N> tirx_vand(tirx_vec<bool, N> a, tirx_vec<bool, N> b) {
-  tirx_vec<bool, N> r;
-#pragma unroll
-  for (int i = 0; i < N; ++i) r.v[i] = a.v[i] && b.v[i];
-  return r;
-}
-template <int N> __device__ __forceinline__ tirx_vec<bool, N> tirx_vor(tirx_vec<bool, N> a, tirx_vec<bool, N> b) {
-  tirx_vec<bool, N> r;
-#pragma unroll
-  for (int i = 0; i < N; ++i) r.v[i] = a.v[i] || b.v[i];
-  return r;
-}
+#define TIRX_VEC_LOGIC(NAME, OP)                                                                      \\
+  template <int N>                                                                                      \\
+  __device__ __forceinline__ tirx_vec<bool, N> NAME(tirx_vec<bool, N> a, tirx_vec<bool, N> b) {         \\
+    tirx_vec<bool, N> r;                                                                                \\
+    _Pragma("unroll") for (int i = 0; i < N; ++i) r.v[i] = a.v[i] OP b.v[i];                            \\
+    return r;                                                                                           \\
+  }
+TIRX_VEC_LOGIC(tirx_vand, &&) TIRX_VEC_LOGIC(tirx_vor, ||)
 template <int N> __device__ __forceinline__ tirx_vec<bool, N> tirx_vnot(tirx_vec<bool, N> a) {
   tirx_vec<bool, N> r;
 #pragma unroll
@@ -1286,25 +1280,23 @@ template <int N> __device__ __forceinline__ tirx_vec<bool, N> tirx_vnot(tirx_vec
   return r;
 }"""
 
-# half2 / __nv_bfloat162 as two-lane tirx_vecs and back, for the lane-wise helpers
-_P_VEC_H2 = """\
-__device__ __forceinline__ tirx_vec<half, 2> tirx_unpack(half2 x) {
-  tirx_vec<half, 2> r;
-  r.v[0] = __low2half(x);
-  r.v[1] = __high2half(x);
+
+def _p_pair(elem: str, pair: str, low: str, high: str, make: str) -> str:
+    """``pair`` (half2 / __nv_bfloat162) as a two-lane tirx_vec and back, for the lane-wise helpers."""
+    return f"""\
+__device__ __forceinline__ tirx_vec<{elem}, 2> tirx_unpack({pair} x) {{
+  tirx_vec<{elem}, 2> r;
+  r.v[0] = {low}(x);
+  r.v[1] = {high}(x);
   return r;
-}
-__device__ __forceinline__ half2 tirx_pack(tirx_vec<half, 2> x) { return __halves2half2(x.v[0], x.v[1]); }"""
-_P_VEC_BF2 = """\
-__device__ __forceinline__ tirx_vec<__nv_bfloat16, 2> tirx_unpack(__nv_bfloat162 x) {
-  tirx_vec<__nv_bfloat16, 2> r;
-  r.v[0] = __low2bfloat16(x);
-  r.v[1] = __high2bfloat16(x);
-  return r;
-}
-__device__ __forceinline__ __nv_bfloat162 tirx_pack(tirx_vec<__nv_bfloat16, 2> x) {
-  return __halves2bfloat162(x.v[0], x.v[1]);
-}"""
+}}
+__device__ __forceinline__ {pair} tirx_pack(tirx_vec<{elem}, 2> x) {{ return {make}(x.v[0], x.v[1]); }}"""
+
+
+_P_VEC_H2 = _p_pair("half", "half2", "__low2half", "__high2half", "__halves2half2")
+_P_VEC_BF2 = _p_pair(
+    "__nv_bfloat16", "__nv_bfloat162", "__low2bfloat16", "__high2bfloat16", "__halves2bfloat162"
+)
 
 
 def _prelude(features: set, helpers: Any = ()) -> list[str]:
