@@ -796,6 +796,9 @@ def _pyop(cls: Any, a: Any, b: Any) -> PrimExpr:
     typed, two dtypes matched: ``tirx.ir.fold.combine``) and the node folded (``x * 1`` is
     ``x``, ``T.int32(2) + 3`` is ``5``), as the frontend folds every operator it builds."""
     R = _literal_rules()
+    ta = getattr(a, "ty", None)
+    if ta is not None and cls not in R.CHECKED and isinstance(b, PrimExpr) and b.ty == ta:
+        return R.fold(cls(a, b))  # two IR values of one dtype: nothing to combine
     return R.fold(R.combine(cls, a, b))
 
 

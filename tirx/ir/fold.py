@@ -503,6 +503,9 @@ def _cast_checked(e: Any, r: Any) -> Any:
 _BITWISE = (BitAnd, BitOr, BitXor, Shl, Shr)
 _SHIFTS = (Shl, Shr)
 _INT_ONLY = (FloorDiv, FloorMod)
+#: the operators ``combine`` checks beyond matching dtypes (two IR values of one dtype need only
+#: the node otherwise: the Python operators' fast path)
+CHECKED = frozenset((*_BITWISE, *_INT_ONLY))
 _MINIFLOATS = ("float8", "float6", "float4")
 
 
