@@ -540,3 +540,21 @@ def test_tensor_spellings_nested_in_one_statement_each_keep_their_own():
     )
     got = [ln.strip() for ln in tirx.dumps(tirx.loads(text)).splitlines()[-3:]]
     assert got == [ln.strip() for ln in text.splitlines()[-3:]]
+
+
+def test_a_view_passed_for_a_pointer_prints_its_pointer_and_round_trips():
+    """Round-trip fuzz seed 781447213: a tensor declared over another pointer (``acc`` over
+    ``p``) prints that pointer, so its spelling is not kept (it would not load back)."""
+
+    @T.function
+    def k(A: T.Tensor((8,), "float32"), h: T.handle):
+        p = T.reinterpret(h, ty=T.Ptr(T.float32))
+        acc = T.decl_tensor(p, ty_args=[T.Tensor((8,), "float32")])
+        T.masked_store(
+            acc, T.masked_load(A, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4)
+        )
+
+    _has(
+        k,
+        "T.masked_store(p, T.masked_load(A, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4))",
+    )
