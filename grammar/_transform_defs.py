@@ -93,6 +93,7 @@ class DefsMixin:
         decos, def_tok, name_tok = c[0], c[1], c[2]
         tparams = c[3] if len(c) > 3 else ()
         private = None
+        persistent = False
         for name, args, at, nm in decos:
             if name not in ("T.function", "T.prim_func"):
                 raise self.err(f"unsupported function decorator @{name}", self.tsp(nm))
@@ -101,11 +102,16 @@ class DefsMixin:
             private = False
             if args:
                 pos, kw = self.split_args(args, self.tsp(nm), "@" + name)
-                self.nargs("@" + name, pos, kw, self.tsp(nm), 0, 0, ("private", "check_well_formed"))
+                self.nargs(
+                    "@" + name, pos, kw, self.tsp(nm), 0, 0, ("private", "persistent", "check_well_formed")
+                )
                 p = kw.get("private", False)
                 if type(p) is not bool:
                     raise self.err(f"@{name}: private= must be True or False", self.tsp(nm))
                 private = p
+                persistent = kw.get("persistent", False)
+                if type(persistent) is not bool:
+                    raise self.err(f"@{name}: persistent= must be True or False", self.tsp(nm))
         if private is None:
             raise self.err(f"function '{name_tok.value}' needs the @T.function decorator", self.tsp(def_tok))
         fname = name_tok.value
@@ -116,7 +122,7 @@ class DefsMixin:
             self.module_fnames.add(fname)
         span = Span(self.src, def_tok.line, def_tok.column, name_tok.end_line, name_tok.end_column)
         self.func_span = span
-        self.enter(self.b.function(fname, private=private), span)
+        self.enter(self.b.function(fname, private=private, persistent=persistent), span)
         for tok, ty in tparams:
             name = self.check_new_name(tok)
             sp = self.tsp(tok)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from tirx.ir import expr as _e
 from tirx.ir.buffer import Buffer
-from tirx.ir.function import Function, Module
+from tirx.ir.function import PERSISTENT_KERNEL, Function, Module
 from tirx.ir.node import Attrs
 from tirx.ir.types import PrimType, VoidType, int32
 from tirx.ir.visitor import collect_vars as _collect_vars
@@ -100,7 +100,11 @@ class DefsMixin:
             self.annotated = True
         header_problems = list(self.problems)
         self.problems.clear()
-        self.emit(depth, "@T.function(private=True)" if f.private else "@T.function")
+        opts = [o for o, on in (("private=True", f.private), ("persistent=True", f.persistent)) if on]
+        self.emit(depth, f"@T.function({', '.join(opts)})" if opts else "@T.function")
+        if f.persistent:  # printed by the decorator (TIRx's spelling), not as an attribute
+            rest = {k: v for k, v in f.attrs.items() if k != PERSISTENT_KERNEL}
+            f = f.replace(attrs=Attrs(rest))
         dyn_text = f"[{', '.join(dparts)}]" if dparts else ""
         ret = f" -> {_ret_text(f.ret_ty)}" if f.ret_ty is not None else ""
         self.problems.extend(header_problems)

@@ -542,7 +542,8 @@ def test_alloc_spellings_build_the_same_statement():
         built += [tirx.loads(text), load_module(printed_text_as_python(text), "forms_al").Module]
     for b in built[1:]:
         tirx.assert_structural_equal(b, built[0])
+    # printed as TIRx prints it: ``attrs=``, an int value a typed constant
     assert (
-        'y = T.alloc_tensor(ty_args=[T.Tensor((4, n), T.float16, scope="shared")], annotations={"a": 1})'
+        'y = T.alloc_tensor(ty_args=[T.Tensor((4, n), T.float16, scope="shared")], attrs={"a": T.int32(1)})'
         in (tirx.dumps(built[0]))
     )

@@ -216,9 +216,11 @@ def test_host_statements_between_and_after_entries():
         with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
             A[2] = 3
 
-    with pytest.raises(tirx.DiagnosticError, match="only bindings and asserts may precede") as ei:
-        tirx.compile(store_between, target=ARCH)
-    assert ei.value.span is not None
+    # a host store into a device tensor between the launches: the host program copies the element
+    # after the first kernel finished (tests/test_host_program.py)
+    k = tirx.compile(store_between, target=ARCH)
+    src = k.host_source
+    assert src.index("_launch(0") < src.index("_dstore(_io, _p0, 1, ") < src.index("_launch(1")
 
     @T.function
     def assert_after(A: T.Tensor((32,), "int32"), n: T.int32):
@@ -226,8 +228,9 @@ def test_host_statements_between_and_after_entries():
             A[0] = n
         assert n > 0
 
-    with pytest.raises(tirx.DiagnosticError, match="after the last device entry"):
-        tirx.compile(assert_after, target=ARCH)
+    # an assert after the launch: the host program checks it after the kernel ran
+    k = tirx.compile(assert_after, target=ARCH)
+    assert "if not ((_a1 > 0)):" in k.host_source and k.host_source.index("_launch(0") < k.host_source.index("if not")
 
     @T.function
     def bind_then_return(A: T.Tensor((32,), "int32"), n: T.int32) -> T.int32:

@@ -27,7 +27,7 @@ def test_namespaces_list_every_op_under_them():
         ("__syncthreads", "cta_sync"),
         ("cta_synk", "cta_sync"),
         ("thread_id", "thread_idx"),
-        ("__shfl_xor_sync", "shfl_xor_sync"),
+        ("__shfl_xor", "__shfl_xor_sync"),
     ],
 )
 def test_a_misspelt_member_suggests_the_closest(wrong, first):

@@ -93,7 +93,10 @@ SKIP: dict[str, tuple[frozenset[str], str]] = {
     ),
 }
 # TIRx's T.gpu_* ops and LLVM vector ops (tirx/ops/gpu_generic.py, tirx/ops/vector.py)
-for _n in ("gpu_warp_shuffle", "gpu_warp_shuffle_down", "gpu_warp_shuffle_up", "gpu_warp_shuffle_xor"):
+for _n in (
+    "gpu_warp_shuffle", "gpu_warp_shuffle_down", "gpu_warp_shuffle_up", "gpu_warp_shuffle_xor",
+    "cuda.__shfl_sync", "cuda.__shfl_down_sync", "cuda.__shfl_up_sync", "cuda.__shfl_xor_sync",
+):  # fmt: skip
     SKIP[_n] = (
         frozenset({"differential"}),
         "its mask must include the calling lane and its width be a power of two (edge inputs are "

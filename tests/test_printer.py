@@ -401,7 +401,7 @@ def test_alloc_decl_and_data_pointer():
                 "@T.function",
                 "def g(h: T.Ptr(T.void)):",
                 '    S = T.alloc_tensor(ty_args=[T.Tensor((16, 16), T.float32, scope="shared")])',
-                '    L = T.alloc_tensor(ty_args=[T.Tensor((1,), T.int32, scope="local")], annotations={"pragma": "x"})',
+                '    L = T.alloc_tensor(ty_args=[T.Tensor((1,), T.int32, scope="local")], attrs={"pragma": "x"})',
                 "    p: T.let[T.Ptr(T.float32)] = T.reinterpret(h, ty=T.Ptr(T.float32))",
                 "    X = T.decl_tensor(p, ty_args=[T.Tensor((256,), T.float32)])",
                 "    X[3] = S[0, 1]",

@@ -33,11 +33,6 @@ REFUSED: dict[str, tuple[str, str]] = {
         "a device pointer; tirx encodes descriptors with tirx.runtime.tma (a T.TensorMap parameter) and "
         "refuses the host call by name",
     ),
-    "builder_namespaces": (
-        "only bindings and asserts may precede the device entry",
-        "host statements before the device entry (a local array, loops, stores into the device tensor A "
-        "from the host): tirx's CUDA target evaluates only bindings and asserts on the host",
-    ),
 }
 
 

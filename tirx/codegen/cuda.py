@@ -39,7 +39,6 @@ import attrs
 from ..errors import DiagnosticError, OpError
 from ..ir import (
     And,
-    Assert,
     Bind,
     Buffer,
     BufferLoad,
@@ -55,8 +54,6 @@ from ..ir import (
     PrimExpr,
     PrimType,
     Ramp,
-    Return,
-    SeqStmt,
     Stmt,
     StringImm,
     Sub,
@@ -76,6 +73,7 @@ from .cuda_buffer import BufferMixin
 from .cuda_common import _C_SCALAR, _PREC_PRIMARY, _add, _comment, _error, _is_int32, _wide_int
 from .cuda_expr import ExprMixin
 from .cuda_stmt import StmtMixin
+from .host_split import contains_entry, host_program, is_straight_line, split_launches
 
 __all__ = ["CudaSource", "KernelInfo", "KernelParam", "generate"]
 
@@ -220,6 +218,11 @@ class KernelInfo:
     host_stmts: list  # Bind/Assert/DeclBuffer before the entry, then maybe the Return after it (host code)
     dyn_vars: list  # list[Var]
     index: int = 0  # which of the function's device entries (launched in this order)
+    # host values a host program passes at the launch, in parameter order: (var, source)
+    # (tirx.codegen.host_split.HostLaunch.outer); structured: the function's host code is a
+    # host program (tirx.runtime.host_program) rather than straight-line
+    outer: list = attrs.Factory(list)
+    structured: bool = False
 
 
 @attrs.define
@@ -404,54 +407,6 @@ def _aligned_operands(cond: Any) -> list:
     return out
 
 
-def _split_launches(f: Function) -> list[tuple[list, DeviceEntry]]:
-    """The kernel launches of ``f`` in order: per device entry, the host statements before it
-    (bindings and asserts, evaluated before that launch; tensor declarations over host
-    pointers, which the kernel addresses) and the entry. The host statements
-    after the last entry (bindings, then a final ``return <value>``) go with the last launch.
-    ``[]`` when ``f`` has no top-level device entry."""
-    stmts = list(flat_stmts(f.body))
-    at = [i for i, s in enumerate(stmts) if isinstance(s, DeviceEntry)]
-    if not at:
-        return []
-    tail = [r for r in stmts[at[-1] + 1 :] if not (isinstance(r, SeqStmt) and not r.stmts)]
-    after: list = []
-    for k, r in enumerate(tail):
-        if isinstance(r, Return) and r.value is not None and k == len(tail) - 1:
-            after.append(r)  # the host returns a value after the launches (TIRx's `return n`)
-        elif isinstance(r, Bind):
-            after.append(r)  # a host binding for that value
-        else:
-            raise _error(
-                f"function {f.name}: statements after the last device entry are not supported by the cuda "
-                "target (the host runs bindings and asserts before each device entry; after the last, "
-                "bindings and a final `return <value computed on the host>`)",
-                r,
-            )
-    if after and not isinstance(after[-1], Return):
-        after = []  # bindings nobody reads: nothing to evaluate
-    host: list = []
-    launches: list[tuple[list, DeviceEntry]] = []
-    for s in stmts[: at[-1] + 1]:
-        if isinstance(s, DeviceEntry):
-            launches.append((list(host), s))
-            continue
-        # TIRx's host regions (a top-level launch_thread kernel is a device entry by now:
-        # tirx.passes.thread_launch)
-        if type(s).__name__ == "RegionStmt":
-            where = " outside a device entry" if s.kind == "launch_thread" else ""
-            raise _error(f"T.{s.kind}{where} is not supported by the CUDA backend", s)
-        if not isinstance(s, (Bind, Assert, DeclBuffer)) and not (isinstance(s, SeqStmt) and not s.stmts):
-            raise _error(
-                f"function {f.name}: only bindings and asserts may precede the device entry on the cuda "
-                f"target (and tensor views, T.decl_tensor, over pointers the host has), got {type(s).__name__}",
-                s,
-            )
-        host.append(s)
-    launches[-1][0].extend(after)  # last of the host statements: evaluated after the launches
-    return launches
-
-
 def _check_host_views(f: Function, host: list, views: list, dyn: Any) -> None:
     """The host bindings that tensors declared on the host (``views``, used by the kernel)
     depend on for their pointer and shape must be computable on the host (the launcher
@@ -481,18 +436,6 @@ def _check_host_views(f: Function, host: list, views: list, dyn: Any) -> None:
                     f"cannot compute ({why}); declare the tensor inside the device entry instead",
                     h,
                 )
-
-
-def _contains_entry(s: Stmt) -> bool:
-    class _F(Visitor):
-        found = False
-
-        def visit_DeviceEntry(self, n):
-            self.found = True
-
-    v = _F()
-    v.visit(s)
-    return v.found
 
 
 # --------------------------------------------------------------------------- emitter
@@ -785,7 +728,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self._guard_subs = set()
 
     def gen_kernel(
-        self, f: Function, host: list, entry: DeviceEntry, name: str, index: int = 0
+        self, f: Function, host: list, entry: DeviceEntry, name: str, index: int = 0, outer: Any = ()
     ) -> KernelInfo:
         self._reset_func()
         self._guard_subs = self._guards.get(f.name, set())
@@ -830,6 +773,14 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             self.bounds.define(v, (0, int_range(vt)[1]))
             hb.define(v, (0, int_range(vt)[1]))
             params.append(KernelParam("dyn", v.name, c, v.ty, v))
+        # host values a host program passes at the launch (loop variables, bindings, elements
+        # of tensors the host allocated: tirx.codegen.host_split)
+        for v, _src in outer:
+            c = self.define(v)
+            if isinstance(v.ty, PrimType) and v.ty.is_int and v.ty.lanes == 1:
+                hb.define(v, int_range(v.ty))
+                self.bounds.define(v, int_range(v.ty))
+            params.append(KernelParam("host", v.name, c, v.ty, v))
         # host bindings used on the device travel as parameters
         for h in host:
             if isinstance(h, Bind):
@@ -892,7 +843,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.indent -= 1
         self.line("}")
         self.in_kernel = False
-        return KernelInfo(name, f, entry, params, host, dyn, index)
+        return KernelInfo(name, f, entry, params, host, dyn, index, list(outer))
 
     def _kernel_qualifiers(self, entry: Any, block: list[int]) -> str:
         """``__launch_bounds__`` / ``__maxnreg__`` / ``__block_size__`` from the device entry's
@@ -1004,7 +955,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
                 n, k = f"{base}_{k}", k + 1
             taken.add(n)
             self._fnames[f.name] = n
-        kernels: list[tuple[Function, list, DeviceEntry, int, str]] = []
+        kernels: list[tuple[Function, list, DeviceEntry, int, str, list, bool]] = []
         self._knames = set()  # C names of further kernels of a function (f_kernel_1)
         helpers: list[Function] = []
         host_only: list[str] = []
@@ -1018,9 +969,13 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             self._guards[f.name] = u.guarded_subs()
             self._views[f.name] = u.views
         for f in mod.functions:
-            launches = _split_launches(f)
-            for k, (host, entry) in enumerate(launches):
-                if _contains_entry(entry.body):
+            structured = not is_straight_line(f) and contains_entry(f.body)
+            if structured:  # host control flow around the entries: a host program runs them
+                launches = [(hl.views, hl.entry, hl.outer) for hl in host_program(f)]
+            else:
+                launches = [(host, entry, []) for host, entry in split_launches(f)]
+            for k, (host, entry, outer) in enumerate(launches):
+                if contains_entry(entry.body):
                     raise _error(f"function {f.name}: nested device entries are not supported", entry)
                 name = self._fnames[f.name]
                 if k:  # the function's further kernels (TIRx: f_kernel, f_kernel_1, ...)
@@ -1031,10 +986,10 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
                         name = f"{base}_{j}"
                     taken.add(name)
                     self._knames.add(name)
-                kernels.append((f, host, entry, k, name))
-            if launches:
+                kernels.append((f, host, entry, k, name, outer, structured))
+            if launches or structured:
                 continue
-            if _contains_entry(f.body):
+            if contains_entry(f.body):
                 raise _error(
                     f"function {f.name}: the device entry must be a top-level statement of the function body",
                     f,
@@ -1067,10 +1022,12 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             self.gen_device_func(f, proto=False)
             self.lines.append("")
         infos = []
-        for f, host, entry, k, name in kernels:
+        for f, host, entry, k, name, outer, structured in kernels:
             if select is not None and (f.name, k) not in select:
                 continue  # another compilation group's kernel (backend_config)
-            infos.append(self.gen_kernel(f, host, entry, name, k))
+            info = self.gen_kernel(f, host, entry, name, k, outer)
+            info.structured = structured
+            infos.append(info)
             self.lines.append("")
         prelude = _prelude(self.features, self.helpers.values())
         shift = len(prelude)

@@ -11,6 +11,9 @@ from .node import Node, child, frozen_node
 from .op import call, find
 from .types import PointerType, PrimType, as_prim
 
+#: TIRx's default data alignment (kAllocAlignment): TIRx keeps and prints none, so neither does tirx
+DEFAULT_ALIGN = 64
+
 # ``buf[i] = v`` emits a store statement: that is the IRBuilder's job, a layer above the IR.
 # ``tirx.surface.builder`` registers its store here when imported (tests/test_layering.py).
 _store: Callable[[Buffer, tuple, Any], None] | None = None
@@ -92,6 +95,8 @@ class Buffer(Node):
             raise TypeError(f"Buffer.elem_offset must be an integer expression or None, got {eo!r}")
         if type(self.align) is not int or self.align < 0:
             raise TypeError(f"Buffer.align must be a non-negative int, got {self.align!r}")
+        if self.align == DEFAULT_ALIGN:  # TIRx's default (its kAllocAlignment): the same as none
+            object.__setattr__(self, "align", 0)
         if self.layout is not None and not isinstance(self.layout, Layout):
             raise TypeError(
                 f"Buffer.layout must be a T.TileLayout / T.ComposeLayout or None, got {self.layout!r}"

@@ -236,6 +236,11 @@ class IntImm(PrimExpr):
         if type(self.value) is not int:
             if isinstance(self.value, bool):
                 object.__setattr__(self, "value", int(self.value))
+            elif isinstance(self.value, (str, Type)) and isinstance(self.ty, int):
+                # TIRx's argument order, ``IntImm(dtype, value)``: the same constant
+                dt, v = self.value, self.ty
+                object.__setattr__(self, "value", int(v))
+                object.__setattr__(self, "ty", dt)
             else:
                 raise TypeError(f"IntImm.value must be an int, got {type(self.value).__name__}")
         t = self.ty
@@ -274,7 +279,12 @@ class FloatImm(PrimExpr):
 
     def __attrs_post_init__(self):
         if type(self.value) is not float:
-            if isinstance(self.value, (int, float)) and not isinstance(self.value, bool):
+            if isinstance(self.value, (str, Type)) and isinstance(self.ty, (int, float)):
+                # TIRx's argument order, ``FloatImm(dtype, value)``: the same constant
+                dt, v = self.value, self.ty
+                object.__setattr__(self, "value", float(v))
+                object.__setattr__(self, "ty", dt)
+            elif isinstance(self.value, (int, float)) and not isinstance(self.value, bool):
                 object.__setattr__(self, "value", float(self.value))
             else:
                 raise TypeError(f"FloatImm.value must be a float, got {type(self.value).__name__}")

@@ -14,6 +14,9 @@ from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False
 from .stmt import ATTRS, Stmt
 from .types import Type, as_type
 
+#: the function attribute of TIRx's persistent kernels (``@T.function(persistent=True)``)
+PERSISTENT_KERNEL = "tirx.persistent_kernel"
+
 __all__ = ["Function", "Module"]
 
 
@@ -87,6 +90,11 @@ class Function(Node):
             object.__setattr__(self, "ret_ty", as_type(self.ret_ty, "Function.ret_ty"))
         if not isinstance(self.private, bool):
             raise TypeError(f"Function.private must be a bool, got {type(self.private).__name__}")
+
+    @property
+    def persistent(self) -> bool:
+        """Marked a persistent kernel (``@T.function(persistent=True)``; metadata)."""
+        return self.attrs.get(PERSISTENT_KERNEL) is True
 
     def bind_args(self, args: tuple, kwargs: dict) -> list:
         """Positional and keyword arguments as one value per parameter, in order.

@@ -4,7 +4,8 @@ An ``Op`` carries its script name (what follows ``T.``), argument kinds, result-
 rule, purity, traits, doc line and its implementations: ``cuda=`` (a ``CExpr`` expression
 template, a ``PTX`` inline-asm template, or a function ``(codegen, call)``, with the C++
 ``Helper``s it needs) and ``interp=`` (a function ``(compiler, call) -> evaluator`` or
-``NoInterp(reason)``). The built-in ops are declared by family in ``tirx/ops/``. The
+``NoInterp(reason)``); ``host=`` (a function ``(call, argument sources) -> Python source``) is
+what host code computes for it (``tirx.runtime.hostexpr``). The built-in ops are declared by family in ``tirx/ops/``. The
 Python frontend and the text grammar resolve ``T.<name>`` through ``lookup``; the printer
 prints ``T.<name>(...)``; codegen and the interpreter ask ``impl(backend, op)``. Other
 backends may add implementations by name with ``register_handler``.
@@ -86,6 +87,8 @@ class Traits:
     - ``alignment_test``: the result says whether pointer argument 0 is aligned to argument
       1 bytes (an integer literal); code guarded by a true result may assume the alignment
       (the vectorizer builds such guards, codegen reads them).
+    - ``alignment_fact``: the call states that pointer argument 0 is aligned to argument 1
+      bytes (no code; the interpreter and a host program check it).
     - ``shared_window``: the result is the 32-bit shared-window address of pointer argument
       0 (the PTX table converts shared-address operands with it).
 
@@ -104,6 +107,7 @@ class Traits:
     bitcast: bool = False
     launch: tuple[str, str] | None = None
     alignment_test: bool = False
+    alignment_fact: bool = False
     shared_window: bool = False
 
     def value_range(self, axis: str | None, dim: Callable[[str], Any]) -> tuple[int, int] | None:
@@ -333,6 +337,7 @@ def declare(
     interp: Any = None,
     interp_stmt: Any = None,
     script: Any = None,
+    host: Any = None,
     params: tuple[str, ...] | str = (),
     defaults: dict | None = None,
     choices: dict | None = None,
@@ -371,7 +376,9 @@ def declare(
         tr = attrs.evolve(tr, lazy_args=(1, 2))
     impls = {
         k: v
-        for k, v in (("cuda", cuda), ("interp", interp), ("interp.stmt", interp_stmt), ("script", script))
+        for k, v in (
+            ("cuda", cuda), ("interp", interp), ("interp.stmt", interp_stmt), ("script", script), ("host", host)
+        )
         if v is not None
     }
     if isinstance(params, str):

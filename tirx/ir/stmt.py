@@ -11,12 +11,12 @@ import enum
 from typing import Any
 
 from .buffer import Buffer
-from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, PrimExpr, Var, convert
+from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, FloatImm, IntImm, PrimExpr, Var, convert
 from .launch_fields import FIELD_KINDS as _LAUNCH_FIELD_KINDS
 from .launch_fields import LAUNCH_FIELDS  # noqa: F401 - every launch field, in TIRx's order (re-exported)
 from .node import ATTRS, BUF_DEF, EMPTY_ATTRS, PARAMS, Attrs, Node, as_attrs, child
 from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
-from .types import PrimType
+from .types import PrimType, bool_, float32, int32, int64
 
 __all__ = [
     "AllocBuffer",
@@ -263,6 +263,17 @@ class Assert(Stmt):
             raise TypeError("Assert.message must be a sequence of str")
 
 
+def _typed(v: Any) -> Any:
+    """An attribute value as an IR constant where it is a Python bool, int or float."""
+    if type(v) is bool:
+        return IntImm(int(v), bool_)
+    if type(v) is int:
+        return IntImm(v, int32 if -(2**31) <= v < 2**31 else int64)
+    if type(v) is float:
+        return FloatImm(v, float32)
+    return v
+
+
 @_frozen
 class AllocBuffer(Stmt):
     """Allocate ``buffer`` in its scope; visible to the following statements."""
@@ -275,6 +286,10 @@ class AllocBuffer(Stmt):
             raise TypeError(f"AllocBuffer.buffer must be a Buffer, got {type(self.buffer).__name__}")
         if not isinstance(self.annotations, Attrs):
             object.__setattr__(self, "annotations", as_attrs(self.annotations))
+        a = self.annotations
+        if a and any(type(v) in (bool, int, float) for v in a.values()):
+            # as TIRx keeps them: a bool, int or float attribute is a typed constant (3 is T.int32(3))
+            object.__setattr__(self, "annotations", as_attrs({k: _typed(v) for k, v in a.items()}))
 
 
 @_frozen

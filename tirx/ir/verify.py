@@ -471,8 +471,9 @@ class _Checker(Functor):
         if s.value is not None:
             self.expr(s.value)
             if rt is None:
-                # TIRx's kernel exit ``return 0`` (an integer constant in a device entry) is ``return;``
-                if not (self.device_depth and type(s.value) is IntImm):
+                # TIRx's early exit ``return 0`` (an integer constant) in a function without a return
+                # type: ``return;`` in a device entry, the end of the host code outside one
+                if type(s.value) is not IntImm:
                     self.error("return with a value in a function without a return type", s)
             elif s.value.ty != rt and not self._returns_tensor(s.value, rt):
                 self.error(f"return value has type {s.value.ty}, the function returns {rt}", s)

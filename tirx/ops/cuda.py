@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import attrs
+
 from ..errors import OpError
-from ..ir.expr import IntImm, StringImm
+from ..ir.expr import Cast, IntImm, StringImm
 from ..ir.op import CExpr, Helper, NoInterp, alias, declare, find, get
 from ..ir.types import PrimType, int32, void
 
@@ -710,14 +712,27 @@ _ATOMIC_TYPES = {
 }
 
 
+def _same_width_ints(a: Any, b: Any) -> bool:
+    return (
+        isinstance(a, PrimType) and isinstance(b, PrimType) and a.is_int and b.is_int
+        and a.bits == b.bits and a.lanes == b.lanes == 1
+    )  # fmt: skip
+
+
 def _c_atomic(kind: str):
     def lower(cg: Any, c: Any) -> str:
         p, v = c.args[0], c.args[1]
         t = v.ty
         el = p.ty.element
-        if el != t:
-            raise cg.error(f"T.{c.op.name}: pointer element {el} differs from value dtype {t}", c)
         ps, vs = cg.expr(p), cg.expr(v)
+        if el != t:
+            # an add / exchange / compare-and-swap of the other signedness of the element's width
+            # is the same bit operation (TIRx's `atomic_add(&count[0], T.popcount(mask))`): done in
+            # the element's type, the old value read back as the value's
+            if not (kind in ("add", "exch", "cas") and _same_width_ints(el, t)):
+                raise cg.error(f"T.{c.op.name}: pointer element {el} differs from value dtype {t}", c)
+            same = attrs.evolve(c, args=(p, *(Cast(el, a) for a in c.args[1:])))
+            return f"(({cg.ctype(t)}){lower(cg, same)})"
         if kind == "add" and t.base == "int64":
             cg.need(ATOMICS)
             return f"tirx_atomic_add({ps}, {vs})"

@@ -571,11 +571,12 @@ def _i_activemask(fc: Any, call: Any):
     return ev
 
 
-declare(
-    "gpu_warp_activemask", "", uint32, pure=False, device_only=True,
-    doc="the lanes of the warp executing this call (__activemask)",
-    cuda=CExpr("__activemask()"), interp=_i_activemask,
-)  # fmt: skip
+for _name in ("gpu_warp_activemask", "cuda.__activemask"):  # TIRx's generic name and its T.cuda one
+    declare(
+        _name, "", uint32, pure=False, device_only=True,
+        doc="the lanes of the warp executing this call (__activemask)",
+        cuda=CExpr("__activemask()"), interp=_i_activemask,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- packed conversions

@@ -48,7 +48,7 @@ _SHFL = {  # op -> (CUDA function, mode, name of the lane argument)
 
 def _c_warp_shuffle(fn: str):
     def lower(cg: Any, c: Any) -> str:
-        mask, v, lane, width, _ws = c.args
+        mask, v, lane, width = c.args[:4]
         t = v.ty
         if not isinstance(t, PrimType) or t.lanes != 1:
             raise cg.error(f"T.{c.op.name}: the CUDA backend shuffles scalars only, got {t}", c)
@@ -91,7 +91,7 @@ def _i_warp_shuffle(mode: str):
         from tirx.ops.semantics import InterpError, full, need_launch
 
         name = call.op.name
-        ws = call.args[4]
+        ws = call.args[4] if len(call.args) > 4 else IntImm(32)  # T.cuda.__shfl_*: CUDA's warp
         if not (isinstance(ws, IntImm) and ws.value == 32):
             raise InterpError(f"T.{name}: warp_size must be the literal 32 (CUDA warps), got {ws}")
         fm, fv, fl, fw = (fc.expr(a) for a in call.args[:4])
@@ -133,6 +133,12 @@ for _n, (_fn, _mode, _lane, _doc) in _SHFL.items():
     declare(
         _n, "i x i i i", lambda a: a[1].ty, pure=False, device_only=True, convergent=True,
         params=f"mask value {_lane} width warp_size", doc=_doc,
+        cuda=_c_warp_shuffle(_fn), interp=_i_warp_shuffle(_mode),
+    )  # fmt: skip
+    # TIRx's T.cuda.__shfl_*_sync(mask, var, lane, width): CUDA's intrinsic under its own name
+    declare(
+        f"cuda.{_fn}", "i x i i", lambda a: a[1].ty, pure=False, device_only=True, convergent=True,
+        params=f"mask var {_lane} width", doc=f"CUDA's {_fn}: {_doc}",
         cuda=_c_warp_shuffle(_fn), interp=_i_warp_shuffle(_mode),
     )  # fmt: skip
 
@@ -289,13 +295,14 @@ def _i_assume_aligned(fc: Any, call: Any):
 declare(
     "assume_aligned", "p n", void, pure=False, params="tensor alignment_bytes",
     doc="a fact: the pointer is aligned to alignment_bytes (no code; checked by the interpreter)",
-    cuda=_c_assume_aligned, interp=_i_assume_aligned,
+    cuda=_c_assume_aligned, interp=_i_assume_aligned, alignment_fact=True,
 )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- handles
 declare(
     "handle_add_byte_offset", "p i", HANDLE, params="handle offset",
+    host=lambda call, a: f"({a[0]} + {a[1]})",
     doc="an untyped handle offset bytes past a pointer",
     cuda=CExpr("((void*)((char*)({0}) + ({1})))"), interp=i_byte_offset,
 )  # fmt: skip

@@ -180,6 +180,12 @@ def _interp_float_pred(ref: str, for_ints: bool):
     return compile_call
 
 
+def _host_float(ref: str) -> Any:
+    """Host code's form of a float math op: numpy's ``ref`` in the call's dtype
+    (``tirx.runtime.hostexpr``)."""
+    return lambda call, a: f"_npf({ref!r}, {a[0]}, {call.ty.name!r})"
+
+
 # --------------------------------------------------------------------------- declarations
 # name: (float32 C function, float64 C function, numpy reference, exact in any precision)
 _UNARY = {
@@ -239,7 +245,7 @@ for _n, (_c32, _c64, _ref, _exact) in _UNARY.items():
     declare(
         _n, "x", "arg0", doc=f"elementwise {_n}",
         cuda=_c_math(_c32, _c64), interp=_interp_float(_ref, _exact),
-        script=_abs_surface if _n == "abs" else None,
+        script=_abs_surface if _n == "abs" else None, host=_host_float(_ref),
     )  # fmt: skip
 declare(
     "sigmoid", "x", "arg0", doc="elementwise 1 / (1 + exp(-x))",

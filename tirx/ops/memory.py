@@ -354,6 +354,6 @@ def _i_isnullptr(fc: Any, call: Any):
 
 
 declare(
-    "isnullptr", "p", bool_, params="x", doc="whether a pointer is null",
+    "isnullptr", "p", bool_, params="x", doc="whether a pointer is null", host=lambda call, a: f"({a[0]} == 0)",
     cuda=CExpr("(({0}) == nullptr)"), interp=_i_isnullptr,
 )  # fmt: skip

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 __all__ = ["HostFunction", "HostOnlyFunction", "PreparedSequence"]
 
+_LAST = object()  # PreparedSequence: return what the last launch returns
+
 
 class HostFunction:
     """A function whose host code launches several kernels, in order: one per device entry
@@ -65,11 +67,12 @@ class HostFunction:
 class PreparedSequence:
     """``HostFunction.prepare(*args)``: the prepared launches of its kernels, launched in order."""
 
-    __slots__ = ("_launches", "function")
+    __slots__ = ("_launches", "_result", "function")
 
-    def __init__(self, function: HostFunction, launches: list):
+    def __init__(self, function: HostFunction, launches: list, result: Any = _LAST):
         self.function = function
         self._launches = tuple(launches)
+        self._result = result  # the host's return value (a host program's), else the last launch's
 
     @property
     def launches(self) -> tuple:
@@ -82,7 +85,7 @@ class PreparedSequence:
         ret = None
         for p in self._launches:
             ret = p(stream)
-        return ret
+        return ret if self._result is _LAST else self._result
 
 
 class HostOnlyFunction:

@@ -12,6 +12,7 @@ from typing import Any
 from ..ir import (
     And,
     BitNot,
+    BufferLoad,
     Call,
     Cast,
     Div,
@@ -28,13 +29,30 @@ from ..ir import (
     Var,
 )
 from ..ir.arith import trunc_div, trunc_mod, wrap_bits
+from ..ir.op import Op, impl
 from ..ir.operators import OPERATORS
 
-__all__ = ["HOST_GLOBALS", "HostExprError", "to_python"]
+__all__ = ["HOST_GLOBALS", "HostExprError", "flat_index", "to_python"]
 
 
 class HostExprError(ValueError):
     pass
+
+
+def _hload(buf: list, i: int, name: str) -> Any:
+    """An element of a tensor the host allocated (a host program's list)."""
+    if not 0 <= i < len(buf):
+        raise ValueError(f"host code reads {name}[{i}], outside its {len(buf)} element(s)")
+    return buf[i]
+
+
+def _npf(name: str, x: Any, dtype: str) -> float:
+    """A float math op on the host, in the call's dtype (an op's ``host=`` form)."""
+    import numpy as np
+
+    t = np.dtype(dtype) if dtype in ("float16", "float32", "float64") else np.dtype("float64")
+    with np.errstate(all="ignore"):
+        return float(getattr(np, name)(t.type(x)))
 
 
 def _tdiv(a: int | float, b: int | float) -> int | float:
@@ -43,7 +61,7 @@ def _tdiv(a: int | float, b: int | float) -> int | float:
     return trunc_div(a, b)
 
 
-HOST_GLOBALS = {"_tdiv": _tdiv, "_tmod": trunc_mod, "_wrap": wrap_bits}
+HOST_GLOBALS = {"_tdiv": _tdiv, "_tmod": trunc_mod, "_wrap": wrap_bits, "_hload": _hload, "_npf": _npf}
 
 # infix nodes whose Python operator computes them (from tirx/ir/operators.py); Div (truncating
 # for integers), Mod, Min, Max, And, Or and the unary nodes are spelled below
@@ -80,7 +98,36 @@ def _pointer_source(e: Any) -> Any:
     return None
 
 
+def flat_index(buf: Any, indices: tuple, names: dict) -> str:
+    """The row-major element offset of ``indices`` in ``buf`` (constant shape) as Python."""
+    code = ""
+    for i, (x, s) in enumerate(zip(indices, buf.shape)):
+        code = to_python(x, names) if i == 0 else f"({code} * {s.value} + {to_python(x, names)})"
+    return code or "0"
+
+
+def element_offset(buf: Any, indices: tuple) -> Any:
+    """The element offset of ``buf[indices]`` from its pointer, as an IR expression (its
+    strides, or row-major over its shape, plus its ``elem_offset``)."""
+    from ..ir import IntImm as _I
+
+    strides = list(buf.strides) if buf.strides else None
+    if strides is None:
+        strides, acc = [], None
+        for s in reversed(buf.shape):
+            strides.append(_I(1, s.ty) if acc is None else acc)
+            acc = s if acc is None else acc * s
+        strides.reverse()
+    off = buf.elem_offset if buf.elem_offset is not None else None
+    for x, s in zip(indices, strides):
+        term = x * s if not (isinstance(s, _I) and s.value == 1) else x
+        off = term if off is None else off + term
+    return off if off is not None else _I(0)
+
+
 def to_python(e: Any, names: dict) -> str:
+    """``e`` as Python source over ``names`` (Var -> Python name; ``("buffer", data var)`` ->
+    the list holding a host-allocated tensor, read through ``_hload``)."""
     if isinstance(e, Var):
         n = names.get(e)
         if n is None:
@@ -127,9 +174,30 @@ def to_python(e: Any, names: dict) -> str:
         if t.is_float:
             return f"float({inner})"
         return f"_wrap(int({inner}), {t.bits}, {t.kind == 'int'})"
+    if isinstance(e, BufferLoad):
+        n = names.get(("buffer", e.buffer.data))
+        if n is not None and len(e.indices) == len(e.buffer.shape):
+            return f"_hload({n}, {flat_index(e.buffer, e.indices, names)}, {e.buffer.name!r})"
+        p = names.get(("device", e.buffer.data))
+        if (
+            p is not None
+            and len(e.indices) == len(e.buffer.shape)
+            and getattr(e.buffer, "layout", None) is None
+            and isinstance(e.ty, PrimType)
+            and e.ty.lanes == 1
+        ):
+            # an element of a tensor in device memory, read by a host program (host_program.py)
+            off = to_python(element_offset(e.buffer, e.indices), names)
+            return f"_dload(_io, {p}, {off}, {e.ty.name!r}, {e.buffer.name!r})"
+        raise HostExprError(
+            f"cannot read {e.buffer.name} on the host (host code reads only tensors it allocated itself)"
+        )
     src = _pointer_source(e)
     if src is not None:  # an address seen as another pointer (or integer) type: the same value
         return to_python(src, names)
+    host = impl("host", e.op) if isinstance(e, Call) and isinstance(e.op, Op) else None
+    if host is not None:  # the op's host form (declared with it: tirx.ir.op.declare(host=...))
+        return host(e, [to_python(a, names) for a in e.args])
     if isinstance(e, Call) and getattr(getattr(e.op, "traits", None), "select", False):
         c, a, b = e.args
         return f"({to_python(a, names)} if {to_python(c, names)} else {to_python(b, names)})"

@@ -118,6 +118,8 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
         dyn = info.dyn_vars
         for j, v in enumerate(dyn):
             names[v] = f"_d{j}"
+        for j, (v, _src) in enumerate(info.outer):  # values the host program passes (host_program.py)
+            names[v] = f"_o{j}"
         # where each dyn var is first read: (param index, "shape"|"stride", dim)
         self.dyn_src: dict[Var, tuple] = {}
         for i, p in enumerate(self.params):
@@ -222,8 +224,8 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
             raise ValueError(f"{self.kname}: {what} cannot be computed on the host: {err}") from None
 
     # -- calls ----------------------------------------------------------------------------
-    def _check_and_launch(self, args: tuple, stream: Any) -> Any:
-        ret, plan = self._check(args, stream)  # the stream a DLPack / CAI v3 producer syncs to
+    def _check_and_launch(self, args: tuple, stream: Any, outer: tuple | None = None) -> Any:
+        ret, plan = self._check(args, stream, outer)  # the stream a DLPack / CAI v3 producer syncs to
         if plan is not None:
             device, grid, block, cluster, smem, values, opts = plan
             self._launch(device, grid, block, cluster, smem, values, stream, opts)
@@ -294,9 +296,7 @@ class CompiledModule(CompiledImage):
         by_func: dict[str, list] = {}
         for k in built:
             by_func.setdefault(k.func.name, []).append(k)
-        self.kernels: dict[str, Any] = {
-            name: ks[0] if len(ks) == 1 else HostFunction(name, ks, self) for name, ks in by_func.items()
-        }
+        self.kernels: dict[str, Any] = {name: _function(name, ks, self) for name, ks in by_func.items()}
 
     def __getitem__(self, name: str) -> Any:
         try:
@@ -333,3 +333,13 @@ class CompiledModule(CompiledImage):
 
     def __repr__(self) -> str:
         return f"<tirx.CompiledModule {', '.join(self.kernels)} for {self.arch}>"
+
+
+def _function(name: str, ks: list, module: CompiledModule) -> Any:
+    """What a function of the module is when called: its host program (control flow around
+    its device entries), the sequence of its kernels, or its one kernel."""
+    if ks[0].info.structured:
+        from .host_program import HostProgram
+
+        return HostProgram(name, ks, module)
+    return ks[0] if len(ks) == 1 else HostFunction(name, ks, module)

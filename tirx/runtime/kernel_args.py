@@ -197,10 +197,12 @@ class ArgsMixin(KernelState):
 
         def _py(self, e: Any, names: dict, what: str) -> str: ...
 
-    def _check(self, args: tuple, stream: Any = None) -> tuple[Any, tuple | None]:
+    def _check(self, args: tuple, stream: Any = None, outer: tuple | None = None) -> tuple[Any, tuple | None]:
         """Every argument check of a call; (the host's return value, the launch or None).
 
-        The launch is ``(device, grid, block, cluster, smem, values, opts)``, the arguments of
+        ``outer``: the host values a host program passes at this launch (``info.outer``, in
+        order; tirx.runtime.host_program). The launch is ``(device, grid, block, cluster, smem,
+        values, opts)``, the arguments of
         :meth:`_launch` but the stream; None when the grid is empty (nothing to launch).
         ``stream`` (the call's ``stream=``; None: the current stream) is the one DLPack
         producers are asked to order their work before, and that ``__cuda_array_interface__``
@@ -214,6 +216,14 @@ class ArgsMixin(KernelState):
             )
         bufs = dict(f.buffer_map)
         env: dict[str, Any] = {}
+        if self.info.structured:
+            if outer is None or len(outer) != len(self.info.outer):
+                raise TypeError(
+                    f"{kname}: kernel {self.name} is launched by the host code of {f.name} (it reads host "
+                    f"values: {', '.join(v.name for v, _s in self.info.outer) or 'none'}); call the function"
+                )
+            for j, ((v, _src), val) in enumerate(zip(self.info.outer, outer)):
+                env[f"_o{j}"] = int(val) if isinstance(v.ty, PointerType) else _scalar(val, v.ty, v.name, kname)
         views: dict[int, _View] = {}
         device = None
         first_dev_param = None

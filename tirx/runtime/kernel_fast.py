@@ -50,9 +50,9 @@ class FastPathMixin(KernelState):
         raises the precise error or handles the other argument kinds. Nothing is launched
         unless every check passed.
         """
-        if self.option_codes or self.cooperative or self.return_code is not None:
-            # launch options / cooperative launches (cuLaunchKernelEx) and a host `return <value>`:
-            # the general path
+        if self.option_codes or self.cooperative or self.return_code is not None or self.info.structured:
+            # launch options / cooperative launches (cuLaunchKernelEx), a host `return <value>` and
+            # a launch of a host program (host values passed at each launch): the general path
             return None
         f = self.func
         bufs = dict(f.buffer_map)

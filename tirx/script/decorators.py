@@ -66,9 +66,11 @@ def _raw_annotations(func: Any) -> dict:
 class DeferredFunction:
     """A ``@T.function`` inside an ``@T.ir_module`` class body; the module parses it."""
 
-    def __init__(self, func: Any, private: bool, locals_: dict, check_well_formed: bool = True):
+    def __init__(self, func: Any, private: bool, locals_: dict, check_well_formed: bool = True,
+                 persistent: bool = False):  # fmt: skip
         self.func = func
         self.private = private
+        self.persistent = persistent
         self.locals = locals_
         self.check_well_formed = check_well_formed
         self.__name__ = func.__name__
@@ -90,24 +92,34 @@ def _raise_short(e: DiagnosticError) -> None:
     raise e.with_traceback(None) from cause
 
 
-def _make_function(func: Any, private: bool, locals_: dict, in_class: bool, check: bool = True) -> Any:
+def _make_function(func: Any, private: bool, locals_: dict, in_class: bool, check: bool = True,
+                   persistent: bool = False) -> Any:  # fmt: skip
     if not callable(func) or not hasattr(func, "__code__"):
         raise TypeError(f"@T.function decorates a Python function, got {type(func).__name__}")
+    if not isinstance(persistent, bool):
+        raise TypeError(f"@T.function: persistent must be True or False, got {persistent!r}")
     if in_class:
-        return DeferredFunction(func, private, locals_, check)
+        return DeferredFunction(func, private, locals_, check, persistent)
     src = function_source(func)
     env = make_env(func, locals_)
     b = IRBuilder(src.filename, check_well_formed=check)
     try:
         with b:
-            build_function(b, src, env, private=private, annotations=_raw_annotations(func))
+            build_function(
+                b, src, env, private=private, persistent=persistent, annotations=_raw_annotations(func)
+            )
     except DiagnosticError as e:
         _raise_short(e)
     return b.get()
 
 
-def function(func: Any = None, *, private: bool = False, check_well_formed: bool = True) -> Any:
+def function(
+    func: Any = None, *, private: bool = False, persistent: bool = False, check_well_formed: bool = True
+) -> Any:
     """Parse a Python function into a ``tirx.Function`` (``@T.function`` or ``@T.function(private=True)``).
+
+    ``persistent=True`` marks a persistent kernel, as TIRx does: the function attribute
+    ``tirx.persistent_kernel`` (metadata; printed ``@T.function(persistent=True)``).
 
     The result is checked by the well-formedness verifier, as ``tirx.loads`` checks text,
     so a function the frontend accepts prints to text that loads back;
@@ -116,10 +128,10 @@ def function(func: Any = None, *, private: bool = False, check_well_formed: bool
     if func is None:
 
         def deco(f: Any) -> Any:
-            return _make_function(f, private, caller_locals(1), in_class_body(1), check_well_formed)
+            return _make_function(f, private, caller_locals(1), in_class_body(1), check_well_formed, persistent)
 
         return deco
-    return _make_function(func, private, caller_locals(1), in_class_body(1), check_well_formed)
+    return _make_function(func, private, caller_locals(1), in_class_body(1), check_well_formed, persistent)
 
 
 # ------------------------------------------------------------------ modules
@@ -217,7 +229,8 @@ def ir_module(cls: Any = None, *, attrs: Any = None, check_well_formed: bool = T
                 b.module_funcs.append(f)
             for name, v, src, env in items:
                 build_function(
-                    b, src, env, name=name, private=v.private, annotations=_raw_annotations(v.func),
+                    b, src, env, name=name, private=v.private, persistent=v.persistent,
+                    annotations=_raw_annotations(v.func),
                     check_well_formed=check_well_formed and v.check_well_formed,
                 )  # fmt: skip
     except DiagnosticError as e:
@@ -389,10 +402,12 @@ class JitFunction:
         private: bool = False,
         cache_size: int | None = DEFAULT_JIT_CACHE_SIZE,
         check_well_formed: bool = True,
+        persistent: bool = False,
     ):
         self.func = func
         self.locals = locals_
         self.private = private
+        self.persistent = persistent
         self.cache_size = _check_cache_size(cache_size)
         self.check_well_formed = check_well_formed
         self.cache: OrderedDict = OrderedDict()
@@ -518,7 +533,8 @@ class JitFunction:
         try:
             with b:
                 build_function(
-                    b, src, env, private=self.private, drop=drop, skip_kwonly=frozenset(consts),
+                    b, src, env, private=self.private, persistent=self.persistent, drop=drop,
+                    skip_kwonly=frozenset(consts),
                     annotations=_raw_annotations(self.func),
                 )  # fmt: skip
         except DiagnosticError as e:
@@ -572,6 +588,7 @@ def jit(
     private: bool = False,
     cache_size: int | None = DEFAULT_JIT_CACHE_SIZE,
     check_well_formed: bool = True,
+    persistent: bool = False,
 ) -> JitFunction: ...
 @overload
 def jit(
@@ -580,6 +597,7 @@ def jit(
     private: bool = False,
     cache_size: int | None = DEFAULT_JIT_CACHE_SIZE,
     check_well_formed: bool = True,
+    persistent: bool = False,
 ) -> Callable[[Callable[..., Any]], JitFunction]: ...
 def jit(
     func: Any = None,
@@ -587,12 +605,17 @@ def jit(
     private: bool = False,
     cache_size: int | None = DEFAULT_JIT_CACHE_SIZE,
     check_well_formed: bool = True,
+    persistent: bool = False,
 ) -> Any:
     """``@T.jit``: keyword-only ``T.constexpr`` parameters, bound by ``.specialize(...)``.
+
+    ``persistent=True`` marks every specialization a persistent kernel (as ``@T.function``).
 
     ``cache_size`` bounds the specializations kept (LRU; ``None`` unbounded).
     """
     cache_size = _check_cache_size(cache_size)
+    if not isinstance(persistent, bool):
+        raise TypeError(f"@T.jit: persistent must be True or False, got {persistent!r}")
     if func is None:
-        return lambda f: JitFunction(f, caller_locals(1), private, cache_size, check_well_formed)
-    return JitFunction(func, caller_locals(1), private, cache_size, check_well_formed)
+        return lambda f: JitFunction(f, caller_locals(1), private, cache_size, check_well_formed, persistent)
+    return JitFunction(func, caller_locals(1), private, cache_size, check_well_formed, persistent)

@@ -58,6 +58,7 @@ from .parser_values import (  # noqa: F401
     _FOLDING_HELPERS,
     _MISSING,
     MAX_IN_VALUES,
+    ArrayAnn,
     AttrSpec,
     Cell,
     DeviceEntrySpec,
@@ -693,6 +694,7 @@ def build_function(
     skip_kwonly: frozenset = frozenset(),
     annotations: dict | None = None,
     check_well_formed: bool | None = None,
+    persistent: bool = False,
 ) -> None:
     """Emit one Function into ``builder`` (which must be the active IRBuilder).
 
@@ -703,6 +705,7 @@ def build_function(
         deep.run(
             build_function, builder, src, env, name=name, private=private, drop=drop,
             skip_kwonly=skip_kwonly, annotations=annotations, check_well_formed=check_well_formed,
+            persistent=persistent,
         )  # fmt: skip
         return
     fdef = src.tree
@@ -713,7 +716,9 @@ def build_function(
     with parsing(p):
         b.spans.append(p.span(fdef))
         try:
-            fcm = b.function(name or fdef.name, private=private, check_well_formed=check_well_formed)
+            fcm = b.function(
+                name or fdef.name, private=private, check_well_formed=check_well_formed, persistent=persistent
+            )
             fcm.__enter__()
         finally:
             b.spans.pop()

@@ -27,6 +27,7 @@ from ..ir.types import as_type
 from .parser_values import (
     _BIN,
     _ZERO,
+    ArrayAnn,
     AttrSpec,
     Cell,
     DeviceEntrySpec,
@@ -312,6 +313,17 @@ class StmtMixin:
             raise self.diag(
                 st.annotation, "T.constexpr is only for keyword-only parameters of @T.jit functions"
             )
+        if type(ann) is ArrayAnn:  # ``acc: T.float32[4]``: a local tensor, as TIRx declares it
+            if st.value is not None:
+                raise self.diag(
+                    st.value, f"{name}: {ann!r} declares a local tensor; assign its elements after the declaration"
+                )
+            try:
+                tt = TensorType(tuple(ann.shape), ann.dtype, "local")
+            except (TypeError, ValueError) as e:
+                raise self.diag(st.annotation, f"{name}: {ann!r}: {e}") from None
+            self.define(name, self.b.alloc(name, tt))
+            return
         if isinstance(ann, PointerType):
             val = self.eval(st.value)
             v = self.b.bind(name, convert(val, _Like(ann)), ann)

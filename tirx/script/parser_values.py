@@ -218,6 +218,20 @@ class LetAnn:
 let = LetAnn()
 
 
+class ArrayAnn:
+    """``acc: T.float32[4]`` / ``frag: T.int32[2, 4]`` with no value: TIRx's local tensor of
+    that shape (``T.alloc_local``)."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, dtype: Any, shape: tuple):
+        self.dtype = dtype
+        self.shape = shape
+
+    def __repr__(self) -> str:
+        return f"T.{self.dtype}[{', '.join(map(str, self.shape))}]"
+
+
 class _Constexpr:
     """``N: T.constexpr`` (a @T.jit parameter) and ``if T.constexpr(flag):``."""
 

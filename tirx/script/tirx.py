@@ -100,6 +100,10 @@ class DType:
             value = float(value) if self.ty.is_float else int(value)
         return _const(value, self.ty)
 
+    def __getitem__(self, shape: Any) -> Any:
+        """``T.float32[4]``: the annotation of a local tensor (``acc: T.float32[4]``)."""
+        return _p.ArrayAnn(self.ty, shape if isinstance(shape, tuple) else (shape,))
+
     def __eq__(self, other: object) -> _builtins.bool:
         if isinstance(other, DType):
             return self.ty == other.ty

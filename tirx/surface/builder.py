@@ -47,6 +47,7 @@ from tirx.ir import (
 from tirx.ir.buffer import register_store
 from tirx.ir.expr import Call, Cast
 from tirx.ir.fold import fold_cast
+from tirx.ir.function import PERSISTENT_KERNEL
 from tirx.ir.names import is_printable_name
 from tirx.ir.node import EMPTY_ATTRS, Attrs
 from tirx.ir.stmt import LAUNCH_FIELDS_KEY, seq
@@ -254,10 +255,12 @@ class IRBuilder:
 
     @contextlib.contextmanager
     def function(
-        self, name: str, private: bool = False, attrs: Any = None, check_well_formed: bool | None = None
+        self, name: str, private: bool = False, attrs: Any = None, check_well_formed: bool | None = None,
+        persistent: bool = False,
     ) -> Iterator[_Frame]:
         """A function frame. ``check_well_formed`` (default: the builder's setting) verifies
-        the finished function (inside a module: at the module's end, with its callees)."""
+        the finished function (inside a module: at the module's end, with its callees);
+        ``persistent``: TIRx's persistent-kernel mark, the attribute ``PERSISTENT_KERNEL``."""
         check = self.check_well_formed if check_well_formed is None else check_well_formed
         span = self.span
         # name and private stay open until the frame ends (TIRx's builder API names it inside)
@@ -266,6 +269,8 @@ class IRBuilder:
         with self._frame("function", payload) as fr:
             yield fr
         attrs, name = payload["attrs"], payload["name"]
+        if persistent:
+            attrs = Attrs({**(attrs or {}), PERSISTENT_KERNEL: True})
         if self.module_funcs is None and not payload["private"] and attrs:
             sym = attrs.get("global_symbol") if hasattr(attrs, "get") else None
             if isinstance(sym, str) and sym != name and is_printable_name(sym):

@@ -38,6 +38,7 @@ from typing import Any, cast
 
 from tirx import target_spec as _target_spec
 from tirx.ir import host_types as _host_types
+from tirx.ir.buffer import DEFAULT_ALIGN
 from tirx.ir.dtype_imm import DataTypeImm
 from tirx.ir.expr import (
     Add,
@@ -1078,6 +1079,8 @@ def _b_tensor(shape: tuple, dtype: Any, scope: str, strides: tuple, elem_offset:
               data: Any, span: Any = None) -> TensorType:  # fmt: skip
     if type(dtype) is str:  # the default, "float32"
         dtype = parse_dtype(dtype)
+    if align == DEFAULT_ALIGN:  # TIRx's default alignment (tirx.ir.buffer): TIRx keeps and prints none
+        align = 0
     return TensorType(shape, dtype, scope, strides, align, elem_offset, data, layout)
 
 
@@ -1297,7 +1300,7 @@ def _b_alloc(ty: TensorType, annotations: Any, span: Any = None) -> Pending:
 
 def _alloc_spellings(pos: Any, kw: dict) -> tuple:
     """``T.alloc_tensor(shape, dtype, scope=...)`` is ``ty_args=[T.Tensor(shape, dtype, scope=...)]``;
-    TVM's ``attrs=`` is ``annotations=``."""
+    ``attrs=`` (TIRx's printed spelling) is ``annotations=``."""
     if "attrs" in kw and "annotations" not in kw:
         kw = {("annotations" if k == "attrs" else k): v for k, v in kw.items()}
     if pos and "ty_args" not in kw:
@@ -1399,10 +1402,13 @@ REGIONS: tuple[FormSpec, ...] = (
 
 
 ALLOC_TENSOR = FormSpec(
-    "alloc_tensor", (Param("ty_args", "tensor_arg", kw_only=True), Param("annotations", "dict", None, kw_only=True)),
+    "alloc_tensor",
+    (Param("ty_args", "tensor_arg", kw_only=True),
+     Param("annotations", "dict", None, kw_only=True, print_name="attrs")),
     AllocBuffer, _b_alloc, lambda s: (s.buffer, s.annotations or None), role="bind",
     normalize=_alloc_spellings,
-    doc="``X = T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope=...)], annotations={...})``",
+    doc="``X = T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope=...)], attrs={...})`` (``annotations=``: "
+    "the same)",
 )  # fmt: skip
 DECL_TENSOR = FormSpec(
     "decl_tensor", (Param("data", "ptrvar"), Param("ty_args", "view_arg", kw_only=True)),

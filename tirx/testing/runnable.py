@@ -313,6 +313,8 @@ _THREAD_OPS = (
 )
 
 _SHUFFLES = ("cuda.shfl_sync", "cuda.shfl_xor_sync", "cuda.shfl_down_sync", "cuda.shfl_up_sync")
+#: TIRx's CUDA-named shuffles: (mask, value, lane, width)
+_CUDA_SHUFFLES = ("cuda.__shfl_sync", "cuda.__shfl_xor_sync", "cuda.__shfl_down_sync", "cuda.__shfl_up_sync")
 
 
 def _warp_exchange(draw, b: IRBuilder, xi: E.PrimExpr, xf: E.PrimExpr, ivars: list, fvars: list) -> None:
@@ -323,7 +325,12 @@ def _warp_exchange(draw, b: IRBuilder, xi: E.PrimExpr, xf: E.PrimExpr, ivars: li
         v = xf if use_f else xi
         if draw(st.integers(0, 2)):
             lane = E.const(draw(st.integers(0, 40)), int32)  # PTX reads the low 5 bits
-            w = b.bind("w", call(draw(st.sampled_from(_SHUFFLES)), v, lane))
+            if draw(st.booleans()):
+                w = b.bind("w", call(draw(st.sampled_from(_SHUFFLES)), v, lane))
+            else:  # a full mask, a power-of-two lane group
+                full = E.const(0xFFFFFFFF, prim("uint32"))
+                width = E.const(draw(st.sampled_from((1, 2, 4, 8, 16, 32))), int32)
+                w = b.bind("w", call(draw(st.sampled_from(_CUDA_SHUFFLES)), full, v, lane, width))
         else:
             how = draw(st.sampled_from(("sum", "max", "min")))
             w = b.bind("w", call("cuda.warp_reduce", v, how, draw(st.sampled_from((2, 4, 8, 16, 32)))))

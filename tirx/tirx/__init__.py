@@ -5,7 +5,8 @@ API: ``from tvm_tirx.tirx.op import if_then_else``, ``tvm_tirx.tirx.Var(...)``. 
 the import, ``tirx.tirx`` serves the expression builders and node classes both systems have:
 ``tirx.tirx.op.<name>`` is the script op of that name (``T.<name>``), with TIRx's host folding
 where TIRx folds (``op.if_then_else`` of a constant condition is the chosen arm), and the node
-classes both serve (``Var``, ``Cast``) are tirx's (``tirx.ir``). The constants (``IntImm``,
+classes both serve (``Var``, ``Cast``, the expression ``Let(var, value, body)``) and ``const(value,
+dtype)`` are tirx's (``tirx.ir``). The constants (``IntImm``,
 ``FloatImm``, ``StringImm``) are not served here: TIRx has them in ``tvm_tirx.ir``, with the
 dtype first (``IntImm("int64", 8)``), which tirx's ``tirx.ir.IntImm(value, ty)`` would
 misread. TIRx's passes, analyses and runtime (``tvm_tirx.tirx.transform``, ``.analysis``, ...)
@@ -16,11 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tirx.ir import Cast, Var
+from tirx.ir import Cast, Let, Var, const
 
 from . import op
 
-__all__ = ["Cast", "Var", "op"]
+__all__ = ["Cast", "Let", "Var", "const", "op"]
 
 
 #: names T has that ``tvm_tirx.tirx`` lacks (TIRx's constants live in ``tvm_tirx.ir``, dtype first)

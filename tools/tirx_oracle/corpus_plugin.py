@@ -192,12 +192,12 @@ def _install_tirx() -> None:
 
     orig_make = dec._make_function
 
-    def _make_function(func: Any, private: bool, locals_: dict, in_class: bool, check: bool = True) -> Any:
+    def _make_function(func: Any, private: bool, locals_: dict, in_class: bool, *rest: Any) -> Any:
         if in_class:
-            return orig_make(func, private, locals_, in_class, check)
+            return orig_make(func, private, locals_, in_class, *rest)
         line = getattr(getattr(func, "__code__", None), "co_firstlineno", None)
         try:
-            out = orig_make(func, private, locals_, in_class, check)
+            out = orig_make(func, private, locals_, in_class, *rest)
         except BaseException as e:
             _tirx_failed(getattr(func, "__name__", "?"), "function", e)
             raise
