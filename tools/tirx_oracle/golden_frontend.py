@@ -31,7 +31,8 @@ def build(case: pathlib.Path) -> object:
         raise ValueError(f"{case.name}: expected the line {TIRX_IMPORT!r}")
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d) / case.name
-        tmp.write_text(src.replace(TIRX_IMPORT, TVM_IMPORT))
+        # ``from tirx import ir`` (TIRx's Python API modules, tirx/tirx) is ``from tvm_tirx import ir``
+        tmp.write_text(src.replace(TIRX_IMPORT, TVM_IMPORT).replace("\nfrom tirx import ", "\nfrom tvm_tirx import "))
         name = f"golden_{case.stem}"
         mod = types.ModuleType(name)
         mod.__file__ = str(tmp)
