@@ -6,9 +6,11 @@ load back from its text to a structurally equal IR."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tirx
+from tirx.script import ir as I
 from tirx.script import tirx as T
 
 
@@ -558,3 +560,44 @@ def test_a_view_passed_for_a_pointer_prints_its_pointer_and_round_trips():
         k,
         "T.masked_store(p, T.masked_load(A, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4))",
     )
+
+
+@I.ir_module
+class HelperPointers:
+    @T.function(private=True)
+    def load_twice(p: T.handle("float32"), i: T.int32) -> T.float32:
+        X = T.decl_tensor(p, ty_args=[T.Tensor((64,), "float32")])
+        return X[i] + X[i]
+
+    @T.function(private=True)
+    def put(p: T.handle("float32"), i: T.int32, v: T.float32):
+        X = T.decl_tensor(p, ty_args=[T.Tensor((64,), "float32")])
+        X[i] = v
+
+    @T.function(private=True)
+    def put_via(p: T.handle("float32"), i: T.int32):
+        HelperPointers.put(p, i, T.float32(5))
+
+    @T.function
+    def main(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32"), C: T.Tensor((64,), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        tx = T.cuda.thread_idx("x")
+        B[tx] = HelperPointers.load_twice(A.data, tx)
+        HelperPointers.put_via(C.data, tx)
+
+
+def test_a_read_only_tensor_passed_to_a_reading_helper_compiles():
+    """Probe round 5: a kernel passing its read-only tensor (``const float*``) to a helper took a
+    ``float*`` parameter, which NVRTC refuses. A helper's pointer parameter it never writes
+    (through a store, an op or another helper) is ``const``; one it writes makes the kernel's
+    tensor writable."""
+    k = tirx.compile(HelperPointers)
+    src = k.source
+    assert "float load_twice(const float* p, int i)" in src
+    assert "void put(float* p, int i, float v)" in src and "void put_via(float* p, int i)" in src
+    assert "const float* __restrict__ A," in src and "float* __restrict__ C)" in src
+    a = np.arange(64, dtype=np.float32)
+    b, c = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    tirx.compile(HelperPointers, target="interp")["main"](a, b, c)
+    np.testing.assert_array_equal(b, 2 * a)
+    np.testing.assert_array_equal(c, np.full(64, 5, np.float32))

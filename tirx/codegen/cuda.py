@@ -241,7 +241,9 @@ class CudaSource:
 class _Usage(Visitor):
     """Which buffers are written, widest vector access per buffer data var, used vars."""
 
-    def __init__(self) -> None:
+    def __init__(self, callee_writes: dict | None = None) -> None:
+        # module function name -> indices of the pointer parameters it may write (None: any)
+        self.callee_writes = callee_writes or {}
         self.written: set = set()
         self.align: dict = {}
         self.used_vars: set = set()
@@ -352,6 +354,10 @@ class _Usage(Visitor):
             self.minmax_roots += c.args[1:]
         if isinstance(c.op, GlobalVar):
             self.calls.add(c.op.name)
+            writes = self.callee_writes.get(c.op.name)  # None: unknown, any pointer may be written
+            for i, a in enumerate(c.args):
+                if isinstance(a, Var) and isinstance(a.ty, PointerType) and (writes is None or i in writes):
+                    self.written.add(a)
         elif c.op.traits.alignment_test and _is_address_of_load(c.args[0]):
             self.visit(c.args[0].args[0])  # reads the address only: not a write
             return
@@ -405,6 +411,28 @@ def _aligned_operands(cond: Any) -> list:
             if len(ld.indices) == 1 and isinstance(n, IntImm):
                 out.append((ld.buffer.data, ld.indices[0], n.value))
     return out
+
+
+def _pointer_writes(mod: Any) -> dict:
+    """Per module function, the indices of the pointer parameters it may write (through a
+    store, an op, or a call of another function that may): a fixed point from "every pointer"
+    down, so a kernel passing its read-only tensor to a reading helper keeps it ``const``."""
+    ptr = {
+        f.name: {i for i, p in enumerate(f.params) if isinstance(p.ty, PointerType)} for f in mod.functions
+    }
+    writes = {k: set(v) for k, v in ptr.items()}
+    changed = True
+    while changed:
+        changed = False
+        for f in mod.functions:
+            u = _Usage(writes)
+            u.visit(f.body)
+            u.close_written()
+            new = {i for i in ptr[f.name] if f.params[i] in u.written}
+            if new != writes[f.name]:
+                writes[f.name] = new
+                changed = True
+    return writes
 
 
 def _check_host_views(f: Function, host: list, views: list, dyn: Any) -> None:
@@ -735,7 +763,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.view_bytes = self._views.get(f.name, {})
         self.func = f
         self.in_kernel = True
-        use = _Usage()
+        use = _Usage(self._writes)
         use.visit(entry)
         for h in host:
             if not isinstance(h, DeclBuffer):  # a host view is used where the kernel accesses it
@@ -915,10 +943,15 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.in_kernel = False
         bufs = dict(f.buffer_map)
         args = []
-        for p in f.params:
+        writes = self._writes.get(f.name, set())
+        for i, p in enumerate(f.params):
             b = bufs.get(p)
             c = self.define(p, b.name if b is not None else None)
-            args.append(f"{self.ctype(p.ty)} {c}")
+            const = ""
+            if isinstance(p.ty, PointerType) and p.ty.scope != "tensormap" and i not in writes:
+                const = "const "  # a pointer it only reads: a kernel's read-only tensor may be passed
+                self.const_ptrs.add(p)
+            args.append(f"{const}{self.ctype(p.ty)} {c}")
         for v in f.dyn_vars():
             c = self.define(v)
             self.bounds.define(v, (0, int_range(cast(PrimType, v.ty))[1]))
@@ -962,8 +995,9 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         called: set = set()
         self._guards = {}
         self._views: dict = {}
+        self._writes = _pointer_writes(mod)
         for f in mod.functions:
-            u = _Usage()
+            u = _Usage(self._writes)
             u.visit(f.body)
             called |= u.calls
             self._guards[f.name] = u.guarded_subs()
