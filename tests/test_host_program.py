@@ -181,6 +181,27 @@ def test_prepare_refuses_host_reads_of_device_memory():
         tirx.compile(host_reads_device).prepare(FakeCuda((32,), "<i4"), FakeCuda((2, 4), "<i4"))
 
 
+@T.function
+def device_contexts(A: T.Tensor((2, 32), "float32"), n: T.int32):
+    k = n + 1
+    with T.compute_scope("prep"):
+        assert n >= 0, "n"
+    for d in range(n):
+        with T.device_context(2, d):
+            with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
+                A[d, T.cuda.thread_idx("x")] = T.Cast("float32", d + k)
+
+
+def test_device_context_names_the_tensors_device(launches):
+    """TIRx's ``T.device_context(2, d)`` around an entry: tirx launches on the tensors' device,
+    so a context naming another device is an error at the call, not a launch elsewhere."""
+    k = tirx.compile(device_contexts)
+    k(FakeCuda((2, 32), "<f4"), 1)  # the fake tensor is on cuda:0
+    assert launches == [("device_contexts", (2, 0))]  # k, then d (the order they are bound)
+    with pytest.raises(ValueError, match=r"T.device_context\(2, 1\): the tensors are on cuda:0, not cuda:1"):
+        k(FakeCuda((2, 32), "<f4"), 2)
+
+
 # ----------------------------------------------------------------------------- errors
 @T.function
 def kernel_writes_host_scalar(A: T.Tensor((32,), "int32")):

@@ -154,6 +154,10 @@ class HostLaunch:
     source: DeviceEntry  # the entry as the function has it
 
 
+#: TIRx's regions a host program runs: ``compute_scope`` / ``device_scope`` group host code,
+#: ``device_context(type, id)`` names the device its launches run on (checked at the call)
+HOST_REGIONS = ("compute_scope", "device_scope", "device_context")
+
 # the loop kinds the host runs in order (a thread binding is a device loop)
 _HOST_LOOPS = (ForKind.SERIAL, ForKind.UNROLLED, ForKind.VECTORIZED, ForKind.PARALLEL)
 
@@ -277,6 +281,8 @@ def host_program(f: Function) -> list[HostLaunch]:
             elif isinstance(st, IfThenElse):
                 walk(st.then_case, list(scope), dict(hbufs), list(views))
                 walk(st.else_case, list(scope), dict(hbufs), list(views))
+            elif type(st).__name__ == "RegionStmt" and st.kind in HOST_REGIONS:
+                walk(st.body, list(scope), dict(hbufs), list(views))  # groups host code (and entries)
             elif type(st).__name__ == "RegionStmt":
                 where = " outside a device entry" if st.kind == "launch_thread" else ""
                 raise _error(f"T.{st.kind}{where} is not supported by the CUDA backend", st)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..codegen.host_split import HOST_REGIONS
 from ..ir import (
     AllocBuffer,
     Assert,
@@ -62,6 +63,16 @@ class _DeviceIO:
         self.device = device
         self.stream = stream
         self.used = False
+
+    def on_device(self, kind: int, dev: int) -> None:
+        """``T.device_context(kind, dev)``: its launches run on CUDA device ``dev``, where the
+        tensors are (tirx launches on the tensors' device)."""
+        if kind != 2:
+            raise ValueError(f"T.device_context({kind}, {dev}): device type {kind} is not CUDA (2)")
+        if self.device is not None and dev != self.device:
+            raise ValueError(
+                f"T.device_context({kind}, {dev}): the tensors are on cuda:{self.device}, not cuda:{dev}"
+            )
 
     def _sync(self) -> Any:
         from . import driver as _drv
@@ -242,6 +253,11 @@ class _Gen:
                 self.lines.append(f"{pad}return {val}")
             elif isinstance(st, (DeclBuffer, SeqStmt)):
                 pass  # a view: the kernels address it through their parameters
+            elif type(st).__name__ == "RegionStmt" and st.kind in HOST_REGIONS:
+                if st.kind == "device_context":
+                    kind, dev = (self.py(a, "T.device_context") for a in st.args)
+                    self.lines.append(f"{pad}_io.on_device({kind}, {dev})")
+                self.emit(st.body, ind)
             else:  # host_split refused it when the kernels were generated
                 raise ValueError(f"{self.func.name}(): {type(st).__name__} cannot run in host code")
         if len(self.lines) == start:
