@@ -159,7 +159,7 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
             self.module_name = name
             self.live.add(self.module_name)
             self.in_module = True
-            self.declare_header_vars(obj.functions)
+            self.declare_header_vars(obj.functions, dyn=True)
             self.module(obj)
             return self.header() + "\n".join(self.lines) + "\n"
         if isinstance(obj, _s.Stmt):

@@ -142,11 +142,13 @@ class DefsMixin:
             self.emit(1, "pass")
 
     # -------------------------------------------------------------- the file's T.dynamic parameters
-    def declare_header_vars(self, functions: Any) -> None:
+    def declare_header_vars(self, functions: Any, dyn: bool = False) -> None:
         """A scalar parameter that other parameters' tensor types use (``def f(n: T.int32,
         A: T.Tensor((n,)))``) is declared before the code, ``n = T.dynamic("n", dtype="int32")``,
         and written ``n: n``, as TIRx prints it (so a later parameter may be the one a shape
-        names); the names are the file's, unique over all functions."""
+        names); the names are the file's, unique over all functions. ``dyn``: a module's
+        functions' dynamic shape variables are declared there too (TIRx prints a module's
+        ``def f(A: T.Tensor((n,)))`` under a file-level ``n``, a function alone ``def f[n]``)."""
         for f in functions:
             params = set(f.params)
             used: dict[_e.Var, None] = {}
@@ -165,8 +167,25 @@ class DefsMixin:
                     self.live.add(name)
                     self.defined_ever.add(p)
                     self.header_vars[p] = name
-                    hint = p.name if is_printable_name(p.name) else name
-                    self.header_lines.append(f"{name} = T.dynamic({quote(hint)}, dtype={quote(p.ty.name)})")
+                    self._header_var(p, name)
+            if dyn:
+                try:
+                    dvars = f.dyn_vars()
+                except Exception:  # the function prints its own error
+                    dvars = []
+                for v in dvars:
+                    if v not in self.header_vars and v not in params and isinstance(v.ty, PrimType):
+                        name = self._fresh(v.name)
+                        self.scopes[0].append((v, None, name))
+                        self.names[v] = name
+                        self.live.add(name)
+                        self.defined_ever.add(v)
+                        self.header_vars[v] = name
+                        self._header_var(v, name)
+
+    def _header_var(self, v: Any, name: str) -> None:
+        hint = v.name if is_printable_name(v.name) else name
+        self.header_lines.append(f"{name} = T.dynamic({quote(hint)}, dtype={quote(v.ty.name)})")
 
 
 def _ret_text(t: Any) -> str:

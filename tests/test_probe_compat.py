@@ -601,3 +601,16 @@ def test_a_read_only_tensor_passed_to_a_reading_helper_compiles():
     tirx.compile(HelperPointers, target="interp")["main"](a, b, c)
     np.testing.assert_array_equal(b, 2 * a)
     np.testing.assert_array_equal(c, np.full(64, 5, np.float32))
+
+
+def test_a_modules_dynamic_vars_print_at_the_top_as_tirx_prints_them():
+    """Probe round 5: a module's dynamic shape variables are file-level ``T.dynamic`` lines and
+    its functions print no ``[n]`` (TIRx's text, recorded in the golden case)."""
+    from test_tirx_golden_frontend import GOLDEN, build_case
+
+    want = (GOLDEN / "module_dynamic_header.tirx").read_text().splitlines()
+    ours = tirx.dumps(build_case("module_dynamic_header")).splitlines()
+    assert [x for x in ours if "T.dynamic" in x or " def " in x] == [
+        x for x in want if "T.dynamic" in x or " def " in x
+    ]
+    assert ours[ours.index('m = T.dynamic("m", dtype="int64")') + 1] == "@T.ir_module"
