@@ -92,6 +92,7 @@ _KIND_TEXT = {
     "primtype": lambda p, t: type_text(t),
     "elemtype": lambda p, t: type_text(t),
     "ptrvar": lambda p, v: p.expr(v),
+    "ptrexpr": lambda p, v: p.expr(v),
     "tensor_arg": lambda p, b: "[" + p.buffer_type(b) + "]",  # the Buffer an allocation binds
     "view_arg": lambda p, d: "[" + p.buffer_type(d.buffer, scope=d.declared_scope) + "]",  # the DeclBuffer
     "launch_values": lambda p, v: ", ".join([p.expr(a) for a in v]),  # *values, one by one

@@ -71,12 +71,32 @@ class StmtMixin:
 
     def _seq(self, s: _s.SeqStmt, depth: int) -> None:
         st = _ST
-        for c in s.stmts:
+        items = s.stmts
+        skip = False
+        for i, c in enumerate(items):
+            if skip:
+                skip = False
+                continue
+            if type(c) is _s.Bind and i + 1 < len(items) and view_data_binding(c, items[i + 1]):
+                self._decl_over(c, items[i + 1], depth)
+                skip = True
+                continue
             f = st.get(type(c))
             if f is None:
                 self.stmt(c, depth)
             else:
                 f(self, c, depth)
+
+    def _decl_over(self, bind: _s.Bind, decl: _s.DeclBuffer, depth: int) -> None:
+        """``X = T.decl_tensor(<pointer expression>, ...)``: the builder's ``X.data`` binding
+        and the declaration, printed as the one statement TIRx writes; later uses of the
+        pointer print ``X.data``."""
+        d = bind.var
+        self.scopes[-1].append((d, self.names.get(d), ""))
+        self.names[d] = self.expr(bind.value)
+        self.defined_ever.add(d)
+        self._decl(decl, depth)
+        self._define_data(decl.buffer, self.names[decl.buffer])
 
     def _bind(self, s: _s.Bind, depth: int) -> None:
         v = s.value
@@ -253,3 +273,14 @@ def _store_typed(e: _e.Call, dtype: Any) -> bool:
         return (r(e.args) if callable(r) else r) == void
     except Exception:
         return False
+
+
+def view_data_binding(bind: Any, nxt: Any) -> bool:
+    """Whether ``bind`` is the builder's binding of a view's pointer expression
+    (``tirx.surface.builder.IRBuilder.decl``): ``X.data = <expr>`` then ``X = T.decl_tensor(X.data,
+    ...)``. The name has a dot, so no script wrote it."""
+    return (
+        type(nxt) is _s.DeclBuffer
+        and nxt.buffer.data is bind.var
+        and bind.var.name == f"{nxt.buffer.name}.data"
+    )

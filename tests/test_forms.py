@@ -304,6 +304,7 @@ BAD = {
     "primtype": "T.Ptr(T.float32)",
     "elemtype": "3",
     "ptrvar": "n",
+    "ptrexpr": "n",
     "tensor_arg": "n",
     "view_arg": "[T.Ptr(T.float32)]",
     "launch_values": '"s"',

@@ -112,6 +112,13 @@ def _reads_memory(s: Any) -> bool:
         def visit_BufferLoad(self, n: Any) -> None:
             self.found = True
 
+        def visit_Call(self, c: Any) -> None:
+            if getattr(getattr(c.op, "traits", None), "takes_address", False) and isinstance(c.args[0], BufferLoad):
+                for x in (*c.args[0].indices, *c.args[1:]):  # an element's address reads no memory
+                    self.visit(x)
+                return
+            self.generic_visit(c)
+
     v = _F()
     v.visit(s)
     return v.found
@@ -296,10 +303,25 @@ def host_program(f: Function) -> list[HostLaunch]:
     return out
 
 
+class _BufferUses(Visitor):
+    """The pointers of the tensors a statement accesses."""
+
+    def __init__(self) -> None:
+        self.data: set = set()
+
+    def visit_BufferLoad(self, e: Any) -> None:
+        self.data.add(e.buffer.data)
+        self.generic_visit(e)
+
+    visit_BufferStore = visit_BufferLoad
+
+
 def _launch(f: Function, entry: DeviceEntry, scope: list, hbufs: dict, views: list) -> HostLaunch:
     sub = _HostLoads(f.name, hbufs)
     new = sub.visit(entry)
-    used = set(collect_vars(new))
+    bu = _BufferUses()
+    bu.visit(new)
+    used = set(collect_vars(new)) | bu.data
     for d in views:  # a view the kernel addresses reads its pointer and shape on the host side
         if d.buffer.data in used:
             used |= set(collect_vars(d.buffer))

@@ -195,6 +195,17 @@ def to_python(e: Any, names: dict) -> str:
     src = _pointer_source(e)
     if src is not None:  # an address seen as another pointer (or integer) type: the same value
         return to_python(src, names)
+    if (
+        isinstance(e, Call)
+        and isinstance(e.op, Op)
+        and e.op.traits.takes_address
+        and isinstance(e.args[0], BufferLoad)
+        and names.get(e.args[0].buffer.data) is not None
+        and getattr(e.args[0].buffer, "layout", None) is None
+    ):  # ``T.address_of(A[i, j])``: the tensor's pointer plus the element's offset, in bytes
+        ld = e.args[0]
+        off = to_python(element_offset(ld.buffer, ld.indices), names)
+        return f"({names[ld.buffer.data]} + ({off}) * {ld.buffer.dtype.bytes})"
     host = impl("host", e.op) if isinstance(e, Call) and isinstance(e.op, Op) else None
     if host is not None:  # the op's host form (declared with it: tirx.ir.op.declare(host=...))
         return host(e, [to_python(a, names) for a in e.args])

@@ -395,7 +395,12 @@ class IRBuilder:
 
     def decl(self, name: str, ty: TensorType, data: Any, declared_scope: str = "global") -> Buffer:
         """``name = T.decl_tensor(data, ty_args=[ty])``: the storage is ``data``'s;
-        ``declared_scope`` the scope the declaration's ``T.Tensor`` names (TIRx keeps it)."""
+        ``declared_scope`` the scope the declaration's ``T.Tensor`` names (TIRx keeps it). A
+        pointer expression (TIRx's ``T.decl_tensor(T.address_of(A[3, 0]), ...)``) is bound first
+        to ``<name>.data``, a variable no script can name (the printer writes the pair back as
+        the one declaration: ``view_data_binding``)."""
+        if isinstance(data, PrimExpr) and not isinstance(data, Var) and isinstance(data.ty, PointerType):
+            data = self.bind(f"{name}.data", data)
         if not isinstance(data, Var) or not isinstance(data.ty, PointerType):
             raise TypeError(f"decl_buffer {name}: data= must be a pointer variable, got {data!r}")
         buf = self.make_buffer(name, ty, data)

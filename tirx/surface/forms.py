@@ -313,6 +313,14 @@ def _ptrvar(fname: str, p: Param, v: Any) -> Var:
     raise FormError(f"{fname}: {p.name} must be a pointer variable, got {describe(v)}")
 
 
+def _ptrexpr(fname: str, p: Param, v: Any) -> PrimExpr:
+    """A pointer: a variable, or an expression TIRx's ``T.decl_tensor`` takes
+    (``T.address_of(A[3, 0])``; the builder binds it to the view's ``X.data``)."""
+    if isinstance(v, PrimExpr) and isinstance(v.ty, PointerType):
+        return v
+    raise FormError(f"{fname}: {p.name} must be a pointer, got {describe(v)}")
+
+
 def _launch_values(fname: str, p: Param, v: tuple) -> tuple:
     out: list[PrimExpr] = []
     for x in v:
@@ -414,6 +422,7 @@ KINDS: dict[str, Callable[[str, Any, Any], Any]] = {
     "primtype": _primtype,  # a primitive dtype, printed T.float32
     "elemtype": _elemtype,  # a pointer's element type (None: void), printed T.float32
     "ptrvar": _ptrvar,  # a pointer variable (X.data)
+    "ptrexpr": _ptrexpr,  # a pointer expression (T.decl_tensor's data)
     "tensor_arg": _tensor_arg,  # [T.Tensor(...)]: an allocation's type, printed with its scope
     "view_arg": _tensor_arg,  # the same for a view (its storage is its pointer's: DeclBuffer.declared_scope)
     "launch_values": _launch_values,  # *values: scalar integer expressions
@@ -1313,7 +1322,7 @@ def _alloc_spellings(pos: Any, kw: dict) -> tuple:
 
 def _b_decl(data: Var, ty: TensorType, span: Any = None) -> Pending:
     pt = data.ty
-    assert isinstance(pt, PointerType)  # the "ptrvar" parameter kind checked it
+    assert isinstance(pt, PointerType)  # the "ptrvar" / "ptrexpr" parameter kind checked it
     declared = ty.scope  # kept as TIRx keeps it (DeclBuffer.declared_scope)
     if ty.scope != pt.scope:  # the view lives where its pointer points
         ty = TensorType(ty.shape, ty.dtype, pt.scope, ty.strides, ty.align, ty.elem_offset, layout=ty.layout)
@@ -1411,7 +1420,7 @@ ALLOC_TENSOR = FormSpec(
     "the same)",
 )  # fmt: skip
 DECL_TENSOR = FormSpec(
-    "decl_tensor", (Param("data", "ptrvar"), Param("ty_args", "view_arg", kw_only=True)),
+    "decl_tensor", (Param("data", "ptrexpr"), Param("ty_args", "view_arg", kw_only=True)),
     DeclBuffer, _b_decl, lambda s: (s.buffer.data, s), role="bind",
     doc="``X = T.decl_tensor(p, ty_args=[T.Tensor(shape, dtype)])``: a tensor view over the pointer ``p``.",
 )  # fmt: skip
