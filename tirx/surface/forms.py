@@ -1115,7 +1115,7 @@ TENSOR = FormSpec(
      Param("scope", "str", "global", print_kw=True), Param("strides", "dims", (), print_kw=True),
      Param("elem_offset", "dim", None, print_kw=True),
      Param("align", "nat", 0, print_kw=True, print_name="data_alignment"),
-     Param("layout", "layout", None, kw_only=True), Param("data", "ptrvar", None, kw_only=True)),
+     Param("layout", "layout", None, kw_only=True), Param("data", "ptrexpr", None, kw_only=True)),
     TensorType, _b_tensor, ("shape", "dtype", "scope", "strides", "elem_offset", "align", "layout", "data"),
     aliases=("Buffer",), role="type", normalize=_tvm_keywords, kw_normalize=True,
     doc='``T.Tensor((m, n), T.float16, scope="shared")``: a tensor type (parameters, allocations).',
