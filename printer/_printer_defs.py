@@ -161,13 +161,7 @@ class DefsMixin:
                             used[v] = None
             for p in f.params:  # in parameter order
                 if p in used and isinstance(p.ty, PrimType):
-                    name = self._fresh(p.name)
-                    self.scopes[0].append((p, None, name))
-                    self.names[p] = name
-                    self.live.add(name)
-                    self.defined_ever.add(p)
-                    self.header_vars[p] = name
-                    self._header_var(p, name)
+                    self._header_var(p)
             if dyn:
                 try:
                     dvars = f.dyn_vars()
@@ -175,15 +169,16 @@ class DefsMixin:
                     dvars = []
                 for v in dvars:
                     if v not in self.header_vars and v not in params and isinstance(v.ty, PrimType):
-                        name = self._fresh(v.name)
-                        self.scopes[0].append((v, None, name))
-                        self.names[v] = name
-                        self.live.add(name)
-                        self.defined_ever.add(v)
-                        self.header_vars[v] = name
-                        self._header_var(v, name)
+                        self._header_var(v)
 
-    def _header_var(self, v: Any, name: str) -> None:
+    def _header_var(self, v: Any) -> None:
+        """``v`` named by the file: ``n = T.dynamic("n", dtype=...)`` before the code."""
+        name = self._fresh(v.name)
+        self.scopes[0].append((v, None, name))
+        self.names[v] = name
+        self.live.add(name)
+        self.defined_ever.add(v)
+        self.header_vars[v] = name
         hint = v.name if is_printable_name(v.name) else name
         self.header_lines.append(f"{name} = T.dynamic({quote(hint)}, dtype={quote(v.ty.name)})")
 

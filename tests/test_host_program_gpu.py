@@ -14,6 +14,7 @@ from gpu_util import require_gpu
 torch = require_gpu()
 
 import host_program_cases as C  # noqa: E402
+from test_host_launches_gpu import _inputs  # noqa: E402
 
 import tirx  # noqa: E402
 
@@ -30,18 +31,6 @@ CASES = [
     ("nested_loops", [((3, 4, 32), "int32"), 1]),
     ("host_reads_device", [((32,), "int32"), ((2, 4), "int32")]),
 ]
-
-
-def _inputs(spec: list, seed: int) -> list:
-    g = np.random.default_rng(seed)
-    out = []
-    for x in spec:
-        if isinstance(x, tuple):
-            shape, dt = x
-            out.append(g.integers(-50, 50, shape).astype(dt))
-        else:
-            out.append(x)
-    return out
 
 
 @pytest.mark.parametrize("name, spec", CASES)

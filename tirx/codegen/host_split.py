@@ -37,6 +37,7 @@ from ..ir import (
     Var,
     While,
 )
+from ..ir.buffer import constant_offset
 from ..ir.stmt import Break, Continue, ForKind, flat_stmts
 from ..ir.visitor import Mutator, Visitor, collect_vars
 from .cuda_common import _error
@@ -183,7 +184,7 @@ class _HostLoads(Mutator):
         b = self.hbufs.get(e.buffer.data)
         if b is None:
             return self.generic_visit(e)
-        flat = _flat_index(b, e.indices)
+        flat = constant_offset(b.shape, e.indices)
         if flat is None:
             raise _error(
                 f"function {self.fname}: the kernel reads {b.name}, a tensor allocated in host code, at an index "
@@ -215,15 +216,6 @@ def _size(b: Any) -> int:
     return n
 
 
-def _flat_index(b: Any, indices: tuple) -> int | None:
-    if not all(isinstance(i, IntImm) for i in indices) or len(indices) != len(b.shape):
-        return None
-    flat = 0
-    for i, s in zip(indices, b.shape):
-        if not 0 <= i.value < s.value:
-            return None
-        flat = flat * s.value + i.value
-    return flat
 
 
 def host_program(f: Function) -> list[HostLaunch]:

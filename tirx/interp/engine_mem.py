@@ -17,7 +17,7 @@ from tirx.ops.semantics.lanes import unit_base as _unit_base
 from tirx.ops.semantics.memory import BLOCK, GLOBAL, THREAD, Mem, PtrVal
 
 from ..ir import expr as E
-from ..ir.buffer import Buffer
+from ..ir.buffer import Buffer, constant_offset
 from .races import _global_conflict, _global_order, _race_read, _race_write
 from .state import _RAISE, Ctx, Fn, _lane_mask, where
 
@@ -224,16 +224,7 @@ class MemMixin:
         """A constant element of a per-thread local buffer (``acc[0]``): its column, else None."""
         if buf.scope != "local" or buf.strides or buf.elem_offset is not None:
             return None
-        if not all(isinstance(s, E.IntImm) for s in buf.shape):
-            return None
-        if not all(isinstance(i, E.IntImm) for i in indices):
-            return None
-        k = 0
-        for i, s in zip(indices, buf.shape):
-            if not 0 <= i.value < s.value:
-                return None
-            k = k * s.value + i.value
-        return k
+        return constant_offset(buf.shape, indices)
 
     def e_BufferLoad(self, e):
         buf = e.buffer

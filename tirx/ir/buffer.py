@@ -11,6 +11,22 @@ from .node import Node, child, frozen_node
 from .op import call, find
 from .types import PointerType, PrimType, as_prim
 
+
+def constant_offset(shape: tuple, indices: tuple) -> int | None:
+    """The row-major element offset of constant ``indices`` in a constant ``shape``; None
+    when either is not constant, the ranks differ or an index is out of range."""
+    from .expr import IntImm
+
+    if len(indices) != len(shape):
+        return None
+    k = 0
+    for i, s in zip(indices, shape):
+        if type(i) is not IntImm or type(s) is not IntImm or not 0 <= i.value < s.value:
+            return None
+        k = k * s.value + i.value
+    return k
+
+
 #: TIRx's default data alignment (kAllocAlignment): TIRx keeps and prints none, so neither does tirx
 DEFAULT_ALIGN = 64
 
