@@ -23,7 +23,7 @@ import tirx.codegen
 from tirx.errors import DiagnosticError, OpError
 from tirx.ir import BufferLoad, Call, IntImm, StringImm
 from tirx.ir.op import call, find, lookup
-from tirx.ir.types import PointerType, TensorType, as_type, int32, uint32
+from tirx.ir.types import PointerType, TensorType, as_type, int32, uint32, uint64
 from tirx.ops.ptx_table import (
     TOKEN_DTYPE,
     Chain,
@@ -330,6 +330,8 @@ def _operand(kind: str, j: int, bufs: dict, data, bits: int | None = None) -> ob
         return _ADDRESS_OF(bar[0])
     if kind == "int":
         return IntImm(j, int32)
+    if kind == "int64":
+        return IntImm(j, uint64)
     if kind in ("reg", "dst", "pin"):  # typed registers (tirx/ops/ptx_rows_*.py): as wide as their token
         return {64: x, 16: bufs["h"]}.get(bits, y)[j % 4]
     raise AssertionError(kind)

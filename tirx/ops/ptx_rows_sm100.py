@@ -53,7 +53,7 @@ declare_opcode("tensormap_cp_fenceproxy", [
 ], doc="tensormap.cp_fenceproxy: copy a 128-byte TMA descriptor from shared to global memory and fence it")  # fmt: skip
 
 declare_opcode("st_bulk", [
-    row("st_bulk", "weak?=weak space?=shared::cta", "addr:space_addr! size:int", mnemonic="st.bulk",
+    row("st_bulk", "weak?=weak space?=shared::cta", "addr:space_addr! size:int64", mnemonic="st.bulk",
         asm="{mn} [{addr}], {size}, 0;", cuda=_c_st_bulk),
 ], doc="st.bulk (sm_100): zero-fill size bytes of shared memory")  # fmt: skip
 

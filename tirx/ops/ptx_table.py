@@ -37,6 +37,8 @@ Operand kinds (what a chain/Python call converts, what the IR must hold):
 ``pred``   a writable 32-bit element set to 1/0 from the instruction's predicate result
 ``any``, ``int``  any expression / any integer expression (the value forms kept from
            before the table: ``T.ptx.mapa(p, rank)``, ``T.ptx.elect_sync()``)
+``int64``  any integer expression; a Python int becomes ``T.uint64(v)`` (st.bulk's size, as
+           TIRx converts it; a narrower expression is widened by the row's lowering)
 ``reg``    a register value typed by the operand's ``ty`` (a slot name whose chosen token
            types it, or a fixed token such as ``u32``): a Python number becomes that
            type's literal (``T.uint32(1)``, ``T.float32(1.0)``); a 32/64-bit token needs a
@@ -94,7 +96,8 @@ __all__ = [
 ]
 
 KINDS = (
-    "smem", "space_addr", "u32", "b32", "imm", "addr", "out32", "out64", "pred", "any", "int", "reg", "dst", "pin",
+    "smem", "space_addr", "u32", "b32", "imm", "addr", "out32", "out64", "pred", "any", "int", "int64", "reg", "dst",
+    "pin",
 )  # fmt: skip
 _OUT_KINDS = ("out32", "out64", "pred", "dst")
 
@@ -303,7 +306,7 @@ def _operand_ok(kind: str, e: Any, token: str | None = None) -> str | None:
     if kind == "out64":
         ok = isinstance(e, BufferLoad) and _is_int(t, 64)
         return None if ok else "a writable 64-bit integer buffer element (x[0] or a T.local_scalar)"
-    if kind == "int":
+    if kind in ("int", "int64"):
         return None if isinstance(t, PrimType) and (t.is_int or t.is_bool) else "an integer expression"
     return None if isinstance(e, PrimExpr) else "an expression"
 
@@ -347,6 +350,8 @@ def _convert_operand(kind: str, x: Any, token: str | None = None, mem: bool = Fa
             return IntImm(x, uint32)
         if kind == "imm":
             return IntImm(x, int32)
+        if kind == "int64":
+            return IntImm(x, uint64)
         return convert(x)
     if not isinstance(x, PrimExpr):
         return x
