@@ -66,6 +66,7 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
         self.annotated = False  # some function has a parameter or a return type (the header)
         self.ret_ty: Any = None  # the return type of the function being printed
         self.header_vars: dict[_e.Var, str] = {}  # parameters declared by T.dynamic before the code
+        self.view_bind: Any = None  # a view's pointer binding the next declaration prints (_decl)
         self.header_lines: list[str] = []
         self.in_module = False  # printing a Module: a var defined nowhere is its T.dynamic
         self.func_scope = -1  # the scope of the function being printed (its T.Let variables)

@@ -38,6 +38,7 @@ class StmtMixin:
         scopes: list[list[tuple[Any, str | None, str]]]
         defined_ever: set[Any]
         ret_ty: Any
+        view_bind: Any
 
         def emit(self, depth: int, text: str) -> None: ...
         def define(self, key: Any, hint: str) -> str: ...
@@ -72,14 +73,9 @@ class StmtMixin:
     def _seq(self, s: _s.SeqStmt, depth: int) -> None:
         st = _ST
         items = s.stmts
-        skip = False
         for i, c in enumerate(items):
-            if skip:
-                skip = False
-                continue
             if type(c) is _s.Bind and i + 1 < len(items) and view_data_binding(c, items[i + 1]):
-                self._decl_over(c, items[i + 1], depth)
-                skip = True
+                self.view_bind = c  # printed by the declaration that follows (_decl)
                 continue
             f = st.get(type(c))
             if f is None:
@@ -87,16 +83,7 @@ class StmtMixin:
             else:
                 f(self, c, depth)
 
-    def _decl_over(self, bind: _s.Bind, decl: _s.DeclBuffer, depth: int) -> None:
-        """``X = T.decl_tensor(<pointer expression>, ...)``: the builder's ``X.data`` binding
-        and the declaration, printed as the one statement TIRx writes; later uses of the
-        pointer print ``X.data``."""
-        d = bind.var
-        self.scopes[-1].append((d, self.names.get(d), ""))
-        self.names[d] = self.expr(bind.value)
-        self.defined_ever.add(d)
-        self._decl(decl, depth)
-        self._define_data(decl.buffer, self.names[decl.buffer])
+
 
     def _bind(self, s: _s.Bind, depth: int) -> None:
         v = s.value
@@ -221,9 +208,18 @@ class StmtMixin:
 
     def _decl(self, s: _s.DeclBuffer, depth: int) -> None:
         b = s.buffer
+        vb, self.view_bind = self.view_bind, None
+        if vb is not None and view_data_binding(vb, s):
+            # ``X = T.decl_tensor(<pointer expression>, ...)``: the builder's ``X.data`` binding
+            # and the declaration are the one statement TIRx writes; later uses print ``X.data``
+            self.scopes[-1].append((b.data, self.names.get(b.data), ""))
+            self.names[b.data] = self.expr(vb.value)
+            self.defined_ever.add(b.data)
         text = _BIND_PRINT[_s.DeclBuffer](self, s)
         name = self.define(b, b.name)
         self.emit(depth, f"{name} = {text}")
+        if vb is not None:
+            self._define_data(b, name)
 
     def _region(self, s: Any, depth: int) -> None:
         """``with T.device_entry(...):`` / ``with T.attr(...):``, the header from its FormSpec."""

@@ -755,7 +755,8 @@ def test_launch_thread_compiles_and_cpu_regions_are_located_cuda_errors():
     assert "(int)blockIdx.x" in k.source and "(int)threadIdx.x" in k.source
     g = load_module(HEADER + _REGIONS_SRC).f
     with pytest.raises(
-        tirx.DiagnosticError, match=r"T\.compute_scope is not supported by the CUDA backend"
+        # compute_scope groups host code (a host program); the CPU worker team is not CUDA's
+        tirx.DiagnosticError, match=r"T\.parallel_launch is not supported by the CUDA backend"
     ) as e:
         tirx.compile(g, target="cuda")
     assert ".py:" in str(e.value)  # located at the region in the kernel's source
