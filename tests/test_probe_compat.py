@@ -614,3 +614,55 @@ def test_a_modules_dynamic_vars_print_at_the_top_as_tirx_prints_them():
         x for x in want if "T.dynamic" in x or " def " in x
     ]
     assert ours[ours.index('m = T.dynamic("m", dtype="int64")') + 1] == "@T.ir_module"
+
+
+def _make_scale_shift(dtype: str, scale: float, shift: float, block: int):
+    def build():
+        m = T.dynamic("m")
+
+        @T.function
+        def scale_shift(X: T.Tensor((m,), dtype), Y: T.Tensor((m,), dtype)):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=T.ceildiv(m, block), block=block))
+            gid = T.cuda.block_idx("x") * block + T.cuda.thread_idx("x")
+            if gid < m:
+                Y[gid] = X[gid] * scale + shift
+
+        return scale_shift
+
+    return build()
+
+
+def test_a_name_only_an_annotation_uses_is_found_in_the_running_enclosing_function():
+    """Probe round 7: with postponed annotations, ``dtype`` (used only in the kernel's
+    annotations) is no closure cell of ``build``: it lives in ``_make_scale_shift``'s frame,
+    the running lexical parent, where TIRx finds it too."""
+    f = _make_scale_shift("float16", 0.5, -1.0, 128)
+    assert [b.dtype.name for _p, b in f.buffer_map] == ["float16", "float16"]
+
+    def unrelated():  # a caller that is no lexical parent ends the chain
+        return _make_scale_shift("int8", 2.0, 1.0, 64)
+
+    assert unrelated().buffer_map[0][1].dtype.name == "int8"
+
+
+def test_a_tensor_has_tirx_s_ty_and_tirx_tirx_all_any_fold():
+    """Probe round 7: ``buf.ty.dtype`` in an inline helper; ``tvm.tirx.all`` / ``any`` fold a
+    constant operand as TIRx's do."""
+    import tirx.tirx as tt
+    from tirx.ir import Var
+
+    @T.function
+    def k(M: T.Tensor((4, 8), "float16"), S: T.Tensor((8,), "float16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
+        t = T.cuda.thread_idx("x")
+        v = T.decl_tensor(M.ptr_to([1, 0]), ty_args=[T.Tensor((8,), M.ty.dtype)])
+        S[t] = v[t]
+
+    assert "ty_args=[T.Tensor((8,), T.float16)]" in k.script()
+    M = k.buffer_map[0][1]
+    assert M.ty.dtype.name == "float16" and tuple(x.value for x in M.ty.shape) == (4, 8) and M.ty.scope == "global"
+    a, b = Var("a", "bool"), Var("b", "bool")
+    assert tt.all(a) is a and str(tt.all(a, b)) == "a and b"
+    assert str(tt.any(a, True)) == "T.bool(True)" and tt.all(a, True) is a and str(tt.all(True, False)) == "T.bool(False)"
+    with pytest.raises(ValueError, match="at least one argument"):
+        tt.all()

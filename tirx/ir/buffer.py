@@ -9,7 +9,7 @@ from .expr import _LAZY, DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp
 from .layout import Layout
 from .node import Node, child, frozen_node
 from .op import call, find
-from .types import PointerType, PrimType, as_prim
+from .types import PointerType, PrimType, TensorType, as_prim
 
 
 def constant_offset(shape: tuple, indices: tuple) -> int | None:
@@ -127,6 +127,13 @@ class Buffer(Node):
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @property
+    def ty(self) -> TensorType:
+        """The tensor's type, as TIRx's ``buf.ty`` (``buf.ty.dtype``, ``buf.ty.shape``)."""
+        return TensorType(
+            self.shape, self.dtype, self.scope, self.strides, self.align, self.elem_offset, layout=self.layout
+        )
 
     def __repr__(self) -> str:
         return f"Buffer({self.name!r}, {self.dtype}, {self.shape!r}, scope={self.scope!r})"

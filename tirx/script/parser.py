@@ -192,7 +192,14 @@ def closure_vars(func: Any) -> dict:
 
 
 def caller_locals(depth: int) -> dict:
-    """Locals of the frame ``depth`` levels up, unless it is a module's top level."""
+    """Locals of the frame ``depth`` levels up, unless it is a module's top level, over the
+    locals of its lexical enclosing functions that are still running (nearer scopes win).
+
+    With postponed annotations (``from __future__ import annotations``) a name that only an
+    annotation uses (``T.Tensor((m,), dtype)``) is no closure cell of the function that
+    defines the kernel; it lives in an enclosing function's frame. Those frames are the
+    callers whose code object directly holds the callee's (the same module), as TIRx finds
+    them; an unrelated caller ends the chain."""
     try:
         f = sys._getframe(depth + 1)
     except ValueError:  # pragma: no cover
@@ -202,10 +209,29 @@ def caller_locals(depth: int) -> dict:
     loc = f.f_locals
     if "__module__" in loc and "__qualname__" in loc:  # a class body: use its enclosing frame
         g = f.f_back
-        extra = {} if g is None or g.f_code.co_name == "<module>" else dict(g.f_locals)
+        extra = {} if g is None or g.f_code.co_name == "<module>" else {**_enclosing_locals(g), **g.f_locals}
         extra.update({k: v for k, v in loc.items() if not k.startswith("__")})
         return extra
-    return dict(loc)
+    return {**_enclosing_locals(f), **loc}
+
+
+def _enclosing_locals(f: Any) -> dict:
+    """The locals of ``f``'s running lexical parents, outermost first (see caller_locals)."""
+    scopes = []
+    child = f
+    parent = f.f_back
+    while (
+        parent is not None
+        and parent.f_globals is child.f_globals
+        and parent.f_code.co_name != "<module>"
+        and any(c is child.f_code for c in parent.f_code.co_consts)
+    ):
+        scopes.append(parent.f_locals)
+        child, parent = parent, parent.f_back
+    out: dict = {}
+    for sc in reversed(scopes):
+        out.update(sc)
+    return out
 
 
 def in_class_body(depth: int) -> bool:
