@@ -243,41 +243,41 @@ def _abs_surface(x: Any, *, ty: Any = None, span: Any = None) -> Any:
 
 for _n, (_c32, _c64, _ref, _exact) in _UNARY.items():
     declare(
-        _n, "x", "arg0", doc=f"elementwise {_n}",
+        _n, "x", "arg0", doc=f"elementwise {_n}", params="x",
         cuda=_c_math(_c32, _c64), interp=_interp_float(_ref, _exact),
         script=_abs_surface if _n == "abs" else None, host=_host_float(_ref),
     )  # fmt: skip
 declare(
-    "sigmoid", "x", "arg0", doc="elementwise 1 / (1 + exp(-x))",
+    "sigmoid", "x", "arg0", doc="elementwise 1 / (1 + exp(-x))", params="x",
     cuda=_c_sigmoid, interp=_interp_float("sigmoid"),
 )  # fmt: skip
-declare("pow", "x x", "arg0", doc="x ** y", cuda=_c_math("powf", "pow"), interp=_interp_float("power"))
+declare("pow", "x x", "arg0", doc="x ** y", params="x y", cuda=_c_math("powf", "pow"), interp=_interp_float("power"))
 declare(
-    "atan2", "x x", "arg0", doc="angle of (x, y)",
+    "atan2", "x x", "arg0", doc="angle of (x, y)", params="x1 x2",
     cuda=_c_math("atan2f", "atan2"), interp=_interp_float("arctan2"),
 )  # fmt: skip
 declare(
-    "fmod", "x x", "arg0", doc="C remainder (sign of the dividend)",
+    "fmod", "x x", "arg0", doc="C remainder (sign of the dividend)", params="x y",
     cuda=_c_math("fmodf", "fmod"), interp=_interp_float("fmod", exact=True),
 )  # fmt: skip
 declare(
-    "fma", "x x x", "arg0", doc="fused multiply-add a*b+c, rounded once",
+    "fma", "x x x", "arg0", doc="fused multiply-add a*b+c, rounded once", params="x y z",
     cuda=_c_math("fmaf", "fma"), interp=_interp_float("fma", exact=True),
 )  # fmt: skip
 declare(
-    "hypot", "x x", "arg0", doc="sqrt(x*x + y*y) without undue overflow",
+    "hypot", "x x", "arg0", doc="sqrt(x*x + y*y) without undue overflow", params="x1 x2",
     cuda=_c_math("hypotf", "hypot"), interp=_interp_float("hypot"),
 )  # fmt: skip
 declare(
-    "copysign", "x x", "arg0", doc="the magnitude of x with the sign of y",
+    "copysign", "x x", "arg0", doc="the magnitude of x with the sign of y", params="x1 x2",
     cuda=_c_math("copysignf", "copysign"), interp=_interp_float("copysign", exact=True),
 )  # fmt: skip
 declare(
-    "nextafter", "x x", "arg0", doc="the next representable float after x towards y",
+    "nextafter", "x x", "arg0", doc="the next representable float after x towards y", params="x1 x2",
     cuda=_c_math("nextafterf", "nextafter"), interp=_interp_float("nextafter", exact=True),
 )  # fmt: skip
 declare(
-    "ldexp", "x i", "arg0", doc="x * 2**n",
+    "ldexp", "x i", "arg0", doc="x * 2**n", params="x1 x2",
     cuda=_c_math("ldexpf", "ldexp"), interp=_interp_float("ldexp", exact=True),
 )  # fmt: skip
 
@@ -327,7 +327,7 @@ def _c_float_pred(cname: str, hname: str):
 
 
 ISNAN = declare(
-    "isnan", "x", "bool0", doc="x is NaN (never for integers)",
+    "isnan", "x", "bool0", doc="x is NaN (never for integers)", params="x",
     cuda=_c_float_pred("isnan", "__hisnan"), interp=_interp_float_pred("isnan", False),
 )  # fmt: skip
 
@@ -473,11 +473,14 @@ def _i_clz(fc: Any, call: Any):
     return ev
 
 
-declare("popcount", "i", "arg0", doc="number of set bits", nonneg=True, cuda=_c_popcount, interp=_i_popcount)
+declare(
+    "popcount", "i", "arg0", doc="number of set bits", params="x", nonneg=True, cuda=_c_popcount, interp=_i_popcount
+)
 declare(
     "clz",
     "i",
     int32,
+    params="x",
     doc="number of leading zero bits (int32, as TIRx types it)",
     nonneg=True,
     cuda=_c_clz,
@@ -500,6 +503,7 @@ declare(
     "if_then_else",
     "b x x",
     lambda a: a[1].ty,
+    params="condition true_value false_value",
     doc="lazy select: only the taken arm is evaluated",
     select=True,
     lazy_args=(1, 2),

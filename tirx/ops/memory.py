@@ -75,6 +75,7 @@ declare(
     "address_of",
     "x",
     _address_of_type,
+    params="obj",
     doc="pointer to a buffer element, typed as the buffer's dtype",
     takes_address=True,
     cuda=_c_address_of,
@@ -171,8 +172,13 @@ def _e(x: Any) -> Any:
     return conv() if conv is not None else x
 
 
-def _s_reinterpret(*args: Any, ty: Any = None, span: Any = None) -> Any:
-    """``T.reinterpret(e, ty=T.Ptr(T.float32))`` or ``T.reinterpret(ptr_ty, e)``."""
+def _s_reinterpret(*args: Any, ty: Any = None, span: Any = None, **kw: Any) -> Any:
+    """``T.reinterpret(e, ty=T.Ptr(T.float32))`` or ``T.reinterpret(ptr_ty, e)``; ``x=`` is
+    TIRx's name of the value."""
+    if "x" in kw:
+        args = (*args, kw.pop("x"))
+    if kw:
+        raise TypeError(f"T.reinterpret got an unexpected keyword argument {next(iter(kw))!r}")
     if (
         ty is None
         and len(args) == 2
@@ -272,6 +278,7 @@ PTR_BYTE_OFFSET = declare(
     "ptr_byte_offset",
     "p i",
     "arg0",
+    params="data byte_offset",
     doc="advance a pointer by a byte offset, keeping its type",
     pointer_from=(0,),
     cuda=_c_ptr_byte_offset,

@@ -453,14 +453,24 @@ def _minmax(cls: Any, pyf: Any, args: tuple) -> Any:
     return acc
 
 
-def min(*args: Any) -> Any:
-    """``T.min(a, b, ...)``."""
-    return _minmax(_Min, _builtins.min, args)
+def min(*args: Any, **kw: Any) -> Any:
+    """``T.min(a, b, ...)`` (``a=``, ``b=``: TIRx's names of the two)."""
+    return _minmax(_Min, _builtins.min, _ab("min", args, kw))
 
 
-def max(*args: Any) -> Any:
-    """``T.max(a, b, ...)``."""
-    return _minmax(_Max, _builtins.max, args)
+def max(*args: Any, **kw: Any) -> Any:
+    """``T.max(a, b, ...)`` (``a=``, ``b=``: TIRx's names of the two)."""
+    return _minmax(_Max, _builtins.max, _ab("max", args, kw))
+
+
+def _ab(name: str, args: tuple, kw: dict) -> tuple:
+    if not kw:
+        return args
+    bad = set(kw) - {"a", "b"}
+    if bad or len(args) + len(kw) != 2 or ("a" in kw and args):
+        what = f"unexpected keyword argument {sorted(bad)[0]!r}" if bad else "two values: a and b"
+        raise TypeError(f"T.{name}: {what}")
+    return (*args, kw["a"], kw["b"]) if not args else (args[0], kw["b"])
 
 
 def truncmod(a: Any, b: Any) -> _PrimExpr:
@@ -693,12 +703,23 @@ def shift_right(a: Any, b: Any) -> _PrimExpr:
     return _binop(_ir.Shr, _e(a), _e(b))
 
 
-def logical_and(a: Any, b: Any) -> _PrimExpr:
-    return _ir.And(_convert(_e(a)), _convert(_e(b)))
+def logical_and(*values: Any) -> _PrimExpr:
+    """``a and b and ...`` (left to right; one value is itself), as TIRx's."""
+    return _logical(_ir.And, "logical_and", values)
 
 
-def logical_or(a: Any, b: Any) -> _PrimExpr:
-    return _ir.Or(_convert(_e(a)), _convert(_e(b)))
+def logical_or(*values: Any) -> _PrimExpr:
+    """``a or b or ...`` (left to right; one value is itself), as TIRx's."""
+    return _logical(_ir.Or, "logical_or", values)
+
+
+def _logical(cls: Any, name: str, values: tuple) -> Any:
+    if not values:
+        raise TypeError(f"T.{name} takes at least one value")
+    out = _convert(_e(values[0]))
+    for v in values[1:]:
+        out = cls(out, _convert(_e(v)))
+    return out
 
 
 def logical_not(a: Any) -> _PrimExpr:
