@@ -666,3 +666,35 @@ def test_a_tensor_has_tirx_s_ty_and_tirx_tirx_all_any_fold():
     assert str(tt.any(a, True)) == "T.bool(True)" and tt.all(a, True) is a and str(tt.all(True, False)) == "T.bool(False)"
     with pytest.raises(ValueError, match="at least one argument"):
         tt.all()
+
+
+def test_tirx_s_keyword_names_and_positional_tensor_align():
+    """Probe round 7: ops called with TIRx's keyword names, ``T.logical_and`` of three values,
+    ``T.Tensor(shape, dtype, scope, align)`` positionally (TIRx's order) and ``layout="default"``."""
+
+    @T.function
+    def k(
+        A: T.Tensor((64,), "float32"),
+        B: T.Tensor((64,), "int32", "global", 16),
+        C: T.Tensor((4, 16), "int32", layout="default"),
+    ):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        tx = T.cuda.thread_idx("x")
+        B[tx] = T.max(a=tx, b=10) + T.min(b=tx, a=50) + T.reinterpret(x=A[tx], ty="int32")
+        A[tx] = T.if_then_else(condition=tx < 10, true_value=A[tx], false_value=T.float32(0))
+        A[tx] = T.sqrt(x=T.fabs(x=A[tx])) + T.pow(x=A[tx], y=T.float32(2)) + T.atan2(x1=A[tx], x2=T.float32(1))
+        if T.logical_and(tx > 1, tx < 30, tx != 5):
+            B[tx] = 1
+
+    text = k.script()
+    assert "B: T.Tensor((64,), T.int32, data_alignment=16), C: T.Tensor((4, 16), T.int32)" in text
+    assert "T.max(tx, 10) + T.min(50, tx) + T.reinterpret(A[tx], ty=T.int32)" in text
+    assert "T.if_then_else(tx < 10, A[tx], T.float32(0.0))" in text
+    assert "if tx > 1 and tx < 30 and tx != 5:" in text
+    assert tirx.ir.structural_equal(tirx.loads(text), k)
+    with pytest.raises(tirx.DiagnosticError, match="T.max: unexpected keyword argument 'c'"):
+
+        @T.function
+        def bad(A: T.Tensor((64,), "int32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+            A[0] = T.max(a=1, c=2)

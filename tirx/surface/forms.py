@@ -349,9 +349,12 @@ def _value(fname: str, p: Param, v: Any) -> Any:
 
 
 def _layout(fname: str, p: Param, v: Any) -> Layout | None:
-    """``layout=T.TileLayout(...)`` / ``T.ComposeLayout(...)`` (tirx.ir.layout), or None."""
+    """``layout=T.TileLayout(...)`` / ``T.ComposeLayout(...)`` (tirx.ir.layout), or None
+    (``"default"``: TIRx's name of no layout)."""
     if v is None or isinstance(v, Layout):
         return v
+    if v == "default":
+        return None
     raise FormError(f"{fname}: {p.name} must be a T.TileLayout or T.ComposeLayout, got {describe(v)}")
 
 
@@ -1112,8 +1115,8 @@ def _tvm_keywords(pos: Any, kw: dict) -> tuple:
 TENSOR = FormSpec(
     "Tensor",
     (Param("shape", "shape"), Param("dtype", "primtype", "float32"),
-     Param("scope", "str", "global", print_kw=True), Param("strides", "dims", (), print_kw=True),
-     Param("elem_offset", "dim", None, print_kw=True),
+     Param("scope", "str", "global", print_kw=True), Param("strides", "dims", (), kw_only=True, print_kw=True),
+     Param("elem_offset", "dim", None, kw_only=True, print_kw=True),
      Param("align", "nat", 0, print_kw=True, print_name="data_alignment"),
      Param("layout", "layout", None, kw_only=True), Param("data", "ptrexpr", None, kw_only=True)),
     TensorType, _b_tensor, ("shape", "dtype", "scope", "strides", "elem_offset", "align", "layout", "data"),
