@@ -691,6 +691,7 @@ def test_tirx_s_keyword_names_and_positional_tensor_align():
     assert "T.max(tx, 10) + T.min(50, tx) + T.reinterpret(A[tx], ty=T.int32)" in text
     assert "T.if_then_else(tx < 10, A[tx], T.float32(0.0))" in text
     assert "if tx > 1 and tx < 30 and tx != 5:" in text
+    assert T.cast(T.int32(3), ty=T.float32).ty.name == "float32"
     assert tirx.ir.structural_equal(tirx.loads(text), k)
     with pytest.raises(tirx.DiagnosticError, match="T.max: unexpected keyword argument 'c'"):
 

@@ -1569,7 +1569,7 @@ def _compile_derived(name: str, pnames: tuple, fixed: dict, plans: list, check: 
 
 def derive(name: str, base: FormSpec | tuple, params: tuple, fixed: dict | None = None, *, aliases: tuple = (),
            doc: str = "", check: Callable | None = None, shortcut: Callable | None = None,
-           tvm: bool = False) -> FormSpec:  # fmt: skip
+           tvm: bool = False, normalize: Callable | None = None) -> FormSpec:  # fmt: skip
     """A convenience spelling of a base form, declared once: ``T.<name>`` with its own
     parameters (bound, checked and worded by the same rules as any form's, in both front
     ends), built as ``base`` with each value routed by name to the base parameter of that name
@@ -1581,7 +1581,7 @@ def derive(name: str, base: FormSpec | tuple, params: tuple, fixed: dict | None 
     ``check(fname, values)`` rejects a combination the kinds cannot see; ``shortcut(values)``
     may give the value without building the base (``T.cast`` to the value's own dtype);
     ``tvm``: TVM's keywords of :data:`TVM_UNSET` are accepted when None (and ``offset_factor=``,
-    dropped). The derived form has
+    dropped); ``normalize(pos, kw)`` respells a call before it binds. The derived form has
     no ``unparse``: the printer prints what it built, the base form."""
     bases = base if isinstance(base, tuple) else (base,)
     fixed = dict(fixed or {})
@@ -1602,7 +1602,7 @@ def derive(name: str, base: FormSpec | tuple, params: tuple, fixed: dict | None 
     build = _compile_derived(name, pnames, fixed, plans, check, shortcut)
     return FormSpec(
         name, params, bases[0].node, build, None, aliases=aliases, doc=doc, role=bases[0].role,
-        normalize=_tvm_keywords if tvm else None, kw_normalize=True, base=bases,
+        normalize=_tvm_keywords if tvm else normalize, kw_normalize=True, base=bases,
     )  # fmt: skip
 
 
@@ -1620,6 +1620,15 @@ def _view_scope(fname: str, d: dict) -> None:
     data, scope = d["data"], d["scope"]
     if data is not None and scope is not None and scope != data.ty.scope:
         raise FormError(f"{fname}: scope={scope!r} differs from the pointer's scope {data.ty.scope!r}")
+
+
+def _ty_is_dtype(pos: Any, kw: dict) -> tuple:
+    """TIRx's ``T.cast(value, *, ty=...)`` keyword is ``dtype=``."""
+    if "ty" in kw:
+        if "dtype" in kw or len(pos) > 1:
+            raise FormError("T.cast: give the type once (dtype= or ty=)")
+        kw = {("dtype" if k == "ty" else k): v for k, v in kw.items()}
+    return pos, kw
 
 
 def _same_dtype(d: dict) -> Any:
@@ -1672,7 +1681,9 @@ DERIVED: tuple[FormSpec, ...] = (
     ),
     derive(
         "cast", CAST, (Param("value", "expr"), Param("dtype", "dtype")), shortcut=_same_dtype,
-        doc='``T.cast(e, "float32")``: ``T.Cast("float32", e)``, or ``e`` itself when it has that dtype.',
+        normalize=_ty_is_dtype,
+        doc='``T.cast(e, "float32")``: ``T.Cast("float32", e)``, or ``e`` itself when it has that dtype '
+        '(``ty=``, TIRx\'s keyword, is ``dtype=``).',
     ),
 )  # fmt: skip
 
