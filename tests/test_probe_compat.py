@@ -687,7 +687,9 @@ def test_tirx_s_keyword_names_and_positional_tensor_align():
             B[tx] = 1
 
     text = k.script()
-    assert "B: T.Tensor((64,), T.int32, data_alignment=16), C: T.Tensor((4, 16), T.int32)" in text
+    assert "B: T.Tensor((64,), T.int32, data_alignment=16), C: T.Tensor((4, 16), T.int32, layout=" in text
+    # TIRx's "default" layout is the row-major tile layout, kept explicit
+    assert 'layout=T.TileLayout.from_iters(shard=[T.Iter(4, 16, "m"), T.Iter(16, 1, "m")], replica=[])' in text
     assert "T.max(tx, 10) + T.min(50, tx) + T.reinterpret(A[tx], ty=T.int32)" in text
     assert "T.if_then_else(tx < 10, A[tx], T.float32(0.0))" in text
     assert "if tx > 1 and tx < 30 and tx != 5:" in text

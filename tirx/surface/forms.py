@@ -350,11 +350,9 @@ def _value(fname: str, p: Param, v: Any) -> Any:
 
 def _layout(fname: str, p: Param, v: Any) -> Layout | None:
     """``layout=T.TileLayout(...)`` / ``T.ComposeLayout(...)`` (tirx.ir.layout), or None
-    (``"default"``: TIRx's name of no layout)."""
-    if v is None or isinstance(v, Layout):
+    (``"default"``: TIRx's row-major layout of the shape, made by the tensor's builder)."""
+    if v is None or isinstance(v, Layout) or v == "default":
         return v
-    if v == "default":
-        return None
     raise FormError(f"{fname}: {p.name} must be a T.TileLayout or T.ComposeLayout, got {describe(v)}")
 
 
@@ -1093,7 +1091,21 @@ def _b_tensor(shape: tuple, dtype: Any, scope: str, strides: tuple, elem_offset:
         dtype = parse_dtype(dtype)
     if align == DEFAULT_ALIGN:  # TIRx's default alignment (tirx.ir.buffer): TIRx keeps and prints none
         align = 0
+    if layout == "default":  # TIRx's row-major layout over the shape, kept explicit as TIRx keeps it
+        layout = _row_major(shape)
     return TensorType(shape, dtype, scope, strides, align, elem_offset, data, layout)
+
+
+def _row_major(shape: tuple) -> Layout:
+    """TIRx's ``layout="default"``: the row-major tile layout of ``shape``."""
+    from tirx.ir.layout import Iter, TileLayout
+
+    iters = []
+    stride: Any = 1
+    for d in reversed(shape):
+        iters.append(Iter(d, stride, "m"))
+        stride = d * stride
+    return TileLayout.from_iters(shard=list(reversed(iters)), replica=[])
 
 
 def _tvm_keywords(pos: Any, kw: dict) -> tuple:
