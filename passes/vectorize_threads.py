@@ -259,8 +259,8 @@ _MAX_THREADS = 1024  # threads per block, on every CUDA GPU
 def _plan(func: Function) -> tuple:
     entry = _entry(func)
     block = entry.block[0].value
-    if block > _MAX_THREADS:  # it cannot launch; left to the launch to report, not rewritten
-        raise _Refuse(f"the block size {block} is more than the {_MAX_THREADS} threads a block can have")
+    if block > _MAX_THREADS or block < 1:  # it cannot launch; left to the launch to report, not rewritten
+        raise _Refuse(f"the block size {block} is not 1 to the {_MAX_THREADS} threads a block can have")
     an = _Analysis(func)
     an.stmt(entry.body)
     vec_bufs = [x.buffer for x in an.loads] + [x.buffer for x in an.stores]

@@ -139,10 +139,11 @@ def test_block_size_must_hold_whole_lanes():
     assert "multiple of 4 lanes" in explain(f)
 
 
-@pytest.mark.parametrize("block", [2048, 2**31])
+@pytest.mark.parametrize("block", [2048, 2**31, 0])
 def test_a_block_that_cannot_launch_is_left_alone(block):
-    """Mutate-fuzz find: a 2**31-thread block crashed the pass (an int32 constant overflowed);
-    no CUDA block has more than 1024 threads, so the pass leaves the kernel to the launch."""
+    """Mutate-fuzz finds: a 2**31-thread block crashed the pass (an int32 constant overflowed),
+    a 0-thread block divided by zero (seed 763225013); no CUDA block has more than 1024 threads
+    or none, so the pass leaves the kernel to the launch."""
     f = tirx.loads(
         "@T.function\n"
         "def k(A: T.Tensor((64,), T.float32)):\n"
