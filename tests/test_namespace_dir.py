@@ -70,7 +70,7 @@ def test_every_op_and_alias_documents_itself():
         assert a.__doc__.startswith(f"T.{name}") and f"T.{a.target}" in a.__doc__
         assert "span" not in inspect.signature(a).parameters
     text = pydoc.render_doc(T.cuda.thread_idx)
-    assert "threadIdx" in text and "a0" in text and "singletons" not in text
+    assert "threadIdx" in text and "axis" in text and "singletons" not in text  # TIRx's parameter name
     assert Op.__doc__.startswith("An intrinsic")  # the class keeps its own docstring
     assert T.cuda.thread_idx.__name__ == "thread_idx"
     assert list(inspect.signature(T.cuda.warp_reduce).parameters) == ["value", "op", "width"]

@@ -183,7 +183,7 @@ def _i_axis(key: str):
 
 def _axis(name: str, doc: str, launch: tuple[str, str], rng, cuda, key: str) -> None:
     declare(
-        name, "s", int32, device_only=True, doc=doc, nonneg=True, launch=launch, range=rng,
+        name, "s", int32, device_only=True, doc=doc, nonneg=True, launch=launch, range=rng, params="axis",
         cuda=cuda, interp=_i_axis(key),
     )  # fmt: skip
 
@@ -307,7 +307,7 @@ declare(
     range=lambda ax, dim: (0, dim("cluster.size")[1] - 1), cuda=_c_cta_rank, interp=_i_cta_rank,
 )  # fmt: skip
 declare(
-    "cuda.cvta_generic_to_shared", "p", "uint32", device_only=True, shared_window=True,
+    "cuda.cvta_generic_to_shared", "p", "uint32", device_only=True, shared_window=True, params="ptr",
     doc="the 32-bit shared-window address of a generic pointer to shared memory (TIRx's spelling; "
     "the PTX table converts shared-address operands to it)",
     cuda=CExpr("((unsigned)__cvta_generic_to_shared({0}))"),
@@ -879,7 +879,7 @@ def _i_atomic(kind: str, want_old: bool):
 # atomics on a pointer to an element (T.address_of(A[i])); return the old value
 for _k in ("add", "max", "min", "exch"):
     declare(
-        f"cuda.atomic_{_k}", "p x", lambda a: a[1].ty, pure=False, device_only=True,
+        f"cuda.atomic_{_k}", "p x", lambda a: a[1].ty, pure=False, device_only=True, params="res_addr value",
         doc=f"atomic {_k}: read-modify-write; returns the old value", atomic=0,
         cuda=_c_atomic(_k), interp=_i_atomic(_k, True), interp_stmt=_i_atomic(_k, False),
     )  # fmt: skip
@@ -890,7 +890,7 @@ declare(
     cuda=_c_atomic("add"), interp=_i_atomic("add", True), interp_stmt=_i_atomic("add", False),
 )  # fmt: skip
 declare(
-    "cuda.atomic_cas", "p x x", lambda a: a[1].ty, pure=False, device_only=True,
+    "cuda.atomic_cas", "p x x", lambda a: a[1].ty, pure=False, device_only=True, params="ptr old_val new_val",
     doc="atomic compare-and-swap (ptr, compare, value); returns the old value", atomic=0,
     cuda=_c_atomic("cas"), interp=_i_atomic("cas", True), interp_stmt=_i_atomic("cas", False),
 )  # fmt: skip

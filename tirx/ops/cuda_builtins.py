@@ -99,12 +99,12 @@ def _i_vote(kind: str):
 
 
 declare(
-    "cuda.ballot_sync", "i i", uint32, pure=False, device_only=True, convergent=True,
+    "cuda.ballot_sync", "i i", uint32, pure=False, device_only=True, convergent=True, params="mask pred",
     doc="bit i set when lane i of the mask has a true (nonzero) predicate (__ballot_sync; TIRx: int pred)",
     cuda=CExpr("__ballot_sync((unsigned){0:p}, {1})"), interp=_i_vote("ballot"),
 )  # fmt: skip
 declare(
-    "cuda.any_sync", "i i", int32, pure=False, device_only=True, convergent=True,
+    "cuda.any_sync", "i i", int32, pure=False, device_only=True, convergent=True, params="mask pred",
     doc="nonzero when any lane of the mask has a true predicate (__any_sync)",
     cuda=CExpr("__any_sync((unsigned){0:p}, {1})"), interp=_i_vote("any"),
 )  # fmt: skip
@@ -141,7 +141,7 @@ def _i_sync_pred(kind: str):
 
 for _k in ("and", "or"):
     declare(
-        f"cuda.syncthreads_{_k}", "b", int64, pure=False, device_only=True, convergent=True,
+        f"cuda.syncthreads_{_k}", "b", int64, pure=False, device_only=True, convergent=True, params="cond",
         doc=f"__syncthreads() and the {_k.upper()} of the predicate over the block's threads",
         cuda=CExpr(f"((int64_t)__syncthreads_{_k}((int){{0:p}}))"), interp=_i_sync_pred(_k),
     )  # fmt: skip
@@ -174,11 +174,11 @@ def _c_bitcast(fn: str, want: str):
 
 
 declare(
-    "cuda.float_as_uint", "f", uint32, doc="the bits of a float32 (__float_as_uint)",
+    "cuda.float_as_uint", "f", uint32, doc="the bits of a float32 (__float_as_uint)", params="x",
     cuda=_c_bitcast("__float_as_uint", "float32"), interp=_i_bitcast("uint32"),
 )  # fmt: skip
 declare(
-    "cuda.uint_as_float", "i", float32, doc="a float32 from its bits (__uint_as_float)",
+    "cuda.uint_as_float", "i", float32, doc="a float32 from its bits (__uint_as_float)", params="bits",
     cuda=_c_bitcast("__uint_as_float", "uint32"), interp=_i_bitcast("float32"),
 )  # fmt: skip
 
@@ -199,6 +199,7 @@ def _i_ffs(fc: Any, call: Any):
 
 declare(
     "cuda.ffs_u32", "i", int32, doc="1 + the index of the lowest set bit of a uint32, 0 for 0 (__ffs)",
+    params="value",
     nonneg=True, range=(0, 32), cuda=CExpr("__ffs((int)(unsigned){0:p})"), interp=_i_ffs,
 )  # fmt: skip
 
@@ -210,6 +211,7 @@ declare(
 )  # fmt: skip
 declare(
     "cuda.nano_sleep", "i", void, pure=False, device_only=True, doc="sleep about n nanoseconds (__nanosleep)",
+    params="time",
     cuda=CExpr("__nanosleep((unsigned){0:p})"), interp=_i_in_launch,
 )  # fmt: skip
 

@@ -46,6 +46,10 @@ _SHFL = {  # op -> (CUDA function, mode, name of the lane argument)
 }
 
 
+#: the lane argument's name in TIRx's T.cuda.__shfl_*_sync, by mode
+_CUDA_LANE = {"idx": "lane", "down": "delta", "up": "delta", "xor": "lane_mask"}
+
+
 def _c_warp_shuffle(fn: str):
     def lower(cg: Any, c: Any) -> str:
         mask, v, lane, width = c.args[:4]
@@ -136,9 +140,10 @@ for _n, (_fn, _mode, _lane, _doc) in _SHFL.items():
         cuda=_c_warp_shuffle(_fn), interp=_i_warp_shuffle(_mode),
     )  # fmt: skip
     # TIRx's T.cuda.__shfl_*_sync(mask, var, lane, width): CUDA's intrinsic under its own name
+    # (and TIRx's argument names: lane, delta, lane_mask)
     declare(
         f"cuda.{_fn}", "i x i i", lambda a: a[1].ty, pure=False, device_only=True, convergent=True,
-        params=f"mask var {_lane} width", doc=f"CUDA's {_fn}: {_doc}",
+        params=f"mask var {_CUDA_LANE[_mode]} width", doc=f"CUDA's {_fn}: {_doc}",
         cuda=_c_warp_shuffle(_fn), interp=_i_warp_shuffle(_mode),
     )  # fmt: skip
 

@@ -196,6 +196,7 @@ REINTERPRET = declare(
     "reinterpret",
     "x",
     "ty",
+    params="x",
     doc="reinterpret the bits (or pointer) as ty",
     bitcast=True,
     cuda=_c_reinterpret,
