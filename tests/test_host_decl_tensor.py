@@ -135,6 +135,6 @@ def test_other_host_statements_are_still_refused():
         with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
             A[2] = 3
 
-    with pytest.raises(tirx.DiagnosticError, match="T.cuda.cta_sync cannot run in host code") as ei:
+    with pytest.raises(tirx.DiagnosticError, match=r"T\.cuda\.cta_sync cannot run in host code") as ei:
         tirx.codegen.generate(store_before)
     assert ei.value.span is not None

@@ -187,9 +187,8 @@ def device_contexts(A: T.Tensor((2, 32), "float32"), n: T.int32):
     with T.compute_scope("prep"):
         assert n >= 0, "n"
     for d in range(n):
-        with T.device_context(2, d):
-            with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
-                A[d, T.cuda.thread_idx("x")] = T.Cast("float32", d + k)
+        with T.device_context(2, d), T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
+            A[d, T.cuda.thread_idx("x")] = T.Cast("float32", d + k)
 
 
 def test_device_context_names_the_tensors_device(launches):

@@ -695,7 +695,7 @@ def test_tirx_s_keyword_names_and_positional_tensor_align():
     assert "if tx > 1 and tx < 30 and tx != 5:" in text
     assert T.cast(T.int32(3), ty=T.float32).ty.name == "float32"
     assert tirx.ir.structural_equal(tirx.loads(text), k)
-    with pytest.raises(tirx.DiagnosticError, match="T.max: unexpected keyword argument 'c'"):
+    with pytest.raises(tirx.DiagnosticError, match=r"T\.max: unexpected keyword argument 'c'"):
 
         @T.function
         def bad(A: T.Tensor((64,), "int32")):
