@@ -152,20 +152,21 @@ def call(draw):
 
 @st.composite
 def loop(draw, kind: str):
-    """start, stop, step, thread, [unroll (serial),] annotations, dtype (a range takes the first
-    three)."""
+    """start, stop, thread, [unroll (serial),] annotations, step, dtype (TIRx's printed order; a
+    range takes start, stop, step)."""
     dt = draw(st.sampled_from(["int32", "int64"]))
     if draw(st.booleans()):
         vals = [draw(expr(dt)), None]
     else:
         vals = [draw(expr(dt)), draw(expr(dt))]
-    vals.append(draw(st.sampled_from([None, "1", "2", "3"])) if vals[1] is not None else None)
+    step = draw(st.sampled_from([None, "1", "2", "3"])) if vals[1] is not None else None
     if kind == "range":
-        return vals
+        return [*vals, step]
     vals.append('"threadIdx.x"' if kind == "thread_binding" else None)
     if kind == "serial":
         vals.append(draw(st.sampled_from([None, "True", "False", "2"])))
     vals.append(draw(st.sampled_from([None, '{"pragma": 1}', '{"a": "b", "n": 2}'])))
+    vals.append(step)
     vals.append(None)  # dtype: the bounds' dtype prints, not the keyword
     return vals
 
@@ -262,9 +263,10 @@ FIXED = {
     "Shuffle": ["[T.Broadcast(x, 4)]", "[1, 0]"],
     "Let": ["t := n * 2", "n"],
     "Call": ["Module.g", "[n]", "T.int32"],
-    "serial": ["0", "n", "1", None, "2", '{"a": 1}', None],
-    **{k: ["0", "n", "1", None, '{"a": 1}', None] for k in ("unroll", "vectorized", "parallel")},
-    "thread_binding": ["0", "n", "1", '"threadIdx.x"', '{"a": 1}', None],
+    # the parameters in TIRx's printed order: start, stop, thread, [unroll,] annotations, step, dtype
+    "serial": ["0", "n", None, "2", '{"a": 1}', "1", None],
+    **{k: ["0", "n", None, '{"a": 1}', "1", None] for k in ("unroll", "vectorized", "parallel")},
+    "thread_binding": ["0", "n", '"threadIdx.x"', '{"a": 1}', "1", None],
     "range": ["0", "n", "1"],
     "Tensor": ["(4, 2)", '"float16"', '"shared"', "(2, 1)", "0", "16", None, None],
     "Ptr": ["T.float32", '"shared"'],

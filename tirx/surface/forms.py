@@ -1023,12 +1023,12 @@ def _loop_form(kind: ForKind) -> FormSpec:
 
     fname = "T." + kind.value
 
-    def build(start: Any, stop: Any, step: Any, thread: Any, *rest: Any, span: Any = None) -> tuple:
+    def build(start: Any, stop: Any, thread: Any, *rest: Any, span: Any = None) -> tuple:
         if serial:
-            unroll, annotations, dtype = rest
+            unroll, annotations, step, dtype = rest
             annotations = _unroll_annotations(unroll, annotations)
         else:
-            annotations, dtype = rest
+            annotations, step, dtype = rest
         if dtype is not None:
             start, stop, step = _loop_dtype(fname, dtype, start, stop, step)
         return loop_head(fname, kind, start, stop, step, thread, annotations, span)
@@ -1040,16 +1040,18 @@ def _loop_form(kind: ForKind) -> FormSpec:
             unroll = _unroll_of(ann)
             if unroll is not None:
                 ann = None
-            return (s.start, loop_stop(s.start, s.extent), s.step, thread, unroll, ann, None)
-        return (s.start, loop_stop(s.start, s.extent), s.step, thread, ann, None)
+            return (s.start, loop_stop(s.start, s.extent), thread, unroll, ann, s.step, None)
+        return (s.start, loop_stop(s.start, s.extent), thread, ann, s.step, None)
 
+    # the order TIRx prints them: unroll= / annotations= before step= (a positional third
+    # argument is still the step: the ones between are keyword-only)
     params = (
         Param("start", "expr"),
         Param("stop", "expr", None),
-        Param("step", "expr", None, kw_only=tb, print_kw=True),
         Param("thread", "str", None, kw_only=not tb, print_kw=True),
         *((Param("unroll", "unroll", None, kw_only=True),) if serial else ()),
         Param("annotations", "dict", None, kw_only=True),
+        Param("step", "expr", None, kw_only=tb, print_kw=True),
         Param("dtype", "primtype", None, kw_only=True),  # input only: the bounds' dtype prints
     )
     what = 'thread="threadIdx.x"' if tb else "step=, annotations=, dtype="
