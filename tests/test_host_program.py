@@ -239,3 +239,27 @@ def test_host_code_the_host_cannot_run_is_a_located_error(fn, message, line):
         tirx.codegen.generate(fn)
     assert ei.value.span is not None and ei.value.span.line == fn.span.line + line
     assert "test_host_program.py" in str(ei.value)
+
+
+@T.function
+def host_op_forms(A: T.Tensor((32,), "float32"), h: T.handle, x: T.float32):
+    lg = T.log(x)
+    if not T.isnullptr(h):
+        T.assume_aligned(T.handle_add_byte_offset(h, 64), 64)
+    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
+        A[T.cuda.thread_idx("x")] = lg
+
+
+def test_ops_declare_their_host_form(launches):
+    """``declare(..., host=...)``: ``T.log`` in the value's dtype, ``T.isnullptr`` and
+    ``T.handle_add_byte_offset`` on the host's address integers; an op without one is the
+    generation's error naming it."""
+    k = tirx.compile(host_op_forms)
+    assert "_npf('log', _a2, 'float32')" in k.host_source and "(_p1 == 0)" in k.host_source
+    k(FakeCuda((32,), "<f4"), 0x7F0000001000, 2.0)
+    # (the second value is the grid the vectorizer bound on the host)
+    assert len(launches) == 1 and launches[0][1][0] == np.float32(np.log(np.float32(2.0))).item()
+    launches.clear()
+    k(FakeCuda((32,), "<f4"), 0, 1.0)  # a null handle: no alignment fact to check
+    with pytest.raises(ValueError, match=r"is not 64-byte aligned"):
+        k(FakeCuda((32,), "<f4"), 0x7F0000001010, 1.0)

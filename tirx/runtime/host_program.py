@@ -37,7 +37,7 @@ from ..ir import (
 )
 from ..ir.stmt import Break, Continue, flat_stmts
 from .host_function import HostFunction, PreparedSequence
-from .hostexpr import HOST_GLOBALS, HostExprError, element_offset, flat_index, to_python
+from .hostexpr import HOST_GLOBALS, HostExprError, element_offset, to_python
 from .kernel_args import _as_view, _scalar
 
 __all__ = ["HostProgram"]
@@ -212,7 +212,7 @@ class _Gen:
                 b = st.buffer
                 val = self.convert(self.py(st.value, f"the value stored to {b.name}"), b.dtype)
                 if ("buffer", b.data) in self.names:
-                    idx = flat_index(b, st.indices, self.names)
+                    idx = self.py(element_offset(b, st.indices), f"an index of {b.name}")
                     self.lines.append(f"{pad}_store({self.names[('buffer', b.data)]}, {idx}, {val}, {b.name!r})")
                 else:  # an element of a tensor in device memory (host_split allowed a parameter's)
                     if b.dtype.name not in _NP or b.dtype.lanes != 1:

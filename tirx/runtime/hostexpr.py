@@ -32,7 +32,7 @@ from ..ir.arith import trunc_div, trunc_mod, wrap_bits
 from ..ir.op import Op, impl
 from ..ir.operators import OPERATORS
 
-__all__ = ["HOST_GLOBALS", "HostExprError", "flat_index", "to_python"]
+__all__ = ["HOST_GLOBALS", "HostExprError", "element_offset", "to_python"]
 
 
 class HostExprError(ValueError):
@@ -96,14 +96,6 @@ def _pointer_source(e: Any) -> Any:
     if _address(t) and _address(st) and (isinstance(t, PointerType) or isinstance(st, PointerType)):
         return src
     return None
-
-
-def flat_index(buf: Any, indices: tuple, names: dict) -> str:
-    """The row-major element offset of ``indices`` in ``buf`` (constant shape) as Python."""
-    code = ""
-    for i, (x, s) in enumerate(zip(indices, buf.shape)):
-        code = to_python(x, names) if i == 0 else f"({code} * {s.value} + {to_python(x, names)})"
-    return code or "0"
 
 
 def element_offset(buf: Any, indices: tuple) -> Any:
@@ -177,7 +169,7 @@ def to_python(e: Any, names: dict) -> str:
     if isinstance(e, BufferLoad):
         n = names.get(("buffer", e.buffer.data))
         if n is not None and len(e.indices) == len(e.buffer.shape):
-            return f"_hload({n}, {flat_index(e.buffer, e.indices, names)}, {e.buffer.name!r})"
+            return f"_hload({n}, {to_python(element_offset(e.buffer, e.indices), names)}, {e.buffer.name!r})"
         p = names.get(("device", e.buffer.data))
         if (
             p is not None
