@@ -271,8 +271,9 @@ def render(rows: list[dict], accepted: list[dict] = ()) -> str:  # type: ignore[
     lines = [
         BEGIN,
         "",
-        "| file | kernels | 1 text | 2 frontend | 1 and 2 | 3 compile (of TIRx-compiled) | 4 GPU agree (of run) |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| file | kernels | 1 text | 2 frontend | 1 and 2 | 3 compile (of TIRx-compiled) | 4 GPU agree (of run) "
+        "| 4 against the interpreter |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     tot: collections.Counter = collections.Counter()
     for f, rs in sorted(by_file.items()):
@@ -280,11 +281,11 @@ def render(rows: list[dict], accepted: list[dict] = ()) -> str:  # type: ignore[
         tot.update(c)
         lines.append(
             f"| `{f}` | {c['n']} | {c['s1']} | {c['s2']} | {c['s12']} | {c['s3']} / {c['s3n']} | "
-            f"{c['s4']} / {c['s4n']} |"
+            f"{c['s4']} / {c['s4n']} | {c['s4i']} / {c['s4in']} |"
         )
     lines.append(
         f"| **all** | **{tot['n']}** | **{tot['s1']}** | **{tot['s2']}** | **{tot['s12']}** | "
-        f"**{tot['s3']} / {tot['s3n']}** | **{tot['s4']} / {tot['s4n']}** |"
+        f"**{tot['s3']} / {tot['s3n']}** | **{tot['s4']} / {tot['s4n']}** | **{tot['s4i']} / {tot['s4in']}** |"
     )
     lines += ["", "Open failure clusters (stage, outcome, first line of the error; numbers masked):", ""]
     clusters = failure_clusters(rows)
@@ -349,6 +350,7 @@ def failure_clusters(rows: list[dict]) -> collections.Counter:
                 "pass",
                 "equal",
                 "agree",
+                "interp-agree",
                 "oracle-not-compiled",
                 "not-run",
                 "",
@@ -382,6 +384,9 @@ def summary(rs: list[dict]) -> collections.Counter:
         ):  # compared on the GPU (a fault or hang of tirx alone counts against it)
             c["s4n"] += 1
             c["s4"] += r["s4"] == "agree"
+        if r.get("s4") in ("interp-agree", "interp-differs"):  # TIRx's CUDA could not be launched
+            c["s4in"] += 1
+            c["s4i"] += r["s4"] == "interp-agree"
     return c
 
 

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 import traceback
+from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the golden GPU test's launch planner and CCCL lookup
@@ -47,11 +48,12 @@ def run_one(rec: dict, torch, theirs_only: bool = False) -> tuple[str, str]:
 
     f = tirx.loads(rec["text"])
     if not isinstance(f, tirx.Function):
-        return "not-run", "a module (the comparison runs one kernel function)"
+        why = "a module (the comparison runs one kernel function)"
+        return ("no-theirs", why) if theirs_only else against_interpreter(f, torch, why)
     k = tirx.compile(f, target="cuda")
     p = plan(f, rec["cuda"], k)
     if isinstance(p, str):
-        return "not-run", p
+        return ("no-theirs", p) if theirs_only else against_interpreter(f, torch, p, k)
     ours = random_inputs(f, 7, torch)
     if theirs_only:
         launch_tirx_cuda(p, rec["cuda"], ours, "tirx_corpus.cu")
@@ -80,6 +82,63 @@ def run_one(rec: dict, torch, theirs_only: bool = False) -> tuple[str, str]:
         if torch.is_tensor(a) and not (bits(a, torch) == bits(b, torch)).all():
             return "differs", f"parameter {i} ({f.params[i].name}) differs"
     return "agree", ""
+
+
+def against_interpreter(f: Any, torch: Any, why: str, k: Any = None) -> tuple[str, str]:
+    """Where TIRx's CUDA cannot be launched as tirx's kernel is (a module, a launch that depends
+    on the arguments, clusters and launch options, a kernel split differently), tirx's CUDA is
+    compared with tirx's interpreter instead, bit for bit: ``interp-agree`` / ``interp-differs``
+    (``why`` keeps the reason TIRx's kernel did not run). ``not-run`` where the interpreter
+    cannot run the kernel or no inputs can be drawn (symbolic shapes, vector elements)."""
+    from tirx_golden_frontend_plan import bits, random_inputs
+
+    import tirx
+    from tirx.interp.errors import OutOfBoundsError, RaceError
+
+    funcs = (
+        [(g.name, g) for g in f.functions.values() if _has_entry(g)]
+        if not isinstance(f, tirx.Function)
+        else [(None, f)]
+    )
+    if not funcs:
+        return "not-run", f"{why}; no function with a device entry"
+    try:
+        kc = k if k is not None else tirx.compile(f, target="cuda")
+        ki = tirx.compile(f, target="interp")
+    except Exception as e:
+        return "not-run", f"{why}; {_why(e)}"
+    for name, g in funcs:
+        try:
+            ours = random_inputs(g, 7, torch)
+        except Exception as e:
+            return "not-run", f"{why}; inputs not drawn ({_why(e)})"
+        host = _host(ours, torch)
+        try:
+            (ki if name is None else ki[name])(*host)
+        except OutOfBoundsError as e:
+            return "bounds", str(e).splitlines()[0][:200]
+        except RaceError as e:
+            return "race", str(e).splitlines()[0][:200]
+        except Exception as e:
+            return "not-run", f"{why}; the interpreter: {_why(e)}"
+        try:
+            (kc if name is None else kc[name])(*ours)
+            torch.cuda.synchronize()
+        except Exception as e:
+            return "tirx-faults", _why(e)
+        for i, (a, b) in enumerate(zip(ours, host)):
+            if torch.is_tensor(a) and not (bits(a, torch) == bits(b, torch)).all():
+                return (
+                    "interp-differs",
+                    f"{why}; {name or f.name}: parameter {i} ({g.params[i].name}) differs",
+                )
+    return "interp-agree", why
+
+
+def _has_entry(g: Any) -> bool:
+    from tirx.codegen.host_split import contains_entry
+
+    return hasattr(g, "body") and contains_entry(g.body)
 
 
 def _why(e: BaseException) -> str:
@@ -164,7 +223,7 @@ def _run_all(todo: list[tuple[str, dict]], jobs: int, timeout: float) -> dict[st
                 w.close()
                 w = _Worker()
                 t4, twhy = w.ask(rec, timeout, theirs_only=True)
-                if t4 != "theirs-ran":  # TIRx's kernel alone faults or hangs too
+                if t4 not in ("theirs-ran", "no-theirs"):  # TIRx's kernel alone faults or hangs too
                     s4, why = (
                         f"both-{'fault' if s4 == 'tirx-faults' else 'hang'}",
                         f"tirx: {why}; TIRx: {twhy}",

@@ -32,7 +32,9 @@ def build(case: pathlib.Path) -> object:
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d) / case.name
         # ``from tirx import ir`` (TIRx's Python API modules, tirx/tirx) is ``from tvm_tirx import ir``
-        tmp.write_text(src.replace(TIRX_IMPORT, TVM_IMPORT).replace("\nfrom tirx import ", "\nfrom tvm_tirx import "))
+        tmp.write_text(
+            src.replace(TIRX_IMPORT, TVM_IMPORT).replace("\nfrom tirx import ", "\nfrom tvm_tirx import ")
+        )
         name = f"golden_{case.stem}"
         mod = types.ModuleType(name)
         mod.__file__ = str(tmp)
