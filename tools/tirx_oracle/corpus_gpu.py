@@ -96,7 +96,7 @@ def against_interpreter(f: Any, torch: Any, why: str, k: Any = None) -> tuple[st
     from tirx.interp.errors import OutOfBoundsError, RaceError
 
     funcs = (
-        [(g.name, g) for g in f.functions.values() if _has_entry(g)]
+        [(g.name, g) for g in f.functions if _has_entry(g)]
         if not isinstance(f, tirx.Function)
         else [(None, f)]
     )
