@@ -750,3 +750,22 @@ def test_global_write_conflict_in_one_statement():
     ti.compile(build({"A": T(8, float32), "O": T(4, float32)}, body, 1, 8), check_races=False)(
         np.arange(8, dtype=np.float32), O
     )
+
+
+def test_vector_index_beside_a_per_thread_row():
+    """``A[row, T.Ramp(c, 1, 4)]`` with ``row`` from the thread index: the row spans the lanes
+    (the interpreter broadcast a (threads,) row index against (threads, lanes) and failed)."""
+    from tirx.script import tirx as S
+
+    @S.function
+    def rows(A: S.Tensor((8, 16), "int32"), B: S.Tensor((8, 16), "int32")):
+        S.device_entry(launch=S.cuda.LaunchConfig(grid=1, block=32))
+        tx = S.cuda.thread_idx("x")
+        row = tx // 4
+        c = (tx % 4) * 4
+        B[row, S.Ramp(c, 1, 4)] = A[row, S.Ramp(c, 1, 4)] * 2 + row
+
+    A = np.arange(128, dtype=np.int32).reshape(8, 16)
+    B = np.zeros_like(A)
+    tirx.compile(rows, target="interp")(A, B)
+    np.testing.assert_array_equal(B, A * 2 + np.arange(8)[:, None])

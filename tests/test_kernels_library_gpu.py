@@ -50,6 +50,27 @@ def test_linear_and_matmul_at_any_shape(M, N, Kd, dt):
     assert y.shape == (M, N) and _rel(y, ref) < 1e-2
 
 
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("M", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("N,Kd", [(4096, 4096), (1001, 264), (7, 2056), (128, 8)])
+def test_decode_rows_through_the_gemv(M, N, Kd, dt):
+    """M <= GEMV_MAX_M streams w with the decode GEMV (one warp per row of w; the unrolled steps
+    and the predicated tail), M above it takes the tensor-core tiles: both against float32."""
+    g = torch.Generator(device="cuda").manual_seed(M * 31 + N + Kd)
+    dtype = getattr(torch, dt)
+    x = torch.randn(M, Kd, device="cuda", dtype=dtype, generator=g)
+    w = torch.randn(N, Kd, device="cuda", dtype=dtype, generator=g)
+    out = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+    before = MM._gemv.cache_info()
+    K.linear(x, w, out=out)
+    torch.cuda.synchronize()
+    after = MM._gemv.cache_info()
+    assert not out.isnan().any()
+    assert _rel(out, x.float() @ w.float().t()) < 1e-2
+    used = after.hits + after.misses > before.hits + before.misses
+    assert used == (M <= MM.GEMV_MAX_M)
+
+
 def test_linear_keeps_leading_dimensions():
     x = torch.randn(3, 5, 72, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(40, 72, device="cuda", dtype=torch.bfloat16)

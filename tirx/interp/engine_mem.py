@@ -144,6 +144,10 @@ class MemMixin:
                 raise InterpError(f"buffer {name}: its data is not a pointer the interpreter can follow")
             mem = ptr.mem
             idx = [f(c) for f in idx_fns]
+            if len(idx) > 1 and any(ix.ndim == 2 for ix in idx):
+                # a vector index (threads x lanes) beside a per-thread scalar one (``W[row,
+                # T.Ramp(c, 1, 8)]`` with ``row`` from the thread index): the scalar spans the lanes
+                idx = [ix[:, None] if ix.ndim == 1 else ix for ix in idx]
             shp = shape if consts else [s if isinstance(s, int) else int(s(c)[0]) for s in shape]
             if cstr is not None:
                 strd = cstr

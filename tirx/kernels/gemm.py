@@ -25,6 +25,9 @@ __all__ = ["config", "linear", "matmul", "scaled_matmul"]
 _HALF = ("float16", "bfloat16")
 _FP8 = ("float8_e4m3fn", "float8_e5m2")
 _SMEM = 232448  # bytes of shared memory a CTA may take on sm_90
+#: rows of A up to which ``linear`` / a K-major ``matmul`` stream B with the decode GEMV
+#: (``tirx/kernels/hopper/gemv.py``: one warp per row of B) instead of tensor-core tiles
+GEMV_MAX_M = 4
 
 
 def config(
@@ -77,6 +80,24 @@ def _kernel(dtype: str, tiles: tuple) -> Any:
     return tirx.compile(make(dtype, **dict(tiles)), target="cuda")
 
 
+def gemv_config(N: int, sms: int = 132) -> tuple[int, int, int]:
+    """``(block, unroll, split)`` of the decode GEMV for a weight of ``N`` rows: one warp per row
+    where that gives every SM at least 24 streaming warps, else a row's steps shared by 2 or 4
+    warps (a function of N's class only: weights share compiled kernels)."""
+    for split in (1, 2, 4):
+        if N * split >= sms * 24:
+            return 128, 4, split
+    return 128, 4, 4
+
+
+@functools.cache
+def _gemv(dtype: str, M: int, shape: tuple[int, int, int]) -> Any:
+    import tirx
+    from tirx.kernels.hopper.gemv import make_gemv
+
+    return tirx.compile(make_gemv(dtype, M, *shape), target="cuda")
+
+
 @functools.lru_cache(maxsize=4096)
 def _plan(
     M: int, N: int, K: int, dtype: str, trans_b: bool, device: int, split_k: int = 1, scales: str = "tensor"
@@ -105,6 +126,10 @@ def _gemm(
         return out
     if K == 0:
         return out.zero_()
+    if M <= GEMV_MAX_M and dtype in _HALF and not trans_b and split_k == 1:
+        # decode: rows of b streamed by warps (the sizes come from the shapes)
+        _gemv(dtype, M, gemv_config(N, sm_count(a.device.index or 0)))(a, b, out)
+        return out
     k, bm, bn, epi = _plan(
         M, N, K, dtype, trans_b, a.device.index or 0, split_k, "row" if rowwise else "tensor"
     )

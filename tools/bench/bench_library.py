@@ -171,6 +171,56 @@ def splitk_case(M: int, N: int, Kd: int, dt: str = "bfloat16") -> None:
     log(f"splitk {dt} {M}x{N}x{Kd} ({tiles} tiles): " + "; ".join(cells))
 
 
+def gemv_case(N: int, Kd: int, dt: str = "bfloat16") -> None:
+    """Decode: the GEMV (one warp per row of w; block x unroll variants) against the
+    tensor-core kernel and torch for M = 1 to 16 rows, GPU-only; prints the fastest GEMV variant
+    and the weight's streaming rate (bytes of w over the time)."""
+    import tirx
+    from tirx.kernels.hopper.gemv import MAX_M, make_gemv
+
+    dtype = getattr(torch, dt)
+    w = torch.randn(N, Kd, device="cuda", dtype=dtype) / Kd**0.5
+    for M in (1, 2, 4, 8, 16):
+        x = torch.randn(M, Kd, device="cuda", dtype=dtype)
+        out = torch.empty(M, N, device="cuda", dtype=dtype)
+        ref = x.float() @ w.float().t()
+        cells = []
+        best = None
+        auto = MM.gemv_config(N)
+        shapes = [(128, 4, 1), (128, 2, 1), (256, 4, 1), (128, 8, 1), (128, 4, 2), (128, 4, 4), (256, 4, 8)]
+        for block, unroll, split in ([auto] + [v for v in shapes if v != auto]) if M <= MAX_M else ():
+            k = tirx.compile(make_gemv(dt, M, block, unroll, split), target="cuda")
+            out.fill_(float("nan"))
+            k(x, w, out)
+            err = rel(out, ref)
+            tv, tt = paired(lambda i: k(x, w, out), lambda i: torch.matmul(x, w.t()), 1)
+            tag = f"{block}x{unroll}/{split}" + (" (auto)" if (block, unroll, split) == auto else "")
+            cells.append(f"{tag} {tv:.4f} ({tt / tv:.3f}, err {err:.0e})")
+            if best is None or tv < best[0]:
+                best = (tv, tag)
+        cfg = MM.config(M, N, Kd, dt)
+        kt = MM._kernel(dt, tuple(sorted(cfg.items())))
+        from tirx.kernels._host import tensor_map
+
+        ta, tb = tensor_map(x, M, Kd, (cfg["BM"], 64), dt), tensor_map(w, N, Kd, (cfg["BN"], 64), dt)
+        args = (
+            (M, N, Kd, ta, tb, tensor_map(out, M, N, (64, 64), dt), out)
+            if cfg["EPI"] == "tma"
+            else (M, N, Kd, ta, tb, out)
+        )
+        tc, tt = paired(lambda i: kt(*args), lambda i: torch.matmul(x, w.t()), 1)
+        gbs = N * Kd * 2 / (best[0] * 1e-3) / 1e9 if best else 0.0
+        log(
+            f"gemv {dt} {M}x{N}x{Kd}: torch {tt:.4f} ms; tensor-core {tc:.4f} ms (torch/tc {tt / tc:.3f})"
+            + (
+                f"; best gemv {best[1]} {best[0]:.4f} ms (torch/gemv {tt / best[0]:.3f}, {gbs:.0f} GB/s)"
+                if best
+                else ""
+            )
+            + ("; " + "; ".join(cells) if cells else "")
+        )
+
+
 def fp8_case(M: int, N: int, Kd: int) -> tuple:
     if Kd % 16:  # fp8 rows must be 16-byte aligned for TMA (and for torch._scaled_mm)
         return None, None
@@ -265,7 +315,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--only", choices=("gemm", "fp8", "host", "attn", "variants", "splitk"), default=None)
+    ap.add_argument(
+        "--only", choices=("gemm", "fp8", "host", "attn", "variants", "splitk", "gemv"), default=None
+    )
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     log(
@@ -292,6 +344,9 @@ def main() -> None:
         for M, N, Kd in ((1, 4096, 4096), (16, 4096, 4096), (1, 8192, 8192), (64, 8192, 8192),
                          (1024, 1024, 65536), (200, 12288, 4096), (128, 1024, 16384)):  # fmt: skip
             splitk_case(M, N, Kd)
+    if a.only in (None, "gemv"):
+        for N, Kd in ((4096, 4096), (14336, 4096), (4096, 14336), (1024, 8192), (128256, 4096)):
+            gemv_case(N, Kd)
     if a.only in (None, "fp8"):
         fr = [r for M, N, Kd in grid if (r := fp8_case(M, N, Kd)[1]) is not None]
         if fr:
