@@ -216,6 +216,20 @@ def test_gemv_compiles_clean_and_round_trips(M, split):
     assert_round_trips(f)
 
 
+@pytest.mark.parametrize(
+    "dtype,M,warps,unroll", [("bfloat16", 8, 8, 2), ("float16", 1, 4, 4), ("bfloat16", 3, 16, 2)]
+)
+def test_tensor_core_gemv_compiles_clean_and_round_trips(dtype, M, warps, unroll):
+    from tirx.kernels.hopper.gemv import make_gemv_mma
+
+    f = make_gemv_mma(dtype, M, warps, unroll)
+    k = compile_clean(f)
+    ab = "bf16" if dtype == "bfloat16" else "f16"
+    # two m16n8k16 MMAs per 16-byte vector of a lane (ptxas may unroll the steps further)
+    assert k.ptx.count(f"mma.sync.aligned.m16n8k16.row.col.f32.{ab}.{ab}.f32") >= 2 * unroll * 2 + 2
+    assert_round_trips(f)
+
+
 def test_gemv_refuses_what_it_does_not_compute():
     from tirx.kernels.hopper.gemv import make_gemv
 
@@ -227,3 +241,31 @@ def test_gemv_refuses_what_it_does_not_compute():
         make_gemv("float16", 1, block=100)
     with pytest.raises(ValueError, match=r"^split: expected a divisor of the 4 warps"):
         make_gemv("float16", 1, block=128, split=3)
+    from tirx.kernels.hopper.gemv import make_gemv_mma
+
+    with pytest.raises(ValueError, match=r"^M: expected 1 to 8 rows, got 9"):
+        make_gemv_mma("bfloat16", 9)
+    with pytest.raises(ValueError, match=r"^warps: expected 1 to 32, got 0"):
+        make_gemv_mma("bfloat16", 1, warps=0)
+
+
+@given(
+    M=st.integers(1, 1 << 15),
+    N=st.integers(1, 1 << 15),
+    K=st.integers(8, 1 << 17),
+    dtype=st.sampled_from(["float16", "bfloat16", "float8_e4m3fn"]),
+    sms=st.sampled_from([132, 114, 78]),
+)
+@settings(max_examples=200, deadline=None)
+def test_auto_split_k_only_fills_idle_sms(M, N, K, dtype, sms):
+    s = MM.auto_split_k(M, N, K, dtype, sms)
+    cfg = MM.config(M, N, K, dtype, sms)
+    tiles = -(-M // cfg["BM"]) * -(-N // cfg["BN"])
+    kblocks = -(-K // (128 if dtype.startswith("float8") else 64))
+    assert 1 <= s <= 8
+    if tiles * 4 > sms or kblocks < 32:
+        assert s == 1
+    else:
+        assert s * tiles <= sms and kblocks // s >= 16
+        # the config it picks is valid: the atomic epilogue over a float32 sum
+        assert s == 1 or MM.config(M, N, K, dtype, sms, split_k=s)["EPI"] == "atomic"

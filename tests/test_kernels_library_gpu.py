@@ -27,6 +27,8 @@ SHAPES = [
     (3000, 4096, 4096),
     (4096, 4096, 4000),
     (257, 24, 8),
+    (128, 1024, 16384),  # 16 tiles: the calls split K 8 ways (auto_split_k)
+    (9, 200, 65536),
 ]
 
 
@@ -69,6 +71,27 @@ def test_decode_rows_through_the_gemv(M, N, Kd, dt):
     assert _rel(out, x.float() @ w.float().t()) < 1e-2
     used = after.hits + after.misses > before.hits + before.misses
     assert used == (M <= MM.GEMV_MAX_M)
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("M", [1, 3, 8])
+@pytest.mark.parametrize("N,Kd", [(4096, 4096), (1001, 264), (7, 2056), (17, 8)])
+@pytest.mark.parametrize("warps,unroll", [(8, 2), (4, 4)])
+def test_tensor_core_gemv(M, N, Kd, dt, warps, unroll):
+    """The mma.sync decode GEMV (W's rows on the A side, X's on the B side, k in the lanes'
+    own order): against float32, every tail, rows of W past n and columns past M never stored."""
+    import tirx
+    from tirx.kernels.hopper.gemv import make_gemv_mma
+
+    g = torch.Generator(device="cuda").manual_seed(M * 17 + N + Kd)
+    dtype = getattr(torch, dt)
+    x = torch.randn(M, Kd, device="cuda", dtype=dtype, generator=g)
+    w = torch.randn(N, Kd, device="cuda", dtype=dtype, generator=g)
+    out = torch.full((M + 1, N), float("nan"), device="cuda", dtype=dtype)
+    tirx.compile(make_gemv_mma(dt, M, warps, unroll), target="cuda")(x, w, out[:M])
+    torch.cuda.synchronize()
+    assert not out[:M].isnan().any() and out[M].isnan().all()  # the row after Y untouched
+    assert _rel(out[:M], x.float() @ w.float().t()) < 1e-2
 
 
 def test_linear_keeps_leading_dimensions():

@@ -46,8 +46,8 @@ def config(
     the checked register stores). A function of the shape's class only, so shapes share
     compiled kernels. ``trans_b``: B is a row-major ``(K, N)`` matrix (read N-major).
     ``split_k > 1``: each tile's k-blocks are shared by ``split_k`` work units whose partial sums
-    are added into a float32 workspace (``EPI="atomic"``), for shapes with fewer tiles than SMs;
-    not chosen automatically yet (docs/kernels.md, "Split-K"). ``scales="row"``: fp8 with one
+    are added into a float32 workspace (``EPI="atomic"``), for shapes with fewer tiles than SMs
+    (the calls choose it by ``auto_split_k``; docs/kernels.md, "Split-K"). ``scales="row"``: fp8 with one
     scale per row of A and per column of B."""
     if not isinstance(split_k, int) or isinstance(split_k, bool) or not 1 <= split_k <= 64:
         raise ValueError(f"split_k: expected an int from 1 to 64, got {split_k!r}")
@@ -98,6 +98,20 @@ def _gemv(dtype: str, M: int, shape: tuple[int, int, int]) -> Any:
     return tirx.compile(make_gemv(dtype, M, *shape), target="cuda")
 
 
+def auto_split_k(M: int, N: int, K: int, dtype: str, sms: int = 132) -> int:
+    """The split-K the calls choose: only where the tiles fill at most a quarter of the SMs and
+    ``K`` is long (at least 32 k-blocks), as many shares as fill the SMs, at most 8, each of at
+    least 16 k-blocks. Measured on an H100 (docs/benchmarks.md, "Split-K"): 128 x 1024 x 16384
+    (16 tiles) runs 2.9x faster with 8 shares; at 64 tiles and more the zeroed float32 sum and
+    its conversion cost more than the idle SMs."""
+    cfg = config(M, N, K, dtype, sms)
+    tiles = -(-M // cfg["BM"]) * -(-N // cfg["BN"])
+    kblocks = -(-K // (128 if dtype in _FP8 else 64))
+    if tiles * 4 > sms or kblocks < 32:
+        return 1
+    return max(1, min(8, sms // tiles, kblocks // 16))
+
+
 @functools.lru_cache(maxsize=4096)
 def _plan(
     M: int, N: int, K: int, dtype: str, trans_b: bool, device: int, split_k: int = 1, scales: str = "tensor"
@@ -114,11 +128,12 @@ def _gemm(
     dtype: str,
     trans_b: bool = False,
     scales: tuple = (),
-    split_k: int = 1,
+    split_k: int | None = None,
     rowwise: bool = False,
 ) -> Any:
     """``out = a @ b^T`` for row-major ``a (M, K)``, ``b (N, K)``, ``out (M, N)`` (checked); with
-    ``trans_b``, ``out = a @ b`` for a row-major ``b (K, N)``; ``split_k``: see ``config``;
+    ``trans_b``, ``out = a @ b`` for a row-major ``b (K, N)``; ``split_k``: see ``config``
+    (None: ``auto_split_k``'s choice);
     ``rowwise``: ``scales`` are one per row of ``a`` and one per row of ``b`` (fp8)."""
     M, K = a.shape
     N = b.shape[1] if trans_b else b.shape[0]
@@ -126,13 +141,14 @@ def _gemm(
         return out
     if K == 0:
         return out.zero_()
-    if M <= GEMV_MAX_M and dtype in _HALF and not trans_b and split_k == 1:
+    if M <= GEMV_MAX_M and dtype in _HALF and not trans_b and split_k in (None, 1):
         # decode: rows of b streamed by warps (the sizes come from the shapes)
         _gemv(dtype, M, gemv_config(N, sm_count(a.device.index or 0)))(a, b, out)
         return out
-    k, bm, bn, epi = _plan(
-        M, N, K, dtype, trans_b, a.device.index or 0, split_k, "row" if rowwise else "tensor"
-    )
+    dev = a.device.index or 0
+    if split_k is None:
+        split_k = auto_split_k(M, N, K, dtype, sm_count(dev))
+    k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, "row" if rowwise else "tensor")
     bk = 128 if dtype in _FP8 else 64
     ta = tensor_map(a, M, K, (bm, bk), dtype)
     tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)

@@ -176,7 +176,7 @@ def gemv_case(N: int, Kd: int, dt: str = "bfloat16") -> None:
     tensor-core kernel and torch for M = 1 to 16 rows, GPU-only; prints the fastest GEMV variant
     and the weight's streaming rate (bytes of w over the time)."""
     import tirx
-    from tirx.kernels.hopper.gemv import MAX_M, make_gemv
+    from tirx.kernels.hopper.gemv import MAX_M, make_gemv, make_gemv_mma
 
     dtype = getattr(torch, dt)
     w = torch.randn(N, Kd, device="cuda", dtype=dtype) / Kd**0.5
@@ -198,6 +198,17 @@ def gemv_case(N: int, Kd: int, dt: str = "bfloat16") -> None:
             cells.append(f"{tag} {tv:.4f} ({tt / tv:.3f}, err {err:.0e})")
             if best is None or tv < best[0]:
                 best = (tv, tag)
+        mcells = []
+        mbest = None
+        for warps, unroll in ((4, 2), (8, 2), (16, 2), (8, 4), (16, 4)) if M <= 8 else ():
+            k = tirx.compile(make_gemv_mma(dt, M, warps, unroll), target="cuda")
+            out.fill_(float("nan"))
+            k(x, w, out)
+            err = rel(out, ref)
+            tv, tt = paired(lambda i: k(x, w, out), lambda i: torch.matmul(x, w.t()), 1)
+            mcells.append(f"mma {warps}w x{unroll} {tv:.4f} ({tt / tv:.3f}, err {err:.0e})")
+            if mbest is None or tv < mbest[0]:
+                mbest = (tv, f"mma {warps}w x{unroll}")
         cfg = MM.config(M, N, Kd, dt)
         kt = MM._kernel(dt, tuple(sorted(cfg.items())))
         from tirx.kernels._host import tensor_map
@@ -217,7 +228,8 @@ def gemv_case(N: int, Kd: int, dt: str = "bfloat16") -> None:
                 if best
                 else ""
             )
-            + ("; " + "; ".join(cells) if cells else "")
+            + (f"; best mma {mbest[1]} {mbest[0]:.4f} ms (torch/mma {tt / mbest[0]:.3f})" if mbest else "")
+            + ("; " + "; ".join(cells + mcells) if cells or mcells else "")
         )
 
 

@@ -24,7 +24,7 @@ import functools
 
 from tirx.script import tirx as T
 
-__all__ = ["MAX_M", "make_gemv"]
+__all__ = ["MAX_M", "make_gemv", "make_gemv_mma"]
 
 #: the most rows of ``X`` the kernel takes (above, the tensor-core GEMM is faster)
 MAX_M = 8
@@ -104,8 +104,115 @@ def make_gemv(dtype: str = "bfloat16", M: int = 1, block: int = 128, unroll: int
     return gemv
 
 
+@functools.cache
+def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: int = 2):
+    """``Y (M, n) = X (M, k) @ W (n, k)^T`` on the tensor cores, for ``M`` up to 8: the product
+    is taken transposed (``Y^T = W X^T``), so 16 rows of ``W`` fill the A side of
+    ``mma.sync.m16n8k16`` and the rows of ``X`` its 8 columns (columns from ``M`` on are
+    computed and never stored). A block of ``warps`` warps takes 16 rows of ``W``; its warps
+    take every ``warps``-th step of ``k`` and meet in shared memory.
+
+    The sum over ``k`` does not depend on the order of its terms, so each lane loads whole
+    16-byte vectors (lane ``l``: rows ``l // 4`` and ``l // 4 + 8``, columns ``8 * (l % 4)`` to
+    ``+ 7`` of a 32-column block, the same columns of ``X``) and hands them to two MMAs as they
+    are: the first takes columns 0-3 of each vector, the second 4-7, and A and B agree on the
+    order. No shuffles, no shared-memory staging of ``W``."""
+    if dtype not in ("float16", "bfloat16"):
+        raise ValueError(f"dtype: expected 'float16' or 'bfloat16', got {dtype!r}")
+    if not 1 <= M <= 8:
+        raise ValueError(f"M: expected 1 to 8 rows, got {M}")
+    if not 1 <= warps <= 32:
+        raise ValueError(f"warps: expected 1 to 32, got {warps}")
+    n = T.dynamic("n")
+    k = T.dynamic("k")
+    vec = _VEC
+    kstep = 32 * unroll  # columns one warp covers per step
+    bf16 = dtype == "bfloat16"
+
+    @T.function
+    def gemv_mma(X: T.Tensor((M, k), dtype), W: T.Tensor((n, k), dtype), Y: T.Tensor((M, n), dtype)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=T.ceildiv(n, 16), block=warps * 32))
+        tx = T.cuda.thread_idx("x")
+        lane = tx % 32
+        warp = tx // 32
+        g = lane // 4
+        q = lane % 4
+        r0 = T.cast(T.cuda.block_idx("x"), "int64") * 16 + T.cast(g, "int64")
+        # rows past n read row n - 1 and columns of X past M read row M - 1: their products
+        # land in entries of D that are never stored
+        ra = T.min(r0, T.cast(n, "int64") - 1)
+        rb = T.min(r0 + 8, T.cast(n, "int64") - 1)
+        xr = T.min(g, M - 1)
+        d = T.alloc_local((4,), "float32")
+        e = T.alloc_local((unroll * vec,), dtype)
+        f = T.alloc_local((unroll * vec,), dtype)
+        xv = T.alloc_local((unroll * vec,), dtype)
+        eu = e.view("uint32")
+        fu = f.view("uint32")
+        xu = xv.view("uint32")
+        for i in T.unroll(4):
+            d[i] = T.float32(0)
+        for s in T.serial(warp, k // kstep, step=warps):
+            for u in T.unroll(unroll):
+                col = T.cast(s, "int64") * kstep + T.cast(u * 32 + q * vec, "int64")
+                e[T.Ramp(u * vec, 1, vec)] = W[ra, T.Ramp(col, T.int64(1), vec)]
+                f[T.Ramp(u * vec, 1, vec)] = W[rb, T.Ramp(col, T.int64(1), vec)]
+                xv[T.Ramp(u * vec, 1, vec)] = X[xr, T.Ramp(col, T.int64(1), vec)]
+            for h in T.unroll(2 * unroll):
+                if bf16:
+                    T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32(
+                        d[0], d[1], d[2], d[3], eu[2 * h], fu[2 * h], eu[2 * h + 1], fu[2 * h + 1],
+                        xu[2 * h], xu[2 * h + 1], d[0], d[1], d[2], d[3],
+                    )  # fmt: skip
+                else:
+                    T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32(
+                        d[0], d[1], d[2], d[3], eu[2 * h], fu[2 * h], eu[2 * h + 1], fu[2 * h + 1],
+                        xu[2 * h], xu[2 * h + 1], d[0], d[1], d[2], d[3],
+                    )  # fmt: skip
+        # the last k % kstep columns, 32 at a time; a lane's vector past k is zero on both sides
+        for t in T.serial(warp, T.ceildiv(k - (k // kstep) * kstep, 32), step=warps):
+            col = T.cast(k // kstep, "int64") * kstep + T.cast(t * 32 + q * vec, "int64")
+            if col < k:
+                e[T.Ramp(0, 1, vec)] = W[ra, T.Ramp(col, T.int64(1), vec)]
+                f[T.Ramp(0, 1, vec)] = W[rb, T.Ramp(col, T.int64(1), vec)]
+                xv[T.Ramp(0, 1, vec)] = X[xr, T.Ramp(col, T.int64(1), vec)]
+            else:
+                for j in T.unroll(vec):
+                    e[j] = T.cast(0, dtype)
+                    f[j] = T.cast(0, dtype)
+                    xv[j] = T.cast(0, dtype)
+            for h in T.unroll(2):
+                if bf16:
+                    T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32(
+                        d[0], d[1], d[2], d[3], eu[2 * h], fu[2 * h], eu[2 * h + 1], fu[2 * h + 1],
+                        xu[2 * h], xu[2 * h + 1], d[0], d[1], d[2], d[3],
+                    )  # fmt: skip
+                else:
+                    T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32(
+                        d[0], d[1], d[2], d[3], eu[2 * h], fu[2 * h], eu[2 * h + 1], fu[2 * h + 1],
+                        xu[2 * h], xu[2 * h + 1], d[0], d[1], d[2], d[3],
+                    )  # fmt: skip
+        red = T.alloc_shared((warps * 128,), "float32")
+        for i in T.unroll(4):
+            red[tx * 4 + i] = d[i]
+        T.cuda.cta_sync()
+        if warp == 0:
+            for i in T.unroll(4):
+                acc: T.float32 = red[lane * 4 + i]
+                for w in T.unroll(1, warps):
+                    acc = acc + red[(w * 32 + lane) * 4 + i]
+                m = 2 * q + i % 2  # D's column (a row of X) and row (of W) for register i
+                r = r0 + (i // 2) * 8
+                if m < M and r < n:
+                    Y[m, r] = T.cast(acc, dtype)
+
+    return gemv_mma
+
+
 KERNELS = {
     "gemv_bf16_m1": lambda: make_gemv("bfloat16", 1),
     "gemv_f16_m4": lambda: make_gemv("float16", 4),
     "gemv_bf16_m2_split4": lambda: make_gemv("bfloat16", 2, 128, 4, 4),
+    "gemv_mma_bf16_m8": lambda: make_gemv_mma("bfloat16", 8),
+    "gemv_mma_f16_m3": lambda: make_gemv_mma("float16", 3, 4, 4),
 }
