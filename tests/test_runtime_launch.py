@@ -608,3 +608,31 @@ def test_gpu_prepared_launch(tmp_path, monkeypatch):
         y.resize_(1 << 20)
         with pytest.raises(ValueError, match="parameter B moved"):
             launch()
+
+
+def test_an_image_for_another_arch_names_both_archs(monkeypatch):
+    """A cubin for sm_100a (a backend_config's arch) on an sm_90 device: the driver's
+    CUDA_ERROR_NO_BINARY_FOR_GPU becomes an error naming the kernel's and the device's arch."""
+    from tirx.runtime import driver as D
+    from tirx.runtime.kernel_image import CompiledImage
+
+    class Err:  # a cuda-bindings result code: int() and a name
+        def __int__(self):
+            return 209
+
+    class Drv:
+        def cuModuleLoadData(self, image):
+            return (Err(), None)
+
+    monkeypatch.setattr(D, "driver", lambda: Drv())
+    monkeypatch.setattr(D, "require", lambda: None)
+    monkeypatch.setattr(D, "context", lambda dev: None)
+    monkeypatch.setattr(D, "_name", lambda err: "CUDA_ERROR_NO_BINARY_FOR_GPU")
+    monkeypatch.setattr(D, "device_arch", lambda dev=0: "sm_90a")
+    img = CompiledImage("", "", b"\0", "sm_100a", config={"arch": "sm_100a"})
+    with pytest.raises(
+        RuntimeError,
+        match=r"compiled for sm_100a \(its backend_config\), which device 0 \(sm_90a\) cannot run",
+    ) as e:
+        img._load(0, "main")
+    assert "NO_BINARY_FOR_GPU" in str(e.value.__cause__)

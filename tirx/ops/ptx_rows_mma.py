@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from . import ptx_semantics_mma  # noqa: F401  (registers the CPU semantics of mma.sync .f16/.bf16 forms)
 from .ptx_table import Operand, Row, slots
 from .ptx_table import declare_opcode as _declare
 

@@ -49,7 +49,17 @@ class CompiledImage:
             if mod is None:
                 _drv.require()
                 _drv.context(dev)
-                mod = _drv.check(d.cuModuleLoadData(self._image()), "cuModuleLoadData")
+                try:
+                    mod = _drv.check(d.cuModuleLoadData(self._image()), "cuModuleLoadData")
+                except RuntimeError as e:
+                    if "NO_BINARY_FOR_GPU" not in str(e):
+                        raise
+                    why = " (its backend_config)" if self.config and self.config.get("arch") else ""
+                    raise RuntimeError(
+                        f"the kernel was compiled for {self.arch}{why}, which device {dev} "
+                        f"({_drv.device_arch(dev)}) cannot run; compile it for that device "
+                        "(target=\"cuda -arch=...\" or backend_config's arch)"
+                    ) from e
                 if "nvshmem" in getattr(self, "features", ()):  # its NVSHMEM device state
                     from . import nvshmem
 

@@ -107,6 +107,10 @@ def against_interpreter(f: Any, torch: Any, why: str, k: Any = None) -> tuple[st
         ki = tirx.compile(f, target="interp")
     except Exception as e:
         return "not-run", f"{why}; {_why(e)}"
+    arch = "".join(ch for ch in str(getattr(kc, "arch", "")) if ch.isdigit())
+    major, minor = torch.cuda.get_device_capability()
+    if arch and int(arch) > major * 10 + minor:
+        return "not-run", f"{why}; tirx compiled it for sm_{arch} (its backend_config), not this GPU"
     for name, g in funcs:
         try:
             ours = random_inputs(g, 7, torch)
