@@ -79,11 +79,10 @@ def _interp(op) -> str:
     if isinstance(i, NoInterp):
         return f"no: {i.reason}"
     from tirx.ops import ptx_table
-    from tirx.ops.ptx_semantics import interp_for
 
     opc = ptx_table.opcodes().get(op.name)
     if opc is not None:  # a PTX-table opcode: how many of its rows have CPU semantics
-        n = sum(1 for r in opc.rows if r.interp is not None or interp_for(r.name) is not None)
+        n = sum(1 for r in opc.rows if ptx_table.row_has_semantics(r))
         return f"{n} of {len(opc.rows)} rows" if n else "no: inline PTX with no CPU model"
     return "yes"
 

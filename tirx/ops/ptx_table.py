@@ -908,6 +908,12 @@ def register_row_semantics(resolve: Callable) -> None:
     _ROW_SEMANTICS.append(resolve)
 
 
+def row_has_semantics(row: Row) -> bool:
+    """Whether the interpreter can run some form of table row ``row`` (its own ``interp=`` or
+    a registered family's; tools/op_reference.py counts them)."""
+    return row.interp is not None or any(resolve(row.name) is not None for resolve in _ROW_SEMANTICS)
+
+
 def _interp(opc: Opcode) -> Callable:
     def interp(fc: Any, c: Call) -> Any:
         m = opc.match_args(c.args)
