@@ -211,7 +211,7 @@ def test_gemv_computes_x_times_w_transposed(M, n, k8, dtype, shape, seed):
     n=st.integers(1, 40),
     k8=st.integers(1, 70),
     dtype=st.sampled_from(["float16", "bfloat16"]),
-    shape=st.sampled_from([(8, 2), (4, 4), (2, 1), (1, 2)]),
+    shape=st.sampled_from([(16, 2), (8, 2), (4, 4), (2, 1), (1, 2)]),
     seed=st.integers(0, 2**31),
 )
 @settings(max_examples=25, deadline=None)
@@ -304,3 +304,23 @@ def test_auto_split_k_only_fills_idle_sms(M, N, K, dtype, sms):
         assert s * tiles <= sms and kblocks // s >= 16
         # the config it picks is valid: the atomic epilogue over a float32 sum
         assert s == 1 or MM.config(M, N, K, dtype, sms, split_k=s)["EPI"] == "atomic"
+
+
+@given(
+    M=st.integers(1, 64),
+    N=st.integers(1, 1 << 17),
+    K=st.integers(8, 1 << 15),
+    dtype=st.sampled_from(["float16", "bfloat16", "float8_e4m3fn"]),
+)
+@settings(max_examples=200, deadline=None)
+def test_decode_path_takes_a_gemv_only_for_few_rows(M, N, K, dtype):
+    path = MM.decode_path(M, N, K, dtype)
+    if dtype.startswith("float8") or M > MM.MMA_GEMV_MAX_M:
+        assert path == "tiles"
+    elif M <= MM.GEMV_MAX_M:
+        assert path == "gemv"
+    else:  # 3-8 rows: mma.sync where the wgmma tiles leave a quarter of the SMs idle
+        cfg = MM.config(M, N, K, dtype)
+        tiles = -(-N // cfg["BN"])
+        assert path == ("mma" if tiles * 4 < 132 * 3 else "tiles")
+    assert MM.decode_path(M, N, K + 8, dtype) == path  # K never decides

@@ -53,11 +53,13 @@ def test_linear_and_matmul_at_any_shape(M, N, Kd, dt):
 
 
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])
-@pytest.mark.parametrize("M", [1, 2, 3, 4, 5])
-@pytest.mark.parametrize("N,Kd", [(4096, 4096), (1001, 264), (7, 2056), (128, 8)])
+@pytest.mark.parametrize("M", [1, 2, 3, 5, 8, 9])
+@pytest.mark.parametrize("N,Kd", [(4096, 4096), (1001, 264), (7, 2056), (128, 8), (14336, 1024)])
 def test_decode_rows_through_the_gemv(M, N, Kd, dt):
-    """M <= GEMV_MAX_M streams w with the decode GEMV (one warp per row of w; the unrolled steps
-    and the predicated tail), M above it takes the tensor-core tiles: both against float32."""
+    """Few rows take the decode GEMVs (CUDA cores for 1-2 rows, mma.sync for 3-8 where the
+    wgmma tiles would leave SMs idle), the rest the wgmma tiles: each against float32."""
+    from tirx.kernels._host import sm_count
+
     g = torch.Generator(device="cuda").manual_seed(M * 31 + N + Kd)
     dtype = getattr(torch, dt)
     x = torch.randn(M, Kd, device="cuda", dtype=dtype, generator=g)
@@ -70,7 +72,7 @@ def test_decode_rows_through_the_gemv(M, N, Kd, dt):
     assert not out.isnan().any()
     assert _rel(out, x.float() @ w.float().t()) < 1e-2
     used = after.hits + after.misses > before.hits + before.misses
-    assert used == (M <= MM.GEMV_MAX_M)
+    assert used == (MM.decode_path(M, N, Kd, dt, sm_count(0)) != "tiles")
 
 
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])

@@ -25,9 +25,12 @@ __all__ = ["config", "linear", "matmul", "scaled_matmul"]
 _HALF = ("float16", "bfloat16")
 _FP8 = ("float8_e4m3fn", "float8_e5m2")
 _SMEM = 232448  # bytes of shared memory a CTA may take on sm_90
-#: rows of A up to which ``linear`` / a K-major ``matmul`` stream B with the decode GEMV
-#: (``tirx/kernels/hopper/gemv.py``: one warp per row of B) instead of tensor-core tiles
-GEMV_MAX_M = 4
+#: rows of A up to which ``linear`` / a K-major ``matmul`` stream B with the CUDA-core decode
+#: GEMV (``tirx/kernels/hopper/gemv.py``: one warp per row of B)
+GEMV_MAX_M = 2
+#: rows of A up to which they take the tensor-core GEMV (``make_gemv_mma``) where the wgmma
+#: tiles would leave SMs idle
+MMA_GEMV_MAX_M = 8
 
 
 def config(
@@ -90,12 +93,32 @@ def gemv_config(N: int, sms: int = 132) -> tuple[int, int, int]:
     return 128, 4, 4
 
 
-@functools.cache
-def _gemv(dtype: str, M: int, shape: tuple[int, int, int]) -> Any:
-    import tirx
-    from tirx.kernels.hopper.gemv import make_gemv
+def decode_path(M: int, N: int, K: int, dtype: str, sms: int = 132) -> str:
+    """Which kernel takes a product of few rows (measured on an H100, docs/benchmarks.md,
+    "Decode GEMV"): ``"gemv"`` (CUDA cores: 1-2 rows stream the weight at 2.7-3.9 TB/s),
+    ``"mma"`` (``mma.sync`` GEMV: 3-8 rows, where the wgmma tiles would fill less than three
+    quarters of the SMs) or ``"tiles"`` (the wgmma kernel)."""
+    if dtype not in _HALF:
+        return "tiles"
+    if M <= GEMV_MAX_M:
+        return "gemv"
+    if M <= MMA_GEMV_MAX_M:
+        cfg = config(M, N, K, dtype, sms)
+        if -(-M // cfg["BM"]) * -(-N // cfg["BN"]) * 4 < sms * 3:
+            return "mma"
+    return "tiles"
 
-    return tirx.compile(make_gemv(dtype, M, *shape), target="cuda")
+
+#: (warps, unroll) of the tensor-core GEMV: 16 warps of 2 steps were fastest on the H100
+MMA_GEMV = (16, 2)
+
+
+@functools.cache
+def _gemv(dtype: str, M: int, shape: tuple[int, ...], mma: bool = False) -> Any:
+    import tirx
+    from tirx.kernels.hopper.gemv import make_gemv, make_gemv_mma
+
+    return tirx.compile((make_gemv_mma if mma else make_gemv)(dtype, M, *shape), target="cuda")
 
 
 def auto_split_k(M: int, N: int, K: int, dtype: str, sms: int = 132) -> int:
@@ -141,11 +164,16 @@ def _gemm(
         return out
     if K == 0:
         return out.zero_()
-    if M <= GEMV_MAX_M and dtype in _HALF and not trans_b and split_k in (None, 1):
-        # decode: rows of b streamed by warps (the sizes come from the shapes)
-        _gemv(dtype, M, gemv_config(N, sm_count(a.device.index or 0)))(a, b, out)
-        return out
     dev = a.device.index or 0
+    if M <= MMA_GEMV_MAX_M and not trans_b and split_k in (None, 1) and not scales:
+        # decode: rows of b streamed by warps (the sizes come from the shapes)
+        path = decode_path(M, N, K, dtype, sm_count(dev))
+        if path == "gemv":
+            _gemv(dtype, M, gemv_config(N, sm_count(dev)))(a, b, out)
+            return out
+        if path == "mma":
+            _gemv(dtype, M, MMA_GEMV, True)(a, b, out)
+            return out
     if split_k is None:
         split_k = auto_split_k(M, N, K, dtype, sm_count(dev))
     k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, "row" if rowwise else "tensor")
