@@ -464,3 +464,26 @@ def k(A: T.Tensor((4,), T.int32), F: T.Tensor((4,), T.float32)):
     pytest.importorskip("cuda.bindings.nvrtc")
     k = tirx.compile(f, target="cuda -arch=sm_90a", cache=False)
     assert 'printf("t=%d v=%.1f\\n"' in k.source and "tirx: register barrier" in k.ptx
+
+
+def test_votes_keep_the_warps_of_each_block_apart_when_the_block_is_not_whole_warps():
+    """48 threads a block: block 0's second warp (16 lanes) and block 1's first warp are
+    different warps (the interpreter numbered both warp 1 and merged their ballots)."""
+
+    @T.function
+    def k(A: T.Tensor((96,), T.int32), B: T.Tensor((96,), T.uint32), C: T.Tensor((96,), T.int32)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=48))
+        tx = T.cuda.thread_idx("x")
+        i = T.cuda.block_idx("x") * 48 + tx
+        m = T.uint32(0xFFFFFFFF) if tx < 32 else T.uint32(0xFFFF)
+        B[i] = T.cuda.ballot_sync(m, A[i] > 0)
+        C[i] = T.cuda.any_sync(m, A[i] > 0)
+
+    A = np.zeros(96, np.int32)
+    A[[33, 35]] = 1  # block 0, warp 1 (16 lanes): lanes 1 and 3
+    A[48 + 2] = 1  # block 1, warp 0: lane 2
+    B, C = np.zeros(96, np.uint32), np.zeros(96, np.int32)
+    tirx.compile(k, target="interp")(A, B, C)
+    want = np.r_[np.zeros(32), np.full(16, 0b1010), np.full(32, 0b100), np.zeros(16)].astype(np.uint32)
+    np.testing.assert_array_equal(B, want)
+    np.testing.assert_array_equal(C, (want != 0).astype(np.int32))

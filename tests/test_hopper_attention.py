@@ -96,6 +96,23 @@ def test_jit_rejects_bad_shapes():
     with pytest.raises(Exception, match="REVERSE with causal masks needs BN a multiple of BM"):
         A.make_attention(1, 1, 640, 64, True, **A.best_config(64, True), REVERSE=True)
     A.make_attention(1, 1, 640, 64, False, **A.best_config(64), REVERSE=True)  # no mask: any tiles
+    with pytest.raises(Exception, match="HKV"):
+        A.make_attention(1, 6, 256, 128, HKV=4)
+
+
+@pytest.mark.parametrize("sched", ["grid", "lpt", "dynamic"])
+def test_grouped_query_heads_read_their_group_s_kv_head(sched):
+    """HKV < H: K and V are (B * HKV * S, D) and query head ``bh`` loads K / V head ``bh // G``
+    (G = H / HKV); HKV = H (or 0) generates the same code as before (no division)."""
+    cfg = dict(A.best_config(128, True), SCHED=sched)
+    f = A.make_attention(2, 8, 1024, 128, True, **cfg, HKV=2)
+    shapes = {p.name: [int(x) for x in b.shape] for p, b in f.buffer_map}
+    assert shapes["K"] == shapes["V"] == [2 * 2 * 1024, 128] and shapes["Q"] == [2 * 8 * 1024, 128]
+    k = compile_clean(f)
+    assert re.search(r"kvh = (bh / 4|tirx_floordiv<int>\(bh, 4\));", k.source)
+    same = tirx.compile(A.make_attention(2, 8, 1024, 128, True, **cfg, HKV=8), target=ARCH, cache=False)
+    base = tirx.compile(A.make_attention(2, 8, 1024, 128, True, **cfg), target=ARCH, cache=False)
+    assert same.source == base.source and "kvh" not in base.source
 
 
 def test_chains_change_only_the_softmax_reductions():
@@ -316,16 +333,38 @@ def test_wgmma_rs_compiles_and_checks_its_arguments():
     ],
 )
 def test_gpu_attention(b, h, s, d, causal, cfg):
+    _check_attention(b, h, h, s, d, causal, cfg)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "b,h,hkv,s,d,causal,cfg",
+    [
+        (2, 8, 2, 512, 128, True, A.best_config(128, True)),
+        (1, 6, 1, 384, 64, False, A.best_config(64)),  # multi-query: one K / V head
+        (2, 4, 2, 400, 128, False, dict(BM=128, BN=176, STAGES=2, PINGPONG=True, OVERLAP=True)),
+        (1, 8, 4, 1024, 128, True, dict(A.best_config(128, True), SCHED="persistent")),
+        (2, 6, 3, 640, 64, True, dict(A.best_config(64, True), SCHED="lpt")),
+    ],
+)
+def test_gpu_grouped_query_attention(b, h, hkv, s, d, causal, cfg):
+    _check_attention(b, h, hkv, s, d, causal, dict(cfg, HKV=hkv))
+
+
+def _check_attention(b, h, hkv, s, d, causal, cfg):
     torch = _gpu()
     import torch.nn.functional as F
 
-    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    q = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(b, hkv, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
     o = torch.full_like(q, float("nan"))
     kern = tirx.compile(A.make_attention(b, h, s, d, causal, **cfg), target="cuda")
     A.run(kern, q, k, v, o, **cfg)
     torch.cuda.synchronize()
     assert not torch.isnan(o).any(), "NaN in output (unwritten element?)"
-    ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+    # each group of h / hkv query heads attends to one K / V head
+    kf, vf = (t.float().repeat_interleave(h // hkv, dim=1) for t in (k, v))
+    ref = F.scaled_dot_product_attention(q.float(), kf, vf, is_causal=causal)
     err = ((o.float() - ref).norm() / ref.norm()).item()
     assert err < 1e-2, err
 

@@ -61,6 +61,8 @@ class Launch:
             return (self.get("bl") + np.int32(self.b0)).astype(np.int32)
         if key == "lane":
             return np.arange(self.N, dtype=np.int64)
+        if key == "warp":  # the launch-wide number of each thread's warp (a block's last may be partial)
+            return self.get("bl").astype(np.int64) * -(-T // 32) + self.get("tid").astype(np.int64) // 32
         kind, axis = key.split(".")
         bx, by, _bz = self.block
         gx, gy, _gz = self.grid

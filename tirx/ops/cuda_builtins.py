@@ -61,7 +61,7 @@ def _warp_masks(c: Any, name: str, fm: Any) -> tuple:
 
     L = need_launch(c, name)
     lane = (L.get("tid") % 32).astype(np.int64)
-    warp = ((L.get("lane") - L.get("tid") % 32) // 32).astype(np.int64)
+    warp = L.get("warp")
     m = full(fm(c), c.N).astype(np.uint64) & np.uint64(0xFFFFFFFF)
     outside = c.mask & (((m >> lane.astype(np.uint64)) & np.uint64(1)) == 0)
     if outside.any():
@@ -564,7 +564,7 @@ def _i_activemask(fc: Any, call: Any):
     def ev(c):
         L = need_launch(c, name)
         lane = (L.get("tid") % 32).astype(np.uint64)
-        warp = ((L.get("lane") - L.get("tid") % 32) // 32).astype(np.int64)
+        warp = L.get("warp")
         bits = np.where(c.mask, np.uint64(1) << lane, np.uint64(0))
         acc = np.zeros(int(warp.max()) + 1 if warp.size else 1, dtype=np.uint64)
         np.bitwise_or.at(acc, warp, bits)

@@ -1143,7 +1143,7 @@ def _warp_interp(fc: Any, call: Any) -> Callable:
         if name == "activemask":
             L = need_launch(c, what[2:])
             lane = (L.get("tid") % 32).astype(np.uint64)
-            warp = ((L.get("lane") - L.get("tid") % 32) // 32).astype(np.int64)
+            warp = L.get("warp")
             m = np.ones(c.N, dtype=np.uint64) * np.uint64(0xFFFFFFFF)
             grp = c.mask
         else:

@@ -76,8 +76,7 @@ def _warps(c: Any, what: str):
     L = need_launch(c, what[2:])
     tid = L.get("tid").astype(np.int64)
     lane = tid % 32
-    per_block = -(-L.T // 32)
-    warp = L.get("bl").astype(np.int64) * per_block + tid // 32
+    warp = L.get("warp")
     count = np.bincount(warp[c.mask], minlength=int(warp.max()) + 1 if warp.size else 1)
     partial = count[warp] % 32 != 0  # a lane of a warp that runs it with fewer than 32 lanes
     if partial.any():

@@ -371,7 +371,7 @@ def key_blocks(m0, CAUSAL, S, BM, BN):
 @T.inline
 def load_tile(
     TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase, bh, m0, nblk, kv0, qn,
-    S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid=None, t=0, REVERSE=False,
+    S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid=None, t=0, REVERSE=False, G=1,
 ):  # fmt: skip
     """Producer (one thread) of one query tile: Q, then K and V of every key block through the
     ring. ``kv0 is None``: the CTA's only tile (stage of block ``j`` is ``j % STAGES``).
@@ -379,7 +379,9 @@ def load_tile(
     the running count), ``qn`` tiles before it used the Q buffer (wait until the consumers freed
     it, on ``qempty``); Q is requested after K(0) so the ring keeps streaming meanwhile.
     ``tid`` (``"dynamic"``): the shared word that tells the consumers the tile number ``t``,
-    written with the Q request (the consumers read it after ``qfull``)."""
+    written with the Q request (the consumers read it after ``qfull``). ``G``: query heads per
+    K / V head (grouped-query attention): query head ``bh`` reads K / V head ``bh // G``."""
+    kvh = T.meta_var(bh if G == 1 else bh // G)
     if kv0 is None:
         T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
         for c in range(D // 64):
@@ -395,7 +397,7 @@ def load_tile(
                 kbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
                 TK,
                 c * 64,
-                bh * S + kb * BN,
+                kvh * S + kb * BN,
                 T.address_of(kfull[s]),
             )
         if kv0 is not None and j == 0:
@@ -414,7 +416,7 @@ def load_tile(
                 vbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
                 TV,
                 c * 64,
-                bh * S + kb * BN,
+                kvh * S + kb * BN,
                 T.address_of(vfull[s]),
             )
 
@@ -613,8 +615,8 @@ def attend_tile(
 @T.jit
 def attention_fwd(
     Q: T.Tensor((B * H * S, D), DT),
-    K: T.Tensor((B * H * S, D), DT),
-    V: T.Tensor((B * H * S, D), DT),
+    K: T.Tensor((B * (HKV if HKV else H) * S, D), DT),
+    V: T.Tensor((B * (HKV if HKV else H) * S, D), DT),
     O: T.Tensor((B * H * S, D), DT),
     TQ: T.Ptr(T.uint8, "tensormap"),
     TK: T.Ptr(T.uint8, "tensormap"),
@@ -641,8 +643,11 @@ def attention_fwd(
     CHAINS: T.constexpr = 1,
     REVERSE: T.constexpr = False,
     UNIFORM: T.constexpr = False,
+    HKV: T.constexpr = 0,
 ):
     T.static_assert(D in (64, 128), "head dim D must be 64 or 128")
+    T.static_assert(HKV >= 0 and H % (HKV if HKV else H) == 0, "HKV (K / V heads; 0: H) must divide H")
+    G = T.meta_var(H // HKV if HKV else 1)  # query heads per K / V head (grouped-query attention)
     T.static_assert(
         BM in (64, 128, 192, 256) and BN in (64, 128, 176, 192, 256), "BM is 64 * consumers, BN 64..256"
     )
@@ -731,7 +736,7 @@ def attention_fwd(
                     load_tile(
                         TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
                         bh, mb * BM, nblk, it, qn, S, D, BM, BN, STAGES, q_bytes, kv_bytes,
-                        REVERSE=REVERSE,
+                        REVERSE=REVERSE, G=G,
                     )  # fmt: skip
                     it = it + nblk
             elif SCHED == "dynamic":
@@ -748,7 +753,7 @@ def attention_fwd(
                     load_tile(
                         TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
                         bh, mb * BM, nblk, it, n, S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid, t,
-                        REVERSE,
+                        REVERSE, G,
                     )  # fmt: skip
                     it = it + nblk
                     n = n + 1
@@ -761,7 +766,7 @@ def attention_fwd(
                 load_tile(
                     TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
                     bh, m0, nblk, None, 0, S, D, BM, BN, STAGES, q_bytes, kv_bytes,
-                    REVERSE=REVERSE,
+                    REVERSE=REVERSE, G=G,
                 )  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
@@ -884,7 +889,7 @@ def tile_counter(device, stream: int | None = None):
 
 def launch_args(q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) -> tuple:
     """The arguments of a compiled ``make_attention`` kernel for contiguous ``(B, H, S, D)``
-    torch tensors (flattened views, the TMA descriptors of the ``BM`` / ``BN`` boxes, and for
+    torch tensors (``k`` / ``v``: ``(B, HKV, S, D)`` for a kernel made with ``HKV``) (flattened views, the TMA descriptors of the ``BM`` / ``BN`` boxes, and for
     ``"dynamic"`` the tile counter of the current stream, which the launch must use). The
     descriptors come from ``tirx.kernels._host.tensor_map``'s cache: a call on tensors at
     addresses seen before encodes nothing."""
@@ -892,6 +897,7 @@ def launch_args(q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) 
 
     B, H, S, D = q.shape
     rows = B * H * S
+    kv_rows = k.shape[0] * k.shape[1] * k.shape[2]  # fewer K / V heads: grouped-query attention
     dt = str(q.dtype).replace("torch.", "")
     q2, k2, v2 = q.view(-1, D), k.view(-1, D), v.view(-1, D)
     extra = (tile_counter(q.device),) if SCHED == "dynamic" else ()
@@ -901,8 +907,8 @@ def launch_args(q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) 
         v2,
         o.view(-1, D),
         tensor_map(q2, rows, D, (BM, 64), dt),
-        tensor_map(k2, rows, D, (BN, 64), dt),
-        tensor_map(v2, rows, D, (BN, 64), dt),
+        tensor_map(k2, kv_rows, D, (BN, 64), dt),
+        tensor_map(v2, kv_rows, D, (BN, 64), dt),
         *extra,
     )
 
