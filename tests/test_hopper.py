@@ -337,3 +337,43 @@ def test_gpu_gemm(M, N, K, dt, cfg):
     torch.cuda.synchronize()
     tol = 2e-3 if dt == "float16" else 1e-2
     assert _rel(torch, c, a.double() @ b.double().t()) < tol
+
+
+def test_gemm_tuned_candidates_are_best_config_s_and_compile():
+    """``gemm_tuned`` is ``best_config`` as a use of ``@T.autotune``: its candidates include every
+    tile set ``best_config`` picks, the pruning keeps the ones that divide the problem (GROUP_M no
+    more than the tile rows), and each kept candidate compiles clean for sm_90a."""
+    picks = {
+        tuple(sorted(G.best_config(*s).items()))
+        for s in ((4096, 4096, 4096), (128, 8192, 8192), (1024, 2048, 1024))
+    }
+    cands = {tuple(sorted(G._fits([c], {"M": 4096, "N": 8192})[0].items())) for c in G.CANDIDATES}
+    assert {p for p in picks if dict(p)["GROUP_M"] == 8} <= cands
+    kept = G._fits(G.CANDIDATES, {"M": 128, "N": 8192})
+    assert kept and all(c["GROUP_M"] == 1 for c in kept)
+    assert G._fits(G.CANDIDATES, {"M": 128, "N": 8200}) == []  # no tile divides N
+    assert G.gemm_tuned.key == ("M", "N", "K", "DT") and G.gemm_tuned.fn is G.gemm_tn
+    for c in G._fits(G.CANDIDATES, {"M": 1024, "N": 1024})[:2]:
+        _clean(
+            tirx.compile(
+                G.gemm_tuned.specialize(M=1024, N=1024, K=512, DT="bfloat16", **c), target=ARCH, cache=False
+            )
+        )
+
+
+@pytest.mark.gpu
+def test_gpu_gemm_tuned_times_every_candidate_and_runs_the_winner(tmp_path, monkeypatch):
+    torch = _gpu()
+    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path))
+    M = N = K = 2048
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    tuned = G._tuned()  # a fresh tuner: nothing remembered
+    tuned(a, b, c, M=M, N=N, K=K, DT="bfloat16")
+    torch.cuda.synchronize()
+    assert _rel(torch, c, a.double() @ b.double().t()) < 1e-2
+    key = (M, N, K, "bfloat16")
+    timed = tuned.timings[key]
+    assert len(timed) == len(G._fits(G.CANDIDATES, {"M": M, "N": N})) and not tuned.failures[key]
+    assert tuned.best_config(key) == min(timed, key=lambda t: t[1])[0]

@@ -40,6 +40,7 @@ memory (``(16,)`` uint64 tensors; pass ``plan.device(tensor)``).
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from tirx.script import tirx as T
 
@@ -464,6 +465,46 @@ def plans_for(M: int, N: int, K: int, dtype: str, tiles: dict):
     """``plans`` for a ``make_gemm`` tile set (``best_config``'s or a bench's): its BM, BN,
     CLUSTER and SHARE, the kernel's defaults for the ones it leaves out."""
     return plans(M, N, K, dtype, **{k: tiles[k] for k in ("BM", "BN", "CLUSTER", "SHARE") if k in tiles})
+
+
+#: the tile sets ``best_config`` chooses among, as ``@T.autotune`` configs (``gemm_tuned``)
+CANDIDATES: list[dict] = [dict(BM=128, BN=bn, STAGES=st, GROUP_M=8, EPI="tma") for bn, st in _BN_STAGES] + [
+    dict(BM=128, BN=256, STAGES=3, GROUP_M=8, EPI="tma"),
+    dict(BM=128, BN=128, STAGES=4, GROUP_M=16, EPI="tma"),
+]
+
+
+def _fits(configs: list, args: dict) -> list:
+    """Candidates whose tiles divide the problem (the kernel's shapes are multiples of its tile);
+    GROUP_M no larger than the tile rows, as ``best_config`` has it."""
+    M, N = args["M"], args["N"]
+    out = [dict(c, GROUP_M=min(c["GROUP_M"], max(M // c["BM"], 1))) for c in configs]
+    return [c for c in out if M % c["BM"] == 0 and N % c["BN"] == 0]
+
+
+def _tensor_maps(config: dict, args: dict) -> dict:
+    """The TMA descriptors of one candidate: their boxes are its tiles."""
+    M, N, K, dt = args["M"], args["N"], args["K"], args.get("DT", "float16")
+    pa, pb = plans_for(M, N, K, dt, config)
+    tc = c_plan(M, N, dt).param(args["C"]) if config.get("EPI") == "tma" else None
+    return {"TA": pa.param(args["A"]), "TB": pb.param(args["B"]), "TC": tc}
+
+
+def _tuned() -> Any:
+    return T.autotune(
+        gemm_tn,
+        configs=CANDIDATES,
+        key=["M", "N", "K", "DT"],
+        prune_configs_by=_fits,
+        prepare_args=_tensor_maps,
+    )
+
+
+#: ``best_config`` as one use of ``@T.autotune``: ``gemm_tuned(A, B, C, M=, N=, K=, DT=)``
+#: times every fitting candidate on the call's own tensors (their TMA descriptors built per
+#: candidate by ``prepare_args``), keeps the winner per shape and dtype on disk, and runs it;
+#: ``gemm_tuned.best_config((M, N, K, DT))`` is the measured choice to set beside ``best_config``'s
+gemm_tuned = _tuned()
 
 
 KERNELS = {
