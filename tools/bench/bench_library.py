@@ -192,7 +192,10 @@ def gemv_case(N: int, Kd: int, dt: str = "bfloat16") -> None:
         cells = []
         best = None
         auto = MM.gemv_config(N)
-        shapes = [(128, 4, 1), (128, 2, 1), (256, 4, 1), (128, 8, 1), (128, 4, 2), (128, 4, 4), (256, 4, 8)]
+        shapes = [
+            (128, 4, 1), (128, 2, 1), (256, 4, 1), (128, 8, 1), (128, 16, 1), (128, 4, 2), (128, 4, 4),
+            (128, 8, 4), (256, 4, 8),
+        ]  # fmt: skip
         for block, unroll, split in ([auto] + [v for v in shapes if v != auto]) if M <= MAX_M else ():
             k = tirx.compile(make_gemv(dt, M, block, unroll, split), target="cuda")
             out.fill_(float("nan"))
@@ -205,7 +208,7 @@ def gemv_case(N: int, Kd: int, dt: str = "bfloat16") -> None:
                 best = (tv, tag)
         mcells = []
         mbest = None
-        for warps, unroll in ((4, 2), (8, 2), (16, 2), (8, 4), (16, 4)) if M <= 8 else ():
+        for warps, unroll in ((4, 2), (8, 2), (16, 2), (8, 4), (16, 4), (16, 8)) if M <= 8 else ():
             k = tirx.compile(make_gemv_mma(dt, M, warps, unroll), target="cuda")
             out.fill_(float("nan"))
             k(x, w, out)
