@@ -104,6 +104,16 @@ def make_gemv(dtype: str = "bfloat16", M: int = 1, block: int = 128, unroll: int
     return gemv
 
 
+@T.inline
+def mma_k16(d, e, f, x, h, ab):
+    """``D += A B`` of one k16 slice ``h``: A's rows ``g`` and ``g + 8`` from the packed pairs
+    of ``e`` and ``f``, B's column ``g`` from ``x`` (``ab``: ``"bf16"`` or ``"f16"``)."""
+    T.ptx.mma(
+        d[0], d[1], d[2], d[3], e[2 * h], f[2 * h], e[2 * h + 1], f[2 * h + 1], x[2 * h], x[2 * h + 1],
+        d[0], d[1], d[2], d[3], "sync", "aligned", "m16n8k16", "row", "col", "f32", ab, ab, "f32", "",
+    )  # fmt: skip
+
+
 @functools.cache
 def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: int = 2):
     """``Y (M, n) = X (M, k) @ W (n, k)^T`` on the tensor cores, for ``M`` up to 8: the product
@@ -127,7 +137,7 @@ def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: i
     k = T.dynamic("k")
     vec = _VEC
     kstep = 32 * unroll  # columns one warp covers per step
-    bf16 = dtype == "bfloat16"
+    ab = "bf16" if dtype == "bfloat16" else "f16"
 
     @T.function
     def gemv_mma(X: T.Tensor((M, k), dtype), W: T.Tensor((n, k), dtype), Y: T.Tensor((M, n), dtype)):
@@ -159,16 +169,7 @@ def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: i
                 f[T.Ramp(u * vec, 1, vec)] = W[rb, T.Ramp(col, T.int64(1), vec)]
                 xv[T.Ramp(u * vec, 1, vec)] = X[xr, T.Ramp(col, T.int64(1), vec)]
             for h in T.unroll(2 * unroll):
-                if bf16:
-                    T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32(
-                        d[0], d[1], d[2], d[3], eu[2 * h], fu[2 * h], eu[2 * h + 1], fu[2 * h + 1],
-                        xu[2 * h], xu[2 * h + 1], d[0], d[1], d[2], d[3],
-                    )  # fmt: skip
-                else:
-                    T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32(
-                        d[0], d[1], d[2], d[3], eu[2 * h], fu[2 * h], eu[2 * h + 1], fu[2 * h + 1],
-                        xu[2 * h], xu[2 * h + 1], d[0], d[1], d[2], d[3],
-                    )  # fmt: skip
+                mma_k16(d, eu, fu, xu, h, ab)
         # the last k % kstep columns, 32 at a time; a lane's vector past k is zero on both sides
         for t in T.serial(warp, T.ceildiv(k - (k // kstep) * kstep, 32), step=warps):
             col = T.cast(k // kstep, "int64") * kstep + T.cast(t * 32 + q * vec, "int64")
@@ -182,16 +183,7 @@ def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: i
                     f[j] = T.cast(0, dtype)
                     xv[j] = T.cast(0, dtype)
             for h in T.unroll(2):
-                if bf16:
-                    T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32(
-                        d[0], d[1], d[2], d[3], eu[2 * h], fu[2 * h], eu[2 * h + 1], fu[2 * h + 1],
-                        xu[2 * h], xu[2 * h + 1], d[0], d[1], d[2], d[3],
-                    )  # fmt: skip
-                else:
-                    T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32(
-                        d[0], d[1], d[2], d[3], eu[2 * h], fu[2 * h], eu[2 * h + 1], fu[2 * h + 1],
-                        xu[2 * h], xu[2 * h + 1], d[0], d[1], d[2], d[3],
-                    )  # fmt: skip
+                mma_k16(d, eu, fu, xu, h, ab)
         red = T.alloc_shared((warps * 128,), "float32")
         for i in T.unroll(4):
             red[tx * 4 + i] = d[i]
