@@ -83,6 +83,7 @@ def _kernel(dtype: str, tiles: tuple) -> Any:
     return tirx.compile(make(dtype, **dict(tiles)), target="cuda")
 
 
+@functools.lru_cache(maxsize=4096)
 def gemv_config(N: int, sms: int = 132) -> tuple[int, int, int]:
     """``(block, unroll, split)`` of the decode GEMV for a weight of ``N`` rows: one warp per row
     where that gives every SM at least 24 streaming warps, else a row's steps shared by 2 or 4
@@ -93,6 +94,7 @@ def gemv_config(N: int, sms: int = 132) -> tuple[int, int, int]:
     return 128, 4, 4
 
 
+@functools.lru_cache(maxsize=4096)
 def decode_path(M: int, N: int, K: int, dtype: str, sms: int = 132) -> str:
     """Which kernel takes a product of few rows (measured on an H100, docs/benchmarks.md,
     "Decode GEMV"): ``"gemv"`` (CUDA cores: 1-2 rows stream the weight at 2.7-3.9 TB/s),
@@ -121,6 +123,7 @@ def _gemv(dtype: str, M: int, shape: tuple[int, ...], mma: bool = False) -> Any:
     return tirx.compile((make_gemv_mma if mma else make_gemv)(dtype, M, *shape), target="cuda")
 
 
+@functools.lru_cache(maxsize=4096)
 def auto_split_k(M: int, N: int, K: int, dtype: str, sms: int = 132) -> int:
     """The split-K the calls choose: only where the tiles fill at most a quarter of the SMs and
     ``K`` is long (at least 32 k-blocks), as many shares as fill the SMs, at most 8, each of at
