@@ -324,3 +324,26 @@ def test_decode_path_takes_a_gemv_only_for_few_rows(M, N, K, dtype):
         tiles = -(-N // cfg["BN"])
         assert path == ("mma" if tiles * 4 < 132 * 3 else "tiles")
     assert MM.decode_path(M, N, K + 8, dtype) == path  # K never decides
+
+
+@given(S=st.integers(1, 20000), D=st.sampled_from([64, 128]), causal=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_attention_tiles_never_outgrow_the_sequence(S, D, causal):
+    from tirx.kernels.hopper import attention as A
+
+    if S % 8 or S < 64:
+        with pytest.raises(ValueError, match=rf"^q: sequence length {S} is not supported"):
+            A.config_for(S, D, causal)
+        return
+    cfg = A.config_for(S, D, causal)
+    assert cfg["BM"] <= S and cfg["BN"] <= S
+    if max(A.best_config(D, causal)["BM"], A.best_config(D, causal)["BN"]) <= S:
+        assert cfg == A.best_config(D, causal)
+    A.make_attention(1, 1, S, D, causal, **cfg)  # the kernel's own checks accept it
+
+
+@pytest.mark.parametrize("S,D,causal", [(128, 64, True), (64, 128, False)])
+def test_short_sequence_tiles_compile_clean(S, D, causal):
+    from tirx.kernels.hopper import attention as A
+
+    compile_clean(A.make_attention(2, 2, S, D, causal, **A.config_for(S, D, causal)))

@@ -234,6 +234,18 @@ def test_attention_against_sdpa(causal):
     assert torch.equal(o, o2)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize(
+    "B,H,S,D", [(3, 2, 64, 128), (2, 3, 128, 64), (2, 2, 184, 64), (1, 2, 1000, 128), (4, 8, 128, 128)]
+)
+def test_attention_at_short_and_ragged_sequences(B, H, S, D, causal):
+    """The public call picks tiles no longer than the sequence (config_for)."""
+    q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    o = K.attention(q, k, v, causal=causal)
+    ref = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+    assert _rel(o, ref) < 2e-2
+
+
 def test_tensor_map_encoders_agree():
     """The ctypes encoder (the library's fast path) writes the bytes cuda-bindings' does."""
     from tirx.runtime.tma import TensorMapPlan, _Encoder

@@ -855,6 +855,21 @@ def best_config(D: int, causal: bool = False) -> dict:
     return dict(BM=128, BN=128, STAGES=2, PINGPONG=True, OVERLAP=True, CHAINS=4, **sched)
 
 
+def config_for(S: int, D: int, causal: bool = False) -> dict:
+    """``best_config``, with tiles no longer than the sequence: ``128 x 128`` tiles (the head-dim
+    128 form) below the 192-row tile of head dim 64, ``64 x 64`` tiles below 128 keys; shorter
+    sequences or ones that are not a multiple of 8 are a ValueError naming ``q``."""
+    if S % 8 or S < 64:
+        raise ValueError(f"q: sequence length {S} is not supported (a multiple of 8, at least 64)")
+    cfg = best_config(D, causal)
+    if max(cfg["BM"], cfg["BN"]) <= S:
+        return cfg
+    if S >= 128:
+        sched = {"SCHED": "dynamic", "REVERSE": True} if causal else {}
+        return dict(BM=128, BN=128, STAGES=2, PINGPONG=True, OVERLAP=True, CHAINS=4, **sched)
+    return dict(BM=64, BN=64, STAGES=2)
+
+
 def plans(B: int, H: int, S: int, D: int, dtype: str = "bfloat16", BM: int = 128, BN: int = 128):
     """Host TMA plans of Q (``BM x 64`` boxes) and K / V (``BN x 64`` boxes) over the
     ``(B * H * S, D)`` views, 128-byte swizzle."""
@@ -928,14 +943,15 @@ def _compiled(B: int, H: int, S: int, D: int, causal: bool, dtype: str, tiles: t
 
 
 @functools.cache
-def _best(D: int, causal: bool) -> tuple[dict, tuple]:
-    cfg = best_config(D, causal)
+def _best(S: int, D: int, causal: bool) -> tuple[dict, tuple]:
+    cfg = config_for(S, D, causal)
     return cfg, tuple(sorted(cfg.items()))
 
 
 def attention(q, k, v, causal: bool = False, **tiles):
     """``softmax(q k^T / sqrt(d)) v`` of contiguous ``(B, H, S, D)`` bf16 / fp16 torch tensors
-    (``tiles`` default to ``best_config``); compiles once per shape and tile set. A call on a
+    (``tiles`` default to ``config_for(S, D, causal)``: ``best_config``'s, no longer than the
+    sequence); compiles once per shape and tile set. A call on a
     shape seen before costs a cache lookup for the kernel and the tensor maps, and the launch."""
     import torch
 
@@ -954,7 +970,7 @@ def attention(q, k, v, causal: bool = False, **tiles):
     if tiles:
         cfg, key = tiles, tuple(sorted(tiles.items()))
     else:
-        cfg, key = _best(q.shape[-1], causal)
+        cfg, key = _best(q.shape[2], q.shape[-1], causal)
     kern = _compiled(*q.shape, causal, dt, key)
     o = torch.empty_like(q)
     kern(*launch_args(q, k, v, o, **cfg))
