@@ -308,6 +308,34 @@ def host_section() -> None:
     log(f"host: attention, cached shape     {ta:7.1f} us/call   SDPA {ts:7.1f} us/call")
 
 
+def decode_section() -> None:
+    """``decode_attention`` (one query row per head, a full cache) against SDPA with the same
+    grouped K / V heads (``enable_gqa``), GPU-only, paired; the cache's bytes over the time."""
+    for B, H, HKV, L, D in (
+        (1, 32, 8, 4096, 128),
+        (1, 32, 8, 32768, 128),
+        (8, 32, 8, 8192, 128),
+        (16, 32, 32, 2048, 128),
+        (4, 64, 8, 16384, 128),
+        (32, 16, 2, 1024, 64),
+        (1, 8, 1, 65536, 128),
+    ):
+        q = torch.randn(B, H, D, device="cuda", dtype=torch.bfloat16)
+        k, v = (torch.randn(B, HKV, L, D, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        o = K.decode_attention(q, k, v)
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        ref = sdpa(q[:, :, None].float(), k.float(), v.float(), enable_gqa=True)[:, :, 0]
+        err = rel(o, ref)
+        tt, ts = paired(
+            lambda i: K.decode_attention(q, k, v), lambda i: sdpa(q[:, :, None], k, v, enable_gqa=True), 1
+        )
+        gbs = 2 * k.numel() * 2 / (tt * 1e-3) / 1e9
+        log(
+            f"decode {B}x{H}/{HKV}x{L}x{D}: err {err:.1e}  tirx {tt:.4f} ms ({gbs:.0f} GB/s)  SDPA {ts:.4f} ms"
+            f"  SDPA/tirx {ts / tt:6.3f}"
+        )
+
+
 def attention_section(quick: bool) -> None:
     shapes = [
         (1, 8, 1024, 128, False),
@@ -350,7 +378,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument(
-        "--only", choices=("gemm", "fp8", "host", "attn", "variants", "splitk", "gemv"), default=None
+        "--only",
+        choices=("gemm", "fp8", "host", "attn", "variants", "splitk", "gemv", "decode"),
+        default=None,
     )
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -389,6 +419,8 @@ def main() -> None:
             )
     if a.only in (None, "attn"):
         attention_section(a.quick)
+    if a.only in (None, "decode"):
+        decode_section()
     log(f"compiled kernels: {MM._kernel.cache_info().currsize}; wall {time.time() - t0:.0f} s")
     if a.out:
         with open(os.path.join(a.out, "bench_library.log"), "w") as fh:

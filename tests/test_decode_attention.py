@@ -1,0 +1,82 @@
+"""Decode attention (tirx/kernels/hopper/decode.py, ``tirx.kernels.decode_attention``) without a
+GPU: both kernels in the interpreter (the scores on its warp MMA model) against a float64 numpy
+reference, over batch, K / V heads, group size, cache length, valid lengths, head dim and chunk
+length; every kernel compiles clean for sm_90a; the chunk choice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hopper_util import compile_clean, no_disk_cache  # noqa: F401 (an autouse fixture)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tirx
+from tirx.kernels import decode as KD
+from tirx.kernels.hopper import decode as HD
+
+
+def _reference(q, k, v, lens, G):
+    B, H, D = q.shape
+    out = np.zeros((B, H, D))
+    for b in range(B):
+        for h in range(H):
+            n = lens[b]
+            s = q[b, h].astype(np.float64) @ k[b, h // G, :n].astype(np.float64).T / np.sqrt(D)
+            p = np.exp(s - s.max())
+            out[b, h] = (p / p.sum()) @ v[b, h // G, :n].astype(np.float64)
+    return out
+
+
+@given(
+    B=st.integers(1, 3),
+    HKV=st.integers(1, 3),
+    G=st.integers(1, 8),
+    L=st.integers(1, 300),
+    D=st.sampled_from([64, 128]),
+    chunk=st.sampled_from([64, 128, 256]),
+    data=st.data(),
+)
+@settings(max_examples=25, deadline=None)
+def test_split_and_combine_compute_attention(B, HKV, G, L, D, chunk, data):
+    lens = np.array(data.draw(st.lists(st.integers(1, L), min_size=B, max_size=B)), np.int32)
+    g = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+    H = HKV * G
+    q = g.standard_normal((B, H, D)).astype(np.float16)
+    k = g.standard_normal((B, HKV, L, D)).astype(np.float16)
+    v = g.standard_normal((B, HKV, L, D)).astype(np.float16)
+    chunks = -(-L // chunk)
+    part = np.full((chunks, B * H, D), np.nan, np.float32)
+    ml = np.full((chunks, B * H, 2), np.nan, np.float32)
+    out = np.full((B * H, D), np.nan, np.float16)
+    split = tirx.compile(HD.make_decode_split("float16", D, G, chunk), target="interp")
+    split(q.reshape(B * H, D), k.reshape(-1, D), v.reshape(-1, D), lens, part, ml, L, HKV)
+    tirx.compile(HD.make_decode_combine("float16", D), target="interp")(part, ml, out)
+    ref = _reference(q, k, v, lens, G)
+    got = out.reshape(B, H, D).astype(np.float64)
+    assert np.all(np.abs(got - ref) <= 2e-3 * np.abs(ref) + 2e-3), np.abs(got - ref).max()
+
+
+@pytest.mark.parametrize("name", sorted(HD.KERNELS))
+def test_decode_kernels_compile_clean(name):
+    compile_clean(HD.KERNELS[name]())
+
+
+def test_decode_kernels_refuse_what_they_do_not_compute():
+    with pytest.raises(ValueError, match=r"^G: expected 1 to 8 query rows"):
+        HD.make_decode_split("bfloat16", 128, 9)
+    with pytest.raises(ValueError, match=r"^D: head dim 96"):
+        HD.make_decode_split("bfloat16", 96, 1)
+    with pytest.raises(ValueError, match=r"^CHUNK: expected 64, 128 or 256"):
+        HD.make_decode_split("bfloat16", 128, 1, 100)
+
+
+@given(L=st.integers(1, 1 << 17), heads=st.integers(1, 512))
+@settings(max_examples=100, deadline=None)
+def test_decode_chunk_fills_the_sms_with_the_longest_chunk(L, heads):
+    c = KD.decode_chunk(L, heads)
+    assert c in (64, 128, 256)
+    if c > 64:
+        assert -(-L // c) * heads >= 2 * 132
+    if c < 256:
+        assert -(-L // (2 * c)) * heads < 2 * 132

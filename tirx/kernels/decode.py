@@ -1,0 +1,87 @@
+"""``decode_attention``: one query row per head against a K / V cache, on torch CUDA tensors.
+
+The kernels are ``tirx/kernels/hopper/decode.py``'s (flash-decoding: the cache split into
+chunks that fill the GPU, scores on the tensor cores, a combine kernel). One pair of kernels per
+dtype, head dim, group size and chunk length serves every batch, head count and cache length.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from tirx.kernels._host import check_cuda, sm_count
+
+__all__ = ["decode_attention", "decode_chunk"]
+
+_DT = ("float16", "bfloat16")
+
+
+@functools.lru_cache(maxsize=1024)
+def decode_chunk(L: int, heads: int, sms: int = 132) -> int:
+    """Keys a CTA takes: the longest chunk (256, 128, 64) that still gives every SM two CTAs
+    (``heads``: batch x K / V heads), else 64."""
+    for chunk in (256, 128):
+        if -(-L // chunk) * heads >= 2 * sms:
+            return chunk
+    return 64
+
+
+@functools.cache
+def _split(dtype: str, D: int, G: int, chunk: int) -> Any:
+    import tirx
+    from tirx.kernels.hopper.decode import make_decode_split
+
+    return tirx.compile(make_decode_split(dtype, D, G, chunk), target="cuda")
+
+
+@functools.cache
+def _combine(dtype: str, D: int) -> Any:
+    import tirx
+    from tirx.kernels.hopper.decode import make_decode_combine
+
+    return tirx.compile(make_decode_combine(dtype, D), target="cuda")
+
+
+def decode_attention(q: Any, k: Any, v: Any, lens: Any = None) -> Any:
+    """``softmax(q k^T / sqrt(D)) v`` for a decode step: ``q (B, H, D)`` (one query row per head),
+    ``k`` / ``v`` caches ``(B, HKV, L, D)`` (``H`` a multiple of ``HKV``, at most 8 query heads
+    per K / V head: grouped-query and multi-query attention), fp16 / bf16, D 64 or 128, all
+    contiguous on one CUDA device; ``lens (B,)`` int32: the valid keys of each batch entry
+    (default: all ``L``; at least 1). Returns ``(B, H, D)``."""
+    import torch
+
+    dt = check_cuda("q", q, _DT, 3)
+    for name, t in (("k", k), ("v", v)):
+        check_cuda(name, t, (dt,), 4)
+    B, H, D = q.shape
+    if D not in (64, 128):
+        raise ValueError(f"q: head dim {D} is not supported (64 or 128)")
+    if k.shape != v.shape or k.shape[0] != B or k.shape[3] != D:
+        raise ValueError(
+            f"k: expected (B={B}, HKV, L, D={D}) with v of the same shape, got k {tuple(k.shape)}, "
+            f"v {tuple(v.shape)}"
+        )
+    HKV, L = k.shape[1], k.shape[2]
+    if HKV == 0 or H % HKV or not 1 <= H // HKV <= 8:
+        raise ValueError(f"k: {HKV} K / V heads for {H} query heads (H must be 1 to 8 times HKV)")
+    if L == 0:
+        raise ValueError("k: the cache has no keys (L = 0)")
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not t.is_contiguous():
+            raise ValueError(f"{name}: expected a contiguous tensor")
+    if lens is None:
+        lens = torch.full((B,), L, dtype=torch.int32, device=q.device)
+    else:
+        check_cuda("lens", lens, ("int32",), 1)
+        if lens.shape[0] != B:
+            raise ValueError(f"lens: expected ({B},) lengths, got shape {tuple(lens.shape)}")
+    G = H // HKV
+    chunk = decode_chunk(L, B * HKV, sm_count(q.device.index or 0))
+    chunks = -(-L // chunk)
+    part = torch.empty((chunks, B * H, D), dtype=torch.float32, device=q.device)
+    ml = torch.empty((chunks, B * H, 2), dtype=torch.float32, device=q.device)
+    out = torch.empty((B, H, D), dtype=q.dtype, device=q.device)
+    _split(dt, D, G, chunk)(q.view(B * H, D), k.view(-1, D), v.view(-1, D), lens, part, ml, L, HKV)
+    _combine(dt, D)(part, ml, out.view(B * H, D))
+    return out
