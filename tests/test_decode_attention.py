@@ -35,22 +35,39 @@ def _reference(q, k, v, lens, G):
     L=st.integers(1, 300),
     D=st.sampled_from([64, 128]),
     chunk=st.sampled_from([64, 128, 256]),
+    page=st.sampled_from([0, 1, 16, 64]),
     data=st.data(),
 )
-@settings(max_examples=25, deadline=None)
-def test_split_and_combine_compute_attention(B, HKV, G, L, D, chunk, data):
+@settings(max_examples=30, deadline=None)
+def test_split_and_combine_compute_attention(B, HKV, G, L, D, chunk, page, data):
+    """Contiguous caches (``page`` 0) and paged ones (pages of ``page`` keys in a shuffled pool,
+    some never used, vLLM's ``(pages, P, HKV, D)`` layout) against the same reference."""
     lens = np.array(data.draw(st.lists(st.integers(1, L), min_size=B, max_size=B)), np.int32)
     g = np.random.default_rng(data.draw(st.integers(0, 2**31)))
     H = HKV * G
     q = g.standard_normal((B, H, D)).astype(np.float16)
     k = g.standard_normal((B, HKV, L, D)).astype(np.float16)
     v = g.standard_normal((B, HKV, L, D)).astype(np.float16)
-    chunks = -(-L // chunk)
+    if page == 0:
+        bt = np.arange(B, dtype=np.int32).reshape(B, 1)
+        kc, vc, P, strides, Lk = k, v, L, (HKV * L, 1, L), L
+    else:
+        P, npg = page, -(-L // page)
+        pool = B * npg + 3  # pages no batch entry uses stay garbage
+        bt = g.permutation(pool)[: B * npg].astype(np.int32).reshape(B, npg)
+        kc = g.standard_normal((pool, P, HKV, D)).astype(np.float16)
+        vc = g.standard_normal((pool, P, HKV, D)).astype(np.float16)
+        for b in range(B):
+            for j in range(L):
+                kc[bt[b, j // P], j % P] = k[b, :, j]
+                vc[bt[b, j // P], j % P] = v[b, :, j]
+        strides, Lk = (P * HKV, HKV, 1), npg * P
+    chunks = -(-Lk // chunk)
     part = np.full((chunks, B * H, D), np.nan, np.float32)
     ml = np.full((chunks, B * H, 2), np.nan, np.float32)
     out = np.full((B * H, D), np.nan, np.float16)
     split = tirx.compile(HD.make_decode_split("float16", D, G, chunk), target="interp")
-    split(q.reshape(B * H, D), k.reshape(-1, D), v.reshape(-1, D), lens, part, ml, L, HKV)
+    split(q.reshape(B * H, D), kc.reshape(-1, D), vc.reshape(-1, D), bt, lens, part, ml, Lk, HKV, P, *strides)
     tirx.compile(HD.make_decode_combine("float16", D), target="interp")(part, ml, out)
     ref = _reference(q, k, v, lens, G)
     got = out.reshape(B, H, D).astype(np.float64)

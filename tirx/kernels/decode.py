@@ -43,12 +43,27 @@ def _combine(dtype: str, D: int) -> Any:
     return tirx.compile(make_decode_combine(dtype, D), target="cuda")
 
 
-def decode_attention(q: Any, k: Any, v: Any, lens: Any = None) -> Any:
-    """``softmax(q k^T / sqrt(D)) v`` for a decode step: ``q (B, H, D)`` (one query row per head),
-    ``k`` / ``v`` caches ``(B, HKV, L, D)`` (``H`` a multiple of ``HKV``, at most 8 query heads
-    per K / V head: grouped-query and multi-query attention), fp16 / bf16, D 64 or 128, all
-    contiguous on one CUDA device; ``lens (B,)`` int32: the valid keys of each batch entry
-    (default: all ``L``; at least 1). Returns ``(B, H, D)``."""
+@functools.lru_cache(maxsize=64)
+def _one_page_each(B: int, device: Any) -> Any:
+    """The block table of a contiguous cache: batch entry ``b`` is page ``b``."""
+    import torch
+
+    return torch.arange(B, dtype=torch.int32, device=device).view(B, 1)
+
+
+def decode_attention(q: Any, k: Any, v: Any, lens: Any = None, *, block_table: Any = None) -> Any:
+    """``softmax(q k^T / sqrt(D)) v`` for a decode step: ``q (B, H, D)`` (one query row per head)
+    against the K / V caches, fp16 / bf16, D 64 or 128, on one CUDA device, contiguous:
+
+    - ``k`` / ``v`` ``(B, HKV, L, D)``; or, with ``block_table (B, max_pages)`` int32, paged caches
+      ``(pages, P, HKV, D)`` whose batch entry ``b`` holds its key ``j`` in page
+      ``block_table[b, j // P]`` at row ``j % P`` (vLLM's layout);
+    - ``H`` a multiple of ``HKV``, at most 8 query heads per K / V head (grouped-query and
+      multi-query attention);
+    - ``lens (B,)`` int32: the valid keys of each batch entry, at least 1 (default: all ``L``, or
+      ``max_pages * P`` keys when paged).
+
+    Returns ``(B, H, D)``."""
     import torch
 
     dt = check_cuda("q", q, _DT, 3)
@@ -57,19 +72,32 @@ def decode_attention(q: Any, k: Any, v: Any, lens: Any = None) -> Any:
     B, H, D = q.shape
     if D not in (64, 128):
         raise ValueError(f"q: head dim {D} is not supported (64 or 128)")
-    if k.shape != v.shape or k.shape[0] != B or k.shape[3] != D:
+    if k.shape != v.shape or k.shape[3] != D:
         raise ValueError(
-            f"k: expected (B={B}, HKV, L, D={D}) with v of the same shape, got k {tuple(k.shape)}, "
-            f"v {tuple(v.shape)}"
+            f"k: expected a cache of head dim {D} with v of the same shape, got k {tuple(k.shape)}, v {tuple(v.shape)}"
         )
-    HKV, L = k.shape[1], k.shape[2]
-    if HKV == 0 or H % HKV or not 1 <= H // HKV <= 8:
-        raise ValueError(f"k: {HKV} K / V heads for {H} query heads (H must be 1 to 8 times HKV)")
-    if L == 0:
-        raise ValueError("k: the cache has no keys (L = 0)")
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not t.is_contiguous():
             raise ValueError(f"{name}: expected a contiguous tensor")
+    if block_table is None:
+        if k.shape[0] != B:
+            raise ValueError(f"k: expected (B={B}, HKV, L, D={D}), got {tuple(k.shape)}")
+        HKV, L = k.shape[1], k.shape[2]
+        P, strides = L, (HKV * L, 1, L)
+        bt = _one_page_each(B, q.device)
+    else:
+        check_cuda("block_table", block_table, ("int32",), 2)
+        if block_table.shape[0] != B or not block_table.is_contiguous():
+            raise ValueError(
+                f"block_table: expected a contiguous ({B}, max_pages) tensor, got {tuple(block_table.shape)}"
+            )
+        P, HKV = k.shape[1], k.shape[2]
+        L = block_table.shape[1] * P
+        strides, bt = (P * HKV, HKV, 1), block_table
+    if HKV == 0 or H % HKV or not 1 <= H // HKV <= 8:
+        raise ValueError(f"k: {HKV} K / V heads for {H} query heads (H must be 1 to 8 times HKV)")
+    if L == 0:
+        raise ValueError("k: the cache has no keys")
     if lens is None:
         lens = torch.full((B,), L, dtype=torch.int32, device=q.device)
     else:
@@ -82,6 +110,7 @@ def decode_attention(q: Any, k: Any, v: Any, lens: Any = None) -> Any:
     part = torch.empty((chunks, B * H, D), dtype=torch.float32, device=q.device)
     ml = torch.empty((chunks, B * H, 2), dtype=torch.float32, device=q.device)
     out = torch.empty((B, H, D), dtype=q.dtype, device=q.device)
-    _split(dt, D, G, chunk)(q.view(B * H, D), k.view(-1, D), v.view(-1, D), lens, part, ml, L, HKV)
+    kv = (k.view(-1, D), v.view(-1, D))
+    _split(dt, D, G, chunk)(q.view(B * H, D), *kv, bt, lens, part, ml, L, HKV, P, *strides)
     _combine(dt, D)(part, ml, out.view(B * H, D))
     return out

@@ -29,10 +29,23 @@ from tirx.script import tirx as T
 
 from .gemv import mma_k16
 
-__all__ = ["make_decode_combine", "make_decode_split"]
+__all__ = ["cache_row", "make_decode_combine", "make_decode_split"]
 
 LOG2E = 1.4426950408889634
 _VEC = 8
+
+
+@T.inline
+def cache_row(BT, b, kvl, key, P, S_page, S_tok, S_head):
+    """The cache row of key ``key`` of K / V head ``kvl`` of batch entry ``b``: page
+    ``BT[b, key // P]``, then strides. A contiguous ``(B, HKV, L, D)`` cache is one page of
+    ``L`` keys per batch entry (``BT[b, 0] = b``); a paged ``(pages, P, HKV, D)`` one has its
+    block table."""
+    return (
+        T.cast(BT[b, key // P], "int64") * S_page
+        + T.cast(key % P, "int64") * S_tok
+        + T.cast(kvl, "int64") * S_head
+    )
 
 
 @functools.cache
@@ -56,22 +69,28 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
     ab = "bf16" if dtype == "bfloat16" else "f16"
     scale = LOG2E / math.sqrt(D)
     rows = T.dynamic("rows")  # query rows: batch x heads
-    kvrows = T.dynamic("kvrows")  # cache rows: batch x K / V heads x L
+    kvrows = T.dynamic("kvrows")  # cache rows (of D elements), contiguous or paged
     chunks = T.dynamic("chunks")
     nb = T.dynamic("nb")  # batch
+    maxp = T.dynamic("maxp")  # pages a batch entry may have
 
     @T.function
     def decode_split(
         Q: T.Tensor((rows, D), dtype),
         K: T.Tensor((kvrows, D), dtype),
         V: T.Tensor((kvrows, D), dtype),
+        BT: T.Tensor((nb, maxp), "int32"),
         lens: T.Tensor((nb,), "int32"),
         Op: T.Tensor((chunks, rows, D), "float32"),
         ML: T.Tensor((chunks, rows, 2), "float32"),
         L: T.int32,
         HKV: T.int32,
+        P: T.int32,
+        S_page: T.int64,
+        S_tok: T.int64,
+        S_head: T.int64,
     ):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=(chunks, kvrows // L), block=warps * 32))
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=(chunks, rows // G), block=warps * 32))
         tx = T.cuda.thread_idx("x")
         lane = tx % 32
         warp = tx // 32
@@ -79,10 +98,12 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
         q = lane % 4
         c = T.cuda.block_idx("x")
         kvh = T.cuda.block_idx("y")  # batch entry * HKV + K / V head
-        n = T.min(lens[kvh // HKV], L)
+        b = kvh // HKV
+        kvl = kvh % HKV
+        n = T.min(lens[b], L)
+        last = T.max(n - 1, 0)  # keys past the length load this one's row (masked later)
         start = c * CHUNK
         end = T.min(start + CHUNK, n)
-        base = T.cast(kvh, "int64") * L  # the head's first cache row
         qr = kvh * G + T.min(g, G - 1)  # B's column g: query row g (rows past G repeat the last)
         sc = T.alloc_shared((G * CHUNK,), "float32")
         stat = T.alloc_shared((2 * G,), "float32")
@@ -99,8 +120,8 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
         # scores: 16 keys a tile, the warps taking every 4th tile
         for t in T.serial(warp, tiles, step=warps):
             k0 = start + t * 16
-            ra = base + T.cast(T.min(k0 + g, L - 1), "int64")
-            rb = base + T.cast(T.min(k0 + g + 8, L - 1), "int64")
+            ra = cache_row(BT, b, kvl, T.min(k0 + g, last), P, S_page, S_tok, S_head)
+            rb = cache_row(BT, b, kvl, T.min(k0 + g + 8, last), P, S_page, S_tok, S_head)
             for j in T.unroll(nvec):
                 e[T.Ramp(j * vec, 1, vec)] = K[ra, T.Ramp(j * 32 + q * vec, 1, vec)]
                 f[T.Ramp(j * vec, 1, vec)] = K[rb, T.Ramp(j * 32 + q * vec, 1, vec)]
@@ -140,7 +161,8 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
         for i in T.unroll(G * vec):
             acc[i] = T.float32(0)
         for kk in T.serial(grp, end - start, step=groups):
-            vv[T.Ramp(0, 1, vec)] = V[base + T.cast(start + kk, "int64"), T.Ramp(col, 1, vec)]
+            vr = cache_row(BT, b, kvl, start + kk, P, S_page, S_tok, S_head)
+            vv[T.Ramp(0, 1, vec)] = V[vr, T.Ramp(col, 1, vec)]
             for m in T.unroll(G):
                 p = sc[m * CHUNK + kk]
                 for j in T.unroll(vec):
