@@ -663,3 +663,25 @@ def test_a_tensor_over_storage_of_another_dtype_reinterprets_it():
     assert "((unsigned int*)acc)[0]" in src and "float acc[1];" in src
     assert "__align__(4) half pair[2];" in src and "((unsigned int*)pair)[0]" in src
     tirx.compile(tirx.loads(_REINTERPRET), target=ARCH)
+
+
+def test_an_int64_row_beside_an_int32_ramp_is_one_vector_access():
+    """``A[row, T.Ramp(c, 1, 8)]`` with an int64 ``row``: the ramp is widened as a ramp (one
+    16-byte access), not cast lane by lane into a gather of 8 loads; the interpreter agrees."""
+    from tirx.script import tirx as S
+
+    @S.function
+    def rows(A: S.Tensor((4, 64), "float16"), B: S.Tensor((4, 64), "float16")):
+        S.device_entry(launch=S.cuda.LaunchConfig(grid=1, block=32))
+        tx = S.cuda.thread_idx("x")
+        row = S.cast(tx // 8, "int64")
+        c = (tx % 8) * 8
+        B[row, S.Ramp(c, 1, 8)] = A[row, S.Ramp(c, 1, 8)]
+
+    src = tirx.compile(rows, target=ARCH, cache=False).source
+    assert "tirx_gather(A" not in src and "tirx_scatter(B" not in src
+    assert re.search(r"\*\(tirx_vec<half, 8>\*\)\(A \+ row \* 64LL \+ \(\(int64_t\)c\)\)", src), src
+    A = np.arange(256, dtype=np.float16).reshape(4, 64)
+    B = np.zeros_like(A)
+    tirx.compile(rows, target="interp")(A, B)
+    np.testing.assert_array_equal(A, B)

@@ -79,6 +79,19 @@ def _add(a: PrimExpr, b: PrimExpr) -> PrimExpr:
     return _coerce(Add, a, b)
 
 
+def _widen(x: PrimExpr, wide: Any) -> PrimExpr:
+    """``x`` (an index) in the wider integer type ``wide``: a ramp stays a ramp of widened base
+    and stride (so ``A[i64, T.Ramp(c, 1, 8)]`` is one vector access, not a gather); the lanes
+    of an address never wrap (an index past int32 is out of bounds either way)."""
+    if isinstance(x, Ramp):
+        return Ramp(_widen(x.base, wide), _widen(x.stride, wide), x.ty.lanes)
+    if isinstance(x, Broadcast):
+        return Broadcast(_widen(x.value, wide), x.ty.lanes)
+    if isinstance(x, IntImm):
+        return IntImm(x.value, wide)
+    return Cast(wide.with_lanes(x.ty.lanes), x)
+
+
 def _coerce(cls, a: PrimExpr, b: PrimExpr) -> PrimExpr:
     """Index arithmetic across int dtypes: widen to the wider one (int64 beats int32)."""
     ta, tb = a.ty, b.ty
@@ -90,8 +103,8 @@ def _coerce(cls, a: PrimExpr, b: PrimExpr) -> PrimExpr:
             el_a, el_b = ta.element, tb.element
             wide = el_a if el_a.bits >= el_b.bits else el_b
             lanes = max(ta.lanes, tb.lanes)
-            a2 = a if el_a == wide else Cast(wide.with_lanes(ta.lanes), a)
-            b2 = b if el_b == wide else Cast(wide.with_lanes(tb.lanes), b)
+            a2 = a if el_a == wide else _widen(a, wide)
+            b2 = b if el_b == wide else _widen(b, wide)
             if cast(PrimType, a2.ty).lanes == 1:
                 a2 = Broadcast(a2, lanes)
             if cast(PrimType, b2.ty).lanes == 1:
