@@ -44,6 +44,14 @@ def _combine(dtype: str, D: int) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
+def _full_lengths(B: int, L: int, device: Any) -> Any:
+    """``lens`` left out: every batch entry has all ``L`` keys (made once, not per call)."""
+    import torch
+
+    return torch.full((B,), L, dtype=torch.int32, device=device)
+
+
+@functools.lru_cache(maxsize=64)
 def _one_page_each(B: int, device: Any) -> Any:
     """The block table of a contiguous cache: batch entry ``b`` is page ``b``."""
     import torch
@@ -99,7 +107,7 @@ def decode_attention(q: Any, k: Any, v: Any, lens: Any = None, *, block_table: A
     if L == 0:
         raise ValueError("k: the cache has no keys")
     if lens is None:
-        lens = torch.full((B,), L, dtype=torch.int32, device=q.device)
+        lens = _full_lengths(B, L, q.device)
     else:
         check_cuda("lens", lens, ("int32",), 1)
         if lens.shape[0] != B:
