@@ -16,6 +16,16 @@ from tirx.kernels import decode as KD
 from tirx.kernels.hopper import decode as HD
 
 
+def _bf16(x):
+    """float32 values that bfloat16 holds exactly (the top 16 bits)."""
+    return (x.astype(np.float32).view(np.uint32) & 0xFFFF0000).view(np.float32)
+
+
+def _bits(x):
+    """What the interpreter takes for a tensor: float16 as is, bfloat16 values as bit patterns."""
+    return (x.view(np.uint32) >> 16).astype(np.uint16) if x.dtype == np.float32 else x
+
+
 def _reference(q, k, v, lens, G):
     B, H, D = q.shape
     out = np.zeros((B, H, D))
@@ -36,12 +46,14 @@ def _reference(q, k, v, lens, G):
     D=st.sampled_from([64, 128]),
     chunk=st.sampled_from([64, 128, 256]),
     page=st.sampled_from([0, 1, 16, 64]),
+    dtype=st.sampled_from(["float16", "bfloat16"]),
     data=st.data(),
 )
 @settings(max_examples=30, deadline=None)
-def test_split_and_combine_compute_attention(B, HKV, G, L, D, chunk, page, data):
+def test_split_and_combine_compute_attention(B, HKV, G, L, D, chunk, page, dtype, data):
     """Contiguous caches (``page`` 0) and paged ones (pages of ``page`` keys in a shuffled pool,
-    some never used, vLLM's ``(pages, P, HKV, D)`` layout) against the same reference."""
+    some never used, vLLM's ``(pages, P, HKV, D)`` layout) against the same reference; bfloat16
+    values are handed over as their bit patterns."""
     lens = np.array(data.draw(st.lists(st.integers(1, L), min_size=B, max_size=B)), np.int32)
     g = np.random.default_rng(data.draw(st.integers(0, 2**31)))
     H = HKV * G
@@ -66,12 +78,32 @@ def test_split_and_combine_compute_attention(B, HKV, G, L, D, chunk, page, data)
     part = np.full((chunks, B * H, D), np.nan, np.float32)
     ml = np.full((chunks, B * H, 2), np.nan, np.float32)
     out = np.full((B * H, D), np.nan, np.float16)
-    split = tirx.compile(HD.make_decode_split("float16", D, G, chunk), target="interp")
-    split(q.reshape(B * H, D), kc.reshape(-1, D), vc.reshape(-1, D), bt, lens, part, ml, Lk, HKV, P, *strides)
-    tirx.compile(HD.make_decode_combine("float16", D), target="interp")(part, ml, out)
+    if dtype == "bfloat16":  # the same values, rounded to bfloat16, as bit patterns
+        q, k, kc, v, vc = (_bf16(x) for x in (q, k, kc, v, vc))
+        out = np.full((B * H, D), 0x7FC0, np.uint16)
+    split = tirx.compile(HD.make_decode_split(dtype, D, G, chunk), target="interp")
+    split(
+        _bits(q).reshape(B * H, D),
+        _bits(kc).reshape(-1, D),
+        _bits(vc).reshape(-1, D),
+        bt,
+        lens,
+        part,
+        ml,
+        Lk,
+        HKV,
+        P,
+        *strides,
+    )
+    tirx.compile(HD.make_decode_combine(dtype, D), target="interp")(part, ml, out)
     ref = _reference(q, k, v, lens, G)
-    got = out.reshape(B, H, D).astype(np.float64)
-    assert np.all(np.abs(got - ref) <= 2e-3 * np.abs(ref) + 2e-3), np.abs(got - ref).max()
+    got = (
+        ((out.astype(np.uint32) << 16).view(np.float32) if dtype == "bfloat16" else out)
+        .reshape(B, H, D)
+        .astype(np.float64)
+    )
+    tol = 2**-7 if dtype == "bfloat16" else 2e-3  # the output's rounding, plus float32 sums
+    assert np.all(np.abs(got - ref) <= tol * np.abs(ref) + tol), np.abs(got - ref).max()
 
 
 @pytest.mark.parametrize("name", sorted(HD.KERNELS))
