@@ -61,7 +61,7 @@ def _one_page_each(B: int, device: Any) -> Any:
 
 def decode_attention(q: Any, k: Any, v: Any, lens: Any = None, *, block_table: Any = None) -> Any:
     """``softmax(q k^T / sqrt(D)) v`` for a decode step: ``q (B, H, D)`` (one query row per head)
-    against the K / V caches, fp16 / bf16, D 64 or 128, on one CUDA device, contiguous:
+    against the K / V caches, fp16 / bf16, D 64, 128 or 256, on one CUDA device, contiguous:
 
     - ``k`` / ``v`` ``(B, HKV, L, D)``; or, with ``block_table (B, max_pages)`` int32, paged caches
       ``(pages, P, HKV, D)`` whose batch entry ``b`` holds its key ``j`` in page
@@ -78,8 +78,8 @@ def decode_attention(q: Any, k: Any, v: Any, lens: Any = None, *, block_table: A
     for name, t in (("k", k), ("v", v)):
         check_cuda(name, t, (dt,), 4)
     B, H, D = q.shape
-    if D not in (64, 128):
-        raise ValueError(f"q: head dim {D} is not supported (64 or 128)")
+    if D not in (64, 128, 256):
+        raise ValueError(f"q: head dim {D} is not supported (64, 128 or 256)")
     if k.shape != v.shape or k.shape[3] != D:
         raise ValueError(
             f"k: expected a cache of head dim {D} with v of the same shape, got k {tuple(k.shape)}, v {tuple(v.shape)}"

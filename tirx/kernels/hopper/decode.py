@@ -54,8 +54,8 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
     ``Op[c, r, :]`` (float32, unnormalized) and ``ML[c, r] = (max, sum)`` in base-2 units."""
     if dtype not in ("float16", "bfloat16"):
         raise ValueError(f"dtype: expected 'float16' or 'bfloat16', got {dtype!r}")
-    if D not in (64, 128):
-        raise ValueError(f"D: head dim {D} is not supported (64 or 128)")
+    if D not in (64, 128, 256):
+        raise ValueError(f"D: head dim {D} is not supported (64, 128 or 256)")
     if not 1 <= G <= 8:
         raise ValueError(f"G: expected 1 to 8 query rows per K / V head, got {G}")
     if CHUNK not in (64, 128, 256):
@@ -63,6 +63,7 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
     warps = 4
     vec = _VEC
     nvec = D // 32  # 16-byte vectors of a row a lane loads (lanes q = 0..3 interleave)
+    nvc = min(nvec, 4)  # of them at a time (head dim 256: two halves, so nothing spills)
     tiles = CHUNK // 16
     slices = D // vec  # threads per key row in P V
     groups = warps * 32 // slices  # keys P V takes at once
@@ -109,8 +110,8 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
         stat = T.alloc_shared((2 * G,), "float32")
         red = T.alloc_shared((groups * G * D,), "float32")
         d = T.alloc_local((4,), "float32")
-        e = T.alloc_local((nvec * vec,), dtype)
-        f = T.alloc_local((nvec * vec,), dtype)
+        e = T.alloc_local((nvc * vec,), dtype)
+        f = T.alloc_local((nvc * vec,), dtype)
         xv = T.alloc_local((nvec * vec,), dtype)
         eu = e.view("uint32")
         fu = f.view("uint32")
@@ -122,13 +123,15 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
             k0 = start + t * 16
             ra = cache_row(BT, b, kvl, T.min(k0 + g, last), P, S_page, S_tok, S_head)
             rb = cache_row(BT, b, kvl, T.min(k0 + g + 8, last), P, S_page, S_tok, S_head)
-            for j in T.unroll(nvec):
-                e[T.Ramp(j * vec, 1, vec)] = K[ra, T.Ramp(j * 32 + q * vec, 1, vec)]
-                f[T.Ramp(j * vec, 1, vec)] = K[rb, T.Ramp(j * 32 + q * vec, 1, vec)]
             for i in T.unroll(4):
                 d[i] = T.float32(0)
-            for h in T.unroll(2 * nvec):
-                mma_k16(d, eu, fu, xu, h, ab)
+            for half in T.unroll(nvec // nvc):
+                for j in T.unroll(nvc):
+                    cj = (half * nvc + j) * 32 + q * vec
+                    e[T.Ramp(j * vec, 1, vec)] = K[ra, T.Ramp(cj, 1, vec)]
+                    f[T.Ramp(j * vec, 1, vec)] = K[rb, T.Ramp(cj, 1, vec)]
+                for h in T.unroll(2 * nvc):
+                    mma_k16(d, eu, fu, xu, h, ab, half * 2 * nvc + h)
             for i in T.unroll(4):
                 m = 2 * q + i % 2  # D's column: a query row; its row: key g or g + 8
                 key = k0 + g + (i // 2) * 8
@@ -216,4 +219,6 @@ KERNELS = {
     "decode_split_bf16_d128_g8": lambda: make_decode_split("bfloat16", 128, 8, 256),
     "decode_split_f16_d64_g1": lambda: make_decode_split("float16", 64, 1, 64),
     "decode_combine_bf16_d128": lambda: make_decode_combine("bfloat16", 128),
+    "decode_split_bf16_d256_g8": lambda: make_decode_split("bfloat16", 256, 8, 128),
+    "decode_combine_bf16_d256": lambda: make_decode_combine("bfloat16", 256),
 }

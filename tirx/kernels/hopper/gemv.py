@@ -105,11 +105,12 @@ def make_gemv(dtype: str = "bfloat16", M: int = 1, block: int = 128, unroll: int
 
 
 @T.inline
-def mma_k16(d, e, f, x, h, ab):
-    """``D += A B`` of one k16 slice ``h``: A's rows ``g`` and ``g + 8`` from the packed pairs
-    of ``e`` and ``f``, B's column ``g`` from ``x`` (``ab``: ``"bf16"`` or ``"f16"``)."""
+def mma_k16(d, e, f, x, h, ab, hx):
+    """``D += A B`` of one k16 slice: A's rows ``g`` and ``g + 8`` from the packed pairs ``h`` of
+    ``e`` and ``f``, B's column ``g`` from the pairs ``hx`` of ``x`` (``ab``: ``"bf16"`` or
+    ``"f16"``)."""
     T.ptx.mma(
-        d[0], d[1], d[2], d[3], e[2 * h], f[2 * h], e[2 * h + 1], f[2 * h + 1], x[2 * h], x[2 * h + 1],
+        d[0], d[1], d[2], d[3], e[2 * h], f[2 * h], e[2 * h + 1], f[2 * h + 1], x[2 * hx], x[2 * hx + 1],
         d[0], d[1], d[2], d[3], "sync", "aligned", "m16n8k16", "row", "col", "f32", ab, ab, "f32", "",
     )  # fmt: skip
 
@@ -169,7 +170,7 @@ def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: i
                 f[T.Ramp(u * vec, 1, vec)] = W[rb, T.Ramp(col, T.int64(1), vec)]
                 xv[T.Ramp(u * vec, 1, vec)] = X[xr, T.Ramp(col, T.int64(1), vec)]
             for h in T.unroll(2 * unroll):
-                mma_k16(d, eu, fu, xu, h, ab)
+                mma_k16(d, eu, fu, xu, h, ab, h)
         # the last k % kstep columns, 32 at a time; a lane's vector past k is zero on both sides
         for t in T.serial(warp, T.ceildiv(k - (k // kstep) * kstep, 32), step=warps):
             col = T.cast(k // kstep, "int64") * kstep + T.cast(t * 32 + q * vec, "int64")
@@ -183,7 +184,7 @@ def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: i
                     f[j] = T.cast(0, dtype)
                     xv[j] = T.cast(0, dtype)
             for h in T.unroll(2):
-                mma_k16(d, eu, fu, xu, h, ab)
+                mma_k16(d, eu, fu, xu, h, ab, h)
         red = T.alloc_shared((warps * 128,), "float32")
         for i in T.unroll(4):
             red[tx * 4 + i] = d[i]
