@@ -91,7 +91,10 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
         S_tok: T.int64,
         S_head: T.int64,
     ):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=(chunks, rows // G), block=warps * 32))
+        T.device_entry(
+            launch=T.cuda.LaunchConfig(grid=(chunks, rows // G), block=warps * 32),
+            attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 4}},
+        )
         tx = T.cuda.thread_idx("x")
         lane = tx % 32
         warp = tx // 32
@@ -163,9 +166,20 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
         vv = T.alloc_local((vec,), dtype)
         for i in T.unroll(G * vec):
             acc[i] = T.float32(0)
+        # the key's page and row, stepped along instead of divided for every key
+        pg: T.int32 = (start + grp) // P
+        pr: T.int32 = (start + grp) % P
         for kk in T.serial(grp, end - start, step=groups):
-            vr = cache_row(BT, b, kvl, start + kk, P, S_page, S_tok, S_head)
+            vr = (
+                T.cast(BT[b, pg], "int64") * S_page
+                + T.cast(pr, "int64") * S_tok
+                + T.cast(kvl, "int64") * S_head
+            )
             vv[T.Ramp(0, 1, vec)] = V[vr, T.Ramp(col, 1, vec)]
+            pr = pr + groups
+            while pr >= P:
+                pr = pr - P
+                pg = pg + 1
             for m in T.unroll(G):
                 p = sc[m * CHUNK + kk]
                 for j in T.unroll(vec):
