@@ -334,6 +334,21 @@ def decode_section() -> None:
             f"decode {B}x{H}/{HKV}x{L}x{D}: err {err:.1e}  tirx {tt:.4f} ms ({gbs:.0f} GB/s)  SDPA {ts:.4f} ms"
             f"  SDPA/tirx {ts / tt:6.3f}"
         )
+        if L % 16 == 0 and B * L <= 1 << 17:  # the same cache paged: 16-key pages in a shuffled pool
+            npg = L // 16
+            bt = torch.randperm(B * npg, device="cuda").to(torch.int32).view(B, npg).contiguous()
+            kc, vc = (torch.empty(B * npg, 16, HKV, D, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+            kc[bt.view(-1).long()] = (
+                k.view(B, HKV, npg, 16, D).permute(0, 2, 3, 1, 4).reshape(B * npg, 16, HKV, D)
+            )
+            vc[bt.view(-1).long()] = (
+                v.view(B, HKV, npg, 16, D).permute(0, 2, 3, 1, 4).reshape(B * npg, 16, HKV, D)
+            )
+            po = K.decode_attention(q, kc, vc, block_table=bt)
+            tp, _ = paired(lambda i: K.decode_attention(q, kc, vc, block_table=bt), lambda i: None, 1)
+            log(
+                f"  paged (16-key pages): err vs contiguous {rel(po, o):.1e}  tirx {tp:.4f} ms  SDPA/tirx {ts / tp:6.3f}"
+            )
 
 
 def attention_section(quick: bool) -> None:
