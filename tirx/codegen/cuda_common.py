@@ -83,13 +83,14 @@ def _widen(x: PrimExpr, wide: Any) -> PrimExpr:
     """``x`` (an index) in the wider integer type ``wide``: a ramp stays a ramp of widened base
     and stride (so ``A[i64, T.Ramp(c, 1, 8)]`` is one vector access, not a gather); the lanes
     of an address never wrap (an index past int32 is out of bounds either way)."""
+    lanes = cast(PrimType, x.ty).lanes
     if isinstance(x, Ramp):
-        return Ramp(_widen(x.base, wide), _widen(x.stride, wide), x.ty.lanes)
+        return Ramp(_widen(x.base, wide), _widen(x.stride, wide), lanes)
     if isinstance(x, Broadcast):
-        return Broadcast(_widen(x.value, wide), x.ty.lanes)
+        return Broadcast(_widen(x.value, wide), lanes)
     if isinstance(x, IntImm):
         return IntImm(x.value, wide)
-    return Cast(wide.with_lanes(x.ty.lanes), x)
+    return Cast(wide.with_lanes(lanes), x)
 
 
 def _coerce(cls, a: PrimExpr, b: PrimExpr) -> PrimExpr:
