@@ -106,22 +106,22 @@ def _load(tmp_path, text, name):
     return mod, path
 
 
-def test_positional_constexpr_says_keyword_only_at_the_parameter(tmp_path):
+def test_a_positional_constexpr_is_bound_by_name_or_by_position(tmp_path):
+    """TIRx takes ``def k(A, N: T.constexpr)`` (probe round 9): ``.specialize(N=4)`` binds it by
+    name, a call binds it by position or keyword; leaving it out names it."""
     import numpy as np
 
-    mod, path = _load(tmp_path, _POSITIONAL, "positional_constexpr")
-    for call in (
-        lambda: mod.k.specialize(N=4),
-        lambda: mod.k.specialize(),
-        lambda: mod.k(np.zeros(4, np.float32), 4),
-    ):
-        with pytest.raises(tirx.DiagnosticError) as e:
-            call()
-        msg = str(e.value)
-        assert "parameter 'N': a T.constexpr parameter must be keyword-only" in msg, msg
-        assert "`*, N: T.constexpr`" in msg, msg
-        assert f"{path}:7:40" in msg, msg  # at the annotation of N
-        assert e.value.span is not None
+    mod, _path = _load(tmp_path, _POSITIONAL, "positional_constexpr")
+    f = mod.k.specialize(N=4)
+    assert [p.name for p in f.params] == ["A"]
+    for call in (lambda a: mod.k(a, 4), lambda a: mod.k(a, N=4), lambda a: mod.k(A=a, N=4)):
+        a = np.zeros(4, np.float32)
+        call(a)
+        assert (a == 1).all()
+    with pytest.raises(TypeError, match=r"N"):
+        mod.k.specialize()
+    with pytest.raises(TypeError, match=r"^k\(\): too many positional arguments"):
+        mod.k(np.zeros(4, np.float32), 4, 5)
 
 
 def test_constexpr_outside_jit_still_asks_for_jit(tmp_path):

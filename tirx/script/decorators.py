@@ -27,7 +27,6 @@ from .parser import (
     caller_locals,
     closure_vars,
     constexpr,
-    constexpr_param_error,
     current_parser,
     function_source,
     in_class_body,
@@ -416,6 +415,7 @@ class JitFunction:
         self.__qualname__ = func.__qualname__
         self.__doc__ = func.__doc__
         self._info: tuple[Source, dict[str, Any], list[str]] | None = None
+        self._positional_consts = False
         self._building = threading.local()  # depth of specializations of this function under way
 
     def __repr__(self) -> str:
@@ -439,16 +439,16 @@ class JitFunction:
             env = make_env(self.func, self.locals)
             p = Parser(IRBuilder(), src, env)
             consts: dict[str, Any] = {}
-            kwd = self.func.__kwdefaults__ or {}
             a = src.tree.args
-            for arg in [*a.posonlyargs, *a.args]:  # a positional constexpr: located, before any call
+            # a constexpr may stand anywhere, as in TIRx (``def f(A, N: T.constexpr)``): it is
+            # bound by name (``.specialize(N=...)``), or by position in a call
+            params = inspect.signature(self.func).parameters
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
                 if arg.annotation is not None and _is_constexpr(p, arg.annotation):
-                    _raise_short(p.diag(arg.annotation, constexpr_param_error(arg.arg, jit=True)))
-            for arg in a.kwonlyargs:
-                if arg.annotation is not None and _is_constexpr(p, arg.annotation):
-                    consts[arg.arg] = kwd.get(arg.arg, inspect.Parameter.empty)
+                    consts[arg.arg] = params[arg.arg].default
             others = [x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs] if x.arg not in consts]
             self._info = (src, consts, others)
+            self._positional_consts = any(x.arg in consts for x in [*a.posonlyargs, *a.args])
         return self._info
 
     @property
@@ -472,6 +472,16 @@ class JitFunction:
         (``@T.autotune`` splits a call the same way). A None stays in the arguments: the
         specialization keeps that parameter, typed ``T.NoneType()``, as TIRx does."""
         _src, consts, others = self._signature()
+        if self._positional_consts and args:
+            # a constexpr taken by position: the call's arguments by name, the others in order
+            try:
+                bound = inspect.signature(self.func).bind_partial(*args, **kwargs).arguments
+            except TypeError as e:
+                raise TypeError(f"{self.__name__}(): {e}") from None
+            npos = len(args)
+            order = list(inspect.signature(self.func).parameters)
+            args = tuple(bound[n] for n in order[:npos] if n not in consts)
+            kwargs = {n: v for n, v in bound.items() if n not in order[:npos] or n in consts}
         kwargs = dict(kwargs)
         const = {k: kwargs.pop(k) for k in list(kwargs) if k in consts}
         dropped = {k: None for k, v in kwargs.items() if v is None}
