@@ -35,6 +35,8 @@ _Var = _e.Var
 _INFIX: dict[type, tuple[str, int]] = {
     o.node: (f" {o.text} ", o.prec) for o in OPERATORS if o.text is not None and not o.unary
 }
+_LOGIC = (_e.And, _e.Or)
+_FUNC_NAME: dict[type, str] = {o.node: f"T.{o.func[0]}" for o in OPERATORS if o.node in _LOGIC}
 _FUNC_BIN: dict[type, str] = {o.node: f"T.{o.func[0]}(" for o in OPERATORS if o.text is None}
 _PREC: dict[type, int] = {o.node: o.prec for o in OPERATORS if o.text is not None}
 _not_text, _bitnot_text = BY_NODE[_e.Not].text, BY_NODE[_e.BitNot].text
@@ -106,6 +108,9 @@ class ExprMixin:
         ta, tb = type(a), type(b)
         ca = ta is _IntImm or ta is _FloatImm
         cb = tb is _IntImm or tb is _FloatImm
+        if (ca or cb) and type(e) in _LOGIC:  # ``T.And(x, T.bool(True))``: TIRx names it
+            self.raw.add(id(e))
+            return f"{_FUNC_NAME[type(e)]}({sa}, {sb})"
         # the Python frontend folds some operators (tirx/ir/fold.py), only ever with a constant
         # operand: two constants, or one 0 or 1 that fold's table lists (x + 0, not x - 1);
         # one node twice folds only in min/max (printed by _funcbin)

@@ -34,7 +34,6 @@ from .parser_values import (
     _CMP,
     _FOLDING_HELPERS,
     _MEMBERSHIP,
-    _MISSING,
     _NOT_IN,
     MAX_IN_VALUES,
     Cell,
@@ -205,8 +204,11 @@ class ExprMixin:
         return bool_chain((self.eval(e) for e in node.values), cls is And, lambda a, b: cls(a, b, span=sp))
 
     def eval_Compare(self, node: ast.Compare) -> Any:
+        """``a < b``; a chain ``a < b < c`` with an IR value in it is TIRx's conjunction of every
+        pair, Python-decided pairs included (``lo <= tx < 40 <= 64``: ``T.And(lo <= tx and
+        tx < 40, T.bool(True))``); a chain of Python values is Python's."""
         left = self.eval(node.left)
-        result: Any = _MISSING
+        pairs: list = []
         for op, comp in zip(node.ops, node.comparators):
             right = self.eval(comp)
             opcls, pyop = _CMP[type(op)]
@@ -219,22 +221,18 @@ class ExprMixin:
                 r = apply_binop(opcls, pyop, left, right, self.span(node))
             else:
                 r = pyop(left, right)
-            if result is _MISSING:
-                result = r
-            elif isinstance(result, PrimExpr) or isinstance(r, PrimExpr):
-                if not isinstance(result, PrimExpr):
-                    if not result:
-                        return result
-                    result = r
-                elif isinstance(r, PrimExpr):
-                    result = And(result, r, span=self.span(node))
-                elif not r:
-                    return r
-            else:
-                result = result and r
-                if not result:
-                    return result
+            pairs.append(r)  # every operand is evaluated, as TIRx's chains evaluate them
             left = right
+        if len(pairs) == 1:
+            return pairs[0]
+        if not any(isinstance(r, PrimExpr) for r in pairs):
+            out = pairs[0]
+            for r in pairs[1:]:
+                out = out and r
+            return out
+        result = pairs[0] if isinstance(pairs[0], PrimExpr) else convert(bool(pairs[0]))
+        for r in pairs[1:]:
+            result = And(result, r if isinstance(r, PrimExpr) else convert(bool(r)), span=self.span(node))
         return result
 
     def members(self, left: Any, right: Any, comp: ast.expr) -> list | None:

@@ -127,12 +127,43 @@ class LoopSpec:
     bounds are constants.
     """
 
-    __slots__ = ("bind", "loops", "names")
+    __slots__ = ("_frames", "bind", "loops", "names")
 
     def __init__(self, loops: list, bind: Any = None, names: Any = None):
         self.loops = loops
         self.bind = bind
         self.names = names
+        self._frames: Any = None
+
+    def __enter__(self) -> Any:
+        """``with T.serial(0, n) as i:`` in a plain-Python helper a kernel calls (TIRx's builder
+        frames): the loops open in the kernel being built, their variables named ``v`` as TIRx
+        names them; the loop variable (a tuple for several loops) is what ``as`` binds."""
+        from tirx.ir import IntImm, PrimExpr
+
+        p = current_parser()
+        if p is None or self._frames is not None:
+            raise TypeError("`with T.serial(...)`: a loop frame opens only inside a kernel being built")
+        stack = contextlib.ExitStack()
+        vars_ = []
+        try:
+            for start, extent, kind, step, ann, thread in self.loops:
+                if type(extent) is int:
+                    extent = IntImm(extent, start.ty) if isinstance(start, PrimExpr) else IntImm(extent)
+                if type(start) is int:
+                    start = IntImm(start, extent.ty)
+                vars_.append(stack.enter_context(p.b.for_("v", start, extent, kind, step, ann, thread)))
+        except BaseException:
+            stack.close()
+            raise
+        self._frames = stack
+        if self.bind is not None:
+            return self.bind(tuple(vars_))
+        return vars_[0] if len(vars_) == 1 else tuple(vars_)
+
+    def __exit__(self, *exc: Any) -> Any:
+        stack, self._frames = self._frames, None
+        return stack.__exit__(*exc)
 
     def __iter__(self):
         ranges = []
