@@ -139,7 +139,7 @@ class LoopSpec:
         """``with T.serial(0, n) as i:`` in a plain-Python helper a kernel calls (TIRx's builder
         frames): the loops open in the kernel being built, their variables named ``v`` as TIRx
         names them; the loop variable (a tuple for several loops) is what ``as`` binds."""
-        from tirx.ir import IntImm, PrimExpr
+        from tirx.ir import IntImm, PrimExpr, PrimType
 
         p = current_parser()
         if p is None or self._frames is not None:
@@ -149,9 +149,13 @@ class LoopSpec:
         try:
             for start, extent, kind, step, ann, thread in self.loops:
                 if type(extent) is int:
-                    extent = IntImm(extent, start.ty) if isinstance(start, PrimExpr) else IntImm(extent)
+                    extent = (
+                        IntImm(extent, cast(PrimType, start.ty))
+                        if isinstance(start, PrimExpr)
+                        else IntImm(extent)
+                    )
                 if type(start) is int:
-                    start = IntImm(start, extent.ty)
+                    start = IntImm(start, cast(PrimType, extent.ty))
                 vars_.append(stack.enter_context(p.b.for_("v", start, extent, kind, step, ann, thread)))
         except BaseException:
             stack.close()
