@@ -25,6 +25,7 @@ import json
 import os
 import pathlib
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -205,11 +206,14 @@ class _Worker:
             self.proc.kill()
 
 
-def _run_all(todo: list[tuple[str, dict]], jobs: int, timeout: float) -> dict[str, dict]:
-    """Run ``todo`` over ``jobs`` worker processes, each kernel isolated from faults."""
+def _run_all(
+    todo: list[tuple[str, dict]], jobs: int, timeout: float, done: dict[str, dict] | None = None
+) -> dict[str, dict]:
+    """Run ``todo`` over ``jobs`` worker processes, each kernel isolated from faults; results go
+    into ``done`` as they come (a run cut short keeps what it finished)."""
     import threading
 
-    done: dict[str, dict] = {}
+    done = {} if done is None else done
     lock = threading.Lock()
     queue = list(todo)
 
@@ -287,8 +291,16 @@ def main(argv: list[str]) -> int:
                 continue
             todo.append((kid, rec))
     t0 = time.time()
-    done.update(_run_all(todo, a.jobs, a.timeout))
-    a.out.write_text(json.dumps({"kernels": done}, indent=1, sort_keys=True) + "\n")
+
+    def write(*_sig: object) -> None:
+        a.out.write_text(json.dumps({"kernels": dict(done)}, indent=1, sort_keys=True) + "\n")
+        if _sig:  # SIGTERM (a `timeout` around the run): keep what finished, then stop
+            print(f"stage 4: cut short after {len(done)} kernels", flush=True)
+            os._exit(124)
+
+    signal.signal(signal.SIGTERM, write)
+    _run_all(todo, a.jobs, a.timeout, done)
+    write()
     counts: dict[str, int] = {}
     for v in done.values():
         counts[v["s4"]] = counts.get(v["s4"], 0) + 1
