@@ -19,7 +19,6 @@ from typing import Any
 from tirx.ir import stmt as _s
 from tirx.ir.function import Function, Module
 from tirx.printer._printer import HEADER, HEADER_PLAIN, Printer
-from tirx.printer._printer_stmt import view_data_binding
 from tirx.surface import comments as _comment_table
 from tirx.surface.comments import _IMPORT_RE, FUTURE, IMPORT_COMMENT, Comment, CommentTable, lone_stmt, scan
 
@@ -90,9 +89,8 @@ class CommentPrinter(Printer):
             if s.stmts:
                 items = s.stmts
                 for i, c in enumerate(items):
-                    if type(c) is _s.Bind and i + 1 < len(items) and view_data_binding(c, items[i + 1]):
+                    if self.defers_view_bind(items, i):
                         self._lines(tab.leading.get(id(c)), depth)  # its comments go with the declaration
-                        self.view_bind = c
                         continue
                     self.stmt(c, depth)
             elif k in tab.leading or k in tab.trailing or k in tab.after:  # the ``pass`` of an empty body

@@ -74,8 +74,7 @@ class StmtMixin:
         st = _ST
         items = s.stmts
         for i, c in enumerate(items):
-            if type(c) is _s.Bind and i + 1 < len(items) and view_data_binding(c, items[i + 1]):
-                self.view_bind = c  # printed by the declaration that follows (_decl)
+            if self.defers_view_bind(items, i):
                 continue
             f = st.get(type(c))
             if f is None:
@@ -83,7 +82,14 @@ class StmtMixin:
             else:
                 f(self, c, depth)
 
-
+    def defers_view_bind(self, items: tuple, i: int) -> bool:
+        """Whether ``items[i]`` is a view's pointer binding that the declaration after it prints
+        (``view_data_binding``); kept in ``view_bind`` for that declaration (_decl)."""
+        c = items[i]
+        if type(c) is _s.Bind and i + 1 < len(items) and view_data_binding(c, items[i + 1]):
+            self.view_bind = c
+            return True
+        return False
 
     def _bind(self, s: _s.Bind, depth: int) -> None:
         v = s.value

@@ -216,8 +216,6 @@ def _size(b: Any) -> int:
     return n
 
 
-
-
 def host_program(f: Function) -> list[HostLaunch]:
     """The device entries of ``f``'s host program, in the order they appear: a located error
     for host code the host cannot run (a statement no host runs, a device loop, a tensor the

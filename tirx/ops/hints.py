@@ -29,7 +29,7 @@ def _i_assume(fc: Any, call: Any):
 
 
 declare(
-    "likely", "b", bool_, params="x", doc="the value of cond, expected to be true (a branch hint)",
+    "likely", "b", bool_, params="x", doc="the value of x, expected to be true (a branch hint)",
     cuda=CExpr("__builtin_expect(!!({0}), 1)"), interp=_i_likely,
 )  # fmt: skip
 declare(
