@@ -113,6 +113,8 @@ class MemMixin:
         if len(indices) != rank:
             raise InterpError(f"buffer {buf.name} has rank {rank}, accessed with {len(indices)} indices")
         idx_fns = [self.expr(i) for i in indices]
+        # a vector index beside scalar ones (``W[row, T.Ramp(c, 1, 8)]``): known from the types
+        mixed = len(indices) > 1 and any(getattr(i.ty, "lanes", 1) > 1 for i in indices)
         # indices proven inside their (constant) dimension need no run-time check
         proven = [
             isinstance(dim, int) and (r := self.range_of(ix)) is not None and r[0] >= 0 and r[1] < dim
@@ -144,7 +146,7 @@ class MemMixin:
                 raise InterpError(f"buffer {name}: its data is not a pointer the interpreter can follow")
             mem = ptr.mem
             idx = [f(c) for f in idx_fns]
-            if len(idx) > 1 and any(ix.ndim == 2 for ix in idx):
+            if mixed and any(ix.ndim == 2 for ix in idx):
                 # a vector index (threads x lanes) beside a per-thread scalar one (``W[row,
                 # T.Ramp(c, 1, 8)]`` with ``row`` from the thread index): the scalar spans the lanes
                 idx = [ix[:, None] if ix.ndim == 1 else ix for ix in idx]
