@@ -83,6 +83,16 @@ def _kernel(dtype: str, tiles: tuple) -> Any:
     return tirx.compile(make(dtype, **dict(tiles)), target="cuda")
 
 
+def tiles(M: int, N: int, cfg: dict) -> int:
+    """Output tiles of ``config``'s tile set over an ``M x N`` product."""
+    return -(-M // cfg["BM"]) * -(-N // cfg["BN"])
+
+
+def _bk(dtype: str) -> int:
+    """Elements of K a k-block takes: one 128-byte swizzle row."""
+    return 128 if dtype in _FP8 else 64
+
+
 @functools.lru_cache(maxsize=4096)
 def gemv_config(N: int, sms: int = 132) -> tuple[int, int, int]:
     """``(block, unroll, split)`` of the decode GEMV for a weight of ``N`` rows: one warp per row
@@ -97,16 +107,16 @@ def gemv_config(N: int, sms: int = 132) -> tuple[int, int, int]:
 @functools.lru_cache(maxsize=4096)
 def decode_path(M: int, N: int, K: int, dtype: str, sms: int = 132) -> str:
     """Which kernel takes a product of few rows (measured on an H100, docs/benchmarks.md,
-    "Decode GEMV"): ``"gemv"`` (CUDA cores: 1-2 rows stream the weight at 2.7-3.9 TB/s),
-    ``"mma"`` (``mma.sync`` GEMV: 3-8 rows, where the wgmma tiles would fill less than three
-    quarters of the SMs) or ``"tiles"`` (the wgmma kernel)."""
+    "Decode GEMV"): ``"gemv"`` (CUDA cores, 1-2 rows: the fastest there), ``"mma"``
+    (``mma.sync`` GEMV, 3-8 rows, where the wgmma tiles would fill less than three quarters of
+    the SMs) or ``"tiles"`` (the wgmma kernel)."""
     if dtype not in _HALF:
         return "tiles"
     if M <= GEMV_MAX_M:
         return "gemv"
     if M <= MMA_GEMV_MAX_M:
         cfg = config(M, N, K, dtype, sms)
-        if -(-M // cfg["BM"]) * -(-N // cfg["BN"]) * 4 < sms * 3:
+        if tiles(M, N, cfg) * 4 < sms * 3:
             return "mma"
     return "tiles"
 
@@ -131,11 +141,11 @@ def auto_split_k(M: int, N: int, K: int, dtype: str, sms: int = 132) -> int:
     (16 tiles) runs 2.9x faster with 8 shares; at 64 tiles and more the zeroed float32 sum and
     its conversion cost more than the idle SMs."""
     cfg = config(M, N, K, dtype, sms)
-    tiles = -(-M // cfg["BM"]) * -(-N // cfg["BN"])
-    kblocks = -(-K // (128 if dtype in _FP8 else 64))
-    if tiles * 4 > sms or kblocks < 32:
+    n = tiles(M, N, cfg)
+    kblocks = -(-K // _bk(dtype))
+    if n * 4 > sms or kblocks < 32:
         return 1
-    return max(1, min(8, sms // tiles, kblocks // 16))
+    return max(1, min(8, sms // n, kblocks // 16))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -180,7 +190,7 @@ def _gemm(
     if split_k is None:
         split_k = auto_split_k(M, N, K, dtype, sm_count(dev))
     k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, "row" if rowwise else "tensor")
-    bk = 128 if dtype in _FP8 else 64
+    bk = _bk(dtype)
     ta = tensor_map(a, M, K, (bm, bk), dtype)
     tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
     if epi == "tma":

@@ -167,7 +167,7 @@ def splitk_case(M: int, N: int, Kd: int, dt: str = "bfloat16") -> None:
         )
         cells.append(f"split {split}: {ts:.4f} ms torch/tirx {tt / ts:.3f} (err {err:.1e})")
     cfg = MM.config(M, N, Kd, dt)
-    tiles = -(-M // cfg["BM"]) * -(-N // cfg["BN"])
+    tiles = MM.tiles(M, N, cfg)
     log(f"splitk {dt} {M}x{N}x{Kd} ({tiles} tiles): " + "; ".join(cells))
 
 
