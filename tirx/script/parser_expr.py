@@ -44,6 +44,7 @@ from .parser_values import (
     _unwrap,
     apply_binop,
     bool_chain,
+    conjoin,
     fold_new,
     lazy_select,
 )
@@ -230,10 +231,8 @@ class ExprMixin:
             for r in pairs[1:]:
                 out = out and r
             return out
-        result = pairs[0] if isinstance(pairs[0], PrimExpr) else convert(bool(pairs[0]))
-        for r in pairs[1:]:
-            result = And(result, r if isinstance(r, PrimExpr) else convert(bool(r)), span=self.span(node))
-        return result
+        exprs = [r if isinstance(r, PrimExpr) else convert(bool(r)) for r in pairs]
+        return conjoin(And, exprs, self.span(node))
 
     def members(self, left: Any, right: Any, comp: ast.expr) -> list | None:
         """The values ``left in right`` compares ``left`` with, when IR takes part (``left``

@@ -52,6 +52,16 @@ def _slice_ramp(s: slice) -> Any:
     return slice_ramp(*(_unwrap(x) for x in (s.start, s.stop) + (() if s.step is None else (s.step,))))
 
 
+def conjoin(cls: Any, exprs: list, span: Any = None) -> Any:
+    """``cls`` (``And`` / ``Or``) of IR ``exprs`` left to right, no constant folded: TIRx's
+    ``T.logical_and`` / ``T.logical_or`` and its comparison chains (``bool_chain`` is the
+    frontend's ``and`` / ``or``, which decides host values while parsing)."""
+    out = exprs[0]
+    for x in exprs[1:]:
+        out = cls(out, x, span=span)
+    return out
+
+
 def bool_chain(values: Any, is_and: bool, make: Any) -> Any:
     """``a and b and ...`` (``or``) as Python means it, over host values and IR: operands are
     taken from ``values`` lazily (a host value that decides stops the chain, as Python

@@ -55,6 +55,7 @@ from .parser import LoopSpec as _LoopSpec
 from .parser import MetaVar as _MetaVar
 from .parser import fold_new as _fold_new
 from .parser import take_name as _take_name
+from .parser_values import conjoin as _conjoin
 
 __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve through the op/dtype tables;
     # the forms (T.Ramp, T.alloc_shared, T.grid, ...) are appended where they are generated
@@ -716,10 +717,7 @@ def logical_or(*values: Any) -> _PrimExpr:
 def _logical(cls: Any, name: str, values: tuple) -> Any:
     if not values:
         raise TypeError(f"T.{name} takes at least one value")
-    out = _convert(_e(values[0]))
-    for v in values[1:]:
-        out = cls(out, _convert(_e(v)))
-    return out
+    return _conjoin(cls, [_convert(_e(v)) for v in values])
 
 
 def logical_not(a: Any) -> _PrimExpr:
