@@ -276,7 +276,11 @@ def test_logic_and_comparisons_decide_host_values_in_python():
     assert T.if_then_else_(True, "a", "b") == "a"
     assert T.if_then_else_(T.int32(0), 1, 2) == 2  # a constant condition is decided now
     n = tirx.ir.Var("n", "int32")
-    assert T.and_(n > 0, True) is not None and T.or_(n > 0, True) is True
+    # from the first IR operand on, host values are T.bool terms (TIRx's T.And(n > 0, T.bool(True)))
+    a, o = T.and_(n > 0, True), T.or_(n > 0, True)
+    assert type(a) is tirx.ir.And and a.b.ty.is_bool and a.b.value == 1
+    assert type(o) is tirx.ir.Or and o.b.ty.is_bool and o.b.value == 1
+    assert T.and_(False, n > 0) is False and T.or_(True, n > 0) is True  # a leading host value decides
     e = T.eq_(n, 3)
     assert type(e) is tirx.ir.EQ and e.a is n and e.b.value == 3
     c = T.ge_(T.int32(3), 2)  # two constants fold, as in the frontend

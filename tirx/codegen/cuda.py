@@ -69,7 +69,7 @@ from ..ir.op import PTX, CExpr, Helper
 from ..ir.stmt import flat_stmts
 from ..ir.visitor import Visitor
 from .asm import asm_bind, asm_call
-from .cuda_buffer import BufferMixin
+from .cuda_buffer import BufferMixin, vector_alignment
 from .cuda_common import _C_SCALAR, _PREC_PRIMARY, _add, _comment, _error, _is_int32, _wide_int
 from .cuda_expr import ExprMixin
 from .cuda_stmt import StmtMixin
@@ -318,10 +318,7 @@ class _Usage(Visitor):
             if isinstance(x.ty, PrimType) and x.ty.lanes > 1:
                 lanes = x.ty.lanes
         if lanes > 1 and not self._checked(buf, indices, buf.dtype.bytes * lanes):
-            width = buf.dtype.bytes * lanes
-            a = 1
-            while a * 2 <= min(width, 16) and width % (a * 2) == 0:
-                a *= 2
+            a = vector_alignment(buf.dtype, lanes)
             self.align[buf.data] = max(self.align.get(buf.data, 0), a)
 
     def visit_BufferLoad(self, e: BufferLoad) -> None:
@@ -502,6 +499,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.buf_ptr: dict[Buffer, str] = {}
         self.scalar_bufs: set = set()
         self.view_bytes: dict = {}  # data var -> widest element of a view of another dtype over it
+        self.vec_align: dict = {}  # data var -> alignment its vector accesses need (vector_alignment)
         self.tmem_vars: set = set()  # data vars of T.tmem declarations (no C object)
         self.dyn_smem_offset = 0
         self.in_kernel = False
@@ -761,6 +759,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self._reset_func()
         self._guard_subs = self._guards.get(f.name, set())
         self.view_bytes = self._views.get(f.name, {})
+        self.vec_align = self._valign.get(f.name, {})
         self.func = f
         self.in_kernel = True
         use = _Usage(self._writes)
@@ -939,6 +938,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self._reset_func()
         self._guard_subs = self._guards.get(f.name, set())
         self.view_bytes = self._views.get(f.name, {})
+        self.vec_align = self._valign.get(f.name, {})
         self.func = f
         self.in_kernel = False
         bufs = dict(f.buffer_map)
@@ -995,6 +995,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         called: set = set()
         self._guards = {}
         self._views: dict = {}
+        self._valign: dict = {}
         self._writes = _pointer_writes(mod)
         for f in mod.functions:
             u = _Usage(self._writes)
@@ -1002,6 +1003,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             called |= u.calls
             self._guards[f.name] = u.guarded_subs()
             self._views[f.name] = u.views
+            self._valign[f.name] = u.align
         for f in mod.functions:
             structured = not is_straight_line(f) and contains_entry(f.body)
             if structured:  # host control flow around the entries: a host program runs them
@@ -1167,7 +1169,9 @@ template <typename To, typename From> __device__ __forceinline__ To tirx_f2i(Fro
 
 _P_VEC = """\
 // N-lane vectors without a CUDA vector type: elementwise operators, aligned for wide accesses
-template <typename T, int N> struct alignas(sizeof(T) * N <= 16 ? sizeof(T) * N : 16) tirx_vec {
+// (the largest power of two dividing the size, at most 16: 12-byte vectors are 4-aligned)
+constexpr unsigned long long tirx_vec_align(unsigned long long n) { return (n & (~n + 1)) < 16 ? (n & (~n + 1)) : 16; }
+template <typename T, int N> struct alignas(tirx_vec_align(sizeof(T) * N)) tirx_vec {
   T v[N];
   __device__ __forceinline__ T& operator[](int i) { return v[i]; }
   __device__ __forceinline__ const T& operator[](int i) const { return v[i]; }

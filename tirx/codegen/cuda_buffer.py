@@ -52,6 +52,54 @@ def _mul(a: Any, b: Any) -> PrimExpr:
     return _coerce(Mul, a, b)
 
 
+def flat_index(buf: Buffer, indices: tuple) -> PrimExpr:
+    """The element offset of ``buf[indices]`` from the buffer's data pointer (row-major or the
+    buffer's strides, plus its ``elem_offset``); a stride-1 ``T.Ramp`` in the last index stays a
+    ramp, which the generated CUDA reads or writes as one vector (``is_vector_access``)."""
+    if not indices:
+        idx: PrimExpr = IntImm(0)
+    else:
+        strides = list(buf.strides) if buf.strides else None
+        if strides is None:
+            strides = []
+            acc: Any = 1
+            for s in reversed(buf.shape[1:]):
+                acc = _mul(s, acc)
+                strides.append(acc)
+            strides = [*list(reversed(strides)), 1]
+        idx = None  # type: ignore[assignment]
+        for x, s in zip(indices, strides):
+            term = _mul(x, s)
+            idx = term if idx is None else _add(idx, term)
+    if buf.elem_offset is not None and not (
+        isinstance(buf.elem_offset, IntImm) and buf.elem_offset.value == 0
+    ):
+        idx = _add(idx, buf.elem_offset)
+    return idx
+
+
+def is_vector_access(idx: PrimExpr) -> bool:
+    """Whether a flat index (``flat_index``) is accessed as one vector in the generated CUDA:
+    ``*(float4*)(p + base)``. Such an access needs its first element aligned to the vector's
+    width (``vector_alignment``): CUDA faults with "misaligned address" otherwise."""
+    t = idx.ty
+    return (
+        isinstance(t, PrimType)
+        and t.lanes > 1
+        and isinstance(idx, Ramp)
+        and isinstance(idx.stride, IntImm)
+        and idx.stride.value == 1
+    )
+
+
+def vector_alignment(dtype: PrimType, lanes: int) -> int:
+    """The alignment in bytes of a ``lanes``-wide vector of ``dtype`` in the generated CUDA
+    (``half2``, ``tirx_vec<T, N>``'s ``alignas``): the largest power of two dividing its size,
+    at most 16 (a 12-byte vector is 4-aligned, a 32-byte one 16-aligned)."""
+    n = dtype.with_lanes(1).bytes * lanes
+    return min(n & -n, 16)
+
+
 class BufferMixin:
     """Buffer accesses and declarations."""
 
@@ -62,6 +110,7 @@ class BufferMixin:
         scalar_bufs: set
         tmem_vars: set
         view_bytes: dict
+        vec_align: dict
         dyn_smem_offset: int
         _address_arith: set
 
@@ -98,25 +147,7 @@ class BufferMixin:
     def flat_index(self, buf: Buffer, indices: tuple, node: Any = None) -> PrimExpr:
         if len(indices) != len(buf.shape):
             raise _error(f"buffer {buf.name} has rank {len(buf.shape)}, got {len(indices)} indices", node)
-        if not indices:
-            idx: PrimExpr = IntImm(0)
-        else:
-            strides = list(buf.strides) if buf.strides else None
-            if strides is None:
-                strides = []
-                acc: Any = 1
-                for s in reversed(buf.shape[1:]):
-                    acc = _mul(s, acc)
-                    strides.append(acc)
-                strides = [*list(reversed(strides)), 1]
-            idx = None  # type: ignore[assignment]
-            for x, s in zip(indices, strides):
-                term = _mul(x, s)
-                idx = term if idx is None else _add(idx, term)
-        if buf.elem_offset is not None and not (
-            isinstance(buf.elem_offset, IntImm) and buf.elem_offset.value == 0
-        ):
-            idx = _add(idx, buf.elem_offset)
+        idx = flat_index(buf, indices)
         # the arithmetic built here is addressing, not the IR's: never wrapped (int_overflows)
         own = {id(x) for x in (*indices, *buf.shape, *(buf.strides or ()), buf.elem_offset)}
         todo = [idx]
@@ -142,8 +173,8 @@ class BufferMixin:
         if isinstance(t, PrimType) and t.lanes > 1:
             lanes = t.lanes
             vt = self.ctype(buf.dtype.with_lanes(lanes))
-            if isinstance(idx, Ramp) and isinstance(idx.stride, IntImm) and idx.stride.value == 1:
-                return f"*({vt}*)({ptr} + {self.wrap(idx.base, 12)})"
+            if is_vector_access(idx):
+                return f"*({vt}*)({ptr} + {self.wrap(cast(Ramp, idx).base, 12)})"
             self.features.add("vec")
             return f"tirx_gather({ptr}, {self.expr(idx)})"
         return f"{ptr}[{self.expr(idx)}]"
@@ -151,11 +182,7 @@ class BufferMixin:
     def store(self, s: BufferStore) -> None:
         idx = self.flat_index(s.buffer, s.indices, s)
         t = idx.ty
-        if (
-            isinstance(t, PrimType)
-            and t.lanes > 1
-            and not (isinstance(idx, Ramp) and isinstance(idx.stride, IntImm) and idx.stride.value == 1)
-        ):
+        if isinstance(t, PrimType) and t.lanes > 1 and not is_vector_access(idx):
             self.features.add("vec")
             ptr = self.ptr_of(s.buffer)
             self.line(f"tirx_scatter({ptr}, {self.expr(idx)}, {self.expr(s.value)});", s)
@@ -215,6 +242,8 @@ class BufferMixin:
                 if isinstance(el, PrimType) and view > el.bytes:
                     while a < min(view, 16):
                         a *= 2
+                # aligned for its vector accesses: the interpreter checks them against this base
+                a = max(a, self.vec_align.get(buf.data, 0))
                 align = f"__align__({a}) " if a > 1 else ""
                 self.line(f"{align}{ct} {n}[{size}];", s)
         else:

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from tirx.ops.semantics import dtypes as D
-from tirx.ops.semantics.errors import InterpError, LimitError, OutOfBoundsError
+from tirx.ops.semantics.errors import InterpError, LimitError, MisalignedError, OutOfBoundsError
 from tirx.ops.semantics.lanes import remote_base as _remote_base
 from tirx.ops.semantics.lanes import unit_base as _unit_base
 from tirx.ops.semantics.memory import BLOCK, GLOBAL, THREAD, Mem, PtrVal
 
 from ..ir import expr as E
 from ..ir.buffer import Buffer, constant_offset
+from ..ir.types import PrimType
 from .races import _global_conflict, _global_order, _race_read, _race_write
 from .state import _RAISE, Ctx, Fn, _lane_mask, where
 
@@ -48,6 +49,36 @@ def _out_of_range(ix: np.ndarray, dim: int) -> np.ndarray | None:
     else:
         b = (ix < 0) | (ix >= dim)
     return b if b.any() else None
+
+
+def _vector_alignment(buf: Buffer, indices: tuple) -> int:
+    """The bytes a vector access ``buf[indices]`` must be aligned to in the generated CUDA
+    (0 where the CUDA accesses it element by element or as a gather)."""
+    from tirx.codegen.cuda_buffer import flat_index, is_vector_access, vector_alignment
+
+    if not any(getattr(i.ty, "lanes", 1) > 1 for i in indices):
+        return 0
+    idx = flat_index(buf, indices)
+    if not is_vector_access(idx):
+        return 0
+    return vector_alignment(buf.dtype, cast(PrimType, idx.ty).lanes)
+
+
+def _check_aligned(c: Ctx, flat: np.ndarray, align: int, itemsize: int, name: str) -> None:
+    """Raise ``MisalignedError`` where an active thread's vector starts off its alignment
+    (``align`` in elements)."""
+    first = flat[..., 0] if flat.ndim > 1 else flat[:1]
+    bad = (first % align) != 0
+    if bad.shape[0] == c.N and c.count != c.N:
+        bad = bad & _lane_mask(c.mask, bad)
+    if bad.any():
+        lane = _first_lane(bad)
+        k = int(first[lane] if first.shape[0] > 1 else first[0])
+        raise MisalignedError(
+            f"misaligned vector access to buffer {name}: it starts at element {k}, and a "
+            f"{align * itemsize}-byte aligned start is needed (the GPU faults with "
+            f"'misaligned address'), by {c.describe(lane)}"
+        )
 
 
 def _allocate(c: Ctx, s: Any, name: str, units: int, n: int, dt: np.dtype) -> np.ndarray:
@@ -125,6 +156,9 @@ class MemMixin:
         simple = buf in self.simple_bufs
         name = buf.name
         check = self.prog.check_bounds
+        # a stride-1 ramp is one vector access in the generated CUDA: its first element must be
+        # aligned to the vector's width (allocations are: the codegen aligns them for it)
+        align = _vector_alignment(buf, indices) // itemsize
         consts = all(isinstance(s, int) for s in shape) and strides is None
         small = consts and math.prod(shape) < (1 << 31)
         if consts:
@@ -214,6 +248,8 @@ class MemMixin:
                         f"{c.describe(lane)}"
                     )
                 flat = np.where(bad, 0, flat)
+            if align > 1:
+                _check_aligned(c, flat, align, itemsize, name)
             if mem.per == GLOBAL:
                 return mem, view[0], flat, flat
             if ptr.rank is not None:

@@ -3,6 +3,13 @@
 
 from __future__ import annotations
 
-from tirx.ops.semantics.errors import BarrierError, InterpError, LimitError, OutOfBoundsError, RaceError
+from tirx.ops.semantics.errors import (
+    BarrierError,
+    InterpError,
+    LimitError,
+    MisalignedError,
+    OutOfBoundsError,
+    RaceError,
+)
 
-__all__ = ["BarrierError", "InterpError", "LimitError", "OutOfBoundsError", "RaceError"]
+__all__ = ["BarrierError", "InterpError", "LimitError", "MisalignedError", "OutOfBoundsError", "RaceError"]

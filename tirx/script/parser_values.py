@@ -63,29 +63,36 @@ def conjoin(cls: Any, exprs: list, span: Any = None) -> Any:
 
 
 def bool_chain(values: Any, is_and: bool, make: Any) -> Any:
-    """``a and b and ...`` (``or``) as Python means it, over host values and IR: operands are
-    taken from ``values`` lazily (a host value that decides stops the chain, as Python
-    short-circuits); two IR operands combine with ``make(a, b)`` (``And``/``Or``). Shared by
-    the frontend's ``and``/``or`` and TIRx's builder API (``T.and_``/``T.or_``)."""
-    acc: Any = _MISSING
+    """``a and b and ...`` (``or``) over host values and IR, as TIRx builds it where it can:
+    host operands before the first IR operand act as Python's (taken lazily: one that decides,
+    ``False`` for ``and`` / ``True`` for ``or``, ends the chain and is its value, so
+    ``B is not None and B[i] > 0`` with ``B = None`` never evaluates ``B[i]``; TIRx evaluates
+    it and fails); once an IR operand comes, every operand is one term of ``make`` (``And`` /
+    ``Or``, left to right), host values as ``T.bool`` (``tx < 5 and flag``:
+    ``T.And(tx < 5, T.bool(True))``, as TIRx). Shared by the frontend's ``and``/``or`` and
+    TIRx's builder API (``T.and_``/``T.or_``)."""
+    terms: list = []
+    ir = False
     for v in values:
         if type(v) is MetaVar:
             v = v.value
         if type(v) is Cell:
             v = v.load()
-        if acc is _MISSING:
-            acc = v
-        elif isinstance(acc, PrimExpr):
-            if isinstance(v, PrimExpr):
-                acc = make(_to_bool_expr(acc), _to_bool_expr(v))
-            elif (is_and and not v) or (not is_and and v):
-                return v
-            # else: acc and True -> acc ; acc or False -> acc
-        else:
-            acc = v
-        if not isinstance(acc, PrimExpr) and ((is_and and not acc) or (not is_and and acc)):
-            return acc
+        if not ir and not isinstance(v, PrimExpr) and ((is_and and not v) or (not is_and and v)):
+            return v
+        ir = ir or isinstance(v, PrimExpr)
+        terms.append(v)
+    if not ir:
+        return terms[-1] if terms else is_and
+    acc = _bool_term(terms[0])
+    for v in terms[1:]:
+        acc = make(acc, _bool_term(v))
     return acc
+
+
+def _bool_term(v: Any) -> PrimExpr:
+    """One term of an IR ``and``/``or``: a host bool as ``T.bool`` (``convert``)."""
+    return _to_bool_expr(bool(v) if type(v).__name__ == "bool_" else v)
 
 
 def take_name(default: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["BarrierError", "InterpError", "LimitError", "OutOfBoundsError", "RaceError"]
+__all__ = ["BarrierError", "InterpError", "LimitError", "MisalignedError", "OutOfBoundsError", "RaceError"]
 
 
 class InterpError(RuntimeError):
@@ -11,6 +11,12 @@ class InterpError(RuntimeError):
 
 class OutOfBoundsError(IndexError):
     """A load or store outside its buffer; names the buffer, the index and the thread."""
+
+
+class MisalignedError(InterpError):
+    """A vector access (a stride-1 ``T.Ramp`` index: one ``float4``-style load or store in the
+    generated CUDA) whose first element is not aligned to the vector's width; the GPU faults
+    with "misaligned address". Names the buffer, the element, the alignment and the thread."""
 
 
 class RaceError(InterpError):
