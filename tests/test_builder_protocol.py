@@ -262,6 +262,7 @@ def test_return_and_assert_forms():
 def f(n: T.int32) -> T.float32:
     assert n > 0, ("ValueError", ["n=", "bad"])
     assert n < 100
+    assert True, "decided while building"
     return 2
 """
     same_three_ways(built(body), src)

@@ -333,7 +333,8 @@ def test_assert_and_return():
     a = nodes(f, Assert)
     assert a[0].kind == "RuntimeError" and a[0].message == ("x must be positive",)
     assert a[1].kind == "ValueError" and a[1].message == ("x ", "too big")
-    assert len(a) == 2 and nodes(f, Return)
+    # a host-true assert stays, T.bool(True), as TIRx keeps it
+    assert len(a) == 3 and a[2].cond.value == 1 and a[2].cond.ty.is_bool and nodes(f, Return)
     roundtrip(f)
 
 
@@ -567,3 +568,23 @@ def test_let_where_spelling_of_tirx():
             )
     with pytest.raises(tirx.DiagnosticError, match="keys must be strings"):
         tirx.loads(text.replace("A[0] = T.Let(v + 1, where={v: A[1]})", "T.func_attr({v: 1})"))
+
+
+def test_and_after_a_deciding_host_value_that_cannot_evaluate():
+    # TIRx evaluates every operand and fails on B[tx] with B = None; tirx gives Python's False
+    # there, and TIRx's T.And(T.bool(False), ...) where the rest evaluates
+    B = None
+    flag = False
+
+    @T.function
+    def f(A: T.Tensor((8,), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
+        tx = T.cuda.thread_idx("x")
+        c = B is not None and B[tx] > 0
+        d = flag and tx > 2
+        A[tx] = T.Select(c or d, 1, 0)
+
+    binds = {b.var.name: b.value for b in nodes(f, Bind)}
+    assert binds["c"].value == 0 and binds["c"].ty.is_bool
+    assert type(binds["d"]).__name__ == "And" and binds["d"].a.value == 0
+    roundtrip(f)

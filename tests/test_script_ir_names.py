@@ -390,3 +390,71 @@ def test_optional_outside_jit_is_a_located_error():
             T.evaluate(0)
 
     assert ei.value.span is not None and ei.value.span.line > 0
+
+
+# ------------------------------------------------------------------ meta_class scalar cells
+def _load_case(name: str):
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parent / "data" / "tirx_golden" / "frontend" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"case_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.f
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_meta_class_cell_fields_are_stored_not_rebound(seed):
+    # `self.count = self.count + 1` in an inline method stores into the cell: rebinding the
+    # field to the expression instead (as tirx did) pushes every value into regs[0] and
+    # leaves count 0 -- a silent wrong result
+    f = _load_case("meta_class_cells")
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-8, 8, size=(32, 8)).astype(np.float32)
+    b = np.zeros(32, np.float32)
+    c = np.zeros(32, np.int32)
+    ti.compile(f)(a, b, c)
+    regs = np.zeros((32, 4), np.float32)
+    for j in range(8):
+        regs[:, j % 4] += a[:, j] * np.float32(j + 1)
+    np.testing.assert_array_equal(b, regs.sum(axis=1, dtype=np.float32))
+    np.testing.assert_array_equal(c, np.full(32, 8))
+
+
+def test_meta_class_constructor_must_keep_what_it_allocates():
+    @T.meta_class
+    class Leaky:
+        def __init__(self):
+            tmp = T.alloc_local((2,), "int32")  # noqa: F841 - the point: no field holds it
+            self.ok = 1
+
+    @T.meta_class
+    class Keeps:
+        def __init__(self):
+            self.parts = [T.alloc_local((2,), "int32"), {"c": T.local_scalar("int32")}]
+
+    with pytest.raises(
+        tirx.DiagnosticError,
+        match=r"T.meta_class Leaky: its constructor allocated a local tensor \(2\) int32 that no field",
+    ):
+
+        @T.function
+        def bad(A: T.Tensor((32,), "int32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+            tx = T.cuda.thread_idx("x")
+            x = Leaky()
+            A[tx] = x.ok
+
+    @T.function
+    def good(A: T.Tensor((32,), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        tx = T.cuda.thread_idx("x")
+        k = Keeps()
+        k.parts[0][0] = tx
+        A[tx] = k.parts[0][0]
+
+    a = np.zeros(32, np.int32)
+    ti.compile(good)(a)
+    np.testing.assert_array_equal(a, np.arange(32))

@@ -176,6 +176,14 @@ class Buffer(Node):
     def access_ptr(self, *args, **kwargs):
         return self.ptr_to([0] * len(self.shape))
 
+    @property
+    def value(self) -> Buffer:
+        """The tensor itself. TIRx's builder calls return a receipt (``AlreadyEmitted``) whose
+        ``.value`` is the tensor, so Python code run while a kernel is built (a
+        ``T.meta_class`` constructor) writes ``T.alloc_local(...).value``; here the call
+        returns the tensor, and ``.value`` of it is the same tensor."""
+        return self
+
     # -- tensor views (TIRx's): a new tensor declared over the same storage ----------
     def view(self, *shape: Any, layout: Any = None) -> Buffer:
         """The same elements as another shape (``-1``: inferred), the layout reshaped."""

@@ -14,6 +14,7 @@ from tirx.surface.forms import RANGE
 
 from ..errors import DiagnosticError
 from ..ir import (
+    AllocBuffer,
     And,
     Buffer,
     BufferLoad,
@@ -45,6 +46,7 @@ from .parser_values import (
     apply_binop,
     bool_chain,
     conjoin,
+    constexpr,
     fold_new,
     lazy_select,
 )
@@ -202,7 +204,56 @@ class ExprMixin:
     def eval_BoolOp(self, node: ast.BoolOp) -> Any:
         cls = _BOOL[type(node.op)]
         sp = self.span(node)
-        return bool_chain((self.eval(e) for e in node.values), cls is And, lambda a, b: cls(a, b, span=sp))
+        pinned = {k for k, e in enumerate(node.values) if self.is_constexpr_call(e)}
+        return bool_chain(
+            (self.eval(e) for e in node.values),
+            cls is And,
+            lambda a, b: cls(a, b, span=sp),
+            short_circuit=pinned.__contains__,
+        )
+
+    def check_meta_owned(self, node: ast.Call, cls: type, inst: Any, emitted: list) -> None:
+        """A ``T.meta_class`` constructor's allocations must be reachable from the instance's
+        fields (TIRx's rule: one no field holds is storage nothing can use)."""
+        made = [s.buffer for s in emitted if isinstance(s, AllocBuffer)]
+        if not made:
+            return
+        owned: set[int] = set()
+        seen: set[int] = set()
+        todo = [inst]
+        while todo:
+            v = todo.pop()
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            if isinstance(v, Buffer):
+                owned.add(id(v))
+            elif type(v) is Cell:
+                owned.add(id(v.buffer))
+            elif getattr(type(v), "__tirx_meta_class__", False):
+                todo += list(vars(v).values())
+            elif isinstance(v, (list, tuple)):
+                todo += list(v)
+            elif isinstance(v, dict):
+                todo += list(v.values())
+        lost = [b for b in made if id(b) not in owned]
+        if lost:
+            raise self.diag(
+                node,
+                f"T.meta_class {cls.__name__}: its constructor allocated a {lost[0].scope} tensor "
+                f"({', '.join(str(d) for d in lost[0].shape)}) {lost[0].dtype} that no field of the "
+                f"instance holds ({len(lost)} such); assign it to self.<field>",
+            )
+
+    def is_constexpr_call(self, e: ast.expr) -> bool:
+        """Whether ``e`` is ``T.constexpr(...)`` (any name the ``T`` module is bound to): a
+        host value TIRx's ``and`` / ``or`` short-circuits on."""
+        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "constexpr"):
+            return False
+        try:
+            return self.eval(e.func) is constexpr
+        except Exception:
+            return False
 
     def eval_Compare(self, node: ast.Compare) -> Any:
         """``a < b``; a chain ``a < b < c`` with an IR value in it is TIRx's conjunction of every
@@ -408,10 +459,14 @@ class ExprMixin:
         helper = _helper_name(func)
         saved = self.cur_call
         self.cur_call = node
+        meta = isinstance(func, type) and getattr(func, "__tirx_meta_class__", False) and self.b.frames
+        n0 = len(self.b.frame.stmts) if meta else 0
         try:
             r = func(*args, **kwargs)
         finally:
             self.cur_call = saved
+        if meta:
+            self.check_meta_owned(node, func, r, self.b.frame.stmts[n0:])
         if helper in _FOLDING_HELPERS and isinstance(r, PrimExpr):
             r = fold_new(r, tuple(_unwrap(a) for a in args))
         if isinstance(r, Node) and r.span is None and isinstance(r, PrimExpr) and type(r) is not Var:

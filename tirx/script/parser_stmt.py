@@ -219,7 +219,14 @@ class StmtMixin:
             else:
                 obj[idx] = val
         elif tt is ast.Attribute:
-            setattr(self.eval(t.value), t.attr, val)
+            obj = self.eval(t.value)
+            cur = getattr(obj, t.attr, None) if _is_meta_instance(obj) else None
+            if type(cur) is Cell and type(val) is not Cell:
+                # ``self.count = 0`` where the field holds a ``T.local_scalar``: a store into
+                # the cell, as a name holding one (assign_name) and as TIRx's meta_class does
+                self.b.store(cur.buffer, (_ZERO,), val)
+            else:
+                setattr(obj, t.attr, val)
         elif tt is ast.Starred:
             self.assign_target(t.value, tuple(val), True)
         else:
@@ -373,7 +380,12 @@ class StmtMixin:
         elif type(t) is ast.Attribute:
             obj = self.eval(t.value)
             rhs = self.eval(st.value)
-            setattr(obj, t.attr, apply_binop(opcls, pyop, getattr(obj, t.attr), rhs, sp))
+            cur = getattr(obj, t.attr)
+            new = apply_binop(opcls, pyop, cur, rhs, sp)
+            if type(cur) is Cell and _is_meta_instance(obj):
+                self.b.store(cur.buffer, (_ZERO,), new)  # ``self.count += 1``: into the cell
+            else:
+                setattr(obj, t.attr, new)
         else:
             raise self.diag(t, f"cannot assign to {type(t).__name__}")
 
@@ -596,10 +608,9 @@ class StmtMixin:
     def visit_Assert(self, st: ast.Assert) -> None:
         cond = self.eval(st.test)
         msg = None if st.msg is None else self.eval(st.msg)
-        if not isinstance(cond, PrimExpr):
-            if not cond:
-                raise self.diag(st, f"assertion failed{': ' + str(msg) if msg is not None else ''}")
-            return
+        if not isinstance(cond, PrimExpr) and not cond:  # decided now: fails now, not on the device
+            raise self.diag(st, f"assertion failed{': ' + str(msg) if msg is not None else ''}")
+        # one that holds stays a statement, T.bool(True), as TIRx keeps it
         kind = "RuntimeError"
         parts: tuple[str, ...] = ("",)  # no message: TIRx's one empty part
         if (
@@ -612,3 +623,8 @@ class StmtMixin:
         elif msg is not None:
             parts = (str(msg),)
         self.b.assert_(_to_bool_expr(cond), kind, parts)
+
+
+def _is_meta_instance(obj: Any) -> bool:
+    """An instance of a ``@T.meta_class`` class (its fields may hold scalar cells)."""
+    return bool(getattr(type(obj), "__tirx_meta_class__", False))

@@ -62,28 +62,54 @@ def conjoin(cls: Any, exprs: list, span: Any = None) -> Any:
     return out
 
 
-def bool_chain(values: Any, is_and: bool, make: Any) -> Any:
-    """``a and b and ...`` (``or``) over host values and IR, as TIRx builds it where it can:
-    host operands before the first IR operand act as Python's (taken lazily: one that decides,
-    ``False`` for ``and`` / ``True`` for ``or``, ends the chain and is its value, so
-    ``B is not None and B[i] > 0`` with ``B = None`` never evaluates ``B[i]``; TIRx evaluates
-    it and fails); once an IR operand comes, every operand is one term of ``make`` (``And`` /
-    ``Or``, left to right), host values as ``T.bool`` (``tx < 5 and flag``:
-    ``T.And(tx < 5, T.bool(True))``, as TIRx). Shared by the frontend's ``and``/``or`` and
-    TIRx's builder API (``T.and_``/``T.or_``)."""
+def bool_chain(values: Any, is_and: bool, make: Any, short_circuit: Any = None) -> Any:
+    """``a and b and ...`` (``or``) over host values and IR, as TIRx builds it.
+
+    Operands come lazily from ``values``. A host operand that decides the chain (``False`` for
+    ``and``, ``True`` for ``or``) before any IR operand ends it where ``short_circuit(k)`` says
+    so for its position ``k`` (the frontend: a ``T.constexpr(...)`` operand; None: always, as
+    the builder API's ``T.and_`` / ``T.or_``). Otherwise every operand is evaluated, as TIRx
+    does, and once one is IR, each operand is a term of ``make`` (``And`` / ``Or``, left to
+    right), host values as ``T.bool``: ``flag and tx < 5`` with ``flag = False`` is
+    ``T.And(T.bool(False), tx < 5)``; a pinned host operand that does not decide is dropped, as
+    Python's ``and`` drops it (``T.constexpr(True) and x`` is ``x``). Host operands alone give
+    Python's value. Where an operand
+    after a deciding host value fails to evaluate (``B is not None and B[i] > 0`` with
+    ``B = None``; TIRx fails there), the chain is the host value, as Python's ``and``."""
     terms: list = []
     ir = False
-    for v in values:
+    decided: Any = _MISSING
+    last: Any = is_and
+    it = iter(values)
+    k = -1
+    while True:
+        k += 1
+        try:
+            v = next(it)
+        except StopIteration:
+            break
+        except Exception:
+            if decided is _MISSING:
+                raise
+            return decided
         if type(v) is MetaVar:
             v = v.value
         if type(v) is Cell:
             v = v.load()
-        if not ir and not isinstance(v, PrimExpr) and ((is_and and not v) or (not is_and and v)):
-            return v
-        ir = ir or isinstance(v, PrimExpr)
+        host = not isinstance(v, PrimExpr)
+        last = v
+        if host and not ir and decided is _MISSING:
+            pinned = short_circuit is None or short_circuit(k)
+            if (is_and and not v) or (not is_and and v):
+                if pinned:
+                    return v
+                decided = v
+            elif pinned:  # ``T.constexpr(True) and x`` is ``x``, as Python's ``and``
+                continue
+        ir = ir or not host
         terms.append(v)
     if not ir:
-        return terms[-1] if terms else is_and
+        return decided if decided is not _MISSING else (terms[-1] if terms else last)
     acc = _bool_term(terms[0])
     for v in terms[1:]:
         acc = make(acc, _bool_term(v))
@@ -118,6 +144,12 @@ class Cell:
 
     def __tirx_expr__(self) -> BufferLoad:
         return self.load()
+
+    @property
+    def value(self) -> Cell:
+        """The cell itself: TIRx's ``T.local_scalar(...)`` returns a receipt whose ``.value``
+        is the scalar (``Buffer.value``)."""
+        return self
 
     def __repr__(self) -> str:
         return f"Cell({self.buffer.name})"

@@ -371,10 +371,9 @@ def assert_(condition: Any, message: Any = "", *, loc: Any = None) -> None:
         kind, parts = "RuntimeError", tuple(str(x) for x in message)
     else:
         raise TypeError(f"assert_: message must be a str, parts or (kind, parts), got {message!r}")
-    if not isinstance(cond, PrimExpr):  # decided now, as in a parsed kernel
-        if not cond:
-            raise AssertionError(f"assertion failed{': ' + ' '.join(parts) if parts else ''}")
-        return
+    if not isinstance(cond, PrimExpr) and not cond:  # decided now, as in a parsed kernel
+        raise AssertionError(f"assertion failed{': ' + ' '.join(parts) if parts else ''}")
+    # one that holds stays a statement (T.bool(True)), as a parsed kernel keeps it
     with _at(loc):
         _b().assert_(_to_bool_expr(cond), kind, parts)
 
