@@ -332,7 +332,7 @@ def _operand(kind: str, j: int, bufs: dict, data, bits: int | None = None) -> ob
         return IntImm(j, int32)
     if kind == "int64":
         return IntImm(j, uint64)
-    if kind in ("reg", "dst", "pin"):  # typed registers (tirx/ops/ptx_rows_*.py): as wide as their token
+    if kind in ("reg", "dst", "inout", "pin"):  # typed registers (tirx/ops/ptx_rows_*.py): as wide as their token
         return {64: x, 16: bufs["h"]}.get(bits, y)[j % 4]
     raise AssertionError(kind)
 

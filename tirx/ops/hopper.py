@@ -24,7 +24,7 @@ from ..ir.expr import BufferLoad, Call, IntImm, StringImm
 from ..ir.op import Helper, NoInterp, declare, find
 from ..ir.types import PointerType, PrimType, void
 from .ptx_rows import chain_alias
-from .ptx_table import Operand, Row, Slot, declare_opcode
+from .ptx_table import Operand, Row, Slot, declare_opcode, slots
 
 __all__: list[str] = []
 
@@ -32,11 +32,55 @@ __all__: list[str] = []
 # T.ptx.wgmma.fence.sync.aligned() ... : the wgmma opcode of the PTX instruction table
 # (tirx/ops/ptx_table.py); its printed form is TIRx's, T.ptx.wgmma("fence", "sync", "aligned", "")
 _SYNC_ALIGNED = (Slot("sync", ("sync",)), Slot("aligned", ("aligned",)))
+_WG_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "b1": 1}
+
+
+def _wg_d(mods: dict) -> int:
+    """A thread's accumulator registers: 64 x N over 128 threads, f16 packed two a register."""
+    n = int(mods["shape"].split("n")[1].split("k")[0])
+    return n // 4 if mods["dtype"] == "f16" else n // 2
+
+
+def _wg_a(mods: dict) -> int:
+    """A thread's A-fragment registers (the register-A forms): 64 x K over 128 threads."""
+    k = int(mods["shape"].split("k")[1])
+    return max(1, 64 * k // 128 * _WG_BITS[mods["atype"]] // 32)
+
+
+def _wg_shapes(k: int, ns: Any = range(8, 257, 8)) -> str:
+    return "|".join(f"m64n{n}k{k}" for n in ns)
+
+
+def _wg_row(name: str, spec: str, a: str, extra: str) -> Row:
+    """A ``wgmma.mma_async`` form, TIRx's table's: d, then A (a descriptor or registers), the B
+    descriptor, the ``scale_d`` predicate and the form's immediates."""
+    ops = (Operand("d", "inout", lanes=_wg_d),
+           Operand("a_desc", "reg", ty="b64") if a == "ss" else Operand("a", "reg", ty="b32", lanes=_wg_a),
+           Operand("b_desc", "reg", ty="b64"), Operand("scale_d", "reg", ty="pred"),
+           *(Operand(x, "imm") for x in extra.split()))  # fmt: skip
+    return Row(name, slots("action=mma_async sync=sync aligned=aligned " + spec), ops)
+
+
+_WG_INT_N = (8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224)
+_WG_FORMS = [
+    ("f16", f"shape={_wg_shapes(16)} dtype=f32 atype=f16 btype=f16", "scale_a scale_b trans_a trans_b"),
+    ("f16_f16acc", f"shape={_wg_shapes(16)} dtype=f16 atype=f16 btype=f16", "scale_a scale_b trans_a trans_b"),
+    ("bf16", f"shape={_wg_shapes(16)} dtype=f32 atype=bf16 btype=bf16", "scale_a scale_b trans_a trans_b"),
+    ("tf32", f"shape={_wg_shapes(8)} dtype=f32 atype=tf32 btype=tf32", "scale_a scale_b"),
+    ("fp8", f"shape={_wg_shapes(32)} dtype=f32 atype=e4m3|e5m2 btype=e4m3|e5m2", "scale_a scale_b"),
+    ("fp8_f16acc", f"shape={_wg_shapes(32)} dtype=f16 atype=e4m3|e5m2 btype=e4m3|e5m2", "scale_a scale_b"),
+    ("int", f"shape={_wg_shapes(32, _WG_INT_N)} satfinite?=satfinite dtype=s32 atype=s8|u8 btype=s8|u8", ""),
+    ("b1", f"shape={_wg_shapes(256, (*_WG_INT_N, 240, 256))} dtype=s32 atype=b1 btype=b1 bitop=and popc=popc", ""),
+]
+
 WGMMA = declare_opcode("wgmma", [
     Row("wgmma_fence", (Slot("action", ("fence",)), *_SYNC_ALIGNED)),
     Row("wgmma_commit_group", (Slot("action", ("commit_group",)), *_SYNC_ALIGNED)),
     Row("wgmma_wait_group", (Slot("action", ("wait_group",)), *_SYNC_ALIGNED), (Operand("n", "imm"),)),
-], doc="warpgroup MMA synchronization: wgmma.fence / commit_group / wait_group N (.sync.aligned)")  # fmt: skip
+    *(_wg_row(f"wgmma_{n}_{a}", spec, a, extra if a == "ss" else extra.replace(" trans_a", ""))
+      for n, spec, extra in _WG_FORMS for a in ("ss", "rs")),
+], doc="warpgroup MMA: wgmma.mma_async (descriptor or register A; TIRx's table's forms), "
+       "wgmma.fence / commit_group / wait_group N (.sync.aligned)")  # fmt: skip
 
 # the named forms kernels used before the table are aliases of its rows
 chain_alias("ptx.wgmma_fence", WGMMA, ("fence", "sync", "aligned"), "wgmma.fence")

@@ -1017,7 +1017,7 @@ class _Call:
                                    + [v for v in self.m.mods if v])  # fmt: skip
 
 
-_OUT = ("dst", "pred", "out32", "out64")
+_OUT = ("dst", "pred", "out32", "out64", "inout")
 
 
 def _inputs(fc: Any, cl: _Call) -> list:

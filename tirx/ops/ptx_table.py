@@ -45,6 +45,7 @@ Operand kinds (what a chain/Python call converts, what the IR must hold):
            value of that width. With the token ``pred`` it is a ``pin``
 ``dst``    a writable buffer element the instruction writes, typed like ``reg`` (a
            32/64-bit token needs an element of that width); with ``pred`` it is a ``pred``
+``inout``  a ``dst`` the instruction also reads (wgmma's accumulators: ``+f`` in the asm)
 ``pin``    a predicate input: a bool expression (or an integer, nonzero = true); the
            printed form marks its position in the trailing string (``"p3"``), as TIRx does
 
@@ -97,9 +98,9 @@ __all__ = [
 
 KINDS = (
     "smem", "space_addr", "u32", "b32", "imm", "addr", "out32", "out64", "pred", "any", "int", "int64", "reg", "dst",
-    "pin",
+    "pin", "inout",
 )  # fmt: skip
-_OUT_KINDS = ("out32", "out64", "pred", "dst")
+_OUT_KINDS = ("out32", "out64", "pred", "dst", "inout")
 
 #: PTX type token -> the dtype of its register (packed pairs and tf32 live in 32-bit
 #: registers, f32x2 in 64); None: no scalar dtype (b128)
@@ -270,10 +271,10 @@ def _shared_window() -> Any:
 def _operand_ok(kind: str, e: Any, token: str | None = None) -> str | None:
     """None when the (IR) operand fits ``kind``, else what it must be."""
     t = getattr(e, "ty", None)
-    if kind in ("reg", "dst"):
+    if kind in ("reg", "dst", "inout"):
         w = _width(token)
         what = f"a {w}-bit " if w else "a "
-        if kind == "dst":
+        if kind in ("dst", "inout"):
             ok = (
                 isinstance(e, BufferLoad)
                 and isinstance(t, PrimType)
@@ -790,7 +791,9 @@ def render(m: Match, opcode: str) -> tuple[str, list]:
         if mod is None:
             e = operands[k]
             kind = _kind(row, od, m.mods)
-            if kind in _OUT_KINDS:
+            if kind == "inout":
+                mod = "inout"
+            elif kind in _OUT_KINDS:
                 mod = "out"
             elif kind == "imm":
                 mod = "imm"

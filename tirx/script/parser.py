@@ -802,6 +802,7 @@ def build_function(
                         if ann is _MISSING or isinstance(ann, str) or not isinstance(e.__cause__, NameError):
                             raise
                         ty = ann
+                    ty = _strip_typing_optional(ty)  # typing.Optional[ann]: as ann | None
                     opt = getattr(ty, "__tirx_optional__", None)  # T.Optional(ann): as ann | None
                     if opt is not None:
                         if not jit:  # nothing can drop it outside @T.jit
@@ -847,3 +848,15 @@ def build_function(
                 fcm.__exit__(None, None, None)
             else:
                 fcm.__exit__(*sys.exc_info())
+
+
+def _strip_typing_optional(ty: Any) -> Any:
+    """``typing.Optional[ann]`` / ``typing.Union[ann, None]`` (a parameter a ``@T.jit``
+    specialization may set to None): ``ann``, as the ``ann | None`` spelling is read."""
+    import typing
+
+    if typing.get_origin(ty) is typing.Union:
+        rest = [a for a in typing.get_args(ty) if a is not type(None)]
+        if len(rest) == 1 and len(typing.get_args(ty)) == 2:
+            return rest[0]
+    return ty

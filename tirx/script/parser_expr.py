@@ -10,7 +10,7 @@ from numbers import Number
 from typing import TYPE_CHECKING, Any
 
 from tirx.surface.builder import IRBuilder
-from tirx.surface.forms import RANGE
+from tirx.surface.forms import LOOPS, RANGE
 
 from ..errors import DiagnosticError
 from ..ir import (
@@ -29,6 +29,7 @@ from ..ir import (
 )
 from ..ir.expr import Or
 from ..ir.fold import neg
+from ..ir.stmt import ForKind
 from .parser_values import (
     _BIN,
     _BOOL,
@@ -477,6 +478,8 @@ class ExprMixin:
 def _special_range(p: Parser, node: Any, args: list, kwargs: dict) -> Any:
     """``range(...)`` in a kernel: the serial loop form (tirx.surface.forms.RANGE), as in the text."""
     pos, kw = [_unwrap(a) for a in args], {k: _unwrap(v) for k, v in kwargs.items()}
+    if kw:  # ``range(4, annotations={...})``: TIRx's serial loop with its keywords
+        return LoopSpec([LOOPS[ForKind.SERIAL].call(pos, kw)])
     return LoopSpec([RANGE.call(pos, kw)])  # literal bounds get the header's span in visit_For
 
 

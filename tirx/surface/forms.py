@@ -1702,11 +1702,13 @@ DERIVED: tuple[FormSpec, ...] = (
 )  # fmt: skip
 
 
-def _b_grid(extents: tuple, span: Any = None) -> tuple:
+def _b_grid(extents: tuple, dtype: Any = None, span: Any = None) -> tuple:
     if not extents:
         raise FormError("T.grid needs at least one extent")
     heads = []
     for start, ext in extents:
+        if dtype is not None:  # TIRx's dtype=: every loop's bounds in that dtype
+            start, ext, _ = _loop_dtype("T.grid", dtype, start, ext, None)
         if type(start) is int and isinstance(ext, PrimExpr):
             start = _lit(start, ext, span)
         heads.append((start, ext, ForKind.SERIAL, None, None, None))
@@ -1715,7 +1717,9 @@ def _b_grid(extents: tuple, span: Any = None) -> tuple:
 
 #: ``for i, j in T.grid(m, (lo, ext))``: nested serial loops, printed as the loops they are
 GRID = FormSpec(
-    "grid", (Param("extents", "grid_extents", (), star=True),), For, _b_grid, role="loops",
+    "grid", (Param("extents", "grid_extents", (), star=True),
+             Param("dtype", "primtype", None, kw_only=True)),  # input only: the bounds' dtype prints
+    For, _b_grid, role="loops",
     base=(LOOPS[ForKind.SERIAL],),
     doc="``for i, j in T.grid(m, (lo, ext))``: nested serial loops; an extent may be ``(start, extent)``.",
 )  # fmt: skip
