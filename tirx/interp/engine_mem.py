@@ -39,8 +39,13 @@ def _pick(x: np.ndarray, lane: int):
     return v.tolist() if isinstance(v, np.ndarray) else v.item()
 
 
-def _out_of_range(ix: np.ndarray, dim: int) -> np.ndarray | None:
-    """Lanes whose index is outside [0, dim), or None when all are inside."""
+def _out_of_range(ix: np.ndarray, dim: Any) -> np.ndarray | None:
+    """Lanes whose index is outside [0, dim), or None when all are inside; ``dim`` may be one
+    extent per thread (a view whose shape depends on the thread: ``A.sub[tx]``)."""
+    if isinstance(dim, np.ndarray):
+        d = dim[:, None] if ix.ndim == 2 else dim
+        b = (ix < 0) | (ix >= d)
+        return b if b.any() else None
     k = ix.dtype
     if k.kind == "i" and k.itemsize >= 4 and dim <= (1 << (8 * k.itemsize - 1)):
         b = ix.view(np.uint32 if k.itemsize == 4 else np.uint64) >= dim
@@ -49,6 +54,18 @@ def _out_of_range(ix: np.ndarray, dim: int) -> np.ndarray | None:
     else:
         b = (ix < 0) | (ix >= dim)
     return b if b.any() else None
+
+
+def _extent(v: np.ndarray) -> Any:
+    """A shape or stride value: an int where every thread has the same, else one per thread."""
+    if v.shape[0] == 1 or not (v != v[0]).any():
+        return int(v[0])
+    return v.astype(np.int64)
+
+
+def _per_lane(s: Any, ix: np.ndarray) -> Any:
+    """A per-thread stride against a (threads x lanes) vector index: one per row."""
+    return s[:, None] if isinstance(s, np.ndarray) and ix.ndim == 2 else s
 
 
 def _vector_alignment(buf: Buffer, indices: tuple) -> int:
@@ -184,11 +201,11 @@ class MemMixin:
                 # a vector index (threads x lanes) beside a per-thread scalar one (``W[row,
                 # T.Ramp(c, 1, 8)]`` with ``row`` from the thread index): the scalar spans the lanes
                 idx = [ix[:, None] if ix.ndim == 1 else ix for ix in idx]
-            shp = shape if consts else [s if isinstance(s, int) else int(s(c)[0]) for s in shape]
+            shp = shape if consts else [s if isinstance(s, int) else _extent(s(c)) for s in shape]
             if cstr is not None:
                 strd = cstr
             elif strides is not None:
-                strd = [s if isinstance(s, int) else int(s(c)[0]) for s in strides]
+                strd = [s if isinstance(s, int) else _extent(s(c)) for s in strides]
             else:
                 strd = []
                 acc = 1
@@ -215,9 +232,9 @@ class MemMixin:
                 for ix, s in zip(idx[1:], strd[1:]):
                     flat = flat + ix * s
             else:
-                flat = idx[0].astype(np.int64) * strd[0]
+                flat = idx[0].astype(np.int64) * _per_lane(strd[0], idx[0])
                 for ix, s in zip(idx[1:], strd[1:]):
-                    flat = flat + ix.astype(np.int64) * s
+                    flat = flat + ix.astype(np.int64) * _per_lane(s, ix)
             if eoff is None:
                 extra = 0
             else:
@@ -243,8 +260,9 @@ class MemMixin:
                 if real.any():
                     lane = _first_lane(real)
                     where = ", ".join(str(_pick(ix, lane)) for ix in idx)
+                    dims = tuple(int(d[lane]) if isinstance(d, np.ndarray) else d for d in shp)
                     raise OutOfBoundsError(
-                        f"out-of-bounds access to buffer {name} (shape {tuple(shp)}) at index [{where}] by "
+                        f"out-of-bounds access to buffer {name} (shape {dims}) at index [{where}] by "
                         f"{c.describe(lane)}"
                     )
                 flat = np.where(bad, 0, flat)

@@ -659,6 +659,24 @@ def _narrow(buf: Any, dim: int, start: Any, stop: Any) -> Any:
     return _rebuild(buf, shape, its[: seps[dim]] + new + its[seps[dim + 1] :], grouped, sw, off)
 
 
+def _stepped(buf: Any, dim: int, it: slice) -> Any:
+    """``A.sub[..., s::k, ...]`` (``0 <= s < k``), as TIRx builds it: the dimension viewed as
+    ``(n // k, k)``, then element ``s`` of the inner one (a view of stride ``k``)."""
+    k = _n(it.step)
+    start = 0 if it.start is None else _n(it.start)
+    if type(k) is not int or k < 1:
+        raise ValueError(f"sub: a slice step must be a positive integer constant, got {it.step}")
+    if it.stop is not None:
+        raise ValueError("sub: a stop bound with a step is not supported (write s::k, 0 <= s < k)")
+    if type(start) is not int or not 0 <= start < k:
+        raise ValueError(f"sub: stepped-slice start {start} must be in [0, {k})")
+    n = _n(buf.shape[dim])
+    if type(n) is not int or n % k:
+        raise ValueError(f"sub: dim {dim} of extent {n} is not a multiple of the step {k}")
+    shape = [*buf.shape[:dim], n // k, k, *buf.shape[dim + 1 :]]
+    return _drop(_view(buf, tuple(shape), None), dim + 1, start)
+
+
 class _Sub:
     """``A.sub[...]``: per item, ``a:b`` narrows a dimension, ``:`` keeps it, an index drops it."""
 
@@ -677,7 +695,9 @@ class _Sub:
         for it in items:
             if isinstance(it, slice):
                 if it.step is not None and _n(it.step) != 1:
-                    raise ValueError("sub: stepped slices are not supported yet")
+                    buf = _stepped(buf, dim, it)
+                    dim += 1
+                    continue
                 if it.start is None and it.stop is None:
                     dim += 1
                     continue
