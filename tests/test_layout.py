@@ -730,7 +730,7 @@ def test_stepped_sub_refuses_what_tirx_refuses():
             def f(A: T.Tensor((8, 16), "int32")):
                 T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
                 r = T.cuda.thread_idx("x")
-                v = A.sub[r, bad]
+                v = A.sub[r, bad]  # noqa: B023 - parsed now, while bad is this one
                 A[r, 0] = v[0]
 
 
