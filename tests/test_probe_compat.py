@@ -701,3 +701,28 @@ def test_tirx_s_keyword_names_and_positional_tensor_align():
         def bad(A: T.Tensor((64,), "int32")):
             T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
             A[0] = T.max(a=1, c=2)
+
+
+# ----------------------------------------------------------- round 10: TIRx's compile call
+def test_tirx_compile_call_with_a_target_dict_and_its_module_view():
+    from tirx.target_spec import parse_target
+
+    t = parse_target({"kind": "cuda", "arch": "sm_90a"})
+    assert (t.kind, t.arch) == ("cuda", "sm_90a")
+    with pytest.raises(ValueError, match="kind 'llvm' is not supported"):
+        parse_target({"kind": "llvm"})
+    pytest.importorskip("cuda.bindings.nvrtc")
+
+    @T.function
+    def add_one(A: T.Tensor((64,), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        tx = T.cuda.thread_idx("x")
+        A[tx] = A[tx] + 1.0
+
+    import tirx.tirx
+
+    k = tirx.tirx.compile(add_one, target={"kind": "cuda", "arch": "sm_90a"})
+    src = k.mod.imports[0].inspect_source("cuda")
+    assert src == k.source and "__global__" in src and k.arch == "sm_90a"
+    with pytest.raises(ValueError, match="fmt must be 'cuda'"):
+        k.mod.imports[0].inspect_source("ptx")

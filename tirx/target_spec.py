@@ -46,8 +46,10 @@ class Target:
 def parse_target(target: Any) -> Target:
     if isinstance(target, Target):
         return target
+    if isinstance(target, dict):  # TIRx's config dict: {"kind": "cuda", "arch": "sm_90a"}
+        return from_config(target)
     if not isinstance(target, str):
-        raise TypeError(f"target must be a str or tirx.target.Target, got {type(target).__name__}")
+        raise TypeError(f"target must be a str, a TIRx config dict or tirx.target.Target, got {type(target).__name__}")
     parts = shlex.split(target)
     if not parts:
         raise ValueError("target: empty target string")

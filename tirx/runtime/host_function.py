@@ -34,6 +34,11 @@ class HostFunction:
         return self._seq[0].source
 
     @property
+    def mod(self) -> Any:
+        """TIRx's ``compile(f).mod`` (``Kernel.mod``): ``.imports[0].inspect_source()``."""
+        return self._seq[0].mod
+
+    @property
     def ptx(self) -> str:
         return self._seq[0].ptx
 

@@ -61,6 +61,24 @@ _PACK = {
 _FAST_CLUSTER = os.environ.get("TIRX_FAST_CLUSTER", "1") != "0"
 
 
+class RuntimeModuleView:
+    """What code ported from TIRx reads of a compiled function's runtime module: its one
+    import, the device module, whose ``inspect_source("cuda")`` is the CUDA source."""
+
+    def __init__(self, source: str):
+        self.imports = [_DeviceModuleView(source)]
+
+
+class _DeviceModuleView:
+    def __init__(self, source: str):
+        self._source = source
+
+    def inspect_source(self, fmt: str = "") -> str:
+        if fmt not in ("", "cuda", "cu"):
+            raise ValueError(f"inspect_source: fmt must be 'cuda' (or empty), got {fmt!r}")
+        return self._source
+
+
 class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
     """One ``__global__`` kernel: inspect ``source``/``ptx``/``cubin``; call it to launch."""
 
@@ -83,6 +101,11 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
     @property
     def source(self) -> str:
         return self.image.source
+
+    @property
+    def mod(self) -> RuntimeModuleView:
+        """TIRx's ``compile(f).mod``: ``.mod.imports[0].inspect_source()`` is ``source``."""
+        return RuntimeModuleView(self.source)
 
     @property
     def ptx(self) -> str:

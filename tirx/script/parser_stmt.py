@@ -348,7 +348,7 @@ class StmtMixin:
                     val = self.eval(st.value)
                 finally:
                     self.pending_name = None
-                init = convert(val, _Like(ty))
+                init = _cell_init(val, ty)
             self.define(name, self.new_cell(name, ty, init))
             return
         # a Python annotation: plain assignment semantics
@@ -628,3 +628,19 @@ class StmtMixin:
 def _is_meta_instance(obj: Any) -> bool:
     """An instance of a ``@T.meta_class`` class (its fields may hold scalar cells)."""
     return bool(getattr(type(obj), "__tirx_meta_class__", False))
+
+
+def _cell_init(val: Any, ty: PrimType) -> Any:
+    """The initial value of ``x: T.<dtype> = v``. A Python number is TIRx's literal (int32 /
+    float32) cast to the dtype, folded where TIRx folds: ``acc: T.float64 = 0.1`` is
+    ``T.Cast("float64", T.float32(0.1))`` (float32 precision, as ``acc += 0.1`` and
+    ``A[i] + 0.1`` are; ``T.float64(0.1)`` keeps all of it). A float past float32's range,
+    which TIRx refuses, is taken at the dtype's precision."""
+    from ..ir.fold import cast as tirx_cast
+    from ..ir.fold import is_number, literal
+
+    if is_number(val):
+        if type(val) is float and abs(val) > 3.4028234663852886e38 and val == val and abs(val) != float("inf"):
+            return convert(val, _Like(ty))
+        return tirx_cast(ty, literal(val))
+    return convert(val, _Like(ty))

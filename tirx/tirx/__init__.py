@@ -9,7 +9,9 @@ classes both serve (``Var``, ``Cast``, the expression ``Let(var, value, body)``)
 dtype)`` are tirx's (``tirx.ir``). The constants (``IntImm``,
 ``FloatImm``, ``StringImm``) are not served here: TIRx has them in ``tvm_tirx.ir``, with the
 dtype first (``IntImm("int64", 8)``), which tirx's ``tirx.ir.IntImm(value, ty)`` would
-misread. TIRx's passes, analyses and runtime (``tvm_tirx.tirx.transform``, ``.analysis``, ...)
+misread. ``compile(f, target={"kind": "cuda", "arch": "sm_90a"})`` is ``tirx.compile``; its result's
+``.mod.imports[0].inspect_source()`` is the CUDA source, as TIRx's runtime module gives it. TIRx's
+passes, analyses and the rest of its runtime (``tvm_tirx.tirx.transform``, ``.analysis``, ...)
 are not served: an unknown name is an ``AttributeError`` that says so.
 """
 
@@ -21,7 +23,14 @@ from tirx.ir import Cast, Let, Var, const
 
 from . import op
 
-__all__ = ["Cast", "Let", "Var", "const", "op"]
+__all__ = ["Cast", "Let", "Var", "compile", "const", "op"]
+
+
+def compile(f: Any, target: Any = "cuda", **options: Any) -> Any:
+    """``tvm_tirx.tirx.compile(f, target=...)``: ``tirx.compile`` (TIRx's target dict taken)."""
+    import tirx
+
+    return tirx.compile(f, target, **options)
 
 
 #: names T has that ``tvm_tirx.tirx`` lacks (TIRx's constants live in ``tvm_tirx.ir``, dtype first)
