@@ -478,7 +478,7 @@ class ExprMixin:
 def _special_range(p: Parser, node: Any, args: list, kwargs: dict) -> Any:
     """``range(...)`` in a kernel: the serial loop form (tirx.surface.forms.RANGE), as in the text."""
     pos, kw = [_unwrap(a) for a in args], {k: _unwrap(v) for k, v in kwargs.items()}
-    if kw:  # ``range(4, annotations={...})``: TIRx's serial loop with its keywords
+    if kw and set(kw) <= {"annotations", "unroll", "dtype"}:  # TIRx's serial loop keywords
         return LoopSpec([LOOPS[ForKind.SERIAL].call(pos, kw)])
     return LoopSpec([RANGE.call(pos, kw)])  # literal bounds get the header's span in visit_For
 
