@@ -44,7 +44,7 @@ from ..ir.arith import int_range
 from ..ir.functor import Dispatch, Functor
 from ..ir.operators import BY_NODE, C_PREC_UNARY, OPERATORS
 from ..ir.types import DTYPE_NAMES, prim
-from .cuda_common import _C_SCALAR, _PREC_PRIMARY, _error, _is_int32, _wide_int
+from .cuda_common import _C_SCALAR, _PREC_PRIMARY, _error, _is_int32, _wide_int, fold_bool_terms
 
 if TYPE_CHECKING:
     from ..ir import Module
@@ -357,12 +357,18 @@ class ExprMixin(Functor):
         if self._is_vec(e.a.ty):
             self.features.update(("vec", "vec_lanes"))
             return f"tirx_vand({self._lanes_in(e.a)}, {self._lanes_in(e.b)})", _PREC_PRIMARY
+        f = fold_bool_terms(e)  # ``T.And(T.bool(True), c)``: ``c``
+        if f is not e:
+            return self._expr(f)
         return self._binary(e, *_BIN[And])
 
     def e_Or(self, e):
         if self._is_vec(e.a.ty):
             self.features.update(("vec", "vec_lanes"))
             return f"tirx_vor({self._lanes_in(e.a)}, {self._lanes_in(e.b)})", _PREC_PRIMARY
+        f = fold_bool_terms(e)
+        if f is not e:
+            return self._expr(f)
         return self._binary(e, *_BIN[Or])
 
     def e_Not(self, e):

@@ -34,7 +34,7 @@ from ..ir import op as _op
 from ..ir.functor import Dispatch, Functor
 from ..ir.stmt import DISABLE_UNROLL, PRAGMA_UNROLL, UNROLL_FACTOR
 from ..ir.visitor import collect_vars
-from .cuda_common import _add, _comment, _error
+from .cuda_common import _add, _comment, _error, fold_bool_terms
 
 if TYPE_CHECKING:
     from ..ir import PrimExpr, Var
@@ -169,21 +169,32 @@ class StmtMixin(Functor):
         self.line("}")
 
     def s_IfThenElse(self, s: IfThenElse) -> None:
-        self.line(f"if ({self.expr(s.cond)}) {{", s)
-        with self.bounds.assume(s.cond):  # e.g. `if i < n:` bounds i in the branch
-            self.block(s.then_case)
-        e = s.else_case
+        # a condition its host-decided terms decide (``T.And(T.bool(False), c)``, TIRx's
+        # ``if flag and c:``) is no branch in the CUDA: the arm it picks, as a block
+        opened = False
+        e: Any = s
         while e is not None:
-            if isinstance(e, IfThenElse):
-                self.line(f"}} else if ({self.expr(e.cond)}) {{", e)
-                with self.bounds.assume(e.cond):
-                    self.block(e.then_case)
-                e = e.else_case
-            else:
-                self.line("} else {")
+            if not isinstance(e, IfThenElse):
+                self.line("} else {" if opened else "{", e)
                 self.block(e)
-                e = None
-        self.line("}")
+                opened = True
+                break
+            cond = fold_bool_terms(e.cond)
+            if isinstance(cond, IntImm) and cond.ty.is_bool:
+                if not cond.value:
+                    e = e.else_case
+                    continue
+                self.line("} else {" if opened else "{", e)
+                self.block(e.then_case)
+                opened = True
+                break
+            self.line(f"}} else if ({self.expr(cond)}) {{" if opened else f"if ({self.expr(cond)}) {{", e)
+            with self.bounds.assume(cond):  # e.g. `if i < n:` bounds i in the branch
+                self.block(e.then_case)
+            opened = True
+            e = e.else_case
+        if opened:
+            self.line("}")
 
     def s_Break(self, s: Break) -> None:
         self.line("break;", s)
