@@ -726,3 +726,49 @@ def test_tirx_compile_call_with_a_target_dict_and_its_module_view():
     assert src == k.source and "__global__" in src and k.arch == "sm_90a"
     with pytest.raises(ValueError, match="fmt must be 'cuda'"):
         k.mod.imports[0].inspect_source("ptx")
+
+
+def test_host_decided_terms_fold_out_of_the_cuda():
+    # TIRx's `flag and c` keeps T.bool(flag) in the IR (structural equality with TIRx); the CUDA
+    # has neither the constant nor the branch it decides, and means the same
+    from tirx.codegen import generate
+
+    flag_on, flag_off = True, False
+
+    @T.function
+    def f(A: T.Tensor((64,), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        tx = T.cuda.thread_idx("x")
+        if flag_off and tx < 5:
+            A[tx] = 111
+        elif flag_on and tx < 9:
+            A[tx] = 2
+        else:
+            A[tx] = 3
+        A[tx] = T.Select(tx > 60 or flag_off, 7, A[tx])
+
+    assert "T.And(T.bool(False), tx < 5)" in f.script()
+    src = generate(f).text
+    assert "111" not in src and "true" not in src and "false" not in src, src
+    assert "if (tx < 9) {" in src and "tx > 60 ?" in src.replace("(tx > 60)", "tx > 60")
+    import tirx.interp as ti
+
+    a = np.zeros(64, np.int32)
+    ti.compile(f)(a)
+    want = np.where(np.arange(64) < 9, 2, 3)
+    want[61:] = 7
+    np.testing.assert_array_equal(a, want)
+
+
+def test_fold_bool_terms_keeps_what_c_would_evaluate():
+    from tirx.codegen.cuda_common import fold_bool_terms
+    from tirx.ir import And, IntImm, Or, Var
+    from tirx.ir.op import call
+
+    x = Var("x", "int32")
+    t, f = IntImm(1, "bool"), IntImm(0, "bool")
+    c = x < 3
+    assert fold_bool_terms(And(t, c)) is c and fold_bool_terms(Or(f, c)) is c
+    assert fold_bool_terms(And(f, c)).value == 0 and fold_bool_terms(Or(c, t)).value == 1
+    vote = call("cuda.any_sync", 0xFFFFFFFF, c)  # not pure: a warp vote
+    assert fold_bool_terms(And(vote != 0, f)) is not f  # C evaluates the vote first: kept
