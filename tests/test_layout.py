@@ -763,3 +763,38 @@ def test_views_that_depend_on_the_thread_run_in_the_interpreter(lo, n):
                 B[r, 0] = row[16]  # past its row: still caught, for the thread that does it
 
         ti.compile(g, check_bounds=True)(a, b)
+
+
+@settings(max_examples=15, deadline=None)
+@given(a=st.sampled_from((1, 2, 4, 8, 16)), swap=st.booleans())
+def test_rearrange_means_what_einops_means(a, swap):
+    pattern = "r (a b) -> (b r) a" if swap else "r (a b) -> (r a) b"
+    rows = 16 // a * 8 if swap else 8 * a
+    cols = 128 // rows
+
+    @T.function
+    def f(A: T.Tensor((8, 16), "int32"), B: T.Tensor((rows, cols), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+        tx = T.cuda.thread_idx("x")
+        V = A.rearrange(pattern, a=a)
+        B[tx // cols, tx % cols] = V[tx // cols, tx % cols]
+
+    x = np.arange(128, dtype=np.int32).reshape(8, 16)
+    b = np.zeros((rows, cols), np.int32)
+    ti.compile(f)(x, b)
+    v = x.reshape(8, a, 16 // a)  # numpy's einops: r (a b) -> ...
+    want = v.transpose(2, 0, 1).reshape(rows, cols) if swap else v.reshape(rows, cols)
+    np.testing.assert_array_equal(b, want)
+
+
+def test_rearrange_errors_name_the_problem():
+    A = tirx.ir.Buffer("A", tirx.ir.Var("A", tirx.ir.PointerType(tirx.ir.PrimType("int32"))), "int32", (8, 16))
+    for pattern, kw, msg in (
+        ("r c -> c", {}, "same, each once"),
+        ("r (a b) -> r a b", {}, "all but one"),
+        ("r (a b) -> r a b", {"a": 3}, "does not split"),
+        ("r ... -> r", {}, "not an axis name"),
+        ("r c", {}, "left -> right"),
+    ):
+        with pytest.raises(ValueError, match=msg):
+            A.rearrange(pattern, **kw)

@@ -193,6 +193,11 @@ class Buffer(Node):
         """The dimensions in the order ``dims`` (no data moves: the layout is permuted)."""
         return _view("permute", self, dims, {})
 
+    def rearrange(self, pattern: str, **sizes: Any) -> Buffer:
+        """An einops pattern (``"r (a b) -> (r a) b"``, sizes by keyword: ``b=4``), as TIRx
+        builds it: a view splitting the left groups, a permute, a view merging the right ones."""
+        return _view("rearrange", self, (pattern,), sizes)
+
     @property
     def sub(self) -> Any:
         """``A.sub[i, a:b, :]``: an element range of dimensions, an index drops one."""

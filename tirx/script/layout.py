@@ -710,7 +710,79 @@ class _Sub:
         return buf
 
 
+def _einops_side(text: str, what: str) -> list[list[str]]:
+    """``"r (a b)"`` -> ``[["r"], ["a", "b"]]``: the axes of each dimension."""
+    out: list[list[str]] = []
+    group: list[str] | None = None
+    for tok in text.replace("(", " ( ").replace(")", " ) ").split():
+        if tok == "(":
+            if group is not None:
+                raise ValueError(f"rearrange: nested parentheses in the {what} side")
+            group = []
+        elif tok == ")":
+            if group is None:
+                raise ValueError(f"rearrange: ')' without '(' in the {what} side")
+            out.append(group)
+            group = None
+        elif tok.isidentifier():
+            if group is not None:
+                group.append(tok)
+            else:
+                out.append([tok])
+        else:
+            raise ValueError(f"rearrange: {tok!r} is not an axis name (no '...' or numbers)")
+    if group is not None:
+        raise ValueError(f"rearrange: unclosed '(' in the {what} side")
+    return out
+
+
+def _rearrange(buf: Any, pattern: str, sizes: dict) -> Any:
+    """``A.rearrange("r (a b) -> (r a) b", b=4)``: TIRx's three views (split, permute, merge)."""
+    if not isinstance(pattern, str) or pattern.count("->") != 1:
+        raise ValueError(f"rearrange: the pattern must be 'left -> right', got {pattern!r}")
+    left_s, right_s = pattern.split("->")
+    left, right = _einops_side(left_s, "left"), _einops_side(right_s, "right")
+    names = [n for g in left for n in g]
+    if len(set(names)) != len(names) or sorted(names) != sorted(n for g in right for n in g):
+        raise ValueError(f"rearrange: the axes of both sides must be the same, each once: {pattern!r}")
+    if len(left) != len(buf.shape):
+        raise ValueError(f"rearrange: the left side has {len(left)} dimensions, the tensor {len(buf.shape)}")
+    unknown = set(sizes) - set(names)
+    if unknown:
+        raise ValueError(f"rearrange: sizes of axes the pattern does not name: {sorted(unknown)}")
+    size: dict[str, Any] = {}
+    for g, dim in zip(left, buf.shape):
+        dim = _n(dim)
+        free = [n for n in g if n not in sizes]
+        known = 1
+        for n in g:
+            if n in sizes:
+                size[n] = _n(sizes[n])
+                known *= size[n]
+        if len(g) == 1 and not free:
+            if type(dim) is int and size[g[0]] != dim:
+                raise ValueError(f"rearrange: axis {g[0]} is {size[g[0]]}, the dimension {dim}")
+        elif len(free) > 1:
+            raise ValueError(f"rearrange: give the sizes of all but one of {g} (keywords)")
+        elif free:
+            if type(dim) is not int or type(known) is not int or dim % known:
+                raise ValueError(f"rearrange: dimension {dim} does not split into {g} with {sizes}")
+            size[free[0]] = dim // known
+    split = buf.view(*[size[n] for n in names])
+    order = [names.index(n) for g in right for n in g]
+    moved = split.permute(*order)
+    merged = []
+    for g in right:
+        m: Any = 1
+        for n in g:
+            m = size[n] * m if type(m) is int and m == 1 else m * size[n]
+        merged.append(m)
+    return moved.view(*merged)
+
+
 def _views(kind: str, buf: Any, args: tuple, kw: dict) -> Any:
+    if kind == "rearrange":
+        return _rearrange(buf, args[0], kw)
     if kind == "view":
         return _view(buf, args, kw.get("layout"))
     if kind == "permute":
