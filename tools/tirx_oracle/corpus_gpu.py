@@ -104,7 +104,8 @@ def against_interpreter(f: Any, torch: Any, why: str, k: Any = None) -> tuple[st
     if not funcs:
         return "not-run", f"{why}; no function with a device entry"
     try:
-        kc = k if k is not None else tirx.compile(f, target="cuda")
+        # exact float arithmetic, as the interpreter's (no a * b + c contracted to one fma)
+        kc = tirx.compile(f, target="cuda", options=("--fmad=false",))
         ki = tirx.compile(f, target="interp")
     except Exception as e:
         return "not-run", f"{why}; {_why(e)}"
