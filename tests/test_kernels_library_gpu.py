@@ -235,6 +235,20 @@ def test_attention_against_sdpa(causal):
 
 
 @pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("B,H,HKV,S,D", [(2, 8, 2, 512, 128), (1, 6, 1, 384, 64), (2, 4, 2, 1000, 128)])
+def test_grouped_query_attention_through_the_public_call(B, H, HKV, S, D, causal):
+    """Fewer K / V heads than query heads (multi-query at HKV = 1), as SDPA's enable_gqa."""
+    q = torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(B, HKV, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    o = K.attention(q, k, v, causal=causal)
+    kf, vf = (t.float().repeat_interleave(H // HKV, dim=1) for t in (k, v))
+    ref = torch.nn.functional.scaled_dot_product_attention(q.float(), kf, vf, is_causal=causal)
+    assert _rel(o, ref) < 2e-2
+    with pytest.raises(ValueError, match="HKV dividing H"):
+        K.attention(q, k[:, :1].repeat(1, 3, 1, 1) if H % 3 else k[:, :1].repeat(1, 5, 1, 1), v, causal=causal)
+
+
+@pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize(
     "B,H,S,D", [(3, 2, 64, 128), (2, 3, 128, 64), (2, 2, 184, 64), (1, 2, 1000, 128), (4, 8, 128, 128)]
 )

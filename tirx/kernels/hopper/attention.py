@@ -949,19 +949,30 @@ def _best(S: int, D: int, causal: bool) -> tuple[dict, tuple]:
 
 
 def attention(q, k, v, causal: bool = False, **tiles):
-    """``softmax(q k^T / sqrt(d)) v`` of contiguous ``(B, H, S, D)`` bf16 / fp16 torch tensors
-    (``tiles`` default to ``config_for(S, D, causal)``: ``best_config``'s, no longer than the
-    sequence); compiles once per shape and tile set. A call on a
-    shape seen before costs a cache lookup for the kernel and the tensor maps, and the launch."""
+    """``softmax(q k^T / sqrt(d)) v`` of contiguous ``(B, H, S, D)`` bf16 / fp16 torch tensors;
+    ``k`` / ``v`` may have fewer heads, ``(B, HKV, S, D)`` with ``H % HKV == 0``: grouped-query
+    (multi-query for ``HKV = 1``) attention, each group of ``H / HKV`` query heads reading one
+    K / V head (as SDPA's ``enable_gqa``). ``tiles`` default to ``config_for(S, D, causal)``
+    (``best_config``'s, no longer than the sequence); compiles once per shape and tile set. A
+    call on a shape seen before costs a cache lookup for the kernel and the tensor maps, and
+    the launch."""
     import torch
 
     from tirx.kernels._host import check_cuda
 
     dt = check_cuda("q", q, ("float16", "bfloat16"), 4)
+    B, H, S, D = q.shape
     for name, t in (("k", k), ("v", v)):
         check_cuda(name, t, (dt,), 4)
-        if t.shape != q.shape:
-            raise ValueError(f"{name}: shape {tuple(t.shape)} differs from q's {tuple(q.shape)}")
+        b, hkv, s, d = t.shape
+        if (b, s, d) != (B, S, D) or hkv < 1 or H % hkv:
+            raise ValueError(
+                f"{name}: shape {tuple(t.shape)} does not fit q's {tuple(q.shape)}: expected (B, HKV, S, D) "
+                f"with HKV dividing H = {H}"
+            )
+    if k.shape != v.shape:
+        raise ValueError(f"v: shape {tuple(v.shape)} differs from k's {tuple(k.shape)}")
+    hkv = k.shape[1]
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not t.is_contiguous():
             raise ValueError(f"{name}: expected a contiguous (B, H, S, D) tensor")
@@ -971,6 +982,8 @@ def attention(q, k, v, causal: bool = False, **tiles):
         cfg, key = tiles, tuple(sorted(tiles.items()))
     else:
         cfg, key = _best(q.shape[2], q.shape[-1], causal)
+    if hkv != H:  # grouped-query: the kernel's K / V rows come from HKV heads
+        cfg, key = dict(cfg, HKV=hkv), tuple(sorted({**dict(key), "HKV": hkv}.items()))
     kern = _compiled(*q.shape, causal, dt, key)
     o = torch.empty_like(q)
     kern(*launch_args(q, k, v, o, **cfg))
