@@ -215,7 +215,8 @@ class ExprMixin:
 
     def check_meta_owned(self, node: ast.Call, cls: type, inst: Any, emitted: list) -> None:
         """A ``T.meta_class`` constructor's allocations must be reachable from the instance's
-        fields (TIRx's rule: one no field holds is storage nothing can use)."""
+        fields (TIRx's rule: one no field holds is storage nothing can use); a field holding a
+        view of the allocation (same storage) holds it."""
         made = [s.buffer for s in emitted if isinstance(s, AllocBuffer)]
         if not made:
             return
@@ -228,16 +229,16 @@ class ExprMixin:
                 continue
             seen.add(id(v))
             if isinstance(v, Buffer):
-                owned.add(id(v))
+                owned.add(id(v.data))
             elif type(v) is Cell:
-                owned.add(id(v.buffer))
+                owned.add(id(v.buffer.data))
             elif getattr(type(v), "__tirx_meta_class__", False):
                 todo += list(vars(v).values())
             elif isinstance(v, (list, tuple)):
                 todo += list(v)
             elif isinstance(v, dict):
                 todo += list(v.values())
-        lost = [b for b in made if id(b) not in owned]
+        lost = [b for b in made if id(b.data) not in owned]
         if lost:
             raise self.diag(
                 node,

@@ -73,9 +73,9 @@ def bool_chain(values: Any, is_and: bool, make: Any, short_circuit: Any = None) 
     right), host values as ``T.bool``: ``flag and tx < 5`` with ``flag = False`` is
     ``T.And(T.bool(False), tx < 5)``; a pinned host operand that does not decide is dropped, as
     Python's ``and`` drops it (``T.constexpr(True) and x`` is ``x``). Host operands alone give
-    Python's value. Where an operand
-    after a deciding host value fails to evaluate (``B is not None and B[i] > 0`` with
-    ``B = None``; TIRx fails there), the chain is the host value, as Python's ``and``."""
+    Python's value. Where an operand after a deciding host value fails to evaluate
+    (``B is not None and B[i] > 0`` with ``B = None``; TIRx fails there), the chain is the host
+    value, as Python's ``and``."""
     terms: list = []
     ir = False
     decided: Any = _MISSING
