@@ -377,6 +377,7 @@ def summary(rs: list[dict]) -> collections.Counter:
             c["s3"] += r["s3"] == "pass"
         if r.get("s4") in (
             "agree",
+            "agree-ulp",  # float results a few ulp apart (transcendental functions): counted, not as agreeing
             "differs",
             "error",
             "tirx-faults",
@@ -384,7 +385,7 @@ def summary(rs: list[dict]) -> collections.Counter:
         ):  # compared on the GPU (a fault or hang of tirx alone counts against it)
             c["s4n"] += 1
             c["s4"] += r["s4"] == "agree"
-        if r.get("s4") in ("interp-agree", "interp-differs"):  # TIRx's CUDA could not be launched
+        if r.get("s4") in ("interp-agree", "interp-agree-ulp", "interp-differs"):  # TIRx's CUDA not launched
             c["s4in"] += 1
             c["s4i"] += r["s4"] == "interp-agree"
     return c
