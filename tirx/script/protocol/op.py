@@ -31,11 +31,14 @@ def _v(x: Any) -> Any:
 
 
 def _logic(node_ast: type, name: str, values: tuple) -> Any:
-    """``a and b and ...`` as the frontend evaluates it (``tirx/script/parser_values.py bool_chain``)."""
+    """``a and b and ...`` of operands already evaluated, as TIRx's builder takes them
+    (``tirx/script/parser_values.py bool_chain``, no operand short-circuits): host values alone
+    give Python's value; with an IR operand, every operand is a term (``T.and_(False, x > 0)``
+    is ``T.And(T.bool(False), x > 0)``, as TIRx's)."""
     if not values:
         raise TypeError(f"{name} needs at least one operand")
     cls = _BOOL[node_ast]
-    return bool_chain((_v(v) for v in values), node_ast is ast.And, cls)
+    return bool_chain((_v(v) for v in values), node_ast is ast.And, cls, short_circuit=lambda k: False)
 
 
 def and_(*values: Any) -> Any:
