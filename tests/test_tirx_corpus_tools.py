@@ -100,3 +100,15 @@ def test_corpus_results_name_kernels_and_outcomes_only():
             "text-differs",
             "no-text",
         }
+
+
+def test_stage4_tolerates_ulps_only_where_a_transcendental_function_is_called():
+    import tirx
+
+    sys.path.insert(0, str(ROOT / "tests"))  # corpus_gpu reads the golden GPU test's helpers
+    gpu = _tool("corpus_gpu")
+    head = "from tirx.script import tirx as T\n\n@T.function\ndef f(A: T.Tensor((8,), T.float32)):\n"
+    assert gpu._transcendental(tirx.loads(head + "    A[0] = T.tanh(A[1])\n"))
+    assert gpu._transcendental(tirx.loads(head + "    A[0] = T.asin(A[1])\n"))
+    # plain arithmetic: bits must agree
+    assert not gpu._transcendental(tirx.loads(head + "    A[0] = A[1] * A[2] + A[3]\n"))
