@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from ..errors import DiagnosticError
-from ..ir import Add, Broadcast, Cast, IntImm, Mul, PrimExpr, PrimType, Ramp
+from ..ir import Add, And, Broadcast, Cast, IntImm, Mul, Or, PrimExpr, PrimType, Ramp
 from ..ir.arith import wrap
 from ..ir.operators import C_PREC_PRIMARY
 
@@ -136,8 +136,6 @@ def fold_bool_terms(e: PrimExpr) -> PrimExpr:
     Python value as such a term (``flag and tx < 5``), and the IR keeps it so that it stays
     TIRx's; the CUDA needs neither the constant nor a branch it decides. A term whose
     evaluation may have an effect is never dropped (only what C's ``&&`` would skip)."""
-    from ..ir import And, Or
-
     if not isinstance(e, (And, Or)) or not isinstance(e.ty, PrimType) or e.ty.lanes != 1:
         return e
     from ..passes._util import has_side_effects
