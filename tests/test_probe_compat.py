@@ -772,3 +772,20 @@ def test_fold_bool_terms_keeps_what_c_would_evaluate():
     assert fold_bool_terms(And(f, c)).value == 0 and fold_bool_terms(Or(c, t)).value == 1
     vote = call("cuda.any_sync", 0xFFFFFFFF, c)  # not pure: a warp vote
     assert fold_bool_terms(And(vote != 0, f)) is not f  # C evaluates the vote first: kept
+
+
+def test_cell_initializer_past_float32_keeps_its_value():
+    # TIRx refuses `k: T.float64 = 1e300` (its float32 literal overflows); tirx keeps the value
+    @T.function
+    def f(A: T.Tensor((2,), "float64")):
+        k: T.float64 = 1e300
+        h: T.float64 = 0.5  # exact in float32: TIRx's T.Cast("float64", T.float32(0.5))
+        A[0] = k
+        A[1] = h
+
+    a = np.zeros(2)
+    import tirx.interp as ti
+
+    ti.compile(f)(a)
+    assert a[0] == 1e300 and a[1] == 0.5
+    assert 'T.Cast("float64", T.float32(0.5))' in f.script()

@@ -636,11 +636,13 @@ def _cell_init(val: Any, ty: PrimType) -> Any:
     ``T.Cast("float64", T.float32(0.1))`` (float32 precision, as ``acc += 0.1`` and
     ``A[i] + 0.1`` are; ``T.float64(0.1)`` keeps all of it). A float past float32's range,
     which TIRx refuses, is taken at the dtype's precision."""
+    import math
+
+    from ..ir.fold import _F32_MAX, is_number, literal
     from ..ir.fold import cast as tirx_cast
-    from ..ir.fold import is_number, literal
 
     if is_number(val):
-        if type(val) is float and abs(val) > 3.4028234663852886e38 and val == val and abs(val) != float("inf"):
+        if type(val) is float and math.isfinite(val) and abs(val) > _F32_MAX:
             return convert(val, _Like(ty))
         return tirx_cast(ty, literal(val))
     return convert(val, _Like(ty))
