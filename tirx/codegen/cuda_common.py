@@ -134,20 +134,11 @@ def fold_bool_terms(e: PrimExpr) -> PrimExpr:
     """``e`` with its host-decided ``T.bool`` terms folded away: ``T.And(T.bool(True), c)`` is
     ``c``, ``T.And(T.bool(False), c)`` is false, ``T.Or`` alike. TIRx's ``and`` / ``or`` keep a
     Python value as such a term (``flag and tx < 5``), and the IR keeps it so that it stays
-    TIRx's; the CUDA needs neither the constant nor a branch it decides. A term whose
-    evaluation may have an effect is never dropped (only what C's ``&&`` would skip)."""
+    TIRx's; the CUDA needs neither the constant nor a branch it decides. The rule is Simplify's
+    (``fold_expr``: a term with an effect is kept), applied to the ``And`` / ``Or`` nodes only."""
     if not isinstance(e, (And, Or)) or not isinstance(e.ty, PrimType) or e.ty.lanes != 1:
         return e
-    from ..passes._util import has_side_effects
+    from ..passes.simplify import fold_expr
 
     a, b = fold_bool_terms(e.a), fold_bool_terms(e.b)
-    keep = isinstance(e, And)  # the value that does not decide: True for And, False for Or
-    for x, y, x_first in ((a, b, True), (b, a, False)):
-        if isinstance(x, IntImm) and x.ty.is_bool:
-            if bool(x.value) == keep:
-                return y  # And(True, y) / Or(False, y): y
-            if x_first or not has_side_effects(y):
-                return x  # And(False, y) / Or(True, y): decided (C skips y; a pure y too)
-    if a is e.a and b is e.b:
-        return e
-    return type(e)(a, b, span=e.span)
+    return fold_expr(e if a is e.a and b is e.b else type(e)(a, b, span=e.span))
