@@ -498,8 +498,10 @@ class ExprMixin:
             src = "\n".join([lines[0][span.col - 1 :], *lines[1:-1], lines[-1][: span.end_col - 1]])
         try:
             node = ast.parse(src.strip(), mode="eval").body
-        except (SyntaxError, ValueError):
-            return ()
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            # nested past what Python's parser takes (a call holding hundreds of nested calls):
+            # the argument texts by a flat bracket scan instead
+            return self._bare_by_scan(src.strip(), pos, in_list)
         if not isinstance(node, ast.Call):
             return ()
         items: list = node.args
@@ -508,10 +510,58 @@ class ExprMixin:
             if not isinstance(lst, ast.List):
                 return ()
             items = lst.elts
+        names = [a.id if isinstance(a, ast.Name) else None for a in items]
+        return self._bare_positions(names, pos)
+
+    def _bare_positions(self, names: list, pos: Any) -> tuple:
         out = []
-        for i, a in enumerate(items[: len(pos)]):
-            if isinstance(a, ast.Name):
-                b = self.b.lookup(a.id)
+        for i, n in enumerate(names[: len(pos)]):
+            if n is not None:
+                b = self.b.lookup(n)
                 if type(b) is Buffer and b.data is pos[i]:
                     out.append(i)
         return tuple(out)
+
+    def _bare_by_scan(self, src: str, pos: Any, in_list: int | None) -> tuple:
+        """``bare_tensor_args`` for a call too deeply nested for ``ast.parse``: the top-level
+        arguments of ``f(...)`` split at depth-1 commas (brackets and string literals tracked)."""
+        args = _top_level_args(src)
+        if args is None:
+            return ()
+        if in_list is not None:
+            if in_list >= len(args) or not (args[in_list].startswith("[") and args[in_list].endswith("]")):
+                return ()
+            args = _top_level_args("f(" + args[in_list][1:-1] + ")") or []
+        return self._bare_positions([a if a.isidentifier() else None for a in args], pos)
+
+
+def _top_level_args(src: str) -> list[str] | None:
+    """The argument texts of the call ``src`` (``f(a, g(b, c), "x,y")`` -> ``a``, ``g(b, c)``,
+    ``"x,y"``), by one flat scan; None when ``src`` is not one call."""
+    start = src.find("(")
+    if start < 0 or not src.endswith(")"):
+        return None
+    out: list[str] = []
+    depth, quote, cur = 0, "", start + 1
+    for k in range(start, len(src)):
+        ch = src[k]
+        if quote:
+            if ch == quote and src[k - 1] != "\\":
+                quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                if k != len(src) - 1:
+                    return None
+                last = src[cur:k].strip()
+                if last:
+                    out.append(last)
+        elif ch == "," and depth == 1:
+            out.append(src[cur:k].strip())
+            cur = k + 1
+    return out

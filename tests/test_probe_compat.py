@@ -789,3 +789,23 @@ def test_cell_initializer_past_float32_keeps_its_value():
     ti.compile(f)(a)
     assert a[0] == 1e300 and a[1] == 0.5
     assert 'T.Cast("float64", T.float32(0.5))' in f.script()
+
+
+def test_tensor_spelling_survives_a_call_nested_past_pythons_parser():
+    # found by `tirx fuzz --mutate` (seed 1361298624): a call holding 300 nested T.Add(...) is
+    # past what ast.parse takes, so the tensor written by name (`Out`) lost its spelling on
+    # reload and loads(dumps(x)) differed from x
+    body = " + ".join(["0.0"] * 300)
+    text = (
+        "@T.function(private=True)\n"
+        'def main(Out: T.Tensor((4,), T.float8_e4m3fn)):\n'
+        f'    with T.attr("compute_scope", T.abi_field_set(Out, 0, 14, T.float16({body}))):\n'
+        "        pass\n"
+    )
+    x = tirx.loads(text)
+    y = tirx.loads(tirx.dumps(x))
+    tirx.assert_structural_equal(y, x)
+    from tirx.grammar._transform_expr import _top_level_args
+
+    assert _top_level_args('f(a, g(b, c), "x,)y", [1, 2])') == ["a", "g(b, c)", '"x,)y"', "[1, 2]"]
+    assert _top_level_args("f(a) + 1") is None
