@@ -513,7 +513,7 @@ class ExprMixin:
         names = [a.id if isinstance(a, ast.Name) else None for a in items]
         return self._bare_positions(names, pos)
 
-    def _bare_positions(self, names: list, pos: Any) -> tuple:
+    def _bare_positions(self, names: Any, pos: Any) -> Any:
         out = []
         for i, n in enumerate(names[: len(pos)]):
             if n is not None:
@@ -522,7 +522,7 @@ class ExprMixin:
                     out.append(i)
         return tuple(out)
 
-    def _bare_by_scan(self, src: str, pos: Any, in_list: int | None) -> tuple:
+    def _bare_by_scan(self, src: str, pos: Any, in_list: int | None) -> Any:
         """``bare_tensor_args`` for a call too deeply nested for ``ast.parse``: the top-level
         arguments of ``f(...)`` split at depth-1 commas (brackets and string literals tracked)."""
         args = _top_level_args(src)
