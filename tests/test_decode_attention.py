@@ -44,16 +44,19 @@ def _reference(q, k, v, lens, G):
     G=st.integers(1, 8),
     L=st.integers(1, 300),
     D=st.sampled_from([64, 128, 256]),
-    chunk=st.sampled_from([64, 128, 256]),
+    tiles=st.integers(1, 3),
     page=st.sampled_from([0, 1, 16, 64]),
     dtype=st.sampled_from(["float16", "bfloat16"]),
     data=st.data(),
 )
 @settings(max_examples=30, deadline=None)
-def test_split_and_combine_compute_attention(B, HKV, G, L, D, chunk, page, dtype, data):
+def test_split_and_combine_compute_attention(B, HKV, G, L, D, tiles, page, dtype, data):
     """Contiguous caches (``page`` 0) and paged ones (pages of ``page`` keys in a shuffled pool,
-    some never used, vLLM's ``(pages, P, HKV, D)`` layout) against the same reference; bfloat16
-    values are handed over as their bit patterns."""
+    some never used, vLLM's ``(pages, P, HKV, D)`` layout) against the same reference, each CTA
+    taking ``tiles`` tiles of keys (the online softmax across them); bfloat16 values are handed
+    over as their bit patterns. The interpreter's race detector checks the barriers of the
+    ``cp.async`` ring and of the running statistics."""
+    chunk = tiles * HD.tile_keys(D)
     lens = np.array(data.draw(st.lists(st.integers(1, L), min_size=B, max_size=B)), np.int32)
     g = np.random.default_rng(data.draw(st.integers(0, 2**31)))
     H = HKV * G
@@ -81,7 +84,7 @@ def test_split_and_combine_compute_attention(B, HKV, G, L, D, chunk, page, dtype
     if dtype == "bfloat16":  # the same values, rounded to bfloat16, as bit patterns
         q, k, kc, v, vc = (_bf16(x) for x in (q, k, kc, v, vc))
         out = np.full((B * H, D), 0x7FC0, np.uint16)
-    split = tirx.compile(HD.make_decode_split(dtype, D, G, chunk), target="interp")
+    split = tirx.compile(HD.make_decode_split(dtype, D, G), target="interp")
     split(
         _bits(q).reshape(B * H, D),
         _bits(kc).reshape(-1, D),
@@ -94,6 +97,7 @@ def test_split_and_combine_compute_attention(B, HKV, G, L, D, chunk, page, dtype
         HKV,
         P,
         *strides,
+        chunk,
     )
     tirx.compile(HD.make_decode_combine(dtype, D), target="interp")(part, ml, out)
     ref = _reference(q, k, v, lens, G)
@@ -116,16 +120,19 @@ def test_decode_kernels_refuse_what_they_do_not_compute():
         HD.make_decode_split("bfloat16", 128, 9)
     with pytest.raises(ValueError, match=r"^D: head dim 96 is not supported \(64, 128 or 256\)"):
         HD.make_decode_split("bfloat16", 96, 1)
-    with pytest.raises(ValueError, match=r"^CHUNK: expected 64, 128 or 256"):
-        HD.make_decode_split("bfloat16", 128, 1, 100)
 
 
-@given(L=st.integers(1, 1 << 17), heads=st.integers(1, 512))
+@given(L=st.integers(1, 1 << 17), heads=st.integers(1, 512), D=st.sampled_from([64, 128, 256]))
 @settings(max_examples=100, deadline=None)
-def test_decode_chunk_fills_the_sms_with_the_longest_chunk(L, heads):
-    c = KD.decode_chunk(L, heads)
-    assert c in (64, 128, 256)
-    if c > 64:
-        assert -(-L // c) * heads >= 2 * 132
-    if c < 256:
-        assert -(-L // (2 * c)) * heads < 2 * 132
+def test_decode_chunk_gives_each_sm_its_ctas(L, heads, D):
+    """Whole tiles; about ``CTAS_PER_SM`` CTAs per SM (132) where the cache has the tiles for
+    it, as few chunks as that allows (one tile fewer a CTA would need more CTAs)."""
+    c = KD.decode_chunk(L, heads, D)
+    tile = HD.tile_keys(D)
+    assert c % tile == 0 and c >= tile
+    chunks = -(-L // c)
+    assert chunks * c >= L
+    want = -(-KD.CTAS_PER_SM * 132 // heads)
+    assert chunks <= max(want, 1) or c == tile
+    if c > tile:
+        assert -(-L // (c - tile)) > want  # a shorter chunk would exceed the aim

@@ -1,8 +1,9 @@
 """``decode_attention``: one query row per head against a K / V cache, on torch CUDA tensors.
 
 The kernels are ``tirx/kernels/hopper/decode.py``'s (flash-decoding: the cache split into
-chunks that fill the GPU, scores on the tensor cores, a combine kernel). One pair of kernels per
-dtype, head dim, group size and chunk length serves every batch, head count and cache length.
+chunks that fill the GPU, each streamed through a ``cp.async`` ring with an online softmax,
+scores on the tensor cores, a combine kernel). One pair of kernels per dtype, head dim and
+group size serves every batch, head count, cache length and chunk length.
 """
 
 from __future__ import annotations
@@ -17,22 +18,30 @@ __all__ = ["decode_attention", "decode_chunk"]
 _DT = ("float16", "bfloat16")
 
 
+#: CTAs of the split kernel the chunk length aims at per SM (a CTA holds 40-72 KiB of shared
+#: memory: 3 to 5 fit on an SM)
+CTAS_PER_SM = 3
+
+
 @functools.lru_cache(maxsize=1024)
-def decode_chunk(L: int, heads: int, sms: int = 132) -> int:
-    """Keys a CTA takes: the longest chunk (256, 128, 64) that still gives every SM two CTAs
-    (``heads``: batch x K / V heads), else 64."""
-    for chunk in (256, 128):
-        if -(-L // chunk) * heads >= 2 * sms:
-            return chunk
-    return 64
+def decode_chunk(L: int, heads: int, D: int = 128, sms: int = 132) -> int:
+    """Keys a CTA takes (a multiple of the kernel's tile): the cache split into about
+    ``CTAS_PER_SM`` CTAs per SM over ``heads`` (batch x K / V heads), never less than one tile
+    a CTA; many heads give each CTA a whole cache (one chunk)."""
+    from tirx.kernels.hopper.decode import tile_keys
+
+    tile = tile_keys(D)
+    tiles = -(-L // tile)
+    want = max(1, -(-CTAS_PER_SM * sms // heads))  # chunks per head
+    return -(-tiles // min(want, tiles)) * tile
 
 
 @functools.cache
-def _split(dtype: str, D: int, G: int, chunk: int) -> Any:
+def _split(dtype: str, D: int, G: int) -> Any:
     import tirx
     from tirx.kernels.hopper.decode import make_decode_split
 
-    return tirx.compile(make_decode_split(dtype, D, G, chunk), target="cuda")
+    return tirx.compile(make_decode_split(dtype, D, G), target="cuda")
 
 
 @functools.cache
@@ -113,12 +122,12 @@ def decode_attention(q: Any, k: Any, v: Any, lens: Any = None, *, block_table: A
         if lens.shape[0] != B:
             raise ValueError(f"lens: expected ({B},) lengths, got shape {tuple(lens.shape)}")
     G = H // HKV
-    chunk = decode_chunk(L, B * HKV, sm_count(q.device.index or 0))
+    chunk = decode_chunk(L, B * HKV, D, sm_count(q.device.index or 0))
     chunks = -(-L // chunk)
     part = torch.empty((chunks, B * H, D), dtype=torch.float32, device=q.device)
     ml = torch.empty((chunks, B * H, 2), dtype=torch.float32, device=q.device)
     out = torch.empty((B, H, D), dtype=q.dtype, device=q.device)
     kv = (k.view(-1, D), v.view(-1, D))
-    _split(dt, D, G, chunk)(q.view(B * H, D), *kv, bt, lens, part, ml, L, HKV, P, *strides)
+    _split(dt, D, G)(q.view(B * H, D), *kv, bt, lens, part, ml, L, HKV, P, *strides, chunk)
     _combine(dt, D)(part, ml, out.view(B * H, D))
     return out

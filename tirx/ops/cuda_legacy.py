@@ -97,7 +97,7 @@ def _i_cp_async(fc: Any, call: Any):
                 c, S.PtrVal(dst.mem, dst.off + doff + k, dst.rank), u8, f"T.{name} dst"
             )
             dv[di[act]] = sv[si[act]]
-            S.shared_written(c, dst.mem, u8, di)
+            S.shared_written(c, dst.mem, u8, di, overlapping=True)
         return None
 
     return ev

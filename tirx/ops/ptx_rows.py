@@ -15,6 +15,7 @@ from typing import Any
 
 from ..ir import op as _opmod
 from ..ir.types import PointerType, bool_, uint64
+from . import ptx_semantics_copy  # noqa: F401  (registers the CPU semantics of cp.async.{ca,cg} and its groups)
 from .cuda import _i_in_launch
 from .ptx import _c_mapa, _i_elect_sync, _i_mapa, _mapped_ptr
 from .ptx_table import Chain, Opcode, Operand, Row, Slot, declare_opcode, operands, slots

@@ -31,6 +31,7 @@ sys.path.insert(0, ROOT)
 import torch  # noqa: E402
 
 import tirx.kernels as K  # noqa: E402
+from tirx.kernels import decode as KD  # noqa: E402
 from tirx.kernels import gemm as MM  # noqa: E402
 
 LOG: list[str] = []
@@ -332,8 +333,18 @@ def decode_section() -> None:
         gbs = 2 * k.numel() * 2 / (tt * 1e-3) / 1e9
         log(
             f"decode {B}x{H}/{HKV}x{L}x{D}: err {err:.1e}  tirx {tt:.4f} ms ({gbs:.0f} GB/s)  SDPA {ts:.4f} ms"
-            f"  SDPA/tirx {ts / tt:6.3f}"
+            f"  SDPA/tirx {ts / tt:6.3f}  (chunk {KD.decode_chunk(L, B * HKV, D)} keys)"
         )
+        sweep = []  # the chunk rule's aim (CTAs per SM), each against the same SDPA run
+        default = KD.CTAS_PER_SM
+        for per_sm in (1, 2, 4, 6, 8):
+            KD.CTAS_PER_SM = per_sm
+            KD.decode_chunk.cache_clear()
+            tv, _ = paired(lambda i: K.decode_attention(q, k, v), lambda i: None, 1)
+            sweep.append(f"{per_sm}/SM {KD.decode_chunk(L, B * HKV, D)} keys {ts / tv:.3f}")
+        KD.CTAS_PER_SM = default
+        KD.decode_chunk.cache_clear()
+        log("  chunk aim (SDPA/tirx): " + "; ".join(sweep))
         if L % 16 == 0 and B * L <= 1 << 17:  # the same cache paged: 16-key pages in a shuffled pool
             npg = L // 16
             bt = torch.randperm(B * npg, device="cuda").to(torch.int32).view(B, npg).contiguous()

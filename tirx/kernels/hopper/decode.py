@@ -48,25 +48,56 @@ def cache_row(BT, b, kvl, key, P, S_page, S_tok, S_head):
     )
 
 
+#: keys a pipeline stage holds: K and V of ``TILE`` keys (32 at head dim 256, where they fill
+#: 32 KiB) go to shared memory in one group of 16-byte ``cp.async`` copies
+def tile_keys(D: int) -> int:
+    return 32 if D == 256 else 64
+
+
+def split_smem_bytes(D: int) -> int:
+    """The split kernel's dynamic shared memory: two stages of K (rows padded) and V."""
+    tile = tile_keys(D)
+    return 2 * tile * (2 * D + _KPAD) * 2
+
+
+#: K rows in shared memory are padded by 32 elements (64 bytes): a row is then 4 mod 8 16-byte
+#: units long, so the 8 lanes of a quarter warp (rows g, g + 1; columns q) read 8 different
+#: bank groups when they load their MMA operands
+_KPAD = 32
+
+
 @functools.cache
-def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: int = 256):
-    """Partial attention of ``CHUNK`` keys of one K / V head against its ``G`` query rows:
-    ``Op[c, r, :]`` (float32, unnormalized) and ``ML[c, r] = (max, sum)`` in base-2 units."""
+def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1):
+    """Partial attention of ``CH`` keys (a launch argument, a multiple of ``tile_keys(D)``) of one
+    K / V head against its ``G`` query rows: ``Op[c, r, :]`` (float32, unnormalized) and
+    ``ML[c, r] = (max, sum)`` in base-2 units.
+
+    The CTA streams its keys in tiles through a two-stage ``cp.async`` ring (the next tile's
+    copies are in flight while this one is computed) and keeps an online softmax: per tile the
+    scores (tensor cores), a warp per query row for the new running max and the rescaled sum,
+    then ``P V`` on the CUDA cores, the accumulators rescaled by ``2^(m_old - m_new)``."""
     if dtype not in ("float16", "bfloat16"):
         raise ValueError(f"dtype: expected 'float16' or 'bfloat16', got {dtype!r}")
     if D not in (64, 128, 256):
         raise ValueError(f"D: head dim {D} is not supported (64, 128 or 256)")
     if not 1 <= G <= 8:
         raise ValueError(f"G: expected 1 to 8 query rows per K / V head, got {G}")
-    if CHUNK not in (64, 128, 256):
-        raise ValueError(f"CHUNK: expected 64, 128 or 256 keys, got {CHUNK}")
     warps = 4
+    threads = warps * 32
     vec = _VEC
+    TILE = tile_keys(D)
+    KS = D + _KPAD  # a K row in shared memory (elements)
+    KE = TILE * KS  # K of a stage
+    SE = KE + TILE * D  # a stage: K, then V
+    smem = split_smem_bytes(D)
+    per_row = D // vec  # 16-byte vectors of a row
+    copies = TILE * per_row // threads  # of K (and of V) each thread issues per tile
     nvec = D // 32  # 16-byte vectors of a row a lane loads (lanes q = 0..3 interleave)
     nvc = min(nvec, 4)  # of them at a time (head dim 256: two halves, so nothing spills)
-    tiles = CHUNK // 16
+    mt = TILE // 16  # MMA tiles of 16 keys
     slices = D // vec  # threads per key row in P V
-    groups = warps * 32 // slices  # keys P V takes at once
+    groups = threads // slices  # keys P V takes at once
+    assert groups * G * D * 4 <= smem  # the accumulators meet where the stages were
     ab = "bf16" if dtype == "bfloat16" else "f16"
     scale = LOG2E / math.sqrt(D)
     rows = T.dynamic("rows")  # query rows: batch x heads
@@ -90,10 +121,10 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
         S_page: T.int64,
         S_tok: T.int64,
         S_head: T.int64,
+        CH: T.int32,
     ):
         T.device_entry(
-            launch=T.cuda.LaunchConfig(grid=(chunks, rows // G), block=warps * 32),
-            attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 4}},
+            launch=T.cuda.LaunchConfig(grid=(chunks, rows // G), block=threads, dynamic_smem_bytes=smem),
         )
         tx = T.cuda.thread_idx("x")
         lane = tx % 32
@@ -106,12 +137,19 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
         kvl = kvh % HKV
         n = T.min(lens[b], L)
         last = T.max(n - 1, 0)  # keys past the length load this one's row (masked later)
-        start = c * CHUNK
-        end = T.min(start + CHUNK, n)
+        start = c * CH
+        end = T.min(start + CH, n)
+        ntiles = T.max(end - start + (TILE - 1), 0) // TILE
         qr = kvh * G + T.min(g, G - 1)  # B's column g: query row g (rows past G repeat the last)
-        sc = T.alloc_shared((G * CHUNK,), "float32")
-        stat = T.alloc_shared((2 * G,), "float32")
-        red = T.alloc_shared((groups * G * D,), "float32")
+        dsm = T.alloc_buffer((smem,), "uint8", scope="shared.dyn")
+        st = dsm.view(dtype)
+        red = dsm.view("float32")
+        sc = T.alloc_shared((G * TILE,), "float32")
+        # the running max (base 2) and sum, read from one half and written to the other by
+        # turns (tile i reads half i % 2), so no reader of a warp meets its lane 0's store
+        mrun = T.alloc_shared((2 * G,), "float32")
+        lrun = T.alloc_shared((2 * G,), "float32")
+        alpha = T.alloc_shared((G,), "float32")  # this tile's rescale of the accumulators
         d = T.alloc_local((4,), "float32")
         e = T.alloc_local((nvc * vec,), dtype)
         f = T.alloc_local((nvc * vec,), dtype)
@@ -119,83 +157,106 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, CHUNK: 
         eu = e.view("uint32")
         fu = f.view("uint32")
         xu = xv.view("uint32")
-        for j in T.unroll(nvec):
-            xv[T.Ramp(j * vec, 1, vec)] = Q[qr, T.Ramp(j * 32 + q * vec, 1, vec)]
-        # scores: 16 keys a tile, the warps taking every 4th tile
-        for t in T.serial(warp, tiles, step=warps):
-            k0 = start + t * 16
-            ra = cache_row(BT, b, kvl, T.min(k0 + g, last), P, S_page, S_tok, S_head)
-            rb = cache_row(BT, b, kvl, T.min(k0 + g + 8, last), P, S_page, S_tok, S_head)
-            for i in T.unroll(4):
-                d[i] = T.float32(0)
-            for half in T.unroll(nvec // nvc):
-                for j in T.unroll(nvc):
-                    cj = (half * nvc + j) * 32 + q * vec
-                    e[T.Ramp(j * vec, 1, vec)] = K[ra, T.Ramp(cj, 1, vec)]
-                    f[T.Ramp(j * vec, 1, vec)] = K[rb, T.Ramp(cj, 1, vec)]
-                for h in T.unroll(2 * nvc):
-                    mma_k16(d, eu, fu, xu, h, ab, half * 2 * nvc + h)
-            for i in T.unroll(4):
-                m = 2 * q + i % 2  # D's column: a query row; its row: key g or g + 8
-                key = k0 + g + (i // 2) * 8
-                if m < G:
-                    sc[m * CHUNK + t * 16 + g + (i // 2) * 8] = T.if_then_else(
-                        key < end, d[i] * T.float32(scale), T.float32("-inf")
-                    )
-        T.cuda.cta_sync()
-        # softmax statistics of the chunk: a warp per query row
-        for m in T.serial(warp, G, step=warps):
-            mx: T.float32 = T.float32("-inf")
-            for kk in T.serial(lane, CHUNK, step=32):
-                mx = T.max(mx, sc[m * CHUNK + kk])
-            mx = T.cuda.warp_max(mx)
-            sm: T.float32 = T.float32(0)
-            for kk in T.serial(lane, CHUNK, step=32):
-                p = T.if_then_else(mx == T.float32("-inf"), T.float32(0), T.exp2(sc[m * CHUNK + kk] - mx))
-                sc[m * CHUNK + kk] = p
-                sm = sm + p
-            sm = T.cuda.warp_sum(sm)
-            if lane == 0:
-                stat[2 * m] = mx
-                stat[2 * m + 1] = sm
-        T.cuda.cta_sync()
-        # P V: thread tx takes columns (tx % slices) * 8 .. + 7 of every groups-th key
-        col = (tx % slices) * vec
+        col = (tx % slices) * vec  # P V: columns col .. col + 7 of every groups-th key
         grp = tx // slices
         acc = T.alloc_local((G * vec,), "float32")
         vv = T.alloc_local((vec,), dtype)
         for i in T.unroll(G * vec):
             acc[i] = T.float32(0)
-        # the key's page and row, stepped along instead of divided for every key
-        pg: T.int32 = (start + grp) // P
-        pr: T.int32 = (start + grp) % P
-        for kk in T.serial(grp, end - start, step=groups):
-            vr = (
-                T.cast(BT[b, pg], "int64") * S_page
-                + T.cast(pr, "int64") * S_tok
-                + T.cast(kvl, "int64") * S_head
-            )
-            vv[T.Ramp(0, 1, vec)] = V[vr, T.Ramp(col, 1, vec)]
-            pr = pr + groups
-            while pr >= P:
-                pr = pr - P
-                pg = pg + 1
+        if tx < G:
+            mrun[tx] = T.float32("-inf")
+            lrun[tx] = T.float32(0)
+
+        @T.inline
+        def load_tile(i, s):
+            for u in T.unroll(copies):
+                v = u * threads + tx
+                r = v // per_row
+                cv = (v % per_row) * vec
+                row = cache_row(BT, b, kvl, T.min(start + i * TILE + r, last), P, S_page, S_tok, S_head)
+                T.ptx["cp.async.cg.shared.global"](st.ptr_to([s * SE + r * KS + cv]), K.ptr_to([row, cv]), 16)
+                T.ptx["cp.async.cg.shared.global"](st.ptr_to([s * SE + KE + r * D + cv]), V.ptr_to([row, cv]), 16)
+            T.ptx["cp.async.commit_group"]()
+
+        if ntiles > 0:
+            load_tile(0, 0)
+        for j in T.unroll(nvec):
+            xv[T.Ramp(j * vec, 1, vec)] = Q[qr, T.Ramp(j * 32 + q * vec, 1, vec)]
+        for i in T.serial(ntiles):
+            s = i % 2
+            if i + 1 < ntiles:
+                load_tile(i + 1, 1 - s)
+                T.ptx["cp.async.wait_group"](1)
+            else:
+                T.ptx["cp.async.wait_group"](0)
+            T.cuda.cta_sync()
+            # scores of the tile: 16 keys an MMA, a warp each
+            for t in T.serial(warp, mt, step=warps):
+                for a in T.unroll(4):
+                    d[a] = T.float32(0)
+                for half in T.unroll(nvec // nvc):
+                    for j in T.unroll(nvc):
+                        cj = (half * nvc + j) * 32 + q * vec
+                        e[T.Ramp(j * vec, 1, vec)] = st[T.Ramp(s * SE + (t * 16 + g) * KS + cj, 1, vec)]
+                        f[T.Ramp(j * vec, 1, vec)] = st[T.Ramp(s * SE + (t * 16 + g + 8) * KS + cj, 1, vec)]
+                    for h in T.unroll(2 * nvc):
+                        mma_k16(d, eu, fu, xu, h, ab, half * 2 * nvc + h)
+                for a in T.unroll(4):
+                    m = 2 * q + a % 2  # D's column: a query row; its row: key g or g + 8
+                    kt = t * 16 + g + (a // 2) * 8
+                    if m < G:
+                        sc[m * TILE + kt] = T.if_then_else(
+                            start + i * TILE + kt < end, d[a] * T.float32(scale), T.float32("-inf")
+                        )
+            T.cuda.cta_sync()
+            # online softmax: a warp per query row
+            for m in T.serial(warp, G, step=warps):
+                mx: T.float32 = T.float32("-inf")
+                for kk in T.unroll(TILE // 32):
+                    mx = T.max(mx, sc[m * TILE + kk * 32 + lane])
+                mx = T.cuda.warp_max(mx)
+                mo = mrun[s * G + m]
+                mn = T.max(mo, mx)
+                sm: T.float32 = T.float32(0)
+                for kk in T.unroll(TILE // 32):
+                    p = T.if_then_else(
+                        mn == T.float32("-inf"), T.float32(0), T.exp2(sc[m * TILE + kk * 32 + lane] - mn)
+                    )
+                    sc[m * TILE + kk * 32 + lane] = p
+                    sm = sm + p
+                sm = T.cuda.warp_sum(sm)
+                if lane == 0:
+                    a0 = T.if_then_else(mo == T.float32("-inf"), T.float32(0), T.exp2(mo - mn))
+                    alpha[m] = a0
+                    mrun[(1 - s) * G + m] = mn
+                    lrun[(1 - s) * G + m] = lrun[s * G + m] * a0 + sm
+            T.cuda.cta_sync()
+            # P V of the tile
             for m in T.unroll(G):
-                p = sc[m * CHUNK + kk]
+                a1 = alpha[m]
                 for j in T.unroll(vec):
-                    acc[m * vec + j] = acc[m * vec + j] + p * T.cast(vv[j], "float32")
+                    acc[m * vec + j] = acc[m * vec + j] * a1
+            for u in T.unroll(TILE // groups):
+                kk = u * groups + grp
+                vv[T.Ramp(0, 1, vec)] = st[T.Ramp(s * SE + KE + kk * D + col, 1, vec)]
+                for m in T.unroll(G):
+                    p = sc[m * TILE + kk]
+                    for j in T.unroll(vec):
+                        acc[m * vec + j] = acc[m * vec + j] + p * T.cast(vv[j], "float32")
+            T.cuda.cta_sync()  # the stage is refilled two tiles on
+        # the key groups' accumulators meet in shared memory (where the stages were)
         for m in T.unroll(G):
             for j in T.unroll(vec):
                 red[(grp * G + m) * D + col + j] = acc[m * vec + j]
         T.cuda.cta_sync()
-        for o in T.serial(tx, G * D, step=warps * 32):
+        for o in T.serial(tx, G * D, step=threads):
             tot: T.float32 = red[o]
             for w in T.unroll(1, groups):
                 tot = tot + red[w * G * D + o]
             Op[c, kvh * G + o // D, o % D] = tot
         if tx < G:
-            ML[c, kvh * G + tx, 0] = stat[2 * tx]
-            ML[c, kvh * G + tx, 1] = stat[2 * tx + 1]
+            ML[c, kvh * G + tx, 0] = mrun[ntiles % 2 * G + tx]
+            ML[c, kvh * G + tx, 1] = lrun[ntiles % 2 * G + tx]
 
     return decode_split
 
@@ -216,11 +277,11 @@ def make_decode_combine(dtype: str = "bfloat16", D: int = 128):
         r = T.cuda.block_idx("x")
         tx = T.cuda.thread_idx("x")
         top: T.float32 = T.float32("-inf")
-        for c in T.serial(chunks):
+        for c in T.serial(0, chunks, unroll=8):  # independent loads: several in flight
             top = T.max(top, ML[c, r, 0])
         num: T.float32 = T.float32(0)
         den: T.float32 = T.float32(0)
-        for c in T.serial(chunks):
+        for c in T.serial(0, chunks, unroll=8):
             w = T.if_then_else(ML[c, r, 0] == T.float32("-inf"), T.float32(0), T.exp2(ML[c, r, 0] - top))
             num = num + w * Op[c, r, tx]
             den = den + w * ML[c, r, 1]
@@ -230,9 +291,9 @@ def make_decode_combine(dtype: str = "bfloat16", D: int = 128):
 
 
 KERNELS = {
-    "decode_split_bf16_d128_g8": lambda: make_decode_split("bfloat16", 128, 8, 256),
-    "decode_split_f16_d64_g1": lambda: make_decode_split("float16", 64, 1, 64),
+    "decode_split_bf16_d128_g8": lambda: make_decode_split("bfloat16", 128, 8),
+    "decode_split_f16_d64_g1": lambda: make_decode_split("float16", 64, 1),
     "decode_combine_bf16_d128": lambda: make_decode_combine("bfloat16", 128),
-    "decode_split_bf16_d256_g8": lambda: make_decode_split("bfloat16", 256, 8, 128),
+    "decode_split_bf16_d256_g8": lambda: make_decode_split("bfloat16", 256, 8),
     "decode_combine_bf16_d256": lambda: make_decode_combine("bfloat16", 256),
 }

@@ -90,10 +90,11 @@ def pointer_elements(c, p, t, what: str):
     return view.reshape(-1), flat + unit_base(c, mem, view.shape[0], row)
 
 
-def shared_written(c, mem, t, idx) -> None:
+def shared_written(c, mem, t, idx, overlapping: bool = False) -> None:
     """Mark shared elements (``idx``: the flat indices of ``pointer_elements``) written by
     the active lanes, for the race checker, under every dtype of ``t``'s width (a buffer
-    read back as float32 after a ``.b32`` store)."""
+    read back as float32 after a ``.b32`` store); ``overlapping``: also every wider element
+    holding them (a copy written byte by byte, then read as float16 or float32)."""
     import numpy as np
 
     if not c.prog.check_races or mem.per != BLOCK or c.launch is None:
@@ -101,12 +102,18 @@ def shared_written(c, mem, t, idx) -> None:
     _, mine = stamps(c.launch)
     act = c.mask
     size = dtypes.storage_np(t).itemsize
+    who = full(mine, c.N)[act]
+    at = np.asarray(idx)[act]
     for base in ("int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32", "uint32", "float32",
                  "int64", "uint64", "float64"):  # fmt: skip
         ty = as_prim(base)
-        if dtypes.storage_np(ty).itemsize == size:
+        width = dtypes.storage_np(ty).itemsize
+        if width == size:
             wst, _ = race_arrays(mem, ty)
-            wst[np.asarray(idx)[act]] = full(mine, c.N)[act]
+            wst[at] = who
+        elif overlapping and width > size and mem.view(ty).shape[1] * width == mem.view(t).shape[1] * size:
+            wst, _ = race_arrays(mem, ty)
+            wst[at * size // width] = who
 
 
 def shared_unwritten(c, mem, t, idx) -> int | None:
