@@ -18,5 +18,5 @@ wait
 tail -3 $OUT/fuzz.log
 timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_hopper_attention.py tests/test_hopper.py tests/test_kernels_library_gpu.py tests/test_autotune_gpu.py \
   -k "grouped or tuned or decode_attention or short_and_ragged or tensor_core_gemv or decode_rows" 2>&1 | tee $OUT/tests.log | tail -15
-timeout 60 python3 tools/bench/bench_library.py --only gemv --quick --out $OUT/gemv.json 2>&1 | tail -25
-timeout 40 python3 tools/bench/bench_library.py --only decode --quick --out $OUT/decode.json 2>&1 | tail -25
+timeout 60 python3 tools/bench/bench_library.py --only gemv --quick 2>&1 | tail -25
+timeout 40 python3 tools/bench/bench_library.py --only decode --quick 2>&1 | tail -25
