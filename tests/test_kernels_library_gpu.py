@@ -290,6 +290,21 @@ def test_decode_attention_against_sdpa(B, H, HKV, L, D, dt):
     assert torch.equal(o, K.decode_attention(q, k, v, lens))  # deterministic: no atomics
 
 
+def test_decode_attention_refuses_what_it_does_not_compute():
+    """Misaligned storage (its rows are read by 16-byte copies), GQA beyond 8 query heads per
+    K / V head, head dims it has no kernel for: ValueErrors naming the argument."""
+    q = torch.randn(1, 8, 128, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(1, 1, 64, 128, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    flat = torch.randn(1 * 64 * 128 + 1, device="cuda", dtype=torch.bfloat16)
+    kmis = flat[1:].view(1, 1, 64, 128)  # contiguous, 2 bytes off 16-byte alignment
+    with pytest.raises(ValueError, match=r"^k: the tensor's address must be 16-byte aligned"):
+        K.decode_attention(q, kmis, v)
+    with pytest.raises(ValueError, match=r"^k: 1 K / V heads for 16 query heads"):
+        K.decode_attention(torch.randn(1, 16, 128, device="cuda", dtype=torch.bfloat16), k, v)
+    with pytest.raises(ValueError, match=r"^q: head dim 96 is not supported"):
+        K.decode_attention(torch.randn(1, 8, 96, device="cuda", dtype=torch.bfloat16), k, v)
+
+
 @pytest.mark.parametrize("P", [16, 256])
 def test_decode_attention_over_a_paged_cache(P):
     """vLLM's layout: pages of P keys in a shuffled pool, a block table per batch entry; the

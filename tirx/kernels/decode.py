@@ -96,6 +96,8 @@ def decode_attention(q: Any, k: Any, v: Any, lens: Any = None, *, block_table: A
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not t.is_contiguous():
             raise ValueError(f"{name}: expected a contiguous tensor")
+        if t.data_ptr() % 16:  # rows are read by 16-byte copies, which fault off alignment
+            raise ValueError(f"{name}: the tensor's address must be 16-byte aligned")
     if block_table is None:
         if k.shape[0] != B:
             raise ValueError(f"k: expected (B={B}, HKV, L, D={D}), got {tuple(k.shape)}")
