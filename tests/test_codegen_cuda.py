@@ -96,7 +96,7 @@ def test_module_kernels_and_device_helpers():
     assert set(mod.kernels) == {"k_relu", "k_lerp"}
     src = mod.source
     assert re.search(r"__device__ __forceinline__ float relu\(float x\);", src)
-    assert 'extern "C" __global__ void __launch_bounds__(256) k_relu(' in src
+    assert 'extern "C" __global__ void __launch_bounds__(256) k_relu_kernel(' in src
     assert "relu(A[i])" in src
     with pytest.raises(TypeError, match="2 kernels"):
         mod(1, 2)

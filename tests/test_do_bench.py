@@ -119,7 +119,7 @@ def test_a_cuda_kernel_without_a_gpu_is_a_clear_error():
     pytest.importorskip("cuda.bindings.nvrtc")
     k = tirx.compile(tirx.loads(ADD), target="cuda -arch=sm_90a")
     assert B._kind(k) == "cuda"
-    with pytest.raises(drv.CudaUnavailable, match="do_bench: the CUDA kernel add needs a CUDA GPU") as ei:
+    with pytest.raises(drv.CudaUnavailable, match="do_bench: the CUDA kernel add_kernel needs a CUDA GPU") as ei:
         do_bench(k)
     assert "target='interp'" in str(ei.value)
     with pytest.raises(drv.CudaUnavailable, match="needs a CUDA GPU"):

@@ -69,7 +69,7 @@ def test_gemm_ptx_has_the_hopper_pipeline(dt, ab):
 def test_gemm_tensor_maps_by_value_or_in_global_memory():
     k = tirx.compile(G.make_gemm(4096, 4096, 4096, "float16"), target=ARCH, cache=False)
     assert "const __grid_constant__ tirx_tensormap TA_param" in k.source
-    assert ".param .align 64 .b8 gemm_tn_param_3[128]" in k.ptx
+    assert ".param .align 64 .b8 gemm_tn_kernel_param_3[128]" in k.ptx
     assert [p.kind for p in k.info.params] == ["buffer"] * 3 + ["tensormap"] * 2
     assert k.fmt.endswith("128s128s") and k.param_offsets[3] % 64 == 0
     g = tirx.compile(G.make_gemm(4096, 4096, 4096, "float16", TMAP="global"), target=ARCH, cache=False)

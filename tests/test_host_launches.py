@@ -186,14 +186,14 @@ def test_the_interpreter_ignores_compile_settings(monkeypatch):
 def test_two_entries_make_two_kernels_launched_in_order():
     f = build_case("host_two_entries")
     src = generate(f)
-    assert [(i.name, i.index) for i in src.kernels] == [("f", 0), ("f_kernel_1", 1)]
+    assert [(i.name, i.index) for i in src.kernels] == [("f_kernel", 0), ("f_kernel_1", 1)]
     # the binding between the entries is host code: computed on the host, passed to the second kernel
     assert [kp.kind for kp in src.kernels[1].params][-1] == "host" and "n * 3" not in src.text
     k = tirx.compile(f, target=ARCH)
-    assert isinstance(k, HostFunction) and list(k.kernels) == ["f", "f_kernel_1"]
+    assert isinstance(k, HostFunction) and list(k.kernels) == ["f_kernel", "f_kernel_1"]
     one, two = k.kernels.values()
     assert one.return_code is None and two.return_code is not None and two.host_binds
-    assert "launching f, f_kernel_1" in repr(k) and k.cubin and k.source is one.source
+    assert "launching f_kernel, f_kernel_1" in repr(k) and k.cubin and k.source is one.source
 
 
 def test_two_entries_on_the_interpreter():
@@ -256,7 +256,7 @@ def test_launch_thread_nests_become_device_entries():
     assert launch_thread_entries(out) is out  # nothing left to wrap
     cm = tirx.compile(m, target=ARCH)
     assert isinstance(cm["kernel_a"], HostFunction) and isinstance(cm["kernel_b"], Kernel)
-    assert list(cm["kernel_a"].kernels) == ["kernel_a", "kernel_a_kernel_1"]
+    assert list(cm["kernel_a"].kernels) == ["kernel_a_kernel", "kernel_a_kernel_1"]
 
 
 def test_launch_thread_kernels_on_the_interpreter():

@@ -50,11 +50,11 @@ def launches(monkeypatch):
 
 def test_a_loop_and_a_condition_around_an_entry(launches):
     k = tirx.compile(loop_launch)
-    assert isinstance(k, HostProgram) and list(k.kernels) == ["loop_launch"]
+    assert isinstance(k, HostProgram) and list(k.kernels) == ["loop_launch_kernel"]
     # the loop variable is a kernel parameter
     assert "int it)" in k.source
     k(FakeCuda((4, 128), "<f4"), 2)
-    assert launches == [("loop_launch", (0,)), ("loop_launch", (1,)), ("loop_launch", (3,))]
+    assert launches == [("loop_launch_kernel", (0,)), ("loop_launch_kernel", (1,)), ("loop_launch_kernel", (3,))]
     launches.clear()
     with pytest.raises(ValueError, match=r"T.assume_aligned: A \(0x7f0000000040\) is not 128-byte aligned"):
         k(FakeCuda((4, 128), "<f4", ptr=0x7F0000000040), 0)
@@ -63,26 +63,26 @@ def test_a_loop_and_a_condition_around_an_entry(launches):
 
 def test_a_host_scalar_changes_between_launches(launches):
     k = tirx.compile(host_scalar)
-    assert list(k.kernels) == ["host_scalar", "host_scalar_kernel_1"]
+    assert list(k.kernels) == ["host_scalar_kernel", "host_scalar_kernel_1"]
     k(FakeCuda((128,), "<i4"), 5)
-    assert launches == [("host_scalar", (10,)), ("host_scalar_kernel_1", (11,))]
+    assert launches == [("host_scalar_kernel", (10,)), ("host_scalar_kernel_1", (11,))]
     launches.clear()
     # int32 arithmetic on the host wraps as on the device
     k(FakeCuda((128,), "<i4"), 2**30)
-    assert launches == [("host_scalar", (-(2**31),)), ("host_scalar_kernel_1", (-(2**31) + 1,))]
+    assert launches == [("host_scalar_kernel", (-(2**31),)), ("host_scalar_kernel_1", (-(2**31) + 1,))]
 
 
 def test_if_else_launches_one_kernel(launches):
     k = tirx.compile(if_else_launch)
     k(FakeCuda((128,), "<f4"), 7)
     k(FakeCuda((128,), "<f4"), flag=0)
-    assert launches == [("if_else_launch", ()), ("if_else_launch_kernel_1", ())]
+    assert launches == [("if_else_launch_kernel", ()), ("if_else_launch_kernel_1", ())]
 
 
 def test_nested_loops_continue_and_a_binding(launches):
     k = tirx.compile(nested_loops)
     k(FakeCuda((3, 4, 32), "<i4"), 1)
-    want = [("nested_loops", (i, j, i * 10 + j)) for i in range(3) for j in (1, 3)]
+    want = [("nested_loops_kernel", (i, j, i * 10 + j)) for i in range(3) for j in (1, 3)]
     assert launches == want
 
 
@@ -121,7 +121,7 @@ def test_while_loop_launches_and_returns_what_the_interpreter_computes(n):
 def test_a_kernel_of_a_host_program_is_not_called_alone():
     k = tirx.compile(host_scalar)
     with pytest.raises(TypeError, match=r"launched by the host code of host_scalar \(it reads host values: m\)"):
-        k.kernels["host_scalar"](FakeCuda((128,), "<i4"), 1)
+        k.kernels["host_scalar_kernel"](FakeCuda((128,), "<i4"), 1)
 
 
 def test_prepare_records_the_launches(monkeypatch):
@@ -196,7 +196,7 @@ def test_device_context_names_the_tensors_device(launches):
     so a context naming another device is an error at the call, not a launch elsewhere."""
     k = tirx.compile(device_contexts)
     k(FakeCuda((2, 32), "<f4"), 1)  # the fake tensor is on cuda:0
-    assert launches == [("device_contexts", (2, 0))]  # k, then d (the order they are bound)
+    assert launches == [("device_contexts_kernel", (2, 0))]  # k, then d (the order they are bound)
     with pytest.raises(ValueError, match=r"T.device_context\(2, 1\): the tensors are on cuda:0, not cuda:1"):
         k(FakeCuda((2, 32), "<f4"), 2)
 

@@ -68,7 +68,7 @@ def test_required_block_size_with_launch_bounds(monkeypatch, tmp_path):
     with .reqntid): tirx keeps the launch bounds as a comment (the required block bounds the block)."""
     f = _k("min_blocks_per_sm=2, required_block_size=True")
     text = tirx.codegen.generate(f).text
-    assert "__block_size__((128, 1, 1), (1, 1, 1)) /* TIRx: __launch_bounds__(128, 2) */ k(" in text
+    assert "__block_size__((128, 1, 1), (1, 1, 1)) /* TIRx: __launch_bounds__(128, 2) */ k_kernel(" in text
     pytest.importorskip("cuda.bindings.nvrtc")
     monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path))
     k = tirx.compile(f, target="cuda -arch=sm_90a", cache=False)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tirx
-from tirx.interp.errors import MisalignedError, OutOfBoundsError, RaceError
+from tirx.interp.errors import InterpError, MisalignedError, OutOfBoundsError, RaceError
 from tirx.script import tirx as T
 
 
@@ -72,7 +72,7 @@ def test_copies_the_bytes_numpy_says(form, tail, seed):
     per = size // 2
     A = g.standard_normal(256).astype(np.float16)
     off = (g.integers(0, (256 - per) // per, 32) * per).astype(np.int32)  # aligned to the copy
-    n = g.integers(0, size + 4, 32).astype(np.uint32)
+    n = g.integers(0, size + 1, 32).astype(np.uint32)
     B = np.zeros(32 * per, np.float16)
     k = _kernel(cop, size, tail == "src_size", tail == "ignore_src")
     tirx.compile(k, target="interp")(A, off, n, B)
@@ -95,6 +95,20 @@ def test_a_source_past_the_tensor_is_located_only_where_bytes_are_read():
     off[5] = 244  # misaligned for a 16-byte copy: the GPU faults
     with pytest.raises(MisalignedError, match=r"global address .* not 16-byte aligned.*thread \(5, 0, 0\)"):
         tirx.compile(k, target="interp")(A, off, n, np.zeros(256, np.float16))
+
+
+def test_a_src_size_past_the_copy_is_refused():
+    """PTX leaves ``src-size > cp-size`` undefined (an H100 copied nothing where the model had
+    copied the whole vector): a located error, not a guess."""
+    k = _kernel("cg", 16, True, False)
+    n = np.full(32, 16, np.uint32)
+    n[9] = 17
+    with pytest.raises(
+        InterpError, match=r"src-size 17 is larger than the copy's 16 bytes.*thread \(9, 0, 0\)"
+    ):
+        tirx.compile(k, target="interp")(
+            np.zeros(256, np.float16), np.zeros(32, np.int32), n, np.zeros(256, np.float16)
+        )
 
 
 def test_reading_another_threads_copy_needs_the_barrier():
@@ -126,7 +140,7 @@ def test_cuda_gives_the_interpreters_bytes(tail):
     g = np.random.default_rng(7)
     A = g.standard_normal(256).astype(np.float16)
     off = (g.integers(0, 31, 32) * 8).astype(np.int32)
-    n = g.integers(0, 20, 32).astype(np.uint32)
+    n = g.integers(0, 17, 32).astype(np.uint32)
     k = _kernel("cg", 16, tail == "src_size", tail == "ignore_src")
     cpu = np.zeros(256, np.float16)
     tirx.compile(k, target="interp")(A, off, n, cpu)

@@ -1013,15 +1013,14 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
             for k, (host, entry, outer) in enumerate(launches):
                 if contains_entry(entry.body):
                     raise _error(f"function {f.name}: nested device entries are not supported", entry)
-                name = self._fnames[f.name]
-                if k:  # the function's further kernels (TIRx: f_kernel, f_kernel_1, ...)
-                    base, j = f"{name}_kernel", k
+                # a function's kernels are named as TIRx names them: f_kernel, f_kernel_1, ...
+                base, j = f"{self._fnames[f.name]}_kernel", k
+                name = f"{base}_{j}" if j else base
+                while name in taken:
+                    j += 1
                     name = f"{base}_{j}"
-                    while name in taken:
-                        j += 1
-                        name = f"{base}_{j}"
-                    taken.add(name)
-                    self._knames.add(name)
+                taken.add(name)
+                self._knames.add(name)
                 kernels.append((f, host, entry, k, name, outer, structured))
             if launches or structured:
                 continue

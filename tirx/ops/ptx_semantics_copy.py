@@ -3,7 +3,8 @@
 The interpreter runs a block's threads in lockstep and has no asynchronous copy engine, so a
 ``cp.async`` copies its bytes when it is issued and ``commit_group`` / ``wait_group N`` /
 ``wait_all`` do nothing: a valid schedule of the hardware's (the copy is only observed after a
-wait and a barrier). ``src-size`` zero-fills the bytes past it without reading them, and a
+wait and a barrier). ``src-size`` (at most the copy's size: a larger one is undefined in PTX and refused)
+zero-fills the bytes past it without reading them, and a
 true ``ignore-src`` predicate copies zeros; both addresses must be aligned to the copy's
 size (``MisalignedError`` where the GPU faults); the legacy ``T.s_tir.cp_async_raw`` has the same
 model (tirx/ops/cuda_legacy.py). A raw 32-bit shared address (not ``cvta`` of a pointer) is
@@ -28,7 +29,7 @@ def _copy_interp(fc: Any, call: Any) -> Callable:
     from ..ir.types import as_type
     from .ptx_semantics import _address, _Call, _offset
     from .semantics import full, need_launch, pointer_elements, shared_written
-    from .semantics.errors import MisalignedError
+    from .semantics.errors import InterpError, MisalignedError
 
     cl = _Call(call)
     ops = {n: e for n, e, kind, tok in cl.ops}
@@ -56,7 +57,14 @@ def _copy_interp(fc: Any, call: Any) -> Callable:
         aligned(c, src, "global")
         size = np.full(c.N, n, dtype=np.int64)
         if fsize is not None:
-            size = np.minimum(size, full(np.asarray(fsize(c), dtype=np.int64), c.N))
+            size = full(np.asarray(fsize(c), dtype=np.int64), c.N)
+            over = c.mask & (size > n)
+            if over.any():  # PTX leaves it undefined (an H100 copies nothing then)
+                k = int(np.flatnonzero(over)[0])
+                raise InterpError(
+                    f"{what}: src-size {int(size[k])} is larger than the copy's {n} bytes (undefined in "
+                    f"PTX), by {c.describe(k)}"
+                )
         if fignore is not None:
             size = np.where(full(np.asarray(fignore(c)).astype(bool), c.N), 0, size)
         mask, count = c.mask, c.count
