@@ -311,10 +311,22 @@ class ExprMixin:
         a = vals.pop()
         fa = flags.pop()
         is_cmp = op.value in _CMP
-        if is_cmp and (fa or fb):
+        if is_cmp and (fa or fb) and not (fa and not fb and self._tirx_cmp_of_cmp(op, b)):
             raise self.err("comparisons cannot be chained; parenthesize one side", self.tsp(op))
         vals.append(self.bin(op, a, b))
         flags.append(is_cmp)
+
+    def _tirx_cmp_of_cmp(self, op, b) -> bool:
+        """TIRx's printer writes ``(a > b) == flag`` as ``a > b == flag`` (it drops the
+        parentheses a comparison needs inside a comparison). Read so: an ``==`` / ``!=`` whose
+        left side is a comparison and whose right side is a bool (a Python chain would compare
+        the middle operand with a bool). Any other chain (``0 <= i < n``) stays an error."""
+        if op.value not in ("==", "!="):
+            return False
+        if type(b) is bool:
+            return True
+        ty = getattr(b, "ty", None)
+        return isinstance(ty, PrimType) and ty.is_bool and ty.lanes == 1
 
     test = arith
 

@@ -82,6 +82,8 @@ def test_render_format():
         # (issue #14); it was "differs from buffer dtype float16"
         ("if i < n:", "if i < n", "expected ':'", 9, 17),
         ("if i < n:", "if 0 < i < n:", "cannot be chained", 9, 18),
+        # TIRx's printed `a > b == flag` (a bool on the right) loads; `== <an int>` stays a chain
+        ("if i < n:", "if i < n == 1:", "cannot be chained", 9, 18),
         ("A[i] +", "A[i] $", "unexpected character '$'", 10, 25),
         ("B[i] = A[i]", "B[i, 0] = A[i]", "rank 1, got 2", 10, 13),
         # ``if i:`` is TIRx's too (any scalar, true when not zero); a vector is no condition

@@ -19,6 +19,7 @@ from tirx.codegen import generate
 from tirx.ir import Cast, TensorType, Var, const
 from tirx.ir.op import call
 from tirx.ir.types import PointerType, bool_, float16, float32, int32, int64, uint64
+from tirx.script import tirx as T
 from tirx.surface.builder import IRBuilder, launch_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -685,3 +686,31 @@ def test_an_int64_row_beside_an_int32_ramp_is_one_vector_access():
     B = np.zeros_like(A)
     tirx.compile(rows, target="interp")(A, B)
     np.testing.assert_array_equal(A, B)
+
+
+def test_an_allocation_sized_by_a_constant_binding_compiles():
+    """``per: T.let[T.int32] = 2`` then ``T.alloc_local((per,), ...)``: TIRx compiles it (the
+    extent is one value), so does tirx; an extent the ranges do not pin stays an error."""
+
+    @T.function
+    def f(A: T.Tensor((64,), "float32"), n: T.int32):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        tx = T.cuda.thread_idx("x")
+        per: T.let[T.int32] = 2
+        q = T.alloc_local((per,), "float32")
+        for d in T.unroll(per):
+            q[d] = A[tx * 2 + d]
+        for d in T.unroll(per):
+            A[tx * 2 + d] = q[per - 1 - d]
+
+    assert "float q[2];" in generate(f).text
+
+    @T.function
+    def g(A: T.Tensor((64,), "float32"), n: T.int32):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        q = T.alloc_local((n,), "float32")
+        q[0] = A[0]
+        A[1] = q[0]
+
+    with pytest.raises(tirx.DiagnosticError, match="allocation q: the shape must be constant"):
+        generate(g)

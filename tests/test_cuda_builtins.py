@@ -80,26 +80,28 @@ def test_warp_reduce_default_width_and_keywords():
 def test_votes_and_block_predicates_on_the_interpreter():
     @T.function
     def k(A: T.Tensor((128,), T.int32), B: T.Tensor((128,), T.uint32), C: T.Tensor((128,), T.int32),
-          D: T.Tensor((128,), T.int64), E: T.Tensor((128,), T.int64)):  # fmt: skip
+          D: T.Tensor((128,), T.int64), E: T.Tensor((128,), T.int64), F: T.Tensor((128,), T.int64)):  # fmt: skip
         T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=64))
         i = T.cuda.block_idx("x") * 64 + T.cuda.thread_idx("x")
         B[i] = T.cuda.ballot_sync(T.uint32(0xFFFFFFFF), A[i] > 0)
         C[i] = T.cuda.any_sync(T.uint32(0xFFFFFFFF), A[i] > 0)
         D[i] = T.cuda.syncthreads_and(A[i] >= 0)
         E[i] = T.cuda.syncthreads_or(A[i] > 5)
+        F[i] = T.cuda.syncthreads_or(A[i])  # an integer predicate, as TIRx takes it: nonzero is true
 
     A = np.zeros(128, np.int32)
     A[[1, 3, 56]] = 1  # warp 0: lanes 1 and 3; warp 1: lane 24
     A[70] = 9  # block 1 only
     A[100] = -1
     B, C = np.zeros(128, np.uint32), np.zeros(128, np.int32)
-    D, E = np.zeros(128, np.int64), np.zeros(128, np.int64)
-    tirx.compile(k, target="interp")(A, B, C, D, E)
+    D, E, F = np.zeros(128, np.int64), np.zeros(128, np.int64), np.zeros(128, np.int64)
+    tirx.compile(k, target="interp")(A, B, C, D, E, F)
     np.testing.assert_array_equal(B[:32], np.full(32, 0b1010, np.uint32))
     np.testing.assert_array_equal(B[32:64], np.full(32, 1 << 24, np.uint32))
     np.testing.assert_array_equal(C, np.r_[np.ones(96), np.zeros(32)].astype(np.int32))
     np.testing.assert_array_equal(D, np.r_[np.ones(64), np.zeros(64)].astype(np.int64))
     np.testing.assert_array_equal(E, np.r_[np.zeros(64), np.ones(64)].astype(np.int64))
+    np.testing.assert_array_equal(F, np.ones(128, np.int64))  # both blocks have a nonzero A[i]
 
 
 def test_bit_builtins_and_thread_ids_on_the_interpreter():

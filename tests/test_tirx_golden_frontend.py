@@ -117,6 +117,15 @@ def test_ternary_and_select_are_if_then_else():
     assert isinstance(s[4].value, IntImm) and s[4].value.value == 1
 
 
+def test_a_comparison_of_comparisons_prints_its_parentheses():
+    """TIRx prints ``a > b == up`` (which Python reads as a chain); tirx loads that as TIRx
+    meant it and prints ``(a > b) == up`` (docs/tirx_compat.md)."""
+    text = tirx.dumps(build_case("cmp_of_cmp"))
+    assert "if (a > b) == up:" in text and "if (a <= 3) != (tx < 8):" in text
+    theirs = (GOLDEN / "cmp_of_cmp.tirx").read_text()
+    assert "if a > b == up:" in theirs
+
+
 def test_alias_emits_no_bind():
     text = tirx.dumps(build_case("alias_unpack"))
     assert "alias" not in text and "a:" not in text and "b:" not in text

@@ -190,10 +190,17 @@ class BufferMixin:
         self.line(f"{self.access(s.buffer, s.indices, s)} = {self.expr(s.value)};", s)
 
     def _shape_size(self, buf: Buffer, node: Any) -> int:
+        """Elements of an allocation: each extent a constant, or an expression the ranges pin
+        to one value (``n: T.let[T.int32] = 4`` then ``T.alloc_local((n,), ...)``, as TIRx
+        compiles it)."""
         n = 1
         for d in buf.shape:
             if not isinstance(d, IntImm):
-                raise _error(f"allocation {buf.name}: the shape must be constant on the cuda target", node)
+                r = self.bounds(d)
+                if r is None or r[0] != r[1]:
+                    raise _error(f"allocation {buf.name}: the shape must be constant on the cuda target", node)
+                n *= r[0]
+                continue
             n *= d.value
         return n
 

@@ -193,8 +193,14 @@ class PrimExpr(Node):
         return binop(NE, self, o)
 
     def astype(self, dtype: Any) -> PrimExpr:
+        """``self`` as ``dtype``, as TIRx's ``astype`` builds it (its ``cast``: a constant
+        folds, ``T.max_value(ty="uint32").astype("uint64")`` is ``T.uint64(4294967295)``)."""
+        from .fold import cast
+
         t = as_type(dtype)
-        return self if t == self.ty else Cast(t, self)
+        if t == self.ty:
+            return self
+        return cast(t, self) if isinstance(t, PrimType) else Cast(t, self)
 
     def __bool__(self):
         raise TypeError(

@@ -185,6 +185,8 @@ class For(Stmt):
             _need_int_expr("For", "step", self.step)
             if self.step.ty != self.var.ty:
                 raise TypeError(f"For.step dtype {self.step.ty} differs from For.var dtype {self.var.ty}")
+            if type(self.step) is IntImm and self.step.value == 1:
+                object.__setattr__(self, "step", None)  # a unit step is no step (TIRx builds and prints so)
         if not isinstance(self.kind, ForKind):
             try:
                 object.__setattr__(self, "kind", ForKind(self.kind))

@@ -141,8 +141,9 @@ def _i_sync_pred(kind: str):
 
 for _k in ("and", "or"):
     declare(
-        f"cuda.syncthreads_{_k}", "b", int64, pure=False, device_only=True, convergent=True, params="cond",
-        doc=f"__syncthreads() and the {_k.upper()} of the predicate over the block's threads",
+        f"cuda.syncthreads_{_k}", "i", int64, pure=False, device_only=True, convergent=True, params="cond",
+        doc=f"__syncthreads() and the {_k.upper()} of the predicate over the block's threads (a bool or an "
+        "integer, nonzero is true, as TIRx takes it)",
         cuda=CExpr(f"((int64_t)__syncthreads_{_k}((int){{0:p}}))"), interp=_i_sync_pred(_k),
     )  # fmt: skip
 

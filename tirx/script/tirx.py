@@ -21,7 +21,6 @@ from tirx.surface.builder import launch_args as _launch_args
 from .. import ir as _ir
 from ..ir import Add as _Add
 from ..ir import Buffer as _Buffer
-from ..ir import Cast as _Cast
 from ..ir import Div as _Div
 from ..ir import FloorDiv as _FloorDiv
 from ..ir import FloorMod as _FloorMod
@@ -35,6 +34,7 @@ from ..ir import Sub as _Sub
 from ..ir import TensorType as _TensorType
 from ..ir import Var as _Var
 from ..ir import op as _op
+from ..ir.fold import cast as _fold_cast
 from ..ir.fold import combine as _combine
 from ..ir.node import Attrs as _Attrs
 from ..ir.types import DTYPE_NAMES as _DTYPE_NAMES
@@ -95,8 +95,8 @@ class DType:
             raise TypeError(f"T.{self.ty.name}() needs a value, e.g. T.{self.ty.name}(0)")
         if isinstance(value, _Cell):
             value = value.load()
-        if isinstance(value, _PrimExpr):
-            return value if value.ty == self.ty else _Cast(self.ty, value)
+        if isinstance(value, _PrimExpr):  # a constant folds, as TIRx's dtype call folds it
+            return value if value.ty == self.ty else _fold_cast(self.ty, value)
         if isinstance(value, str):
             value = float(value) if self.ty.is_float else int(value)
         return _const(value, self.ty)
