@@ -113,6 +113,7 @@ class BufferMixin:
         vec_align: dict
         dyn_smem_offset: int
         _address_arith: set
+        bounds: Any  # tirx.ir.bounds.Bounds: value ranges of the expressions in scope
 
         def line(self, text: str, node: Any = None) -> None: ...
         def var_name(self, v: Var) -> str: ...

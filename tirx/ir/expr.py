@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from numbers import Number
 from typing import TYPE_CHECKING, Any
 
@@ -194,13 +195,12 @@ class PrimExpr(Node):
 
     def astype(self, dtype: Any) -> PrimExpr:
         """``self`` as ``dtype``, as TIRx's ``astype`` builds it (its ``cast``: a constant
-        folds, ``T.max_value(ty="uint32").astype("uint64")`` is ``T.uint64(4294967295)``)."""
-        from .fold import cast
-
+        folds, ``T.max_value(ty="uint32").astype("uint64")`` is ``T.uint64(4294967295)``;
+        the folding cast is tirx.ir.fold's, which sets ``_FOLD_CAST`` when it loads)."""
         t = as_type(dtype)
         if t == self.ty:
             return self
-        return cast(t, self) if isinstance(t, PrimType) else Cast(t, self)
+        return _FOLD_CAST(t, self) if isinstance(t, PrimType) else Cast(t, self)
 
     def __bool__(self):
         raise TypeError(
@@ -724,6 +724,11 @@ def const(value: Any, dtype: Any = None, span: Any = None) -> PrimExpr:
             raise TypeError(f"cannot make a {t} constant from {value!r}")
         c = IntImm(int(value), el, span=span)
     return c if t.lanes == 1 else Broadcast(c, t.lanes, span=span)
+
+
+#: ``PrimExpr.astype``'s cast: a plain ``Cast`` until tirx.ir.fold (above this module) loads and
+#: puts its constant-folding ``cast`` here
+_FOLD_CAST: Callable[[PrimType, PrimExpr], PrimExpr] = Cast
 
 
 def convert(x: Any, like: Typed | None = None) -> PrimExpr:

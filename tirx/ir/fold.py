@@ -565,6 +565,9 @@ def cast(t: PrimType, v: PrimExpr, span: Any = None) -> PrimExpr:
     return Cast(t, v, span=span)
 
 
+_e._FOLD_CAST = cast  # PrimExpr.astype folds a constant as TIRx's astype does
+
+
 def _describe(x: Any) -> str:
     return f"dtype {x.ty}" if isinstance(x, PrimExpr) else f"the {type(x).__name__} {x!r}"
 
