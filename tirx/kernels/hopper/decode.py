@@ -263,7 +263,13 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1):
 
 @functools.cache
 def make_decode_combine(dtype: str = "bfloat16", D: int = 128):
-    """``O[r, :]`` from the chunks' partial results: each rescaled by ``2^(m_c - M)``."""
+    """``O[r, :]`` from the chunks' partial results: each rescaled by ``2^(m_c - M)``.
+
+    A block of ``D x S`` threads per query row: thread ``(x, y)`` takes column ``x`` of every
+    ``S``-th chunk (``S = 1024 / D``, at most 8), so a row with hundreds of chunks (one K / V head
+    over a long cache) waits for ``chunks / S`` rounds of loads, not ``chunks``; the ``S``
+    partial maxima and sums meet in shared memory."""
+    S = min(8, 1024 // D)
     rows = T.dynamic("rows")
     chunks = T.dynamic("chunks")
 
@@ -273,19 +279,39 @@ def make_decode_combine(dtype: str = "bfloat16", D: int = 128):
         ML: T.Tensor((chunks, rows, 2), "float32"),
         O: T.Tensor((rows, D), dtype),
     ):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=rows, block=D))
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=rows, block=(D, S)))
         r = T.cuda.block_idx("x")
         tx = T.cuda.thread_idx("x")
+        ty = T.cuda.thread_idx("y")
+        tops = T.alloc_shared((S,), "float32")
+        nums = T.alloc_shared((S * D,), "float32")
+        dens = T.alloc_shared((S,), "float32")
         top: T.float32 = T.float32("-inf")
-        for c in T.serial(0, chunks, unroll=8):  # independent loads: several in flight
+        for c in T.serial(ty, chunks, step=S, unroll=4):  # independent loads: several in flight
             top = T.max(top, ML[c, r, 0])
+        if tx == 0:
+            tops[ty] = top
+        T.cuda.cta_sync()
+        top = tops[0]
+        for y in T.unroll(1, S):
+            top = T.max(top, tops[y])
         num: T.float32 = T.float32(0)
         den: T.float32 = T.float32(0)
-        for c in T.serial(0, chunks, unroll=8):
+        for c in T.serial(ty, chunks, step=S, unroll=4):
             w = T.if_then_else(ML[c, r, 0] == T.float32("-inf"), T.float32(0), T.exp2(ML[c, r, 0] - top))
             num = num + w * Op[c, r, tx]
             den = den + w * ML[c, r, 1]
-        O[r, tx] = T.cast(num / den, dtype)
+        nums[ty * D + tx] = num
+        if tx == 0:
+            dens[ty] = den
+        T.cuda.cta_sync()
+        if ty == 0:
+            tot: T.float32 = nums[tx]
+            dt: T.float32 = dens[0]
+            for y in T.unroll(1, S):
+                tot = tot + nums[y * D + tx]
+                dt = dt + dens[y]
+            O[r, tx] = T.cast(tot / dt, dtype)
 
     return decode_combine
 
