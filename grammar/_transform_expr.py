@@ -554,11 +554,15 @@ def _top_level_args(src: str) -> list[str] | None:
     if start < 0 or not src.endswith(")"):
         return None
     out: list[str] = []
-    depth, quote, cur = 0, "", start + 1
+    depth, quote, cur, esc = 0, "", start + 1, False
     for k in range(start, len(src)):
         ch = src[k]
         if quote:
-            if ch == quote and src[k - 1] != "\\":
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True  # the next character is escaped ("a\\" ends at its second quote)
+            elif ch == quote:
                 quote = ""
             continue
         if ch in "\"'":

@@ -808,4 +808,5 @@ def test_tensor_spelling_survives_a_call_nested_past_pythons_parser():
     from tirx.grammar._transform_expr import _top_level_args
 
     assert _top_level_args('f(a, g(b, c), "x,)y", [1, 2])') == ["a", "g(b, c)", '"x,)y"', "[1, 2]"]
+    assert _top_level_args(r'f("a\\", b, "c\",d")') == [r'"a\\"', "b", r'"c\",d"']  # escapes in strings
     assert _top_level_args("f(a) + 1") is None
