@@ -126,6 +126,23 @@ def test_a_comparison_of_comparisons_prints_its_parentheses():
     assert "if a > b == up:" in theirs
 
 
+def test_constant_casts_fold_and_a_unit_step_is_no_step():
+    """``T.int64(<constant>)`` / ``.astype`` fold as TIRx's cast (no ``Cast`` node is left), and a
+    ``For`` built with step 1, by the frontend or directly, has no step (``range(8, 9)``)."""
+    from tirx.ir import FloatImm, For, ForKind, IntImm, Var
+    from tirx.ir.stmt import Evaluate
+    from tirx.ir.types import int32
+
+    f = build_case("const_casts_unit_step")
+    assert all(not isinstance(c.value, (IntImm, FloatImm)) for c in _nodes(f, Cast))
+    assert all(s.step is None for s in _nodes(f, For))
+    v = Var("i", int32)
+    loop = For(v, IntImm(0, int32), IntImm(4, int32), ForKind.SERIAL, Evaluate(IntImm(0, int32)), IntImm(1, int32))
+    assert loop.step is None
+    two = For(v, IntImm(0, int32), IntImm(4, int32), ForKind.SERIAL, Evaluate(IntImm(0, int32)), IntImm(2, int32))
+    assert two.step.value == 2
+
+
 def test_alias_emits_no_bind():
     text = tirx.dumps(build_case("alias_unpack"))
     assert "alias" not in text and "a:" not in text and "b:" not in text
