@@ -86,17 +86,13 @@ def _copy_interp(fc: Any, call: Any) -> Callable:
     return ev
 
 
-def _group_interp(fc: Any, call: Any) -> Callable:
-    from .cuda import _i_in_launch
-
-    return _i_in_launch(fc, call)
-
-
 def interp_for(row_name: str) -> Callable | None:
     if row_name in _COPIES:
         return _copy_interp
-    if row_name in _GROUPS:
-        return _group_interp
+    if row_name in _GROUPS:  # no effect on a lockstep run, but only inside a launch
+        from .cuda import _i_in_launch
+
+        return _i_in_launch
     return None
 
 

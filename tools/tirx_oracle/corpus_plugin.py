@@ -207,7 +207,7 @@ def _install_tirx() -> None:
     dec._make_function = _make_function
 
     orig_spec = dec.JitFunction.specialize
-    built: list = []  # specializations seen (kept alive, so their ids stay theirs)
+    built: dict[int, Any] = {}  # specializations seen, by id (kept alive, so their ids stay theirs)
 
     def specialize(self: Any, **values: Any) -> Any:
         name = getattr(getattr(self, "func", None), "__name__", None) or getattr(self, "__name__", "?")
@@ -216,9 +216,9 @@ def _install_tirx() -> None:
         except BaseException as e:
             _tirx_failed(name, "function", e)
             raise
-        if any(out is b for b in built):
+        if built.get(id(out)) is out:
             return out  # a cache hit: TIRx parses (and the oracle records) only a new specialization
-        built.append(out)
+        built[id(out)] = out
         _tirx_compare(out, name, "function", None)
         return out
 
