@@ -9,6 +9,14 @@
 #                  && cp docs/data/tirx_corpus.json .corpus/results.json
 # 1. decode attention (cp.async ring, parallel combine) against SDPA with the chunk-rule sweep;
 # 2. the decode and cp.async GPU tests; 3. stage 4 of both corpora with the harness changes.
+# Also owed: a 20-minute CUDA-vs-interpreter campaign for the twentieth session's codegen and
+# interpreter changes, in two further calls (each under the 10-minute limit):
+#   bash tools/device_owed.sh campaign
+if [ "$1" = campaign ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+  exec python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','560','--no-progress','--save','$OUT/fuzzfail']))"
+fi
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
