@@ -107,7 +107,7 @@ class ExprMixin:
             return _FuncRef(rest, self.tsp(tok))  # a standalone function calling itself (TIRx's spelling)
         elif rest == "data" and isinstance(self.b.lookup(head), Buffer):
             # a buffer's backing pointer, printed as ``X.data``
-            return self.b.lookup(head).data
+            return self.b.name_data(self.b.lookup(head))
         raise self.err(f"unknown name {s}", self.tsp(tok))
 
     def call(self, c):

@@ -253,7 +253,7 @@ class ScopedRewriter(Functor):
         b = s.buffer
         nb = self.buffer_fields(b, self.use_var(b.data))
         self.def_buffer(b, nb)
-        return s if nb is b else DeclBuffer(nb, s.declared_scope, span=s.span)
+        return s if nb is b else DeclBuffer(nb, s.declared_scope, data_of=s.data_of, span=s.span)
 
     def stmt_DeviceEntry(self, s: DeviceEntry) -> Any:
         args = self.exprs(s.args)

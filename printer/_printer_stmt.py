@@ -221,7 +221,15 @@ class StmtMixin:
             self.scopes[-1].append((b.data, self.names.get(b.data), ""))
             self.names[b.data] = self.expr(vb.value)
             self.defined_ever.add(b.data)
-        text = _BIND_PRINT[_s.DeclBuffer](self, s)
+        src = s.data_of
+        if vb is None and src is not None and src is not b and src.data is b.data and src in self.names:
+            # the pointer named through the tensor the script named (a view of a view: ``v.data``)
+            d, prev = b.data, self.names.get(b.data)
+            self.names[d] = self.names[src] + ".data"
+            text = _BIND_PRINT[_s.DeclBuffer](self, s)
+            self.names[d] = prev
+        else:
+            text = _BIND_PRINT[_s.DeclBuffer](self, s)
         name = self.define(b, b.name)
         self.emit(depth, f"{name} = {text}")
         if vb is not None:

@@ -810,3 +810,27 @@ def test_tensor_spelling_survives_a_call_nested_past_pythons_parser():
     assert _top_level_args('f(a, g(b, c), "x,)y", [1, 2])') == ["a", "g(b, c)", '"x,)y"', "[1, 2]"]
     assert _top_level_args(r'f("a\\", b, "c\",d")') == [r'"a\\"', "b", r'"c\",d"']  # escapes in strings
     assert _top_level_args("f(a) + 1") is None
+
+
+def test_view_of_a_view_names_its_source_and_is_provenance_only():
+    """``v.data`` of a view of a view (TIRx's ``tensor_data_ptr(v)``) is kept as the
+    declaration's ``data_of``: printed, not structural; a pass that drops the source tensor
+    leaves the pointer printed by its storage's name."""
+    from tirx.ir import DeclBuffer
+    from tirx.ir.visitor import Mutator
+
+    @T.function
+    def k(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32")):
+        v = A.view(8, 8)
+        x = v.view(2, 32)
+        B[0] = x[1, 1]
+
+    _has(k, "v_1 = T.decl_tensor(v.data, ty_args=[T.Tensor((2, 32), T.float32)])")
+
+    class Forget(Mutator):
+        def visit_DeclBuffer(self, s):
+            return DeclBuffer(s.buffer, s.declared_scope, span=s.span)
+
+    g = Forget().visit(k)
+    tirx.assert_structural_equal(k, g)  # the source tensor is provenance, not structure
+    assert "v_1 = T.decl_tensor(A.data, ty_args=[T.Tensor((2, 32), T.float32)])" in tirx.dumps(g)

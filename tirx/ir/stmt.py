@@ -10,6 +10,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+import attrs
+
 from .buffer import Buffer
 from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, FloatImm, IntImm, PrimExpr, Var, convert
 from .launch_fields import FIELD_KINDS as _LAUNCH_FIELD_KINDS
@@ -300,10 +302,17 @@ class DeclBuffer(Stmt):
 
     ``declared_scope`` is the scope the declaration's ``T.Tensor`` names, which TIRx keeps and
     prints (a view, ``A.view(...)``, names its storage's; ``T.Tensor(...)`` without ``scope=``
-    names ``"global"``): metadata only, the storage is always the pointer's (``buffer.scope``)."""
+    names ``"global"``): metadata only, the storage is always the pointer's (``buffer.scope``).
+
+    ``data_of`` is the tensor whose pointer the declaration names, when the script named it
+    so (``T.decl_tensor(v.data, ...)``, ``v.view(...)``): every view of a storage shares its
+    pointer variable, and TIRx prints the view a view was taken of (``v.data``, not the
+    storage's ``A.data``). Provenance like a name: not structural, and a printer that finds
+    it out of scope (a pass replaced that tensor) names the pointer as usual."""
 
     buffer: Buffer = child(BUF_DEF)
     declared_scope: str = child(VALUE, default="global")
+    data_of: Any = attrs.field(default=None, kw_only=True)
 
     def __attrs_post_init__(self):
         if not isinstance(self.buffer, Buffer):

@@ -385,7 +385,8 @@ def _declare(buf: Any, shape: Any, layout: Any, dtype: Any = None) -> Any:
         raise ValueError(f"tensor {buf.name}: views of tensor memory are not supported")
     dt = buf.dtype if dtype is None else dtype
     ty = TensorType(tuple(shape), dt, buf.scope, (), buf.align, None, None, layout)
-    return IRBuilder.current().decl("v", ty, buf.data, buf.scope)  # TIRx's view names its storage's scope
+    # TIRx's view names its storage's scope, and its pointer as the source's (``v.data``)
+    return IRBuilder.current().decl("v", ty, buf.data, buf.scope, data_of=buf)
 
 
 def _default(buf: Any) -> Layout:

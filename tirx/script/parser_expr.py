@@ -83,6 +83,8 @@ class ExprMixin:
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
         obj = self.eval(node.value)
+        if node.attr == "data" and type(obj) is Buffer and IRBuilder.is_active():
+            return IRBuilder.current().name_data(obj)  # noted: a declaration over it keeps the tensor
         try:
             return getattr(obj, node.attr)
         except AttributeError:

@@ -135,6 +135,13 @@ class IRBuilder:
         self.module_funcs: list[Function] | None = None
         self.module_checked: set[str] = set()
         self.module_attrs: dict | None = None  # the open module's attrs (T.module_set_attr adds)
+        self.data_named: Buffer | None = None  # the tensor whose ``.data`` the script named last
+
+    def name_data(self, buf: Buffer) -> Any:
+        """``buf.data`` as a script names it: the pointer, noting the tensor it was named
+        through (a declaration over it keeps that tensor: ``DeclBuffer.data_of``)."""
+        self.data_named = buf
+        return buf.data
 
     # -- current builder -----------------------------------------------------------
     def __enter__(self) -> IRBuilder:
@@ -393,18 +400,25 @@ class IRBuilder:
         self.emit(AllocBuffer(buf, annotations if annotations is not None else EMPTY_ATTRS, span=self.span))
         return buf
 
-    def decl(self, name: str, ty: TensorType, data: Any, declared_scope: str = "global") -> Buffer:
+    def decl(
+        self, name: str, ty: TensorType, data: Any, declared_scope: str = "global", data_of: Buffer | None = None
+    ) -> Buffer:
         """``name = T.decl_tensor(data, ty_args=[ty])``: the storage is ``data``'s;
         ``declared_scope`` the scope the declaration's ``T.Tensor`` names (TIRx keeps it). A
         pointer expression (TIRx's ``T.decl_tensor(T.address_of(A[3, 0]), ...)``) is bound first
         to ``<name>.data``, a variable no script can name (the printer writes the pair back as
-        the one declaration: ``view_data_binding``)."""
+        the one declaration: ``view_data_binding``). ``data_of`` is the tensor the pointer was
+        named through (a view's source; else the last ``X.data`` the script named, when it is
+        this pointer)."""
+        if data_of is None and self.data_named is not None and self.data_named.data is data:
+            data_of = self.data_named
+        self.data_named = None
         if isinstance(data, PrimExpr) and not isinstance(data, Var) and isinstance(data.ty, PointerType):
             data = self.bind(f"{name}.data", data)
         if not isinstance(data, Var) or not isinstance(data.ty, PointerType):
             raise TypeError(f"decl_buffer {name}: data= must be a pointer variable, got {data!r}")
         buf = self.make_buffer(name, ty, data)
-        self.emit(DeclBuffer(buf, declared_scope, span=self.span))
+        self.emit(DeclBuffer(buf, declared_scope, data_of=data_of, span=self.span))
         return buf
 
     def store(self, buf: Buffer, indices: tuple, value: Any) -> None:
