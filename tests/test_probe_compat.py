@@ -834,3 +834,27 @@ def test_view_of_a_view_names_its_source_and_is_provenance_only():
     g = Forget().visit(k)
     tirx.assert_structural_equal(k, g)  # the source tensor is provenance, not structure
     assert "v_1 = T.decl_tensor(A.data, ty_args=[T.Tensor((2, 32), T.float32)])" in tirx.dumps(g)
+
+
+@pytest.mark.parametrize(
+    "body, msg",
+    [
+        ("z = A[2:6, 4:]\n    z[0, 0] = T.float32(1)", "read-only"),
+        ("z = A[0:8:2, :]\n    B[0] = z[0, 0]", "no step"),
+        ("z = A[2:6, 4:]\n    B[0] = z[0]", "2 scalar indices"),
+        ("z = A[2:6, 4:]\n    B[0] = z[0:1, 0]", "with a slice"),
+    ],
+)
+def test_region_value_misuse_is_a_located_error(body, msg, tmp_path):
+    src = tmp_path / "k.py"
+    src.write_text(
+        "from tirx.script import tirx as T\n\n"
+        "@T.function\n"
+        "def k(A: T.Tensor((8, 16), 'float32'), B: T.Tensor((4,), 'float32')):\n"
+        f"    {body}\n"
+    )
+    import runpy
+
+    with pytest.raises(tirx.DiagnosticError, match=msg) as ei:
+        runpy.run_path(str(src))
+    assert "k.py:6:" in str(ei.value) or "k.py:5:" in str(ei.value)

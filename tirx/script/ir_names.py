@@ -20,6 +20,7 @@ from tirx.surface.forms import range_extent as _range_extent
 
 from .. import ir as _ir
 from ..ir import op as _op
+from ..ir.fold import fold as _fold
 from ..ir.host_types import (
     AnyType,
     FuncType,
@@ -310,6 +311,42 @@ class TensorRegion:
     @property
     def shape(self) -> tuple:
         return tuple(r.extent for r in self.region)
+
+    @staticmethod
+    def of(source: Any, idx: tuple, span: Any = None) -> TensorRegion:
+        """``A[2:6, 4:]`` read as a value (TIRx's region): an index is a one-element range,
+        a slice its range (the tensor's bounds where open); a step is refused."""
+        if len(idx) != len(source.shape):
+            raise IndexError(f"buffer {source.name} has rank {len(source.shape)}, got {len(idx)} indices")
+        rs = []
+        for x, dim in zip(idx, source.shape):
+            if type(x) is not slice:
+                b = _expr(x, f"{source.name} region index")
+                rs.append(Range.from_min_extent(b, _ir.convert(1, b)))
+                continue
+            if x.step is not None:
+                raise TypeError(f"buffer {source.name}: a region has no step (got {x.start}:{x.stop}:{x.step})")
+            rs.append(Range(0 if x.start is None else x.start, dim if x.stop is None else x.stop))
+        return TensorRegion(source, rs, span=span)
+
+    def __getitem__(self, idx: Any) -> Any:
+        """``z[i, j]`` of a region ``z = A[2:6, 4:]``: the element ``A[2 + i, 4 + j]`` (TIRx's
+        reading; a region of a region, or fewer indices, is refused as TIRx refuses it)."""
+        idx = idx if type(idx) is tuple else (idx,)
+        name = self.source.name
+        if len(idx) != len(self.region) or any(type(x) is slice for x in idx):
+            raise TypeError(
+                f"region of {name}: index it with {len(self.region)} scalar indices (one per dimension), "
+                f"got {len(idx)}{' with a slice' if any(type(x) is slice for x in idx) else ''}"
+            )
+        out = []
+        for r, x in zip(self.region, idx):
+            i = _expr(x, f"{name} region index", r.begin)
+            out.append(i if type(r.begin) is _ir.IntImm and r.begin.value == 0 else _fold(_ir.binop(_ir.Add, r.begin, i)))
+        return _ir.BufferLoad(self.source, tuple(out))
+
+    def __setitem__(self, idx: Any, value: Any) -> None:
+        raise TypeError(f"region of {self.source.name}: a region is read-only (store to the tensor itself)")
 
     def __repr__(self) -> str:
         return f"T.TensorRegion({self.source.name}, {list(self.region)})"

@@ -138,6 +138,10 @@ class ExprMixin:
         idx = self.eval(node.slice)
         if isinstance(obj, Buffer):
             sp = self.span(node)
+            if any(type(x) is slice for x in (idx if type(idx) is tuple else (idx,))):
+                from .ir_names import TensorRegion  # ir_names imports the parser
+
+                return TensorRegion.of(obj, idx if type(idx) is tuple else (idx,), sp)  # TIRx's region value
             return BufferLoad(obj, self.indices(obj, idx, sp), span=sp)
         if type(obj) is MetaVar:
             obj = obj.value
