@@ -112,3 +112,24 @@ def test_stage4_tolerates_ulps_only_where_a_transcendental_function_is_called():
     assert gpu._transcendental(tirx.loads(head + "    A[0] = T.asin(A[1])\n"))
     # plain arithmetic: bits must agree
     assert not gpu._transcendental(tirx.loads(head + "    A[0] = A[1] * A[2] + A[3]\n"))
+    # an integer division is no transcendental: its bits must agree
+    assert not gpu._transcendental(tirx.loads(head + "    A[0] = T.float32(T.int32(A[1]) // 3)\n"))
+
+
+def test_stage4_looks_into_a_modules_helpers_and_finds_atomic_updates():
+    """A module's kernel calls its helpers (``tanh`` in a private function counts), and a
+    kernel with atomic updates is compared up to their order (float sums, counters)."""
+    import tirx
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    gpu = _tool("corpus_gpu")
+    mod = tirx.loads(
+        "from tirx.script import ir as I\nfrom tirx.script import tirx as T\n\n@I.ir_module\nclass Module:\n"
+        "    @T.function(private=True)\n    def g(x: T.float32) -> T.float32:\n        return T.tanh(x)\n\n"
+        "    @T.function\n    def main(A: T.Tensor((8,), T.float32)):\n"
+        "        A[0] = T.Call(Module.g, [A[1]], ty=T.float32)\n"
+    )
+    assert gpu._transcendental(mod) and not gpu._transcendental(mod["main"])
+    head = "from tirx.script import tirx as T\n\n@T.function\ndef f(A: T.Tensor((8,), T.float32)):\n"
+    assert gpu._atomic(tirx.loads(head + "    T.cuda.atomic_add(T.address_of(A[0]), A[1])\n"))
+    assert not gpu._atomic(tirx.loads(head + "    A[0] = A[0] + A[1]\n"))
