@@ -249,7 +249,7 @@ class TextBuilder(DefsMixin, StmtMixin, ExprMixin):
         self.nargs("T.dynamic", pos, kw, span, 1, 2, ("name", "dtype"))
         name = kw.get("name", pos[0] if pos else None)
         dt = kw.get("dtype", pos[1] if len(pos) > 1 else "int32")
-        if not isinstance(name, str) or not name.isidentifier():
+        if not isinstance(name, str) or not (name.isidentifier() or name == ""):  # "": TIRx's unnamed var
             raise self.err(f"T.dynamic: the name must be an identifier string, got {_desc(name)}", span)
         t = dt if isinstance(dt, PrimType) else self.as_type(dt, span, "a dtype")
         if not isinstance(t, PrimType):

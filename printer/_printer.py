@@ -117,7 +117,7 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
             # a var no function of the module defines: a module-level T.dynamic, as TIRx
             # prints it (its module check accepts it; compiling refuses it)
             self.defined_ever.add(key)
-            hint = key.name if is_printable_name(key.name) else name
+            hint = key.name if is_printable_name(key.name) or not key.name else name
             self.header_lines.append(f"{name} = T.dynamic({quote(hint)}, dtype={quote(key.ty.name)})")
             return name
         if self.in_func:

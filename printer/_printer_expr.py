@@ -270,7 +270,7 @@ class ExprMixin:
             scopes[k].append((v, None, name))
             self.live.add(name)
             self.let_names[v] = (name, self.scopes[-1])
-            hint = v.name if is_printable_name(v.name) else name
+            hint = v.name if is_printable_name(v.name) or not v.name else name  # "": TIRx's unnamed
             self.pending.append(f"{name} = T.dynamic({quote(hint)}, dtype={quote(v.ty.name)})")
             self.pending_lets[v] = name
         if v in self.defined_ever and prev is not None and prev != name:

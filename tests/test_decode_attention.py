@@ -125,14 +125,15 @@ def test_decode_kernels_refuse_what_they_do_not_compute():
 @given(L=st.integers(1, 1 << 17), heads=st.integers(1, 512), D=st.sampled_from([64, 128, 256]))
 @settings(max_examples=100, deadline=None)
 def test_decode_chunk_gives_each_sm_its_ctas(L, heads, D):
-    """Whole tiles; about ``CTAS_PER_SM`` CTAs per SM (132) where the cache has the tiles for
-    it, as few chunks as that allows (one tile fewer a CTA would need more CTAs)."""
+    """Whole tiles; at least ``CTAS_PER_SM`` CTAs per SM (132) and chunks of at most
+    ``CHUNK_ELEMS / D`` keys where the cache has the tiles for it, as few chunks as that allows
+    (one tile fewer a CTA would need more chunks than either aim)."""
     c = KD.decode_chunk(L, heads, D)
     tile = HD.tile_keys(D)
     assert c % tile == 0 and c >= tile
     chunks = -(-L // c)
     assert chunks * c >= L
-    want = -(-KD.CTAS_PER_SM * 132 // heads)
+    want = max(-(-KD.CTAS_PER_SM * 132 // heads), -(-L * D // KD.CHUNK_ELEMS))
     assert chunks <= max(want, 1) or c == tile
     if c > tile:
         assert -(-L // (c - tile)) > want  # a shorter chunk would exceed the aim

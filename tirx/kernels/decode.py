@@ -18,21 +18,25 @@ __all__ = ["decode_attention", "decode_chunk"]
 _DT = ("float16", "bfloat16")
 
 
-#: CTAs of the split kernel the chunk length aims at per SM (a CTA holds 40-72 KiB of shared
-#: memory: 3 to 5 fit on an SM)
-CTAS_PER_SM = 3
+#: CTAs of the split kernel per SM the chunk length aims at, at least (a CTA holds 40-72 KiB
+#: of shared memory: 3 to 5 fit on an SM)
+CTAS_PER_SM = 2
+#: keys x head dim a CTA takes at most (704 keys at D = 128): a longer chunk has too few copies
+#: in flight per byte (an H100 sweep, 2026-12-06: 0.53-0.65 of SDPA at 1,200-2,000 keys a CTA,
+#: 0.72-0.84 at 512-704)
+CHUNK_ELEMS = 90_112
 
 
 @functools.lru_cache(maxsize=1024)
 def decode_chunk(L: int, heads: int, D: int = 128, sms: int = 132) -> int:
-    """Keys a CTA takes (a multiple of the kernel's tile): the cache split into about
-    ``CTAS_PER_SM`` CTAs per SM over ``heads`` (batch x K / V heads), never less than one tile
-    a CTA; many heads give each CTA a whole cache (one chunk)."""
+    """Keys a CTA takes (a multiple of the kernel's tile): the cache split into enough chunks
+    for ``CTAS_PER_SM`` CTAs per SM over ``heads`` (batch x K / V heads) and for chunks of at
+    most ``CHUNK_ELEMS / D`` keys, the larger count; never less than one tile a CTA."""
     from tirx.kernels.hopper.decode import tile_keys
 
     tile = tile_keys(D)
     tiles = -(-L // tile)
-    want = max(1, -(-CTAS_PER_SM * sms // heads))  # chunks per head
+    want = max(1, -(-CTAS_PER_SM * sms // heads), -(-L * D // CHUNK_ELEMS))  # chunks per head
     return -(-tiles // min(want, tiles)) * tile
 
 

@@ -91,8 +91,8 @@ class DType:
         return self.ty
 
     def __call__(self, value: Any = None) -> _PrimExpr:
-        if value is None:
-            raise TypeError(f"T.{self.ty.name}() needs a value, e.g. T.{self.ty.name}(0)")
+        if value is None:  # TIRx's unnamed variable (``v = T.int32()``, then ``T.Bind(v, ...)``)
+            return _Var("", self.ty)
         if isinstance(value, _Cell):
             value = value.load()
         if isinstance(value, _PrimExpr):  # a constant folds, as TIRx's dtype call folds it

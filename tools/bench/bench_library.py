@@ -335,16 +335,17 @@ def decode_section() -> None:
             f"decode {B}x{H}/{HKV}x{L}x{D}: err {err:.1e}  tirx {tt:.4f} ms ({gbs:.0f} GB/s)  SDPA {ts:.4f} ms"
             f"  SDPA/tirx {ts / tt:6.3f}  (chunk {KD.decode_chunk(L, B * HKV, D)} keys)"
         )
-        sweep = []  # the chunk rule's aim (CTAs per SM), each against the same SDPA run
-        default = KD.CTAS_PER_SM
-        for per_sm in (1, 2, 4, 6, 8):
-            KD.CTAS_PER_SM = per_sm
+        sweep = []  # the chunk rule's aims (CTAs per SM, longest chunk), each against the same SDPA run
+        default = KD.CTAS_PER_SM, KD.CHUNK_ELEMS
+        for per_sm, elems in ((1, 90_112), (4, 90_112), (2, 45_056), (2, 180_224), (2, 1 << 30)):
+            KD.CTAS_PER_SM, KD.CHUNK_ELEMS = per_sm, elems
             KD.decode_chunk.cache_clear()
             tv, _ = paired(lambda i: K.decode_attention(q, k, v), lambda i: None, 1)
-            sweep.append(f"{per_sm}/SM {KD.decode_chunk(L, B * HKV, D)} keys {ts / tv:.3f}")
-        KD.CTAS_PER_SM = default
+            top = "any" if elems >= 1 << 30 else f"{elems // D}"
+            sweep.append(f"{per_sm}/SM <={top}: {KD.decode_chunk(L, B * HKV, D)} keys {ts / tv:.3f}")
+        KD.CTAS_PER_SM, KD.CHUNK_ELEMS = default
         KD.decode_chunk.cache_clear()
-        log("  chunk aim (SDPA/tirx): " + "; ".join(sweep))
+        log("  chunk aims (SDPA/tirx): " + "; ".join(sweep))
         if L % 16 == 0 and B * L <= 1 << 17:  # the same cache paged: 16-key pages in a shuffled pool
             npg = L // 16
             bt = torch.randperm(B * npg, device="cuda").to(torch.int32).view(B, npg).contiguous()
