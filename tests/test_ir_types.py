@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tirx.ir import PointerType, PrimType, TensorType, VoidType, as_type, parse_dtype, prim
 from tirx.ir.types import DTYPE_NAMES, as_prim, handle, void
@@ -175,7 +177,8 @@ def test_types_are_values():
     a, b = PrimType("int32"), prim("int32")
     assert a is not b and a == b and (a != b) is False and hash(a) == hash(b)
     assert {a: 1}[b] == 1
-    assert prim("int32") != prim("uint32") and prim("int32") != "int32"
+    assert prim("int32") != prim("uint32") and prim("int32") != "uint32"
+    assert prim("int32") == "int32"  # a dtype equals its name, as TIRx's does
     assert (prim("float32") == handle) is False
 
 
@@ -186,3 +189,17 @@ def test_structural_type_hash_is_stable():
     shs = {parse_dtype(n)._sh for n in KINDS} | {parse_dtype(n + "x4")._sh for n in KINDS}
     shs |= {void._sh, handle._sh, PointerType(prim("float32"), "shared")._sh}
     assert len(shs) == 2 * len(KINDS) + 3
+
+
+@given(
+    base=st.sampled_from(["int8", "int32", "uint16", "float16", "bfloat16", "float32", "float64", "bool"]),
+    lanes=st.sampled_from([1, 2, 4, 8]),
+    other=st.sampled_from(["int8", "int32", "float32", "float16x2", "float32x4", "bool", "handle", ""]),
+)
+def test_a_dtype_equals_its_name_and_hashes_as_it(base, lanes, other):
+    """``A.dtype == "float32"`` in a kernel (TIRx's dtypes compare with their names), with
+    equal objects hashing alike (a dtype and its name are one dict key)."""
+    t = prim(base, lanes)
+    assert t == t.name and (t != t.name) is False and hash(t) == hash(t.name)
+    assert (t == other) == (t.name == other) and (t != other) == (t.name != other)
+    assert {t: 1}.get(t.name) == 1

@@ -858,3 +858,23 @@ def test_region_value_misuse_is_a_located_error(body, msg, tmp_path):
     with pytest.raises(tirx.DiagnosticError, match=msg) as ei:
         runpy.run_path(str(src))
     assert "k.py:6:" in str(ei.value) or "k.py:5:" in str(ei.value)
+
+
+def test_interpreter_solves_a_dimension_written_a_n_plus_c():
+    n = T.dynamic("n")
+
+    @T.function
+    def k(A: T.Tensor((n * 2,), "float32"), O: T.Tensor((n + 1,), "int32")):
+        for i in range(n):
+            A[i * 2] = A[i * 2 + 1]
+            O[i] = i
+        O[n] = n
+
+    run = tirx.compile(k, target="interp")
+    a, o = np.arange(10, dtype=np.float32), np.zeros(6, dtype=np.int32)
+    run(a, o)
+    assert a.tolist() == [1, 1, 3, 3, 5, 5, 7, 7, 9, 9] and o.tolist() == [0, 1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match="is 9, which is not 2 \\* n for any integer n"):
+        run(np.zeros(9, np.float32), o)
+    with pytest.raises(ValueError, match="dimension 0 is 7, expected 6"):
+        run(a, np.zeros(7, np.int32))

@@ -636,3 +636,33 @@ def test_an_image_for_another_arch_names_both_archs(monkeypatch):
     ) as e:
         img._load(0, "main")
     assert "NO_BINARY_FOR_GPU" in str(e.value.__cause__)
+
+
+@pytest.mark.parametrize("launcher", ["ctypes", "bindings"])
+def test_a_dimension_only_written_a_n_plus_c_is_solved(env, launcher):
+    """``A: (n * 2,)``, ``O: (n + 1,)`` and nothing of shape ``(n,)``: n is solved from the
+    first such dimension (as TIRx's host code binds it), the others are checked against it,
+    and a dimension no integer n gives is refused before any launch; fast and general paths
+    agree."""
+    torch, rec = env
+    b = IRBuilder("launch_test.py")
+    with b, b.function("pairs"):
+        n = Var("n")
+        A = b.param("A", TensorType((n * 2,), float16))
+        O = b.param("O", TensorType((n + 1,), int32))
+        with b.device_entry(*launch_args((n + 127) // 128, 128)):
+            i = b.bind("i", call("cuda.block_idx", "x") * 128 + call("cuda.thread_idx", "x"))
+            with b.if_(i < n):
+                b.store(O, (i,), i)
+                b.store(A, (i * 2,), const(1.0, float16))
+    k = tirx.compile(b.get(), target=ARCH, cache=False, launcher=launcher)
+    rec.kern = k
+    T = torch.Tensor
+    for m in (1, 300, 4096):
+        fast, general = _both(rec, k, T((2 * m,), torch.float16, 0x10000), T((m + 1,), torch.int32, 0x90000))
+        assert fast == general and fast[4][-1] == m and fast[0] == ((m + 127) // 128, 1, 1)
+    for a_len, o_len, msg in ((7, 4, "which is not 2 \\* n for any integer n"), (8, 6, "dimension 0 is 6")):
+        rec.calls.clear()
+        with pytest.raises(ValueError, match=msg):
+            k(T((a_len,), torch.float16, 0x10000), T((o_len,), torch.int32, 0x90000))
+        assert rec.calls == []

@@ -13,6 +13,7 @@ from tirx.ops.semantics.memory import GLOBAL, Mem, PtrVal
 
 from ..ir import deep
 from ..ir import expr as E
+from ..ir.affine import affine_in, affine_text
 from ..ir.function import Function, Module
 from ..ir.types import PointerType, PrimType
 from .engine import Ctx, Program
@@ -128,6 +129,19 @@ class Kernel:
                 env[p] = PtrVal(Mem(p.name, raw.reshape(-1).view(np.uint8).reshape(1, -1), GLOBAL), 0)
             else:
                 env[p] = _scalar(a, p, f.name)
+        # a dynamic var only ever in dimensions ``a * n + c`` (``n * 2``): solved from the first
+        for pname, what, e, got in deferred:
+            for v in _unbound_vars(e, env):
+                ac = affine_in(e, v) if what.startswith("dimension") else None
+                if ac is None:
+                    continue
+                a, c = ac
+                if (got - c) % a:
+                    raise ValueError(
+                        f"{f.name}(): parameter {pname} {what} is {got}, which is not {affine_text(a, v.name, c)} "
+                        f"for any integer {v.name}"
+                    )
+                _bind_dim(v, (got - c) // a, what, pname, f.name, dyn, env, [])
         # shapes that are expressions of dynamic vars (checked once every var is bound)
         host = Ctx(self.prog, 1, None, env)
         for pname, i, e, got in deferred:
@@ -220,6 +234,22 @@ def _write_back(user, res) -> None:
         if res.dtype != user.dtype
         else np.asarray(res).reshape(user.shape),
     )
+
+
+def _unbound_vars(e: Any, env: dict) -> list:
+    """The variables of a shape expression no argument has bound yet."""
+    out: list = []
+
+    def go(x: Any) -> None:
+        if isinstance(x, E.Var):
+            if x not in env and x not in out:
+                out.append(x)
+        elif isinstance(x, E.BinaryOp):
+            go(x.a)
+            go(x.b)
+
+    go(e)
+    return out
 
 
 def _bind_dim(s, got: int, what: str, pname: str, fname: str, dyn: dict, env: dict, deferred: list) -> None:

@@ -148,23 +148,25 @@ class PrimType(Type):
         object.__setattr__(self, "bits", info[1])
         object.__setattr__(self, "_sh", _stable_hash(f"prim:{self.base}x{self.lanes}"))
 
-    # value equality with an identity fast path (built-in dtypes are interned)
+    # value equality with an identity fast path (built-in dtypes are interned); a dtype equals
+    # its name, as TIRx's does (``T.constexpr(A.dtype == "float32")`` in a kernel), so the
+    # hash is the name's
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if type(other) is not PrimType:
-            return NotImplemented
+            return self.name == other if type(other) is str else NotImplemented
         return self.base == other.base and self.lanes == other.lanes
 
     def __ne__(self, other: object) -> bool:
         if self is other:
             return False
         if type(other) is not PrimType:
-            return NotImplemented
+            return self.name != other if type(other) is str else NotImplemented
         return self.base != other.base or self.lanes != other.lanes
 
     def __hash__(self) -> int:
-        return hash((self.base, self.lanes))
+        return hash(self.base) if self.lanes == 1 else hash(self.name)
 
     @property
     def name(self) -> str:

@@ -515,6 +515,12 @@ declare(
 
 
 def _select_alias(cond: Any, true_value: Any, false_value: Any, span: Any = None) -> Any:
+    """A constant condition (a Python bool / int, ``T.bool(True)``) picks its arm, as TIRx's
+    ``T.select`` folds; any other is ``T.if_then_else`` (``T.Select`` and ``T.if_then_else``
+    themselves keep a constant condition, as TIRx's do)."""
+    c = cond.value if type(cond) is IntImm else cond
+    if type(c) in (bool, int):
+        return true_value if c else false_value
     return get("if_then_else")(cond, true_value, false_value, span=span)
 
 

@@ -94,7 +94,9 @@ class _DeviceIO:
         nd = _NP[dtype]
         d = self._sync()
         out = np.zeros(1, nd)
-        _drv.check(d.cuMemcpyDtoH(out, ptr + off * nd.itemsize, nd.itemsize), f"reading {name}[{off}] on the host")
+        _drv.check(
+            d.cuMemcpyDtoH(out, ptr + off * nd.itemsize, nd.itemsize), f"reading {name}[{off}] on the host"
+        )
         v = out[0].item()
         return _bool(v) if dtype == "bool" else v
 
@@ -108,7 +110,9 @@ class _DeviceIO:
         nd = _NP[dtype]
         d = self._sync()
         buf = np.array([value], nd)
-        _drv.check(d.cuMemcpyHtoD(ptr + off * nd.itemsize, buf, nd.itemsize), f"writing {name}[{off}] on the host")
+        _drv.check(
+            d.cuMemcpyHtoD(ptr + off * nd.itemsize, buf, nd.itemsize), f"writing {name}[{off}] on the host"
+        )
 
 
 def _bool(v: Any) -> bool:
@@ -213,15 +217,17 @@ class _Gen:
                 val = self.convert(self.py(st.value, f"the value stored to {b.name}"), b.dtype)
                 if ("buffer", b.data) in self.names:
                     idx = self.py(element_offset(b, st.indices), f"an index of {b.name}")
-                    self.lines.append(f"{pad}_store({self.names[('buffer', b.data)]}, {idx}, {val}, {b.name!r})")
+                    self.lines.append(
+                        f"{pad}_store({self.names[('buffer', b.data)]}, {idx}, {val}, {b.name!r})"
+                    )
                 else:  # an element of a tensor in device memory (host_split allowed a parameter's)
                     if b.dtype.name not in _NP or b.dtype.lanes != 1:
-                        raise ValueError(f"{self.func.name}(): host code cannot write {b.dtype} elements of {b.name}")
+                        raise ValueError(
+                            f"{self.func.name}(): host code cannot write {b.dtype} elements of {b.name}"
+                        )
                     off = self.py(element_offset(b, st.indices), f"an index of {b.name}")
                     ptr = self.names[("device", b.data)]
-                    self.lines.append(
-                        f"{pad}_dstore(_io, {ptr}, {off}, {val}, {b.dtype.name!r}, {b.name!r})"
-                    )
+                    self.lines.append(f"{pad}_dstore(_io, {ptr}, {off}, {val}, {b.dtype.name!r}, {b.name!r})")
             elif isinstance(st, Evaluate):  # an alignment fact (host_split allows no other call)
                 c: Any = st.value  # a Call (host_split allows no other)
                 what = getattr(c.args[0], "name", "the pointer")
@@ -249,7 +255,11 @@ class _Gen:
                 self.lines.append(f"{pad}continue")
             elif isinstance(st, Return):
                 # TIRx's early exit ``return 0`` of a function with no return type returns nothing
-                val = "None" if st.value is None or self.func.ret_ty is None else self.py(st.value, "the returned value")
+                val = (
+                    "None"
+                    if st.value is None or self.func.ret_ty is None
+                    else self.py(st.value, "the returned value")
+                )
                 self.lines.append(f"{pad}return {val}")
             elif isinstance(st, (DeclBuffer, SeqStmt)):
                 pass  # a view: the kernels address it through their parameters
@@ -299,7 +309,9 @@ class HostProgram(HostFunction):
             entries[id(hl.source)] = (k, hl.outer)
         g = _Gen(f, names, entries)
         g.emit(f.body, 1)
-        head = [f"    {n} = _env[{n!r}]" for n in dict.fromkeys(self._base.values())] + ["    _io = _env['_io']"]
+        head = [f"    {n} = _env[{n!r}]" for n in dict.fromkeys(self._base.values())] + [
+            "    _io = _env['_io']"
+        ]
         src = "\n".join(["def _host(_launch, _env):", *head, *g.lines, "    return None"])
         ns: dict[str, Any] = dict(_GLOBALS)
         exec(compile(src, f"<tirx host program of {f.name}>", "exec"), ns)  # IR-generated code
@@ -341,6 +353,11 @@ class HostProgram(HostFunction):
             else:
                 env[f"_a{i}"] = a
         for j, v in enumerate(k0.info.dyn_vars):
+            if v in k0.dyn_affine:  # a dimension a * n + c
+                i, dim, a, c = k0.dyn_affine[v]
+                shape = shapes.get(i, ((), None))[0]
+                env[f"_d{j}"] = (int(shape[dim]) - c) // a if dim < len(shape) else 0
+                continue
             i, kind, dim = k0.dyn_src[v]
             shape, strides = shapes.get(i, ((), None))
             seq = shape if kind == "shape" else strides
@@ -375,4 +392,3 @@ class HostProgram(HostFunction):
 
         ret = self._run(launch, self._env(args, None, prepare=True))
         return PreparedSequence(self, out, ret)
-

@@ -32,6 +32,7 @@ import threading
 from typing import Any
 
 from ..ir import PointerType, PrimType, Var
+from ..ir.affine import affine_in
 from .host_function import HostFunction, PreparedSequence
 from .hostexpr import HOST_GLOBALS, HostExprError, to_python
 from .kernel_args import ArgsMixin
@@ -155,11 +156,23 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
             for k, s in enumerate(b.strides):
                 if isinstance(s, Var) and s not in self.dyn_src and s in names:
                     self.dyn_src[s] = (i, "stride", k)
+        # a dimension only ever written ``a * n + c`` (``n * 2``, ``batch + 1``): n solved from
+        # it, (param index, dim, a, c); the dimension is then checked as any other expression
+        self.dyn_affine: dict[Var, tuple] = {}
         for v in dyn:
-            if v not in self.dyn_src:
+            if v in self.dyn_src:
+                continue
+            for i, p in enumerate(self.params):
+                b = bufs.get(p)
+                for k, s in enumerate(() if b is None else b.shape):
+                    ac = affine_in(s, v)
+                    if ac is not None and v not in self.dyn_affine:
+                        self.dyn_affine[v] = (i, k, *ac)
+        for v in dyn:
+            if v not in self.dyn_src and v not in self.dyn_affine:
                 raise ValueError(
                     f"{self.kname}: the dynamic dimension {v.name} is never a whole dimension of a tensor "
-                    f"parameter, so it cannot be read from the arguments"
+                    f"parameter (nor a * {v.name} + c), so it cannot be read from the arguments"
                 )
         host_names = dict(names)
         self.host_binds: list[tuple[str, str, Any]] = []

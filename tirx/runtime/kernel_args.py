@@ -18,6 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any, cast
 
 from ..ir import IntImm, PointerType, PrimType, Var
+from ..ir.affine import affine_text
 from . import device_array as _da
 from . import driver as _drv
 from .kernel_state import KernelState
@@ -223,7 +224,9 @@ class ArgsMixin(KernelState):
                     f"values: {', '.join(v.name for v, _s in self.info.outer) or 'none'}); call the function"
                 )
             for j, ((v, _src), val) in enumerate(zip(self.info.outer, outer)):
-                env[f"_o{j}"] = int(val) if isinstance(v.ty, PointerType) else _scalar(val, v.ty, v.name, kname)
+                env[f"_o{j}"] = (
+                    int(val) if isinstance(v.ty, PointerType) else _scalar(val, v.ty, v.name, kname)
+                )
         views: dict[int, _View] = {}
         device = None
         first_dev_param = None
@@ -290,6 +293,17 @@ class ArgsMixin(KernelState):
                         device, first_dev_param = v.device, pname
             else:
                 env[f"_a{i}"] = _scalar(a, p.ty, pname, kname)
+        for var, (i, k, a, c) in self.dyn_affine.items():  # a dimension a * n + c: n solved
+            v = views.get(i)
+            if v is None or var in dyn_vals:
+                continue
+            dim, pname = int(v.shape[k]), self.pnames[i]
+            if (dim - c) % a:
+                raise ValueError(
+                    f"{kname}: parameter {pname}: dimension {k} is {dim}, which is not "
+                    f"{affine_text(a, var.name, c)} for any integer {var.name}"
+                )
+            dyn_vals[var] = ((dim - c) // a, f"{pname} dimension {k}")
         for var, (val, _src) in dyn_vals.items():
             t = cast(PrimType, var.ty)  # T.dynamic makes integer PrimType variables only
             lo, hi = (

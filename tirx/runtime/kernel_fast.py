@@ -136,6 +136,11 @@ class FastPathMixin(KernelState):
                 else:
                     return None
                 body.append(f"_a{i} = {x}")
+        for d, (i, k, a, c) in self.dyn_affine.items():  # n of a dimension a * n + c (checked below)
+            nm, t = self.host_names[d], d.ty
+            hi = (1 << (t.bits - 1)) - 1 if t.kind == "int" else (1 << t.bits) - 1
+            body.append(f"{nm} = (s{i}_{k} - {c}) // {a}")
+            body.append(f"if not 0 <= {nm} <= {hi}: {slow}")
         for sk, d in deferred:
             body.append(f"if {sk} != {self._py(d, self.host_names, 'a shape')}: {slow}")
         if self.module.restrict:

@@ -24,6 +24,7 @@ class KernelState:
     params: list
     pnames: list
     dyn_src: dict
+    dyn_affine: dict
     host_names: dict
     host_binds: list
     host_asserts: list

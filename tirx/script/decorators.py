@@ -33,6 +33,7 @@ from .parser import (
     make_env,
     parsing,
 )
+from .parser_values import _MISSING
 
 if TYPE_CHECKING:  # for type checkers only (the front end does not import the runtime)
     from collections.abc import Callable
@@ -101,6 +102,10 @@ def _make_function(func: Any, private: bool, locals_: dict, in_class: bool, chec
         return DeferredFunction(func, private, locals_, check, persistent)
     src = function_source(func)
     env = make_env(func, locals_)
+    if env.get(func.__name__) is _MISSING:
+        # ``fact(n - 1)`` in ``fact``'s own body: a call of the function being built (its
+        # name as a global, printed ``Module.fact`` as TIRx does), where no outer name is meant
+        env.layers.append({func.__name__: _SelfCall(func.__name__, src, env)})
     b = IRBuilder(src.filename, check_well_formed=check)
     try:
         with b:
@@ -131,6 +136,25 @@ def function(
 
         return deco
     return _make_function(func, private, caller_locals(1), in_class_body(1), check_well_formed, persistent)
+
+
+class _SelfCall:
+    """A standalone ``@T.function``'s own name in its body: calling it calls the function
+    (its return type read from the annotation on first use)."""
+
+    __slots__ = ("env", "name", "src")
+
+    def __init__(self, name: str, src: Any, env: Any):
+        self.name, self.src, self.env = name, src, env
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Call:
+        if kwargs:
+            raise TypeError(f"{self.name}: a recursive call takes positional arguments only")
+        ret = None
+        if self.src.tree.returns is not None:
+            r = Parser(IRBuilder(), self.src, self.env).eval(self.src.tree.returns)
+            ret = None if r is None else as_type(r)
+        return GlobalRef(self.name, [], ret)(*args)
 
 
 # ------------------------------------------------------------------ modules

@@ -9,6 +9,8 @@ import itertools
 from numbers import Number
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tirx.surface.builder import IRBuilder
 from tirx.surface.forms import LOOPS, RANGE
 
@@ -56,6 +58,11 @@ if TYPE_CHECKING:
     from .parser import Parser
 
 
+
+# a numpy number a kernel reads (captured, indexed, an attribute) is the Python number, as in
+# TIRx (``np.int64(4)`` in an int32 expression is the literal 4)
+_NP_SCALARS = (np.number, np.bool_)
+
 class ExprMixin:
     """``Parser``'s expressions; the dispatch (``eval``) stays in ``Parser``."""
 
@@ -79,14 +86,16 @@ class ExprMixin:
         return node.value
 
     def eval_Name(self, node: ast.Name) -> Any:
-        return self.lookup(node.id, node)
+        v = self.lookup(node.id, node)
+        return v.item() if isinstance(v, _NP_SCALARS) else v
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
         obj = self.eval(node.value)
         if node.attr == "data" and type(obj) is Buffer and IRBuilder.is_active():
             return IRBuilder.current().name_data(obj)  # noted: a declaration over it keeps the tensor
         try:
-            return getattr(obj, node.attr)
+            v = getattr(obj, node.attr)
+            return v.item() if isinstance(v, _NP_SCALARS) else v
         except AttributeError:
             if getattr(type(obj), "__tirx_namespace__", False):
                 raise  # its own message names what is allowed (T.ptx modifier chains)
@@ -145,7 +154,8 @@ class ExprMixin:
             return BufferLoad(obj, self.indices(obj, idx, sp), span=sp)
         if type(obj) is MetaVar:
             obj = obj.value
-        return obj[idx]
+        v = obj[idx]
+        return v.item() if isinstance(v, _NP_SCALARS) else v
 
     @staticmethod
     def indices(buf: Buffer, idx: Any, span: Any) -> tuple:

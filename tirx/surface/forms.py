@@ -1095,6 +1095,8 @@ def _b_tensor(shape: tuple, dtype: Any, scope: str, strides: tuple, elem_offset:
         align = 0
     if layout == "default":  # TIRx's row-major layout over the shape, kept explicit as TIRx keeps it
         layout = _row_major(shape)
+    if data is not None and isinstance(data.ty, PointerType):
+        scope = data.ty.scope  # a tensor over a pointer lives where it points (TIRx's: scope= ignored)
     return TensorType(shape, dtype, scope, strides, align, elem_offset, data, layout)
 
 
