@@ -878,3 +878,44 @@ def test_interpreter_solves_a_dimension_written_a_n_plus_c():
         run(np.zeros(9, np.float32), o)
     with pytest.raises(ValueError, match="dimension 0 is 7, expected 6"):
         run(a, np.zeros(7, np.int32))
+
+
+def test_interpreter_indexes_a_tensor_of_vectors_in_vectors():
+    """``T.decl_tensor(X.data, ty_args=[T.Tensor((n,), "float32x4")])``: element ``i`` is the
+    floats ``4 i .. 4 i + 3``, as the CUDA's ``tirx_vec<float, 4>`` cast reads it (the
+    interpreter once read float ``i``), and a view larger than its storage is caught."""
+
+    @T.function
+    def k(X: T.Tensor((8, 16), "float32"), Y: T.Tensor((8, 16), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        tx = T.cuda.thread_idx("x")
+        v = T.decl_tensor(X.data, ty_args=[T.Tensor((8, 4), "float32x4")])
+        w = T.decl_tensor(Y.data, ty_args=[T.Tensor((32,), "float32x4")])
+        regs = T.alloc_local((4,), "float32")
+        r4 = T.decl_tensor(regs.data, ty_args=[T.Tensor((1,), "float32x4", scope="local")])
+        r4[0] = v[tx // 4, tx % 4]
+        regs[1] = regs[1] * T.float32(2.0)
+        w[31 - tx] = r4[0]
+
+    run = tirx.compile(k, target="interp")
+    x = np.arange(128, dtype=np.float32).reshape(8, 16)
+    y = np.zeros_like(x)
+    run(x, y)
+    quads = x.reshape(32, 4).copy()
+    quads[:, 1] *= 2
+    assert np.array_equal(y.reshape(32, 4), quads[::-1])
+
+    @T.function
+    def too_big(X: T.Tensor((64,), "float32"), Y: T.Tensor((64,), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        tx = T.cuda.thread_idx("x")
+        v = T.decl_tensor(X.data, ty_args=[T.Tensor((32,), "float32x4")])  # 128 floats over 64
+        r = T.alloc_local((4,), "float32")
+        r4 = T.decl_tensor(r.data, ty_args=[T.Tensor((1,), "float32x4", scope="local")])
+        r4[0] = v[tx]
+        Y[tx] = r[0]
+
+    from tirx.interp.errors import OutOfBoundsError
+
+    with pytest.raises(OutOfBoundsError, match=r"buffer v \(shape \(32,\)\) at index \[16\]"):
+        tirx.compile(too_big, target="interp")(np.zeros(64, np.float32), np.zeros(64, np.float32))

@@ -176,6 +176,17 @@ class MemMixin:
         # a stride-1 ramp is one vector access in the generated CUDA: its first element must be
         # aligned to the vector's width (allocations are: the codegen aligns them for it)
         align = _vector_alignment(buf, indices) // itemsize
+        # a tensor of vector elements (``T.Tensor((n,), "float32x4")`` over float storage): an
+        # index counts vectors, and each access is ``vl`` consecutive scalars, aligned as the
+        # CUDA's ``tirx_vec`` cast needs
+        vl = st.lanes
+        if vl > 1:
+            if any(getattr(i.ty, "lanes", 1) > 1 for i in indices):
+                raise InterpError(f"buffer {buf.name}: a vector index into a tensor of {st} elements")
+            from tirx.codegen.cuda_buffer import vector_alignment
+
+            align = max(align, vector_alignment(st, 1) // itemsize)
+            lane_ix = np.arange(vl, dtype=np.int64)
         consts = all(isinstance(s, int) for s in shape) and strides is None
         small = consts and math.prod(shape) < (1 << 31)
         if consts:
@@ -240,6 +251,9 @@ class MemMixin:
             else:
                 ev_ = eoff(c)
                 extra = int(ev_[0]) if ev_.shape[0] == 1 else ev_.astype(np.int64)
+            if vl > 1:  # vectors to scalars: the element offset counts vectors too
+                flat = (flat + extra).astype(np.int64) * vl
+                extra = 0
             off = ptr.off
             if not (isinstance(off, int) and off == 0):
                 extra = extra + (
@@ -249,8 +263,8 @@ class MemMixin:
                 flat = flat + extra
             view = mem.view(st)
             row = view.shape[1]
-            if check and not simple:
-                b = (flat < 0) | (flat >= row)
+            if check and (not simple or vl > 1):
+                b = (flat < 0) | (flat + (vl - 1) >= row)
                 if b.any():
                     bad = b if bad is None else (bad | b)
             if bad is not None:
@@ -268,6 +282,8 @@ class MemMixin:
                 flat = np.where(bad, 0, flat)
             if align > 1:
                 _check_aligned(c, flat, align, itemsize, name)
+            if vl > 1:
+                flat = flat[..., None] + lane_ix
             if mem.per == GLOBAL:
                 return mem, view[0], flat, flat
             if ptr.rank is not None:
