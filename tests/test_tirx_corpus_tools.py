@@ -133,3 +133,6 @@ def test_stage4_looks_into_a_modules_helpers_and_finds_atomic_updates():
     head = "from tirx.script import tirx as T\n\n@T.function\ndef f(A: T.Tensor((8,), T.float32)):\n"
     assert gpu._atomic(tirx.loads(head + "    T.cuda.atomic_add(T.address_of(A[0]), A[1])\n"))
     assert not gpu._atomic(tirx.loads(head + "    A[0] = A[0] + A[1]\n"))
+    assert gpu._timed(tirx.loads(head + "    A[0] = T.Cast('float32', T.cuda.clock64())\n"))
+    assert not gpu._timed(tirx.loads(head + "    A[0] = A[1]\n"))
+    assert gpu._transcendental(tirx.loads(head + "    A[0] = T.hypot(A[1], A[2])\n"))
