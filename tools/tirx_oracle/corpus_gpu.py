@@ -195,7 +195,8 @@ def _scaled_error(a: Any, b: Any, torch: Any) -> tuple[float, float]:
     few ulp of the values the kernel computes with."""
     x, y = a.detach().double().cpu(), b.detach().double().cpu()
     finite = torch.isfinite(x) & torch.isfinite(y)
-    if not bool((torch.isnan(x) == torch.isnan(y)).all()) or not bool(((x == y) | finite).all()):
+    both_nan = torch.isnan(x) & torch.isnan(y)  # NaN on both sides agrees (NaN != NaN)
+    if not bool((torch.isnan(x) == torch.isnan(y)).all()) or not bool(((x == y) | finite | both_nan).all()):
         return float("inf"), 1.0  # NaN or infinity on one side only: a real difference
     if not bool(finite.any()):
         return 0.0, 1.0
