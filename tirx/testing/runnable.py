@@ -362,6 +362,10 @@ def runnable_kernels(draw, max_stmts: int = 12, extra_types: bool = True) -> Run
         g.extra_types = extra_types
         g.budget = draw(st.integers(1, max_stmts))
 
+        # a vector-element view of X or F (float32x2 / int32x4 ...), static shapes only
+        vec_lanes = draw(st.sampled_from((0, 0, 0, 2, 4))) if device and not dyn else 0
+        if vec_lanes > n:
+            vec_lanes = 0
         warp_i: list = []  # values exchanged across the warp before the bounds guard
         warp_f: list = []
 
@@ -376,6 +380,16 @@ def runnable_kernels(draw, max_stmts: int = 12, extra_types: bool = True) -> Run
             acc[0] = init_i
             facc[0] = init_f
             g.acc, g.facc = acc, facc
+            if vec_lanes:  # a view of vector elements over an input (the interpreter once
+                # indexed it in scalars where the CUDA indexes vectors)
+                src, et = (F, float32) if draw(st.booleans()) else (X, int32)
+                vt = prim(et.base, vec_lanes)
+                view = b.decl("xv", TensorType((n // vec_lanes,), vt, "global"), src.data)
+                lanes = b.alloc("lv", TensorType((vec_lanes,), et, "local"))
+                lv = b.decl("lvv", TensorType((1,), vt, "local"), lanes.data, "local")
+                lv[0] = view[E.FloorMod(i, E.const(n // vec_lanes, int32))]
+                got = lanes[draw(st.integers(0, vec_lanes - 1))] - lanes[vec_lanes - 1]
+                (g.fvars if et is float32 else g.ivars).append(b.bind("q", got))
             g.stmts(i, OI, OF, 0)
             OI[i] = OI[i] + g.acc[0]
             OF[i] = OF[i] + g.facc[0]
