@@ -227,7 +227,10 @@ class StmtMixin:
             d, prev = b.data, self.names.get(b.data)
             self.names[d] = self.names[src] + ".data"
             text = _BIND_PRINT[_s.DeclBuffer](self, s)
-            self.names[d] = prev
+            if prev is None:
+                del self.names[d]
+            else:
+                self.names[d] = prev
         else:
             text = _BIND_PRINT[_s.DeclBuffer](self, s)
         name = self.define(b, b.name)

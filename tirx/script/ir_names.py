@@ -37,7 +37,7 @@ from ..ir.types import Type
 from ..ir.types import VoidType as _VoidType
 from ..ir.types import as_type as _as_type
 from ..ir.visitor import Mutator as _Mutator
-from .parser import LetAnn as LetAnnotation
+from .parser_values import LetAnn as LetAnnotation
 
 __all__ = [
     "MISSING", "AnyType", "Bind", "CallEffectKind", "FloatImm", "Func", "FuncType", "GenericConst",

@@ -32,6 +32,7 @@ from ..ir import (
 from ..ir.expr import Or
 from ..ir.fold import neg
 from ..ir.stmt import ForKind
+from .ir_names import TensorRegion
 from .parser_values import (
     _BIN,
     _BOOL,
@@ -148,8 +149,6 @@ class ExprMixin:
         if isinstance(obj, Buffer):
             sp = self.span(node)
             if any(type(x) is slice for x in (idx if type(idx) is tuple else (idx,))):
-                from .ir_names import TensorRegion  # ir_names imports the parser
-
                 return TensorRegion.of(obj, idx if type(idx) is tuple else (idx,), sp)  # TIRx's region value
             return BufferLoad(obj, self.indices(obj, idx, sp), span=sp)
         if type(obj) is MetaVar:

@@ -321,10 +321,12 @@ def _constant(e: Any) -> Any:
     * 2 == A.shape[1]``, ``T.And(T.bool(True), 8 < 10)``), else None."""
     from ..ir import And, BinaryOp, FloatImm, Not, Or
     from ..ir.fold import fold
+    from ..ir.types import bool_
 
     t = type(e)
     if t is IntImm or t is FloatImm:
         return e
+    r: Any
     if isinstance(e, BinaryOp):
         a, b = _constant(e.a), _constant(e.b)
         if a is None or b is None:
@@ -332,13 +334,13 @@ def _constant(e: Any) -> Any:
         if t is And or t is Or:  # (fold leaves the logic nodes to Simplify)
             r = IntImm(
                 int(bool(a.value) and bool(b.value)) if t is And else int(bool(a.value) or bool(b.value)),
-                e.ty,
+                bool_,
             )
         else:
             r = fold(t(a, b))
     elif t is Not:
         a = _constant(e.a)
-        r = None if type(a) is not IntImm else IntImm(0 if a.value else 1, e.ty)
+        r = None if type(a) is not IntImm else IntImm(0 if a.value else 1, bool_)
     else:
         return None
     return r if type(r) is IntImm or type(r) is FloatImm else None
