@@ -6,12 +6,16 @@ load back from its text to a structurally equal IR."""
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pytest
 
 import tirx
 from tirx.script import ir as I
 from tirx.script import tirx as T
+
+ROOT_GOLDEN = pathlib.Path(__file__).parent / "data" / "tirx_golden" / "frontend"
 
 
 def _lines(f) -> list[str]:
@@ -919,3 +923,13 @@ def test_interpreter_indexes_a_tensor_of_vectors_in_vectors():
 
     with pytest.raises(OutOfBoundsError, match=r"buffer v \(shape \(32,\)\) at index \[16\]"):
         tirx.compile(too_big, target="interp")(np.zeros(64, np.float32), np.zeros(64, np.float32))
+
+
+def test_a_kernel_whose_layout_names_a_symbol_compiles_and_says_why_it_cannot_launch():
+    text = (ROOT_GOLDEN / "layout_stride_symbol.tirx").read_text()
+    f = tirx.loads(text)
+    assert [v.name for v in f.dyn_vars()] == ["m", "n", "ld"]
+    k = tirx.compile(f, target="cuda")  # codegen and NVRTC (no GPU needed)
+    assert "int ld)" in k.source
+    with pytest.raises(ValueError, match="dynamic variable ld appears only in a tensor parameter's layout"):
+        k.prepare(np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32))

@@ -143,9 +143,7 @@ class Function(Node):
         params = set(self.params)
         seen: dict[Var, None] = {}
         for _, b in self.buffer_map:
-            for e in (*b.shape, *b.strides, b.elem_offset):
-                if e is None:
-                    continue
+            for e in signature_parts(b):
                 for v in collect_vars(e):
                     if v not in params and v not in seen:
                         seen[v] = None
@@ -153,6 +151,17 @@ class Function(Node):
 
     def with_body(self, body: Stmt) -> Function:
         return evolve(self, body=body)  # type: ignore[misc]  # attrs class via frozen_node (ir/node.py)
+
+
+def signature_parts(b: Buffer) -> tuple:
+    """What of a parameter tensor's type may name the signature's dynamic variables: its
+    shape, strides, element offset and layout (a stride ``ld`` in ``T.Iter(m, ld, "m")``)."""
+    return (
+        *b.shape,
+        *b.strides,
+        *(() if b.elem_offset is None else (b.elem_offset,)),
+        *(() if b.layout is None else (b.layout,)),
+    )
 
 
 def _no_caller(f: Function, args: tuple, kwargs: dict) -> Any:

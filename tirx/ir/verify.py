@@ -66,6 +66,7 @@ from tirx.ir import (
     deep,
 )
 from tirx.ir.expr import NODE, SEQ, BinaryOp
+from tirx.ir.function import signature_parts
 from tirx.ir.functor import Dispatch, Functor
 from tirx.ir.types import TensorType, tensormap_ptr, uint64
 
@@ -562,7 +563,7 @@ class _Checker(Functor):
                 self.error(f"buffer_map names {pv.name}, which is not a parameter", f)
             if b.data is not pv:
                 self.error(f"buffer {b.name} in buffer_map is not over its parameter {pv.name}", f)
-            for e in (*b.shape, *b.strides, *(() if b.elem_offset is None else (b.elem_offset,))):
+            for e in signature_parts(b):
                 from tirx.ir import collect_vars
 
                 for v in collect_vars(e):

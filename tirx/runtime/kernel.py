@@ -31,7 +31,7 @@ import sys
 import threading
 from typing import Any
 
-from ..ir import PointerType, PrimType, Var
+from ..ir import PointerType, PrimType, Var, collect_vars
 from ..ir.affine import affine_in
 from .host_function import HostFunction, PreparedSequence
 from .hostexpr import HOST_GLOBALS, HostExprError, to_python
@@ -168,8 +168,24 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
                     ac = affine_in(s, v)
                     if ac is not None and v not in self.dyn_affine:
                         self.dyn_affine[v] = (i, k, *ac)
+        # a variable only in a parameter's layout (a leading dimension ``T.Iter(m, ld, "m")``):
+        # the kernel compiles (TIRx's does), but no call can bind it yet: each call says so
+        self.unreadable: str | None = None
+        in_shapes = {
+            x for _p, b in f.buffer_map for e in (*b.shape, *b.strides, b.elem_offset) if e is not None
+            for x in collect_vars(e)
+        }  # fmt: skip
+        layout_only = [
+            v for v in dyn if v not in self.dyn_src and v not in self.dyn_affine and v not in in_shapes
+        ]
+        if layout_only:
+            self.unreadable = (
+                f"{self.kname}: the dynamic variable {layout_only[0].name} appears only in a tensor "
+                f"parameter's layout; launching such a kernel is not supported (its value cannot be "
+                f"read from the arguments yet)"
+            )
         for v in dyn:
-            if v not in self.dyn_src and v not in self.dyn_affine:
+            if v not in self.dyn_src and v not in self.dyn_affine and v not in layout_only:
                 raise ValueError(
                     f"{self.kname}: the dynamic dimension {v.name} is never a whole dimension of a tensor "
                     f"parameter (nor a * {v.name} + c), so it cannot be read from the arguments"
@@ -251,7 +267,7 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
         self.param_size = max(size, 8)
         ns = dict(HOST_GLOBALS)
         self._eval_ns = ns
-        self._fast = self._build_fast()
+        self._fast = None if self.unreadable else self._build_fast()
 
     def _py(self, e: Any, names: dict, what: str) -> str:
         try:

@@ -209,6 +209,8 @@ class ArgsMixin(KernelState):
         producers are asked to order their work before, and that ``__cuda_array_interface__``
         v3 producer streams are synchronized against.
         """
+        if self.unreadable:
+            raise ValueError(self.unreadable)
         f = self.func
         kname = self.kname
         if len(args) != len(self.params):

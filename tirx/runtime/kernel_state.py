@@ -25,6 +25,7 @@ class KernelState:
     pnames: list
     dyn_src: dict
     dyn_affine: dict
+    unreadable: str | None
     host_names: dict
     host_binds: list
     host_asserts: list

@@ -303,9 +303,18 @@ class StmtMixin:
         if type(ann) is LetAnn:
             if st.value is None:
                 raise self.diag(st, "T.let needs a value: x: T.let = <expr>")
-            val = self.eval(st.value)
+            self.pending_name = name
+            try:
+                val = self.eval(st.value)
+            finally:
+                self.pending_name = None
             if type(val) is MetaVar:
                 val = val.value
+            if type(val) is Cell and (ann.ty is None or ann.ty == val.buffer.dtype):
+                # ``part: T.let = T.local_scalar(...)``: TIRx names the cell (later assignments
+                # store to it); binding its value would freeze the accumulator silently
+                self.define(name, val)
+                return
             if ann.ty is None:
                 e = convert(val)
                 v = self.b.bind(name, e)
