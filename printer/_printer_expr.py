@@ -128,7 +128,9 @@ class ExprMixin:
                 self.raw.add(id(e))
                 return f"T.{_RAW_NAMES[type(e)]}({sa}, {sb})"
             if ta is _IntImm and tb is _IntImm and a.ty == int32 and b.ty == int32:
-                sa = f"T.int32({sa})"  # two bare literals would be folded by Python / the grammar
+                # two bare literals would be folded by Python / the grammar: TIRx's constructor
+                self.raw.add(id(e))
+                return f"T.{_RAW_NAMES[type(e)]}({sa}, {sb})"
         pa = _PREC.get(ta, ATOM)
         pb = _PREC.get(tb, ATOM)
         raw = self.raw
@@ -185,7 +187,8 @@ class ExprMixin:
     def _bitnot(self, e: _e.BitNot) -> str:
         s = self.expr(e.a)
         if type(e.a) is _IntImm and e.a.ty == int32:
-            return f"~T.int32({s})"  # ~<literal> would be folded
+            self.raw.add(id(e))
+            return f"T.BitwiseNot({s})"  # ~<literal> would be folded: TIRx's constructor
         if self._prec(e.a) < UNARY:
             s = f"({s})"
         return _BITNOT_TEXT + s

@@ -1183,6 +1183,7 @@ template <typename T, int N> struct alignas(tirx_vec_align(sizeof(T) * N)) tirx_
     return r;                                                                               \\
   }
 TIRX_VEC_BINOP(+) TIRX_VEC_BINOP(-) TIRX_VEC_BINOP(*) TIRX_VEC_BINOP(/)
+TIRX_VEC_BINOP(%) TIRX_VEC_BINOP(&) TIRX_VEC_BINOP(|) TIRX_VEC_BINOP(^) TIRX_VEC_BINOP(<<) TIRX_VEC_BINOP(>>)
 template <typename T, int N> __device__ __forceinline__ tirx_vec<T, N> tirx_bcast(T x) {
   tirx_vec<T, N> r;
 #pragma unroll

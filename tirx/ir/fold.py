@@ -452,7 +452,8 @@ def fold_cast(e: Any) -> Any:
     matching of a literal: ``tirx.ir.literals``): int -> int when the value fits, float ->
     int when the literal is finite and fits, int/float -> float16 / bfloat16 / float32 when the
     value is within the dtype's finite range (an int to bfloat16 only when a double holds it
-    exactly); anything else (to float64, to a minifloat, to bool, vectors) stays a ``Cast``.
+    exactly), int/float -> bool when the value is exactly 0 or 1; anything else (to float64, to
+    a minifloat, other values to bool, vectors) stays a ``Cast``.
     TIRx keeps an int's value for float16/bfloat16 and rounds it to float32 for float32; a
     float rounds to float32. The folded value is the program's (the operand rounded to its
     dtype, ints converted with one rounding); TIRx's literal is kept where it stands for that
@@ -462,6 +463,9 @@ def fold_cast(e: Any) -> Any:
     v, t = e.value, e.ty
     if type(t) is not PrimType or t.lanes != 1 or type(v.ty) is not PrimType:
         return e
+    if t.kind == "bool":  # TIRx folds a constant that is exactly 0 or 1 (a 1-bit value)
+        x = v.value if isinstance(v, (_IntImm, _FloatImm)) else None
+        return _IntImm(int(x), t, span=e.span) if x in (0, 1) else e
     if type(v) is _IntImm:
         if t.kind in ("int", "uint"):
             return _IntImm(v.value, t, span=e.span) if _fits(v.value, t) else e
