@@ -505,6 +505,12 @@ class ExprMixin(Functor):
                 self.features.add("f2i")
                 x = f"float({self.expr(value)})" if fr.base in low else self.expr(value)
                 return f"tirx_f2i<{self.ctype(to)}>({x})"
+            if to.lanes > 1 and fr.lanes == 1 and (to.base, to.lanes) not in _PAIRS and not to.is_minifloat:
+                # a scalar cast to a vector (an offset added to a lane ramp): every lane the value
+                self.features.add("vec")
+                self.ctype(to)
+                el = self.cast(to.element, value)
+                return f"tirx_bcast<{self.ctype(to.element)}, {to.lanes}>({el})"
             if to.lanes > 1 or fr.lanes > 1:
                 self.features.add("vec")
                 self.ctype(to)

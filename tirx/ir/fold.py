@@ -464,7 +464,10 @@ def fold_cast(e: Any) -> Any:
     if type(t) is not PrimType or t.lanes != 1 or type(v.ty) is not PrimType:
         return e
     if t.kind == "bool":  # TIRx folds a constant that is exactly 0 or 1 (a 1-bit value)
-        x = v.value if isinstance(v, (_IntImm, _FloatImm)) else None
+        # (a minifloat's literal need not be its value: e8m0 has no 0)
+        x = None
+        if isinstance(v, _IntImm) or (isinstance(v, _FloatImm) and not v.ty.is_minifloat):
+            x = v.value
         return _IntImm(int(x), t, span=e.span) if x in (0, 1) else e
     if type(v) is _IntImm:
         if t.kind in ("int", "uint"):
