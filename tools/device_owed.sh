@@ -3,8 +3,9 @@
 # repository root on the device machine, with `carry: [".whl", ".corpus_heldout", ".corpus"]`):
 #   here, once:  mkdir -p .whl && pip download --no-deps --only-binary=:all: --python-version 3.12 \
 #                  --implementation cp --platform manylinux_2_17_x86_64 -d .whl lark==1.3.1
-#                mkdir -p /tmp/r10 && tar -xJf tools/tirx_oracle/data/heldout_round10.tar.xz -C /tmp/r10 \
-#                  && cp -r /tmp/r10/.corpus_heldout .     (or round 9's archive)
+#                mkdir -p /tmp/r12 && tar -xJf tools/tirx_oracle/data/heldout_round12.tar.xz -C /tmp/r12 \
+#                  && cp -r /tmp/r12/.corpus_heldout .     (round 12's stage 4 has not run; rounds
+#                  9-11 ran on an H100, 2026-12-06: docs/tirx_compat.md)
 #                mkdir -p .corpus && cp -r ~/.cache/tirx/corpus/out/oracle .corpus/ \
 #                  && cp docs/data/tirx_corpus.json .corpus/results.json
 # 1. decode attention (cp.async ring, parallel combine) against SDPA with the chunk-rule sweep;
