@@ -11,7 +11,7 @@ from tirx.ops.semantics import dtypes as D
 from tirx.ops.semantics.errors import InterpError
 from tirx.ops.semantics.memory import GLOBAL, Mem, PtrVal
 
-from ..ir import deep
+from ..ir import collect_vars, deep
 from ..ir import expr as E
 from ..ir.affine import affine_in, affine_text
 from ..ir.function import Function, Module
@@ -131,7 +131,7 @@ class Kernel:
                 env[p] = _scalar(a, p, f.name)
         # a dynamic var only ever in dimensions ``a * n + c`` (``n * 2``): solved from the first
         for pname, what, e, got in deferred:
-            for v in _unbound_vars(e, env):
+            for v in [v for v in collect_vars(e) if v not in env]:  # not bound by an argument yet
                 ac = affine_in(e, v) if what.startswith("dimension") else None
                 if ac is None:
                     continue
@@ -234,22 +234,6 @@ def _write_back(user, res) -> None:
         if res.dtype != user.dtype
         else np.asarray(res).reshape(user.shape),
     )
-
-
-def _unbound_vars(e: Any, env: dict) -> list:
-    """The variables of a shape expression no argument has bound yet."""
-    out: list = []
-
-    def go(x: Any) -> None:
-        if isinstance(x, E.Var):
-            if x not in env and x not in out:
-                out.append(x)
-        elif isinstance(x, E.BinaryOp):
-            go(x.a)
-            go(x.b)
-
-    go(e)
-    return out
 
 
 def _bind_dim(s, got: int, what: str, pname: str, fname: str, dyn: dict, env: dict, deferred: list) -> None:

@@ -105,6 +105,7 @@ __all__ = [
     "combine",
     "fold",
     "fold_cast",
+    "fold_constants",
     "is_number",
     "literal",
     "match",
@@ -573,6 +574,31 @@ def cast(t: PrimType, v: PrimExpr, span: Any = None) -> PrimExpr:
 
 
 _e._FOLD_CAST = cast  # PrimExpr.astype folds a constant as TIRx's astype does
+
+
+def fold_constants(e: Any) -> Any:
+    """``e`` as an ``IntImm`` / ``FloatImm`` when every leaf is a constant, folded node by node
+    with ``fold`` (``A.shape[0] * 2 == A.shape[1]``; ``and`` / ``or`` / ``not`` of constants,
+    which ``fold`` leaves to Simplify, as booleans), else None: ``T.constexpr``'s value."""
+    t = type(e)
+    if t is _IntImm or t is _FloatImm:
+        return e
+    r: Any
+    if isinstance(e, _e.BinaryOp):
+        a, b = fold_constants(e.a), fold_constants(e.b)
+        if a is None or b is None:
+            return None
+        if t is _e.And or t is _e.Or:
+            both = bool(a.value) and bool(b.value)
+            r = _IntImm(int(both if t is _e.And else bool(a.value) or bool(b.value)), bool_)
+        else:
+            r = fold(t(a, b))
+    elif t is _e.Not:
+        a = fold_constants(e.a)
+        r = None if type(a) is not _IntImm else _IntImm(0 if a.value else 1, bool_)
+    else:
+        return None
+    return r if type(r) is _IntImm or type(r) is _FloatImm else None
 
 
 def _describe(x: Any) -> str:

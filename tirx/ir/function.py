@@ -153,14 +153,15 @@ class Function(Node):
         return evolve(self, body=body)  # type: ignore[misc]  # attrs class via frozen_node (ir/node.py)
 
 
-def signature_parts(b: Buffer) -> tuple:
+def signature_parts(b: Buffer, layout: bool = True) -> tuple:
     """What of a parameter tensor's type may name the signature's dynamic variables: its
-    shape, strides, element offset and layout (a stride ``ld`` in ``T.Iter(m, ld, "m")``)."""
+    shape, strides, element offset and (``layout=True``) layout (a stride ``ld`` in
+    ``T.Iter(m, ld, "m")``)."""
     return (
         *b.shape,
         *b.strides,
         *(() if b.elem_offset is None else (b.elem_offset,)),
-        *(() if b.layout is None else (b.layout,)),
+        *(() if b.layout is None or not layout else (b.layout,)),
     )
 
 

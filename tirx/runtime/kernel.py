@@ -33,6 +33,7 @@ from typing import Any
 
 from ..ir import PointerType, PrimType, Var, collect_vars
 from ..ir.affine import affine_in
+from ..ir.function import signature_parts
 from .host_function import HostFunction, PreparedSequence
 from .hostexpr import HOST_GLOBALS, HostExprError, to_python
 from .kernel_args import ArgsMixin
@@ -172,9 +173,8 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
         # the kernel compiles (TIRx's does), but no call can bind it yet: each call says so
         self.unreadable: str | None = None
         in_shapes = {
-            x for _p, b in f.buffer_map for e in (*b.shape, *b.strides, b.elem_offset) if e is not None
-            for x in collect_vars(e)
-        }  # fmt: skip
+            x for _p, b in f.buffer_map for e in signature_parts(b, layout=False) for x in collect_vars(e)
+        }
         layout_only = [
             v for v in dyn if v not in self.dyn_src and v not in self.dyn_affine and v not in in_shapes
         ]

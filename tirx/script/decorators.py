@@ -132,15 +132,18 @@ def function(
     if func is None:
 
         def deco(f: Any) -> Any:
-            return _make_function(f, private, caller_locals(1), in_class_body(1), check_well_formed, persistent)
+            return _make_function(
+                f, private, caller_locals(1), in_class_body(1), check_well_formed, persistent
+            )
 
         return deco
     return _make_function(func, private, caller_locals(1), in_class_body(1), check_well_formed, persistent)
 
 
 class _SelfCall:
-    """A standalone ``@T.function``'s own name in its body: calling it calls the function
-    (its return type read from the annotation on first use)."""
+    """A function's own name in its body (a standalone ``@T.function``, a ``@T.jit``
+    specialization): calling it calls the function being built, its return type read from
+    the annotation."""
 
     __slots__ = ("env", "name", "src")
 
@@ -448,14 +451,8 @@ class JitFunction:
     def _self_call(self, args: tuple, kwargs: dict) -> Call:
         """``f(x, y)`` in ``f``'s own body: a call of the function being built (its name as a
         global, as TIRx builds it), not another specialization (which would never end)."""
-        if kwargs:
-            raise TypeError(f"{self.__name__}: a recursive call takes positional arguments only")
         src, _consts, _others = self._signature()
-        ret = None
-        if src.tree.returns is not None:
-            r = Parser(IRBuilder(), src, make_env(self.func, self.locals)).eval(src.tree.returns)
-            ret = None if r is None else as_type(r)
-        return GlobalRef(self.__name__, [], ret)(*args)
+        return _SelfCall(self.__name__, src, make_env(self.func, self.locals))(*args, **kwargs)
 
     def _signature(self) -> tuple:
         if self._info is None:

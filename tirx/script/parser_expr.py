@@ -59,10 +59,11 @@ if TYPE_CHECKING:
     from .parser import Parser
 
 
-
 # a numpy number a kernel reads (captured, indexed, an attribute) is the Python number, as in
-# TIRx (``np.int64(4)`` in an int32 expression is the literal 4)
-_NP_SCALARS = (np.number, np.bool_)
+# TIRx (``np.int64(4)`` in an int32 expression is the literal 4); a set lookup on the exact
+# type, as every name a kernel reads is checked
+_NP_SCALAR_TYPES = frozenset(t for t in np.sctypeDict.values() if issubclass(t, (np.number, np.bool_)))
+
 
 class ExprMixin:
     """``Parser``'s expressions; the dispatch (``eval``) stays in ``Parser``."""
@@ -88,7 +89,7 @@ class ExprMixin:
 
     def eval_Name(self, node: ast.Name) -> Any:
         v = self.lookup(node.id, node)
-        return v.item() if isinstance(v, _NP_SCALARS) else v
+        return v.item() if type(v) in _NP_SCALAR_TYPES else v
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
         obj = self.eval(node.value)
@@ -96,7 +97,7 @@ class ExprMixin:
             return IRBuilder.current().name_data(obj)  # noted: a declaration over it keeps the tensor
         try:
             v = getattr(obj, node.attr)
-            return v.item() if isinstance(v, _NP_SCALARS) else v
+            return v.item() if type(v) in _NP_SCALAR_TYPES else v
         except AttributeError:
             if getattr(type(obj), "__tirx_namespace__", False):
                 raise  # its own message names what is allowed (T.ptx modifier chains)
@@ -154,7 +155,7 @@ class ExprMixin:
         if type(obj) is MetaVar:
             obj = obj.value
         v = obj[idx]
-        return v.item() if isinstance(v, _NP_SCALARS) else v
+        return v.item() if type(v) in _NP_SCALAR_TYPES else v
 
     @staticmethod
     def indices(buf: Buffer, idx: Any, span: Any) -> tuple:

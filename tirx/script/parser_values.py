@@ -316,36 +316,6 @@ class ArrayAnn:
         return f"T.{self.dtype}[{', '.join(map(str, self.shape))}]"
 
 
-def _constant(e: Any) -> Any:
-    """``e`` folded to an ``IntImm`` / ``FloatImm`` when every leaf is a constant (``A.shape[0]
-    * 2 == A.shape[1]``, ``T.And(T.bool(True), 8 < 10)``), else None."""
-    from ..ir import And, BinaryOp, FloatImm, Not, Or
-    from ..ir.fold import fold
-    from ..ir.types import bool_
-
-    t = type(e)
-    if t is IntImm or t is FloatImm:
-        return e
-    r: Any
-    if isinstance(e, BinaryOp):
-        a, b = _constant(e.a), _constant(e.b)
-        if a is None or b is None:
-            return None
-        if t is And or t is Or:  # (fold leaves the logic nodes to Simplify)
-            r = IntImm(
-                int(bool(a.value) and bool(b.value)) if t is And else int(bool(a.value) or bool(b.value)),
-                bool_,
-            )
-        else:
-            r = fold(t(a, b))
-    elif t is Not:
-        a = _constant(e.a)
-        r = None if type(a) is not IntImm else IntImm(0 if a.value else 1, bool_)
-    else:
-        return None
-    return r if type(r) is IntImm or type(r) is FloatImm else None
-
-
 class _Constexpr:
     """``N: T.constexpr`` (a @T.jit parameter) and ``if T.constexpr(flag):``."""
 
@@ -354,7 +324,9 @@ class _Constexpr:
             value = value.value
         if isinstance(value, PrimExpr):
             # ``T.constexpr(A.shape[0] == 8)``: an expression of constants is its value, as in TIRx
-            c = _constant(value)
+            from ..ir.fold import fold_constants
+
+            c = fold_constants(value)
             if c is not None:
                 return bool(c.value) if c.ty.is_bool else c.value
         if isinstance(value, (PrimExpr, Cell)):
