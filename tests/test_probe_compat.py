@@ -933,3 +933,35 @@ def test_a_kernel_whose_layout_names_a_symbol_compiles_and_says_why_it_cannot_la
     assert "int ld)" in k.source
     with pytest.raises(ValueError, match="dynamic variable ld appears only in a tensor parameter's layout"):
         k.prepare(np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32))
+
+
+def test_int_vector_bit_operators_and_a_scalar_offset_on_a_ramp_compile():
+    """Held-out round 12: ``x >> T.Broadcast(3, 4) ^ T.Broadcast(-1, 4)`` on int32x4 (tirx_vec
+    had no ``>>`` / ``^``) and a layout's dynamic offset added to a lane ramp (a scalar cast to
+    a vector broadcasts) compile with NVRTC; the interpreter computes numpy's result."""
+    text = """from tirx.script import tirx as T
+
+@T.function
+def f(F: T.Tensor((1024,), T.int32)):
+    with T.device_entry(1, 1, 1, 256, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):
+        i: T.let[T.int32] = T.cuda.thread_idx("x")
+        x: T.let[T.int32x4] = F[T.Ramp(i * 4, 1, 4)]
+        F[i * 4:i * 4 + 4] = (x >> T.Broadcast(3, 4) ^ T.Broadcast(-1, 4)) | (x << T.Broadcast(1, 4) & T.Broadcast(12, 4))
+"""
+    f = tirx.loads(text)
+    assert "tirx_vec<int, 4>" in tirx.compile(f, target="cuda").source  # NVRTC compiled it
+    F = np.arange(-512, 512, dtype=np.int32)
+    want = ((F >> 3) ^ -1) | ((F << 1) & 12)
+    tirx.compile(f, target="interp")(F)
+    assert np.array_equal(F, want)
+    shifted = """from tirx.script import tirx as T
+
+@T.function
+def shifted[n, off](X: T.Tensor((n,), T.float32, layout=T.TileLayout.from_iters(shard=[T.Iter(n, 1, "m")], replica=[], offset={"m": off})), Y: T.Tensor((n,), T.float32)):
+    with T.device_entry((n + 128 - 1) // 128, 1, 1, 128, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):
+        i: T.let[T.int32] = T.cuda.block_idx("x") * 128 + T.cuda.thread_idx("x")
+        if i < n:
+            Y[i] = X[i]
+"""
+    src = tirx.compile(tirx.loads(shifted), target="cuda").source  # the launcher vectorizes it
+    assert "tirx_bcast<int, 4>(off)" in src
