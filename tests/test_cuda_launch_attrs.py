@@ -263,3 +263,24 @@ def test_tensormap_encode_tiled_operands_keep_their_own_dtypes(dims):
     args = f.body.value.args
     for v, arg in zip((a, b, c), args[2:5]):
         assert arg.ty == (T.int32 if v < 1 << 31 else T.int64), (v, arg.ty)
+
+
+def test_option_newer_than_the_driver_is_named(monkeypatch):
+    d = pytest.importorskip("cuda.bindings.driver")
+    from tirx.runtime import cooperative as co
+
+    class Old:  # a 13.0 driver: the 13.2 options are refused by name, the older ones pass
+        CUlaunchAttribute = d.CUlaunchAttribute
+        CUlaunchAttributeID = d.CUlaunchAttributeID
+
+        @staticmethod
+        def cuDriverGetVersion():
+            return 0, 13000
+
+    monkeypatch.setattr(co, "_DRIVER_VERSION", [])
+    for name in ("portable_cluster_size_mode", "shared_memory_mode", "nvlink_util_centric_scheduling"):
+        if getattr(d.CUlaunchAttributeID, f"CU_LAUNCH_ATTRIBUTE_{co._DIRECT[name][0]}", None) is None:
+            continue  # this binding predates the option: its own clear error
+        with pytest.raises(ValueError, match=f"launch option {name}: needs a CUDA 13.2 driver; this one is 13.0"):
+            co.launch_attributes(Old, {name: 1})
+    assert len(co.launch_attributes(Old, {"priority": 0})) == 1

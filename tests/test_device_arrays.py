@@ -296,3 +296,12 @@ def test_dlpack_dtypes():
     assert dl_dtype(10, 8, 1) == "float8_e4m3fn" and dl_dtype(12, 8, 1) == "float8_e5m2"
     assert dl_dtype(17, 4, 1) is None  # packed fp4: not one element a byte
     assert dlpack_stream(0) == 1 and dlpack_stream(0x1234) == 0x1234
+
+
+def test_empty_array_is_contiguous_whatever_its_strides(env):
+    # torch and DLPack give a tensor of no elements zero strides: it is still contiguous
+    k, calls, _drv = env
+    k(CAI((0,), strides=(0,)), CAI((0,), ptr=0x20000, strides=(0,)))
+    assert len(calls) <= 1  # launched, or skipped as an empty grid: never refused
+    with pytest.raises(ValueError, match="parameter A: tensor is not contiguous"):
+        k(CAI((64,), strides=(0,)), CAI((64,), ptr=0x20000))

@@ -65,6 +65,7 @@ from ..ir import (
 from ..ir import op as _op
 from ..ir.arith import int_range
 from ..ir.bounds import Bounds, local_ranges
+from ..ir.dyn_smem import DynSmem, dyn_smem_layout
 from ..ir.op import PTX, CExpr, Helper
 from ..ir.stmt import flat_stmts
 from ..ir.visitor import Visitor
@@ -223,6 +224,9 @@ class KernelInfo:
     # host program (tirx.runtime.host_program) rather than straight-line
     outer: list = attrs.Factory(list)
     structured: bool = False
+    #: the bytes of dynamic shared memory its ``shared.dyn`` allocations need (tirx.ir.dyn_smem),
+    #: launched when the entry gives no ``dynamic_smem_bytes``; None: a size is not constant
+    dyn_smem: int | None = 0
 
 
 @attrs.define
@@ -501,7 +505,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.view_bytes: dict = {}  # data var -> widest element of a view of another dtype over it
         self.vec_align: dict = {}  # data var -> alignment its vector accesses need (vector_alignment)
         self.tmem_vars: set = set()  # data vars of T.tmem declarations (no C object)
-        self.dyn_smem_offset = 0
+        self.dyn_smem = DynSmem({}, 0)
         self.in_kernel = False
         self.func: Function | None = None
         self.module: Module | None = None
@@ -749,7 +753,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.const_ptrs: set = set()
         self.scalar_bufs = set()
         self.view_bytes = {}
-        self.dyn_smem_offset = 0
+        self.dyn_smem = DynSmem({}, 0)
         self._last_loc = None
         self._guard_subs = set()
 
@@ -757,6 +761,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self, f: Function, host: list, entry: DeviceEntry, name: str, index: int = 0, outer: Any = ()
     ) -> KernelInfo:
         self._reset_func()
+        self.dyn_smem = self._dyn_smem(entry.body, entry)
         self._guard_subs = self._guards.get(f.name, set())
         self.view_bytes = self._views.get(f.name, {})
         self.vec_align = self._valign.get(f.name, {})
@@ -870,7 +875,14 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
         self.indent -= 1
         self.line("}")
         self.in_kernel = False
-        return KernelInfo(name, f, entry, params, host, dyn, index, list(outer))
+        return KernelInfo(name, f, entry, params, host, dyn, index, list(outer), dyn_smem=self.dyn_smem.total)
+
+    @staticmethod
+    def _dyn_smem(body: Any, node: Any) -> DynSmem:
+        try:
+            return dyn_smem_layout(body)
+        except ValueError as e:
+            raise _error(str(e), node) from e
 
     def _kernel_qualifiers(self, entry: Any, block: list[int]) -> str:
         """``__launch_bounds__`` / ``__maxnreg__`` / ``__block_size__`` from the device entry's
@@ -936,6 +948,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
 
     def gen_device_func(self, f: Function, proto: bool) -> str:
         self._reset_func()
+        self.dyn_smem = self._dyn_smem(f.body, f)
         self._guard_subs = self._guards.get(f.name, set())
         self.view_bytes = self._views.get(f.name, {})
         self.vec_align = self._valign.get(f.name, {})

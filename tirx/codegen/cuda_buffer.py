@@ -29,6 +29,7 @@ from .cuda_common import _PREC_PRIMARY, _add, _coerce, _comment, _error
 
 if TYPE_CHECKING:
     from ..ir import Var
+    from ..ir.dyn_smem import DynSmem
 
 
 def _dims(buf: Buffer):
@@ -111,7 +112,7 @@ class BufferMixin:
         tmem_vars: set
         view_bytes: dict
         vec_align: dict
-        dyn_smem_offset: int
+        dyn_smem: DynSmem
         _address_arith: set
         bounds: Any  # tirx.ir.bounds.Bounds: value ranges of the expressions in scope
 
@@ -219,19 +220,9 @@ class BufferMixin:
         ct = self.ctype(el if isinstance(el, PrimType) else buf.dtype)
         n = self.define(buf.data, buf.name)
         if scope == "shared.dyn":
-            size: int | None = 1
-            for d in buf.shape:
-                size = d.value * size if isinstance(d, IntImm) and size is not None else None
-                if size is None:
-                    break
             self.features.add("dyn_smem")
-            off = self.dyn_smem_offset
-            if isinstance(el, PrimType) and el.bytes > 1 and off % el.bytes:
-                off += el.bytes - off % el.bytes
+            off = self.dyn_smem.offsets[id(s)]  # tirx.ir.dyn_smem: the launcher sizes the window by it
             self.line(f"{ct}* const {n} = ({ct}*)(tirx_dyn_smem + {off});", s)
-            if size is not None:
-                nb = size * (el.bytes if isinstance(el, PrimType) else buf.dtype.bytes)
-                self.dyn_smem_offset = (off + nb + 15) // 16 * 16
             return
         size = self._shape_size(buf, s)
         if scope in ("shared", "shared.static"):

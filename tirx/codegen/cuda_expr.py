@@ -300,6 +300,31 @@ class ExprMixin(Functor):
         self.features.update(("vec", pair))
         return f"tirx_pack({s})"
 
+    def per_lane_call(self, fname: str, args: Any, t: PrimType, node: Any) -> str:
+        """``fname(args...)`` of vector type ``t`` as TIRx (and TVM) compile an extern call of
+        a vector type: the C function is called once per lane, on that lane of each vector
+        argument (scalar arguments as they are), and the lanes make the result."""
+        n = t.lanes
+        self.features.add("vec")
+        self.ctype(t)
+        decls, parts = [], []
+        for k, a in enumerate(args):
+            if self._is_vec(a.ty):
+                if a.ty.lanes != n:
+                    raise _error(
+                        f"T.{node.op.name} {fname}: argument {k + 1} has {a.ty.lanes} lanes, the result {n}",
+                        node,
+                    )
+                decls.append(f"const auto _a{k} = {self._lanes_in(a)};")
+                parts.append(f"_a{k}.v[_l]")
+            else:
+                decls.append(f"const auto _a{k} = {self.expr(a)};")
+                parts.append(f"_a{k}")
+        el = self.ctype(t.element)
+        loop = f"for (int _l = 0; _l < {n}; ++_l) _r.v[_l] = {fname}({', '.join(parts)});"
+        body = " ".join([*decls, f"tirx_vec<{el}, {n}> _r;", loop, f"return {self._lanes_out(t, '_r')};"])
+        return f"[&]() {{ {body} }}()"
+
     def _vec_compare(self, e: Any) -> str:
         """A comparison of vectors: a vector of bools, lane by lane. Half types and minifloats
         compare as float (exact; C++ has no minifloat comparisons), others as themselves."""

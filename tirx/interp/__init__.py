@@ -7,17 +7,27 @@ control flow), models shared/local memory, barriers, warp shuffles and atomics, 
 float16/bfloat16 as the GPU does, and reports what a GPU hides: out-of-bounds accesses
 (``OutOfBoundsError``), vector accesses the GPU would fault on as misaligned
 (``MisalignedError``), shared-memory races and uninitialized shared reads (``RaceError``),
-divergent barriers (``BarrierError``), and stops loops and runs past their budget
+divergent barriers (``BarrierError``), integer division by zero (``DivisionByZeroError``), and
+stops loops and runs past their budget
 (``LimitError``) instead of hanging. See docs/interp.md.
 """
 
 from __future__ import annotations
 
-from .errors import BarrierError, InterpError, LimitError, MisalignedError, OutOfBoundsError, RaceError
+from .errors import (
+    BarrierError,
+    DivisionByZeroError,
+    InterpError,
+    LimitError,
+    MisalignedError,
+    OutOfBoundsError,
+    RaceError,
+)
 from .kernel import Kernel, ModuleKernel, compile
 
 __all__ = [
     "BarrierError",
+    "DivisionByZeroError",
     "InterpError",
     "Kernel",
     "LimitError",

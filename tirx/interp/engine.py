@@ -111,6 +111,7 @@ class FuncCompiler(ExprMixin, MemMixin, StmtMixin):
         # compile-time integer ranges (inclusive) of vars, for proving indices in bounds
         self.ranges: dict = {}
         self.launch_dims: dict | None = None
+        self.dyn_offsets: dict = {}
         self._shape_cache: dict = {}  # id(shape tuple) -> (shape, evaluators): see _shape_fns
 
     def compile(self) -> None:

@@ -10,14 +10,14 @@ import numpy as np
 
 from tirx.ops.semantics import dtypes as D
 from tirx.ops.semantics import nan as _nan
-from tirx.ops.semantics.errors import InterpError
+from tirx.ops.semantics.errors import DivisionByZeroError, InterpError
 
 from ..errors import OpError
 from ..ir import expr as E
 from ..ir.functor import Dispatch, Functor
 from ..ir.op import PTX, NoInterp, Op, impl
 from ..ir.types import PointerType, PrimType, VoidType
-from .state import _UNBOUND, Fn
+from .state import _UNBOUND, Fn, _lane_mask, where
 
 if TYPE_CHECKING:
     from .engine import Program
@@ -30,6 +30,13 @@ def _int_trunc_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     r = np.remainder(a, b)
     adj = (r != 0) & ((a < 0) != (b < 0))
     return q + adj.astype(q.dtype)
+
+
+def _first_active(z: np.ndarray, c: Any) -> int:
+    """The first thread of ``c`` where ``z`` (per thread, or one value for all) holds."""
+    if z.shape[0] == 1:
+        return 0 if c.count == c.N else int(np.flatnonzero(c.mask)[0])
+    return int(np.flatnonzero(z.reshape(z.shape[0], -1).any(axis=1))[0])
 
 
 def _fl_floordiv(a, b):
@@ -116,17 +123,49 @@ class ExprMixin(Functor):
     def e_Mul(self, e):
         return self._arith(e, np.multiply)
 
+    def _int_division(self, e, fint, ffloat):
+        """A division or modulo: of integers, a zero divisor in a thread that evaluates it is a
+        DivisionByZeroError (what the GPU gives is unspecified), not numpy's 0."""
+        t = e.ty
+        if not (isinstance(t, PrimType) and t.is_int):
+            return self._arith(e, fint, ffloat)
+        fa, fb = self.expr(e.a), self.expr(e.b)
+        what = {"Div": "T.Div", "Mod": "T.truncmod", "FloorDiv": "T.floordiv", "FloorMod": "T.floormod"}
+        name = what[type(e).__name__]
+
+        def ev(c):
+            a, b = fa(c), fb(c)
+            z = b == 0
+            if z.any():
+                if z.shape[0] != 1 and c.count != c.N and z.shape[0] == c.N:
+                    z = z & _lane_mask(c.mask, z)
+                elif z.shape[0] == 1 and c.count == 0:
+                    z = z & False
+                if z.any():
+                    if c.launch is None:
+                        by = ""
+                    else:
+                        lane = _first_active(z, c)
+                        by = f" by {c.describe(lane)}"
+                    raise DivisionByZeroError(
+                        f"integer division by zero ({name} {where(e)}{by}): undefined in CUDA C++, the "
+                        "GPU gives an unspecified value"
+                    )
+            return fint(a, b)
+
+        return ev
+
     def e_Div(self, e):
-        return self._arith(e, _int_trunc_div, np.divide)
+        return self._int_division(e, _int_trunc_div, np.divide)
 
     def e_Mod(self, e):
-        return self._arith(e, np.fmod, np.fmod)
+        return self._int_division(e, np.fmod, np.fmod)
 
     def e_FloorDiv(self, e):
-        return self._arith(e, np.floor_divide, _fl_floordiv)
+        return self._int_division(e, np.floor_divide, _fl_floordiv)
 
     def e_FloorMod(self, e):
-        return self._arith(e, np.remainder, _fl_floormod)
+        return self._int_division(e, np.remainder, _fl_floormod)
 
     def e_Min(self, e):
         return self._arith(e, np.minimum, D.fmin)

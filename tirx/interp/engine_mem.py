@@ -263,8 +263,9 @@ class MemMixin:
                 flat = flat + extra
             view = mem.view(st)
             row = view.shape[1]
-            if check and (not simple or vl > 1):
-                b = (flat < 0) | (flat + (vl - 1) >= row)
+            if check and (not simple or vl > 1 or mem.short is not None):
+                lim = row if mem.short is None else mem.short // view.itemsize
+                b = (flat < 0) | (flat + (vl - 1) >= lim)
                 if b.any():
                     bad = b if bad is None else (bad | b)
             if bad is not None:
@@ -275,8 +276,12 @@ class MemMixin:
                     lane = _first_lane(real)
                     where = ", ".join(str(_pick(ix, lane)) for ix in idx)
                     dims = tuple(int(d[lane]) if isinstance(d, np.ndarray) else d for d in shp)
+                    past = ""
+                    if mem.short is not None:
+                        have = c.launch.dyn_smem if c.launch is not None else "too few"
+                        past = f" (past the {have} bytes of dynamic shared memory the launch gives)"
                     raise OutOfBoundsError(
-                        f"out-of-bounds access to buffer {name} (shape {dims}) at index [{where}] by "
+                        f"out-of-bounds access to buffer {name} (shape {dims}) at index [{where}]{past} by "
                         f"{c.describe(lane)}"
                     )
                 flat = np.where(bad, 0, flat)
@@ -390,6 +395,9 @@ class MemMixin:
         data = buf.data
         self.simple_bufs.add(buf) if (buf.elem_offset is None and not buf.strides) else None
         name = buf.name
+        # where it lies in the dynamic shared-memory window (None: not a shared.dyn allocation
+        # of a device entry, or bounds unchecked)
+        dyn_off = self.dyn_offsets.get(id(s)) if scope == "shared.dyn" and self.prog.check_bounds else None
 
         def ex(c):
             mem = c.allocs.get(s)
@@ -408,9 +416,16 @@ class MemMixin:
                     per, units = GLOBAL, 1
                 else:
                     per, units = THREAD, c.N
+                short = None
+                if dyn_off is not None and c.launch is not None and c.launch.dyn_smem is not None:
+                    # only the bytes inside what the launch gives exist (a GPU faults, or reads
+                    # other memory, past them): accesses beyond are out of bounds
+                    fit = max(0, c.launch.dyn_smem - dyn_off)
+                    if fit < n * dt.itemsize:
+                        n, short = -(-fit // dt.itemsize), fit
                 n += ((-n * dt.itemsize) % 8) // dt.itemsize  # rows of whole 8-byte words
                 raw = _allocate(c, s, name, units, n, dt)
-                mem = Mem(name, raw, per)
+                mem = Mem(name, raw, per, short)
                 c.allocs[s] = mem
             c.env[data] = PtrVal(mem, 0)
 

@@ -15,6 +15,7 @@ from tirx.ops.semantics.lanes import full as _full
 
 from ..ir import expr as E
 from ..ir import stmt as S
+from ..ir.dyn_smem import dyn_smem_layout
 from ..ir.functor import Dispatch, Functor
 from ..ir.op import Op, impl
 from ..ir.types import PrimType
@@ -58,6 +59,7 @@ class StmtMixin(Functor):
     ranges: dict
     in_device: bool
     launch_dims: dict | None
+    dyn_offsets: dict  # shared.dyn AllocBuffer id -> byte offset (tirx.ir.dyn_smem)
 
     if TYPE_CHECKING:  # ExprMixin's
 
@@ -440,16 +442,23 @@ class StmtMixin(Functor):
         fargs = [self.expr(a) for a in s.args]
         fields = list(s.attrs[S.LAUNCH_FIELDS_KEY])
         prog = self.prog
-        was, was_dims = self.in_device, self.launch_dims
+        was, was_dims, was_dyn = self.in_device, self.launch_dims, self.dyn_offsets
         self.in_device = True
         if all(isinstance(a, E.IntImm) for a in s.args):
             self.launch_dims = {f: a.value for f, a in zip(fields, s.args)}
         else:
             self.launch_dims = None
         try:
+            layout = dyn_smem_layout(s.body)
+        except ValueError as e:
+            raise InterpError(f"{e} {where(s)}") from e
+        # the launch's dynamic shared memory: given, or what the allocations take (as launched)
+        smem_arg = fargs[fields.index("dynamic_smem_bytes")] if "dynamic_smem_bytes" in fields else None
+        self.dyn_offsets = layout.offsets
+        try:
             body = self.stmt(s.body)
         finally:
-            self.in_device, self.launch_dims = was, was_dims
+            self.in_device, self.launch_dims, self.dyn_offsets = was, was_dims, was_dyn
 
         def ex(c):
             if c.launch is not None:
@@ -482,10 +491,11 @@ class StmtMixin(Functor):
                 raise over_budget(c, cost, f"the launch {where(s)} of {nblocks} blocks x {T} threads")
             c.budget.left -= cost
             gw = _GlobalWrites(nblocks) if prog.check_races else None
+            dyn = layout.total if smem_arg is None else int(smem_arg(c)[0])
             with np.errstate(all="ignore"):
                 for b0 in range(0, nblocks, per):
                     nb = min(per, nblocks - b0)
-                    launch = Launch(grid, block, b0, nb, cluster, gw)
+                    launch = Launch(grid, block, b0, nb, cluster, gw, dyn)
                     env = dict(c.env)
                     dc = Ctx(prog, launch.N, launch, env, budget=c.budget)
                     body(dc)

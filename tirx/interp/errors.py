@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tirx.ops.semantics.errors import (
     BarrierError,
+    DivisionByZeroError,
     InterpError,
     LimitError,
     MisalignedError,
@@ -12,4 +13,7 @@ from tirx.ops.semantics.errors import (
     RaceError,
 )
 
-__all__ = ["BarrierError", "InterpError", "LimitError", "MisalignedError", "OutOfBoundsError", "RaceError"]
+__all__ = [
+    "BarrierError", "DivisionByZeroError", "InterpError", "LimitError", "MisalignedError", "OutOfBoundsError",
+    "RaceError",
+]  # fmt: skip

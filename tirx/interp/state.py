@@ -31,7 +31,10 @@ class Launch:
         nb: int,
         cluster: tuple | None,
         gw: _GlobalWrites | None = None,
+        dyn_smem: int | None = None,
     ):
+        #: the bytes of dynamic shared memory the launch gives (None: not known)
+        self.dyn_smem = dyn_smem
         self.grid = grid
         self.block = block
         self.cluster = cluster or (1, 1, 1)

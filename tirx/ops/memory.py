@@ -210,6 +210,8 @@ def _c_extern(cg: Any, c: Any) -> str:
     name = c.args[0]
     if not isinstance(name, StringImm) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_:]*", name.value):
         raise cg.error(f"T.{c.op.name}: the first argument must name a C function", c)
+    if isinstance(c.ty, PrimType) and c.ty.lanes > 1:  # a vector result: lane by lane, as TIRx
+        return cg.per_lane_call(name.value, c.args[1:], c.ty, c)
     return f"{name.value}({', '.join(cg.expr(a) for a in c.args[1:])})"
 
 

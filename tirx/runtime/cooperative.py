@@ -100,6 +100,29 @@ _DIRECT = {  # option -> (CU_LAUNCH_ATTRIBUTE_<id>, value member)
     "programmatic_event": ("PROGRAMMATIC_EVENT", "programmaticEvent"),
     "launch_completion_event": ("LAUNCH_COMPLETION_EVENT", "launchCompletionEvent"),
 }
+#: options newer drivers added (the CUDA driver version each needs, as TIRx's launch table says):
+#: an older driver refuses them with a bare CUDA_ERROR_INVALID_VALUE, so the launch says which
+_DRIVER_NEEDS = {
+    "launch_completion_event": 12040, "preferred_cluster": 12080, "preferred_shared_memory_carveout": 12080,
+    "nvlink_util_centric_scheduling": 13020, "portable_cluster_size_mode": 13020, "shared_memory_mode": 13020,
+}  # fmt: skip
+_DRIVER_VERSION: list = []  # the loaded driver's version, read once (0: unknown)
+
+
+def _driver_version(d: Any) -> int:
+    if not _DRIVER_VERSION:
+        try:
+            err, v = d.cuDriverGetVersion()
+            _DRIVER_VERSION.append(int(v) if int(err) == 0 else 0)
+        except Exception:  # no driver: the launch itself reports it
+            _DRIVER_VERSION.append(0)
+    return _DRIVER_VERSION[0]
+
+
+def _version(v: int) -> str:
+    return f"{v // 1000}.{v % 1000 // 10}"
+
+
 #: composite member -> the driver struct's member name
 _MEMBERS = {
     "default": "default_", "remote": "remote", "base_ptr": "base_ptr", "num_bytes": "num_bytes",
@@ -133,6 +156,12 @@ def launch_attributes(d: Any, opts: dict, cluster: Any = None, cooperative: bool
         if v is None or name not in _DIRECT:
             continue
         ident, member = _DIRECT[name]
+        need = _DRIVER_NEEDS.get(name)
+        if need is not None and 0 < (have := _driver_version(d)) < need:
+            raise ValueError(
+                f"launch option {name}: needs a CUDA {_version(need)} driver; this one is "
+                f"{_version(have)} (it would refuse the launch as an invalid value)"
+            )
         aid = getattr(d.CUlaunchAttributeID, f"CU_LAUNCH_ATTRIBUTE_{ident}", None)
         if aid is None:
             raise ValueError(

@@ -213,7 +213,15 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
         self.cluster_code = (
             None if e.cluster is None else [self._py(x, host_names, "the cluster") for x in e.cluster]
         )
-        self.smem_code = self._py(e.dynamic_smem_bytes, host_names, "dynamic_smem_bytes")
+        if "dynamic_smem_bytes" in e.attrs["cuda.launch_fields"]:
+            self.smem_code = self._py(e.dynamic_smem_bytes, host_names, "dynamic_smem_bytes")
+        elif info.dyn_smem is None:
+            raise ValueError(
+                f"{self.kname}: a shared.dyn allocation's size is not constant, so the dynamic shared "
+                "memory cannot be inferred: give the launch dynamic_smem_bytes"
+            )
+        else:  # as TIRx: the launch needs what the shared.dyn allocations take (tirx.ir.dyn_smem)
+            self.smem_code = str(info.dyn_smem)
         # TIRx's other launch options (priority, access_policy_window, cooperative, ...: launch
         # values beyond the shape) and grid_sync's cooperative launch go through
         # tirx.runtime.cooperative on the general path

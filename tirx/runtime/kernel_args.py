@@ -457,6 +457,10 @@ def _contig(shape: tuple) -> tuple:
 
 
 def _is_contig(shape: tuple, strides: tuple) -> bool:
+    """Row-major strides (size-1 dimensions' strides do not matter, and a tensor of no elements
+    is contiguous whatever its strides: torch and DLPack give such tensors zero strides)."""
+    if 0 in shape:
+        return True
     acc = 1
     for s, st in zip(reversed(shape), reversed(strides)):
         if s != 1 and st != acc:

@@ -356,6 +356,7 @@ def failure_clusters(rows: list[dict]) -> collections.Counter:
                 "",
                 "bounds",
                 "race",
+                "div-by-zero",
             ):
                 continue
             if s == "s3" and r[s] == "load-failed":  # the same failure as stage 1's

@@ -7,7 +7,8 @@ For every kernel whose TIRx text loads in tirx (stage 1 of ``RESULTS.json``, wri
 CUDA (from ``ORACLE_DIR/*.jsonl``) with NVRTC, launches it with tirx's launch configuration
 beside tirx's own kernel on the same random inputs, and requires every tensor to come out
 bit-identical (NaN equal to NaN). Kernels the interpreter finds out of bounds or racing on those
-inputs are reported as such, not compared (the GPU keeps whichever store lands last). Writes
+inputs are reported as such, not compared (the GPU keeps whichever store lands last), and so
+are kernels the inputs make divide an integer by zero (``div-by-zero``: undefined in CUDA C++). Writes
 ``{"kernels": {id: {"s4": outcome, "s4_why": ...}}}`` for ``corpus_check.py --gpu``.
 
 A kernel that faults (an illegal instruction, a bad address) leaves its CUDA context unusable,
@@ -45,7 +46,7 @@ def run_one(rec: dict, torch, theirs_only: bool = False) -> tuple[str, str]:
     from tirx_golden_frontend_plan import launch_tirx_cuda, plan, random_inputs
 
     import tirx
-    from tirx.interp.errors import OutOfBoundsError, RaceError
+    from tirx.interp.errors import DivisionByZeroError, OutOfBoundsError, RaceError
 
     f = tirx.loads(rec["text"])
     if not isinstance(f, tirx.Function):
@@ -68,6 +69,8 @@ def run_one(rec: dict, torch, theirs_only: bool = False) -> tuple[str, str]:
         tirx.compile(f, target="interp")(*_host(ours, torch))
     except OutOfBoundsError as e:
         return "bounds", str(e).splitlines()[0][:200]
+    except DivisionByZeroError as e:  # the inputs divide by zero: no value to agree on
+        return "div-by-zero", str(e).splitlines()[0][:200]
     except RaceError as e:
         if "the same value" not in str(e):
             return "race", str(e).splitlines()[0][:200]
@@ -256,7 +259,7 @@ def against_interpreter(f: Any, torch: Any, why: str) -> tuple[str, str]:
     from tirx_golden_frontend_plan import random_inputs
 
     import tirx
-    from tirx.interp.errors import OutOfBoundsError, RaceError
+    from tirx.interp.errors import DivisionByZeroError, OutOfBoundsError, RaceError
 
     funcs = (
         [(g.name, g) for g in f.functions if _has_entry(g)]
@@ -284,6 +287,8 @@ def against_interpreter(f: Any, torch: Any, why: str) -> tuple[str, str]:
             (ki if name is None else ki[name])(*host)
         except OutOfBoundsError as e:
             return "bounds", str(e).splitlines()[0][:200]
+        except DivisionByZeroError as e:
+            return "div-by-zero", str(e).splitlines()[0][:200]
         except RaceError as e:
             return "race", str(e).splitlines()[0][:200]
         except Exception as e:

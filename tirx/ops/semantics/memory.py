@@ -17,14 +17,18 @@ class Mem:
     """One allocation: ``data`` is a 2-D C-contiguous array (units, elements) — one row for
     global memory, one per block for shared memory, one per thread for local memory."""
 
-    __slots__ = ("data", "name", "per", "races", "views")
+    __slots__ = ("data", "name", "per", "races", "short", "views")
 
-    def __init__(self, name: str, data: np.ndarray, per: int):
+    def __init__(self, name: str, data: np.ndarray, per: int, short: int | None = None):
         self.name = name
         self.data = data
         self.per = per
         self.views: dict = {}
         self.races: dict = {}
+        #: the bytes that exist where the buffer declares more (a ``shared.dyn`` buffer past the
+        #: dynamic shared memory the launch gives): every access is checked against them, not
+        #: against the shape; None: the whole buffer exists
+        self.short = short
 
     @property
     def kind(self) -> str:
