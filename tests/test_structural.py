@@ -457,3 +457,23 @@ def test_module_free_vars_are_the_modules():
         tirx.assert_structural_equal(a, tirx.loads(head + body.format("m + n")))
     # a standalone function's free var is still equal only to itself
     assert not tirx.structural_equal(a["first"], b["first"])
+
+
+def test_public_function_identity_is_its_global_symbol():
+    # TIRx's Before/Expected idiom: two functions of other names, given one global symbol,
+    # are the same function (a PrimFunc has no name there); hash and equality agree
+    from tirx.script import tirx as T
+
+    @T.function
+    def kernel(A: T.Tensor((8,), "int32")):
+        A[0] = A[1] + 1
+
+    @T.function
+    def expected(A: T.Tensor((8,), "int32")):
+        A[0] = A[1] + 1
+
+    assert not tirx.structural_equal(kernel, expected)
+    a, b = kernel.with_attr("global_symbol", "main"), expected.with_attr("global_symbol", "main")
+    tirx.assert_structural_equal(a, b)
+    assert tirx.structural_hash(a) == tirx.structural_hash(b)
+    assert not tirx.structural_equal(a, expected.with_attr("global_symbol", "other"))

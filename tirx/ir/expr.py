@@ -611,6 +611,12 @@ class BufferLoad(PrimExpr):
         elif self.ty != want:
             raise TypeError(f"BufferLoad.ty {self.ty} differs from the derived dtype {want}")
 
+    @property
+    def source(self) -> Any:
+        """The tensor loaded from, under TIRx's name (its ``TensorLoad.source``): ``cell.source``
+        of a ``T.local_scalar`` is the one-element tensor to store into."""
+        return self.buffer
+
 
 @_frozen
 class Ramp(PrimExpr):

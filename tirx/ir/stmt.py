@@ -103,6 +103,11 @@ class BufferStore(Stmt):
     value: PrimExpr = child(NODE)
     indices: tuple = child(SEQ)
 
+    @property
+    def source(self) -> Buffer:
+        """The tensor stored into, under TIRx's name (``TensorStore.source``)."""
+        return self.buffer
+
     def __attrs_post_init__(self):
         if not isinstance(self.buffer, Buffer):
             raise TypeError(f"BufferStore.buffer must be a Buffer, got {type(self.buffer).__name__}")

@@ -893,6 +893,16 @@ _G: dict[str, Any] = {
 }
 
 
+def _symbol(f: Function) -> str:
+    """A public function's identity: its ``global_symbol`` attribute where it has one (TIRx's
+    ``f.with_attr("global_symbol", "main")`` makes two functions of other names the same
+    symbol), else its name."""
+    g = f.attrs.get("global_symbol") if f.attrs else None
+    if g is None:
+        return f.name
+    return str(getattr(g, "value", g))
+
+
 def _hash_function_inner(f: Function, map_free: bool, in_module: bool = False) -> int:
     inst = _HASH.acquire(map_free)
     try:
@@ -901,7 +911,7 @@ def _hash_function_inner(f: Function, map_free: bool, in_module: bool = False) -
         h = inst[0][Function](f)
     finally:
         _HASH.release(map_free, inst)
-    return hash((0 if f.private else _hs("sym:" + f.name), h)) & _MASK
+    return hash((0 if f.private else _hs("sym:" + _symbol(f)), h)) & _MASK
 
 
 def _equal_function_inner(
@@ -909,9 +919,9 @@ def _equal_function_inner(
 ) -> bool:
     """``mfree``: the free-var maps shared by the functions of two Modules being compared;
     ``path``: where to explain a mismatch (innermost segment first)."""
-    if not a.private and a.name != b.name:
+    if not a.private and _symbol(a) != _symbol(b):
         if path is not None:
-            path.append(f"<function name {a.name} vs {b.name}>")
+            path.append(f"<function name {_symbol(a)} vs {_symbol(b)}>")
         return False
     inst = _EQ.acquire(map_free)
     try:

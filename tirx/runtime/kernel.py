@@ -358,6 +358,11 @@ class CompiledModule(CompiledImage):
             by_func.setdefault(k.func.name, []).append(k)
         self.kernels: dict[str, Any] = {name: _function(name, ks, self) for name, ks in by_func.items()}
 
+    @property
+    def mod(self) -> RuntimeModuleView:
+        """TIRx's ``compile(mod).mod``: ``.mod.imports[0].inspect_source()`` is ``source``."""
+        return RuntimeModuleView(self.source)
+
     def __getitem__(self, name: str) -> Any:
         try:
             return self.kernels[name]

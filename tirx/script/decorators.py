@@ -221,10 +221,18 @@ def ir_module(cls: Any = None, *, attrs: Any = None, check_well_formed: bool = T
     front = {cls.__name__: proxy, "cls": proxy}
     items = []
     extra_funcs = []
+    # a bare name of a function of this module (``twice(x)`` beside ``Module.twice(x)``) calls it,
+    # as in TIRx: the class body's locals hold the DeferredFunction itself (replaced by the
+    # module's reference below), and names defined later in the body resolve after the globals
+    siblings: dict = {}
+    local_copies = []
     for name, v in cls.__dict__.items():
         if isinstance(v, DeferredFunction):
             src = function_source(v.func)
-            env = make_env(v.func, v.locals, front=front)
+            locs = dict(v.locals)
+            env = make_env(v.func, locs, front=front)
+            env.layers.insert(len(env.layers) - 1, siblings)  # before the builtins only
+            local_copies.append(locs)
             items.append((name, v, src, env))
         elif isinstance(v, Function):
             extra_funcs.append(v if v.name == name else v.replace(name=name))
@@ -247,6 +255,11 @@ def ir_module(cls: Any = None, *, attrs: Any = None, check_well_formed: bool = T
         proxy._refs[name] = GlobalRef(name, params, ret)
     for f in extra_funcs:
         proxy._refs[f.name] = GlobalRef(f.name, [p.ty for p in f.params], f.ret_ty)
+    siblings.update(proxy._refs)
+    for locs in local_copies:
+        for k, val in locs.items():
+            if isinstance(val, DeferredFunction) and cls.__dict__.get(k) is val:
+                locs[k] = proxy._refs[k]
     b = IRBuilder(cls.__name__)
     try:
         with b, b.module(cls.__name__, attrs):
@@ -341,11 +354,16 @@ class _BoundInline:
         return self.fn(self.obj, *args, **kwargs)
 
 
-def inline(func: Any = None) -> Any:
-    """``@T.inline``: a reusable statement fragment or value-returning helper."""
+def inline(func: Any = None, *, hygienic: bool = True, **options: Any) -> Any:
+    """``@T.inline``: a reusable statement fragment or value-returning helper.
+    ``T.inline(hygienic=False)`` resolves its free names in the caller's scope first (as a
+    non-hygienic macro); TIRx accepts other keyword options and ignores them, and so does this."""
+    if not isinstance(hygienic, bool):
+        raise TypeError(f"T.inline: hygienic must be True or False, got {hygienic!r}")
+    mode = "inline" if hygienic else "macro-nonhygienic"
     if func is None:
-        return lambda f: InlineFunction(f, caller_locals(1))
-    return InlineFunction(func, caller_locals(1))
+        return lambda f: InlineFunction(f, caller_locals(1), mode)
+    return InlineFunction(func, caller_locals(1), mode)
 
 
 def macro(func: Any = None, *, hygienic: bool = True) -> Any:
