@@ -90,12 +90,36 @@ def plan(case_fn: Any, cuda: str, compiled: Any) -> Plan | str:
     return Plan(name, order, tuple(dims[:3]), tuple(dims[3:6]), dims[6])
 
 
+#: the value given to every dynamic dimension (a multiple of the usual tile sizes, small)
+SYMBOL_VALUE = 128
+
+
 def random_inputs(f: Any, seed: int, torch: Any) -> list:
-    """Fresh inputs for ``f``'s parameters: random tensors on the GPU, fixed scalars."""
+    """Fresh inputs for ``f``'s parameters: random tensors on the GPU, fixed scalars. A dynamic
+    dimension (``n`` of ``T.Tensor((n,), ...)``) is ``SYMBOL_VALUE``, and so is a scalar
+    parameter that names one; a dimension that is an expression of them is its value."""
     import numpy as np
+
+    from tirx.ir.fold import fold
+    from tirx.ir.visitor import Mutator
 
     g = np.random.default_rng(seed)
     bufs = dict(f.buffer_map)
+    syms = set(f.dyn_vars()) if hasattr(f, "dyn_vars") else set()
+    from tirx.ir import IntImm, const
+
+    class _Sub(Mutator):
+        def visit_Var(self, v: Any) -> Any:
+            return const(SYMBOL_VALUE, v.ty) if v in syms else v
+
+    def dim(d: Any) -> int:
+        if isinstance(d, IntImm):
+            return int(d.value)
+        v = fold(_Sub().visit(d))
+        if not isinstance(v, IntImm):
+            raise ValueError(f"dimension {d} is not a constant once its symbols are {SYMBOL_VALUE}")
+        return int(v.value)
+
     out: list = []
     for p in f.params:
         b = bufs.get(p)
@@ -104,9 +128,9 @@ def random_inputs(f: Any, seed: int, torch: Any) -> list:
             if not hasattr(t, "is_bool"):  # a parameter specialized away (T.void): None
                 out.append(None)
                 continue
-            out.append(True if t.is_bool else 3 if t.is_int else 1.5)
+            out.append(True if t.is_bool else (SYMBOL_VALUE if p in syms else 3) if t.is_int else 1.5)
             continue
-        shape = tuple(int(d.value) for d in b.shape)
+        shape = tuple(dim(d) for d in b.shape)
         dt = b.dtype.name
         if dt == "bool":
             x = torch.from_numpy(g.integers(0, 2, shape).astype(np.bool_))
