@@ -965,3 +965,32 @@ def shifted[n, off](X: T.Tensor((n,), T.float32, layout=T.TileLayout.from_iters(
 """
     src = tirx.compile(tirx.loads(shifted), target="cuda").source  # the launcher vectorizes it
     assert "tirx_bcast<int, 4>(off)" in src
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int8", "int64"])
+def test_int_vector_floor_and_truncating_division_compile(dtype):
+    """Floor division / modulo and truncating division / modulo (where the divisor may be -1)
+    of an integer vector: the scalar helpers were templates of one element type (NVRTC refused
+    ``tirx_floormod<tirx_vec<int, 4>>``); now lane by lane, as the interpreter computes."""
+    text = f"""from tirx.script import tirx as T
+
+@T.function
+def f(A: T.Tensor((64,), T.{dtype}), B: T.Tensor((4, 64), T.{dtype}), n: T.{dtype}):
+    with T.device_entry(1, 1, 1, 16, 1, 1, attrs={{"cuda.kernel_attrs": {{}}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}}):
+        i: T.let[T.int32] = T.cuda.thread_idx("x")
+        v: T.let[T.int32x4] = T.Ramp(i * 4, 1, 4)
+        B[0, v] = T.floormod(A[v], T.Broadcast(n, 4))
+        B[1, v] = T.floordiv(A[v], T.Broadcast(n, 4))
+        B[2, v] = T.truncdiv(A[v], T.Broadcast(n, 4))
+        B[3, v] = T.truncmod(A[v], T.Broadcast(n, 4))
+"""
+    f = tirx.loads(text)
+    src = tirx.compile(f, target="cuda").source  # NVRTC compiled it
+    assert all(f"tirx_v{h}<" in src for h in ("floormod", "floordiv", "sdiv", "smod"))
+    A = np.arange(-32, 32).astype(dtype)
+    for n in (5, -3, -1):
+        B = np.zeros((4, 64), dtype)
+        tirx.compile(f, target="interp")(A, B, n)
+        q = np.trunc(A / n).astype(dtype)
+        assert np.array_equal(B[0], A % n) and np.array_equal(B[1], A // n)
+        assert np.array_equal(B[2], q) and np.array_equal(B[3], A - q * n)

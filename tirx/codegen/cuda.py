@@ -1118,6 +1118,17 @@ typedef int int32_t;
 typedef unsigned long long uint64_t;
 typedef long long int64_t;"""
 
+_P_VEC_DIV = "\n".join(
+    f"""template <typename T, int N>
+__device__ __forceinline__ tirx_vec<T, N> tirx_v{n}(tirx_vec<T, N> a, tirx_vec<T, N> b) {{
+  tirx_vec<T, N> r;  // the scalar rule ({n}) lane by lane
+  #pragma unroll
+  for (int l = 0; l < N; ++l) r.v[l] = tirx_{n}<T>(a.v[l], b.v[l]);
+  return r;
+}}"""
+    for n in ("floordiv", "floormod", "sdiv", "smod")
+)
+
 _P_FLOORDIV = """\
 // signed division and modulo as the IR defines them: truncating, MIN / -1 wraps to MIN and
 // MIN % -1 is 0 (both undefined in C++); b == -1 is the only divisor that can overflow
@@ -1331,6 +1342,8 @@ def _prelude(features: set, helpers: Any = ()) -> list[str]:
         out.append(_P_F2I)
     if "vec" in features:
         out.append(_P_VEC)
+    if "vec_div" in features:
+        out.append(_P_VEC_DIV)
     if "vec_lanes" in features:
         out.append(_P_VEC_LANES)
     if "vec_h2" in features:

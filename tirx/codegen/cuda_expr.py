@@ -353,9 +353,7 @@ class ExprMixin(Functor):
         if isinstance(e, (Div, Mod)) and self.div_may_overflow(e):
             # MIN / -1 and MIN % -1 are undefined in C++ (NVCC may fold them to anything); the
             # IR wraps the quotient (MIN) and the remainder is 0
-            self.features.add("floordiv")
-            name = "tirx_sdiv" if isinstance(e, Div) else "tirx_smod"
-            return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+            return self._int_division_call("sdiv" if isinstance(e, Div) else "smod", t, e), _PREC_PRIMARY
         if isinstance(e, (Sub, Mul)) and _is_int32(t):
             g = self._guarded_negation(e)
             if g is not None:  # a toolchain bug: see _P_NEG
@@ -432,9 +430,7 @@ class ExprMixin(Functor):
             return self._c_float_fn("floor", t, [Div(e.a, e.b)]), _PREC_PRIMARY
         if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
             return self._binary(e, "/", 13)
-        self.features.add("floordiv")
-        # explicit template argument: small int types promote to int in C++ (ambiguous otherwise)
-        return f"tirx_floordiv<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        return self._int_division_call("floordiv", t, e), _PREC_PRIMARY
 
     def e_FloorMod(self, e):
         t = e.a.ty
@@ -445,8 +441,18 @@ class ExprMixin(Functor):
             return f"tirx_floormod({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
         if t.kind == "uint" or (self.is_nonneg(e.a) and self.is_pos(e.b)):
             return self._binary(e, "%", 13)
+        return self._int_division_call("floormod", t, e), _PREC_PRIMARY
+
+    def _int_division_call(self, name: str, t: Any, e: Any) -> str:
+        """``tirx_<name><T>(a, b)`` (floordiv, floormod, sdiv, smod: the IR's integer division
+        rules); on an integer vector the ``tirx_v<name>`` helper applies it lane by lane."""
         self.features.add("floordiv")
-        return f"tirx_floormod<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
+        if self._is_vec(t):
+            self.features.update(("vec", "vec_div"))
+            self.ctype(t)
+            return f"tirx_v{name}<{self.ctype(t.element)}, {t.lanes}>({self.expr(e.a)}, {self.expr(e.b)})"
+        # explicit template argument: small int types promote to int in C++ (ambiguous otherwise)
+        return f"tirx_{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})"
 
     def e_Min(self, e):
         return self._minmax("min", e)
