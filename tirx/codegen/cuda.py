@@ -672,6 +672,8 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
     def div_may_overflow(self, e: Any) -> bool:
         """Signed 32/64-bit integer division ``e`` may be ``MIN / -1`` (or ``MIN % -1``)."""
         t = e.a.ty
+        if isinstance(t, PrimType) and t.lanes > 1:  # a vector: each lane is such a division
+            t = t.element
         if not (_wide_int(t) and t.kind == "int"):
             return False
         lo = int_range(t)[0]
