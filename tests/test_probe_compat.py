@@ -664,10 +664,18 @@ def test_a_tensor_has_tirx_s_ty_and_tirx_tirx_all_any_fold():
 
     assert "ty_args=[T.Tensor((8,), T.float16)]" in k.script()
     M = k.buffer_map[0][1]
-    assert M.ty.dtype.name == "float16" and tuple(x.value for x in M.ty.shape) == (4, 8) and M.ty.scope == "global"
+    assert (
+        M.ty.dtype.name == "float16"
+        and tuple(x.value for x in M.ty.shape) == (4, 8)
+        and M.ty.scope == "global"
+    )
     a, b = Var("a", "bool"), Var("b", "bool")
     assert tt.all(a) is a and str(tt.all(a, b)) == "a and b"
-    assert str(tt.any(a, True)) == "T.bool(True)" and tt.all(a, True) is a and str(tt.all(True, False)) == "T.bool(False)"
+    assert (
+        str(tt.any(a, True)) == "T.bool(True)"
+        and tt.all(a, True) is a
+        and str(tt.all(True, False)) == "T.bool(False)"
+    )
     with pytest.raises(ValueError, match="at least one argument"):
         tt.all()
 
@@ -686,14 +694,18 @@ def test_tirx_s_keyword_names_and_positional_tensor_align():
         tx = T.cuda.thread_idx("x")
         B[tx] = T.max(a=tx, b=10) + T.min(b=tx, a=50) + T.reinterpret(x=A[tx], ty="int32")
         A[tx] = T.if_then_else(condition=tx < 10, true_value=A[tx], false_value=T.float32(0))
-        A[tx] = T.sqrt(x=T.fabs(x=A[tx])) + T.pow(x=A[tx], y=T.float32(2)) + T.atan2(x1=A[tx], x2=T.float32(1))
+        A[tx] = (
+            T.sqrt(x=T.fabs(x=A[tx])) + T.pow(x=A[tx], y=T.float32(2)) + T.atan2(x1=A[tx], x2=T.float32(1))
+        )
         if T.logical_and(tx > 1, tx < 30, tx != 5):
             B[tx] = 1
 
     text = k.script()
     assert "B: T.Tensor((64,), T.int32, data_alignment=16), C: T.Tensor((4, 16), T.int32, layout=" in text
     # TIRx's "default" layout is the row-major tile layout, kept explicit
-    assert 'layout=T.TileLayout.from_iters(shard=[T.Iter(4, 16, "m"), T.Iter(16, 1, "m")], replica=[])' in text
+    assert (
+        'layout=T.TileLayout.from_iters(shard=[T.Iter(4, 16, "m"), T.Iter(16, 1, "m")], replica=[])' in text
+    )
     assert "T.max(tx, 10) + T.min(50, tx) + T.reinterpret(A[tx], ty=T.int32)" in text
     assert "T.if_then_else(tx < 10, A[tx], T.float32(0.0))" in text
     assert "if tx > 1 and tx < 30 and tx != 5:" in text
@@ -802,7 +814,7 @@ def test_tensor_spelling_survives_a_call_nested_past_pythons_parser():
     body = " + ".join(["0.0"] * 300)
     text = (
         "@T.function(private=True)\n"
-        'def main(Out: T.Tensor((4,), T.float8_e4m3fn)):\n'
+        "def main(Out: T.Tensor((4,), T.float8_e4m3fn)):\n"
         f'    with T.attr("compute_scope", T.abi_field_set(Out, 0, 14, T.float16({body}))):\n'
         "        pass\n"
     )
@@ -995,3 +1007,31 @@ def f(A: T.Tensor((64,), T.{dtype}), B: T.Tensor((4, 64), T.{dtype}), n: T.{dtyp
         q = np.trunc(A / n).astype(dtype)
         assert np.array_equal(B[0], A % n) and np.array_equal(B[1], A // n)
         assert np.array_equal(B[2], q) and np.array_equal(B[3], A - q * n)
+
+
+def test_negative_step_loop_runs_as_the_generated_cuda(tmp_path):
+    """Held-out round 13: ``range(62, 0, -3)`` is TIRx's loop (runs while below the end), which
+    the CUDA compiles to ``i < 0; i += -3`` (never runs); the interpreter counted down as Python
+    does (21 stores the GPU never makes). Now it runs what the CUDA runs, a negative step from
+    below the end is an endless loop there too (a LimitError), and the frontend warns."""
+    src = tmp_path / "neg_step.py"
+    src.write_text(
+        "from tirx.script import tirx as T\n\n\n"
+        "@T.function\n"
+        "def down(A: T.Tensor((64,), 'int32'), lo: T.int32):\n"
+        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n"
+        "    for i in range(62, 0, -3):\n"
+        "        A[i] = 1\n"
+        "    for j in range(lo, 10, -1):\n"
+        "        A[0] = A[0] + 1\n"
+    )
+    ns: dict = {}
+    with pytest.warns(RuntimeWarning, match=r"neg_step.py:7:\d+: a loop with the negative step -3"):
+        exec(compile(src.read_text(), str(src), "exec"), ns)
+    f = ns["down"]
+    assert "i < 0; i += -3" in tirx.compile(f, target="cuda").source
+    A = np.zeros(64, np.int32)
+    tirx.compile(f, target="interp")(A, 10)
+    assert not A.any()
+    with pytest.raises(tirx.interp.LimitError, match="max_loop_iters"):
+        tirx.compile(f, target="interp", max_loop_iters=1000)(A, 9)

@@ -5,6 +5,7 @@ lane mask; a mixin of ``engine.FuncCompiler``, split from it by node family (iss
 from __future__ import annotations
 
 import builtins
+import itertools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -250,7 +251,15 @@ class StmtMixin(Functor):
                     st = 1 if step is None else int(step[0])
                     if st == 0:
                         raise InterpError(f"{what} {where(s)} has step 0")
-                    trip = max(0, (e0 - s0 + st - (1 if st > 0 else -1)) // st)
+                    # the IR's loop (TIRx's, and the generated ``for (i = start; i < end; i += step)``)
+                    # runs while the variable is below the end, whatever the step's sign: a negative
+                    # step from below the end never stops, from the end or above never runs
+                    if st > 0:
+                        trip, seq = max(0, (e0 - s0 + st - 1) // st), range(s0, e0, st)
+                    elif s0 >= e0:
+                        trip, seq = 0, range(0)
+                    else:
+                        trip, seq = limit + 1, itertools.count(s0, st)
                     if not early:  # it will run every iteration: refuse now rather than hang
                         if trip > limit:
                             raise too_many_iters(s, trip, limit, what)
@@ -258,7 +267,7 @@ class StmtMixin(Functor):
                             raise over_budget(c, trip * cost, f"{what} {where(s)} ({trip} iterations)")
                     mask, cnt = entry, ecnt
                     env = c.env
-                    for n, k in enumerate(range(s0, e0, st), 1):
+                    for n, k in enumerate(seq, 1):
                         if n > limit:
                             raise too_many_iters(s, trip, limit, what)
                         if bud.left < cost:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import warnings
 from typing import TYPE_CHECKING, Any, cast
 
 from tirx.surface.builder import IRBuilder
@@ -332,7 +333,8 @@ class StmtMixin:
         if type(ann) is ArrayAnn:  # ``acc: T.float32[4]``: a local tensor, as TIRx declares it
             if st.value is not None:
                 raise self.diag(
-                    st.value, f"{name}: {ann!r} declares a local tensor; assign its elements after the declaration"
+                    st.value,
+                    f"{name}: {ann!r} declares a local tensor; assign its elements after the declaration",
                 )
             try:
                 tt = TensorType(tuple(ann.shape), ann.dtype, "local")
@@ -461,6 +463,17 @@ class StmtMixin:
                     self.pop()
                 return
             start, extent, kind, step, ann, thread = loops[k]
+            sv = step.value if isinstance(step, IntImm) else step
+            if type(sv) is int and sv < 0:
+                # TIRx's loop (the IR's, and the generated C's ``i < end; i += step``) runs while
+                # its variable is below the end: Python's countdown never runs (or never stops)
+                warnings.warn(
+                    f"{it_span.source}:{it_span.line}:{it_span.col}: a loop with the negative step {sv} "
+                    "runs while its variable is below the end, as in TIRx (not Python's countdown): "
+                    "from the end or above it never runs; iterate upward and index from the end",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
             if type(extent) is int:
                 extent = lit(extent, start if isinstance(start, PrimExpr) else None, it_span)
             if type(start) is int:
