@@ -367,6 +367,10 @@ class ExprMixin(Functor):
                 return f"{name}<{self.ctype(t)}>({self.expr(e.a)}, {self.expr(e.b)})", _PREC_PRIMARY
             if t.kind == "int" and self.int_overflows(e):
                 return _wrapping(self.ctype(t), t.bits, self.expr(e.a), op, self.expr(e.b)), _PREC_PRIMARY
+        if isinstance(e, (Add, Sub, Mul)) and isinstance(t, PrimType) and t.is_bool and t.lanes == 1:
+            # arithmetic of one-bit values is a bool again (C computes it in int: true + true
+            # is 2): the interpreter's rule, the int result != 0
+            return f"((bool)({self._binary(e, op, prec)[0]}))", _PREC_PRIMARY
         if isinstance(e, (Add, Sub, Mul, Div, Mod, Shl)) and _narrow_int(t):
             # C++ computes 8/16-bit integers in int: truncate back to the IR's dtype
             return f"(({self.ctype(t)})({self._binary(e, op, prec)[0]}))", _PREC_PRIMARY
@@ -401,6 +405,11 @@ class ExprMixin(Functor):
         return f"{_NOT_C}{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
 
     def e_BitNot(self, e):
+        t = e.a.ty
+        if isinstance(t, PrimType) and t.is_bool:
+            # a one-bit value's complement is its negation (C's ~ of a promoted bool is -1 or -2,
+            # true either way): the interpreter's numpy.invert of bools
+            return self.e_Not(e)
         if _narrow_int(e.a.ty):
             return f"(({self.ctype(e.a.ty)})(~{self.wrap(e.a, _PREC_UNARY)}))", _PREC_PRIMARY
         return f"~{self.wrap(e.a, _PREC_UNARY)}", _PREC_UNARY
@@ -525,8 +534,8 @@ class ExprMixin(Functor):
     def cast(self, to: Any, value: PrimExpr) -> str:
         fr = value.ty
         if isinstance(to, PrimType) and isinstance(fr, PrimType):
-            if to == fr:
-                return self.expr(value)
+            if to == fr:  # no conversion: the value, parenthesized as the operand it now is
+                return self.wrap(value, _PREC_PRIMARY)
             low = ("float16", "bfloat16", *_MINI_BASES)
             if fr.is_float and to.is_int and to.bits < 32:
                 return self._float_to_narrow_int(to, value, fr.base in low)

@@ -109,6 +109,10 @@ class ExprMixin(Functor):
     def _arith(self, e, fint, ffloat=None):
         t = e.ty
         el = t.element if isinstance(t, PrimType) else None
+        if el is not None and el.is_bool and fint in (np.add, np.subtract, np.multiply):
+            # one-bit arithmetic: computed as integers, a bool again (numpy has no bool
+            # subtraction; the CUDA casts C's int result back to bool)
+            return self._binop(e, lambda a, b: fint(a.astype(np.int8), b.astype(np.int8)) != 0)
         if el is not None and el.is_float:  # NaN results with the GPU's bits (tirx/ops/semantics/nan.py)
             rnd = (lambda r: D.round_to(r, el)) if D.needs_rounding(el) else None
             return self._binop(e, _nan.binary(ffloat or fint, el, type(e).__name__.lower(), rnd))
