@@ -1,11 +1,11 @@
 #!/bin/bash
-# The GPU work owed since the twentieth session, for one ~8-minute device call (run from the
+# The GPU work owed since the twenty-second session, for one ~8-minute device call (run from the
 # repository root on the device machine, with `carry: [".whl", ".corpus_heldout", ".corpus"]`):
 #   here, once:  mkdir -p .whl && pip download --no-deps --only-binary=:all: --python-version 3.12 \
 #                  --implementation cp --platform manylinux_2_17_x86_64 -d .whl lark==1.3.1
-#                mkdir -p /tmp/r12 && tar -xJf tools/tirx_oracle/data/heldout_round12.tar.xz -C /tmp/r12 \
-#                  && cp -r /tmp/r12/.corpus_heldout .     (round 12's stage 4 has not run; rounds
-#                  9-11 ran on an H100, 2026-12-06: docs/tirx_compat.md)
+#                mkdir -p /tmp/r13 && tar -xJf tools/tirx_oracle/data/heldout_round13.tar.xz -C /tmp/r13 \
+#                  && cp -r /tmp/r13/.corpus_heldout .     (round 13's stage 4 after its fixes ran only
+#                  to 1,162 of 1,654 kernels on an H100, 2026-12-06: docs/tirx_compat.md; rounds 9-12 ran)
 #                mkdir -p .corpus && cp -r ~/.cache/tirx/corpus/out/oracle .corpus/ \
 #                  && cp docs/data/tirx_corpus.json .corpus/results.json
 # 1. decode attention (cp.async ring, parallel combine) against SDPA with the chunk-rule sweep;
