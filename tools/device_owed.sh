@@ -10,8 +10,8 @@
 #                  && cp docs/data/tirx_corpus.json .corpus/results.json
 # 1. decode attention (cp.async ring, parallel combine) against SDPA with the chunk-rule sweep;
 # 2. the decode and cp.async GPU tests; 3. stage 4 of both corpora with the harness changes.
-# Also owed: a 20-minute CUDA-vs-interpreter campaign for the twentieth session's codegen and
-# interpreter changes, in two further calls (each under the 10-minute limit):
+# A CUDA-vs-interpreter campaign after codegen or interpreter changes (the twentieth session's
+# owed 20 minutes ran by the twenty-second: 7.5 + 8.3 + 4.3 + 4 minutes), one call each:
 #   bash tools/device_owed.sh campaign
 if [ "$1" = campaign ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
