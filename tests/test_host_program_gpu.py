@@ -30,6 +30,7 @@ CASES = [
     ("while_steps", [((256,), "int32"), 1000]),
     ("nested_loops", [((3, 4, 32), "int32"), 1]),
     ("host_reads_device", [((32,), "int32"), ((2, 4), "int32")]),
+    ("affine_loop", [((9,), "int32")]),
 ]
 
 
