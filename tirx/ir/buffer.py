@@ -173,8 +173,24 @@ class Buffer(Node):
             find(takes_address=True), self[tuple(indices) if isinstance(indices, (list, tuple)) else indices]
         )
 
-    def access_ptr(self, *args, **kwargs):
-        return self.ptr_to([0] * len(self.shape))
+    def access_ptr(
+        self, access_mask: Any = "rw", ptr_type: str = "handle", content_lanes: int = 1, offset: Any = 0,
+        extent: Any = None,
+    ) -> Call:  # fmt: skip
+        """TVM's ``A.access_ptr(mask, offset=k)``: a pointer to the element ``k`` places (flat, in
+        elements) past the tensor's first; the mask and ``extent`` only describe the access. It
+        took every argument and pointed at the first element whatever the offset (held-out round
+        14's helper found it); what it cannot express is refused, not dropped."""
+        if content_lanes != 1 or ptr_type != "handle":
+            raise ValueError(
+                f"{self.name}.access_ptr: ptr_type={ptr_type!r} / content_lanes={content_lanes} are not "
+                "supported (a typed pointer: T.tvm_access_ptr(dtype, A.data, offset))"
+            )
+        base = self.ptr_to([0] * len(self.shape))
+        off = convert(offset)
+        if getattr(off, "value", None) == 0:
+            return base
+        return call("ptr_byte_offset", base, off * self.dtype.bytes)
 
     @property
     def value(self) -> Buffer:
