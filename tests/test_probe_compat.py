@@ -1116,3 +1116,32 @@ def test_access_ptr_points_at_its_offset(tmp_path):
     f = ns["k"]
     with pytest.raises(ValueError, match="content_lanes=4 are not supported"):
         dict(f.buffer_map)[f.params[0]].access_ptr("rw", content_lanes=4)
+
+
+def test_a_loop_end_that_reads_memory_is_read_once(tmp_path):
+    """The IR fixes a loop's end when the loop starts; C's ``for`` re-reads it each iteration,
+    so ``for i in range(n)`` over a cell the body increments looped forever on the GPU where
+    the interpreter ran 3 iterations (held-out round 14's helper). The CUDA reads it once."""
+    src = tmp_path / "loop_end_case.py"
+    src.write_text(
+        "from tirx.script import tirx as T\n\n\n"
+        "@T.function\n"
+        "def k(B: T.Tensor((4,), 'int32'), L: T.Tensor((2,), 'int32')):\n"
+        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n"
+        "    n: T.int32 = 3\n"
+        "    for i in range(n):\n"
+        "        n = n + 1\n"
+        "        B[0] = B[0] + 1\n"
+        "    for j in range(0, L[0], L[1]):\n"
+        "        L[0] = L[0] + 1\n"
+        "        B[1] = B[1] + 1\n"
+    )
+    ns: dict = {}
+    exec(compile(src.read_text(), str(src), "exec"), ns)
+    out = tirx.compile(ns["k"], target="cuda").source
+    assert re.search(r"const int (\w+) = n;\s*\n\s*for \(int i = 0; i < \1; \+\+i\)", out), out
+    assert re.search(r"const int \w+_end = L\[0\];", out) and re.search(r"const int \w+_step = L\[1\];", out)
+    B = np.zeros(4, np.int32)
+    L = np.array([4, 2], np.int32)
+    tirx.compile(ns["k"], target="interp")(B, L)
+    assert B[0] == 3 and B[1] == 2 and L[0] == 6

@@ -14,6 +14,7 @@ from ..ir import (
     AttrStmt,
     Bind,
     Break,
+    BufferLoad,
     Call,
     Continue,
     DeviceEntry,
@@ -33,7 +34,7 @@ from ..ir import (
 from ..ir import op as _op
 from ..ir.functor import Dispatch, Functor
 from ..ir.stmt import DISABLE_UNROLL, PRAGMA_UNROLL, UNROLL_FACTOR
-from ..ir.visitor import collect_vars
+from ..ir.visitor import collect_vars, post_order
 from .cuda_common import _add, _comment, _error, fold_bool_terms
 
 if TYPE_CHECKING:
@@ -143,6 +144,19 @@ class StmtMixin(Functor):
                 factor = 1 if disabled is True or (isinstance(disabled, IntImm) and disabled.value) else None
         if isinstance(factor, IntImm):
             factor = factor.value
+        stop = ext if isinstance(start, IntImm) and start.value == 0 else _add(start, ext)
+        # the IR fixes a loop's end and step when it starts; C's ``for`` re-reads them every
+        # iteration, so an end that reads memory (a cell the body updates: ``for i in
+        # range(n)`` with ``n = n + 1`` inside) is read once, before the loop (the GPU looped
+        # forever where the interpreter ran 3 iterations: held-out round 14's helper)
+        stop_c = self.wrap(stop, 10)
+        if _reads_memory(stop):
+            stop_c = self.fresh(f"{n}_end")
+            self.line(f"const {t} {stop_c} = {self.expr(stop)};", s)
+        step_c = None if step is None else self.expr(step)
+        if step is not None and _reads_memory(step):
+            step_c = self.fresh(f"{n}_step")
+            self.line(f"const {t} {step_c} = {self.expr(step)};", s)
         if full:
             self.line("#pragma unroll", s)
         elif factor is not None:
@@ -153,13 +167,10 @@ class StmtMixin(Functor):
             self.line("#pragma unroll", s)
         elif s.kind is ForKind.VECTORIZED:
             self.line("#pragma unroll  // vectorized", s)
-        stop = ext if isinstance(start, IntImm) and start.value == 0 else _add(start, ext)
         inc = (
-            f"++{n}"
-            if step is None or (isinstance(step, IntImm) and step.value == 1)
-            else f"{n} += {self.expr(step)}"
+            f"++{n}" if step is None or (isinstance(step, IntImm) and step.value == 1) else f"{n} += {step_c}"
         )
-        self.line(f"for ({t} {n} = {self.expr(start)}; {n} < {self.wrap(stop, 10)}; {inc}) {{", s)
+        self.line(f"for ({t} {n} = {self.expr(start)}; {n} < {stop_c}; {inc}) {{", s)
         self.block(s.body)
         self.line("}")
 
@@ -256,3 +267,9 @@ class StmtMixin(Functor):
 
     def s_DeviceEntry(self, s: DeviceEntry) -> None:
         raise _error("a device entry inside a kernel is not supported (one device entry per function)", s)
+
+
+def _reads_memory(e: Any) -> bool:
+    """Whether evaluating ``e`` reads memory or calls something (its value may change while a
+    loop runs)."""
+    return any(isinstance(x, (BufferLoad, Call)) for x in post_order(e))
