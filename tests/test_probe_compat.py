@@ -1145,3 +1145,39 @@ def test_a_loop_end_that_reads_memory_is_read_once(tmp_path):
     L = np.array([4, 2], np.int32)
     tirx.compile(ns["k"], target="interp")(B, L)
     assert B[0] == 3 and B[1] == 2 and L[0] == 6
+
+
+def test_swap_of_cells_and_an_index_with_a_side_effect_evaluate_once(tmp_path):
+    """Python's meaning, where TIRx (and tirx until held-out round 14's helper noted it) built
+    another program: ``a, b = b, a`` over cells read ``a`` after storing it (both ended as
+    ``b``), and ``A[T.atomic_add(...)] += v`` ran the atomic twice (loading one element and
+    storing the next). Every value is read before the stores, and the index is bound once."""
+    src = tmp_path / "swap_case.py"
+    src.write_text(
+        "from tirx.script import tirx as T\n\n\n"
+        "@T.function\n"
+        "def k(A: T.Tensor((8,), 'int32'), C: T.Tensor((2,), 'int32'), B: T.Tensor((4,), 'int32')):\n"
+        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n"
+        "    A[T.atomic_add(C.access_ptr('rw', offset=1), 1)] += 5\n"
+        "    a: T.int32 = 1\n"
+        "    b: T.int32 = 2\n"
+        "    a, b = b, a\n"
+        "    B[0] = a * 10 + b\n"
+        "    B[1], B[2] = A[0], B[1]\n"
+        "    x, y = A[0], A[1]\n"
+        "    B[3] = x + y\n"
+    )
+    ns: dict = {}
+    exec(compile(src.read_text(), str(src), "exec"), ns)
+    f = ns["k"]
+    A = np.arange(8, dtype=np.int32) * 100
+    C = np.array([0, 2], np.int32)
+    B = np.full(4, 7, np.int32)
+    tirx.compile(f, target="interp")(A, C, B)
+    assert list(C) == [0, 3] and A[2] == 205 and A[3] == 300  # one atomic, one element
+    assert list(B) == [21, 0, 7, 100]
+    text = tirx.dumps(f)
+    assert text.count("T.atomic_add") == 1
+    # plain names take their values as before (no temporaries): TIRx's bindings
+    assert "x: T.let[T.int32] = A[0]" in text
+    tirx.compile(f, target="cuda")  # and the CUDA compiles

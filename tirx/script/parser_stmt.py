@@ -16,6 +16,7 @@ from ..ir import (
     Bind,
     Buffer,
     BufferLoad,
+    Call,
     IntImm,
     PointerType,
     PrimExpr,
@@ -174,6 +175,13 @@ class StmtMixin:
         for t in targets:
             self.assign_target(t, val)
 
+    def _stores_into(self, t: Any) -> bool:
+        """Whether assigning to target ``t`` writes memory: an element, an attribute, a cell."""
+        tt = type(t)
+        if tt is ast.Subscript or tt is ast.Attribute:
+            return True
+        return tt is ast.Name and type(self.lookup_local(t.id)) is Cell
+
     def assign_target(self, t: Any, val: Any, meta: bool = False) -> None:
         tt = type(t)
         if tt is ast.Name:
@@ -195,6 +203,13 @@ class StmtMixin:
             if not stars:
                 if len(vals) != n:
                     raise self.diag(t, f"cannot unpack {len(vals)} values into {n} targets")
+                if not meta and n > 1 and any(self._stores_into(e) for e in t.elts):
+                    # ``a, b = b, a`` over cells (or elements): every value is read before any
+                    # store (Python's meaning; stored one by one, ``b`` got the new ``a``)
+                    vals = [
+                        self.b.bind("tmp", v) if isinstance(v, PrimExpr) and _reads_memory(v) else v
+                        for v in vals
+                    ]
                 for e, v in zip(t.elts, vals):
                     self.assign_target(e, v, meta)
                 return
@@ -384,6 +399,10 @@ class StmtMixin:
             rhs = self.eval(st.value)
             if isinstance(obj, Buffer):
                 ind = obj._indices(idx)
+                if any(_has_effect(i) for i in ind):
+                    # ``A[atomic_add(c, 1)] += v`` evaluates its index once (Python's meaning; it
+                    # was read and stored through two copies of the call: two atomics)
+                    ind = tuple(self.b.bind("idx", i) if _has_effect(i) else i for i in ind)
                 new = apply_binop(opcls, pyop, BufferLoad(obj, ind, span=sp), rhs, sp)
                 self.b.store(obj, ind, new)
             else:
@@ -668,3 +687,19 @@ def _cell_init(val: Any, ty: PrimType) -> Any:
             return convert(val, _Like(ty))
         return tirx_cast(ty, literal(val))
     return convert(val, _Like(ty))
+
+
+def _has_effect(e: Any) -> bool:
+    """Whether evaluating ``e`` calls an op with side effects (an atomic, an extern call)."""
+    from ..ir.visitor import post_order
+
+    return isinstance(e, PrimExpr) and any(
+        isinstance(x, Call) and not getattr(x.op, "pure", True) for x in post_order(e)
+    )
+
+
+def _reads_memory(e: Any) -> bool:
+    """Whether evaluating ``e`` reads memory (its value may change with a store)."""
+    from ..ir.visitor import post_order
+
+    return any(isinstance(x, (BufferLoad, Call)) for x in post_order(e))
