@@ -493,14 +493,16 @@ def _view_dtype(buf: Any, dtype: PrimType) -> Any:
     dimension shrinks or grows by the ratio of the element sizes; the layout, when there is
     one, is rescaled to the new element size)."""
     cur = buf.dtype
-    big, small = max(dtype.bits, cur.bits), min(dtype.bits, cur.bits)
+    # whole elements, lanes included: a (32, 2) float16 tensor viewed as float16x2 is (32, 1)
+    # (TIRx scales by the bits of one lane, so the view reads past the storage: held-out round
+    # 14's helper; an int8x4 viewed as int32 kept a quarter of its extent)
+    nb, cb = dtype.bits * dtype.lanes, cur.bits * cur.lanes
+    big, small = max(nb, cb), min(nb, cb)
     if big % small:
-        raise ValueError(
-            f"view(dtype): {cur} cannot be viewed as {dtype} (element sizes {cur.bits} and {dtype.bits} bits)"
-        )
+        raise ValueError(f"view(dtype): {cur} cannot be viewed as {dtype} (element sizes {cb} and {nb} bits)")
     if not buf.shape:
         raise ValueError(f"view(dtype): tensor {buf.name} has no dimensions")
-    pack, ratio = dtype.bits > cur.bits, big // small
+    pack, ratio = nb > cb, big // small
     last = _n(buf.shape[-1])
     shape = [*buf.shape[:-1], last // ratio if pack else last * ratio]
     if buf.layout is None:
