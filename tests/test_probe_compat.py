@@ -1216,3 +1216,23 @@ def test_a_dtype_view_counts_whole_vector_elements(tmp_path):
     O = np.zeros(4, np.int32)
     tirx.compile(ns["k"], target="interp")(A, B, O)
     assert list(O) == list(B.reshape(4, 4, 4)[:, 3].copy().view(np.int32).reshape(-1))
+
+
+def test_a_parallel_loop_in_device_code_compiles_as_a_serial_one():
+    """Held-out round 14: TIRx compiles ``for i in T.parallel(0, n)`` inside a device entry as a
+    plain loop (its iterations are independent, so running them in order is one valid
+    schedule); tirx refused it as a host construct. It compiles now, as the interpreter runs it."""
+    text = """from tirx.script import tirx as T
+
+@T.function
+def par(O: T.Tensor((8,), T.int32)):
+    with T.device_entry(1, 1, 1, 1, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):
+        for i in T.parallel(0, 8):
+            O[i] = i * i - 3
+"""
+    f = tirx.loads(text)
+    src = tirx.compile(f, target="cuda").source
+    assert "// parallel: its iterations run in order in this thread" in src and "i < 8; ++i" in src
+    O = np.zeros(8, np.int32)
+    tirx.compile(f, target="interp")(O)
+    assert list(O) == [i * i - 3 for i in range(8)]

@@ -103,8 +103,6 @@ class StmtMixin(Functor):
 
     def s_For(self, s: For) -> None:
         v = s.var
-        if s.kind is ForKind.PARALLEL:
-            raise _error("parallel loops are a host (CPU) construct; the cuda target has no parallel for", s)
         start, ext = s.start, s.extent
         t = self.ctype(v.ty)
         if s.kind is ForKind.THREAD_BINDING:
@@ -167,6 +165,10 @@ class StmtMixin(Functor):
             self.line("#pragma unroll", s)
         elif s.kind is ForKind.VECTORIZED:
             self.line("#pragma unroll  // vectorized", s)
+        elif s.kind is ForKind.PARALLEL:
+            # independent iterations (TIRx's T.parallel): in one thread they run in order, as
+            # TIRx compiles it (and as the interpreter runs it)
+            self.line("// parallel: its iterations run in order in this thread", s)
         inc = (
             f"++{n}" if step is None or (isinstance(step, IntImm) and step.value == 1) else f"{n} += {step_c}"
         )
