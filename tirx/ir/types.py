@@ -173,6 +173,12 @@ class PrimType(Type):
         return self.base if self.lanes == 1 else f"{self.base}x{self.lanes}"
 
     @property
+    def dtype(self) -> PrimType:
+        """TIRx's ``ty.dtype`` (its data type): the dtype itself, which prints, compares and hashes
+        as its name (``str(x.ty.dtype).startswith("uint")``)."""
+        return self
+
+    @property
     def element(self) -> PrimType:
         return self if self.lanes == 1 else prim(self.base)
 

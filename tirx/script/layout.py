@@ -467,7 +467,7 @@ def _view(buf: Any, shape: tuple, layout: Any) -> Any:
         return _view_dtype(buf, as_prim(shape[0], "view(dtype)"))
     dims = [_n(d) for d in shape]
     if layout is not None:
-        return _declare(buf, dims, layout)
+        return _declare(buf, _typed(shape, dims), layout)
     holes = [k for k, d in enumerate(dims) if type(d) is int and d == -1]
     if len(holes) > 1:
         raise ValueError("view: at most one inferred dimension is allowed")
@@ -479,13 +479,20 @@ def _view(buf: Any, shape: tuple, layout: Any) -> Any:
         raise ValueError(
             f"view: the shape {tuple(buf.shape)} and the new shape {tuple(dims)} are not compatible"
         )
+    typed = _typed(shape, dims)
     if buf.layout is None:
-        return _declare(buf, dims, None)
+        return _declare(buf, typed, None)
     if _is_memory_tile(buf.layout, buf.shape):
         r = _reshape(buf.layout, dims)
         if r is not None:
-            return _declare(buf, dims, r)
-    return _declare(buf, dims, buf.layout)
+            return _declare(buf, typed, r)
+    return _declare(buf, typed, buf.layout)
+
+
+def _typed(given: tuple, dims: list) -> list:
+    """The view's dimensions, each given integer constant as given (``A.view(T.int64(64))``
+    keeps an int64 dimension, as TIRx does), the inferred one as computed."""
+    return [g if isinstance(g, IntImm) and g.value != -1 else d for g, d in zip(given, dims)]
 
 
 def _view_dtype(buf: Any, dtype: PrimType) -> Any:
@@ -627,7 +634,43 @@ def _length(start: Any, stop: Any) -> Any:
         return stop - start
     if type(stop).__name__ == "Add" and _same(stop.a, start):  # i * 8 : i * 8 + 8
         return _n(stop.b)
+    a, b = _linear(stop), _linear(start)
+    if a is not None and b is not None:  # i : i + 2 * r + 1 is 2 * r + 1 (TIRx's analyzer's answer)
+        for k, (v, c) in b.items():
+            a[k] = (v, a.get(k, (v, 0))[1] - c)
+        if all(c == 0 for k, (_v, c) in a.items() if k != 1):
+            return a.get(1, (None, 0))[1]
     return stop - start
+
+
+def _linear(e: Any) -> dict | None:
+    """``e`` as integer coefficients of its variables (by identity) and a constant (key 1), or
+    None when it is not a sum of constant multiples of variables."""
+    from ..ir import Var
+
+    e = _n(e)
+    if type(e) is int:
+        return {1: (None, e)}
+    if isinstance(e, Var):
+        return {id(e): (e, 1)}
+    kind = type(e).__name__
+    if kind in ("Add", "Sub"):
+        x, y = _linear(e.a), _linear(e.b)
+        if x is None or y is None:
+            return None
+        sign = -1 if kind == "Sub" else 1
+        for k, (v, c) in y.items():
+            x[k] = (v, x.get(k, (v, 0))[1] + sign * c)
+        return x
+    if kind == "Mul":
+        x, y = _linear(e.a), _linear(e.b)
+        if x is None or y is None:
+            return None
+        if set(y) == {1}:
+            return {k: (v, c * y[1][1]) for k, (v, c) in x.items()}
+        if set(x) == {1}:
+            return {k: (v, c * x[1][1]) for k, (v, c) in y.items()}
+    return None
 
 
 def _narrow(buf: Any, dim: int, start: Any, stop: Any) -> Any:

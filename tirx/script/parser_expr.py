@@ -452,6 +452,14 @@ class ExprMixin:
         return dict(self._comprehension(node, lambda: (self.eval(node.key), self.eval(node.value))))
 
     def eval_Call(self, node: ast.Call) -> Any:
+        f = node.func
+        if (
+            type(f) is ast.Attribute and f.attr == "scope" and type(f.value) is ast.Name
+            and not node.args and not node.keywords
+        ):  # fmt: skip
+            obj = self.eval(f.value)
+            if isinstance(obj, Buffer):  # TIRx's ``A.scope()`` is a method; tirx's a property
+                return obj.scope
         func = self.eval(node.func)
         args = self._elts(node.args) if node.args else []
         kwargs: dict = {}
