@@ -120,6 +120,8 @@ class BufferMixin:
         def var_name(self, v: Var) -> str: ...
         def define(self, v: Var, hint: str | None = None) -> str: ...
         def ctype(self, t: Any, what: str = "type") -> str: ...
+        def _lanes_in(self, e: PrimExpr) -> str: ...
+        def _lanes_out(self, t: PrimType, s: str) -> str: ...
         def expr(self, e: PrimExpr) -> str: ...
         def wrap(self, e: PrimExpr, prec: int) -> str: ...
 
@@ -178,7 +180,8 @@ class BufferMixin:
             if is_vector_access(idx):
                 return f"*({vt}*)({ptr} + {self.wrap(cast(Ramp, idx).base, 12)})"
             self.features.add("vec")
-            return f"tirx_gather({ptr}, {self.expr(idx)})"
+            # a half2 / __nv_bfloat162 result is packed from the gathered lanes
+            return self._lanes_out(buf.dtype.with_lanes(lanes), f"tirx_gather({ptr}, {self.expr(idx)})")
         return f"{ptr}[{self.expr(idx)}]"
 
     def store(self, s: BufferStore) -> None:
@@ -187,7 +190,7 @@ class BufferMixin:
         if isinstance(t, PrimType) and t.lanes > 1 and not is_vector_access(idx):
             self.features.add("vec")
             ptr = self.ptr_of(s.buffer)
-            self.line(f"tirx_scatter({ptr}, {self.expr(idx)}, {self.expr(s.value)});", s)
+            self.line(f"tirx_scatter({ptr}, {self.expr(idx)}, {self._lanes_in(s.value)});", s)
             return
         self.line(f"{self.access(s.buffer, s.indices, s)} = {self.expr(s.value)};", s)
 
@@ -200,7 +203,9 @@ class BufferMixin:
             if not isinstance(d, IntImm):
                 r = self.bounds(d)
                 if r is None or r[0] != r[1]:
-                    raise _error(f"allocation {buf.name}: the shape must be constant on the cuda target", node)
+                    raise _error(
+                        f"allocation {buf.name}: the shape must be constant on the cuda target", node
+                    )
                 n *= r[0]
                 continue
             n *= d.value
