@@ -14,7 +14,7 @@ import enum
 from typing import Any
 
 from ..ir.buffer import register_views
-from ..ir.expr import IntImm, PrimExpr
+from ..ir.expr import IntImm, PrimExpr, const
 from ..ir.layout import THREAD_AXES as _THREAD_AXES
 from ..ir.layout import Axis, ComposeLayout, Iter, Layout, Offsets, OnAxis, TileLayout
 from ..ir.types import PrimType, as_prim
@@ -46,9 +46,12 @@ def _to_iters(pair: tuple | None, what: str) -> list:
         return []
     shape, strides = pair
     if strides is None:  # row-major on m
-        strides, acc = [], 1
+        # a constant stride is typed int64 where an int64 extent is at or right of its own
+        # dimension, as TIRx's are (``T.Iter(T.int64(8), T.int64(1), "m")``)
+        strides, acc, wide = [], 1, False
         for e in reversed(shape):
-            strides.append(acc)
+            wide = wide or str(getattr(e, "ty", "")) == "int64"
+            strides.append(const(acc, "int64") if wide and type(acc) is int else acc)
             e = e.value if isinstance(e, IntImm) else e
             acc = acc * e if type(acc) is not int or type(e) is int else e * acc
         strides.reverse()

@@ -23,3 +23,4 @@ def f(A: T.Tensor((8, 8), "int32"), D: T.Tensor((T.int64(8), T.int64(8)), "int32
     flat = D.view(T.int64(64))
     B[i, j] = acc[0] + W[i, j] + flat[i * 8 + j]
     flat[63 - i * 3 - j] = B[i, j]
+
