@@ -186,11 +186,15 @@ class Buffer(Node):
                 f"{self.name}.access_ptr: ptr_type={ptr_type!r} / content_lanes={content_lanes} are not "
                 "supported (a typed pointer: T.tvm_access_ptr(dtype, A.data, offset))"
             )
-        base = self.ptr_to([0] * len(self.shape))
         off = convert(offset)
         if getattr(off, "value", None) == 0:
-            return base
-        return call("ptr_byte_offset", base, off * self.dtype.bytes)
+            return self.ptr_to([0] * len(self.shape))
+        if len(self.shape) != 1:
+            raise ValueError(
+                f"{self.name}.access_ptr: an offset into a tensor of rank {len(self.shape)} is not "
+                "supported (take the address of the element itself)"
+            )
+        return self.ptr_to([off])  # the element ``offset`` places past the first
 
     @property
     def value(self) -> Buffer:
