@@ -5,7 +5,8 @@
 #                  --implementation cp --platform manylinux_2_17_x86_64 -d .whl lark==1.3.1
 #                mkdir -p /tmp/r13 && tar -xJf tools/tirx_oracle/data/heldout_round13.tar.xz -C /tmp/r13 \
 #                  && cp -r /tmp/r13/.corpus_heldout .     (round 13's stage 4 after its fixes ran only
-#                  to 1,162 of 1,654 kernels on an H100, 2026-12-06: docs/tirx_compat.md; rounds 9-12 ran)
+#                  to 1,162 of 1,654 kernels on an H100, 2026-12-06: docs/tirx_compat.md; rounds 9-12 ran;
+#                  round 14's, heldout_round14.tar.xz, has not run at all)
 #                mkdir -p .corpus && cp -r ~/.cache/tirx/corpus/out/oracle .corpus/ \
 #                  && cp docs/data/tirx_corpus.json .corpus/results.json
 # 1. decode attention (cp.async ring, parallel combine) against SDPA with the chunk-rule sweep;
