@@ -19,6 +19,16 @@ from tirx.script import tirx as T
 ROOT_GOLDEN = pathlib.Path(__file__).parent / "data" / "tirx_golden" / "frontend"
 
 
+def _script(tmp_path: pathlib.Path, name: str, *lines: str):
+    """The ``@T.function`` ``name`` of a script made of ``lines`` after TIRx's import (written to
+    a file: the frontend reads a kernel's source)."""
+    p = tmp_path / f"{name}_case.py"
+    p.write_text("from tirx.script import tirx as T\n\n\n" + "".join(lines))
+    ns: dict = {}
+    exec(compile(p.read_text(), str(p), "exec"), ns)
+    return ns[name]
+
+
 def _lines(f) -> list[str]:
     text = tirx.dumps(f)
     g = tirx.loads(text)
@@ -1015,21 +1025,18 @@ def test_negative_step_loop_runs_as_the_generated_cuda(tmp_path):
     the CUDA compiles to ``i < 0; i += -3`` (never runs); the interpreter counted down as Python
     does (21 stores the GPU never makes). Now it runs what the CUDA runs, a negative step from
     below the end is an endless loop there too (a LimitError), and the frontend warns."""
-    src = tmp_path / "neg_step.py"
-    src.write_text(
-        "from tirx.script import tirx as T\n\n\n"
-        "@T.function\n"
-        "def down(A: T.Tensor((64,), 'int32'), lo: T.int32):\n"
-        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n"
-        "    for i in range(62, 0, -3):\n"
-        "        A[i] = 1\n"
-        "    for j in range(lo, 10, -1):\n"
-        "        A[0] = A[0] + 1\n"
-    )
-    ns: dict = {}
-    with pytest.warns(RuntimeWarning, match=r"neg_step.py:7:\d+: a loop with the negative step -3"):
-        exec(compile(src.read_text(), str(src), "exec"), ns)
-    f = ns["down"]
+    with pytest.warns(RuntimeWarning, match=r"down_case.py:7:\d+: a loop with the negative step -3"):
+        f = _script(
+            tmp_path,
+            "down",
+            "@T.function\n",
+            "def down(A: T.Tensor((64,), 'int32'), lo: T.int32):\n",
+            "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n",
+            "    for i in range(62, 0, -3):\n",
+            "        A[i] = 1\n",
+            "    for j in range(lo, 10, -1):\n",
+            "        A[0] = A[0] + 1\n",
+        )
     assert "i < 0; i += -3" in tirx.compile(f, target="cuda").source
     A = np.zeros(64, np.int32)
     tirx.compile(f, target="interp")(A, 10)
@@ -1097,23 +1104,21 @@ def test_access_ptr_points_at_its_offset(tmp_path):
     """``A.access_ptr("rw", offset=k)`` (TVM's form; TIRx has none) took any arguments and
     pointed at the first element (held-out round 14's helper): an atomic meant for ``C[1]`` hit
     ``C[0]``. Now the offset counts, and what it cannot express is refused."""
-    src = tmp_path / "access_ptr_case.py"
-    src.write_text(
-        "from tirx.script import tirx as T\n\n\n"
+    f = _script(
+        tmp_path,
+        "k",
         "@T.function\n"
         "def k(C: T.Tensor((4,), 'int32'), B: T.Tensor((4,), 'int32')):\n"
         "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n"
         "    B[0] = T.atomic_add(C.access_ptr('rw', offset=1), 1)\n"
-        "    B[1] = T.atomic_add(C.access_ptr('rw'), 5)\n"
+        "    B[1] = T.atomic_add(C.access_ptr('rw'), 5)\n",
     )
-    ns: dict = {}
-    exec(compile(src.read_text(), str(src), "exec"), ns)
     C = np.zeros(4, np.int32)
     B = np.zeros(4, np.int32)
-    tirx.compile(ns["k"], target="interp")(C, B)
+    tirx.compile(f, target="interp")(C, B)
     assert list(C) == [5, 1, 0, 0]
-    assert "atomicAdd((C + 1), 1)" in tirx.compile(ns["k"], target="cuda").source
-    f = ns["k"]
+    assert "atomicAdd((C + 1), 1)" in tirx.compile(f, target="cuda").source
+    f = f
     with pytest.raises(ValueError, match="content_lanes=4 are not supported"):
         dict(f.buffer_map)[f.params[0]].access_ptr("rw", content_lanes=4)
 
@@ -1122,9 +1127,9 @@ def test_a_loop_end_that_reads_memory_is_read_once(tmp_path):
     """The IR fixes a loop's end when the loop starts; C's ``for`` re-reads it each iteration,
     so ``for i in range(n)`` over a cell the body increments looped forever on the GPU where
     the interpreter ran 3 iterations (held-out round 14's helper). The CUDA reads it once."""
-    src = tmp_path / "loop_end_case.py"
-    src.write_text(
-        "from tirx.script import tirx as T\n\n\n"
+    f = _script(
+        tmp_path,
+        "k",
         "@T.function\n"
         "def k(B: T.Tensor((4,), 'int32'), L: T.Tensor((2,), 'int32')):\n"
         "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n"
@@ -1134,16 +1139,14 @@ def test_a_loop_end_that_reads_memory_is_read_once(tmp_path):
         "        B[0] = B[0] + 1\n"
         "    for j in range(0, L[0], L[1]):\n"
         "        L[0] = L[0] + 1\n"
-        "        B[1] = B[1] + 1\n"
+        "        B[1] = B[1] + 1\n",
     )
-    ns: dict = {}
-    exec(compile(src.read_text(), str(src), "exec"), ns)
-    out = tirx.compile(ns["k"], target="cuda").source
+    out = tirx.compile(f, target="cuda").source
     assert re.search(r"const int (\w+) = n;\s*\n\s*for \(int i = 0; i < \1; \+\+i\)", out), out
     assert re.search(r"const int \w+_end = L\[0\];", out) and re.search(r"const int \w+_step = L\[1\];", out)
     B = np.zeros(4, np.int32)
     L = np.array([4, 2], np.int32)
-    tirx.compile(ns["k"], target="interp")(B, L)
+    tirx.compile(f, target="interp")(B, L)
     assert B[0] == 3 and B[1] == 2 and L[0] == 6
 
 
@@ -1152,9 +1155,9 @@ def test_swap_of_cells_and_an_index_with_a_side_effect_evaluate_once(tmp_path):
     another program: ``a, b = b, a`` over cells read ``a`` after storing it (both ended as
     ``b``), and ``A[T.atomic_add(...)] += v`` ran the atomic twice (loading one element and
     storing the next). Every value is read before the stores, and the index is bound once."""
-    src = tmp_path / "swap_case.py"
-    src.write_text(
-        "from tirx.script import tirx as T\n\n\n"
+    f = _script(
+        tmp_path,
+        "k",
         "@T.function\n"
         "def k(A: T.Tensor((8,), 'int32'), C: T.Tensor((2,), 'int32'), B: T.Tensor((4,), 'int32')):\n"
         "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n"
@@ -1165,11 +1168,9 @@ def test_swap_of_cells_and_an_index_with_a_side_effect_evaluate_once(tmp_path):
         "    B[0] = a * 10 + b\n"
         "    B[1], B[2] = A[0], B[1]\n"
         "    x, y = A[0], A[1]\n"
-        "    B[3] = x + y\n"
+        "    B[3] = x + y\n",
     )
-    ns: dict = {}
-    exec(compile(src.read_text(), str(src), "exec"), ns)
-    f = ns["k"]
+    f = f
     A = np.arange(8, dtype=np.int32) * 100
     C = np.array([0, 2], np.int32)
     B = np.full(4, 7, np.int32)
@@ -1188,9 +1189,9 @@ def test_a_dtype_view_counts_whole_vector_elements(tmp_path):
     float16 tensor as float16x2 is (32, 1) and a (4, 4) int8x4 tensor as int32 stays (4, 4).
     TIRx (and tirx before held-out round 14's helper noted it) scaled by one lane's bits, so
     the first view spanned twice its storage and the second a quarter."""
-    src = tmp_path / "vec_view_case.py"
-    src.write_text(
-        "from tirx.script import tirx as T\n\n\n"
+    f = _script(
+        tmp_path,
+        "k",
         "@T.function\n"
         "def k(A: T.Tensor((32, 2), 'float16'), B: T.Tensor((4, 16), 'int8'), O: T.Tensor((4,), 'int32')):\n"
         "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=4))\n"
@@ -1198,23 +1199,21 @@ def test_a_dtype_view_counts_whole_vector_elements(tmp_path):
         "    v = A.view('float16x2')\n"
         "    w = B.view('int8x4').view('int32')\n"
         "    v[t * 8, 0] = v[t * 8 + 1, 0]\n"
-        "    O[t] = w[t, 3]\n"
+        "    O[t] = w[t, 3]\n",
     )
-    ns: dict = {}
-    exec(compile(src.read_text(), str(src), "exec"), ns)
     from tirx.ir import DeclBuffer
     from tirx.ir.visitor import post_order
 
     shapes = sorted(
         (str(n.buffer.dtype), [d.value for d in n.buffer.shape])
-        for n in post_order(ns["k"].body)
+        for n in post_order(f.body)
         if isinstance(n, DeclBuffer)
     )
     assert shapes == [("float16x2", [32, 1]), ("int32", [4, 4]), ("int8x4", [4, 4])]
     A = np.arange(64, dtype=np.float16).reshape(32, 2)
     B = np.arange(64, dtype=np.int8).reshape(4, 16)  # int8x4 storage: 4 bytes an element
     O = np.zeros(4, np.int32)
-    tirx.compile(ns["k"], target="interp")(A, B, O)
+    tirx.compile(f, target="interp")(A, B, O)
     assert list(O) == list(B.reshape(4, 4, 4)[:, 3].copy().view(np.int32).reshape(-1))
 
 
