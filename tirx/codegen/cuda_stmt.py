@@ -14,7 +14,6 @@ from ..ir import (
     AttrStmt,
     Bind,
     Break,
-    BufferLoad,
     Call,
     Continue,
     DeviceEntry,
@@ -34,7 +33,7 @@ from ..ir import (
 from ..ir import op as _op
 from ..ir.functor import Dispatch, Functor
 from ..ir.stmt import DISABLE_UNROLL, PRAGMA_UNROLL, UNROLL_FACTOR
-from ..ir.visitor import collect_vars, post_order
+from ..ir.visitor import collect_vars, reads_memory
 from .cuda_common import _add, _comment, _error, fold_bool_terms
 
 if TYPE_CHECKING:
@@ -149,11 +148,11 @@ class StmtMixin(Functor):
         # range(n)`` with ``n = n + 1`` inside) is read once, before the loop (the GPU looped
         # forever where the interpreter ran 3 iterations: held-out round 14's helper)
         stop_c = self.wrap(stop, 10)
-        if _reads_memory(stop):
+        if reads_memory(stop):
             stop_c = self.fresh(f"{n}_end")
             self.line(f"const {t} {stop_c} = {self.expr(stop)};", s)
         step_c = None if step is None else self.expr(step)
-        if step is not None and _reads_memory(step):
+        if step is not None and reads_memory(step):
             step_c = self.fresh(f"{n}_step")
             self.line(f"const {t} {step_c} = {self.expr(step)};", s)
         if full:
@@ -270,9 +269,3 @@ class StmtMixin(Functor):
 
     def s_DeviceEntry(self, s: DeviceEntry) -> None:
         raise _error("a device entry inside a kernel is not supported (one device entry per function)", s)
-
-
-def _reads_memory(e: Any) -> bool:
-    """Whether evaluating ``e`` reads memory or calls something (its value may change while a
-    loop runs)."""
-    return any(isinstance(x, (BufferLoad, Call)) for x in post_order(e))

@@ -18,7 +18,7 @@ from .functor import Dispatch, Functor, rebuild
 from .node import BUFMAP, FUNCS, PARAMS, Attrs, Node
 from .stmt import ATTRS, BUF_DEF, AllocBuffer, Stmt
 
-__all__ = ["Mutator", "ScopeStack", "Visitor", "collect_vars", "map_tuple", "post_order"]
+__all__ = ["Mutator", "ScopeStack", "Visitor", "collect_vars", "map_tuple", "post_order", "reads_memory"]
 
 T = TypeVar("T")
 
@@ -312,3 +312,11 @@ def post_order(node: Any) -> Iterator[Node]:
 
 
 _ = (Stmt,)
+
+
+def reads_memory(e: Any) -> bool:
+    """Whether evaluating ``e`` loads memory or calls something: its value may change when
+    memory does (a loop's end re-read by C's ``for``; a swap's values read after a store)."""
+    from .expr import BufferLoad, Call
+
+    return any(isinstance(x, (BufferLoad, Call)) for x in post_order(e))

@@ -26,6 +26,7 @@ from ..ir import (
     convert,
 )
 from ..ir.types import as_type
+from ..ir.visitor import reads_memory
 from .parser_values import (
     _BIN,
     _ZERO,
@@ -207,7 +208,7 @@ class StmtMixin:
                     # ``a, b = b, a`` over cells (or elements): every value is read before any
                     # store (Python's meaning; stored one by one, ``b`` got the new ``a``)
                     vals = [
-                        self.b.bind("tmp", v) if isinstance(v, PrimExpr) and _reads_memory(v) else v
+                        self.b.bind("tmp", v) if isinstance(v, PrimExpr) and reads_memory(v) else v
                         for v in vals
                     ]
                 for e, v in zip(t.elts, vals):
@@ -696,10 +697,3 @@ def _has_effect(e: Any) -> bool:
     return isinstance(e, PrimExpr) and any(
         isinstance(x, Call) and not getattr(x.op, "pure", True) for x in post_order(e)
     )
-
-
-def _reads_memory(e: Any) -> bool:
-    """Whether evaluating ``e`` reads memory (its value may change with a store)."""
-    from ..ir.visitor import post_order
-
-    return any(isinstance(x, (BufferLoad, Call)) for x in post_order(e))
