@@ -244,10 +244,17 @@ def _mul(a: Any, b: Any) -> Any:
         return b
     if type(b) is int and b == 1:
         return a
-    if type(a) is int:
-        return convert(a, b) * b
-    a, b = _match(a, convert(b, a))
+    a, b = _pair(a, b)
     return a * b
+
+
+def _pair(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two index expressions get one integer width (``_match``); an int literal is left to the
+    expression's operator, which gives it the expression's dtype or int64 where it does not
+    fit there (a stride of 2**31 beside an int32 extent), as TIRx does."""
+    if type(a) is int or type(b) is int:
+        return a, b
+    return _match(a, b)
 
 
 def _match(a: Any, b: Any) -> tuple[Any, Any]:
@@ -271,9 +278,7 @@ def _add(a: Any, b: Any) -> Any:
         return b
     if type(b) is int and b == 0:
         return a
-    if type(a) is int:
-        return convert(a, b) + b
-    a, b = _match(a, convert(b, a))
+    a, b = _pair(a, b)
     return a + b
 
 
@@ -283,9 +288,7 @@ def _fdiv(a: Any, b: Any) -> Any:
         return a
     if type(a) is int and type(b) is int:
         return a // b
-    if type(a) is int:
-        return convert(a, b) // b
-    a, b = _match(a, convert(b, a))
+    a, b = _pair(a, b)
     return a // b
 
 
@@ -295,9 +298,7 @@ def _fmod(a: Any, b: Any) -> Any:
         return 0
     if type(a) is int and type(b) is int:
         return a % b
-    if type(a) is int:
-        return convert(a, b) % b
-    a, b = _match(a, convert(b, a))
+    a, b = _pair(a, b)
     return a % b
 
 
