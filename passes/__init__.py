@@ -25,6 +25,7 @@ from tirx.passes.infra import (
 )
 from tirx.passes.pointer import InferPointerTypes
 from tirx.passes.registry import PassInfo, build_pipeline, parse_pipeline, register_pass, registered_passes
+from tirx.passes.sequence import SequenceEffects
 from tirx.passes.simplify import Simplify
 from tirx.passes.ssa import ConvertSSA
 from tirx.passes.vectorize_threads import VectorizeThreads
@@ -43,6 +44,7 @@ __all__ = [
     "PassTiming",
     "PrintIR",
     "ScopedRewriter",
+    "SequenceEffects",
     "Sequential",
     "Simplify",
     "VectorizeThreads",

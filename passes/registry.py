@@ -255,6 +255,7 @@ def _register_builtins() -> None:
     from tirx.passes.cse import CommonSubexprElim
     from tirx.passes.infra import VerifyWellFormed
     from tirx.passes.pointer import InferPointerTypes
+    from tirx.passes.sequence import SequenceEffects
     from tirx.passes.simplify import Simplify
     from tirx.passes.ssa import ConvertSSA
     from tirx.passes.vectorize_threads import VectorizeThreads
@@ -264,6 +265,7 @@ def _register_builtins() -> None:
     register_pass("simplify", Simplify)
     register_pass("infer-pointer-types", InferPointerTypes)
     register_pass("vectorize-threads", VectorizeThreads)
+    register_pass("sequence-effects", SequenceEffects)
     register_pass("verify", VerifyWellFormed)
 
 

@@ -58,6 +58,9 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
         self.lines: list[str] = []
         self.names: dict[Any, str] = {}  # Var/Buffer -> printed name (live)
         self.live: set[str] = set()
+        #: the names given in the function being printed: a later variable of the same name, in
+        #: a sibling scope too, gets ``_1``, ``_2`` (TIRx's printer names them once per function)
+        self.used: set[str] = set()
         self.scopes: list[list[tuple[Any, str | None, str]]] = [[]]
         self.in_func = False
         self.defined_ever: set[Any] = set()
@@ -75,20 +78,23 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
         self.let_names: dict[Any, tuple] = {}  # the variables declared so: (name, block)
 
     # -------------------------------------------------------------- names / scopes
-    def _fresh(self, hint: str) -> str:
+    def _fresh(self, hint: str, once: bool = True) -> str:
+        """A name for ``hint`` no live variable has; ``once``: none in this function had."""
         base = sanitize(hint)
-        live = self.live
-        if base not in live and base not in _RESERVED:
+        live, used = self.live, (self.used if once else ())
+        if base not in live and base not in used and base not in _RESERVED:
             return base
         i = 1
         while True:
             cand = f"{base}_{i}"
-            if cand not in live:
+            if cand not in live and cand not in used:
                 return cand
             i += 1
 
     def define(self, key: Any, hint: str) -> str:
         name = self._fresh(hint)
+        if self.in_func:
+            self.used.add(name)
         self.scopes[-1].append((key, self.names.get(key), name))
         self.names[key] = name
         self.live.add(name)
@@ -108,7 +114,7 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
                 names[key] = prev
 
     def _undefined(self, key: Any, hint: str, what: str) -> str:
-        name = self._fresh(hint)
+        name = self._fresh(hint, once=False)  # a use out of scope keeps the name it had
         # reserved for the rest of the job: later definitions avoid it
         self.scopes[0].append((key, None, name))
         self.names[key] = name

@@ -31,6 +31,7 @@ class DefsMixin:
         lines: list[str]
         names: dict[Any, str]
         live: set[str]
+        used: set[str]
         scopes: list[list[tuple[Any, str | None, str]]]
         in_func: bool
         defined_ever: set[Any]
@@ -54,6 +55,7 @@ class DefsMixin:
     # -------------------------------------------------------------- functions
     def function(self, f: Function, depth: int = 0) -> None:
         self.in_func = True
+        self.used = set()
         self.ret_ty = f.ret_ty
         self.push()
         outer_scope, self.func_scope = self.func_scope, len(self.scopes) - 1

@@ -180,6 +180,9 @@ class ExprMixin:
 
     def _not(self, e: _e.Not) -> str:
         s = self.expr(e.a)
+        if type(e.a) is _IntImm:
+            self.raw.add(id(e))
+            return f"T.Not({s})"  # not <literal> would be Python's, folded: TIRx's constructor
         if self._prec(e.a) < NOT:
             s = f"({s})"
         return _NOT_TEXT + s

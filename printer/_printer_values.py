@@ -91,7 +91,10 @@ class ValuesMixin:
         return self.expr(v)
 
     def attr_dict(self, d: Mapping) -> str:
-        return "{" + ", ".join([f"{quote(str(k))}: {self.attr_value(v)}" for k, v in d.items()]) + "}"
+        """``{"k": v, ...}`` with the keys sorted, as TIRx prints its maps (text loaded from
+        TIRx has them sorted already; a kernel written with another order prints as TIRx's)."""
+        items = sorted(d.items()) if all(type(k) is str for k in d) else list(d.items())
+        return "{" + ", ".join([f"{quote(str(k))}: {self.attr_value(v)}" for k, v in items]) + "}"
 
     # -------------------------------------------------------------- tensors
     def buffer_type(self, b: Buffer, with_scope: bool = True, scope: str | None = None) -> str:

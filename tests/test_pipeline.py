@@ -45,6 +45,7 @@ def add_file(tmp_path):
 def test_stage_names():
     assert pipeline.stage_names("cuda") == [
         "vectorize-threads",
+        "sequence-effects",
         "lower-layouts",
         "launch-thread-entries",
         "codegen",
@@ -71,7 +72,7 @@ def test_cuda_stages_through_codegen_are_observed_in_order():
     with pipeline.observe(seen):
         c = pipeline.lower_cuda(pipeline.Compilation(f))
         again = pipeline.lower_cuda(pipeline.Compilation(f))  # remembered per object: no stage runs
-    names = ["vectorize-threads", "lower-layouts", "launch-thread-entries", "codegen"]
+    names = ["vectorize-threads", "sequence-effects", "lower-layouts", "launch-thread-entries", "codegen"]
     assert seen.names == [(w, n) for n in names for w in ("before", "after")]
     assert again.source is c.source and "A_lanes" in tirx.dumps(c.func)
 
@@ -107,7 +108,7 @@ def test_cli_stage_names_are_checked(add_file, capsys):
     err = capsys.readouterr().err
     assert "unknown stage in --print-before: 'codegn'" in err and "did you mean 'codegen'?" in err
     assert main(["compile", add_file, "--print-after=simplify"]) == 2  # a pass compile never runs
-    assert "known: vectorize-threads, lower-layouts" in capsys.readouterr().err
+    assert "known: vectorize-threads, sequence-effects, lower-layouts" in capsys.readouterr().err
     assert main(["compile", add_file, "--target", "interp", "--print-after=nvrtc"]) == 2
     assert "known: lower-layouts, launch-thread-entries, interp" in capsys.readouterr().err
 

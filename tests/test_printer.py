@@ -335,7 +335,7 @@ def test_statement_texts():
             For(
                 i, const(0), const(8), ForKind.UNROLLED, Break(), annotations={"k": [1, 2], "d": {"e": None}}
             ),
-            'for i in T.unroll(0, 8, annotations={"k": [1, 2], "d": {"e": None}}):\n    break',
+            'for i in T.unroll(0, 8, annotations={"d": {"e": None}, "k": [1, 2]}):\n    break',
         ),
         (For(i, const(0), x, ForKind.SERIAL, Break()), "for i in range(x):\n    break"),
         (For(i, y, Sub(x, y), ForKind.SERIAL, Break()), "for i in range(y, x):\n    break"),
@@ -503,7 +503,9 @@ def test_script_method_equals_dumps():
 
 
 # ------------------------------------------------------------------ names
-def test_sibling_scopes_reuse_names_and_live_names_uniquify():
+def test_names_are_given_once_per_function_as_tirx_prints_them():
+    """A sibling scope's variable of a used name gets the next suffix too (TIRx's printer:
+    ``i``, ``i_1``, ``i_2``), not only a name still live."""
     A = A0
     i1, i2, i3 = Var("i"), Var("i"), Var("i")
     inner = For(i3, const(0), const(2), ForKind.SERIAL, BufferStore(A, const(1.0), (Add(i2, i3),)))
@@ -515,7 +517,7 @@ def test_sibling_scopes_reuse_names_and_live_names_uniquify():
     )
     assert body_text(s) == (
         "for i in range(4):\n    A[i] = T.float32(0.0)\n"
-        "for i in range(4):\n    for i_1 in range(2):\n        A[i + i_1] = T.float32(1.0)"
+        "for i_1 in range(4):\n    for i_2 in range(2):\n        A[i_1 + i_2] = T.float32(1.0)"
     )
 
 
@@ -531,8 +533,8 @@ def test_binds_are_flat_scoped():
     assert body_text(s) == (
         "a: T.let[T.int32] = 1\n"
         "if p:\n    a_1: T.let[T.int32] = a + 1\n"
-        "else:\n    a_1: T.let[T.int32] = a + 2\n"
-        "a_1: T.let[T.int32] = a + 3"
+        "else:\n    a_2: T.let[T.int32] = a + 2\n"
+        "a_3: T.let[T.int32] = a + 3"
     )
 
 

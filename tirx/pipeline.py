@@ -107,6 +107,12 @@ def _vectorize(c: Compilation) -> None:
     c.func = c.ir
 
 
+def _sequence(c: Compilation) -> None:
+    from .passes.sequence import SequenceEffects  # C leaves operand order open; the interpreter does not
+
+    c.ir = SequenceEffects()(c.ir)
+
+
 def _lower_layouts(c: Compilation) -> None:
     from .passes.lowering import lower_layouts_stage  # tensors with a layout: flat accesses at its offsets
 
@@ -236,6 +242,7 @@ _PREPARE = (
 )
 CUDA_STAGES: tuple[Stage, ...] = (
     Stage("vectorize-threads", "ir", _vectorize),
+    Stage("sequence-effects", "ir", _sequence),
     *_PREPARE,
     Stage("codegen", "cuda", _codegen),
     Stage("nvrtc", "ptx", _nvrtc, input="cuda"),

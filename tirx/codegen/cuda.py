@@ -1363,13 +1363,15 @@ def generate(
     obj: Function | Module, restrict: bool = True, wrap_int: bool = True, select: Any = None
 ) -> CudaSource:
     """Generate CUDA C++ for a Function or Module (see the module docstring): the compile
-    pipeline's preparation of the IR (``tirx.passes.lowering.prepare``: ``lower-layouts``,
-    ``launch-thread-entries``), then :func:`emit`. ``select``, when given, is the set of
+    pipeline's preparation of the IR (``sequence-effects``, then
+    ``tirx.passes.lowering.prepare``: ``lower-layouts``, ``launch-thread-entries``), then
+    :func:`emit`. ``select``, when given, is the set of
     ``(function name, device entry index)`` whose kernels to emit (one compilation group of
     ``backend_config``); kernel names are the same either way."""
     from tirx.passes.lowering import prepare
+    from tirx.passes.sequence import SequenceEffects
 
-    ir, layout_arith = prepare(obj)
+    ir, layout_arith = prepare(SequenceEffects()(obj))
     return emit(ir, restrict, wrap_int, select, layout_arith)
 
 

@@ -113,6 +113,10 @@ class _Gen:
         self.loop_depth = 0
         self.budget = 0
         self.extra_types = True
+        #: the thread's own output element in a device entry (``OI[i]``): read, or changed by
+        #: an atomic whose old value an expression uses, beside other reads and effects (C
+        #: leaves their order open; the CUDA must run them in the interpreter's order)
+        self.own: Any = None
 
     # ------------------------------------------------------------- expressions
     def index(self, d: int):
@@ -121,7 +125,13 @@ class _Gen:
     def iexpr(self, d: int = 0) -> E.PrimExpr:
         draw = self.draw
         if d >= 3 or draw(st.integers(0, 9)) < 3:
-            k = draw(st.integers(0, 3))
+            k = draw(st.integers(0, 3 if self.own is None else 5))
+            if k == 4:
+                return self.own
+            if k == 5:
+                assert self.own is not None  # k reaches 5 only with an own element
+                op = draw(st.sampled_from(("cuda.atomic_add", "cuda.atomic_max", "cuda.atomic_exch")))
+                return call(op, call("address_of", self.own), self.iexpr(d + 1))
             if k == 0 or not (self.ivars or self.acc):
                 return E.const(draw(st.sampled_from(_ICONSTS)), int32)
             if k == 1 and self.acc is not None:
@@ -393,7 +403,10 @@ def runnable_kernels(draw, max_stmts: int = 12, extra_types: bool = True) -> Run
                 lv[0] = view[E.FloorMod(i, E.const(n // vec_lanes, int32))]
                 got = lanes[draw(st.integers(0, vec_lanes - 1))] - lanes[vec_lanes - 1]
                 (g.fvars if et is float32 else g.ivars).append(b.bind("q", got))
+            if device and draw(st.booleans()):
+                g.own = OI[i]
             g.stmts(i, OI, OF, 0)
+            g.own = None
             OI[i] = OI[i] + g.acc[0]
             OF[i] = OF[i] + g.facc[0]
 

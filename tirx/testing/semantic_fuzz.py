@@ -15,7 +15,7 @@ from tirx.testing.campaign import kernel_campaign
 
 __all__ = ["check_runnable", "run_semantic", "semantic_checks", "semantic_strategy"]
 
-_PASS_NAMES = ("ConvertSSA", "CommonSubexprElim", "Simplify", "VectorizeThreads")
+_PASS_NAMES = ("ConvertSSA", "CommonSubexprElim", "Simplify", "VectorizeThreads", "SequenceEffects")
 
 
 def semantic_checks() -> list[tuple[str, Any]]:

@@ -1,0 +1,236 @@
+"""SequenceEffects: side effects in one statement happen in the order the interpreter runs them.
+
+C leaves the order of two operands unspecified, so ``O[0] = atomic_add(C, 1) + atomic_add(C, 1)
+* 10``, ``C[0] + f()`` where ``f`` stores to ``C`` or ``O[atomic_add(...)] = g()`` may run in
+either order on the GPU, where the interpreter (and Python, which the script reads as) runs
+them left to right, a store's value before its indices. Where one statement evaluates two
+memory accesses side by side and one of them has a side effect (an impure op, a call of a module
+function), this pass binds all but the last to fresh names before the statement, in that
+order; nested operands are sequenced the same way. Operands evaluated only conditionally (the
+arms of a select or ``if_then_else``, the right side of ``and`` / ``or``) stay where they are,
+as one access. A statement with at most one access, or with reads only, is unchanged, so the
+usual kernel keeps its text. The CUDA pipeline runs it before codegen (``tirx/pipeline.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tirx.ir import (
+    And,
+    Assert,
+    Bind,
+    BufferLoad,
+    BufferStore,
+    Call,
+    Evaluate,
+    Function,
+    IfThenElse,
+    Let,
+    Module,
+    Or,
+    PrimExpr,
+    Return,
+    Select,
+    SeqStmt,
+    Var,
+    deep,
+)
+from tirx.ir.expr import NODE, SEQ
+from tirx.ir.op import Op
+from tirx.ir.visitor import Mutator, post_order
+from tirx.passes._util import has_side_effects
+from tirx.passes.infra import FunctionPass
+
+__all__ = ["SequenceEffects", "sequence_effects"]
+
+
+def _effect(e: Any) -> bool:
+    """A call with a side effect: an impure op or a module function."""
+    return type(e) is Call and (not isinstance(e.op, Op) or not e.op.pure)
+
+
+def _lazy_parts(e: Any) -> tuple:
+    """The operands of ``e`` evaluated only conditionally, or in a scope of their own (a
+    ``Let``'s body): they stay inside ``e``."""
+    t = type(e)
+    if t is Select:
+        return (e.true_value, e.false_value)
+    if t is And or t is Or:
+        return (e.b,)
+    if t is Let:
+        return (e.body,)
+    if t is Call and isinstance(e.op, Op) and e.op.traits.lazy_args:
+        return tuple(e.args[i] for i in e.op.traits.lazy_args if i < len(e.args))
+    return ()
+
+
+def _children(e: Any) -> list[tuple[str, int, Any]]:
+    """The operands of ``e`` in evaluation order, as ``(field, index, node)`` (index -1: a
+    single-node field). The element whose address an op takes is not read: its indices are."""
+    out: list[tuple[str, int, Any]] = []
+    for name, kind in type(e)._sfields:
+        v = getattr(e, name)
+        if kind is NODE and isinstance(v, PrimExpr):
+            out.append((name, -1, v))
+        elif kind is SEQ:
+            out.extend((name, i, x) for i, x in enumerate(v) if isinstance(x, PrimExpr))
+    addr = type(e) is Call and isinstance(e.op, Op) and e.op.traits.takes_address
+    if addr and out and type(out[0][2]) is BufferLoad:
+        out[0:1] = [("<addr>", i, x) for i, x in enumerate(out[0][2].indices)]
+    return out
+
+
+def _touches(e: Any) -> bool:
+    return any(type(n) is BufferLoad or _effect(n) for n in post_order(e))
+
+
+def _is_access(e: Any) -> bool:
+    """Whether ``e`` is one access: a load, a call with an effect, or a node whose conditional
+    operands access memory (kept whole)."""
+    if type(e) is BufferLoad or _effect(e):
+        return True
+    return any(_touches(p) for p in _lazy_parts(e))
+
+
+def _accesses(roots: list, out: list) -> None:
+    """The outermost accesses under ``roots``, in evaluation order."""
+    for r in roots:
+        if _is_access(r):
+            out.append(r)
+        else:
+            _accesses([c for _, _, c in _children(r)], out)
+
+
+def _rebuild(e: Any, kids: list[tuple[str, int, Any]], new: list) -> Any:
+    if all(a[2] is b for a, b in zip(kids, new)):
+        return e
+    changes: dict[str, Any] = {}
+    addr: list[Any] = []
+    for (name, i, _), nv in zip(kids, new):
+        if name == "<addr>":
+            addr.append(nv)
+        elif i < 0:
+            changes[name] = nv
+        else:
+            seq = changes.setdefault(name, list(getattr(e, name)))
+            seq[i] = nv
+    if addr:
+        args = changes.setdefault("args", list(e.args))
+        args[0] = args[0].replace(indices=tuple(addr))
+    return e.replace(**{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
+
+
+def _substitute(roots: list, repl: list) -> list:
+    """``roots`` with their outermost accesses (as ``_accesses`` lists them) replaced by
+    ``repl``, consumed in order."""
+    it = iter(repl)
+
+    def go(e: Any) -> Any:
+        if _is_access(e):
+            return next(it)
+        kids = _children(e)
+        return _rebuild(e, kids, [go(c) for _, _, c in kids])
+
+    return [go(r) for r in roots]
+
+
+class _Sequencer:
+    def __init__(self, f: Function) -> None:
+        self.f = f
+        self.taken: set[str] | None = None  # the function's names, read at the first binding
+        self.k = 0
+
+    def fresh(self, ty: Any) -> Var:
+        if self.taken is None:
+            self.taken = {v.name for v in post_order(self.f) if type(v) is Var}
+        while True:
+            self.k += 1
+            name = f"seq_v{self.k}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return Var(name, ty)
+
+    def roots(self, roots: list) -> tuple[list, list]:
+        """(bindings to place before, the roots rewritten)."""
+        if not any(has_side_effects(r) for r in roots):
+            return [], roots  # the usual statement: nothing to order
+        acc: list = []
+        _accesses(roots, acc)
+        if not any(has_side_effects(a) for a in acc):
+            return [], roots  # reads only (or nothing): any order gives the same values
+        binds: list = []
+        new: list = []
+        for j, a in enumerate(acc):
+            inner, a2 = self.inside(a)
+            binds += inner
+            if j < len(acc) - 1:  # all but the last access: bound before the statement
+                v = self.fresh(a2.ty)
+                binds.append(Bind(v, a2, span=getattr(a, "span", None)))
+                new.append(v)
+            else:
+                new.append(a2)
+        if not binds:
+            return [], roots
+        return binds, _substitute(roots, new)
+
+    def inside(self, a: Any) -> tuple[list, Any]:
+        """Sequence the operands of one access (a lazy node's operands stay)."""
+        if _lazy_parts(a):
+            return [], a
+        kids = _children(a)
+        binds, new = self.roots([c for _, _, c in kids])
+        return binds, _rebuild(a, kids, new)
+
+
+class _Stmts(Mutator):
+    def __init__(self, seq: _Sequencer) -> None:
+        super().__init__()
+        self.seq = seq
+
+    def _wrap(self, binds: list, s: Any) -> Any:
+        return SeqStmt((*binds, s)) if binds else s
+
+    def visit_BufferStore(self, s: BufferStore) -> Any:
+        binds, new = self.seq.roots([s.value, *s.indices])
+        if not binds:
+            return s
+        return self._wrap(binds, s.replace(value=new[0], indices=tuple(new[1:])))
+
+    def visit_Bind(self, s: Bind) -> Any:
+        binds, new = self.seq.roots([s.value])
+        return self._wrap(binds, s.replace(value=new[0])) if binds else s
+
+    def visit_Evaluate(self, s: Evaluate) -> Any:
+        binds, new = self.seq.roots([s.value])
+        return self._wrap(binds, s.replace(value=new[0])) if binds else s
+
+    def visit_Return(self, s: Return) -> Any:
+        if s.value is None:
+            return s
+        binds, new = self.seq.roots([s.value])
+        return self._wrap(binds, s.replace(value=new[0])) if binds else s
+
+    def visit_Assert(self, s: Assert) -> Any:
+        binds, new = self.seq.roots([s.cond])
+        return self._wrap(binds, s.replace(cond=new[0])) if binds else s
+
+    def visit_IfThenElse(self, s: IfThenElse) -> Any:
+        s2 = self.generic_visit(s)
+        binds, new = self.seq.roots([s2.cond])
+        return self._wrap(binds, s2.replace(cond=new[0])) if binds else s2
+
+
+def sequence_effects(f: Function) -> Function:
+    """``f`` with each statement's side effects ordered as the interpreter runs them."""
+    def run(f: Function) -> Function:
+        return _Stmts(_Sequencer(f)).visit(f)
+
+    return deep.call(run, f)  # a traversal: deep IR retries on the large-stack thread
+
+
+class SequenceEffects(FunctionPass):
+    """Bind side effects that share a statement to names, in evaluation order (see module)."""
+
+    def transform_function(self, func: Function, mod: Module | None) -> Function:
+        return sequence_effects(func)
