@@ -6,7 +6,8 @@ either order on the GPU, where the interpreter (and Python, which the script rea
 them left to right, a store's value before its indices. Where one statement evaluates two
 memory accesses side by side and one of them has a side effect (an impure op, a call of a module
 function), this pass binds all but the last to fresh names before the statement, in that
-order; nested operands are sequenced the same way. Operands evaluated only conditionally (the
+order; nested operands are sequenced the same way. An element passed straight to an op with
+effects stays its operand (it may be an asm in-out register). Operands evaluated only conditionally (the
 arms of a select or ``if_then_else``, the right side of ``and`` / ``or``) stay where they are,
 as one access. A statement with at most one access, or with reads only, is unchanged, so the
 usual kernel keeps its text. The CUDA pipeline runs it before codegen (``tirx/pipeline.py``).
@@ -65,19 +66,27 @@ def _lazy_parts(e: Any) -> tuple:
     return ()
 
 
-def _children(e: Any) -> list[tuple[str, int, Any]]:
-    """The operands of ``e`` in evaluation order, as ``(field, index, node)`` (index -1: a
-    single-node field). The element whose address an op takes is not read: its indices are."""
-    out: list[tuple[str, int, Any]] = []
+def _children(e: Any) -> list[tuple[str, int, int, Any]]:
+    """The operands of ``e`` in evaluation order, as ``(field, index, sub, node)`` (index -1: a
+    single-node field; sub >= 0: index ``sub`` of the element at that argument). An element an
+    op takes the address of, or an element argument of an op with effects (an asm operand it
+    may write, ``"+f"``), is not read there: its indices are the operands."""
+    out: list[tuple[str, int, int, Any]] = []
+    call = type(e) is Call and isinstance(e.op, Op)
+    addr = call and e.op.traits.takes_address
+    place = call and not e.op.pure
     for name, kind in type(e)._sfields:
         v = getattr(e, name)
         if kind is NODE and isinstance(v, PrimExpr):
-            out.append((name, -1, v))
+            out.append((name, -1, -1, v))
         elif kind is SEQ:
-            out.extend((name, i, x) for i, x in enumerate(v) if isinstance(x, PrimExpr))
-    addr = type(e) is Call and isinstance(e.op, Op) and e.op.traits.takes_address
-    if addr and out and type(out[0][2]) is BufferLoad:
-        out[0:1] = [("<addr>", i, x) for i, x in enumerate(out[0][2].indices)]
+            for i, x in enumerate(v):
+                if not isinstance(x, PrimExpr):
+                    continue
+                if type(x) is BufferLoad and name == "args" and (place or (addr and i == 0)):
+                    out.extend((name, i, j, y) for j, y in enumerate(x.indices))
+                else:
+                    out.append((name, i, -1, x))
     return out
 
 
@@ -99,25 +108,25 @@ def _accesses(roots: list, out: list) -> None:
         if _is_access(r):
             out.append(r)
         else:
-            _accesses([c for _, _, c in _children(r)], out)
+            _accesses([k[3] for k in _children(r)], out)
 
 
-def _rebuild(e: Any, kids: list[tuple[str, int, Any]], new: list) -> Any:
-    if all(a[2] is b for a, b in zip(kids, new)):
+def _rebuild(e: Any, kids: list[tuple[str, int, int, Any]], new: list) -> Any:
+    if all(k[3] is n for k, n in zip(kids, new)):
         return e
     changes: dict[str, Any] = {}
-    addr: list[Any] = []
-    for (name, i, _), nv in zip(kids, new):
-        if name == "<addr>":
-            addr.append(nv)
+    elems: dict[int, list] = {}  # argument position -> the element's new indices
+    for (name, i, j, _), nv in zip(kids, new):
+        if j >= 0:
+            elems.setdefault(i, list(getattr(e, name)[i].indices))[j] = nv
         elif i < 0:
             changes[name] = nv
         else:
-            seq = changes.setdefault(name, list(getattr(e, name)))
-            seq[i] = nv
-    if addr:
+            changes.setdefault(name, list(getattr(e, name)))[i] = nv
+    if elems:
         args = changes.setdefault("args", list(e.args))
-        args[0] = args[0].replace(indices=tuple(addr))
+        for i, idx in elems.items():
+            args[i] = args[i].replace(indices=tuple(idx))
     return e.replace(**{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
 
 
@@ -130,7 +139,7 @@ def _substitute(roots: list, repl: list) -> list:
         if _is_access(e):
             return next(it)
         kids = _children(e)
-        return _rebuild(e, kids, [go(c) for _, _, c in kids])
+        return _rebuild(e, kids, [go(k[3]) for k in kids])
 
     return [go(r) for r in roots]
 
@@ -179,7 +188,7 @@ class _Sequencer:
         if _lazy_parts(a):
             return [], a
         kids = _children(a)
-        binds, new = self.roots([c for _, _, c in kids])
+        binds, new = self.roots([k[3] for k in kids])
         return binds, _rebuild(a, kids, new)
 
 

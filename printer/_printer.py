@@ -61,6 +61,7 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
         #: the names given in the function being printed: a later variable of the same name, in
         #: a sibling scope too, gets ``_1``, ``_2`` (TIRx's printer names them once per function)
         self.used: set[str] = set()
+        self.given: dict[Any, str] = {}  # the name each variable got in the function
         self.scopes: list[list[tuple[Any, str | None, str]]] = [[]]
         self.in_func = False
         self.defined_ever: set[Any] = set()
@@ -91,10 +92,17 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
                 return cand
             i += 1
 
-    def define(self, key: Any, hint: str) -> str:
-        name = self._fresh(hint)
+    def define(self, key: Any, hint: str, same: Any = None) -> str:
+        """Name ``key`` in the current scope. A variable bound again keeps the name it had in
+        the function, as does one ``same`` says is another binding of the same thing (TIRx's
+        ``launch_thread`` of one thread index: one variable there)."""
+        k = key if same is None else same
+        name = self.given.get(k) if self.in_func else None
+        if name is None or name in self.live:
+            name = self._fresh(hint)
         if self.in_func:
             self.used.add(name)
+            self.given[k] = name
         self.scopes[-1].append((key, self.names.get(key), name))
         self.names[key] = name
         self.live.add(name)

@@ -32,6 +32,7 @@ class DefsMixin:
         names: dict[Any, str]
         live: set[str]
         used: set[str]
+        given: dict[Any, str]
         scopes: list[list[tuple[Any, str | None, str]]]
         in_func: bool
         defined_ever: set[Any]
@@ -43,7 +44,7 @@ class DefsMixin:
         func_scope: int
 
         def _fresh(self, hint: str) -> str: ...
-        def define(self, key: Any, hint: str) -> str: ...
+        def define(self, key: Any, hint: str, same: Any = None) -> str: ...
         def push(self) -> None: ...
         def pop(self) -> None: ...
         def emit(self, depth: int, text: str) -> None: ...
@@ -56,6 +57,7 @@ class DefsMixin:
     def function(self, f: Function, depth: int = 0) -> None:
         self.in_func = True
         self.used = set()
+        self.given = {}
         self.ret_ty = f.ret_ty
         self.push()
         outer_scope, self.func_scope = self.func_scope, len(self.scopes) - 1

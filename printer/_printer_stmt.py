@@ -41,7 +41,7 @@ class StmtMixin:
         view_bind: Any
 
         def emit(self, depth: int, text: str) -> None: ...
-        def define(self, key: Any, hint: str) -> str: ...
+        def define(self, key: Any, hint: str, same: Any = None) -> str: ...
         def push(self) -> None: ...
         def pop(self) -> None: ...
         def expr(self, e: Any) -> str: ...
@@ -249,7 +249,9 @@ class StmtMixin:
         head = f"T.{s.kind}({', '.join(self.expr(a) for a in s.args)})"
         self.push()
         if s.params:
-            head += f" as {self.define(s.params[0], s.params[0].name)}"
+            tag = self.expr(s.args[0]) if s.args else ""
+            same = (s.kind, tag, s.params[0].name)  # one thread index launched again
+            head += f" as {self.define(s.params[0], s.params[0].name, same)}"
         self.emit(depth, f"with {head}:")
         self.body(s.body, depth + 1)
         self.pop()

@@ -121,3 +121,25 @@ def test_a_swap_without_the_pass_can_change_the_result(tmp_path):
         tirx.compile(fn, target="interp")(c, o)
         outs.append(o.tolist())
     assert outs[0] != outs[1]
+
+
+def test_an_element_argument_of_an_op_with_effects_stays_in_place():
+    """An op with effects may write an element it is given (an asm ``"+f"`` register, as
+    ``T.cuda.wgmma_noop_barrier(acc[0])``): such an argument is never bound to a copy; its
+    indices are still sequenced."""
+    text = """
+@T.function
+def g(A: T.Tensor((8,), T.float32), C: T.Tensor((2,), T.int32)):
+    with T.device_entry(1, 1, 1, 1, 1, 1, attrs={"cuda.kernel_attrs": {}, "cuda.launch_fields": ["grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"]}):
+        acc = T.alloc_tensor(ty_args=[T.Tensor((4,), T.float32, scope="local")])
+        T.cuda.wgmma_noop_barrier(acc[C[0] % 4])
+        T.cuda.wgmma_noop_barrier(acc[T.cuda.atomic_add(T.address_of(C[1]), 1) % 4 + C[0] % 4 - C[0] % 4])
+"""
+    g = tirx.loads(text)
+    h = sequence_effects(g)
+    out = tirx.dumps(h)
+    assert "T.cuda.wgmma_noop_barrier(acc[C[0] % 4])" in out  # one access: unchanged
+    # the index's atomic runs before its reads of C[0]; the element stays the asm's operand
+    assert "seq_v1: T.let[T.int32] = T.cuda.atomic_add(T.address_of(C[1]), 1)" in out
+    assert out.splitlines()[-1].strip() == "T.cuda.wgmma_noop_barrier(acc[seq_v1 % 4 + seq_v2 % 4 - C[0] % 4])"
+    assert '"+f"(acc[tirx_floormod<int>(seq_v1, 4) +' in generate(g).text  # the element itself
