@@ -17,6 +17,7 @@ import json
 import linecache
 import math
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -26,6 +27,8 @@ from hypothesis import strategies as st
 import tirx
 from tirx.errors import DiagnosticError
 from tirx.ir import Bind, BufferLoad, IntImm, SeqStmt
+from tirx.ir.arith import int_range
+from tirx.ir.types import PrimType
 from tirx.script import tirx as T
 
 GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "tirx_golden" / "literals.json").read_text())
@@ -77,8 +80,33 @@ def _ids(r: dict) -> str:
     return f"{r['dtype']}: {r['expr']}"
 
 
+def _python_literal_rule(row: dict) -> str | None:
+    """Where tirx builds the Python's meaning instead of TIRx's row: an int literal beside
+    ``& | ^ << >>`` that the other operand's dtype holds is kept (TIRx wraps it to 32 bits
+    first: int64 ``x & 0xFFFFFFFF`` is ``x & -1`` there). The row's kernel line under that
+    rule (``ERR`` for a shift amount past the width), or None where both agree."""
+    m = re.fullmatch(r"X\[0\] (\S+) (\d+)|(\d+) (\S+) X\[0\]", row["expr"])
+    if row["op"] not in ("&", "|", "^", "<<", ">>") or m is None:
+        return None
+    lit, first = (int(m.group(3)), True) if m.group(3) else (int(m.group(2)), False)
+    t = PrimType(row["dtype"])
+    if not t.is_int or t.is_bool:
+        return None
+    lo, hi = int_range(t)
+    if not lo <= lit <= hi or ((lit + 2**31) % 2**32) - 2**31 == lit:
+        return None
+    if row["op"] in ("<<", ">>") and not first and not 0 <= lit < t.bits:
+        return "ERR shift amount past the width"
+    c = f"T.{row['dtype']}({lit})"
+    e = f"{c} {row['op']} X[0]" if first else f"X[0] {row['op']} {c}"
+    return f"v: T.let[T.{row['dtype']}] = {e}"
+
+
 @pytest.mark.parametrize("row", ROWS, ids=_ids)
 def test_literal_row_builds_what_tirx_builds(row):
+    rule = _python_literal_rule(row)
+    if rule is not None:  # the Python's meaning, on purpose (docs/tirx_compat.md)
+        row = {**row, "kernel": rule, "helper": None}
     dtype, expr = row["dtype"], row["expr"]
     for ctx, src, want in (
         ("kernel", GOLDEN["kernel_source"].format(dtype=dtype, expr=expr), row["kernel"]),
@@ -223,3 +251,35 @@ def test_interpreter_computes_the_casts_numpy_computes(xd, op, lit, left, xi, xf
     w = float(want.astype(np.float64)[0])
     got = float(O[0])
     assert (math.isnan(w) and math.isnan(got)) or w == got, (expr, xd, xv, md, w, got, tirx.dumps(f))
+
+
+def test_a_mask_past_32_bits_keeps_its_value_as_the_python_says(tmp_path):
+    """int64 ``x & 0xFFFFFFFF`` masks the low 32 bits and ``x & 2**40`` tests bit 40 (TIRx wraps
+    the literal to 32 bits first: ``x & -1``, ``x & 0``, found by held-out round 15); uint32
+    ``u & 0xFFFFFFFF`` is accepted (TIRx: "cannot make uint from negative value")."""
+    src = tmp_path / "mask_kernel.py"
+    src.write_text(
+        "from tirx.script import tirx as T\n\n"
+        "@T.function\n"
+        "def f(A: T.Tensor((4,), 'int64'), B: T.Tensor((4,), 'int64'), U: T.Tensor((4,), 'uint32'),\n"
+        "      V: T.Tensor((4,), 'uint32')):\n"
+        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=4))\n"
+        "    tx = T.cuda.thread_idx('x')\n"
+        "    B[tx] = (A[tx] & 0xFFFFFFFF) + (A[tx] & 2**40)\n"
+        "    V[tx] = U[tx] & 0xFFFFFFFF ^ 0x80000000\n"
+    )
+    ns: dict = {}
+    exec(compile(src.read_text(), str(src), "exec"), ns)
+    f = ns["f"]
+    a = np.array([2**41 + 2**40 + 5, -1, 7, 2**33 + 2**32 + 9], np.int64)
+    u = np.array([1, 2, 3, 0xFFFFFFFF], np.uint32)
+    b, v = np.zeros(4, np.int64), np.zeros(4, np.uint32)
+    tirx.compile(f, target="interp")(a, b, u, v)
+    assert b.tolist() == [int((x & 0xFFFFFFFF) + (x & 2**40)) for x in a.tolist()]
+    assert v.tolist() == [(x & 0xFFFFFFFF) ^ 0x80000000 for x in u.tolist()]
+    cuda = tirx.codegen.generate(f).text
+    assert "& 4294967295LL" in cuda and "& 1099511627776LL" in cuda
+    shift = tmp_path / "shift_kernel.py"  # an amount kept past 32 bits is past any width
+    shift.write_text(src.read_text().replace("& 2**40", "<< 2**31"))
+    with pytest.raises(DiagnosticError, match="shift amount 2147483648"):
+        exec(compile(shift.read_text(), str(shift), "exec"), {})

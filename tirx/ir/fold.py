@@ -639,23 +639,31 @@ def match(a: PrimExpr, b: PrimExpr, span: Any = None) -> tuple[PrimExpr, PrimExp
 
 
 def _bitwise_literal(x: Any, other: PrimExpr, name: str, span: Any) -> PrimExpr:
-    """An ``int`` beside ``& | ^ << >>``: wrapped to 32 bits, then a constant of the other
-    operand's dtype (an error where that dtype cannot hold it); other numbers as ``literal``."""
+    """An ``int`` beside ``& | ^ << >>``: a constant of the other operand's dtype. A value that
+    dtype holds is kept (``x & 0xFFFFFFFF`` of an int64 ``x`` masks its low 32 bits, as the
+    Python says; TIRx wraps every such literal to 32 bits, making that ``x & -1``); one it
+    does not hold is wrapped to 32 bits as TIRx does where the dtype is at most 32 bits wide
+    (the same bits: int32 ``x & 0xFFFFFFFF`` is ``x & -1``), else an error. Other numbers as
+    ``literal``."""
     if type(x) is not int:
         return literal(x, span)
-    if not -(1 << 63) <= x < 1 << 63:
-        raise TypeError(f"{name}: the integer {x} does not fit in int64")
     t = other.ty
     if type(t) is not PrimType or _int_kind(t) is None:
         raise TypeError(f"{name}: operands must be integers, got {_describe(other)} and the int {x}")
-    v = wrap_bits(x, 32, True)
     el = t.element
-    if el.kind == "bool":
-        ok = v in (0, 1)
-    elif el.kind == "uint":
-        ok = v >= 0 and (el.bits == 64 or v < 1 << el.bits)
-    else:
-        ok = el.bits == 64 or -(1 << (el.bits - 1)) <= v < 1 << (el.bits - 1)
+    big = el.kind == "uint" and el.bits == 64
+    if not -(1 << 63) <= x < (1 << 64 if big else 1 << 63):
+        raise TypeError(f"{name}: the integer {x} does not fit in {'uint64' if big else 'int64'}")
+
+    def holds(v: int) -> bool:
+        if el.kind == "bool":
+            return v in (0, 1)
+        if el.kind == "uint":
+            return 0 <= v < 1 << el.bits
+        return -(1 << (el.bits - 1)) <= v < 1 << (el.bits - 1)
+
+    v = x if holds(x) or el.bits > 32 else wrap_bits(x, 32, True)
+    ok = holds(v)
     if not ok:
         what = f"{x} (wrapped to 32 bits: {v})" if v != x else str(x)
         raise ValueError(f"{name}: the literal {what} does not fit in {el}, the dtype of the other operand")
@@ -700,6 +708,10 @@ def combine(cls: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:
             a = _bitwise_literal(a, b, name, span)
         elif nb:
             b = _bitwise_literal(b, a, name, span)
+            amount = b.value if isinstance(b, IntImm) else None
+            if cls in _SHIFTS and amount is not None and amount != wrap_bits(amount, 32, True):
+                # an amount kept past 32 bits (TIRx's wrap would have changed it) is past any width
+                raise ValueError(f"{name}: the shift amount {amount} must be non-negative and less than {b.ty.bits}")
         _check_ints(name, a, b, given, cls not in _SHIFTS)
     else:
         if na:

@@ -167,10 +167,39 @@ def _tirx_failed(name: str, kind: str, e: BaseException) -> None:
     )
 
 
+class _FfiDtype(str):
+    """``tvm_ffi.dtype(name)`` for the tirx side: the name with ``bits``, ``lanes`` and
+    ``itemsize`` as tvm_ffi gives them (bool: 8 bits; a handle: 64), read from tirx's dtype."""
+
+    @property
+    def _t(self) -> Any:
+        from tirx.ir.types import as_type
+
+        return as_type(str(self))
+
+    @property
+    def bits(self) -> int:
+        t = self._t
+        if not hasattr(t, "bits"):  # a handle
+            return 64
+        return 8 if t.is_bool else t.bits
+
+    @property
+    def lanes(self) -> int:
+        return getattr(self._t, "lanes", 1)
+
+    @property
+    def itemsize(self) -> int:
+        return max(1, self.bits * self.lanes // 8)
+
+
 def _install_tirx() -> None:
     corpus_alias.install("tvm", "tirx")
     corpus_alias.install("tvm_ffi", None)
     import tvm.runtime as _rt  # the proxy of tirx.runtime
+    import tvm_ffi as _ffi  # stubs, but its dtype: tests size elements with it on the host
+
+    _ffi.__dict__["dtype"] = _FfiDtype
 
     # ``tvm.runtime.enabled(target)`` gates tests on a backend: tirx builds the kernels of
     # TIRx's cuda and host (llvm, c) targets, so those are enabled (a stub would be false and
