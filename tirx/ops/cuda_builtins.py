@@ -680,7 +680,10 @@ declare(
 _SREGS = ("laneid", "warpid", "nwarpid", "smid", "nsmid", "gridid", "lanemask_eq", "lanemask_le",
           "lanemask_lt", "lanemask_ge", "lanemask_gt", "clock", "clock_hi", "globaltimer_lo",
           "globaltimer_hi", "total_smem_size", "dynamic_smem_size", "cluster_ctarank", "cluster_nctarank",
-          "clock64", "globaltimer")  # fmt: skip
+          "clock64", "globaltimer", "aggr_smem_size",
+          *(f"{r}.{d}" for r in ("tid", "ntid", "ctaid", "nctaid", "clusterid", "nclusterid", "cluster_ctaid",
+                                 "cluster_nctaid") for d in "xyz"),
+          *(f"envreg{i}" for i in range(32)))  # fmt: skip
 
 
 def _sreg_result(args: tuple) -> Any:

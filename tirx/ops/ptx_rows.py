@@ -79,6 +79,9 @@ MBARRIER = declare_opcode("mbarrier", [
     _mb("mbarrier_init", (_slot("action", "init"), _opt("layout", "layout::v0", "layout::v1"),
                           _opt("space", *_SPACE)), (_ADDR, _op("count", "u32"))),
     _mb("mbarrier_inval", (_slot("action", "inval"), _opt("space", *_SPACE)), (_ADDR,)),
+    # mbarrier.pending_count.b64 count, state: the pending arrivals an arrive's state token holds
+    _mb("mbarrier_pending_count", (_slot("action", "pending_count"), _opt("space", *_SPACE)),
+        (_op("count", "out32"), Operand("state", "reg", ty="b64"))),
     _mb("mbarrier_arrive", (_slot("action", "arrive", "arrive_drop"), _SEM_AR, _SCOPE_CC,
                             _opt("space", *_SPACE_C)), (_STATE, _ADDR, _op("count", "u32", optional=True))),
     _mb("mbarrier_arrive_expect_tx", (_slot("action", "arrive", "arrive_drop"), _slot("expect_tx", "expect_tx"),
@@ -138,6 +141,10 @@ declare_opcode("shfl_sync", [
 
 # --------------------------------------------------------------------------- addresses
 MAPA = declare_opcode("mapa", [
+    # TIRx's generic form prints no space string at all (first: a chain without
+    # .shared::cluster builds it): ("u64", "")
+    Row("mapa_generic_u64", (_slot("type", "u64"),), (_op("d", "out64"), _op("a", "addr"), _op("b", "u32")),
+        volatile=False),
     Row("mapa_u64", (_opt("space", "shared::cluster"), _slot("type", "u64")),
         (_op("d", "out64"), _op("a", "addr"), _op("b", "u32")), volatile=False),
     Row("mapa_u32", (_slot("space", "shared::cluster"), _slot("type", "u32")),
@@ -241,6 +248,15 @@ def _bulk_sem(mods: dict) -> str | None:
     return ".scope/.b128 belong only to the .relaxed bulk copy" if scope or ty else None
 
 
+def _reduce_mods(mods: dict) -> str | None:
+    """cp.reduce.async.bulk: .sem and .scope go together; .noftz only on .add of a half type."""
+    if bool(mods.get("sem")) != bool(mods.get("scope")):
+        return ".sem and .scope go together"
+    if mods.get("noftz") and not (mods.get("redop") == "add" and mods.get("type") in ("f16", "bf16", "f32")):
+        return ".noftz belongs to .add of .f16, .bf16 or .f32"
+    return None
+
+
 _BULK = "api=async kind=bulk sem?=weak|relaxed scope?=cta|cluster|gpu|sys"
 _MBAR_TX = "completion=mbarrier::complete_tx::bytes"
 
@@ -269,6 +285,17 @@ CP = declare_opcode("cp", [
         "completion=bulk_group cache?=L2::cache_hint redop=add noftz=noftz type=f32"),
         operands("dst_mem:addr! src_mem:smem! size:u32 cache_policy:reg@b64?cache"),
         check_mods=lambda m: ".sem and .scope go together" if bool(m["sem"]) != bool(m["scope"]) else None),
+    # the other reductions of cp.reduce.async.bulk (PTX ISA 9.7.10.28.4.2): into global memory, every
+    # .redOp and .type (.noftz with .add), and into a peer CTA's shared memory with mbarrier completion
+    Row("cp_reduce_async_bulk_s2g", slots(
+        "op=reduce api=async kind=bulk sem?=relaxed scope?=cta|cluster|gpu|sys dst=global src=shared::cta "
+        "completion=bulk_group cache?=L2::cache_hint redop=add|min|max|inc|dec|and|or|xor noftz?=noftz "
+        "type=f16|bf16|b32|u32|s32|b64|u64|s64|f32|f64"),
+        operands("dst_mem:addr! src_mem:smem! size:u32 cache_policy:reg@b64?cache"), check_mods=_reduce_mods),
+    Row("cp_reduce_async_bulk_s2c", slots(
+        f"op=reduce api=async kind=bulk sem?=relaxed scope?=cta|cluster dst=shared::cluster src=shared::cta "
+        f"{_MBAR_TX} redop=add|min|max|inc|dec|and|or|xor type=b32|u32|s32|b64|u64"),
+        operands("dst_mem:smem! src_mem:smem! size:u32 mbar:smem!"), check_mods=_reduce_mods),
     Row("cp_async_bulk_commit_group", (_ASYNC, _slot("kind", "bulk"), _slot("action", "commit_group"))),
     Row("cp_async_bulk_wait_group", (_ASYNC, _slot("kind", "bulk"), _slot("action", "wait_group"),
                                      _opt("read", "read")), (_op("group", "imm"),)),
