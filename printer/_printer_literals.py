@@ -55,8 +55,10 @@ def quote(s: str) -> str:
         o = ord(ch)
         if 0x20 <= o < 0x7F:
             out.append(ch)
-        elif o < 0x100:
+        elif o < 0x80:  # a control character: \x1b, \x7f (TIRx's escapes)
             out.append(f"\\x{o:02x}")
+        elif o < 0x100:  # TIRx writes Latin-1 as \u00e9, not Python's \xe9
+            out.append(f"\\u{o:04x}")
         elif o < 0x10000:
             out.append(f"\\u{o:04x}")
         else:

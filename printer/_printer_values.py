@@ -73,7 +73,7 @@ class ValuesMixin:
                 raise ValueError("tirx.dumps: a NaN float attribute value cannot be printed (no literal)")
             if v in (math.inf, -math.inf):
                 return "1e999" if v > 0 else "-1e999"
-            return repr(v)
+            return attr_float(v)
         if type(v) is _IntImm and v.ty == int32:
             return f"T.int32({v.value})"
         if isinstance(v, _e.StringImm):  # as TIRx prints it (a bare "s" loads as a str)
@@ -113,6 +113,18 @@ class ValuesMixin:
             b.layout,
             None,
         )
+
+
+def attr_float(v: float) -> str:
+    """A float attribute value as TIRx prints it: 17 significant digits (``0.10000000000000001``),
+    a whole number in full (``100000000000000000000.0`` for 1e20, never ``1e+20``), always with
+    a ``.`` or an exponent. Every form reads back as the same double."""
+    s = "%.17g" % v
+    if "e+" in s:
+        return "%.1f" % v
+    if "." not in s and "e" not in s:
+        s += ".0"
+    return s
 
 
 def _check_own_pointer(b: Buffer, what: str) -> None:

@@ -135,7 +135,7 @@ def body_text(s, A=None):
         (FloatImm(-0.0, float32), "T.float32(-0.0)"),
         (const(1.5, "bfloat16"), "T.bfloat16(1.5)"),
         (const(0.5, "float8_e4m3fn"), "T.float8_e4m3fn(0.5)"),
-        (StringImm('a"b\\c\n\t\r\x01é\u1234\U0001f600'), '"a\\"b\\\\c\\n\\t\\r\\x01\\xe9\\u1234\\U0001f600"'),
+        (StringImm('a"b\\c\n\t\r\x01é\u1234\U0001f600'), '"a\\"b\\\\c\\n\\t\\r\\x01\\u00e9\\u1234\\U0001f600"'),
         (Add(x, y), "x + y"),
         (Sub(x, y), "x - y"),
         (Mul(x, y), "x * y"),
