@@ -93,16 +93,17 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
             i += 1
 
     def define(self, key: Any, hint: str, same: Any = None) -> str:
-        """Name ``key`` in the current scope. A variable bound again keeps the name it had in
-        the function, as does one ``same`` says is another binding of the same thing (TIRx's
-        ``launch_thread`` of one thread index: one variable there)."""
-        k = key if same is None else same
-        name = self.given.get(k) if self.in_func else None
+        """Name ``key`` in the current scope, a name not given before in the function. One that
+        ``same`` says is another binding of the same thing (TIRx's ``launch_thread`` of one
+        thread index: one variable there) keeps the name it had. (Another variable bound twice
+        gets a new name the second time: its text loads as two variables, which print so.)"""
+        name = self.given.get(same) if self.in_func and same is not None else None
         if name is None or name in self.live:
             name = self._fresh(hint)
         if self.in_func:
             self.used.add(name)
-            self.given[k] = name
+            if same is not None:
+                self.given[same] = name
         self.scopes[-1].append((key, self.names.get(key), name))
         self.names[key] = name
         self.live.add(name)

@@ -57,9 +57,7 @@ def quote(s: str) -> str:
             out.append(ch)
         elif o < 0x80:  # a control character: \x1b, \x7f (TIRx's escapes)
             out.append(f"\\x{o:02x}")
-        elif o < 0x100:  # TIRx writes Latin-1 as \u00e9, not Python's \xe9
-            out.append(f"\\u{o:04x}")
-        elif o < 0x10000:
+        elif o < 0x10000:  # Latin-1 too: TIRx writes \u00e9, not Python's \xe9
             out.append(f"\\u{o:04x}")
         else:
             out.append(f"\\U{o:08x}")

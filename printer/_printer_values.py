@@ -119,9 +119,9 @@ def attr_float(v: float) -> str:
     """A float attribute value as TIRx prints it: 17 significant digits (``0.10000000000000001``),
     a whole number in full (``100000000000000000000.0`` for 1e20, never ``1e+20``), always with
     a ``.`` or an exponent. Every form reads back as the same double."""
-    s = "%.17g" % v
+    s = format(v, ".17g")
     if "e+" in s:
-        return "%.1f" % v
+        return format(v, ".1f")
     if "." not in s and "e" not in s:
         s += ".0"
     return s

@@ -141,9 +141,9 @@ declare_opcode("shfl_sync", [
 
 # --------------------------------------------------------------------------- addresses
 MAPA = declare_opcode("mapa", [
-    # TIRx's generic form prints no space string at all (first: a chain without
-    # .shared::cluster builds it): ("u64", "")
-    Row("mapa_generic_u64", (_slot("type", "u64"),), (_op("d", "out64"), _op("a", "addr"), _op("b", "u32")),
+    # TIRx's form for a 64-bit integer address prints no space string at all: ("u64", "")
+    # (a pointer takes the row below: ("", "u64", ""))
+    Row("mapa_generic_u64", (_slot("type", "u64"),), (_op("d", "out64"), _op("a", "int64"), _op("b", "u32")),
         volatile=False),
     Row("mapa_u64", (_opt("space", "shared::cluster"), _slot("type", "u64")),
         (_op("d", "out64"), _op("a", "addr"), _op("b", "u32")), volatile=False),
