@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
+from test_frontend_util import load_module
 
 import tirx
 from tirx.codegen import generate
@@ -27,12 +28,8 @@ def f(C: T.Tensor((2,), T.int32), O: T.Tensor((4,), T.int32)):
 """
 
 
-def _kernel(tmp_path):
-    p = tmp_path / "seq_kernel.py"
-    p.write_text("from tirx.script import tirx as T\n" + KERNEL)
-    ns: dict = {}
-    exec(compile(p.read_text(), str(p), "exec"), ns)
-    return ns["f"]
+def _kernel(tmp_path=None):
+    return load_module("from tirx.script import tirx as T\n" + KERNEL, "seq").f
 
 
 def test_effects_run_left_to_right_in_the_cuda(tmp_path):

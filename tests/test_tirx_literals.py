@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_frontend_util import load_module
 
 import tirx
 from tirx.errors import DiagnosticError
@@ -253,12 +254,11 @@ def test_interpreter_computes_the_casts_numpy_computes(xd, op, lit, left, xi, xf
     assert (math.isnan(w) and math.isnan(got)) or w == got, (expr, xd, xv, md, w, got, tirx.dumps(f))
 
 
-def test_a_mask_past_32_bits_keeps_its_value_as_the_python_says(tmp_path):
+def test_a_mask_past_32_bits_keeps_its_value_as_the_python_says():
     """int64 ``x & 0xFFFFFFFF`` masks the low 32 bits and ``x & 2**40`` tests bit 40 (TIRx wraps
     the literal to 32 bits first: ``x & -1``, ``x & 0``, found by held-out round 15); uint32
     ``u & 0xFFFFFFFF`` is accepted (TIRx: "cannot make uint from negative value")."""
-    src = tmp_path / "mask_kernel.py"
-    src.write_text(
+    src = (
         "from tirx.script import tirx as T\n\n"
         "@T.function\n"
         "def f(A: T.Tensor((4,), 'int64'), B: T.Tensor((4,), 'int64'), U: T.Tensor((4,), 'uint32'),\n"
@@ -268,9 +268,7 @@ def test_a_mask_past_32_bits_keeps_its_value_as_the_python_says(tmp_path):
         "    B[tx] = (A[tx] & 0xFFFFFFFF) + (A[tx] & 2**40)\n"
         "    V[tx] = U[tx] & 0xFFFFFFFF ^ 0x80000000\n"
     )
-    ns: dict = {}
-    exec(compile(src.read_text(), str(src), "exec"), ns)
-    f = ns["f"]
+    f = load_module(src, "mask").f
     a = np.array([2**41 + 2**40 + 5, -1, 7, 2**33 + 2**32 + 9], np.int64)
     u = np.array([1, 2, 3, 0xFFFFFFFF], np.uint32)
     b, v = np.zeros(4, np.int64), np.zeros(4, np.uint32)
@@ -279,7 +277,5 @@ def test_a_mask_past_32_bits_keeps_its_value_as_the_python_says(tmp_path):
     assert v.tolist() == [(x & 0xFFFFFFFF) ^ 0x80000000 for x in u.tolist()]
     cuda = tirx.codegen.generate(f).text
     assert "& 4294967295LL" in cuda and "& 1099511627776LL" in cuda
-    shift = tmp_path / "shift_kernel.py"  # an amount kept past 32 bits is past any width
-    shift.write_text(src.read_text().replace("& 2**40", "<< 2**31"))
-    with pytest.raises(DiagnosticError, match="shift amount 2147483648"):
-        exec(compile(shift.read_text(), str(shift), "exec"), {})
+    with pytest.raises(DiagnosticError, match="shift amount 2147483648"):  # past any width
+        load_module(src.replace("& 2**40", "<< 2**31"), "shift")
