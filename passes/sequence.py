@@ -206,28 +206,28 @@ class _Stmts(Mutator):
             return s
         return self._wrap(binds, s.replace(value=new[0], indices=tuple(new[1:])))
 
+    def _one(self, s: Any, field: str) -> Any:
+        """A statement evaluating one expression (``field``): its bindings go before it."""
+        v = getattr(s, field)
+        if v is None:
+            return s
+        binds, new = self.seq.roots([v])
+        return self._wrap(binds, s.replace(**{field: new[0]})) if binds else s
+
     def visit_Bind(self, s: Bind) -> Any:
-        binds, new = self.seq.roots([s.value])
-        return self._wrap(binds, s.replace(value=new[0])) if binds else s
+        return self._one(s, "value")
 
     def visit_Evaluate(self, s: Evaluate) -> Any:
-        binds, new = self.seq.roots([s.value])
-        return self._wrap(binds, s.replace(value=new[0])) if binds else s
+        return self._one(s, "value")
 
     def visit_Return(self, s: Return) -> Any:
-        if s.value is None:
-            return s
-        binds, new = self.seq.roots([s.value])
-        return self._wrap(binds, s.replace(value=new[0])) if binds else s
+        return self._one(s, "value")
 
     def visit_Assert(self, s: Assert) -> Any:
-        binds, new = self.seq.roots([s.cond])
-        return self._wrap(binds, s.replace(cond=new[0])) if binds else s
+        return self._one(s, "cond")
 
     def visit_IfThenElse(self, s: IfThenElse) -> Any:
-        s2 = self.generic_visit(s)
-        binds, new = self.seq.roots([s2.cond])
-        return self._wrap(binds, s2.replace(cond=new[0])) if binds else s2
+        return self._one(self.generic_visit(s), "cond")
 
 
 def sequence_effects(f: Function) -> Function:
