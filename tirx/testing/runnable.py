@@ -25,7 +25,9 @@ round to their dtype first), loads of input buffers, scalar
 params, Binds, local accumulators, ``if``/``else``, serial loops, ``while`` with
 ``break``/``continue``, dynamic or constant sizes, host-only loops or a device entry
 (grid x block with a bounds guard), sometimes a shared-memory exchange with barriers and,
-in blocks of whole warps, warp shuffles and butterfly reductions before the guard.
+in blocks of whole warps, warp shuffles and butterfly reductions before the guard; in a device
+entry, sometimes atomics on the thread's own output element whose old values expressions use
+beside reads of it (the order C leaves open: ``sequence-effects``).
 """
 
 from __future__ import annotations
