@@ -40,15 +40,19 @@ from tirx.ir import (
 from tirx.ir.expr import NODE, SEQ
 from tirx.ir.op import Op
 from tirx.ir.visitor import Mutator, post_order
-from tirx.passes._util import has_side_effects
 from tirx.passes.infra import FunctionPass
 
 __all__ = ["SequenceEffects", "sequence_effects"]
 
 
 def _effect(e: Any) -> bool:
-    """A call with a side effect: an impure op or a module function."""
-    return type(e) is Call and (not isinstance(e.op, Op) or not e.op.pure)
+    """A call with a side effect: a module function or an impure op. A warp collective (a
+    shuffle, a vote: convergent, impure so that no pass moves it) writes no memory: not one."""
+    return type(e) is Call and (not isinstance(e.op, Op) or not (e.op.pure or e.op.traits.convergent))
+
+
+def _has_effect(e: Any) -> bool:
+    return any(_effect(n) for n in post_order(e))
 
 
 def _lazy_parts(e: Any) -> tuple:
@@ -162,11 +166,11 @@ class _Sequencer:
 
     def roots(self, roots: list) -> tuple[list, list]:
         """(bindings to place before, the roots rewritten)."""
-        if not any(has_side_effects(r) for r in roots):
+        if not any(_has_effect(r) for r in roots):
             return [], roots  # the usual statement: nothing to order
         acc: list = []
         _accesses(roots, acc)
-        if not any(has_side_effects(a) for a in acc):
+        if not any(_has_effect(a) for a in acc):
             return [], roots  # reads only (or nothing): any order gives the same values
         binds: list = []
         new: list = []
