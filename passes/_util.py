@@ -22,7 +22,7 @@ from tirx.ir import (
 from tirx.ir.expr import NODE, SEQ
 from tirx.ir.stmt import flat_stmts
 
-__all__ = ["DiagnosticError", "flatten", "has_side_effects", "render_diagnostic"]
+__all__ = ["DiagnosticError", "call_has_effect", "flatten", "has_side_effects", "render_diagnostic"]
 
 
 def flatten(s: Stmt | None) -> list[Stmt]:
@@ -48,8 +48,10 @@ SCOPED = {
 }
 
 
-def has_side_effects(e: Any, _cache: dict | None = None) -> bool:
+def has_side_effects(e: Any, _cache: dict | None = None, collectives: bool = True) -> bool:
     """True when evaluating ``e`` may have an effect (impure op, call of a module function).
+    ``collectives=False``: a warp collective (a convergent op: a shuffle, a vote; impure so
+    that no pass moves it) does not count, as it writes no memory (SequenceEffects).
 
     The field walk is inlined (not ``child_nodes``): Simplify calls this on every
     subexpression, and the helper's call per node made it 1.6x slower."""
@@ -57,7 +59,7 @@ def has_side_effects(e: Any, _cache: dict | None = None) -> bool:
     while stack:
         n = stack.pop()
         if isinstance(n, Call):
-            if isinstance(n.op, GlobalVar) or not n.op.pure:
+            if call_has_effect(n, collectives):
                 return True
             stack.extend(n.args)
             continue
@@ -69,6 +71,13 @@ def has_side_effects(e: Any, _cache: dict | None = None) -> bool:
             elif kind is SEQ:
                 stack.extend(getattr(n, name))
     return False
+
+
+def call_has_effect(c: Call, collectives: bool = True) -> bool:
+    """Whether the call itself (not its arguments) has an effect: a module function, or an
+    impure op (``collectives=False``: not a convergent one, see ``has_side_effects``)."""
+    op = c.op
+    return isinstance(op, GlobalVar) or not (op.pure or (not collectives and op.traits.convergent))
 
 
 def span_of(*nodes: Any) -> Any:

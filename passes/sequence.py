@@ -40,19 +40,21 @@ from tirx.ir import (
 from tirx.ir.expr import NODE, SEQ
 from tirx.ir.op import Op
 from tirx.ir.visitor import Mutator, post_order
+from tirx.passes._util import call_has_effect, has_side_effects
 from tirx.passes.infra import FunctionPass
 
 __all__ = ["SequenceEffects", "sequence_effects"]
 
 
-def _effect(e: Any) -> bool:
-    """A call with a side effect: a module function or an impure op. A warp collective (a
-    shuffle, a vote: convergent, impure so that no pass moves it) writes no memory: not one."""
-    return type(e) is Call and (not isinstance(e.op, Op) or not (e.op.pure or e.op.traits.convergent))
-
-
 def _has_effect(e: Any) -> bool:
-    return any(_effect(n) for n in post_order(e))
+    """Whether evaluating ``e`` has a side effect other than a warp collective's (which writes
+    no memory): ``has_side_effects`` without collectives."""
+    return has_side_effects(e, collectives=False)
+
+
+def _effect(e: Any) -> bool:
+    """A call with such an effect itself (not only in its arguments)."""
+    return type(e) is Call and call_has_effect(e, collectives=False)
 
 
 def _lazy_parts(e: Any) -> tuple:
