@@ -246,11 +246,11 @@ class StmtMixin:
     def _region_stmt(self, s: _s.RegionStmt, depth: int) -> None:
         """``with T.launch_thread("threadIdx.x", n) as v:`` and TIRx's other regions
         (tirx/surface/region_forms.py; the header's arguments are expressions, strings as literals)."""
-        head = f"T.{s.kind}({', '.join(self.expr(a) for a in s.args)})"
+        args = [self.expr(a) for a in s.args]
+        head = f"T.{s.kind}({', '.join(args)})"
         self.push()
         if s.params:
-            tag = self.expr(s.args[0]) if s.args else ""
-            same = (s.kind, tag, s.params[0].name)  # one thread index launched again
+            same = (s.kind, args[0] if args else "", s.params[0].name)  # one thread index launched again
             head += f" as {self.define(s.params[0], s.params[0].name, same)}"
         self.emit(depth, f"with {head}:")
         self.body(s.body, depth + 1)
