@@ -43,7 +43,7 @@ from tirx.ir.expr import (
 from tirx.ir.fold import check_true_div
 from tirx.ir.operators import OPERATORS
 from tirx.ir.span import Span
-from tirx.ir.types import PointerType, PrimType, int32, int64
+from tirx.ir.types import PrimType, int32, int64
 from tirx.surface import forms as _forms
 
 _CONSTS = {"True": True, "False": False, "None": None}
@@ -479,7 +479,7 @@ class ExprMixin:
         ``in_list``: the arguments are the list given as that argument (``T.Call(f, [A, i])``)."""
         if not self.bare_tensors:  # no tensor written by its name since: nothing to keep
             return r
-        if type(r) is Call and any(type(a) is Var and self.is_tensor_pointer(a) for a in pos):
+        if type(r) is Call and any(a is v for a in pos for v in self.bare_tensors):
             bare = [pos[i] for i in self.bare_tensor_args(span, pos, in_list)]
             tensors = tuple(j for j, a in enumerate(r.args) if any(a is v for v in bare))
             if tensors:
@@ -489,12 +489,6 @@ class ExprMixin:
                 if k is not None:
                     del self.bare_tensors[k]
         return r
-
-    def is_tensor_pointer(self, v: Var) -> bool:
-        """``v`` is the pointer of a tensor in scope (named as the tensor): only then may the
-        call have been written with the tensor, and only then is its source text read."""
-        b = self.b.lookup(v.name) if isinstance(v.ty, PointerType) else None
-        return type(b) is Buffer and b.data is v
 
     def bare_tensor_args(self, span: Span, pos: Any, in_list: int | None = None) -> Any:
         """The positions of ``pos`` written as a bare tensor name (``scratch``), found by

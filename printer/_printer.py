@@ -108,7 +108,24 @@ class Printer(DefsMixin, StmtMixin, ExprMixin, ValuesMixin):
         self.names[key] = name
         self.live.add(name)
         self.defined_ever.add(key)
+        if type(key) is Buffer:  # the tensor a call written with it names (``tensor_arg``)
+            over = ("tensor over", key.data)
+            self.scopes[-1].append((over, self.names.get(over), ""))
+            self.names[over] = name
         return name
+
+    def tensor_arg(self, v: Any, text: str) -> str:
+        """A call argument written with a tensor (``Call.tensor_args``): the tensor's name, as
+        TIRx prints it. ``X.data`` prints ``X``; a pointer printed by its own name (a tensor
+        declared over a bound pointer: ``acc`` over ``p``) prints the latest tensor in scope
+        declared over it. The IR keeps the pointer, not which tensor over it was written (``B =
+        T.decl_tensor(A.data, ...)`` then ``f(B)`` prints ``f(A)``): any reads back as the same call."""
+        if type(v) is not _e.Var:
+            return text
+        if text.endswith(".data"):
+            return text[: -len(".data")]
+        name = self.names.get(("tensor over", v))
+        return name if name is not None and name in self.live else text
 
     def push(self) -> None:
         self.scopes.append([])

@@ -65,6 +65,8 @@ class ExprMixin:
 
         def _fresh(self, hint: str) -> str: ...
 
+        def tensor_arg(self, v: Any, text: str) -> str: ...
+
     # -------------------------------------------------------------- expressions
     def expr(self, e: Any) -> str:
         t = type(e)
@@ -201,8 +203,7 @@ class ExprMixin:
         eargs = e.args
         parts = [self.expr(a) for a in eargs]
         for i in e.tensor_args:  # written with the tensor: its name, as TIRx prints it
-            if type(eargs[i]) is _e.Var and parts[i].endswith(".data"):
-                parts[i] = parts[i][: -len(".data")]
+            parts[i] = self.tensor_arg(eargs[i], parts[i])
         hook = _print_hook(op) if isinstance(op, Op) else None
         if hook is not None:  # an op spelled its own way (keyword options)
             return hook(self, parts, e)

@@ -60,7 +60,7 @@ def _tuple_text(p: Any, v: tuple) -> str:
 def _arg(p: Any, e: Any, tensor: bool) -> str:
     """A call argument; one written with a tensor (``Call.tensor_args``) prints the tensor's name."""
     t = p.expr(e)
-    return t[: -len(".data")] if tensor and t.endswith(".data") else t
+    return p.tensor_arg(e, t) if tensor else t
 
 
 def _typed(p: Any, e: Any) -> str:

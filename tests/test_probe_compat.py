@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 import pytest
+from test_frontend_util import load_module, printed_text_as_python
 
 import tirx
 from tirx.script import ir as I
@@ -559,9 +560,11 @@ def test_tensor_spellings_nested_in_one_statement_each_keep_their_own():
     assert got == [ln.strip() for ln in text.splitlines()[-3:]]
 
 
-def test_a_view_passed_for_a_pointer_prints_its_pointer_and_round_trips():
-    """Round-trip fuzz seed 781447213: a tensor declared over another pointer (``acc`` over
-    ``p``) prints that pointer, so its spelling is not kept (it would not load back)."""
+def test_a_view_passed_for_a_pointer_prints_the_view_and_round_trips():
+    """A tensor declared over another pointer (``acc`` over ``p``) and passed where a pointer
+    goes prints by its name, as TIRx prints it (checked against apache-tvm-tirx 0.1.0a4), and
+    loads back as the same call (round-trip fuzz seed 781447213). ``B`` over ``A.data`` prints
+    as ``A`` (TIRx: ``B``; the IR keeps the pointer, not which tensor over it was written)."""
 
     @T.function
     def k(A: T.Tensor((8,), "float32"), h: T.handle):
@@ -570,11 +573,40 @@ def test_a_view_passed_for_a_pointer_prints_its_pointer_and_round_trips():
         T.masked_store(
             acc, T.masked_load(A, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4)
         )
+        B = T.decl_tensor(A.data, ty_args=[T.Tensor((8,), "float32")])
+        T.masked_store(B, T.masked_load(A, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4))
 
     _has(
         k,
-        "T.masked_store(p, T.masked_load(A, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4))",
+        "T.masked_store(acc, T.masked_load(A, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4))",
+        "T.masked_store(A, T.masked_load(A, 0, T.Broadcast(T.bool(True), 4)), 0, T.Broadcast(T.bool(True), 4))",
     )
+    tirx.assert_structural_equal(tirx.loads(tirx.dumps(k)), k)
+
+
+def test_a_tensor_named_as_its_bound_pointer_keeps_its_spelling_through_the_printer():
+    """Frontend fuzz: a tensor ``p`` over a bound pointer also named ``p`` prints as ``p_1`` over
+    ``p``; a call written with the tensor printed the pointer and lost ``Call.tensor_args`` when
+    the text went back through the frontend or the text parser."""
+    from tirx.ir import Bind, Buffer, BufferStore, DeclBuffer, Function, IntImm, SeqStmt, Var
+    from tirx.ir.op import call
+    from tirx.ir.types import PointerType, bfloat16, int32, uint8, void
+
+    h = Var("h", PointerType(void))
+    p = Var("p", PointerType(uint8, "local"))
+    buf = Buffer("p", p, bfloat16, (62,))
+    A = Buffer("A", Var("A", PointerType(int32)), int32, (4,))
+    c = call("abi_field_get", buf, 140, 3, ty=int32)
+    assert c.tensor_args == (0,)
+    body = SeqStmt(
+        (Bind(p, call("reinterpret", h, ty=p.ty)), DeclBuffer(buf), BufferStore(A, c, (IntImm(0, int32),)))
+    )
+    f = Function("k", (h, A.data), body, buffer_map=((A.data, A),))
+    text = tirx.dumps(f)
+    assert "T.abi_field_get(p_1, 140, 3, ty=T.int32)" in text, text
+    tirx.assert_structural_equal(tirx.loads(text), f)
+    mod = load_module(printed_text_as_python(text), "tensor_named_as_pointer")
+    tirx.assert_structural_equal(mod.k, f)
 
 
 @I.ir_module

@@ -548,9 +548,9 @@ def call(op: Op | str, /, *args: Any, ty: Any = None, span: Any = None, **kwargs
     for i, a in enumerate(args):
         k = kinds[i] if i < len(kinds) else kinds[-1]
         c = _check_arg(op, i, k, a)
-        if c is not a and not isinstance(a, PrimExpr) and getattr(a, "data", None) is c and c.name == a.name:
-            # a tensor over its own pointer (printed ``A.data``); a view over another pointer
-            # prints that pointer, so no spelling to keep
+        if c is not a and not isinstance(a, PrimExpr) and getattr(a, "data", None) is c:
+            # a tensor where a pointer goes: its pointer, the spelling kept (the printer names a
+            # tensor in scope over that pointer, as TIRx, whose IR keeps the tensor, prints it)
             tensors.append(i)
         conv.append(c)
     # Python literals in "x"/"f" positions take the dtype of the first typed argument in

@@ -177,8 +177,7 @@ class GlobalRef:
         for i, a in enumerate(args):
             pt = self.params[i] if i < len(self.params) else None
             if isinstance(a, Buffer):
-                if a.data.name == a.name:  # over its own pointer (a view prints its pointer): op.call's rule
-                    tensors.append(i)
+                tensors.append(i)  # op.call's rule
                 a = a.data
             conv.append(convert(a, _Like(pt)) if isinstance(pt, PrimType) else convert(a))
         rt = self.ret if self.ret is not None else void
