@@ -8,8 +8,9 @@ memory accesses side by side and one of them has a side effect (an impure op, a 
 function), this pass binds all but the last to fresh names before the statement, in that
 order; nested operands are sequenced the same way. An element passed straight to an op with
 effects stays its operand (it may be an asm in-out register). Operands evaluated only conditionally (the
-arms of a select or ``if_then_else``, the right side of ``and`` / ``or``) stay where they are,
-as one access. A statement with at most one access, or with reads only, is unchanged, so the
+arms of a select or ``if_then_else``, the right side of ``and`` / ``or``, a ``Let``'s body) stay
+where they are, as one access, and are sequenced inside: their bindings become ``Let``
+expressions there (the CUDA evaluates a ``Let``'s value before its body). A statement with at most one access, or with reads only, is unchanged, so the
 usual kernel keeps its text. The CUDA pipeline runs it before codegen (``tirx/pipeline.py``).
 """
 
@@ -185,17 +186,33 @@ class _Sequencer:
                 new.append(v)
             else:
                 new.append(a2)
-        if not binds:
+        if not binds and all(x is y for x, y in zip(acc, new)):
             return [], roots
         return binds, _substitute(roots, new)
 
     def inside(self, a: Any) -> tuple[list, Any]:
-        """Sequence the operands of one access (a lazy node's operands stay)."""
-        if _lazy_parts(a):
-            return [], a
+        """Sequence the operands of one access. A lazy node's operands evaluated first (a
+        select's condition, the left side of ``and``) are sequenced as any; each conditional
+        operand is sequenced on its own, its bindings kept inside it as ``Let`` expressions
+        (evaluated only where it is, in order: C sees one value, then the rest)."""
         kids = _children(a)
-        binds, new = self.roots([k[3] for k in kids])
+        lazy = {id(x) for x in _lazy_parts(a)}
+        if not lazy:
+            binds, new = self.roots([k[3] for k in kids])
+            return binds, _rebuild(a, kids, new)
+        eager = [k for k in kids if id(k[3]) not in lazy]
+        binds, new_eager = self.roots([k[3] for k in eager])
+        it = iter(new_eager)
+        new = [self.lazy(k[3]) if id(k[3]) in lazy else next(it) for k in kids]
         return binds, _rebuild(a, kids, new)
+
+    def lazy(self, e: Any) -> Any:
+        """A conditional operand with its own accesses sequenced: ``Let(v, first, ... rest)``."""
+        binds, new = self.roots([e])
+        out = new[0]
+        for b in reversed(binds):
+            out = Let(b.var, b.value, out, span=getattr(b, "span", None))
+        return out
 
 
 class _Stmts(Mutator):
@@ -207,8 +224,9 @@ class _Stmts(Mutator):
         return SeqStmt((*binds, s)) if binds else s
 
     def visit_BufferStore(self, s: BufferStore) -> Any:
-        binds, new = self.seq.roots([s.value, *s.indices])
-        if not binds:
+        roots = [s.value, *s.indices]
+        binds, new = self.seq.roots(roots)
+        if new is roots:
             return s
         return self._wrap(binds, s.replace(value=new[0], indices=tuple(new[1:])))
 
@@ -218,7 +236,7 @@ class _Stmts(Mutator):
         if v is None:
             return s
         binds, new = self.seq.roots([v])
-        return self._wrap(binds, s.replace(**{field: new[0]})) if binds else s
+        return s if new[0] is v else self._wrap(binds, s.replace(**{field: new[0]}))
 
     def visit_Bind(self, s: Bind) -> Any:
         return self._one(s, "value")

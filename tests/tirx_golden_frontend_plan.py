@@ -33,10 +33,13 @@ CTYPES = {
 @attrs.define
 class Plan:
     kernel: str  # TIRx's kernel symbol
-    order: list  # per TIRx kernel parameter: ("buffer", tirx param index) | ("scalar", index, ctypes name)
+    #: per TIRx kernel parameter: ("buffer", tirx param index) | ("scalar", index, ctypes name) |
+    #: ("tensormap", name): a descriptor the host code encodes (tirx's host program computes it)
+    order: list
     grid: tuple
     block: tuple
     smem: int
+    host: Any = None  # args -> {name: value} of the host values (tirx's HostProgram.host_values)
 
 
 def plan(case_fn: Any, cuda: str, compiled: Any) -> Plan | str:
@@ -67,12 +70,22 @@ def plan(case_fn: Any, cuda: str, compiled: Any) -> Plan | str:
             return f"pointer parameter {p.name}"
         else:
             by_name[p.name] = ("scalar", i)
+    from tirx.ir.types import tensormap_ptr
+
+    for v, _src in getattr(k.info, "outer", ()):  # descriptors the host encodes, by name
+        if v.ty == tensormap_ptr:
+            by_name[v.name] = ("tensormap", v.name)
     order = []
     for raw in filter(None, (x.strip() for x in params.split(","))):
         m = _PARAM.match(raw)
         if m is None or m.group("name") not in by_name:
             return f"TIRx kernel parameter {raw!r} is not a tensor or scalar of the case"
         kind, i = by_name[m.group("name")]
+        if kind == "tensormap":
+            if m.group("ptr") or not m.group("type").strip().endswith("CUtensorMap"):
+                return f"TIRx kernel parameter {raw!r}: a descriptor not passed as a CUtensorMap"
+            order.append(("tensormap", i))
+            continue
         if kind == "buffer":
             if not m.group("ptr"):
                 return f"TIRx kernel parameter {raw!r}: a tensor not passed as a pointer"
@@ -87,7 +100,15 @@ def plan(case_fn: Any, cuda: str, compiled: Any) -> Plan | str:
         return "tirx's launch configuration is not constant"
     if k.cluster_code is not None or k.option_codes or k.cooperative:
         return "cluster / launch-option kernel"
-    return Plan(name, order, tuple(dims[:3]), tuple(dims[3:6]), dims[6])
+    host = None
+    if any(item[0] == "tensormap" for item in order):
+        if not hasattr(compiled, "host_values"):
+            return "a descriptor parameter without a host program"
+
+        def host(args: list) -> dict:
+            return compiled.host_values(*args)[0][1]
+
+    return Plan(name, order, tuple(dims[:3]), tuple(dims[3:6]), dims[6], host)
 
 
 #: the value given to every dynamic dimension (a multiple of the usual tile sizes, small)
@@ -155,22 +176,28 @@ def launch_tirx_cuda(p: Plan, cuda: str, args: list, name: str) -> None:
     ``args`` (torch tensors and scalars in tirx's parameter order); the caller waits for it."""
     import ctypes
 
-    from tirx_golden_cuda_util import cccl_include
+    from tirx_golden_cuda_util import cccl_include, nvrtc_source
 
     from tirx.runtime import driver as drv
     from tirx.runtime.nvrtc import compile_source
 
-    res = compile_source(cuda, drv.device_arch(0), name=name, options=(f"-I{cccl_include()}",))
+    res = compile_source(nvrtc_source(cuda), drv.device_arch(0), name=name, options=(f"-I{cccl_include()}",))
     _mod, fn = drv.load_function(res.cubin, p.kernel, 0)
-    vals, types = [], []
+    if p.smem > 48 * 1024 - drv.func_attribute(fn, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES"):
+        drv.set_max_dynamic_smem(fn, p.smem)  # a window past 48 KiB (with the static arrays) opts in
+    host = p.host(args) if p.host is not None else {}
+    # each parameter's value in its own buffer, kernelParams an array of their addresses (the
+    # driver reads the sizes from the kernel: a CUtensorMap is 128 bytes by value)
+    objs: list = []
     for item in p.order:
         if item[0] == "buffer":
-            vals.append(args[item[1]].data_ptr())
-            types.append(ctypes.c_void_p)
+            objs.append(ctypes.c_void_p(args[item[1]].data_ptr()))
+        elif item[0] == "tensormap":
+            objs.append((ctypes.c_char * 128).from_buffer_copy(bytes(host[item[1]])))
         else:
-            vals.append(args[item[1]])
-            types.append(getattr(ctypes, item[2]))
+            objs.append(getattr(ctypes, item[2])(args[item[1]]))
+    ptrs = (ctypes.c_void_p * max(len(objs), 1))(*[ctypes.addressof(o) for o in objs])
     drv.check(
-        drv.driver().cuLaunchKernel(fn, *p.grid, *p.block, p.smem, 0, (tuple(vals), tuple(types)), 0),
+        drv.driver().cuLaunchKernel(fn, *p.grid, *p.block, p.smem, 0, ctypes.addressof(ptrs), 0),
         "cuLaunchKernel",
     )

@@ -113,6 +113,7 @@ class BufferMixin:
         view_bytes: dict
         vec_align: dict
         dyn_smem: DynSmem
+        dyn_align: int
         _address_arith: set
         bounds: Any  # tirx.ir.bounds.Bounds: value ranges of the expressions in scope
 
@@ -226,12 +227,16 @@ class BufferMixin:
         n = self.define(buf.data, buf.name)
         if scope == "shared.dyn":
             self.features.add("dyn_smem")
+            self.dyn_align = max(self.dyn_align, self.dyn_smem.align)  # the window's declaration
             off = self.dyn_smem.offsets[id(s)]  # tirx.ir.dyn_smem: the launcher sizes the window by it
             self.line(f"{ct}* const {n} = ({ct}*)(tirx_dyn_smem + {off});", s)
             return
         size = self._shape_size(buf, s)
         if scope in ("shared", "shared.static"):
-            self.line(f"__shared__ __align__(16) {ct} {n}[{size}];", s)
+            # at least 16 bytes (vector accesses); more where the tensor asks (TIRx's
+            # data_alignment: TMA boxes want 128 bytes, 128-byte swizzles 1024)
+            a = max(16, buf.align or 0)
+            self.line(f"__shared__ __align__({a}) {ct} {n}[{size}];", s)
         elif scope in ("local", "register", "local.var"):
             view = self.view_bytes.get(buf.data, 0)  # the widest element a view reinterprets it as
             if size == 1 and len(buf.shape) <= 1 and el == buf.dtype and not view:

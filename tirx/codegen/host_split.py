@@ -42,7 +42,7 @@ from ..ir.stmt import Break, Continue, ForKind, flat_stmts
 from ..ir.visitor import Mutator, Visitor, collect_vars
 from .cuda_common import _error
 
-__all__ = ["HostLaunch", "contains_entry", "host_program", "split_launches"]
+__all__ = ["HostLaunch", "contains_entry", "host_program", "is_host_call", "split_launches"]
 
 
 def contains_entry(s: Stmt) -> bool:
@@ -101,9 +101,38 @@ def split_launches(f: Function) -> list[tuple[list, DeviceEntry]]:
                 f"target (and tensor views, T.decl_tensor, over pointers the host has), got {type(s).__name__}",
                 s,
             )
+        check_host_calls(f, s)
         host.append(s)
     launches[-1][0].extend(after)  # last of the host statements: evaluated after the launches
     return launches
+
+
+def is_host_call(c: Any) -> bool:
+    """A call host code runs as a statement: an alignment fact (``T.assume_aligned``), or an op
+    with a host form (``T.cuda.tensormap_encode_tiled``: TIRx's host-encoded TMA descriptor)."""
+    from ..ir.op import Op, impl
+
+    if not (isinstance(c, Call) and isinstance(c.op, Op)):
+        return False
+    return c.op.traits.alignment_fact or impl("host", c.op) is not None
+
+
+def check_host_calls(f: Function, s: Any) -> None:
+    """A located error for a call in host statement ``s`` whose host form refuses its operands
+    (``T.cuda.tensormap_encode_tiled`` into a tensor's device pointer)."""
+    from ..ir.op import Op, impl
+
+    class _F(Visitor):
+        def visit_Call(self, c: Any) -> None:
+            host = impl("host", c.op) if isinstance(c.op, Op) else None
+            if host is not None:
+                try:
+                    host(c, ["_"] * len(c.args))
+                except ValueError as e:
+                    raise _error(f"function {f.name}: {e}", c) from e
+            self.generic_visit(c)
+
+    _F().visit(s)
 
 
 def _reads_memory(s: Any) -> bool:
@@ -220,7 +249,6 @@ def host_program(f: Function) -> list[HostLaunch]:
     """The device entries of ``f``'s host program, in the order they appear: a located error
     for host code the host cannot run (a statement no host runs, a device loop, a tensor the
     host allocated with a shape that is not constant, an entry inside an entry)."""
-    from ..ir import op as _op
 
     out: list[HostLaunch] = []
     # pointers of tensors in device memory that host code may read and write element by element
@@ -234,6 +262,7 @@ def host_program(f: Function) -> list[HostLaunch]:
                     raise _error(f"function {f.name}: nested device entries are not supported", st)
                 out.append(_launch(f, st, scope, hbufs, views))
             elif isinstance(st, Bind):
+                check_host_calls(f, st.value)
                 scope.append(st.var)
             elif isinstance(st, (Assert, Return, Break, Continue)) or (isinstance(st, SeqStmt) and not st.stmts):
                 pass
@@ -258,7 +287,8 @@ def host_program(f: Function) -> list[HostLaunch]:
                     )
             elif isinstance(st, Evaluate):
                 c = st.value
-                if not (isinstance(c, Call) and isinstance(c.op, _op.Op) and c.op.traits.alignment_fact):
+                check_host_calls(f, c)
+                if not is_host_call(c):
                     what = f"T.{c.op.name}" if isinstance(c, Call) and hasattr(c.op, "name") else "this expression"
                     raise _error(
                         f"function {f.name}: {what} cannot run in host code (the host runs bindings, asserts, "

@@ -31,6 +31,7 @@ class DynSmem:
     offsets: dict
     total: int | None
     unsized: str | None = None
+    align: int = 16  # the window's alignment: the largest a tensor in it asks for (at least 16)
 
 
 def element_bytes(buf: Any) -> int:
@@ -41,11 +42,13 @@ def element_bytes(buf: Any) -> int:
 
 def dyn_smem_layout(body: Any) -> DynSmem:
     """The layout of ``body``'s ``shared.dyn`` allocations, in program order: each starts at the
-    first offset aligned to its element's size after the previous one (rounded up to 16
-    bytes). An allocation after one whose size is not constant has no offset: a ValueError
+    first offset aligned to its element's size, or to the alignment the tensor asks for
+    (``T.alloc_shared(..., align=1024)``: a TMA box with a 128-byte swizzle), after the previous
+    one (rounded up to 16 bytes); the window is aligned to the largest such alignment. An allocation after one whose size is not constant has no offset: a ValueError
     naming both (placing it at the unsized one's start would overlap them)."""
     offsets: dict = {}
     off = 0
+    align = 16
     unsized: str | None = None
     for n in post_order(body):
         if not isinstance(n, AllocBuffer) or n.buffer.scope != "shared.dyn":
@@ -58,8 +61,10 @@ def dyn_smem_layout(body: Any) -> DynSmem:
                 "buffers first, or one window and views of it)"
             )
         eb = element_bytes(buf)
-        if eb > 1 and off % eb:
-            off += eb - off % eb
+        a = max(eb, buf.align or 1)
+        align = max(align, buf.align or 1)
+        if a > 1 and off % a:
+            off += a - off % a
         offsets[id(n)] = off
         size = 1
         for d in buf.shape:
@@ -69,4 +74,4 @@ def dyn_smem_layout(body: Any) -> DynSmem:
             size *= d.value
         if unsized is None:
             off = (off + size * eb + 15) // 16 * 16
-    return DynSmem(offsets, None if unsized is not None else off, unsized)
+    return DynSmem(offsets, None if unsized is not None else off, unsized, align)

@@ -168,6 +168,7 @@ class ForKind(enum.Enum):
     VECTORIZED = "vectorized"
     PARALLEL = "parallel"
     THREAD_BINDING = "thread_binding"
+    DEFAULT = "serial"  # TIRx's name of a plain loop (``ir.ForKind.DEFAULT``): the same member as SERIAL
 
 
 @_frozen

@@ -8,9 +8,11 @@ byte strides, ``rank`` box dimensions and ``rank`` element strides (``4 * rank +
 the descriptor). The fixed options are TIRx's call attributes; tirx keeps them as the call's
 last seven literal arguments (descriptor_dtype, rank, interleave, swizzle, l2_promotion,
 oob_fill, force_cu_dtype) and prints them as TIRx does: keywords, sorted, defaults left out.
-The result is int32 (the driver's status). It builds, prints and round-trips; tirx encodes
-descriptors on the host with ``tirx.runtime.tma`` instead, so the CUDA backend refuses the call
-by name and the interpreter does not run it.
+The result is int32 (the driver's status). It runs in host code, before the device entries
+that read the descriptor (``T.stack_alloca("tensormap", 1)`` bound to a ``T.Ptr(T.TensorMap())``
+variable): the host program encodes it at each call with ``tirx.runtime.tma.encode_tiled`` and
+passes it to the kernel by value (``const __grid_constant__``). Inside a device entry the CUDA
+backend refuses it by name; the interpreter does not run it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from ..ir.expr import IntImm, PrimExpr, StringImm
 from ..ir.op import NoInterp, declare, register_handler
-from ..ir.types import PointerType, as_type, int32
+from ..ir.types import PointerType, as_type, int32, tensormap_ptr
 
 __all__ = ["TensorMapEncodeTiledAttr"]
 
@@ -123,10 +125,24 @@ def _result(args: tuple) -> Any:
 
 def _c_refuse(cg: Any, c: Any) -> str:
     raise cg.error(
-        "T.cuda.tensormap_encode_tiled is not supported by the CUDA backend: tirx encodes TMA descriptors on the "
-        "host with tirx.runtime.tma (a T.TensorMap parameter)",
+        "T.cuda.tensormap_encode_tiled runs in host code, before the device entry (a descriptor from "
+        "T.stack_alloca(\"tensormap\", 1)); a kernel cannot encode one",
         c,
     )
+
+
+def _host(call: Any, a: list) -> str:
+    """``tirx.runtime.tma.encode_tiled(desc, ptr, dtype, rank, operands, *options)``; the
+    descriptor must be host storage (``T.stack_alloca("tensormap", 1)``), never a tensor's
+    pointer (device memory the host cannot write)."""
+    d = call.args[0]
+    if d.ty != tensormap_ptr:
+        raise ValueError(
+            f"T.cuda.tensormap_encode_tiled encodes into host storage: its descriptor must be a "
+            f"T.Ptr(T.TensorMap()) from T.stack_alloca(\"tensormap\", 1), got {getattr(d, 'name', 'an expression')} "
+            f"of type {d.ty}"
+        )
+    return f"_tmap_encode({a[0]}, {a[1]}, {a[-7]}, {a[-6]}, ({''.join(x + ', ' for x in a[2:-7])}), {', '.join(a[-5:])})"
 
 
 TENSORMAP_ENCODE_TILED = declare(
@@ -135,7 +151,7 @@ TENSORMAP_ENCODE_TILED = declare(
     doc="encode a tiled TMA descriptor at `descriptor` for `data` (host; options as keywords: descriptor_dtype, "
     "rank, interleave, swizzle, l2_promotion, oob_fill, force_cu_dtype)",
     cuda=_c_refuse, interp=NoInterp("T.cuda.tensormap_encode_tiled encodes a driver TMA descriptor"),
-    script=_Surface(),
+    script=_Surface(), host=_host,
 )  # fmt: skip
 
 

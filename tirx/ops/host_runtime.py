@@ -37,10 +37,23 @@ _ALLOCA_TYPES = {
 }
 
 
+def _alloca_host(call: Any, a: list) -> str:
+    """A TMA descriptor's storage on the host (``tirx.runtime.tma.new_descriptor``): the one
+    kind tirx's host code has (TIRx's host-encoded ``__grid_constant__`` tensor maps)."""
+    kind, num = call.args
+    if isinstance(kind, StringImm) and kind.value == "tensormap" and getattr(num, "value", None) == 1:
+        return "_tmap_alloc()"
+    what = kind.value if isinstance(kind, StringImm) else "?"
+    raise ValueError(
+        f"T.stack_alloca({what!r}, ...) cannot run in tirx's host code: the host holds only TMA "
+        f"descriptors there (T.stack_alloca(\"tensormap\", 1)); TVM's runtime arrays are TIRx's host ABI"
+    )
+
+
 declare(
     "stack_alloca", "s i", _alloca_type, pure=False, params="dtype_str num",
-    doc="a stack array of num entries of a runtime kind (shape, array, arg_value, arg_tcode)",
-    cuda=_HOST, interp=_NO,
+    doc="a stack array of num entries of a runtime kind (shape, array, arg_value, arg_tcode, tensormap)",
+    cuda=_HOST, interp=_NO, host=_alloca_host,
 )  # fmt: skip
 declare(
     "stack_make_shape", "*i", PointerType(int64), pure=False,

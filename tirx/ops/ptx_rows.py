@@ -211,6 +211,36 @@ def _tma_prefetch(mods: dict) -> str:
     return "{mn} [{tmap}, {coords}]" + (", {cache_policy}" if mods.get("cache") else "") + ";"
 
 
+#: TMA im2col load modes (PTX ISA 9.7.9.27.1.2): the box is gathered from a convolution's pixels;
+#: ``.im2col`` takes dim - 2 16-bit offsets after the mbarrier, the ``::w`` modes two 16-bit values
+_IM2COL = "im2col|im2col::w|im2col::w::128"
+_IM2COL_INFO = Operand(
+    "im2col_info",
+    "reg",
+    ty=lambda mods: "u16" if mods.get("load_mode") == "im2col" else "b16",
+    lanes=lambda mods: int(mods["dim"][0]) - 2 if mods.get("load_mode") == "im2col" else 2,
+)
+#: PTX 9.4's validity reports of a TMA load (TIRx's ``report`` slot)
+_REPORT = (
+    "report?=mbarrier::report::disabled|mbarrier::report::validity::per_16bytes::80000000|"
+    "mbarrier::report::validity::per_16bytes::8000|mbarrier::report::validity::per_16bytes::80|"
+    "mbarrier::report::validity::per_16bytes::8"
+)
+
+
+def _tma_g2s_im2col(mods: dict) -> str:
+    """[dst], [tmap, {coords}], [mbar], {im2col_info}[, cta_mask][, policy]."""
+    extra = (", {cta_mask}" if mods.get("multicast") else "") + (
+        ", {cache_policy}" if mods.get("cache") else ""
+    )
+    return "{mn} [{dst_mem}], [{tmap}, {coords}], [{mbar}], {im2col_info}" + extra + ";"
+
+
+def _tma_prefetch_im2col(mods: dict) -> str:
+    """[tmap, {coords}], {im2col_info}[, policy]."""
+    return "{mn} [{tmap}, {coords}], {im2col_info}" + (", {cache_policy}" if mods.get("cache") else "") + ";"
+
+
 def _gather4_2d(mods: dict) -> str | None:
     """gather4/scatter4 move four rows of a 2d tensor: ptxas refuses any other .dim."""
     mode = mods.get("load_mode", "")
@@ -328,12 +358,35 @@ CP = declare_opcode("cp", [
         "api=async kind=bulk action=prefetch unit=tensor dim=1d|2d|3d|4d|5d level=L2 src=global "
         "load_mode?=tile|tile::gather4 cache?=L2::cache_hint"),
         (_op("tmap", "addr", mem=True), _COORDS, _POLICY), asm=_tma_prefetch, check_mods=_gather4_2d),
+    # TMA im2col loads and prefetches (3d..5d), and im2col_no_offs stores / reductions (no offsets)
+    *(Row(f"cp_async_bulk_tensor_g2s_{name}_im2col", slots(
+        f"api=async kind=bulk unit=tensor dim=3d|4d|5d dst={dst} src=global load_mode={_IM2COL} {_MBAR_TX} "
+        f"{_REPORT}{' multicast?=multicast::cluster' if name == 'cluster' else ''} "
+        "cta_group?=cta_group::1|cta_group::2 cache?=L2::cache_hint"),
+        (_op("dst_mem", "smem"), _op("tmap", "addr", mem=True), _COORDS, _op("mbar", "smem"), _IM2COL_INFO,
+         *((Operand("cta_mask", "reg", optional=True, ty="b16", when="multicast"),) if name == "cluster" else ()),
+         _POLICY), asm=_tma_g2s_im2col)
+      for name, dst in (("cta", "shared::cta"), ("cluster", "shared::cluster"))),
+    Row("cp_async_bulk_tensor_s2g_im2col_no_offs_w", slots(
+        "api=async kind=bulk unit=tensor dim=3d|4d|5d dst=global src=shared::cta "
+        "load_mode=im2col_no_offs|im2col_no_offs::w completion=bulk_group cache?=L2::cache_hint"),
+        (_op("tmap", "addr", mem=True), _COORDS, _op("src_mem", "smem"), _POLICY), asm=_tma_s2g),
+    Row("cp_reduce_async_bulk_tensor_im2col_no_offs_w", slots(
+        "op=reduce api=async kind=bulk unit=tensor dim=3d|4d|5d dst=global src=shared::cta "
+        "redop=add|min|max|inc|dec|and|or|xor load_mode=im2col_no_offs|im2col_no_offs::w completion=bulk_group "
+        "cache?=L2::cache_hint"),
+        (_op("tmap", "addr", mem=True), _COORDS, _op("src_mem", "smem"), _POLICY), asm=_tma_s2g),
+    Row("cp_async_bulk_tensor_prefetch_im2col", slots(
+        f"api=async kind=bulk action=prefetch unit=tensor dim=3d|4d|5d level=L2 src=global load_mode={_IM2COL} "
+        "cache?=L2::cache_hint"),
+        (_op("tmap", "addr", mem=True), _COORDS, _IM2COL_INFO, _POLICY), asm=_tma_prefetch_im2col),
     Row("cp_reduce_async_bulk_tensor", slots(
         "op=reduce api=async kind=bulk unit=tensor dim=1d|2d|3d|4d|5d dst=global src=shared::cta "
         "redop=add|min|max|inc|dec|and|or|xor load_mode?=tile completion=bulk_group cache?=L2::cache_hint"),
         (_op("tmap", "addr", mem=True), _COORDS, _op("src_mem", "smem"), _POLICY), asm=_tma_s2g),
 ], doc="cp.async[.bulk] groups (commit_group, wait_group[.read] N, wait_all), cp.async.mbarrier.arrive, "
-   "TMA tile copies cp[.reduce].async.bulk.tensor.{1..5}d, cp.async.bulk.prefetch.tensor.{1..5}d")  # fmt: skip
+   "TMA tile copies cp[.reduce].async.bulk.tensor.{1..5}d, cp.async.bulk.prefetch.tensor.{1..5}d, their im2col "
+   "modes (3d..5d)")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- named forms

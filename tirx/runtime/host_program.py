@@ -36,6 +36,7 @@ from ..ir import (
     While,
 )
 from ..ir.stmt import Break, Continue, flat_stmts
+from ..ir.types import tensormap_ptr
 from .host_function import HostFunction, PreparedSequence
 from .hostexpr import HOST_GLOBALS, HostExprError, element_offset, to_python
 from .kernel_args import _as_view, _scalar
@@ -170,6 +171,8 @@ class _Gen:
             raise ValueError(f"{self.func.name}(): {what} cannot be computed on the host: {err}") from None
 
     def convert(self, code: str, t: Any) -> str:
+        if t == tensormap_ptr:  # a TMA descriptor's 128 bytes (passed to a kernel by value)
+            return code
         if isinstance(t, PointerType):
             return f"int({code})"
         if not isinstance(t, PrimType) or t.lanes != 1:
@@ -228,11 +231,14 @@ class _Gen:
                     off = self.py(element_offset(b, st.indices), f"an index of {b.name}")
                     ptr = self.names[("device", b.data)]
                     self.lines.append(f"{pad}_dstore(_io, {ptr}, {off}, {val}, {b.dtype.name!r}, {b.name!r})")
-            elif isinstance(st, Evaluate):  # an alignment fact (host_split allows no other call)
-                c: Any = st.value  # a Call (host_split allows no other)
-                what = getattr(c.args[0], "name", "the pointer")
-                ptr = self.py(c.args[0], f"T.{c.op.name}")
-                self.lines.append(f"{pad}_aligned({ptr}, {c.args[1].value}, {what!r}, {c.op.name!r})")
+            elif isinstance(st, Evaluate):  # a call host_split.is_host_call allows
+                c: Any = st.value
+                if c.op.traits.alignment_fact:
+                    what = getattr(c.args[0], "name", "the pointer")
+                    ptr = self.py(c.args[0], f"T.{c.op.name}")
+                    self.lines.append(f"{pad}_aligned({ptr}, {c.args[1].value}, {what!r}, {c.op.name!r})")
+                else:  # its host form (a TMA descriptor's encoding)
+                    self.lines.append(f"{pad}{self.py(c, f'T.{c.op.name}')}")
             elif isinstance(st, For):
                 v = self.names[st.var] = self.fresh("_v")
                 lo = self.py(st.start, "a loop start")
@@ -374,6 +380,23 @@ class HostProgram(HostFunction):
             by[k]._check_and_launch(args, stream, outer)
 
         return self._run(launch, self._env(args, stream))
+
+    def host_values(self, *args: Any, **kwargs: Any) -> list[tuple[str, dict]]:
+        """The launches a call with these arguments makes, without making them: per launch, the
+        kernel's C name and the host values passed to it by name (loop variables, host bindings,
+        a TMA descriptor the host encoded as its 128 bytes). For reading what the host code
+        computes, and for launching another build of the kernels with the same values."""
+        if kwargs:
+            args = tuple(self.func.bind_args(args, kwargs))
+        by = self._by_index
+        out: list = []
+
+        def launch(k: int, outer: tuple) -> None:
+            kern = by[k]
+            out.append((kern.name, {v.name: val for (v, _s), val in zip(kern.info.outer, outer)}))
+
+        self._run(launch, self._env(args, None))
+        return out
 
     def prepare(self, *args: Any, **kwargs: Any) -> PreparedSequence:
         """The host code run once, each launch it makes prepared (:meth:`Kernel.prepare`);

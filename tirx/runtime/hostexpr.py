@@ -26,6 +26,7 @@ from ..ir import (
     PointerType,
     PrimType,
     Select,
+    StringImm,
     Var,
 )
 from ..ir.arith import trunc_div, trunc_mod, wrap_bits
@@ -61,7 +62,29 @@ def _tdiv(a: int | float, b: int | float) -> int | float:
     return trunc_div(a, b)
 
 
-HOST_GLOBALS = {"_tdiv": _tdiv, "_tmod": trunc_mod, "_wrap": wrap_bits, "_hload": _hload, "_npf": _npf}
+def _tmap_alloc() -> Any:
+    """``T.stack_alloca("tensormap", 1)`` on the host: a descriptor's storage (runtime/tma.py)."""
+    from .tma import new_descriptor
+
+    return new_descriptor()
+
+
+def _tmap_encode(*args: Any, **kw: Any) -> int:
+    """``T.cuda.tensormap_encode_tiled`` on the host (runtime/tma.py)."""
+    from .tma import encode_tiled
+
+    return encode_tiled(*args, **kw)
+
+
+HOST_GLOBALS = {
+    "_tdiv": _tdiv,
+    "_tmod": trunc_mod,
+    "_wrap": wrap_bits,
+    "_hload": _hload,
+    "_npf": _npf,
+    "_tmap_alloc": _tmap_alloc,
+    "_tmap_encode": _tmap_encode,
+}
 
 # infix nodes whose Python operator computes them (from tirx/ir/operators.py); Div (truncating
 # for integers), Mod, Min, Max, And, Or and the unary nodes are spelled below
@@ -129,6 +152,8 @@ def to_python(e: Any, names: dict) -> str:
         return n
     if isinstance(e, IntImm):
         return repr(bool(e.value)) if e.ty.is_bool else repr(e.value)
+    if isinstance(e, StringImm):  # an op's string operand (a host form reads it)
+        return repr(e.value)
     if isinstance(e, FloatImm):
         return (
             repr(e.value)
@@ -199,8 +224,12 @@ def to_python(e: Any, names: dict) -> str:
         off = to_python(element_offset(ld.buffer, ld.indices), names)
         return f"({names[ld.buffer.data]} + ({off}) * {ld.buffer.dtype.bytes})"
     host = impl("host", e.op) if isinstance(e, Call) and isinstance(e.op, Op) else None
-    if host is not None:  # the op's host form (declared with it: tirx.ir.op.declare(host=...))
-        return host(e, [to_python(a, names) for a in e.args])
+    try:
+        code = None if host is None else host(e, [to_python(a, names) for a in e.args])
+    except ValueError as err:  # operands the host form refuses (host_split reports it, located)
+        raise HostExprError(str(err)) from None
+    if code is not None:  # the op's host form (declared with it: tirx.ir.op.declare(host=...));
+        return code  # None: not for these operands
     if isinstance(e, Call) and getattr(getattr(e.op, "traits", None), "select", False):
         c, a, b = e.args
         return f"({to_python(a, names)} if {to_python(c, names)} else {to_python(b, names)})"

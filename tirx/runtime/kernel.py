@@ -245,7 +245,10 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
                 fmt += "128s"
                 offs.append(size)
                 size += 128
-                self.pack_exprs.append(f"_p{self.params.index(kp.var)}")
+                # a parameter, or a descriptor the host encoded (a host program's value)
+                self.pack_exprs.append(
+                    f"_p{self.params.index(kp.var)}" if kp.var in self.params else host_names[kp.var]
+                )
                 continue
             if kp.kind in ("buffer", "handle") or isinstance(kp.ty, PointerType):
                 code, nb = "Q", 8

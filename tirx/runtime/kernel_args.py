@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..ir import IntImm, PointerType, PrimType, Var
 from ..ir.affine import affine_text
+from ..ir.types import tensormap_ptr
 from . import device_array as _da
 from . import driver as _drv
 from .kernel_state import KernelState
@@ -226,9 +227,12 @@ class ArgsMixin(KernelState):
                     f"values: {', '.join(v.name for v, _s in self.info.outer) or 'none'}); call the function"
                 )
             for j, ((v, _src), val) in enumerate(zip(self.info.outer, outer)):
-                env[f"_o{j}"] = (
-                    int(val) if isinstance(v.ty, PointerType) else _scalar(val, v.ty, v.name, kname)
-                )
+                if v.ty == tensormap_ptr:  # a descriptor the host encoded: its 128 bytes
+                    env[f"_o{j}"] = _tensormap_bytes(val, v.name, kname)
+                else:
+                    env[f"_o{j}"] = (
+                        int(val) if isinstance(v.ty, PointerType) else _scalar(val, v.ty, v.name, kname)
+                    )
         views: dict[int, _View] = {}
         device = None
         first_dev_param = None

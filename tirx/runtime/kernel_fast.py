@@ -202,7 +202,7 @@ class FastPathMixin(KernelState):
         sm = self.smem_code
         if sm != "0":
             body.append(f"sm = {sm}")
-            body.append(f"if sm < 0 or sm > _smem.get(dev, 49152): {slow}")
+            body.append(f"if sm < 0 or sm > _smem.get(dev, -1): {slow}")  # unknown until loaded
         else:
             body.append("sm = 0")
         body.append("if stream is None: h = _raw(dev)")

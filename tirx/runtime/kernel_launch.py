@@ -56,6 +56,11 @@ class LaunchMixin(KernelState):
                 fn = self._fns.get(dev)
                 if fn is None:
                     fn = self.image._load(dev, self.name)
+                    # the dynamic shared memory a launch may ask for without opting in: 48 KiB less
+                    # the kernel's static shared arrays (a 48 KiB window beside a barrier array
+                    # needs the attribute too)
+                    static = _drv.func_attribute(fn, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES")
+                    self._smem_max.setdefault(dev, max(48 * 1024 - static, 0))
                     self._fnp[dev] = ctypes.c_void_p(int(fn))
                     self._fns[dev] = fn
         return fn

@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-__all__ = ["TensorMapPlan", "tensor_map"]
+__all__ = ["TensorMapPlan", "encode_tiled", "new_descriptor", "tensor_map"]
 
 _DTYPES = {
     "uint8": ("UINT8", 1),
@@ -244,6 +244,98 @@ def _libcuda_encode() -> Any:
             fn = None
         _LIBCUDA.append(fn)
     return _LIBCUDA[0]
+
+
+# CUtensorMapDataType by element dtype (TIRx's descriptor_dtype): the types TMA has, else the
+# unsigned integer of the same width (TMA moves bits; fp8 and int8 are bytes)
+_CU_DTYPES = {
+    "float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "float64": "FLOAT64",
+    "int32": "INT32", "uint32": "UINT32", "int64": "INT64", "uint64": "UINT64", "uint16": "UINT16",
+    "int16": "UINT16", "uint8": "UINT8", "int8": "UINT8",
+}  # fmt: skip
+
+
+def _cu_dtype(dtype: str, force: int) -> int:
+    """The CUtensorMapDataType value for ``dtype`` (``force`` >= 0: that value, as TIRx's
+    ``force_cu_dtype``)."""
+    if force >= 0:
+        return force
+    from ..ir.types import PrimType, as_type
+
+    name = _CU_DTYPES.get(dtype)
+    if name is None:
+        t = as_type(dtype)
+        if isinstance(t, PrimType) and t.lanes == 1 and t.bits in (8, 16):  # fp8 / 8-bit codes, 16-bit floats
+            name = "UINT8" if t.bits == 8 else "UINT16"
+    if name is None:
+        raise ValueError(
+            f"T.cuda.tensormap_encode_tiled: descriptor_dtype {dtype} has no TMA data type (a sub-byte "
+            "type needs force_cu_dtype=, one of CUDA's packed 16U4 / 16U6 types)"
+        )
+    from cuda.bindings import driver as d
+
+    return int(getattr(d.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{name}"))
+
+
+def new_descriptor() -> bytearray:
+    """Host storage of one CUtensorMap (TIRx's ``T.stack_alloca("tensormap", 1)``): 128 bytes,
+    filled by :func:`encode_tiled` and passed to a kernel by value."""
+    return bytearray(128)
+
+
+def encode_tiled(desc: Any, ptr: int, dtype: str, rank: int, operands: tuple, interleave: int = 0,
+                 swizzle: int = 0, l2_promotion: int = 0, oob_fill: int = 0, force_cu_dtype: int = -1) -> int:  # fmt: skip
+    """TIRx's ``T.cuda.tensormap_encode_tiled`` on the host: ``cuTensorMapEncodeTiled`` of the
+    tensor at ``ptr`` into ``desc`` (from :func:`new_descriptor`). ``operands``: ``rank`` global
+    dimensions, ``rank - 1`` byte strides, ``rank`` box dimensions and ``rank`` element strides,
+    innermost first; the options are CUDA's enum values. 0, as the driver's status (a failure
+    raises, naming the operands)."""
+    if not isinstance(desc, bytearray) or len(desc) != 128:
+        raise TypeError("T.cuda.tensormap_encode_tiled: the descriptor must be T.stack_alloca(\"tensormap\", 1)")
+    ops = [int(x) for x in operands]
+    if not 1 <= rank <= 5 or len(ops) != 4 * rank - 1:
+        raise ValueError(f"T.cuda.tensormap_encode_tiled: rank {rank} takes {4 * rank - 1} operands after the pointers")
+    dims, strides = ops[:rank], ops[rank : 2 * rank - 1]
+    box, estr = ops[2 * rank - 1 : 3 * rank - 1], ops[3 * rank - 1 :]
+    dt = _cu_dtype(str(dtype), int(force_cu_dtype))
+    why = (
+        f"cuTensorMapEncodeTiled failed for descriptor_dtype={dtype}, rank={rank}, address {int(ptr):#x}, "
+        f"dims {dims}, byte strides {strides}, box {box}, element strides {estr}, interleave={interleave}, "
+        f"swizzle={swizzle}, l2_promotion={l2_promotion}, oob_fill={oob_fill}"
+    )
+    if any(x < 0 for x in ops):
+        raise ValueError(why + ": a negative operand")
+    from . import driver as _drv
+
+    ok, no = _drv.probe()
+    if not ok:
+        raise RuntimeError(f"T.cuda.tensormap_encode_tiled needs a CUDA driver: {no}")
+    fn = _libcuda_encode()
+    if fn is not None:
+        import ctypes
+
+        u64, u32 = ctypes.c_uint64, ctypes.c_uint32
+        buf = ctypes.create_string_buffer(128 + 64)
+        addr = ctypes.addressof(buf) + (-ctypes.addressof(buf)) % 64
+        err = fn(addr, dt, rank, int(ptr), (u64 * rank)(*dims), (u64 * max(rank - 1, 1))(*(strides or [0])),
+                 (u32 * rank)(*box), (u32 * rank)(*estr), interleave, swizzle, l2_promotion, oob_fill)  # fmt: skip
+        if err:
+            raise RuntimeError(f"{why}: CUresult {err}")
+        desc[:] = ctypes.string_at(addr, 128)
+        return 0
+    from cuda.bindings import driver as d
+
+    err, tm = d.cuTensorMapEncodeTiled(
+        d.CUtensorMapDataType(dt), rank, int(ptr), [d.cuuint64_t(x) for x in dims],
+        [d.cuuint64_t(x) for x in strides], [d.cuuint32_t(x) for x in box], [d.cuuint32_t(x) for x in estr],
+        d.CUtensorMapInterleave(interleave), d.CUtensorMapSwizzle(swizzle),
+        d.CUtensorMapL2promotion(l2_promotion), d.CUtensorMapFloatOOBfill(oob_fill),
+    )  # fmt: skip
+    if int(err) != 0:
+        raise RuntimeError(f"{why}: {err}")
+    words = [int(w) for w in tm.opaque]
+    desc[:] = struct.pack(f"<{len(words)}Q", *words)
+    return 0
 
 
 def tensor_map(tensor: Any, box: tuple, swizzle: int = 128) -> Any:

@@ -97,13 +97,14 @@ def oracle_arch(cuda: str, arch: str) -> str | None:
     codegen succeeds (it runs no ptxas), so an sm_100-only instruction is found here; ``None``
     when TIRx's CUDA compiles for neither (then tirx is not asked to either)."""
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests"))
-    from tirx_golden_cuda_util import cccl_include  # noqa: I001
+    from tirx_golden_cuda_util import cccl_include, nvrtc_source  # noqa: I001
 
     from tirx.runtime.nvrtc import compile_source
 
     import hashlib
 
     cache = pathlib.Path(os.environ.get("CORPUS_ARCH_CACHE", "/tmp/tirx_corpus_arch"))
+    cuda = nvrtc_source(cuda)  # CUtensorMap declared where TIRx names it
     key = cache / hashlib.sha256(f"{arch}\n{cuda}".encode()).hexdigest()
     if key.exists():  # NVRTC on TIRx's CUDA is the slow part: its answer never changes
         got = key.read_text()
