@@ -1,8 +1,9 @@
 """Kernels written as thread launches: ``with T.launch_thread("threadIdx.x", n) as tx:`` at the
 top level of a host function is a kernel launch, as TIRx's ``SplitHostDevice`` makes it.
 
-TIRx (like TVM before device entries) starts a kernel at each top-level ``launch_thread``
-region on a ``threadIdx``/``blockIdx`` axis: the region and everything nested in it is the
+TIRx (like TVM before device entries) starts a kernel at each ``launch_thread`` region on a
+``threadIdx``/``blockIdx`` axis in host code (at the top level, or under host loops and
+conditions: launched each time the host gets there): the region and everything nested in it is the
 kernel, and the extents of all ``launch_thread`` regions inside it give the launch (grid from
 ``blockIdx.*``, block from ``threadIdx.*``, 1 for an axis never launched). Two regions of one
 axis in one kernel must have the same extent (TIRx: "Incompatible launch extents"), and an
@@ -22,7 +23,19 @@ import re
 from typing import Any
 
 from tirx.errors import DiagnosticError
-from tirx.ir import DeviceEntry, Function, GlobalVar, IntImm, Module, RegionStmt, convert
+from tirx.ir import (
+    DeviceEntry,
+    For,
+    Function,
+    GlobalVar,
+    IfThenElse,
+    IntImm,
+    Module,
+    RegionStmt,
+    SeqStmt,
+    While,
+    convert,
+)
 from tirx.ir.node import Attrs
 from tirx.ir.stmt import LAUNCH_FIELDS, LAUNCH_FIELDS_KEY
 from tirx.ir.structural import structural_equal
@@ -104,17 +117,45 @@ def _entry(fname: str, s: RegionStmt) -> DeviceEntry | None:
     return DeviceEntry(tuple(values), attrs, s, span=s.span)
 
 
+#: TIRx's host regions, which group host code (and kernel launches): tirx.codegen.host_split
+_HOST_REGIONS = ("compute_scope", "device_scope", "device_context")
+
+
+def _host(fname: str, s: Any) -> Any:
+    """``s``, host code, with each launch nest in it a device entry: at the top level, and under
+    host control flow (a serial loop, an ``if``, a ``while``, a host region), where TIRx's host
+    code launches it each time it gets there (a host program runs such a function)."""
+    if isinstance(s, RegionStmt):
+        if s.kind == "launch_thread":
+            return _entry(fname, s) or s
+        if s.kind in _HOST_REGIONS:
+            body = _host(fname, s.body)
+            return s if body is s.body else s.replace(body=body)
+        return s
+    if isinstance(s, SeqStmt):
+        stmts = [_host(fname, x) for x in s.stmts]
+        return s if all(a is b for a, b in zip(stmts, s.stmts)) else s.replace(stmts=tuple(stmts))
+    if isinstance(s, For) and s.thread is None:
+        body = _host(fname, s.body)
+        return s if body is s.body else s.replace(body=body)
+    if isinstance(s, While):
+        body = _host(fname, s.body)
+        return s if body is s.body else s.replace(body=body)
+    if isinstance(s, IfThenElse):
+        then = _host(fname, s.then_case)
+        other = None if s.else_case is None else _host(fname, s.else_case)
+        if then is s.then_case and other is s.else_case:
+            return s
+        return s.replace(then_case=then, else_case=other)
+    return s
+
+
 def _function(f: Function) -> Function:
     stmts = flatten(f.body)
-    if not any(isinstance(s, RegionStmt) for s in stmts):
+    if not any(isinstance(s, (RegionStmt, SeqStmt, For, While, IfThenElse)) for s in stmts):
         return f
-    out = []
-    changed = False
-    for s in stmts:
-        e = _entry(f.name, s) if isinstance(s, RegionStmt) else None
-        changed |= e is not None
-        out.append(s if e is None else e)
-    if not changed:
+    out = [_host(f.name, s) for s in stmts]
+    if all(a is b for a, b in zip(out, stmts)):
         return f
     return f.with_body(make_body(out))
 

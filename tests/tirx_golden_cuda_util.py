@@ -4,6 +4,7 @@ made by tools/tirx_oracle/golden_cuda.py) and their edge inputs."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -56,9 +57,22 @@ def cccl_include() -> str | None:
 _CU_TENSOR_MAP = "struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };\n"
 
 
+#: math.h's float constants, which TIRx's CUDA names (nvcc includes math.h; NVRTC does not):
+#: the same float values
+_MATH_CONSTANTS = {
+    "INFINITY": "#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n",
+    "NAN": "#ifndef NAN\n#define NAN __int_as_float(0x7fc00000)\n#endif\n",
+}
+
+
 def nvrtc_source(cuda: str) -> str:
     """TIRx's recorded CUDA as NVRTC compiles it: with ``CUtensorMap`` declared where the code
-    uses it (TIRx compiles with nvcc and cuda.h; the declaration is cuda.h's layout)."""
+    uses it (TIRx compiles with nvcc and cuda.h; the declaration is cuda.h's layout), and
+    math.h's ``INFINITY`` / ``NAN`` defined where it names them."""
+    pre = ""
     if "CUtensorMap" in cuda and "struct CUtensorMap" not in cuda and "CUtensorMap_st" not in cuda:
-        return _CU_TENSOR_MAP + cuda
-    return cuda
+        pre += _CU_TENSOR_MAP
+    for name, text in _MATH_CONSTANTS.items():
+        if re.search(rf"\b{name}\b", cuda) and f"#define {name}" not in cuda:
+            pre += text
+    return pre + cuda
