@@ -193,12 +193,18 @@ _COORDS = Operand(
 _POLICY = Operand("cache_policy", "reg", optional=True, ty="b64", when="cache")
 
 
+def _im2col(mods: dict) -> str:
+    """``, {im2col_info}`` where an im2col mode takes its offsets / values (not im2col_no_offs)."""
+    mode = mods.get("load_mode", "")
+    return ", {im2col_info}" if mode.startswith("im2col") and "no_offs" not in mode else ""
+
+
 def _tma_g2s(mods: dict) -> str:
-    """[dst], [tmap, {coords}], [mbar][, cta_mask][, policy] (PTX's operand layout)."""
+    """[dst], [tmap, {coords}], [mbar][, {im2col_info}][, cta_mask][, policy] (PTX's operand layout)."""
     extra = (", {cta_mask}" if mods.get("multicast") else "") + (
         ", {cache_policy}" if mods.get("cache") else ""
     )
-    return "{mn} [{dst_mem}], [{tmap}, {coords}], [{mbar}]" + extra + ";"
+    return "{mn} [{dst_mem}], [{tmap}, {coords}], [{mbar}]" + _im2col(mods) + extra + ";"
 
 
 def _tma_s2g(mods: dict) -> str:
@@ -207,8 +213,8 @@ def _tma_s2g(mods: dict) -> str:
 
 
 def _tma_prefetch(mods: dict) -> str:
-    """[tmap, {coords}][, policy]."""
-    return "{mn} [{tmap}, {coords}]" + (", {cache_policy}" if mods.get("cache") else "") + ";"
+    """[tmap, {coords}][, {im2col_info}][, policy]."""
+    return "{mn} [{tmap}, {coords}]" + _im2col(mods) + (", {cache_policy}" if mods.get("cache") else "") + ";"
 
 
 #: TMA im2col load modes (PTX ISA 9.7.9.27.1.2): the box is gathered from a convolution's pixels;
@@ -226,19 +232,6 @@ _REPORT = (
     "mbarrier::report::validity::per_16bytes::8000|mbarrier::report::validity::per_16bytes::80|"
     "mbarrier::report::validity::per_16bytes::8"
 )
-
-
-def _tma_g2s_im2col(mods: dict) -> str:
-    """[dst], [tmap, {coords}], [mbar], {im2col_info}[, cta_mask][, policy]."""
-    extra = (", {cta_mask}" if mods.get("multicast") else "") + (
-        ", {cache_policy}" if mods.get("cache") else ""
-    )
-    return "{mn} [{dst_mem}], [{tmap}, {coords}], [{mbar}], {im2col_info}" + extra + ";"
-
-
-def _tma_prefetch_im2col(mods: dict) -> str:
-    """[tmap, {coords}], {im2col_info}[, policy]."""
-    return "{mn} [{tmap}, {coords}], {im2col_info}" + (", {cache_policy}" if mods.get("cache") else "") + ";"
 
 
 def _gather4_2d(mods: dict) -> str | None:
@@ -365,7 +358,7 @@ CP = declare_opcode("cp", [
         "cta_group?=cta_group::1|cta_group::2 cache?=L2::cache_hint"),
         (_op("dst_mem", "smem"), _op("tmap", "addr", mem=True), _COORDS, _op("mbar", "smem"), _IM2COL_INFO,
          *((Operand("cta_mask", "reg", optional=True, ty="b16", when="multicast"),) if name == "cluster" else ()),
-         _POLICY), asm=_tma_g2s_im2col)
+         _POLICY), asm=_tma_g2s)
       for name, dst in (("cta", "shared::cta"), ("cluster", "shared::cluster"))),
     Row("cp_async_bulk_tensor_s2g_im2col_no_offs_w", slots(
         "api=async kind=bulk unit=tensor dim=3d|4d|5d dst=global src=shared::cta "
@@ -379,7 +372,7 @@ CP = declare_opcode("cp", [
     Row("cp_async_bulk_tensor_prefetch_im2col", slots(
         f"api=async kind=bulk action=prefetch unit=tensor dim=3d|4d|5d level=L2 src=global load_mode={_IM2COL} "
         "cache?=L2::cache_hint"),
-        (_op("tmap", "addr", mem=True), _COORDS, _IM2COL_INFO, _POLICY), asm=_tma_prefetch_im2col),
+        (_op("tmap", "addr", mem=True), _COORDS, _IM2COL_INFO, _POLICY), asm=_tma_prefetch),
     Row("cp_reduce_async_bulk_tensor", slots(
         "op=reduce api=async kind=bulk unit=tensor dim=1d|2d|3d|4d|5d dst=global src=shared::cta "
         "redop=add|min|max|inc|dec|and|or|xor load_mode?=tile completion=bulk_group cache?=L2::cache_hint"),
