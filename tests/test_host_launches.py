@@ -274,17 +274,14 @@ def test_launch_thread_kernels_on_the_interpreter():
 def _launches_under_host_flow(A: T.Tensor((64,), T.float32), n: T.int32):
     scale: T.let[T.float32] = T.Cast("float32", n * 2 + 1)
     if n > 3:
-        with T.launch_thread("blockIdx.x", 1) as bx:
-            with T.launch_thread("threadIdx.x", 64) as tx:
-                A[bx * 64 + tx] = A[bx * 64 + tx] + scale
+        with T.launch_thread("blockIdx.x", 1) as bx, T.launch_thread("threadIdx.x", 64) as tx:
+            A[bx * 64 + tx] = A[bx * 64 + tx] + scale
     else:
-        with T.launch_thread("blockIdx.x", 2) as bx:
-            with T.launch_thread("threadIdx.x", 32) as tx:
-                A[bx * 32 + tx] = A[bx * 32 + tx] - scale
+        with T.launch_thread("blockIdx.x", 2) as bx, T.launch_thread("threadIdx.x", 32) as tx:
+            A[bx * 32 + tx] = A[bx * 32 + tx] - scale
     for it in range(3):
-        with T.launch_thread("blockIdx.x", 4) as bx:
-            with T.launch_thread("threadIdx.x", 16) as tx:
-                A[bx * 16 + tx] = A[bx * 16 + tx] * T.float32(2) + T.Cast("float32", it)
+        with T.launch_thread("blockIdx.x", 4) as bx, T.launch_thread("threadIdx.x", 16) as tx:
+            A[bx * 16 + tx] = A[bx * 16 + tx] * T.float32(2) + T.Cast("float32", it)
 
 
 def test_launch_thread_nests_under_host_control_flow_are_kernels_too():

@@ -135,9 +135,18 @@ class FakeDriver:
     class CUresult:
         CUDA_SUCCESS = object()
 
+    class CUfunction_attribute:
+        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = "shared_size_bytes"
+
     @staticmethod
     def CUstream(h):
         return h
+
+    @staticmethod
+    def cuFuncGetAttribute(attr, fn):
+        """The fake kernels have no static shared arrays."""
+        assert attr == "shared_size_bytes"
+        return (0, 0)
 
 
 @pytest.fixture
@@ -666,3 +675,15 @@ def test_a_dimension_only_written_a_n_plus_c_is_solved(env, launcher):
         with pytest.raises(ValueError, match=msg):
             k(T((a_len,), torch.float16, 0x10000), T((o_len,), torch.int32, 0x90000))
         assert rec.calls == []
+
+
+def test_the_dynamic_shared_memory_a_launch_may_take_without_opting_in(env, monkeypatch):
+    """48 KiB less the kernel's static shared arrays: a 48 KiB window beside a barrier array
+    needs the opt-in attribute too (held-out round 15: such a launch failed with
+    CUDA_ERROR_INVALID_VALUE). The fast path waits until the function is loaded to know it."""
+    _torch, rec = env
+    k = compiled(rec, "ctypes")
+    monkeypatch.setattr(FakeDriver, "cuFuncGetAttribute", staticmethod(lambda attr, fn: (0, 1024)))
+    assert 0 not in k._smem_max
+    k._function(0)
+    assert k._smem_max[0] == 48 * 1024 - 1024

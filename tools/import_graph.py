@@ -47,7 +47,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tirx.ops", "tirx.fileio"),  # op declarations; atomic file writes (print through the IR hook)
     ("tirx.surface",),  # IRBuilder, FormSpecs and forms, comment attachment
     ("tirx.grammar", "tirx.script"),  # the two front ends (text, Python)
-    ("tirx.tirx",),  # TIRx's Python API names (tvm_tirx.tirx) for ported host code
+    # TIRx's Python API names (tvm_tirx.tirx) for ported host code; TIRx's kernel helper classes
+    # (tvm_tirx.backend.cuda.lang), written on the script namespace
+    ("tirx.tirx", "tirx.backend"),
     ("tirx.printer",),
     ("tirx.passes",),
     ("tirx.codegen", "tirx.runtime", "tirx.interp", "tirx.target", "tirx.pipeline"),  # backends, compile()

@@ -10,7 +10,7 @@ Two kinds of file are told apart:
 
 - implementation (``tirx/``, ``grammar/``, ``printer/``, ``passes/``; ``count``/``files``):
   a mention there is meaning spread by name — the number the goal is about;
-- users (``tirx/testing/``, ``tirx/kernels/``, ``tools/``; ``uses``): kernel corpora, the
+- users (``tirx/testing/``, ``tirx/kernels/``, ``tirx/backend/`` (TIRx's kernel helper classes), ``tools/``; ``uses``): kernel corpora, the
   kernel library, benchmarks and demos
   that write ``T.cuda.thread_idx(...)`` use the op the way any kernel does. Reported, not
   counted.
@@ -48,7 +48,7 @@ from pathlib import Path
 
 PACKAGES = ("tirx", "grammar", "printer", "passes", "tools")
 #: folders whose files use ops the way kernels do (reported as ``uses``, not counted)
-USERS = ("tirx/testing/", "tirx/kernels/", "tools/")
+USERS = ("tirx/testing/", "tirx/kernels/", "tirx/backend/", "tools/")
 _SKIP_EXT = {".pyc", ".so", ".pkl", ".bin"}
 
 

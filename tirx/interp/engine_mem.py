@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     from .engine import Program
 
 
+def _zero_size(shape: Any) -> bool:
+    """A tensor with a constant 0 extent (TIRx's dynamic shared-memory window ``(0,)``)."""
+    return any(isinstance(d, E.IntImm) and d.value == 0 for d in shape)
+
+
 def _first_lane(bad: np.ndarray) -> int:
     flat = np.flatnonzero(bad.reshape(bad.shape[0], -1).any(axis=1)) if bad.ndim > 1 else np.flatnonzero(bad)
     return int(flat[0])
@@ -398,6 +403,9 @@ class MemMixin:
         # where it lies in the dynamic shared-memory window (None: not a shared.dyn allocation
         # of a device entry, or bounds unchecked)
         dyn_off = self.dyn_offsets.get(id(s)) if scope == "shared.dyn" and self.prog.check_bounds else None
+        # a zero-sized shared.dyn tensor is the window itself (TIRx's idiom: an SMEMPool's base,
+        # views at byte offsets into it): it holds what the launch gives from its offset on
+        win_off = self.dyn_offsets.get(id(s)) if scope == "shared.dyn" and _zero_size(buf.shape) else None
 
         def ex(c):
             mem = c.allocs.get(s)
@@ -417,7 +425,9 @@ class MemMixin:
                 else:
                     per, units = THREAD, c.N
                 short = None
-                if dyn_off is not None and c.launch is not None and c.launch.dyn_smem is not None:
+                if win_off is not None and c.launch is not None and c.launch.dyn_smem is not None:
+                    n = -(-max(0, c.launch.dyn_smem - win_off) // dt.itemsize)
+                elif dyn_off is not None and c.launch is not None and c.launch.dyn_smem is not None:
                     # only the bytes inside what the launch gives exist (a GPU faults, or reads
                     # other memory, past them): accesses beyond are out of bounds
                     fit = max(0, c.launch.dyn_smem - dyn_off)

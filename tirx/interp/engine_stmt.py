@@ -461,8 +461,14 @@ class StmtMixin(Functor):
             layout = dyn_smem_layout(s.body)
         except ValueError as e:
             raise InterpError(f"{e} {where(s)}") from e
-        # the launch's dynamic shared memory: given, or what the allocations take (as launched)
+        # the launch's dynamic shared memory: given, or what the allocations take (as launched),
+        # or the entry's "cuda.smem_required" when larger (an SMEMPool's views of its window)
         smem_arg = fargs[fields.index("dynamic_smem_bytes")] if "dynamic_smem_bytes" in fields else None
+        total = layout.total
+        need = s.attrs.get("cuda.smem_required")
+        need = need.value if isinstance(need, E.IntImm) else need
+        if total is not None and type(need) is int:
+            total = max(total, need)
         self.dyn_offsets = layout.offsets
         try:
             body = self.stmt(s.body)
@@ -500,7 +506,7 @@ class StmtMixin(Functor):
                 raise over_budget(c, cost, f"the launch {where(s)} of {nblocks} blocks x {T} threads")
             c.budget.left -= cost
             gw = _GlobalWrites(nblocks) if prog.check_races else None
-            dyn = layout.total if smem_arg is None else int(smem_arg(c)[0])
+            dyn = total if smem_arg is None else int(smem_arg(c)[0])
             with np.errstate(all="ignore"):
                 for b0 in range(0, nblocks, per):
                     nb = min(per, nblocks - b0)

@@ -609,12 +609,14 @@ class Opcode:
             if bad_mods:
                 whys.append((r, bad_mods, 1))
                 continue
-            if guard is not None and any(_kind(r, o, mods) in _OUT_KINDS for o in _layout(r, mods)[0]):
-                whys.append((r, "pred= guards only an instruction without outputs", 0))
-                continue
             fit = _fit_operands(r, ops, convert_them, mods)
             if isinstance(fit, str):
                 whys.append((r, fit, 0))
+                continue
+            # an optional output left out (mbarrier.arrive's state: ``_``) is no output
+            layout = _layout(r, mods)[0]
+            if guard is not None and any(_kind(r, layout[i], mods) in _OUT_KINDS for i in fit[1]):
+                whys.append((r, "pred= guards only an instruction without outputs", 0))
                 continue
             m = Match(r, mods, *fit, guard=guard)
             if marker is not None and marker != m.marker:

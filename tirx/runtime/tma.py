@@ -269,7 +269,7 @@ def _cu_dtype(dtype: str, force: int) -> int:
             name = "UINT8" if t.bits == 8 else "UINT16"
     if name is None:
         raise ValueError(
-            f"T.cuda.tensormap_encode_tiled: descriptor_dtype {dtype} has no TMA data type (a sub-byte "
+            f"tensor map encoding: descriptor_dtype {dtype} has no TMA data type (a sub-byte "
             "type needs force_cu_dtype=, one of CUDA's packed 16U4 / 16U6 types)"
         )
     from cuda.bindings import driver as d
@@ -278,23 +278,23 @@ def _cu_dtype(dtype: str, force: int) -> int:
 
 
 def new_descriptor() -> bytearray:
-    """Host storage of one CUtensorMap (TIRx's ``T.stack_alloca("tensormap", 1)``): 128 bytes,
+    """Host storage of one CUtensorMap (TIRx's stack allocation of a ``tensormap``): 128 bytes,
     filled by :func:`encode_tiled` and passed to a kernel by value."""
     return bytearray(128)
 
 
 def encode_tiled(desc: Any, ptr: int, dtype: str, rank: int, operands: tuple, interleave: int = 0,
                  swizzle: int = 0, l2_promotion: int = 0, oob_fill: int = 0, force_cu_dtype: int = -1) -> int:  # fmt: skip
-    """TIRx's ``T.cuda.tensormap_encode_tiled`` on the host: ``cuTensorMapEncodeTiled`` of the
+    """TIRx's tiled tensor-map encoding call on the host: ``cuTensorMapEncodeTiled`` of the
     tensor at ``ptr`` into ``desc`` (from :func:`new_descriptor`). ``operands``: ``rank`` global
     dimensions, ``rank - 1`` byte strides, ``rank`` box dimensions and ``rank`` element strides,
     innermost first; the options are CUDA's enum values. 0, as the driver's status (a failure
     raises, naming the operands)."""
     if not isinstance(desc, bytearray) or len(desc) != 128:
-        raise TypeError("T.cuda.tensormap_encode_tiled: the descriptor must be T.stack_alloca(\"tensormap\", 1)")
+        raise TypeError("tensor map encoding: the descriptor must be host storage of 128 bytes (new_descriptor(), TIRx's stack_alloca of a tensormap)")
     ops = [int(x) for x in operands]
     if not 1 <= rank <= 5 or len(ops) != 4 * rank - 1:
-        raise ValueError(f"T.cuda.tensormap_encode_tiled: rank {rank} takes {4 * rank - 1} operands after the pointers")
+        raise ValueError(f"tensor map encoding: rank {rank} takes {4 * rank - 1} operands after the pointers")
     dims, strides = ops[:rank], ops[rank : 2 * rank - 1]
     box, estr = ops[2 * rank - 1 : 3 * rank - 1], ops[3 * rank - 1 :]
     dt = _cu_dtype(str(dtype), int(force_cu_dtype))
@@ -309,7 +309,7 @@ def encode_tiled(desc: Any, ptr: int, dtype: str, rank: int, operands: tuple, in
 
     ok, no = _drv.probe()
     if not ok:
-        raise RuntimeError(f"T.cuda.tensormap_encode_tiled needs a CUDA driver: {no}")
+        raise RuntimeError(f"tensor map encoding needs a CUDA driver: {no}")
     fn = _libcuda_encode()
     if fn is not None:
         import ctypes

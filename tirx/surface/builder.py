@@ -515,9 +515,21 @@ class IRBuilder:
     @contextlib.contextmanager
     def device_entry(self, args: tuple, attrs: Any) -> Iterator[None]:
         span = self.span
-        with self._frame("device_entry") as fr:
+        with self._frame("device_entry", {}) as fr:
             yield
+        if fr.payload:  # attributes set from inside (set_entry_attr), keys sorted as TIRx prints them
+            attrs = Attrs(dict(sorted({**dict(attrs or {}), **fr.payload}.items())))
         self.emit(DeviceEntry(tuple(args), attrs, self._body(fr), span=span))
+
+    def set_entry_attr(self, key: str, value: Any) -> None:
+        """Set the attribute ``key`` of the innermost open device entry (TIRx's kernel
+        resource requirements, e.g. ``"cuda.smem_required"`` from ``SMEMPool.commit()``); a
+        later call for the same key replaces the value. A ValueError outside a device entry."""
+        for fr in reversed(self.frames):
+            if fr.kind == "device_entry":
+                fr.payload[key] = value
+                return
+        raise ValueError(f"{key!r} is an attribute of a device entry: no T.device_entry encloses it")
 
     @contextlib.contextmanager
     def attr(self, key: str, value: Any) -> Iterator[None]:

@@ -31,9 +31,12 @@ def build(case: pathlib.Path) -> object:
         raise ValueError(f"{case.name}: expected the line {TIRX_IMPORT!r}")
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d) / case.name
-        # ``from tirx import ir`` (TIRx's Python API modules, tirx/tirx) is ``from tvm_tirx import ir``
+        # ``from tirx import ir`` (TIRx's Python API modules, tirx/tirx) is ``from tvm_tirx import ir``,
+        # ``from tirx.backend.cuda.lang import ...`` (the kernel helpers) is TIRx's tvm_tirx.backend...
         tmp.write_text(
-            src.replace(TIRX_IMPORT, TVM_IMPORT).replace("\nfrom tirx import ", "\nfrom tvm_tirx import ")
+            src.replace(TIRX_IMPORT, TVM_IMPORT)
+            .replace("\nfrom tirx import ", "\nfrom tvm_tirx import ")
+            .replace("\nfrom tirx.backend.", "\nfrom tvm_tirx.backend.")
         )
         name = f"golden_{case.stem}"
         mod = types.ModuleType(name)

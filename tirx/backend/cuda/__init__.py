@@ -1,0 +1,1 @@
+"""CUDA script helpers (``tirx.backend.cuda.lang``)."""
