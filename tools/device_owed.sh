@@ -14,6 +14,23 @@
 # A CUDA-vs-interpreter campaign after codegen or interpreter changes (the twentieth session's
 # owed 20 minutes ran by the twenty-second: 7.5 + 8.3 + 4.3 + 4 minutes), one call each:
 #   bash tools/device_owed.sh campaign
+# Owed since the twenty-fourth session (its device time ran out; one ~9-minute call, with
+# `carry: [".whl", ".corpus_r15"]`, .corpus_r15 = /tmp/r15/out/oracle + the stage-1 results):
+#   bash tools/device_owed.sh owed24
+# host-encoded TMA descriptors, tirx.backend.cuda.lang kernels, the golden GPU comparison (now
+# with descriptors the host encodes), then stage 4 of round 15's TMA files.
+if [ "$1" = owed24 ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
+  timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_tma_host_encode_gpu.py tests/test_cuda_lang_gpu.py \
+    tests/test_dyn_smem.py tests/test_tirx_golden_frontend_cuda_gpu.py 2>&1 | grep -v "^PASSED" | tail -15
+  mkdir -p /tmp/s4tma && for f in tma_tile_copy wgmma_tma_swizzle tma_multicast_hints fused_hopper_kernels jit_async_specialize; do
+    cp .corpus_r15/oracle/m__test_sm90a_$f.jsonl /tmp/s4tma/; done
+  timeout 300 python3 tools/tirx_oracle/corpus_gpu.py /tmp/s4tma .corpus_r15/results.json $OUT/s4_tma.json --jobs 10 > $OUT/s4_tma.log 2>&1
+  tail -n 3 $OUT/s4_tma.log
+  exit 0
+fi
 if [ "$1" = campaign ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
