@@ -239,9 +239,20 @@ class StmtMixin:
             self._define_data(b, name)
 
     def _region(self, s: Any, depth: int) -> None:
-        """``with T.device_entry(...):`` / ``with T.attr(...):``, the header from its FormSpec."""
+        """``with T.device_entry(...):`` / ``with T.attr(...):``, the header from its FormSpec.
+        A device entry names its variables as TIRx does, once per kernel: avoiding the names the
+        host code used before it, while the names it gives are free again after it (in the
+        host code and in the next kernel)."""
         self.emit(depth, f"with {_REGION_PRINT[type(s)](self, s)}:")
-        self.body(s.body, depth + 1)
+        if type(s) is not _s.DeviceEntry:
+            self.body(s.body, depth + 1)
+            return
+        host_used = self.used
+        self.used = set(host_used)
+        try:
+            self.body(s.body, depth + 1)
+        finally:
+            self.used = host_used
 
     def _region_stmt(self, s: _s.RegionStmt, depth: int) -> None:
         """``with T.launch_thread("threadIdx.x", n) as v:`` and TIRx's other regions

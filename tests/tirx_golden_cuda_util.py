@@ -54,7 +54,7 @@ def cccl_include() -> str | None:
 
 #: cuda.h's CUtensorMap (64-byte aligned, 16 words), which TIRx's CUDA names for a host-encoded
 #: TMA descriptor parameter but includes cuda.h only outside NVRTC
-_CU_TENSOR_MAP = "struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };\n"
+_CU_TENSOR_MAP = "typedef struct CUtensorMap_st { alignas(64) unsigned long long opaque[16]; } CUtensorMap;\n"
 
 
 #: math.h's float constants, which TIRx's CUDA names (nvcc includes math.h; NVRTC does not):

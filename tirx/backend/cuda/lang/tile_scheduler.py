@@ -178,33 +178,35 @@ class ClusterPersistentScheduler2D(BaseTileScheduler):
         t: T.let[T.int32] = work_idx // CLUSTER_M
         cluster_n_offset: T.let[T.int32] = t % CLUSTER_N
         tile_linear: T.let[T.int32] = t // CLUSTER_N
-        sub = T.meta_var((CLUSTER_M, CLUSTER_N, cluster_m_offset, cluster_n_offset))
+
+        @T.inline
+        def set_tile_coords(tile_row, tile_col):
+            self.m_idx = tile_row * CLUSTER_M + cluster_m_offset
+            self.n_idx = tile_col * CLUSTER_N + cluster_n_offset
+
         if T.constexpr(self._serpentine):
             # TIRx tests the flag as an IR condition and builds both orders: so does this
             if T.bool(True):
-                self._serpentine_tile(tile_linear, sub)
+                self._update_serpentine(tile_linear, set_tile_coords)
             else:
-                self._group_major_tile(tile_linear, sub)
+                self._update_group_major(tile_linear, set_tile_coords)
         else:
-            self._group_major_tile(tile_linear, sub)
+            self._update_group_major(tile_linear, set_tile_coords)
 
-    @T.inline
-    def _set_tile(self, sub, tile_row, tile_col):
-        self.m_idx = tile_row * sub[0] + sub[2]
-        self.n_idx = tile_col * sub[1] + sub[3]
-
-    def _group_major_tile(self, tile_linear: Any, sub: tuple) -> None:
+    # TIRx's extension points: a subclass that overrides update_current_m_n_idx (to restrict the
+    # order, say) calls these with its own ``set_tile_coords(tile_row, tile_col)``
+    def _update_group_major(self, tile_linear: Any, set_tile_coords: Any) -> None:
         """Row groups of ``l2_group_size``, column-major inside a group; the parts of the
         branch that cannot run (no full group, no tail) are left out."""
         no_full = isinstance(self._FULL_GROUPS, int) and self._FULL_GROUPS == 0
         no_tail = isinstance(self._TAIL_ROWS, int) and self._TAIL_ROWS == 0
         if no_full and no_tail:
-            self._set_tile(sub, 0, 0)
+            set_tile_coords(0, 0)
         else:
-            self._group_major_emit(tile_linear, sub, not no_full, not no_tail)
+            self._group_major_emit(tile_linear, set_tile_coords, not no_full, not no_tail)
 
     @T.inline
-    def _group_major_emit(self, tile_linear, sub, full, tail):
+    def _group_major_emit(self, tile_linear, set_tile_coords, full, tail):
         FULL_GROUPS: T.let[T.int32] = self._FULL_GROUPS
         if T.constexpr(tail):
             TAIL_ROWS: T.let[T.int32] = self._TAIL_ROWS
@@ -212,36 +214,36 @@ class ClusterPersistentScheduler2D(BaseTileScheduler):
         GROUP_SPAN: T.let[T.int32] = self._l2_group_size * self._N_TILE_COLS
         if T.constexpr(full):
             if (FULL_GROUPS > 0) & (tile_linear < FULL_GROUPS * GROUP_SPAN):
-                self._group_tile(tile_linear, sub, GROUP_SIZE, GROUP_SPAN)
+                self._group_tile(tile_linear, set_tile_coords, GROUP_SIZE, GROUP_SPAN)
             elif T.constexpr(tail):
                 if TAIL_ROWS > 0:
-                    self._tail_tile(tile_linear, sub, FULL_GROUPS, TAIL_ROWS, GROUP_SIZE, GROUP_SPAN)
+                    self._tail_tile(tile_linear, set_tile_coords, FULL_GROUPS, TAIL_ROWS, GROUP_SIZE, GROUP_SPAN)
                 else:
-                    self._set_tile(sub, 0, 0)
+                    set_tile_coords(0, 0)
             else:
-                self._set_tile(sub, 0, 0)
+                set_tile_coords(0, 0)
         elif TAIL_ROWS > 0:
-            self._tail_tile(tile_linear, sub, FULL_GROUPS, TAIL_ROWS, GROUP_SIZE, GROUP_SPAN)
+            self._tail_tile(tile_linear, set_tile_coords, FULL_GROUPS, TAIL_ROWS, GROUP_SIZE, GROUP_SPAN)
         else:
-            self._set_tile(sub, 0, 0)
+            set_tile_coords(0, 0)
 
     @T.inline
-    def _group_tile(self, tile_linear, sub, size, span):
+    def _group_tile(self, tile_linear, set_tile_coords, size, span):
         group_id: T.let[T.int32] = tile_linear // span
         within_group: T.let[T.int32] = tile_linear % span
         tile_row: T.let[T.int32] = group_id * size + within_group % size
         tile_col: T.let[T.int32] = within_group // size
-        self._set_tile(sub, tile_row, tile_col)
+        set_tile_coords(tile_row, tile_col)
 
     @T.inline
-    def _tail_tile(self, tile_linear, sub, full_groups, tail_rows, size, span):
+    def _tail_tile(self, tile_linear, set_tile_coords, full_groups, tail_rows, size, span):
         rem: T.let[T.int32] = tile_linear - full_groups * span
         tile_row: T.let[T.int32] = full_groups * size + rem % tail_rows
         tile_col: T.let[T.int32] = rem // tail_rows
-        self._set_tile(sub, tile_row, tile_col)
+        set_tile_coords(tile_row, tile_col)
 
     @T.inline
-    def _serpentine_tile(self, tile_linear, sub):
+    def _update_serpentine(self, tile_linear, set_tile_coords):
         S: T.let[T.int32] = self._l2_group_size
         M_BLOCKS: T.let[T.int32] = self._M_BLOCKS
         N_BLOCKS: T.let[T.int32] = self._N_BLOCKS
@@ -263,7 +265,7 @@ class ClusterPersistentScheduler2D(BaseTileScheduler):
             local_col: T.let[T.int32] = within_block % S
             tile_row: T.let[T.int32] = block_row * S + local_row
             tile_col: T.let[T.int32] = block_col * S + local_col
-            self._set_tile(sub, tile_row, tile_col)
+            set_tile_coords(tile_row, tile_col)
         elif RESIDUAL_N > 0:
             # the columns right of the whole blocks, all rows, row-major
             rem: T.let[T.int32] = tile_linear - FULL_BLOCK_TILES
@@ -271,11 +273,11 @@ class ClusterPersistentScheduler2D(BaseTileScheduler):
             if rem < right_strip_tiles:
                 tile_row: T.let[T.int32] = rem // RESIDUAL_N
                 tile_col: T.let[T.int32] = N_BLOCKS * S + rem % RESIDUAL_N
-                self._set_tile(sub, tile_row, tile_col)
+                set_tile_coords(tile_row, tile_col)
             elif RESIDUAL_M > 0:
-                self._set_tile(sub, 0, 0)
+                set_tile_coords(0, 0)
             else:
-                self._set_tile(sub, 0, 0)
+                set_tile_coords(0, 0)
         elif RESIDUAL_M > 0:
             # the rows below the whole blocks, column by column
             rem: T.let[T.int32] = tile_linear - FULL_BLOCK_TILES
@@ -283,11 +285,11 @@ class ClusterPersistentScheduler2D(BaseTileScheduler):
             if rem < bottom_strip_tiles:
                 tile_row: T.let[T.int32] = M_BLOCKS * S + rem % RESIDUAL_M
                 tile_col: T.let[T.int32] = rem // RESIDUAL_M
-                self._set_tile(sub, tile_row, tile_col)
+                set_tile_coords(tile_row, tile_col)
             else:
-                self._set_tile(sub, 0, 0)
+                set_tile_coords(0, 0)
         else:
-            self._set_tile(sub, 0, 0)
+            set_tile_coords(0, 0)
 
 
 def _attention_shape(where: str, num_batches: Any, num_heads: Any, num_m_blocks: Any) -> tuple:
