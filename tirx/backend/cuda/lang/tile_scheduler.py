@@ -300,7 +300,32 @@ def _attention_shape(where: str, num_batches: Any, num_heads: Any, num_m_blocks:
     )
 
 
-class FlashAttentionLinearScheduler(BaseTileScheduler):
+class _AttentionLoop(BaseTileScheduler):
+    """The loop both attention schedulers run: a CTA starts at its own work item and strides
+    by ``num_ctas`` (none: it takes its one item) while ``valid()``."""
+
+    _num_ctas: int | None
+    _total_tasks: int
+
+    @T.inline
+    def init(self, cta_id):
+        self.linear_idx = cta_id
+        self.update_current_m_n_idx(cta_id)
+
+    @T.inline
+    def next_tile(self):
+        if T.constexpr(self._num_ctas is None):
+            self.linear_idx = self._total_tasks
+        else:
+            self.linear_idx = self.linear_idx + self._num_ctas
+            self.update_current_m_n_idx(self.linear_idx)
+
+    def valid(self) -> Any:  # type: ignore[override]
+        """Whether the current work item exists."""
+        return _value(self.linear_idx) < self._total_tasks
+
+
+class FlashAttentionLinearScheduler(_AttentionLoop):
     """Work items ``batch * (heads * m_blocks) + head * m_blocks + m_block``, strided by
     ``num_ctas``: ``batch_idx``, ``head_idx``, ``m_block_idx`` are the current item."""
 
@@ -322,22 +347,8 @@ class FlashAttentionLinearScheduler(BaseTileScheduler):
         self.head_idx = linear_idx % HEAD_M_PRODUCT // NUM_M_BLOCKS
         self.m_block_idx = linear_idx % NUM_M_BLOCKS
 
-    @T.inline
-    def init(self, cta_id):
-        self.linear_idx = cta_id
-        self.update_current_m_n_idx(cta_id)
 
-    @T.inline
-    def next_tile(self):
-        self.linear_idx = self.linear_idx + self._num_ctas
-        self.update_current_m_n_idx(self.linear_idx)
-
-    def valid(self) -> Any:  # type: ignore[override]
-        """Whether the current work item exists."""
-        return _value(self.linear_idx) < self._total_tasks
-
-
-class FlashAttentionLPTScheduler(BaseTileScheduler):
+class FlashAttentionLPTScheduler(_AttentionLoop):
     """Causal attention's longest-processing-time-first order: query blocks from the last
     (the most keys to attend to) to the first, with ``l2_swizzle`` consecutive (batch, head)
     pairs interleaved for L2 reuse. Without ``num_ctas`` each CTA takes its one work item;
@@ -379,23 +390,6 @@ class FlashAttentionLPTScheduler(BaseTileScheduler):
         self.batch_idx = bidhb_actual // NUM_HEADS
         self.head_idx = bidhb_actual % NUM_HEADS
         self.m_block_idx = NUM_M_BLOCKS - 1 - m_block_raw
-
-    @T.inline
-    def init(self, cta_id):
-        self.linear_idx = cta_id
-        self.update_current_m_n_idx(cta_id)
-
-    @T.inline
-    def next_tile(self):
-        if T.constexpr(self._num_ctas is None):
-            self.linear_idx = self._total_tasks
-        else:
-            self.linear_idx = self.linear_idx + self._num_ctas
-            self.update_current_m_n_idx(self.linear_idx)
-
-    def valid(self) -> Any:  # type: ignore[override]
-        """Whether the current work item exists."""
-        return _value(self.linear_idx) < self._total_tasks
 
 
 __all__ = [
