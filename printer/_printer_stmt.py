@@ -39,6 +39,7 @@ class StmtMixin:
         defined_ever: set[Any]
         ret_ty: Any
         view_bind: Any
+        used: set[str]
 
         def emit(self, depth: int, text: str) -> None: ...
         def define(self, key: Any, hint: str, same: Any = None) -> str: ...
