@@ -47,6 +47,16 @@ def _static_int(x: Any) -> int | None:
     return None
 
 
+def _positive(value: Any, name: str, where: str) -> int:
+    """``value`` as a Python int >= 1 (a count the helpers need while the kernel is built)."""
+    n = _static_int(value)
+    if n is None:
+        raise TypeError(f"{where}: {name} must be an int, got {value!r}")
+    if n < 1:
+        raise ValueError(f"{where}: {name} must be >= 1, got {n}")
+    return n
+
+
 def _dtype(dtype: Any, where: str) -> PrimType:
     try:
         t = as_prim(dtype, where)

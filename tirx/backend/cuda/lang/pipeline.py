@@ -23,7 +23,7 @@ from tirx.script import tirx as T
 from tirx.script.parser_values import Cell
 from tirx.surface.builder import IRBuilder
 
-from .alloc_pool import SMEMPool, _builder, _static_int
+from .alloc_pool import SMEMPool, _builder, _positive, _static_int
 
 
 def _value(x: Any) -> Any:
@@ -41,15 +41,6 @@ def _check_count(value: Any, name: str, where: str, *, allow_zero: bool = False)
         raise ValueError(f"{where}: {name} must be {'>= 0' if allow_zero else '> 0'}, got {n}")
 
 
-def _check_depth(depth: Any, where: str) -> int:
-    n = _static_int(depth)
-    if n is None:
-        raise TypeError(f"{where}: depth must be an int (the number of stages), got {depth!r}")
-    if n < 1:
-        raise ValueError(f"{where}: depth must be >= 1, got {n}")
-    return n
-
-
 # ------------------------------------------------------------------ stage / phase
 @T.meta_class
 class PipelineState:
@@ -60,7 +51,7 @@ class PipelineState:
     """
 
     def __init__(self, depth: int, phase: Any = None):
-        self.depth = _check_depth(depth, "PipelineState")
+        self.depth = _positive(depth, "depth", "PipelineState")
         _builder()
         self.stage = T.local_scalar("int32", name="v")
         self.phase = T.local_scalar("int32", name="v")
@@ -136,7 +127,7 @@ class MBarrier:
         where = type(self).__name__
         if not isinstance(pool, SMEMPool):
             raise TypeError(f"{where}: pool must be an SMEMPool, got {type(pool).__name__}")
-        self.depth = _check_depth(depth, where)
+        self.depth = _positive(depth, "depth", where)
         self.phase_offset = phase_offset
         self.buf = pool.alloc((self.depth,), "uint64", align=8)
         self.leader = T.cuda.thread_rank() == 0 if leader is None else leader
@@ -283,7 +274,7 @@ class Pipeline:
             if tag not in BARRIER_KINDS:
                 raise ValueError(f"Pipeline: {arg} must be one of {sorted(BARRIER_KINDS)}, got {tag!r}")
             kinds[arg] = BARRIER_KINDS[tag]
-        self.stages = _check_depth(stages, "Pipeline")
+        self.stages = _positive(stages, "stages", "Pipeline")
         self.full = kinds["full"](pool, stages, leader=leader)
         self.full.init(init_full)
         self.empty = kinds["empty"](pool, stages, phase_offset=empty_phase_offset, leader=leader)

@@ -32,17 +32,8 @@ from tirx.ir import PrimExpr
 from tirx.ir.types import PrimType
 from tirx.script import tirx as T
 
-from .alloc_pool import _builder, _static_int
+from .alloc_pool import _builder, _positive, _static_int
 from .pipeline import _value
-
-
-def _positive(value: Any, name: str, where: str) -> int:
-    n = _static_int(value)
-    if n is None:
-        raise TypeError(f"{where}: {name} must be an int, got {value!r}")
-    if n < 1:
-        raise ValueError(f"{where}: {name} must be >= 1, got {n}")
-    return n
 
 
 def _registers(n: int) -> list:
