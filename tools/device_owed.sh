@@ -19,6 +19,40 @@
 #   bash tools/device_owed.sh owed24
 # host-encoded TMA descriptors, tirx.backend.cuda.lang kernels, the golden GPU comparison (now
 # with descriptors the host encodes), then stage 4 of round 15's TMA files.
+# The twenty-fifth session's calls (carry `.whl`, `.corpus_r14`, `.corpus_r15`, `.corpus_r16`;
+# .corpus_rN = the round's oracle/ + merged stage-1 results.json + s4_done*.json of earlier calls,
+# skipped on resume): `owed25 1` = the owed GPU tests, round 15's TMA files again, round 16
+# stage 4 and a CUDA-vs-interpreter campaign side by side; `owed25 2` = resume round 16, the rest
+# of rounds 14/15, a second campaign.
+if [ "$1" = owed25 ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
+  skips() { for f in "$1"/s4_done*.json; do [ -f "$f" ] && echo "--skip $f"; done; }
+  [ "$2" = 1 ] && ( timeout 560 python3 tools/tirx_oracle/corpus_gpu.py .corpus_r16/oracle .corpus_r16/results.json \
+      $OUT/s4_r16.json --jobs 7 $(skips .corpus_r16) > $OUT/s4_r16.log 2>&1 ) &
+  ( timeout 560 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','${FUZZ_S:-520}','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
+  if [ "$2" = 1 ]; then
+    timeout 220 python3 -m pytest -q -p no:cacheprovider tests/test_tma_host_encode_gpu.py tests/test_cuda_lang_gpu.py \
+      tests/test_dyn_smem.py tests/test_tirx_golden_frontend_cuda_gpu.py > $OUT/tests.log 2>&1
+    grep -v "^PASSED" $OUT/tests.log | tail -15
+    mkdir -p /tmp/s4tma && for f in tma_tile_copy wgmma_tma_swizzle tma_multicast_hints fused_hopper_kernels jit_async_specialize; do
+      cp .corpus_r15/oracle/m__test_sm90a_$f.jsonl /tmp/s4tma/; done
+    timeout 300 python3 tools/tirx_oracle/corpus_gpu.py /tmp/s4tma .corpus_r15/results.json $OUT/s4_tma.json --jobs 4 > $OUT/s4_tma.log 2>&1
+  else
+    timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_cuda_lang_gpu.py \
+      tests/test_tirx_golden_frontend_cuda_gpu.py > $OUT/tests.log 2>&1 &
+    timeout 200 python3 tools/tirx_oracle/corpus_gpu.py .corpus_s4re/oracle .corpus_s4re/results.json \
+      $OUT/s4_re.json --jobs 2 > $OUT/s4_re.log 2>&1 &
+    ( timeout 540 python3 tools/tirx_oracle/corpus_gpu.py .corpus_r15/oracle .corpus_r15/results.json \
+        $OUT/s4_r15.json --jobs 4 $(skips .corpus_r15) > $OUT/s4_r15.log 2>&1 ) &
+    timeout 540 python3 tools/tirx_oracle/corpus_gpu.py .corpus_r14/oracle .corpus_r14/results.json \
+        $OUT/s4_r14.json --jobs 4 $(skips .corpus_r14) > $OUT/s4_r14.log 2>&1
+  fi
+  wait
+  for f in $OUT/*.log; do echo "== $f"; tail -n 4 "$f"; done
+  exit 0
+fi
 if [ "$1" = owed24 ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
