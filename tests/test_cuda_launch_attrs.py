@@ -1,5 +1,5 @@
 """TIRx's launch options (``T.cuda.LaunchConfig(cooperative=, priority=, access_policy_window=,
-...)``, ``T.cuda.AccessPolicyWindow`` and friends; tirx/script/launch_attrs.py), the device
+...)``, ``T.cuda.AccessPolicyWindow`` and friends; tirx/surface/launch_attrs.py), the device
 entry's check of each launch value against its field's kind, the ``cuLaunchKernelEx``
 attribute translation (tirx/runtime/cooperative.py; no GPU needed to build attributes), and the
 other Python-only ``T.cuda`` names (namespaces, ThreadScope, BackendConfig)."""
@@ -15,7 +15,7 @@ from tirx.codegen import generate
 from tirx.ir import DeviceEntry, Evaluate, IntImm, const
 from tirx.ir.launch_fields import FIELD_KINDS, LAUNCH_FIELDS
 from tirx.script import tirx as T
-from tirx.script.launch_attrs import pack_launch
+from tirx.surface.launch_attrs import pack_launch
 
 
 @T.function

@@ -1,5 +1,5 @@
 """The launch fields a device entry may carry, in TIRx's order: one table for the IR check
-(``DeviceEntry``), the script's ``T.cuda.LaunchConfig`` packing (tirx/script/launch_attrs.py) and
+(``DeviceEntry``), the script's ``T.cuda.LaunchConfig`` packing (tirx/surface/launch_attrs.py) and
 the runtime's ``cuLaunchKernelEx`` attributes (tirx/runtime/launch_attrs.py).
 
 A device entry's values are named by ``attrs["cuda.launch_fields"]``: ``grid.x`` ...,

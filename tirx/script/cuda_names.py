@@ -1,5 +1,6 @@
 """The Python-only members of ``T.cuda`` that are not ops: TIRx's namespace classes, thread
-scopes, the backend-config dict type and the launch attribute records.
+scopes, the backend-config dict type and the launch classes (``tirx.surface.launch_config``'s
+``LAUNCH_CLASSES``, which the text parser shares).
 
 - ``T.cuda.iket`` / ``T.cuda.wgmma`` are namespaces of aliases (``T.cuda.iket.mark`` builds
   ``T.cuda.iket_mark``); ``T.cuda.IketNamespace``, ``CudaWgmmaNamespace``, ``PTXNamespace``,
@@ -17,7 +18,7 @@ import __future__
 
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from . import launch_attrs as _la
+from ..surface.launch_config import LAUNCH_CLASSES
 
 if TYPE_CHECKING:  # tirx/script/tirx.py imports this module
     from .tirx import OpNamespace
@@ -106,10 +107,7 @@ def names(base: type[OpNamespace]) -> dict:
 
     return {
         "TensorMapEncodeTiledAttr": TensorMapEncodeTiledAttr,
-        "AccessPolicyWindow": _la.AccessPolicyWindow,
-        "LaunchCompletionEvent": _la.LaunchCompletionEvent,
-        "MemSyncDomainMap": _la.MemSyncDomainMap,
-        "ProgrammaticEvent": _la.ProgrammaticEvent,
+        **LAUNCH_CLASSES,
         "BackendConfig": BackendConfig,
         "ThreadScope": ThreadScope,
         "annotations": __future__.annotations,

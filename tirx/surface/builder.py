@@ -262,7 +262,11 @@ class IRBuilder:
 
     @contextlib.contextmanager
     def function(
-        self, name: str, private: bool = False, attrs: Any = None, check_well_formed: bool | None = None,
+        self,
+        name: str,
+        private: bool = False,
+        attrs: Any = None,
+        check_well_formed: bool | None = None,
         persistent: bool = False,
     ) -> Iterator[_Frame]:
         """A function frame. ``check_well_formed`` (default: the builder's setting) verifies
@@ -401,7 +405,12 @@ class IRBuilder:
         return buf
 
     def decl(
-        self, name: str, ty: TensorType, data: Any, declared_scope: str = "global", data_of: Buffer | None = None
+        self,
+        name: str,
+        ty: TensorType,
+        data: Any,
+        declared_scope: str = "global",
+        data_of: Buffer | None = None,
     ) -> Buffer:
         """``name = T.decl_tensor(data, ty_args=[ty])``: the storage is ``data``'s;
         ``declared_scope`` the scope the declaration's ``T.Tensor`` names (TIRx keeps it). A

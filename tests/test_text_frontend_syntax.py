@@ -1,0 +1,119 @@
+"""Text loading accepts the frontend's syntax for static kernels (issue #31: "any static kernel a
+user writes in the frontend's syntax must load as text too"): the launch keywords of
+``T.device_entry``, a device entry written as a bare statement, keyword arguments of op aliases,
+and (below) the frontend golden cases that use no Python metaprogramming, whose source text
+must load to the IR the frontend builds from it."""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+from test_tirx_golden_frontend import build_case
+
+import tirx
+
+GOLDEN = pathlib.Path(__file__).parent / "data" / "tirx_golden" / "frontend"
+
+#: frontend golden cases with no Python metaprogramming (no helpers, imports, closures, @T.jit):
+#: their source is a static kernel, and loading it as text gives what the frontend builds
+STATIC = [
+    "builder_regions", "cmp_of_cmp", "cuda_convert", "cuda_iket", "cuda_launch_attrs", "cuda_tensormap",
+    "cuda_timers", "decl_tensor_pointer_expr", "device_entry_bare", "dtype_vector_isnan", "entry_backend_config",
+    "entry_backend_config_bare", "entry_backend_config_groups", "extern_vector_lanes", "func_attr_global_symbol",
+    "host_two_entries", "irnames_dtype", "irnames_finite", "irnames_host_types", "irnames_shuffle",
+    "irnames_target", "launch_required_bounds", "launch_thread_kernels", "literal_dtypes", "loop_unroll",
+    "module_free_vars", "ops_device_scope", "ops_gpu_generic", "ops_vector", "raw_forms", "return_kernel",
+    "sibling_names", "sig_return_tensor", "tcgen05_descriptors", "tcgen05_ptx", "tcgen05_tmem",
+    "wgmma_mma_async_table",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", STATIC)
+def test_static_frontend_source_loads_as_text_to_the_same_ir(case):
+    built = build_case(case)
+    loaded = tirx.loads((GOLDEN / f"{case}.py").read_text(), source_name=f"{case}.py")
+    assert tirx.structural_equal(built, loaded), case
+    assert tirx.dumps(loaded) == tirx.dumps(built)
+
+
+HEAD = "from tirx.script import tirx as T\n\n@T.function\n"
+
+
+def _both(body: str):
+    """The kernel ``body`` (after the decorator) built by the frontend and loaded as text."""
+    from test_frontend_util import load_module
+
+    src = HEAD + body
+    return load_module(src, "syntax_case").f, tirx.loads(src)
+
+
+def test_launch_config_keywords_and_a_bare_entry_load_as_the_frontend_builds_them():
+    built, loaded = _both(
+        'def f(A: T.Tensor((64,), "float32")):\n'
+        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=32, cluster=(2, 1, 1), dynamic_smem_bytes=256),\n"
+        "                   kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=2))\n"
+        '    i = T.cuda.block_idx("x") * 32 + T.cuda.thread_idx("x")\n'
+        "    A[i] = A[i] * T.float32(2)\n"
+    )
+    assert tirx.structural_equal(built, loaded)
+    text = tirx.dumps(loaded)
+    assert "cuda.launch_fields" in text and "min_blocks_per_sm" in text
+
+
+def test_grid_and_block_keywords_in_a_with_header():
+    built, loaded = _both(
+        'def f(A: T.Tensor((64,), "float32")):\n'
+        "    with T.device_entry(grid=2, block=32):\n"
+        '        i = T.cuda.block_idx("x") * 32 + T.cuda.thread_idx("x")\n'
+        "        A[i] = A[i] + T.float32(1)\n"
+    )
+    assert tirx.structural_equal(built, loaded)
+
+
+def test_a_bare_entry_ends_with_its_block():
+    """Inside an ``if``, a bare ``T.device_entry`` holds the rest of the branch, not what follows."""
+    built, loaded = _both(
+        'def f(A: T.Tensor((32,), "int32"), n: T.int32):\n'
+        "    if n > 0:\n"
+        "        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n"
+        '        tx = T.cuda.thread_idx("x")\n'
+        "        A[tx] = A[tx] + n\n"
+        '    T.evaluate(T.call_extern("int32", "host_marker"))\n'
+    )
+    assert tirx.structural_equal(built, loaded)
+    text = tirx.dumps(loaded)
+    entry = next(ln for ln in text.splitlines() if "T.device_entry" in ln)
+    marker = next(ln for ln in text.splitlines() if "host_marker" in ln)
+    assert len(marker) - len(marker.lstrip()) < len(entry) - len(entry.lstrip())  # outside the entry
+
+
+def test_alias_keyword_arguments_run_as_in_the_frontend():
+    built, loaded = _both(
+        'def f(A: T.Tensor((32,), "float32"), B: T.Tensor((32,), "float32")):\n'
+        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n"
+        '    tx = T.cuda.thread_idx("x")\n'
+        "    B[tx] = T.cuda.warp_max(A[tx], width=16)\n"
+    )
+    assert tirx.structural_equal(built, loaded)
+    a = np.arange(32, dtype="float32")
+    b = np.zeros(32, "float32")
+    tirx.compile(loaded, target="interp")(a, b)
+    np.testing.assert_array_equal(b, np.repeat([15.0, 31.0], 16).astype("float32"))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ("launch=T.cuda.LaunchConfig(grid=1, block=32, colour=3)", "unexpected keyword"),
+        ("7, launch=T.cuda.LaunchConfig(grid=1, block=32)", "either launch=... or positional"),
+        ("launch=T.cuda.LaunchConfig(grid=1, block=32), kernel_attrs=5", "kernel_attrs must be"),
+    ],
+)
+def test_launch_spelling_errors_are_located(args, message):
+    src = HEAD + f'def f(A: T.Tensor((32,), "int32")):\n    T.device_entry({args})\n    A[0] = 1\n'
+    with pytest.raises(tirx.DiagnosticError) as e:
+        tirx.loads(src, source_name="bad.tirx")
+    assert message in str(e.value)
+    assert "bad.tirx:5:" in str(e.value)
