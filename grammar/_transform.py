@@ -82,6 +82,9 @@ class TextBuilder(DefsMixin, StmtMixin, ExprMixin):
         self.bare_tensors: list = []  # tensors written by their name, not yet consumed by a call
         self.b = IRBuilder(source_name or "<string>", check_well_formed=True, source_text=text)
         self.open: list = []  # (context manager, span) of the open frames
+        # frames entered by a bare statement (``T.device_entry(...)`` with no ``with``): the rest
+        # of their block goes inside, so the block's end closes them first (ids of the managers)
+        self.bare: set[int] = set()
         self.chains: list = []  # per if statement: else frames opened by elif
         self.let_scope: dict[str, list] = {}
         self.module_name: str | None = None
@@ -148,6 +151,19 @@ class TextBuilder(DefsMixin, StmtMixin, ExprMixin):
         return v
 
     def close(self):
+        while self.bare and id(self.open[-1][0]) in self.bare:  # a bare region ends with its block
+            self.bare.discard(id(self.open[-1][0]))
+            self.exit_frame()
+        self.exit_frame()
+
+    def enter_bare(self, cm, span):
+        """A region written as a statement (``T.device_entry(...)``, ``T.attr(...)``,
+        ``tx = T.launch_thread(...)``): the rest of the block goes inside, as in the frontend."""
+        v = self.enter(cm, span)
+        self.bare.add(id(cm))
+        return v
+
+    def exit_frame(self):
         cm, span = self.open.pop()
         try:
             cm.__exit__(None, None, None)

@@ -45,6 +45,7 @@ from tirx.ir.operators import OPERATORS
 from tirx.ir.span import Span
 from tirx.ir.types import PrimType, int32, int64
 from tirx.surface import forms as _forms
+from tirx.surface.launch_config import LAUNCH_CLASSES, LAUNCH_KEYWORDS, LaunchConfig, entry_launch
 
 _CONSTS = {"True": True, "False": False, "None": None}
 
@@ -126,6 +127,14 @@ class ExprMixin:
         head, _, rest = s.partition(".")
         if s == "T.dynamic":
             return self.dynamic(args, span)
+        if head == "T" and rest[:5] == "cuda." and rest[5:] in LAUNCH_CLASSES:
+            # T.cuda.LaunchConfig(...) and the launch records: tirx's own classes over the
+            # parsed values, as the frontend builds them (T.device_entry takes them)
+            pos, kw = self.split_args(args, span, s)
+            try:
+                return LAUNCH_CLASSES[rest[5:]](*pos, **kw)
+            except (TypeError, ValueError) as e:
+                raise self.err(f"{s}: {e}" if not str(e).startswith(s) else str(e), span, e) from e
         r = _resolve_t(rest) if head == "T" else None
         if r is None:
             chain = self.surface_chain(rest, tok) if head == "T" else None
@@ -140,15 +149,16 @@ class ExprMixin:
                 raise self.err(str(e), span, e) from e
         kind, val = r
         fname = s
-        if kind == "alias":  # T.cuda.warp_sum(x): builds its target op's call
+        if kind == "alias":  # T.cuda.warp_sum(x, width=16): builds its target op's call
             pos, kw = self.split_args(args, span, fname)
-            if kw:
-                raise self.err(f"{s} takes no keyword arguments", span)
             for i, a in enumerate(pos):
                 if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
                     raise self.err(f"{s}: argument {i + 1} must be an expression, got {_desc(a)}", span)
+            for k, a in kw.items():
+                if not (isinstance(a, (PrimExpr, str)) or type(a) in (int, float, bool)):
+                    raise self.err(f"{s}: argument {k}= must be an expression, got {_desc(a)}", span)
             try:
-                return self.keep_tensor_spelling(val(*pos, span=span), pos, span)
+                return self.keep_tensor_spelling(val(*pos, **kw, span=span), pos, span)
             except (TypeError, ValueError) as e:
                 raise self.err(str(e), span, e) from e
         if kind == "op":
@@ -408,6 +418,15 @@ class ExprMixin:
                     del self.let_scope[w.var.name]
         if spec.role == "subscript":
             raise self.err(f"{fname} is written {fname}[...], not called", span)
+        if spec.name == "device_entry" and (
+            any(k in LAUNCH_KEYWORDS for k in kw) or (len(pos) == 1 and type(pos[0]) is LaunchConfig)
+        ):  # launch=T.cuda.LaunchConfig(...), grid=, block=, ...: the frontend's spelling
+            extra = {k: kw.pop(k) for k in [k for k in kw if k in LAUNCH_KEYWORDS]}
+            try:
+                values, kw = entry_launch(tuple(pos), kw, **extra)
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), span, e) from e
+            pos = list(values)
         try:
             r = spec.call(pos, kw, span, fname)
         except (TypeError, ValueError) as e:  # FormError (a TypeError) or the node's own check

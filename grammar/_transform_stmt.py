@@ -82,6 +82,10 @@ class StmtMixin:
             buf = self.emit(span, val.args[0].emit, b, name)
             b.define(name, buf)
             return None
+        if type(val) is _Spec and val.kind in _REGION_KINDS and _REGION_KINDS[val.kind][1]:
+            # tx = T.launch_thread(...): a bare region binding its var, the rest of the block inside
+            b.define(name, self.enter_bare(self.region_frame(val, name), span))
+            return None
         if type(val) is _Dynamic:  # a fresh variable in scope (TIRx prints a T.Let's binder so)
             b.define(name, val.var)
             return None
@@ -107,6 +111,10 @@ class StmtMixin:
         if type(val) is _Spec:
             if val.kind == "stmt":
                 self.emit(span, val.args[0].emit, self.b)
+            elif val.kind in ("device_entry", "attr") or (
+                val.kind in _REGION_KINDS and not _REGION_KINDS[val.kind][1]
+            ):
+                self.enter_bare(self.region_frame(val, None), span)
             else:
                 raise self.err(f"{_desc(val)} cannot be used as a statement", span)
             return None
@@ -199,8 +207,7 @@ class StmtMixin:
                 what = "needs" if binds else "binds no value: drop"
                 raise self.err(f"with T.{spec.kind}(...) {what} 'as <name>'", span)
             name = self.check_new_name(name_tok) if name_tok is not None else None
-            kind, args = spec.args
-            v = self.enter(self.b.region(kind, args, name), span)
+            v = self.enter(self.region_frame(spec, name), span)
             if name is not None:
                 self.b.define(name, v)
             return None
@@ -209,11 +216,18 @@ class StmtMixin:
         if type(spec) is not _Spec or spec.kind not in ("device_entry", "attr"):
             raise self.err(f"with takes T.device_entry(...) or T.attr(...), got {_desc(spec)}", span)
         span = Span(self.src, tok.line, tok.column, spec.span.end_line, spec.span.end_col)
-        if spec.kind == "device_entry":
-            self.enter(self.b.device_entry(*spec.args), span)
-        else:
-            self.enter(self.b.attr(*spec.args), span)
+        self.enter(self.region_frame(spec, None), span)
         return None
+
+    def region_frame(self, spec, name):
+        """The builder frame of a region header (``with`` or bare): a device entry, an attr, or
+        one of TIRx's regions (tirx/surface/region_forms.py)."""
+        if spec.kind == "device_entry":
+            return self.b.device_entry(*spec.args)
+        if spec.kind == "attr":
+            return self.b.attr(*spec.args)
+        kind, args = spec.args
+        return self.b.region(kind, args, name)
 
     with_stmt = for_stmt
 
