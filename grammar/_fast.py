@@ -51,6 +51,18 @@ def _string_end(text: str, s: int, line: int, col: int) -> int:
     One loop step per escape: runs without escapes are matched by one character class.
     """
     q = text[s]
+    if text.startswith(q * 3, s):  # a triple-quoted string (a docstring): may span lines
+        i = s + 3
+        while True:
+            j = text.find(q * 3, i)
+            if j < 0:
+                raise LexFail("unterminated triple-quoted string literal", line, col)
+            k = j
+            while k > s + 3 and text[k - 1] == "\\":
+                k -= 1
+            if (j - k) % 2 == 0:  # the quotes are not escaped
+                return j + 3
+            i = j + 1
     run = _STRING_RUN[q].match
     n = len(text)
     i = s + 1
@@ -381,6 +393,13 @@ class FastParser:
                 continue
             elif typ == "_MULTI":
                 typ = punct[val]
+            elif typ == "STRING" and "\n" in val:  # a triple-quoted string over several lines
+                last = val.rfind("\n")
+                tok = Tok(typ, val, line, col, line + val.count("\n"), len(val) - last)
+                line += val.count("\n")
+                line_start = s + last + 1
+                yield tok
+                continue
             tok = Tok(typ, val, line, col, line, col + end - s)
             yield tok
         col = pos - line_start + 1

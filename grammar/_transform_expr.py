@@ -8,6 +8,7 @@ state are TextBuilder's.
 from __future__ import annotations
 
 import ast
+import operator
 from typing import TYPE_CHECKING, Any
 
 from tirx.grammar._values import (
@@ -25,6 +26,7 @@ from tirx.grammar._values import (
 from tirx.ir import op as _opmod
 from tirx.ir.buffer import Buffer
 from tirx.ir.expr import (
+    And,
     BitNot,
     BufferLoad,
     Call,
@@ -43,8 +45,9 @@ from tirx.ir.expr import (
 from tirx.ir.fold import check_true_div
 from tirx.ir.operators import OPERATORS
 from tirx.ir.span import Span
-from tirx.ir.types import PrimType, int32, int64
+from tirx.ir.types import PrimType, bool_, int32, int64
 from tirx.surface import forms as _forms
+from tirx.surface.cells import SCALAR_FORMS, Cell
 from tirx.surface.launch_config import LAUNCH_CLASSES, LAUNCH_KEYWORDS, LaunchConfig, entry_launch
 
 _CONSTS = {"True": True, "False": False, "None": None}
@@ -53,6 +56,13 @@ _CONSTS = {"True": True, "False": False, "None": None}
 _BIN = {o.text: o.node for o in OPERATORS if o.text is not None and not o.unary}
 _PREC = {o.text: o.prec for o in OPERATORS if o.text is not None and not o.unary}
 _CMP = frozenset(o.text for o in OPERATORS if o.assoc == "none")  # comparisons do not chain
+
+
+#: a tensor's fields the text reads as the frontend does (``A.shape[0]``), and its methods that
+#: build an expression (the view methods declare tensors: an assignment's, not yet the text's)
+_BUFFER_FIELDS = {"shape": lambda b: tuple(b.shape), "dtype": lambda b: b.dtype, "ndim": lambda b: len(b.shape)}
+_BUFFER_METHODS = frozenset({"ptr_to", "access_ptr", "vload"})
+_PYCMP = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 
 
 class ExprMixin:
@@ -81,6 +91,8 @@ class ExprMixin:
         if type(v) is Buffer:
             v = v.data
             self.bare_tensors.append(v)  # a tensor's name where a value goes (keep_tensor_spelling)
+        elif type(v) is Cell:  # a mutable local (x: T.int32 = ...) reads as x[0]
+            v = v.load(self.tsp(tok))
         self.ln_var = v  # the last name used, for the end of a binop span
         self.ln_tok = tok
         return v
@@ -109,6 +121,8 @@ class ExprMixin:
         elif rest == "data" and isinstance(self.b.lookup(head), Buffer):
             # a buffer's backing pointer, printed as ``X.data``
             return self.b.name_data(self.b.lookup(head))
+        elif rest in _BUFFER_FIELDS and isinstance(self.b.lookup(head), Buffer):
+            return _BUFFER_FIELDS[rest](self.b.lookup(head))  # A.shape, A.dtype: the frontend's
         raise self.err(f"unknown name {s}", self.tsp(tok))
 
     def call(self, c):
@@ -127,6 +141,19 @@ class ExprMixin:
         head, _, rest = s.partition(".")
         if s == "T.dynamic":
             return self.dynamic(args, span)
+        buf = self.b.lookup(head) if rest in _BUFFER_METHODS else None
+        if type(buf) is Buffer:  # A.ptr_to([i]), A.access_ptr("r"), A.vload([i], 4): tirx's own methods
+            pos, kw = self.split_args(args, span, s)
+            try:
+                return getattr(buf, rest)(*pos, **kw)
+            except (TypeError, ValueError, IndexError) as e:
+                raise self.err(f"{s}: {e}", span, e) from e
+        if head == "T" and rest in SCALAR_FORMS:  # c = T.local_scalar("int32", 0): a mutable local
+            pos, kw = self.split_args(args, span, s)
+            try:
+                return _Spec("scalar", span, *SCALAR_FORMS[rest](*pos, **kw))
+            except TypeError as e:
+                raise self.err(f"{s}: {e}", span, e) from e
         if head == "T" and rest[:5] == "cuda." and rest[5:] in LAUNCH_CLASSES:
             # T.cuda.LaunchConfig(...) and the launch records: tirx's own classes over the
             # parsed values, as the frontend builds them (T.device_entry takes them)
@@ -219,7 +246,11 @@ class ExprMixin:
                     return _LetAnnot(r[1].subscript(idx[0] if len(idx) == 1 else tuple(idx), span))
                 except (TypeError, ValueError) as e:
                     raise self.err(str(e), span, e) from e
-            self.dotted([tok])  # raises the right error for unknown names
+            v = self.dotted([tok])  # raises the right error for unknown names
+            if type(v) is tuple and len(idx) == 1 and type(idx[0]) is int:  # A.shape[0]
+                if not -len(v) <= idx[0] < len(v):
+                    raise self.err(f"{tok.value}[{idx[0]}]: index out of range (rank {len(v)})", span)
+                return v[idx[0]]
             raise self.err(f"{tok.value} cannot be indexed", span)
         buf = self.buffer(tok)
         return BufferLoad(buf, self.indices(buf, idx, span), span=span)
@@ -300,7 +331,7 @@ class ExprMixin:
         if len(c) == 3:
             return self.bin(c[1], c[0], c[2])
         vals = [c[0]]
-        flags = [False]
+        flags: list = [None]  # per value: None, or (right operand,) for a comparison's result
         ops: list = []
         for i in range(1, len(c), 2):
             op = c[i]
@@ -309,7 +340,7 @@ class ExprMixin:
                 self._reduce(vals, flags, ops)
             ops.append(op)
             vals.append(c[i + 1])
-            flags.append(False)
+            flags.append(None)
         while ops:
             self._reduce(vals, flags, ops)
         return vals[0]
@@ -321,10 +352,26 @@ class ExprMixin:
         a = vals.pop()
         fa = flags.pop()
         is_cmp = op.value in _CMP
-        if is_cmp and (fa or fb) and not (fa and not fb and self._tirx_cmp_of_cmp(op, b)):
+        if is_cmp and fa is not None and fb is None and not self._tirx_cmp_of_cmp(op, b):
+            # a Python chain, 0 <= i < n: (0 <= i) and (i < n), as the frontend builds it; a pair
+            # of two numbers (lo <= i < 40 <= 64) is decided, as Python decides it there
+            m = fa[0]
+            if type(m) in (int, float) and type(b) in (int, float):
+                right = const(_PYCMP[op.value](m, b), bool_)
+            else:
+                right = self.bin(op, m, b)
+            try:
+                vals.append(And(self.expr(a, self.tsp(op)), right, span=self.tsp(op)))
+            except (TypeError, ValueError) as e:
+                raise self.err(str(e), self.tsp(op), e) from e
+            flags.append((b,))
+            return
+        if is_cmp and (fa is not None or fb is not None) and not (
+            fa is not None and fb is None and self._tirx_cmp_of_cmp(op, b)
+        ):
             raise self.err("comparisons cannot be chained; parenthesize one side", self.tsp(op))
         vals.append(self.bin(op, a, b))
-        flags.append(is_cmp)
+        flags.append((b,) if is_cmp else None)
 
     def _tirx_cmp_of_cmp(self, op, b) -> bool:
         """TIRx's printer writes ``(a > b) == flag`` as ``a > b == flag`` (it drops the

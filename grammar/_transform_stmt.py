@@ -7,12 +7,16 @@ per-parse state are TextBuilder's.
 
 from __future__ import annotations
 
+from tirx.grammar._fast import Tok
 from tirx.grammar._values import _desc, _Dynamic, _LetAnnot, _Spec
-from tirx.ir.expr import Call, PrimExpr, const
+from tirx.ir.expr import BufferLoad, Call, IntImm, PrimExpr, Var, const
 from tirx.ir.span import Span
 from tirx.ir.stmt import REGION_KINDS as _REGION_KINDS
-from tirx.ir.types import PrimType
+from tirx.ir.types import PointerType, PrimType, TensorType
+from tirx.surface.cells import Cell, cell_init, has_effect, new_scalar
 from tirx.surface.forms import slice_ramp
+
+_ZERO = IntImm(0)
 
 
 class StmtMixin:
@@ -59,6 +63,12 @@ class StmtMixin:
             ty = ann.ty
         else:
             ty = self.as_type(ann, span, "a T.let[...] annotation")
+            if isinstance(ty, PrimType):  # x: T.int32 = v: a mutable local, as the frontend's
+                self.operand(val, span)
+                buf = self.emit(span, self.b.alloc, name, TensorType((1,), ty, "local"))
+                self.emit(span, self.b.store, buf, (_ZERO,), self.emit(span, cell_init, val, ty))
+                self.b.define(name, Cell(buf))
+                return None
         if not isinstance(val, PrimExpr):
             if type(val) in (int, float, bool) and isinstance(ty, PrimType):
                 try:
@@ -73,27 +83,110 @@ class StmtMixin:
 
     def assign(self, c):
         tok, val, nl = c
-        span = self.stmt_span(tok, nl)
-        name = self.check_new_name(tok)
+        self.assign_one(tok, val, self.stmt_span(tok, nl))
+        return None
+
+    def unpack(self, c):
+        """``a, b = x, y`` (the frontend's syntax): the values first, then each name in order."""
+        nl = c[-1]
+        n = 0
+        while type(c[n]) is Tok and c[n].type == "NAME":  # the targets; the values follow
+            n += 1
+        toks, vals = c[:n], list(c[n:-1])
+        span = self.stmt_span(toks[0], nl)
+        if len(vals) == 1 and type(vals[0]) is tuple:
+            vals = list(vals[0])
+        if len(vals) != len(toks):
+            raise self.err(f"cannot unpack {len(vals)} value(s) into {len(toks)} names", span)
+        for t, v in zip(toks, vals):
+            self.assign_one(t, v, span)
+        return None
+
+    def assign_one(self, tok, val, span):
         b = self.b
+        if self.reassign(tok, val, span):
+            return
+        name = self.check_new_name(tok)
+        if type(val) is _Spec and val.kind in _REGION_KINDS and _REGION_KINDS[val.kind][1]:
+            # tx = T.launch_thread(...): a bare region binding its var, the rest of the block inside
+            b.define(name, self.enter_bare(self.region_frame(val, name), span))
+            return
+        if type(val) is _Spec and val.kind == "scalar":
+            b.define(name, self.emit(span, new_scalar, b, name, *val.args))
+            return
         if type(val) is _Spec:
             if val.kind != "bind":
                 raise self.err(f"{_desc(val)} cannot be assigned to a name", span)
             buf = self.emit(span, val.args[0].emit, b, name)
             b.define(name, buf)
-            return None
-        if type(val) is _Spec and val.kind in _REGION_KINDS and _REGION_KINDS[val.kind][1]:
-            # tx = T.launch_thread(...): a bare region binding its var, the rest of the block inside
-            b.define(name, self.enter_bare(self.region_frame(val, name), span))
-            return None
+            return
         if type(val) is _Dynamic:  # a fresh variable in scope (TIRx prints a T.Let's binder so)
             b.define(name, val.var)
-            return None
+            return
+        if type(val) is Var and not isinstance(val.ty, PointerType):
+            b.define(name, val)  # alias = bx: the same var (no Bind), as the frontend and TIRx name it
+            return
         if isinstance(val, PrimExpr) or type(val) in (int, float, bool):
             v = self.emit(span, b.bind, name, val, None)
             b.define(name, v)
-            return None
+            return
         raise self.err(f"cannot assign {_desc(val)} to '{name}'", span)
+
+    def reassign(self, tok, val, span) -> bool:
+        """``x = v`` where ``x`` is already a name (the frontend's syntax): into a mutable local
+        (``x: T.int32 = ...``, ``T.local_scalar``) a store; a scalar bound in this same block a
+        new binding (the frontend's straight-line rebinding, ``x_1``). A name bound in an
+        enclosing block is refused: the frontend decides that case from reads later in the
+        function (a new binding, or a mutable local), which a text read once, in order, cannot."""
+        name = tok.value
+        cur = self.b.lookup(name)
+        if cur is None:
+            return False
+        if type(cur) is Cell:
+            self.operand(val, span)
+            self.emit(span, self.b.store, cur.buffer, (_ZERO,), val)
+            return True
+        if type(cur) is Var and not isinstance(cur.ty, PointerType) and self.b.lookup_local(name) is cur:
+            if not (isinstance(val, PrimExpr) or type(val) in (int, float, bool)):
+                raise self.err(f"cannot assign {_desc(val)} to '{name}'", span)
+            self.b.define(name, self.emit(span, self.b.bind, name, val, None))
+            return True
+        if type(cur) is Var and not isinstance(cur.ty, PointerType):
+            raise self.err(
+                f"'{name}' is bound outside this block: the text has no implicit mutable local; declare "
+                f"it as one before the block ({name}: T.<dtype> = ...), or bind a new name",
+                span,
+            )
+        return False
+
+    def aug_assign(self, c):
+        tok, op, val, nl = c
+        span = self.stmt_span(tok, nl)
+        cur = self.b.lookup(tok.value)
+        if type(cur) is Cell:
+            old = cur.load(self.tsp(tok))
+        elif type(cur) is Var and not isinstance(cur.ty, PointerType):
+            old = cur
+        elif cur is None:
+            raise self.err(f"undefined name '{tok.value}'", self.tsp(tok))
+        else:
+            raise self.err(f"cannot update {_desc(cur)} with '{op.value}'", span)
+        self.reassign(tok, self.bin(_plain(op), old, val), span)
+        return None
+
+    def aug_store(self, c):
+        tok, idx, op, val, nl = c
+        span = self.stmt_span(tok, nl)
+        buf = self.buffer(tok)
+        ind = self.indices(buf, idx, span)
+        # A[atomic_add(c, 1)] += v evaluates its index once, as the frontend (Python) does
+        ind = tuple(self.emit(span, self.b.bind, "idx", i, None) if has_effect(i) else i for i in ind)
+        new = self.bin(_plain(op), BufferLoad(buf, ind, span=self.tsp(tok)), val)
+        self.emit(span, self.b.store, buf, ind, new)
+        return None
+
+    def docstring(self, c):
+        return None  # a string standing as a statement (a docstring): dropped, as by Python
 
     def exprstmt(self, c):
         val, nl = c
@@ -265,3 +358,8 @@ class StmtMixin:
             self.open.append(chain.pop())
             self.close()
         return None
+
+
+def _plain(op):
+    """The operator token of ``+=`` as ``+`` (same position), for the binary-operator rules."""
+    return Tok(op.type, op.value[:-1], op.line, op.column, op.end_line, op.end_column - 1)

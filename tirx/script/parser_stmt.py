@@ -16,7 +16,6 @@ from ..ir import (
     Bind,
     Buffer,
     BufferLoad,
-    Call,
     IntImm,
     PointerType,
     PrimExpr,
@@ -27,6 +26,8 @@ from ..ir import (
 )
 from ..ir.types import as_type
 from ..ir.visitor import reads_memory
+from ..surface.cells import cell_init as _cell_init
+from ..surface.cells import has_effect as _has_effect
 from .parser_values import (
     _BIN,
     _ZERO,
@@ -670,30 +671,3 @@ class StmtMixin:
 def _is_meta_instance(obj: Any) -> bool:
     """An instance of a ``@T.meta_class`` class (its fields may hold scalar cells)."""
     return bool(getattr(type(obj), "__tirx_meta_class__", False))
-
-
-def _cell_init(val: Any, ty: PrimType) -> Any:
-    """The initial value of ``x: T.<dtype> = v``. A Python number is TIRx's literal (int32 /
-    float32) cast to the dtype, folded where TIRx folds: ``acc: T.float64 = 0.1`` is
-    ``T.Cast("float64", T.float32(0.1))`` (float32 precision, as ``acc += 0.1`` and
-    ``A[i] + 0.1`` are; ``T.float64(0.1)`` keeps all of it). A float past float32's range,
-    which TIRx refuses, is taken at the dtype's precision."""
-    import math
-
-    from ..ir.fold import _F32_MAX, is_number, literal
-    from ..ir.fold import cast as tirx_cast
-
-    if is_number(val):
-        if type(val) is float and math.isfinite(val) and abs(val) > _F32_MAX:
-            return convert(val, _Like(ty))
-        return tirx_cast(ty, literal(val))
-    return convert(val, _Like(ty))
-
-
-def _has_effect(e: Any) -> bool:
-    """Whether evaluating ``e`` calls an op with side effects (an atomic, an extern call)."""
-    from ..ir.visitor import post_order
-
-    return isinstance(e, PrimExpr) and any(
-        isinstance(x, Call) and not getattr(x.op, "pure", True) for x in post_order(e)
-    )

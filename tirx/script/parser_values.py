@@ -13,14 +13,16 @@ import operator
 import sys
 from typing import Any, cast
 
-from tirx.surface.builder import IRBuilder
+from tirx.surface.builder import (
+    IRBuilder,
+    _Like,  # noqa: F401  (re-exported: one dtype carrier for both front ends)
+)
+from tirx.surface.cells import Cell  # the mutable scalar, shared with the text builder
 from tirx.surface.forms import LET, slice_ramp
 from tirx.surface.parser_stack import current_parser
 
 from ..ir import (
     And,
-    Buffer,
-    BufferLoad,
     IntImm,
     PrimExpr,
     PrimType,
@@ -131,29 +133,6 @@ def take_name(default: str) -> str:
 
 
 # ------------------------------------------------------------------ script values
-class Cell:
-    """A mutable scalar: a one-element local tensor. Reading the name loads ``[0]``."""
-
-    __slots__ = ("buffer",)
-
-    def __init__(self, buffer: Buffer):
-        self.buffer = buffer
-
-    def load(self, span: Any = None) -> BufferLoad:
-        return BufferLoad(self.buffer, (_ZERO,), span=span)
-
-    def __tirx_expr__(self) -> BufferLoad:
-        return self.load()
-
-    @property
-    def value(self) -> Cell:
-        """The cell itself: TIRx's ``T.local_scalar(...)`` returns a receipt whose ``.value``
-        is the scalar (``Buffer.value``)."""
-        return self
-
-    def __repr__(self) -> str:
-        return f"Cell({self.buffer.name})"
-
 
 class MetaVar:
     """``T.meta_var(v)``: assigning it binds the Python name to ``v`` itself (no Bind)."""
@@ -345,11 +324,6 @@ class _ReturnSignal(BaseException):
         self.value = value
 
 
-class _Like:
-    __slots__ = ("ty",)
-
-    def __init__(self, ty: Type):
-        self.ty = ty
 
 
 def _is_type_like(x: Any) -> bool:

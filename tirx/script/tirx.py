@@ -42,6 +42,7 @@ from ..ir.types import handle as _handle_type
 from ..ir.types import parse_dtype as _parse_dtype
 from ..ir.types import tensormap_ptr as _tensormap_ptr
 from ..ir.types import void
+from ..surface.cells import new_scalar as _new_scalar
 from ..surface.launch_config import KernelAttributes, LaunchConfig
 from ..surface.launch_config import entry_launch as _entry_launch
 from . import parser as _p
@@ -252,18 +253,13 @@ def local_scalar(
     dtype: Any = "float32", init: Any = None, *, name: str | None = None, annotations: Any = None
 ) -> _Cell:
     """A mutable local scalar (a one-element local tensor), optionally initialized."""
-    nm = name or _take_name("scalar")
-    b = _IRBuilder.current()
-    buf = b.alloc(nm, Tensor((1,), dtype, "local"), annotations)
-    if init is not None:
-        b.store(buf, (_IntImm(0),), init)
-    return _Cell(buf)
+    return _new_scalar(_IRBuilder.current(), name or _take_name("scalar"), "local", dtype, init, annotations)
 
 
 def alloc_scalar(dtype: Any = "float32", scope: str = "global", *, annotations: Any = None) -> _Cell:
     """A mutable scalar in ``scope`` (reads load ``[0]``, assignments store). The default scope
     is TIRx's, ``"global"``; in a CUDA kernel use ``T.local_scalar`` or ``scope="local"``."""
-    return _Cell(_alloc(_take_name("scalar"), Tensor((1,), dtype, scope), annotations))
+    return _new_scalar(_IRBuilder.current(), _take_name("scalar"), scope, dtype, None, annotations)
 
 
 def shared_scalar(dtype: Any = "float32", *, annotations: Any = None) -> _Cell:

@@ -20,8 +20,8 @@ from typing import Any
 from tirx.ir import PrimExpr
 from tirx.ir.types import PointerType, PrimType, TensorType
 from tirx.script import tirx as T
-from tirx.script.parser_values import Cell
 from tirx.surface.builder import IRBuilder
+from tirx.surface.cells import Cell
 
 from .alloc_pool import SMEMPool, _builder, _positive, _static_int
 
