@@ -60,9 +60,20 @@ _CMP = frozenset(o.text for o in OPERATORS if o.assoc == "none")  # comparisons 
 
 #: a tensor's fields the text reads as the frontend does (``A.shape[0]``), and its methods that
 #: build an expression (the view methods declare tensors: an assignment's, not yet the text's)
-_BUFFER_FIELDS = {"shape": lambda b: tuple(b.shape), "dtype": lambda b: b.dtype, "ndim": lambda b: len(b.shape)}
+_BUFFER_FIELDS = {
+    "shape": lambda b: tuple(b.shape),
+    "dtype": lambda b: b.dtype,
+    "ndim": lambda b: len(b.shape),
+}
 _BUFFER_METHODS = frozenset({"ptr_to", "access_ptr", "vload"})
-_PYCMP = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
+_PYCMP = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 
 
 class ExprMixin:
@@ -366,8 +377,10 @@ class ExprMixin:
                 raise self.err(str(e), self.tsp(op), e) from e
             flags.append((b,))
             return
-        if is_cmp and (fa is not None or fb is not None) and not (
-            fa is not None and fb is None and self._tirx_cmp_of_cmp(op, b)
+        if (
+            is_cmp
+            and (fa is not None or fb is not None)
+            and not (fa is not None and fb is None and self._tirx_cmp_of_cmp(op, b))
         ):
             raise self.err("comparisons cannot be chained; parenthesize one side", self.tsp(op))
         vals.append(self.bin(op, a, b))

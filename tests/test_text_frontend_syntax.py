@@ -125,14 +125,14 @@ def test_launch_spelling_errors_are_located(args, message):
 
 def test_mutable_locals_augmented_stores_and_unpacking_match_the_frontend():
     built, loaded = _both(
-        "def f(A: T.Tensor((8,), \"int32\"), n: T.int32):\n"
-        "    \"\"\"A docstring is dropped.\"\"\"\n"
+        'def f(A: T.Tensor((8,), "int32"), n: T.int32):\n'
+        '    """A docstring is dropped."""\n'
         "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n"
         "    acc: T.int32 = 0\n"
         "    for i in range(8):\n"
         "        acc += A[i]\n"
         "        A[i] += 1\n"
-        "    c = T.local_scalar(\"int32\", 5)\n"
+        '    c = T.local_scalar("int32", 5)\n'
         "    c = c * 2\n"
         "    x = n + 1\n"
         "    x += 2\n"
@@ -152,7 +152,7 @@ def test_a_name_bound_outside_the_block_is_refused_not_shadowed():
     """The frontend decides ``x = x + i`` in a loop from later reads (a mutable local here); the
     text, read once in order, refuses it with the way out instead of binding a shadow."""
     src = HEAD + (
-        "def f(A: T.Tensor((4,), \"int32\"), n: T.int32):\n"
+        'def f(A: T.Tensor((4,), "int32"), n: T.int32):\n'
         "    x = n\n"
         "    for i in range(4):\n"
         "        x = x + i\n"
@@ -164,7 +164,7 @@ def test_a_name_bound_outside_the_block_is_refused_not_shadowed():
 
 
 def test_unpacking_counts_are_checked():
-    src = HEAD + "def f(A: T.Tensor((4,), \"int32\"), n: T.int32):\n    a, b = n, n, n\n    A[0] = a\n"
+    src = HEAD + 'def f(A: T.Tensor((4,), "int32"), n: T.int32):\n    a, b = n, n, n\n    A[0] = a\n'
     with pytest.raises(tirx.DiagnosticError, match="cannot unpack 3 value"):
         tirx.loads(src)
 
@@ -173,7 +173,7 @@ def test_a_docstring_over_several_lines_keeps_later_positions():
     src = HEAD + (
         'def f(A: T.Tensor((4,), "int32")):\n'
         '    """Two lines\n'
-        "    of docstring, with an escaped \\\"\"\" inside.\"\"\"\n"
+        '    of docstring, with an escaped \\""" inside."""\n'
         "    A[0] = undefined_name\n"
     )
     with pytest.raises(tirx.DiagnosticError) as e:
