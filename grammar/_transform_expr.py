@@ -45,9 +45,11 @@ from tirx.ir.expr import (
 from tirx.ir.fold import check_true_div
 from tirx.ir.operators import OPERATORS
 from tirx.ir.span import Span
-from tirx.ir.types import PrimType, bool_, int32, int64
+from tirx.ir.types import PrimType, bool_, handle, handle_of, int32, int64
+from tirx.ops.ptx_table import instruction
 from tirx.surface import forms as _forms
 from tirx.surface.cells import SCALAR_FORMS, Cell
+from tirx.surface.helpers import HELPERS
 from tirx.surface.launch_config import LAUNCH_CLASSES, LAUNCH_KEYWORDS, LaunchConfig, entry_launch
 
 _CONSTS = {"True": True, "False": False, "None": None}
@@ -74,6 +76,15 @@ _PYCMP = {
     "==": operator.eq,
     "!=": operator.ne,
 }
+
+
+class _PtxRef:
+    """``T.ptx["..."]`` read, before its call (a PTX instruction's chain and where it was named)."""
+
+    __slots__ = ("chain", "span")
+
+    def __init__(self, chain, span):
+        self.chain, self.span = chain, span
 
 
 class ExprMixin:
@@ -158,6 +169,12 @@ class ExprMixin:
             try:
                 return getattr(buf, rest)(*pos, **kw)
             except (TypeError, ValueError, IndexError) as e:
+                raise self.err(f"{s}: {e}", span, e) from e
+        if head == "T" and rest in HELPERS:  # T.ceildiv(n, 4), T.shift_left(x, 2): the frontend's helpers
+            pos, kw = self.split_args(args, span, s)
+            try:
+                return HELPERS[rest](*pos, **kw)
+            except (TypeError, ValueError) as e:
                 raise self.err(f"{s}: {e}", span, e) from e
         if head == "T" and rest in SCALAR_FORMS:  # c = T.local_scalar("int32", 0): a mutable local
             pos, kw = self.split_args(args, span, s)
@@ -257,6 +274,12 @@ class ExprMixin:
                     return _LetAnnot(r[1].subscript(idx[0] if len(idx) == 1 else tuple(idx), span))
                 except (TypeError, ValueError) as e:
                     raise self.err(str(e), span, e) from e
+            if tok.value == "T.ptx" and len(idx) == 1 and type(idx[0]) is str:
+                # T.ptx["cp.async.bulk..."]: the instruction by its text, called next (sub_call)
+                try:
+                    return _PtxRef(instruction(idx[0]), span)
+                except (TypeError, KeyError) as e:
+                    raise self.err(str(e).strip("'\""), span, e) from e
             v = self.dotted([tok])  # raises the right error for unknown names
             if type(v) is tuple and len(idx) == 1 and type(idx[0]) is int:  # A.shape[0]
                 if not -len(v) <= idx[0] < len(v):
@@ -265,6 +288,19 @@ class ExprMixin:
             raise self.err(f"{tok.value} cannot be indexed", span)
         buf = self.buffer(tok)
         return BufferLoad(buf, self.indices(buf, idx, span), span=span)
+
+    def sub_call(self, c):
+        """``T.ptx["<instruction>"](...)``: the chain the text names, called with the operands."""
+        ref, rpar = self.subscript(c[:3]), c[-1]
+        args = c[3] if len(c) == 5 else ()
+        if type(ref) is not _PtxRef:
+            raise self.err(f"{_desc(ref)} is not callable", self.tsp(rpar))
+        span = Span(self.src, ref.span.line, ref.span.col, rpar.end_line, rpar.end_column)
+        pos, kw = self.split_args(args, span, "T.ptx[...]")
+        try:
+            return ref.chain(*pos, **kw, span=span)
+        except (TypeError, ValueError, KeyError) as e:
+            raise self.err(str(e).strip("'\""), span, e) from e
 
     def subs(self, c):
         return c
@@ -447,6 +483,11 @@ class ExprMixin:
                     return FloatImm(a, ty, span=span)
                 if ta is int and ty.is_int:
                     return IntImm(a, ty, span=span)
+            except (TypeError, ValueError) as e:
+                raise self.err(f"{fname}: {e}", span, e) from e
+        if ty is handle:  # T.handle("tensormap"), T.handle("float32", "shared"): a pointer type
+            try:
+                return handle_of(*pos, **kw)
             except (TypeError, ValueError) as e:
                 raise self.err(f"{fname}: {e}", span, e) from e
         if not isinstance(ty, PrimType):

@@ -8,7 +8,7 @@ per-parse state are TextBuilder's.
 from __future__ import annotations
 
 from tirx.grammar._fast import Tok
-from tirx.grammar._values import _desc, _Dynamic, _LetAnnot, _Spec
+from tirx.grammar._values import _LET, _desc, _Dynamic, _LetAnnot, _Spec
 from tirx.ir.expr import BufferLoad, Call, IntImm, PrimExpr, Var, const
 from tirx.ir.span import Span
 from tirx.ir.stmt import REGION_KINDS as _REGION_KINDS
@@ -61,6 +61,10 @@ class StmtMixin:
         name = self.check_new_name(tok)
         if isinstance(ann, _LetAnnot):
             ty = ann.ty
+        elif ann is _LET:  # x: T.let = v: a binding of the value's own type
+            ty = None
+            if type(val) in (int, float, bool):
+                val = self.expr(val, span)
         else:
             ty = self.as_type(ann, span, "a T.let[...] annotation")
             if isinstance(ty, PrimType):  # x: T.int32 = v: a mutable local, as the frontend's
@@ -69,6 +73,9 @@ class StmtMixin:
                 self.emit(span, self.b.store, buf, (_ZERO,), self.emit(span, cell_init, val, ty))
                 self.b.define(name, Cell(buf))
                 return None
+        if type(val) is _Spec and val.kind == "scalar":  # part: T.let = T.local_scalar(...): the cell
+            self.b.define(name, self.emit(span, new_scalar, self.b, name, *val.args))
+            return None
         if not isinstance(val, PrimExpr):
             if type(val) in (int, float, bool) and isinstance(ty, PrimType):
                 try:
@@ -132,7 +139,7 @@ class StmtMixin:
             return
         raise self.err(f"cannot assign {_desc(val)} to '{name}'", span)
 
-    def reassign(self, tok, val, span) -> bool:
+    def reassign(self, tok, val, span):
         """``x = v`` where ``x`` is already a name (the frontend's syntax): into a mutable local
         (``x: T.int32 = ...``, ``T.local_scalar``) a store; a scalar bound in this same block a
         new binding (the frontend's straight-line rebinding, ``x_1``). A name bound in an
@@ -204,9 +211,7 @@ class StmtMixin:
         if type(val) is _Spec:
             if val.kind == "stmt":
                 self.emit(span, val.args[0].emit, self.b)
-            elif val.kind in ("device_entry", "attr") or (
-                val.kind in _REGION_KINDS and not _REGION_KINDS[val.kind][1]
-            ):
+            elif val.kind in ("device_entry", "attr") or val.kind in _REGION_KINDS:
                 self.enter_bare(self.region_frame(val, None), span)
             else:
                 raise self.err(f"{_desc(val)} cannot be used as a statement", span)

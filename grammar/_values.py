@@ -13,7 +13,7 @@ from typing import Any
 from tirx.ir import op as _opmod
 from tirx.ir.expr import BitNot, Not, PrimExpr, Var
 from tirx.ir.operators import OPERATORS
-from tirx.ir.types import TensorType, Type, parse_dtype
+from tirx.ir.types import DTYPE_SHORT, TensorType, Type, parse_dtype
 from tirx.surface import forms as _forms
 
 _BINFORMS = {name: o.node for o in OPERATORS for name in o.func}  # T.min(a, b), T.truncmod(a, b), ...
@@ -120,7 +120,7 @@ def _resolve_t(rest: str) -> tuple[str, Any] | None:
         r = ("form", rest)
     else:
         try:
-            r = ("type", parse_dtype(rest))
+            r = ("type", parse_dtype(DTYPE_SHORT.get(rest, rest)))
         except ValueError:
             o = _opmod.lookup(rest)
             if o is not None:

@@ -23,14 +23,17 @@ GOLDEN = pathlib.Path(__file__).parent / "data" / "tirx_golden" / "frontend"
 STATIC = [
     "builder_regions", "cell_init_literals", "chained_compare_constant", "cmp_of_cmp", "cuda_convert",
     "cuda_iket", "cuda_launch_attrs", "cuda_shfl_dunder", "cuda_tensormap", "cuda_timers",
-    "decl_tensor_pointer_expr", "device_entry_bare", "dtype_vector_isnan", "entry_backend_config",
-    "entry_backend_config_bare", "entry_backend_config_groups", "extern_vector_lanes",
-    "func_attr_global_symbol", "host_program_loop", "host_two_entries", "irnames_dtype", "irnames_finite",
-    "irnames_host_types", "irnames_shuffle", "irnames_target", "launch_required_bounds",
-    "launch_thread_kernels", "literal_dtypes", "loop_unroll", "module_free_vars", "nvshmem_ops",
-    "nvshmem_ring", "ops_device_scope", "ops_gpu_generic", "ops_vector", "raw_forms", "return_kernel",
-    "sibling_names", "sig_return_tensor", "tcgen05_descriptors", "tcgen05_ptx", "tcgen05_tmem",
-    "wgmma_mma_async_table",
+    "decl_tensor_pointer_expr", "device_entry_bare", "dtype_vector_isnan", "dtypes_all",
+    "entry_backend_config", "entry_backend_config_bare", "entry_backend_config_groups",
+    "extern_vector_lanes", "func_attr_global_symbol", "host_program_loop", "host_two_entries",
+    "irnames_dtype", "irnames_finite", "irnames_host_types", "irnames_shuffle", "irnames_target",
+    "launch_required_bounds", "launch_thread_kernels", "layout_stride_symbol", "let_annotated_cell",
+    "literal_dtypes", "loop_unroll", "module_dynamic_header", "module_free_vars", "nvshmem_ops",
+    "nvshmem_ring", "ops_device_scope", "ops_gpu_generic", "ops_vector", "ptx_bulk_tensor_gather4",
+    "ptx_bulk_tensor_prefetch", "ptx_cp_async", "ptx_cp_async_bulk", "ptx_float_pairs",
+    "ptx_reduce_mapa_sreg", "ptx_sm100_forms", "raw_forms", "return_kernel", "sibling_names",
+    "sig_return_tensor", "tcgen05_descriptors", "tcgen05_ptx", "tcgen05_tmem", "tensormap_address",
+    "tma_host_encode", "tma_im2col", "wgmma_mma_async_table",
 ]  # fmt: skip
 
 
@@ -179,3 +182,25 @@ def test_a_docstring_over_several_lines_keeps_later_positions():
     with pytest.raises(tirx.DiagnosticError) as e:
         tirx.loads(src, source_name="doc.tirx")
     assert "doc.tirx:7:12" in str(e.value)
+
+
+def test_ptx_by_text_handle_types_and_helpers_load_as_the_frontend_builds_them():
+    built, loaded = _both(
+        'def f(A: T.Tensor((64,), "float16"), n: T.int32):\n'
+        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n"
+        '    S = T.alloc_shared((64,), "float16")\n'
+        '    tx = T.cuda.thread_idx("x")\n'
+        '    T.ptx["cp.async.ca.shared.global"](S.ptr_to([tx * 2]), A.ptr_to([tx * 2]), 4)\n'
+        "    T.ptx.cp.async_.commit_group()\n"
+        "    T.ptx.cp.async_.wait_group(0)\n"
+        '    p: T.let = T.reinterpret(A.ptr_to([0]), ty=T.handle("float16", "global"))\n'
+        "    A[tx] = S[T.ceildiv(tx, 2)] + T.f16(1)\n"
+    )
+    assert tirx.structural_equal(built, loaded)
+
+
+def test_an_unknown_ptx_instruction_text_is_located_with_the_closest():
+    src = HEAD + 'def f(A: T.Tensor((4,), "int32")):\n    T.ptx["fennce.proxy.async"]()\n'
+    with pytest.raises(tirx.DiagnosticError) as e:
+        tirx.loads(src, source_name="ptx.tirx")
+    assert "ptx.tirx:5:5" in str(e.value) and "did you mean 'fence'" in str(e.value)

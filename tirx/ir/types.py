@@ -16,6 +16,7 @@ import attrs
 
 __all__ = [
     "DTYPE_NAMES",
+    "DTYPE_SHORT",
     "MAX_LANES",
     "MINIFLOAT_KINDS",
     "MINIFLOAT_LIMITS",
@@ -30,6 +31,7 @@ __all__ = [
     "float32",
     "float64",
     "handle",
+    "handle_of",
     "int32",
     "int64",
     "parse_dtype",
@@ -313,6 +315,24 @@ def prim(base: str, lanes: int = 1) -> PrimType:
 
 void = VoidType()
 handle = PointerType(void, "global")
+
+#: TVM's short dtype spellings in ``T`` (``T.bf16``, ``T.i32``, ``T.boolean``), for both front ends
+DTYPE_SHORT = {
+    "f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "boolean": "bool",
+}  # fmt: skip
+
+
+def handle_of(dtype: Any = None, storage_scope: str = "global") -> PointerType:
+    """``T.handle(dtype, scope)``, TIRx's pointer type constructor (both front ends):
+    ``T.handle("float32", "shared")`` is ``T.Ptr(T.float32, "shared")``, ``T.handle("tensormap")``
+    a TMA descriptor, ``T.Ptr(T.TensorMap())``."""
+    if dtype in ("TensorMap", "tensormap", "CUtensorMap", "cuTensorMap"):
+        return tensormap_ptr
+    if type(storage_scope) is not str:
+        raise TypeError(f"T.handle: storage_scope must be a str, got {type(storage_scope).__name__}")
+    return PointerType(void if dtype is None else as_prim(dtype, "T.handle dtype"), storage_scope)
 bool_ = prim("bool")
 int32 = prim("int32")
 int64 = prim("int64")

@@ -975,3 +975,31 @@ def declare_opcode(opcode: str, rows: Sequence[Row], *, doc: str, **trait_kw: An
 def opcodes() -> dict[str, Opcode]:
     """Every declared table opcode by op name (``"ptx.fence"``)."""
     return dict(_OPCODES)
+
+
+def instruction(text: Any) -> Chain:
+    """``T.ptx["cp.async.ca.shared.global.L2::128B"]``: a PTX instruction by its text, the same
+    chain as ``T.ptx.cp.async_.ca.shared.global_.L2__128B`` (TIRx's subscript form; the frontend
+    and the text parser both look it up here). An unknown opcode is a KeyError with the closest."""
+    import difflib
+
+    if not isinstance(text, str):
+        raise TypeError(
+            'T.ptx[...] takes the instruction text as a string, e.g. T.ptx["fence.proxy.async"], '
+            f"got {type(text).__name__}"
+        )
+    first, _, rest = text.partition(".")
+    o = _op.lookup(f"ptx.{escape(first)}") if first else None
+    head = _op.impl("script", o) if o is not None else None
+    if not isinstance(head, Chain) or head._tokens:
+        opcodes = sorted(
+            {
+                n[4:].split(".", 1)[0]
+                for n, o in ((n, _op.lookup(n)) for n in _op.all_ops() if n.startswith("ptx."))
+                if o is not None and isinstance(_op.impl("script", o), Chain)
+            }
+        )
+        close = difflib.get_close_matches(first, opcodes, n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(repr(h) for h in close)}?" if close else ""
+        raise KeyError(f"T.ptx[{text!r}]: {first!r} is not a PTX instruction of the table{hint}")
+    return head.follow(rest.split(".") if rest else [], text)

@@ -18,7 +18,6 @@ from tirx.surface import forms as _forms
 from tirx.surface.builder import IRBuilder as _IRBuilder
 
 from .. import ir as _ir
-from ..ir import Add as _Add
 from ..ir import Buffer as _Buffer
 from ..ir import Div as _Div
 from ..ir import FloorDiv as _FloorDiv
@@ -29,20 +28,29 @@ from ..ir import Min as _Min
 from ..ir import Mod as _Mod
 from ..ir import PrimExpr as _PrimExpr
 from ..ir import PrimType as _PrimType
-from ..ir import Sub as _Sub
 from ..ir import TensorType as _TensorType
 from ..ir import Var as _Var
 from ..ir import op as _op
 from ..ir.fold import cast as _fold_cast
 from ..ir.fold import combine as _combine
 from ..ir.types import DTYPE_NAMES as _DTYPE_NAMES
+from ..ir.types import DTYPE_SHORT as _DTYPE_SHORT
 from ..ir.types import PointerType as _PointerType
 from ..ir.types import as_prim as _as_prim
 from ..ir.types import handle as _handle_type
+from ..ir.types import handle_of as _handle_of
 from ..ir.types import parse_dtype as _parse_dtype
-from ..ir.types import tensormap_ptr as _tensormap_ptr
 from ..ir.types import void
 from ..surface.cells import new_scalar as _new_scalar
+from ..surface.helpers import (
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    ceildiv,
+    shift_left,
+    shift_right,
+)
 from ..surface.launch_config import KernelAttributes, LaunchConfig
 from ..surface.launch_config import entry_launch as _entry_launch
 from . import parser as _p
@@ -145,11 +153,7 @@ class _Handle:
         return _handle_type
 
     def __call__(self, dtype: Any = None, storage_scope: str = "global") -> _PointerType:
-        if dtype in ("TensorMap", "tensormap", "CUtensorMap", "cuTensorMap"):
-            return _tensormap_ptr
-        if type(storage_scope) is not str:
-            raise TypeError(f"T.handle: storage_scope must be a str, got {type(storage_scope).__name__}")
-        return _PointerType(void if dtype is None else _as_prim(dtype, "T.handle dtype"), storage_scope)
+        return _handle_of(dtype, storage_scope)
 
     def __eq__(self, other: object) -> _builtins.bool:
         return isinstance(other, _Handle) or other == _handle_type
@@ -350,14 +354,6 @@ def _e(x: Any) -> Any:
     return x
 
 
-def ceildiv(a: Any, b: Any) -> Any:
-    """``(a + b - 1) // b``; plain Python ints fold."""
-    a, b = _e(a), _e(b)
-    if isinstance(a, int) and isinstance(b, int):
-        return -(-a // b)
-    return _binop(_FloorDiv, _binop(_Sub, _binop(_Add, a, b), 1), b)
-
-
 def _minmax(cls: Any, pyf: Any, args: tuple) -> Any:
     args = tuple(_e(a) for a in args)
     if len(args) < 2:
@@ -543,36 +539,21 @@ def compute(shape: Any, fcompute: Any, *, out: Any = None, dtype: Any = None, sc
 
 
 # ------------------------------------------------------------------ TVM spellings
-boolean = globals()["bool"]
-_g = globals()  # the dtypes are set from DTYPE_NAMES above
-f16, f32, f64, bf16 = _g["float16"], _g["float32"], _g["float64"], _g["bfloat16"]
-i8, i16, i32, i64 = _g["int8"], _g["int16"], _g["int32"], _g["int64"]
-u8, u16, u32, u64 = _g["uint8"], _g["uint16"], _g["uint32"], _g["uint64"]
-del _g
-
-
-def bitwise_and(a: Any, b: Any) -> _PrimExpr:
-    return _binop(_ir.BitAnd, _e(a), _e(b))
-
-
-def bitwise_or(a: Any, b: Any) -> _PrimExpr:
-    return _binop(_ir.BitOr, _e(a), _e(b))
-
-
-def bitwise_xor(a: Any, b: Any) -> _PrimExpr:
-    return _binop(_ir.BitXor, _e(a), _e(b))
-
-
-def bitwise_not(a: Any) -> _PrimExpr:
-    return ~_convert(_e(a))
-
-
-def shift_left(a: Any, b: Any) -> _PrimExpr:
-    return _binop(_ir.Shl, _e(a), _e(b))
-
-
-def shift_right(a: Any, b: Any) -> _PrimExpr:
-    return _binop(_ir.Shr, _e(a), _e(b))
+for _short, _long in _DTYPE_SHORT.items():  # T.bf16, T.i32, T.boolean (the text reads them too)
+    globals()[_short] = globals()[_long]
+boolean: Any = globals()["boolean"]
+f16: Any = globals()["f16"]
+f32: Any = globals()["f32"]
+f64: Any = globals()["f64"]
+bf16: Any = globals()["bf16"]
+i8: Any = globals()["i8"]
+i16: Any = globals()["i16"]
+i32: Any = globals()["i32"]
+i64: Any = globals()["i64"]
+u8: Any = globals()["u8"]
+u16: Any = globals()["u16"]
+u32: Any = globals()["u32"]
+u64: Any = globals()["u64"]
 
 
 def logical_and(*values: Any) -> _PrimExpr:
@@ -621,18 +602,9 @@ class OpNamespace:
         same chain as ``T.ptx.cp.async_.ca.shared.global_.L2__128B`` (TIRx's subscript form)."""
         if self._prefix != "ptx":
             raise TypeError(f'T.{self._prefix} is not subscriptable (only T.ptx["<instruction>"] is)')
-        if not isinstance(text, str):
-            raise TypeError(f'T.ptx[...] takes the instruction text as a string, e.g. T.ptx["fence.proxy.async"], '
-                            f"got {type(text).__name__}")  # fmt: skip
-        from ..ops.ptx_table import Chain, escape
+        from ..ops.ptx_table import instruction
 
-        first, _, rest = text.partition(".")
-        head = _resolve(f"ptx.{escape(first)}") if first else None
-        if not isinstance(head, Chain) or head._tokens:
-            opcodes = [n for n in self.__dir__() if isinstance(_resolve(f"ptx.{n}"), Chain)]
-            raise KeyError(f"T.ptx[{text!r}]: {first!r} is not a PTX instruction of the table"
-                           + _did_you_mean(first, opcodes))  # fmt: skip
-        return head.follow(rest.split(".") if rest else [], text)
+        return instruction(text)
 
     __iter__ = None  # subscripting names instructions: the namespace is not a sequence
 
