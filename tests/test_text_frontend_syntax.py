@@ -204,3 +204,13 @@ def test_an_unknown_ptx_instruction_text_is_located_with_the_closest():
     with pytest.raises(tirx.DiagnosticError) as e:
         tirx.loads(src, source_name="ptx.tirx")
     assert "ptx.tirx:5:5" in str(e.value) and "did you mean 'fence'" in str(e.value)
+
+
+def test_a_module_docstring_before_the_imports_is_dropped():
+    src = (
+        '"""What this file holds,\nover two lines."""\n'
+        + HEAD
+        + 'def f(A: T.Tensor((4,), "int32")):\n    A[0] = 1\n'
+    )
+    built, loaded = _both('def f(A: T.Tensor((4,), "int32")):\n    A[0] = 1\n')
+    assert tirx.structural_equal(tirx.loads(src), built)
