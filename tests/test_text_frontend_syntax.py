@@ -212,5 +212,5 @@ def test_a_module_docstring_before_the_imports_is_dropped():
         + HEAD
         + 'def f(A: T.Tensor((4,), "int32")):\n    A[0] = 1\n'
     )
-    built, loaded = _both('def f(A: T.Tensor((4,), "int32")):\n    A[0] = 1\n')
+    built, _ = _both('def f(A: T.Tensor((4,), "int32")):\n    A[0] = 1\n')
     assert tirx.structural_equal(tirx.loads(src), built)
