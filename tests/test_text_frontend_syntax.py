@@ -9,12 +9,15 @@ the IR the frontend builds from it."""
 from __future__ import annotations
 
 import pathlib
+import re
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 from test_tirx_golden_frontend import build_case
 
 import tirx
+from tirx.testing import strategies
 
 GOLDEN = pathlib.Path(__file__).parent / "data" / "tirx_golden" / "frontend"
 
@@ -214,3 +217,40 @@ def test_a_module_docstring_before_the_imports_is_dropped():
     )
     built, _ = _both('def f(A: T.Tensor((4,), "int32")):\n    A[0] = 1\n')
     assert tirx.structural_equal(tirx.loads(src), built)
+
+
+_ENTRY = re.compile(
+    r"T\.device_entry\((\w+), (\w+), (\w+), (\w+), (\w+), (\w+), attrs=\{\"cuda\.kernel_attrs\": \{\}, "
+    r"\"cuda\.launch_fields\": \[\"grid\.x\", \"grid\.y\", \"grid\.z\", \"block\.x\", \"block\.y\", \"block\.z\"\]\}\)"
+)
+
+
+def _frontend_spelling(text: str) -> str:
+    """The printed text with the frontend's spellings a user writes: the launch as
+    ``launch=T.cuda.LaunchConfig(grid=..., block=...)`` and a docstring in every function."""
+    text = _ENTRY.sub(
+        r"T.device_entry(launch=T.cuda.LaunchConfig(grid=(\1, \2, \3), block=(\4, \5, \6)))", text
+    )
+    out = []
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        out.append(ln)
+        if ln.lstrip().startswith("def ") and ln.rstrip().endswith(":") and i + 1 < len(lines):
+            nxt = lines[i + 1]
+            out.append(nxt[: len(nxt) - len(nxt.lstrip())] + '"""A docstring."""')
+    return "\n".join(out) + "\n"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(strategies.functions())
+def test_the_frontend_spelling_of_printed_text_loads_to_the_same_ir(f):
+    text = tirx.dumps(f)
+    spelled = _frontend_spelling(text)
+    assert tirx.structural_equal(tirx.loads(spelled), f)
+
+
+def test_the_frontend_spelling_rewrites_a_launch_and_adds_docstrings():
+    f = build_case("loop_unroll")
+    spelled = _frontend_spelling(tirx.dumps(f))
+    assert "launch=T.cuda.LaunchConfig(grid=(" in spelled and '"""A docstring."""' in spelled
+    assert tirx.structural_equal(tirx.loads(spelled), f)
