@@ -18,6 +18,7 @@ from tirx.errors import DiagnosticError
 from tirx.ir.stmt import ForKind
 from tirx.script import tirx as T
 from tirx.surface import forms
+from tirx.surface.launch_config import LAUNCH_KEYWORDS
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -324,15 +325,7 @@ EXTRA = {
     "device_entry": ("T.device_entry(1, 1, 1, 128, 1, 1, n)", "it takes 6 launch values"),
 }
 # Python-only keywords of a T function (its own spelling of the form's values)
-_PY_DEVICE_ENTRY = {
-    "launch",
-    "grid",
-    "block",
-    "cluster",
-    "dynamic_smem_bytes",
-    "kernel_attrs",
-    "backend_config",
-}
+_PY_DEVICE_ENTRY = set(LAUNCH_KEYWORDS)
 PY_ONLY = {"device_entry": _PY_DEVICE_ENTRY}
 
 

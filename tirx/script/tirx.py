@@ -539,21 +539,11 @@ def compute(shape: Any, fcompute: Any, *, out: Any = None, dtype: Any = None, sc
 
 
 # ------------------------------------------------------------------ TVM spellings
-for _short, _long in _DTYPE_SHORT.items():  # T.bf16, T.i32, T.boolean (the text reads them too)
-    globals()[_short] = globals()[_long]
-boolean: Any = globals()["boolean"]
-f16: Any = globals()["f16"]
-f32: Any = globals()["f32"]
-f64: Any = globals()["f64"]
-bf16: Any = globals()["bf16"]
-i8: Any = globals()["i8"]
-i16: Any = globals()["i16"]
-i32: Any = globals()["i32"]
-i64: Any = globals()["i64"]
-u8: Any = globals()["u8"]
-u16: Any = globals()["u16"]
-u32: Any = globals()["u32"]
-u64: Any = globals()["u64"]
+# TVM's short spellings (T.bf16, T.i32, T.boolean; tirx.ir.types.DTYPE_SHORT, which the text reads too)
+boolean, f16, f32, f64, bf16, i8, i16, i32, i64, u8, u16, u32, u64 = (
+    globals()[_DTYPE_SHORT[_n]]
+    for _n in ("boolean", "f16", "f32", "f64", "bf16", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+)
 
 
 def logical_and(*values: Any) -> _PrimExpr:
