@@ -24,14 +24,14 @@ GOLDEN = pathlib.Path(__file__).parent / "data" / "tirx_golden" / "frontend"
 #: frontend golden cases with no Python metaprogramming (no helpers, imports, closures, @T.jit):
 #: their source is a static kernel, and loading it as text gives what the frontend builds
 STATIC = [
-    "builder_regions", "cell_init_literals", "chained_compare_constant", "cmp_of_cmp", "cuda_convert",
-    "cuda_iket", "cuda_launch_attrs", "cuda_shfl_dunder", "cuda_tensormap", "cuda_timers",
+    "builder_regions", "cell_init_literals", "chained_compare_constant", "cmp_of_cmp", "cuda_ballot_int",
+    "cuda_convert", "cuda_iket", "cuda_launch_attrs", "cuda_shfl_dunder", "cuda_tensormap", "cuda_timers",
     "decl_tensor_pointer_expr", "device_entry_bare", "dtype_vector_isnan", "dtypes_all",
     "entry_backend_config", "entry_backend_config_bare", "entry_backend_config_groups",
     "extern_vector_lanes", "func_attr_global_symbol", "host_program_loop", "host_two_entries",
     "irnames_dtype", "irnames_finite", "irnames_host_types", "irnames_shuffle", "irnames_target",
     "launch_required_bounds", "launch_thread_kernels", "layout_stride_symbol", "let_annotated_cell",
-    "literal_dtypes", "loop_unroll", "module_dynamic_header", "module_free_vars", "nvshmem_ops",
+    "literal_dtypes", "loop_unroll", "module_dynamic_header", "module_free_vars", "nki_names", "nvshmem_ops",
     "nvshmem_ring", "ops_device_scope", "ops_gpu_generic", "ops_vector", "ptx_bulk_tensor_gather4",
     "ptx_bulk_tensor_prefetch", "ptx_cp_async", "ptx_cp_async_bulk", "ptx_float_pairs",
     "ptx_reduce_mapa_sreg", "ptx_sm100_forms", "raw_forms", "return_kernel", "sibling_names",
