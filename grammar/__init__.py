@@ -198,15 +198,25 @@ def _parse(text: str, source_name: str):
     """Parse normalized text (retried on tirx.ir.deep's worker when nested too deeply)."""
     from tirx.grammar._fast import IndentFail, LexFail, ParseFail
     from tirx.grammar._parser import IndentError, get_parser
+    from tirx.grammar._transform_stmt import NeedsMutableAnalysis
 
     parser, tr, fast = get_parser()
     post = tr.post
     with _lock:
         tr.reset(source_name, text)
         try:
-            if _reference:
-                return parser.parse(text)
-            return fast.parse(text, post)
+            try:
+                return parser.parse(text) if _reference else fast.parse(text, post)
+            except NeedsMutableAnalysis as need:
+                # a name re-assigned in a nested block: the frontend's rule decides a mutable local
+                # or a new binding from the reads after it; read again knowing them
+                from tirx.surface.mutable import function_mutables
+
+                mutable = function_mutables(text)
+                if mutable is None:
+                    raise need.error from None
+                tr.reset(source_name, text, mutable)
+                return parser.parse(text) if _reference else fast.parse(text, post)
         except DiagnosticError:
             raise
         except (IndentError, IndentFail) as e:

@@ -76,8 +76,12 @@ class TextBuilder(DefsMixin, StmtMixin, ExprMixin):
         self.reset(None, None)
 
     # ------------------------------------------------------------- state
-    def reset(self, source_name, text) -> None:
+    def reset(self, source_name, text, mutable: dict | None = None) -> None:
         self.src = source_name
+        # per function, the names the frontend's rule makes mutable locals (tirx/surface/mutable.py);
+        # None until a text re-assigns a name bound in an enclosing block (then read again with it)
+        self.mutable_by_func = mutable
+        self.cur_mutable: frozenset = frozenset()
         self.text = text
         self.bare_tensors: list = []  # tensors written by their name, not yet consumed by a call
         self.b = IRBuilder(source_name or "<string>", check_well_formed=True, source_text=text)

@@ -91,6 +91,7 @@ class DefsMixin:
     def func_open(self, c):
         self.class_body = False
         decos, def_tok, name_tok = c[0], c[1], c[2]
+        self.cur_mutable = (self.mutable_by_func or {}).get(name_tok.value, frozenset())
         tparams = c[3] if len(c) > 3 else ()
         private = None
         persistent = False

@@ -130,6 +130,14 @@ class StmtMixin:
         if type(val) is _Dynamic:  # a fresh variable in scope (TIRx prints a T.Let's binder so)
             b.define(name, val.var)
             return
+        if name in self.cur_mutable and (isinstance(val, PrimExpr) or type(val) in (int, float, bool)):
+            # re-assigned in a nested block and read where that shows (the frontend's rule): a
+            # mutable local from its first assignment
+            e = self.expr(val, span)
+            buf = self.emit(span, b.alloc, name, TensorType((1,), e.ty, "local"))
+            self.emit(span, b.store, buf, (_ZERO,), e)
+            b.define(name, Cell(buf))
+            return
         if type(val) is Var and not isinstance(val.ty, PointerType):
             b.define(name, val)  # alias = bx: the same var (no Bind), as the frontend and TIRx name it
             return
@@ -159,11 +167,20 @@ class StmtMixin:
             self.b.define(name, self.emit(span, self.b.bind, name, val, None))
             return True
         if type(cur) is Var and not isinstance(cur.ty, PointerType):
-            raise self.err(
-                f"'{name}' is bound outside this block: the text has no implicit mutable local; declare "
-                f"it as one before the block ({name}: T.<dtype> = ...), or bind a new name",
-                span,
-            )
+            if self.mutable_by_func is None:  # the frontend's rule is needed: read the text again
+                raise NeedsMutableAnalysis(
+                    self.err(
+                        f"'{name}' is bound outside this block: the text has no implicit mutable local "
+                        f"here (Python cannot parse this text to find them); declare it as one before "
+                        f"the block ({name}: T.<dtype> = ...), or bind a new name",
+                        span,
+                    )
+                )
+            if not (isinstance(val, PrimExpr) or type(val) in (int, float, bool)):
+                raise self.err(f"cannot assign {_desc(val)} to '{name}'", span)
+            # not a mutable local by the frontend's rule: a new binding for the rest of this block
+            self.b.define(name, self.emit(span, self.b.bind, name, val, None))
+            return True
         return False
 
     def aug_assign(self, c):
@@ -368,3 +385,13 @@ class StmtMixin:
 def _plain(op):
     """The operator token of ``+=`` as ``+`` (same position), for the binary-operator rules."""
     return Tok(op.type, op.value[:-1], op.line, op.column, op.end_line, op.end_column - 1)
+
+
+class NeedsMutableAnalysis(Exception):
+    """Raised while reading a text that re-assigns a name bound in an enclosing block before
+    the frontend's mutable-local rule was computed for it; ``error`` is the diagnostic to give
+    when Python cannot parse the text to compute it."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error

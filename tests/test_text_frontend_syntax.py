@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pathlib
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -24,19 +25,19 @@ GOLDEN = pathlib.Path(__file__).parent / "data" / "tirx_golden" / "frontend"
 #: frontend golden cases with no Python metaprogramming (no helpers, imports, closures, @T.jit):
 #: their source is a static kernel, and loading it as text gives what the frontend builds
 STATIC = [
-    "builder_regions", "cell_init_literals", "chained_compare_constant", "cmp_of_cmp", "cuda_ballot_int",
-    "cuda_convert", "cuda_iket", "cuda_launch_attrs", "cuda_shfl_dunder", "cuda_tensormap", "cuda_timers",
-    "decl_tensor_pointer_expr", "device_entry_bare", "dtype_vector_isnan", "dtypes_all",
-    "entry_backend_config", "entry_backend_config_bare", "entry_backend_config_groups",
+    "branch_local_binding", "builder_regions", "cell_init_literals", "chained_compare_constant",
+    "cmp_of_cmp", "cuda_ballot_int", "cuda_convert", "cuda_iket", "cuda_launch_attrs", "cuda_shfl_dunder",
+    "cuda_tensormap", "cuda_timers", "decl_tensor_pointer_expr", "device_entry_bare", "dtype_vector_isnan",
+    "dtypes_all", "entry_backend_config", "entry_backend_config_bare", "entry_backend_config_groups",
     "extern_vector_lanes", "func_attr_global_symbol", "host_program_loop", "host_two_entries",
     "irnames_dtype", "irnames_finite", "irnames_host_types", "irnames_shuffle", "irnames_target",
     "launch_required_bounds", "launch_thread_kernels", "layout_stride_symbol", "let_annotated_cell",
     "literal_dtypes", "loop_unroll", "module_dynamic_header", "module_free_vars", "nki_names", "nvshmem_ops",
     "nvshmem_ring", "ops_device_scope", "ops_gpu_generic", "ops_vector", "ptx_bulk_tensor_gather4",
     "ptx_bulk_tensor_prefetch", "ptx_cp_async", "ptx_cp_async_bulk", "ptx_float_pairs",
-    "ptx_reduce_mapa_sreg", "ptx_sm100_forms", "raw_forms", "return_kernel", "sibling_names",
-    "sig_return_tensor", "tcgen05_descriptors", "tcgen05_ptx", "tcgen05_tmem", "tensormap_address",
-    "tma_host_encode", "tma_im2col", "wgmma_mma_async_table",
+    "ptx_reduce_mapa_sreg", "ptx_sm100_forms", "raw_forms", "rebind_in_nested_blocks", "return_kernel",
+    "sibling_names", "sig_return_tensor", "tcgen05_descriptors", "tcgen05_ptx", "tcgen05_tmem",
+    "tensormap_address", "tma_host_encode", "tma_im2col", "wgmma_mma_async_table",
 ]  # fmt: skip
 
 
@@ -154,14 +155,48 @@ def test_mutable_locals_augmented_stores_and_unpacking_match_the_frontend():
     np.testing.assert_array_equal(a, want)
 
 
-def test_a_name_bound_outside_the_block_is_refused_not_shadowed():
-    """The frontend decides ``x = x + i`` in a loop from later reads (a mutable local here); the
-    text, read once in order, refuses it with the way out instead of binding a shadow."""
-    src = HEAD + (
+def test_a_name_re_assigned_in_a_loop_is_the_frontends_mutable_local():
+    """``x = x + i`` in a loop, read after it: the frontend's rule (``mutable_names``) makes ``x`` a
+    mutable local from its first assignment; the text, read again with that rule, does the same."""
+    built, loaded = _both(
         'def f(A: T.Tensor((4,), "int32"), n: T.int32):\n'
         "    x = n\n"
         "    for i in range(4):\n"
-        "        x = x + i\n"
+        "        x = x + A[i]\n"
+        "    if n > 100:\n"
+        "        x = 7\n"
+        "    A[0] = x\n"
+    )
+    assert tirx.structural_equal(built, loaded)
+    a = np.array([1, 2, 3, 4], "int32")
+    tirx.compile(loaded, target="interp")(a, 5)
+    assert a[0] == 5 + 1 + 2 + 3 + 4
+
+
+def test_a_branch_local_binding_is_the_frontends_new_binding():
+    """In an ``if`` the re-assignment is a new binding ending with the block (TIRx's and the
+    frontend's rule): the read after the ``if`` sees the value from before it."""
+    built, loaded = _both(
+        'def f(A: T.Tensor((4,), "int32"), n: T.int32):\n'
+        "    x = n + 1\n"
+        "    if n > 2:\n"
+        "        x = n * 10\n"
+        "        A[1] = x\n"
+        "    A[0] = x\n"
+    )
+    assert tirx.structural_equal(built, loaded)
+    a = np.zeros(4, "int32")
+    tirx.compile(loaded, target="interp")(a, 3)
+    assert (a[0], a[1]) == (4, 30)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12 parses def f[n](...): no refusal")
+def test_without_a_python_parse_the_nested_re_assignment_is_refused_with_the_way_out():
+    src = HEAD + (
+        'def f[n](A: T.Tensor((n,), "int32")):\n'
+        "    x = 0\n"
+        "    for i in range(n):\n"
+        "        x = x + A[i]\n"
         "    A[0] = x\n"
     )
     with pytest.raises(tirx.DiagnosticError) as e:
