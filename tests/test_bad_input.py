@@ -81,9 +81,6 @@ def test_render_format():
         # storing T.float32(2.0) into a float16 tensor casts (folds to T.float16(2.0)) as in TIRx
         # (issue #14); it was "differs from buffer dtype float16"
         ("if i < n:", "if i < n", "expected ':'", 9, 17),
-        ("if i < n:", "if 0 < i < n:", "cannot be chained", 9, 18),
-        # TIRx's printed `a > b == flag` (a bool on the right) loads; `== <an int>` stays a chain
-        ("if i < n:", "if i < n == 1:", "cannot be chained", 9, 18),
         ("A[i] +", "A[i] $", "unexpected character '$'", 10, 25),
         ("B[i] = A[i]", "B[i, 0] = A[i]", "rank 1, got 2", 10, 13),
         # ``if i:`` is TIRx's too (any scalar, true when not zero); a vector is no condition
@@ -162,7 +159,6 @@ class M:
         "@T.inline\ndef f():\n    pass\n",
         "@T.function\ndef f(x: T.let[T.int32]):\n    pass\n",
         "@T.function\ndef f(x: 3):\n    pass\n",
-        "@T.function\ndef f(x: T.int32):\n    x = 1\n",
         "@T.function\ndef f(x: T.int32):\n    y = T.alloc_tensor(ty_args=[3])\n",
         "@T.function\ndef f(x: T.int32):\n    T.evaluate(x)(1)\n",
         "@T.function\ndef f(x: T.int32):\n    y: T.let[T.int64] = x\n",
