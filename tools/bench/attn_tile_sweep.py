@@ -2,7 +2,7 @@
 # (the timing lambdas run before the loop moves on)
 """Tile sets for the attention shapes where ``tirx.kernels.attention`` trails SDPA (issue #33).
 
-    python tools/bench/attn_tile_sweep.py [--check]
+    python tools/bench/attn_tile_sweep.py [--check] [--shapes 0,1] [--out DIR]
 
 For each shape of the issue's grid that the last run measured below SDPA, every candidate tile
 set runs through the public call (``attention(q, k, v, causal=..., **tiles)``), is checked
@@ -79,14 +79,14 @@ def check() -> int:
     return 0
 
 
-def sweep() -> int:
+def sweep(which: list[int], out: str | None) -> int:
     import torch
     from bench_library import log, paired, rel
 
     import tirx.kernels as K
 
     print(torch.cuda.get_device_name(), flush=True)
-    for B, H, S, D, causal in SHAPES:
+    for B, H, S, D, causal in (SHAPES[i] for i in which):
         q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
         ref = torch.nn.functional.scaled_dot_product_attention(
             q.float(), k.float(), v.float(), is_causal=causal
@@ -107,14 +107,22 @@ def sweep() -> int:
             )
         best = max(rows, key=lambda r: r[0])
         log(f"best {B}x{H}x{S}x{D} causal={causal}: {best[0]:.3f} {best[1]} (rule: {rows[0][0]:.3f})")
+        if out:  # what ran so far survives a run cut short
+            from bench_library import LOG
+
+            with open(os.path.join(out, "attn_sweep.txt"), "w") as fh:
+                fh.write("\n".join(LOG) + "\n")
     return 0
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compile the candidates, no GPU")
+    ap.add_argument("--shapes", default=None, help="indices into SHAPES, comma-separated (default: all)")
+    ap.add_argument("--out", default=None, help="a folder for attn_sweep.txt")
     a = ap.parse_args()
-    return check() if a.check else sweep()
+    which = [int(x) for x in a.shapes.split(",")] if a.shapes else list(range(len(SHAPES)))
+    return check() if a.check else sweep(which, a.out)
 
 
 if __name__ == "__main__":
