@@ -274,10 +274,10 @@ class ExprMixin:
                     return _LetAnnot(r[1].subscript(idx[0] if len(idx) == 1 else tuple(idx), span))
                 except (TypeError, ValueError) as e:
                     raise self.err(str(e), span, e) from e
-            if tok.value == "T.ptx" and len(idx) == 1 and type(idx[0]) is str:
+            if tok.value == "T.ptx":
                 # T.ptx["cp.async.bulk..."]: the instruction by its text, called next (sub_call)
                 try:
-                    return _PtxRef(instruction(idx[0]), span)
+                    return _PtxRef(instruction(idx[0] if len(idx) == 1 else tuple(idx)), span)
                 except (TypeError, KeyError) as e:
                     raise self.err(str(e).strip("'\""), span, e) from e
             v = self.dotted([tok])  # raises the right error for unknown names

@@ -289,3 +289,31 @@ def test_the_frontend_spelling_rewrites_a_launch_and_adds_docstrings():
     spelled = _frontend_spelling(tirx.dumps(f))
     assert "launch=T.cuda.LaunchConfig(grid=(" in spelled and '"""A docstring."""' in spelled
     assert tirx.structural_equal(tirx.loads(spelled), f)
+
+
+def test_a_module_class_docstring_loads():
+    src = (
+        "from tirx.script import tirx as T\n\n@T.ir_module\nclass M:\n"
+        '    """A module of one kernel."""\n\n'
+        '    @T.function\n    def main(A: T.Tensor((4,), "int32")):\n        """The kernel."""\n        A[0] = 1\n'
+    )
+    from test_frontend_util import load_module
+
+    assert tirx.structural_equal(load_module(src, "cls_doc").M, tirx.loads(src))
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("T.device_entry(launch=5)", "launch must be a T.cuda.LaunchConfig, got 5"),
+        ("T.ptx[3]()", "takes the instruction text as a string"),
+        ('c = T.local_scalar("int32", 0, 7)', "local_scalar() takes from 0 to 2 positional"),
+        ("A += 1", "cannot update a Buffer with '+='"),
+        ("A[0] = A.shape[5]", "index out of range"),
+    ],
+)
+def test_misuse_of_the_frontend_spelling_is_a_located_error(body, message):
+    src = HEAD + f'def f(A: T.Tensor((4,), "int32"), n: T.int32):\n    {body}\n'
+    with pytest.raises(tirx.DiagnosticError) as e:
+        tirx.loads(src, source_name="bad.tirx")
+    assert message in str(e.value) and "bad.tirx:5:" in str(e.value)

@@ -68,21 +68,23 @@ def has_effect(e: Any) -> bool:
     )
 
 
-def _local(dtype: Any = "float32", init: Any = None, *, name: Any = None, annotations: Any = None) -> tuple:
+def local_scalar(
+    dtype: Any = "float32", init: Any = None, *, name: Any = None, annotations: Any = None
+) -> tuple:
     return "local", dtype, init, annotations
 
 
-def _alloc(dtype: Any = "float32", scope: str = "global", *, annotations: Any = None) -> tuple:
+def alloc_scalar(dtype: Any = "float32", scope: str = "global", *, annotations: Any = None) -> tuple:
     return scope, dtype, None, annotations
 
 
-def _shared(dtype: Any = "float32", *, annotations: Any = None) -> tuple:
+def shared_scalar(dtype: Any = "float32", *, annotations: Any = None) -> tuple:
     return "shared", dtype, None, annotations
 
 
 #: ``T.local_scalar`` / ``T.alloc_scalar`` / ``T.shared_scalar``: their arguments as
 #: ``(scope, dtype, init, annotations)`` (both front ends bind the call through these)
-SCALAR_FORMS = {"local_scalar": _local, "alloc_scalar": _alloc, "shared_scalar": _shared}
+SCALAR_FORMS = {"local_scalar": local_scalar, "alloc_scalar": alloc_scalar, "shared_scalar": shared_scalar}
 
 
 def new_scalar(b: Any, name: str, scope: str, dtype: Any, init: Any = None, annotations: Any = None) -> Cell:

@@ -125,6 +125,8 @@ def entry_launch(values: tuple, kw: dict, *, launch: LaunchConfig | None = None,
                 "T.device_entry: launch values given with backend_config= need their fields: "
                 "launch=T.cuda.LaunchConfig(...) or attrs={'cuda.launch_fields': [...]}"
             )
+    if launch is not None and not isinstance(launch, LaunchConfig):
+        raise TypeError(f"T.device_entry: launch must be a T.cuda.LaunchConfig, got {launch!r}")
     if launch is None and grid is not None:
         launch = LaunchConfig(grid, 1 if block is None else block, cluster, dynamic_smem_bytes)
     if launch is None and len(values) == 1 and isinstance(values[0], LaunchConfig):
