@@ -46,7 +46,6 @@ from tirx.ir.fold import check_true_div
 from tirx.ir.operators import OPERATORS
 from tirx.ir.span import Span
 from tirx.ir.types import PrimType, bool_, handle, handle_of, int32, int64
-from tirx.ops.ptx_table import instruction
 from tirx.surface import forms as _forms
 from tirx.surface.cells import SCALAR_FORMS, Cell
 from tirx.surface.helpers import HELPERS
@@ -275,7 +274,10 @@ class ExprMixin:
                 except (TypeError, ValueError) as e:
                     raise self.err(str(e), span, e) from e
             if tok.value == "T.ptx":
-                # T.ptx["cp.async.bulk..."]: the instruction by its text, called next (sub_call)
+                # T.ptx["cp.async.bulk..."]: the instruction by its text, called next (sub_call);
+                # the PTX table is imported when a text first names an instruction this way
+                from tirx.ops.ptx_table import instruction
+
                 try:
                     return _PtxRef(instruction(idx[0] if len(idx) == 1 else tuple(idx)), span)
                 except (TypeError, KeyError) as e:
