@@ -140,3 +140,34 @@ def test_encode_checks_its_operands_before_the_driver():
         tma.encode_tiled(desc, 0, "float16", 1, (-64, 64, 1))
     with pytest.raises(TypeError, match="host storage of 128 bytes"):
         tma.encode_tiled(bytearray(64), 0, "float16", 1, (64, 64, 1))
+
+
+def test_an_encoding_seen_before_is_copied_not_asked_of_the_driver_again(monkeypatch):
+    """``encode_tiled`` is a pure function of its operands: a host program called again on the
+    same tensors copies the remembered 128 bytes (no driver call); any other operand encodes."""
+    import ctypes
+
+    from tirx.runtime import driver as drv
+
+    calls = []
+
+    def fake_encode(addr, dt, rank, ptr, dims, strides, box, estr, interleave, swizzle, l2, oob):
+        calls.append((ptr, tuple(dims[i] for i in range(rank)), swizzle))
+        ctypes.memmove(addr, bytes([len(calls) % 256]) * 128, 128)
+        return 0
+
+    monkeypatch.setattr(drv, "probe", lambda: (True, ""))
+    monkeypatch.setattr(tma, "_libcuda_encode", lambda: fake_encode)
+    monkeypatch.setattr(tma, "_ENCODED", type(tma._ENCODED)())
+    ops = (64, 64, 128, 64, 64, 1, 1)
+    a, b, c = bytearray(128), bytearray(128), bytearray(128)
+    tma.encode_tiled(a, 0x1000, "float16", 2, ops)
+    tma.encode_tiled(b, 0x1000, "float16", 2, ops)
+    assert len(calls) == 1 and a == b == bytes([1]) * 128
+    tma.encode_tiled(c, 0x2000, "float16", 2, ops)  # another tensor
+    tma.encode_tiled(c, 0x1000, "float16", 2, ops, swizzle=3)  # another option
+    assert len(calls) == 3 and c == bytes([3]) * 128
+    monkeypatch.setattr(tma, "_ENCODED_MAX", 2)
+    tma.encode_tiled(bytearray(128), 0x3000, "float16", 2, ops)  # the oldest (0x1000, no swizzle) goes
+    tma.encode_tiled(bytearray(128), 0x1000, "float16", 2, ops)
+    assert len(calls) == 5
