@@ -8,6 +8,7 @@ state are TextBuilder's.
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -66,7 +67,8 @@ _BUFFER_FIELDS = {
     "dtype": lambda b: b.dtype,
     "ndim": lambda b: len(b.shape),
 }
-_BUFFER_METHODS = frozenset({"ptr_to", "access_ptr", "vload"})
+_BUFFER_METHODS = frozenset({"ptr_to", "access_ptr", "vload", "view", "permute", "rearrange"})
+_VIEWS = frozenset({"view", "permute", "rearrange"})  # declare a tensor over the same storage
 _PYCMP = {
     "<": operator.lt,
     "<=": operator.le,
@@ -163,9 +165,14 @@ class ExprMixin:
         if s == "T.dynamic":
             return self.dynamic(args, span)
         buf = self.b.lookup(head) if rest in _BUFFER_METHODS else None
-        if type(buf) is Buffer:  # A.ptr_to([i]), A.access_ptr("r"), A.vload([i], 4): tirx's own methods
+        if type(buf) is Buffer:  # A.ptr_to([i]), A.view(4, 16), A.permute(1, 0): tirx's own methods
             pos, kw = self.split_args(args, span, s)
+            if rest in _VIEWS:
+                import tirx.surface.layout  # noqa: F401  (registers the view builder)
             try:
+                if rest in _VIEWS:  # a declaration, emitted where the call stands by this builder
+                    with self.b:
+                        return self.emit(span, functools.partial(getattr(buf, rest), **kw), *pos)
                 return getattr(buf, rest)(*pos, **kw)
             except (TypeError, ValueError, IndexError) as e:
                 raise self.err(f"{s}: {e}", span, e) from e

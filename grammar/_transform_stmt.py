@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tirx.grammar._fast import Tok
 from tirx.grammar._values import _LET, _desc, _Dynamic, _LetAnnot, _Spec
+from tirx.ir.buffer import Buffer
 from tirx.ir.expr import BufferLoad, Call, IntImm, PrimExpr, Var, const
 from tirx.ir.span import Span
 from tirx.ir.stmt import REGION_KINDS as _REGION_KINDS
@@ -129,6 +130,9 @@ class StmtMixin:
             return
         if type(val) is _Dynamic:  # a fresh variable in scope (TIRx prints a T.Let's binder so)
             b.define(name, val.var)
+            return
+        if type(val) is Buffer:  # B = A.view(4, 16): the view declared by the call, by this name too
+            b.define(name, val)
             return
         if name in self.cur_mutable and (isinstance(val, PrimExpr) or type(val) in (int, float, bool)):
             # re-assigned in a nested block and read where that shows (the frontend's rule): a

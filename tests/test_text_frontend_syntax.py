@@ -30,14 +30,15 @@ STATIC = [
     "cuda_tensormap", "cuda_timers", "decl_tensor_pointer_expr", "device_entry_bare", "dtype_vector_isnan",
     "dtypes_all", "entry_backend_config", "entry_backend_config_bare", "entry_backend_config_groups",
     "extern_vector_lanes", "func_attr_global_symbol", "host_program_loop", "host_two_entries",
-    "irnames_dtype", "irnames_finite", "irnames_host_types", "irnames_shuffle", "irnames_target",
-    "launch_required_bounds", "launch_thread_kernels", "layout_stride_symbol", "let_annotated_cell",
-    "literal_dtypes", "loop_unroll", "module_dynamic_header", "module_free_vars", "nki_names", "nvshmem_ops",
-    "nvshmem_ring", "ops_device_scope", "ops_gpu_generic", "ops_vector", "ptx_bulk_tensor_gather4",
-    "ptx_bulk_tensor_prefetch", "ptx_cp_async", "ptx_cp_async_bulk", "ptx_float_pairs",
-    "ptx_reduce_mapa_sreg", "ptx_sm100_forms", "raw_forms", "rebind_in_nested_blocks", "return_kernel",
-    "sibling_names", "sig_return_tensor", "tcgen05_descriptors", "tcgen05_ptx", "tcgen05_tmem",
-    "tensormap_address", "tma_host_encode", "tma_im2col", "wgmma_mma_async_table",
+    "int64_row_major", "irnames_dtype", "irnames_finite", "irnames_host_types", "irnames_shuffle",
+    "irnames_target", "launch_required_bounds", "launch_thread_kernels", "layout_stride_symbol",
+    "let_annotated_cell", "literal_dtypes", "loop_unroll", "module_dynamic_header", "module_free_vars",
+    "nki_names", "nvshmem_ops", "nvshmem_ring", "ops_device_scope", "ops_gpu_generic", "ops_vector",
+    "ptx_bulk_tensor_gather4", "ptx_bulk_tensor_prefetch", "ptx_cp_async", "ptx_cp_async_bulk",
+    "ptx_float_pairs", "ptx_reduce_mapa_sreg", "ptx_sm100_forms", "raw_forms", "rearrange_einops",
+    "rebind_in_nested_blocks", "return_kernel", "sibling_names", "sig_return_tensor", "tcgen05_descriptors",
+    "tcgen05_ptx", "tcgen05_tmem", "tensor_reinterpret", "tensormap_address", "tma_host_encode",
+    "tma_im2col", "wgmma_mma_async_table",
 ]  # fmt: skip
 
 
@@ -317,3 +318,17 @@ def test_misuse_of_the_frontend_spelling_is_a_located_error(body, message):
     with pytest.raises(tirx.DiagnosticError) as e:
         tirx.loads(src, source_name="bad.tirx")
     assert message in str(e.value) and "bad.tirx:5:" in str(e.value)
+
+
+def test_tensor_views_load_as_the_frontend_declares_them():
+    built, loaded = _both(
+        'def f(A: T.Tensor((64,), "float16"), B: T.Tensor((32,), "uint32")):\n'
+        "    V = A.view(4, 16)\n"
+        "    P = V.permute(1, 0)\n"
+        '    R = A.rearrange("(a b) -> b a", b=8)\n'
+        '    W = A.view("uint32")\n'
+        "    P[0, 1] = V[1, 0] + R[2, 3]\n"
+        "    B[0] = W[3]\n"
+    )
+    assert tirx.structural_equal(built, loaded)
+    assert tirx.dumps(built) == tirx.dumps(loaded)

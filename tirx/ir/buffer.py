@@ -42,7 +42,7 @@ def register_store(store: Callable[[Buffer, tuple, Any], None]) -> None:
 
 
 # ``A.view(...)``, ``A.permute(...)``, ``A.sub[...]`` (TIRx's tensor views) declare a new
-# tensor over the same storage: the script layer's job (tirx/script/layout.py registers it).
+# tensor over the same storage: the script layer's job (tirx/surface/layout.py registers it).
 _views: Callable[[str, Buffer, tuple, dict], Any] | None = None
 
 

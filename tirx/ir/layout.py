@@ -413,7 +413,7 @@ def _offsets(offset: Any) -> tuple[tuple, tuple]:
 class TileLayout(Layout):
     """Strided factors to axes: ``T.TileLayout(T.S[(4, 8) : (1, 4)] + T.R[...] + offset)``.
 
-    Built from a spec (``T.S``/``T.R``, see ``tirx.script.layout``) or from iters,
+    Built from a spec (``T.S``/``T.R``, see ``tirx.surface.layout``) or from iters,
     ``T.TileLayout.from_iters(shard=[T.Iter(4, 1, "m"), ...], replica=[], offset={"m": 3})``
     (TIRx's printed form). Offsets are kept sorted by axis name.
     """

@@ -367,7 +367,7 @@ def lit(x: Any, like: Any, span: Any) -> Any:
 
 def apply_binop(opcls: Any, pyop: Any, a: Any, b: Any, span: Any = None) -> Any:
     if getattr(a, "__layout_operand__", False) or getattr(b, "__layout_operand__", False):
-        # building a layout (tirx/script/layout.py): ``n @ axis``, ``T.S[...] + n``
+        # building a layout (tirx/surface/layout.py): ``n @ axis``, ``T.S[...] + n``
         a = a.__tirx_expr__() if isinstance(a, (Cell, MetaVar)) else a
         b = b.__tirx_expr__() if isinstance(b, (Cell, MetaVar)) else b
         return pyop(a, b)

@@ -644,10 +644,10 @@ from . import cuda_names as _cuda_names  # noqa: E402 - needs OpNamespace
 # T.cuda: the ops under cuda.*, the launch classes and TIRx's Python-only members (tirx/script/cuda_names.py)
 cuda = OpNamespace("cuda", _cuda_names.names(OpNamespace))
 
-# layouts (tirx/script/layout.py; the nodes are tirx.ir.layout's)
-from .layout import Axis, ComposeLayout, Iter, Layout, R, S, TileLayout  # noqa: E402
-from .layout import CudaAxes as _CudaAxes  # noqa: E402
-from .layout import cuda_layout as _cuda_layout  # noqa: E402
+# layouts (tirx/surface/layout.py, which the text reads too; the nodes are tirx.ir.layout's)
+from ..surface.layout import Axis, ComposeLayout, Iter, Layout, R, S, TileLayout  # noqa: E402
+from ..surface.layout import CudaAxes as _CudaAxes  # noqa: E402
+from ..surface.layout import cuda_layout as _cuda_layout  # noqa: E402
 
 cuda.__dict__.update({"Axis": _CudaAxes(), "layout": _cuda_layout})
 
