@@ -19,6 +19,16 @@
 #   bash tools/device_owed.sh owed24
 # host-encoded TMA descriptors, tirx.backend.cuda.lang kernels, the golden GPU comparison (now
 # with descriptors the host encodes), then stage 4 of round 15's TMA files.
+# Owed since the twenty-fifth session (#33; carry `.whl`): the attention tile sweep for the grid
+# shapes below SDPA (55 candidates, about 3 minutes), then config_for from its bests:
+#   bash tools/device_owed.sh sweep
+if [ "$1" = sweep ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
+  timeout 540 python3 tools/bench/attn_tile_sweep.py --out $OUT 2>&1 | grep -E "^best|err" | tail -70
+  exit 0
+fi
 # The twenty-fifth session's calls (carry `.whl`, `.corpus_r14`, `.corpus_r15`, `.corpus_r16`;
 # .corpus_rN = the round's oracle/ + merged stage-1 results.json + s4_done*.json of earlier calls,
 # skipped on resume): `owed25 1` = the owed GPU tests, round 15's TMA files again, round 16
