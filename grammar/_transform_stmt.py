@@ -153,10 +153,12 @@ class StmtMixin:
 
     def reassign(self, tok, val, span):
         """``x = v`` where ``x`` is already a name (the frontend's syntax): into a mutable local
-        (``x: T.int32 = ...``, ``T.local_scalar``) a store; a scalar bound in this same block a
-        new binding (the frontend's straight-line rebinding, ``x_1``). A name bound in an
-        enclosing block is refused: the frontend decides that case from reads later in the
-        function (a new binding, or a mutable local), which a text read once, in order, cannot."""
+        (``x: T.int32 = ...``, ``T.local_scalar``, or a name the frontend's rule makes one) a
+        store; a scalar bound in this same block a new binding (the frontend's straight-line
+        rebinding, ``x_1``). For a name bound in an enclosing block the frontend's rule decides
+        from reads later in the function, which a text read once in order cannot see: the first
+        such re-assignment raises ``NeedsMutableAnalysis`` and the loader reads the text again
+        with the rule computed (``tirx.surface.mutable``); then it is a new binding here."""
         name = tok.value
         cur = self.b.lookup(name)
         if cur is None:
