@@ -57,6 +57,7 @@ _CONSTS = {"True": True, "False": False, "None": None}
 # operators by their text spelling (the token's value), from the one operator table
 _BIN = {o.text: o.node for o in OPERATORS if o.text is not None and not o.unary}
 _PREC = {o.text: o.prec for o in OPERATORS if o.text is not None and not o.unary}
+_PREC["@"] = _PREC["*"]  # the layout DSL's axis binding (n @ T.cuda.Axis.laneid), as in Python
 _CMP = frozenset(o.text for o in OPERATORS if o.assoc == "none")  # comparisons do not chain
 
 
@@ -69,6 +70,8 @@ _BUFFER_FIELDS = {
 }
 _BUFFER_METHODS = frozenset({"ptr_to", "access_ptr", "vload", "view", "permute", "rearrange"})
 _VIEWS = frozenset({"view", "permute", "rearrange"})  # declare a tensor over the same storage
+_LAYOUT_MODULES = frozenset({"tirx.surface.layout", "tirx.ir.layout"})
+_PYOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "@": operator.matmul}
 _PYCMP = {
     "<": operator.lt,
     "<=": operator.le,
@@ -124,6 +127,13 @@ class ExprMixin:
         tok = c[0]
         s = tok.value
         head, _, rest = s.partition(".")
+        if head == "T" and rest[:10] == "cuda.Axis.":  # a CUDA layout axis: T.cuda.Axis.laneid
+            from tirx.surface.layout import CudaAxes
+
+            try:
+                return getattr(CudaAxes(), rest[10:])
+            except AttributeError as e:
+                raise self.err(f"unknown name {s}: {e}", self.tsp(tok), e) from e
         if head == "T":
             r = _resolve_t(rest)
             if r is not None:
@@ -175,6 +185,16 @@ class ExprMixin:
                         return self.emit(span, functools.partial(getattr(buf, rest), **kw), *pos)
                 return getattr(buf, rest)(*pos, **kw)
             except (TypeError, ValueError, IndexError) as e:
+                raise self.err(f"{s}: {e}", span, e) from e
+        if head == "T" and (rest == "TileLayout" or rest[:12] == "cuda.layout."):
+            # T.TileLayout(T.S[...] + ...), T.cuda.layout.mma_shared_layout(...): the layout DSL
+            from tirx.surface.layout import TileLayout, cuda_layout
+
+            pos, kw = self.split_args(args, span, s)
+            try:
+                fn = TileLayout if rest == "TileLayout" else getattr(cuda_layout, rest[12:])
+                return fn(*pos, **kw)
+            except (TypeError, ValueError, AttributeError) as e:
                 raise self.err(f"{s}: {e}", span, e) from e
         if head == "T" and rest in HELPERS:  # T.ceildiv(n, 4), T.shift_left(x, 2): the frontend's helpers
             pos, kw = self.split_args(args, span, s)
@@ -280,6 +300,13 @@ class ExprMixin:
                     return _LetAnnot(r[1].subscript(idx[0] if len(idx) == 1 else tuple(idx), span))
                 except (TypeError, ValueError) as e:
                     raise self.err(str(e), span, e) from e
+            if tok.value in ("T.S", "T.R"):  # the layout DSL's specs: T.S[(4, 8) : (1, 4)]
+                from tirx.surface import layout as _layout
+
+                try:
+                    return getattr(_layout, tok.value[2:])[idx[0] if len(idx) == 1 else tuple(idx)]
+                except (TypeError, ValueError) as e:
+                    raise self.err(f"{tok.value}[...]: {e}", span, e) from e
             if tok.value == "T.ptx":
                 # T.ptx["cp.async.bulk..."]: the instruction by its text, called next (sub_call);
                 # the PTX table is imported when a text first names an instruction this way
@@ -341,7 +368,20 @@ class ExprMixin:
         raise self.err(f"expected an expression, got {_desc(v)}", span)
 
     def bin(self, op, a, b):
-        cls = _BIN[op.value]
+        cls = _BIN.get(op.value)
+        if (
+            cls is None
+            or not (isinstance(a, PrimExpr) or type(a) in (int, float, bool))
+            or not (isinstance(b, PrimExpr) or type(b) in (int, float, bool))
+        ):
+            r = self.layout_op(op, a, b)  # the layout DSL: n @ T.cuda.Axis.laneid, T.S[...] + 3
+            if r is not None:
+                return r
+        if cls is None:
+            raise self.err(
+                f"'{op.value}' is the layout DSL's (n @ T.cuda.Axis.<axis>): got {_desc(a)} and {_desc(b)}",
+                self.tsp(op),
+            )
         if not (isinstance(a, PrimExpr) or type(a) in (int, float, bool)):
             raise self.err(f"unsupported left operand of '{op.value}': {_desc(a)}", self.tsp(op))
         if not (isinstance(b, PrimExpr) or type(b) in (int, float, bool)):
@@ -430,6 +470,30 @@ class ExprMixin:
             raise self.err("comparisons cannot be chained; parenthesize one side", self.tsp(op))
         vals.append(self.bin(op, a, b))
         flags.append((b,) if is_cmp else None)
+
+    def layout_op(self, op, a, b):
+        """An operator of the layout DSL (tirx/surface/layout.py), as the frontend evaluates it:
+        either operand a layout value (a ``T.S`` / ``T.R`` spec, an axis, an offset). None when
+        neither is."""
+        if type(a).__module__ not in _LAYOUT_MODULES and type(b).__module__ not in _LAYOUT_MODULES:
+            return None
+        fn = _PYOPS.get(op.value)
+        if fn is None:
+            raise self.err(
+                f"'{op.value}' does not apply to layout values ({_desc(a)}, {_desc(b)})", self.tsp(op)
+            )
+        try:
+            return fn(a, b)
+        except (TypeError, ValueError) as e:
+            raise self.err(f"layout '{op.value}': {e}", self.tsp(op), e) from e
+
+    def load_slice(self, c):
+        """``lo : hi`` in a subscript: a Python slice, for the layout DSL's ``T.S[shape : strides]``
+        and ``T.R[extent : stride]`` (a tensor's slice is no value of the text)."""
+        k = next(i for i, x in enumerate(c) if getattr(x, "type", None) == "COLON")
+        lo = c[0] if k == 1 else None
+        hi = c[k + 1] if len(c) > k + 1 else None
+        return slice(lo, hi)
 
     def _tirx_cmp_of_cmp(self, op, b) -> bool:
         """TIRx's printer writes ``(a > b) == flag`` as ``a > b == flag`` (it drops the

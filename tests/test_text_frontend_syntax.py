@@ -31,13 +31,14 @@ STATIC = [
     "dtypes_all", "entry_backend_config", "entry_backend_config_bare", "entry_backend_config_groups",
     "extern_vector_lanes", "func_attr_global_symbol", "host_program_loop", "host_two_entries",
     "int64_row_major", "irnames_dtype", "irnames_finite", "irnames_host_types", "irnames_shuffle",
-    "irnames_target", "launch_required_bounds", "launch_thread_kernels", "layout_stride_symbol",
-    "let_annotated_cell", "literal_dtypes", "loop_unroll", "module_dynamic_header", "module_free_vars",
-    "nki_names", "nvshmem_ops", "nvshmem_ring", "ops_device_scope", "ops_gpu_generic", "ops_vector",
-    "ptx_bulk_tensor_gather4", "ptx_bulk_tensor_prefetch", "ptx_cp_async", "ptx_cp_async_bulk",
-    "ptx_float_pairs", "ptx_reduce_mapa_sreg", "ptx_sm100_forms", "raw_forms", "rearrange_einops",
-    "rebind_in_nested_blocks", "return_kernel", "sibling_names", "sig_return_tensor", "tcgen05_descriptors",
-    "tcgen05_ptx", "tcgen05_tmem", "tensor_reinterpret", "tensormap_address", "tma_host_encode",
+    "irnames_target", "launch_required_bounds", "launch_thread_kernels", "layout_basic", "layout_storage",
+    "layout_stride_symbol", "layout_symbolic", "let_annotated_cell", "literal_dtypes", "loop_unroll",
+    "module_dynamic_header", "module_free_vars", "nki_names", "nvshmem_ops", "nvshmem_ring",
+    "ops_device_scope", "ops_gpu_generic", "ops_vector", "ptx_bulk_tensor_gather4",
+    "ptx_bulk_tensor_prefetch", "ptx_cp_async", "ptx_cp_async_bulk", "ptx_float_pairs",
+    "ptx_reduce_mapa_sreg", "ptx_sm100_forms", "raw_forms", "rearrange_einops", "rebind_in_nested_blocks",
+    "return_kernel", "sibling_names", "sig_return_tensor", "tcgen05_descriptors", "tcgen05_ptx",
+    "tcgen05_tmem", "tensor_reinterpret", "tensor_view_dtype", "tensormap_address", "tma_host_encode",
     "tma_im2col", "wgmma_mma_async_table",
 ]  # fmt: skip
 
@@ -332,3 +333,32 @@ def test_tensor_views_load_as_the_frontend_declares_them():
     )
     assert tirx.structural_equal(built, loaded)
     assert tirx.dumps(built) == tirx.dumps(loaded)
+
+
+def test_the_layout_dsl_loads_as_the_frontend_evaluates_it():
+    built, loaded = _both(
+        'def f(n: T.int32, A: T.Tensor((4, 16), "float32", layout=T.TileLayout(T.S[(4, 16) : (1, 4)]))):\n'
+        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))\n"
+        '    L = T.alloc_local((8,), "float32", layout=T.TileLayout(T.S[(2, 4) : (n @ T.cuda.Axis.laneid, 1)]'
+        " + T.R[2 : 16 @ T.cuda.Axis.laneid]))\n"
+        '    W = T.alloc_shared((8, 16), "float32", layout=T.ComposeLayout(1, 2, 3, T.TileLayout(T.S[8, 16] + 3),'
+        " swizzle_inner=False))\n"
+        '    tx = T.cuda.thread_idx("x")\n'
+        "    W[tx // 16, tx % 16] = A[tx // 16, tx % 16] + L[tx % 8]\n"
+    )
+    assert tirx.structural_equal(built, loaded)
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("A[0, 0:2]", "got a slice"),
+        ("n @ 3", "'@' is the layout DSL's"),
+        ("n @ T.cuda.Axis.nope", "has no axis 'nope'"),
+    ],
+)
+def test_layout_dsl_misuse_is_located(expr, message):
+    src = HEAD + f'def f(A: T.Tensor((4, 4), "int32"), n: T.int32):\n    A[0, 0] = {expr}\n'
+    with pytest.raises(tirx.DiagnosticError) as e:
+        tirx.loads(src, source_name="lay.tirx")
+    assert message in str(e.value) and "lay.tirx:5:" in str(e.value)
