@@ -71,15 +71,23 @@ _BUFFER_FIELDS = {
 _BUFFER_METHODS = frozenset({"ptr_to", "access_ptr", "vload", "view", "permute", "rearrange"})
 _VIEWS = frozenset({"view", "permute", "rearrange"})  # declare a tensor over the same storage
 _LAYOUT_MODULES = frozenset({"tirx.surface.layout", "tirx.ir.layout"})
-_PYOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "@": operator.matmul}
-_PYCMP = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "==": operator.eq,
-    "!=": operator.ne,
-}
+# Python's meaning of each infix operator, from the operator table (a chain's pair of numbers,
+# the layout DSL's values); ``@`` is the layout DSL's alone
+_PYFUNC = {o.text: o.py_func for o in OPERATORS if o.text is not None and o.py_func is not None and not o.unary}
+_PYFUNC["@"] = operator.matmul
+
+#: the frontend's ``T`` functions the text calls by name (``T.<key>``): tirx's own code over the
+#: parsed values (``_py_call`` adds the layout DSL's, imported when first named)
+_PY_CALLS: dict = {**HELPERS, **SCALAR_FORMS, **{f"cuda.{k}": v for k, v in LAUNCH_CLASSES.items()}}
+
+
+def _py_call(rest: str):
+    fn = _PY_CALLS.get(rest)
+    if fn is None and (rest == "TileLayout" or rest[:12] == "cuda.layout."):
+        from tirx.surface.layout import TileLayout, cuda_layout
+
+        fn = TileLayout if rest == "TileLayout" else getattr(cuda_layout, rest[12:], None)
+    return fn  # None: not one of them (an unknown T.cuda.layout.<name> is the usual "unknown name")
 
 
 class _PtxRef:
@@ -186,36 +194,16 @@ class ExprMixin:
                 return getattr(buf, rest)(*pos, **kw)
             except (TypeError, ValueError, IndexError) as e:
                 raise self.err(f"{s}: {e}", span, e) from e
-        if head == "T" and (rest == "TileLayout" or rest[:12] == "cuda.layout."):
-            # T.TileLayout(T.S[...] + ...), T.cuda.layout.mma_shared_layout(...): the layout DSL
-            from tirx.surface.layout import TileLayout, cuda_layout
-
+        fn = _py_call(rest) if head == "T" else None
+        if fn is not None:
+            # T.cuda.LaunchConfig(...), T.local_scalar(...), T.ceildiv(...), T.TileLayout(T.S[...]):
+            # tirx's own Python functions of the frontend's T, over the parsed values
             pos, kw = self.split_args(args, span, s)
             try:
-                fn = TileLayout if rest == "TileLayout" else getattr(cuda_layout, rest[12:])
-                return fn(*pos, **kw)
+                v = fn(*pos, **kw)
             except (TypeError, ValueError, AttributeError) as e:
-                raise self.err(f"{s}: {e}", span, e) from e
-        if head == "T" and rest in HELPERS:  # T.ceildiv(n, 4), T.shift_left(x, 2): the frontend's helpers
-            pos, kw = self.split_args(args, span, s)
-            try:
-                return HELPERS[rest](*pos, **kw)
-            except (TypeError, ValueError) as e:
-                raise self.err(f"{s}: {e}", span, e) from e
-        if head == "T" and rest in SCALAR_FORMS:  # c = T.local_scalar("int32", 0): a mutable local
-            pos, kw = self.split_args(args, span, s)
-            try:
-                return _Spec("scalar", span, *SCALAR_FORMS[rest](*pos, **kw))
-            except TypeError as e:
-                raise self.err(f"{s}: {e}", span, e) from e
-        if head == "T" and rest[:5] == "cuda." and rest[5:] in LAUNCH_CLASSES:
-            # T.cuda.LaunchConfig(...) and the launch records: tirx's own classes over the
-            # parsed values, as the frontend builds them (T.device_entry takes them)
-            pos, kw = self.split_args(args, span, s)
-            try:
-                return LAUNCH_CLASSES[rest[5:]](*pos, **kw)
-            except (TypeError, ValueError) as e:
-                raise self.err(f"{s}: {e}" if not str(e).startswith(s) else str(e), span, e) from e
+                raise self.err(str(e) if str(e).startswith(s) else f"{s}: {e}", span, e) from e
+            return _Spec("scalar", span, *v) if rest in SCALAR_FORMS else v  # a cell the name completes
         r = _resolve_t(rest) if head == "T" else None
         if r is None:
             chain = self.surface_chain(rest, tok) if head == "T" else None
@@ -453,7 +441,7 @@ class ExprMixin:
             # of two numbers (lo <= i < 40 <= 64) is decided, as Python decides it there
             m = fa[0]
             if type(m) in (int, float) and type(b) in (int, float):
-                right = const(_PYCMP[op.value](m, b), bool_)
+                right = const(_PYFUNC[op.value](m, b), bool_)
             else:
                 right = self.bin(op, m, b)
             try:
@@ -477,7 +465,7 @@ class ExprMixin:
         neither is."""
         if type(a).__module__ not in _LAYOUT_MODULES and type(b).__module__ not in _LAYOUT_MODULES:
             return None
-        fn = _PYOPS.get(op.value)
+        fn = _PYFUNC.get(op.value)
         if fn is None:
             raise self.err(
                 f"'{op.value}' does not apply to layout values ({_desc(a)}, {_desc(b)})", self.tsp(op)

@@ -13,7 +13,7 @@ from tirx.ir.buffer import Buffer
 from tirx.ir.expr import BufferLoad, Call, IntImm, PrimExpr, Var, const
 from tirx.ir.span import Span
 from tirx.ir.stmt import REGION_KINDS as _REGION_KINDS
-from tirx.ir.types import PointerType, PrimType, TensorType
+from tirx.ir.types import PointerType, PrimType
 from tirx.surface.cells import Cell, cell_init, has_effect, new_scalar
 from tirx.surface.forms import slice_ramp
 
@@ -69,10 +69,8 @@ class StmtMixin:
         else:
             ty = self.as_type(ann, span, "a T.let[...] annotation")
             if isinstance(ty, PrimType):  # x: T.int32 = v: a mutable local, as the frontend's
-                self.operand(val, span)
-                buf = self.emit(span, self.b.alloc, name, TensorType((1,), ty, "local"))
-                self.emit(span, self.b.store, buf, (_ZERO,), self.emit(span, cell_init, val, ty))
-                self.b.define(name, Cell(buf))
+                init = self.emit(span, cell_init, self.operand(val, span), ty)
+                self.b.define(name, self.emit(span, new_scalar, self.b, name, "local", ty, init))
                 return None
         if type(val) is _Spec and val.kind == "scalar":  # part: T.let = T.local_scalar(...): the cell
             self.b.define(name, self.emit(span, new_scalar, self.b, name, *val.args))
@@ -138,9 +136,7 @@ class StmtMixin:
             # re-assigned in a nested block and read where that shows (the frontend's rule): a
             # mutable local from its first assignment
             e = self.expr(val, span)
-            buf = self.emit(span, b.alloc, name, TensorType((1,), e.ty, "local"))
-            self.emit(span, b.store, buf, (_ZERO,), e)
-            b.define(name, Cell(buf))
+            b.define(name, self.emit(span, new_scalar, b, name, "local", e.ty, e))
             return
         if type(val) is Var and not isinstance(val.ty, PointerType):
             b.define(name, val)  # alias = bx: the same var (no Bind), as the frontend and TIRx name it

@@ -28,6 +28,7 @@ from ..ir.types import as_type
 from ..ir.visitor import reads_memory
 from ..surface.cells import cell_init as _cell_init
 from ..surface.cells import has_effect as _has_effect
+from ..surface.cells import new_scalar
 from .parser_values import (
     _BIN,
     _ZERO,
@@ -301,17 +302,11 @@ class StmtMixin:
                 self.scopes[-1].ptrs.add(name)
                 return
             if name in self.mutable:
-                self.define(name, self.new_cell(name, e.ty, e))
+                self.define(name, new_scalar(self.b, name, "local", e.ty, e))
                 return
             self.define(name, self.b.bind(name, e))
             return
         self.define(name, val)
-
-    def new_cell(self, name: str, dtype: Any, init: Any = None) -> Cell:
-        buf = self.b.alloc(name, TensorType((1,), cast(PrimType, as_type(dtype)), "local"))
-        if init is not None:
-            self.b.store(buf, (_ZERO,), init)
-        return Cell(buf)
 
     def visit_AnnAssign(self, st: ast.AnnAssign) -> Any:
         if type(st.target) is not ast.Name:
@@ -377,7 +372,7 @@ class StmtMixin:
                 finally:
                     self.pending_name = None
                 init = _cell_init(val, ty)
-            self.define(name, self.new_cell(name, ty, init))
+            self.define(name, new_scalar(self.b, name, "local", ty, init))
             return
         # a Python annotation: plain assignment semantics
         if st.value is not None:
