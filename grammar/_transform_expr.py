@@ -73,7 +73,9 @@ _VIEWS = frozenset({"view", "permute", "rearrange"})  # declare a tensor over th
 _LAYOUT_MODULES = frozenset({"tirx.surface.layout", "tirx.ir.layout"})
 # Python's meaning of each infix operator, from the operator table (a chain's pair of numbers,
 # the layout DSL's values); ``@`` is the layout DSL's alone
-_PYFUNC = {o.text: o.py_func for o in OPERATORS if o.text is not None and o.py_func is not None and not o.unary}
+_PYFUNC = {
+    o.text: o.py_func for o in OPERATORS if o.text is not None and o.py_func is not None and not o.unary
+}
 _PYFUNC["@"] = operator.matmul
 
 #: the frontend's ``T`` functions the text calls by name (``T.<key>``): tirx's own code over the
@@ -357,23 +359,19 @@ class ExprMixin:
 
     def bin(self, op, a, b):
         cls = _BIN.get(op.value)
-        if (
-            cls is None
-            or not (isinstance(a, PrimExpr) or type(a) in (int, float, bool))
-            or not (isinstance(b, PrimExpr) or type(b) in (int, float, bool))
-        ):
+        a_ok = isinstance(a, PrimExpr) or type(a) in (int, float, bool)
+        b_ok = isinstance(b, PrimExpr) or type(b) in (int, float, bool)
+        if cls is None or not a_ok or not b_ok:
             r = self.layout_op(op, a, b)  # the layout DSL: n @ T.cuda.Axis.laneid, T.S[...] + 3
             if r is not None:
                 return r
-        if cls is None:
-            raise self.err(
-                f"'{op.value}' is the layout DSL's (n @ T.cuda.Axis.<axis>): got {_desc(a)} and {_desc(b)}",
-                self.tsp(op),
-            )
-        if not (isinstance(a, PrimExpr) or type(a) in (int, float, bool)):
-            raise self.err(f"unsupported left operand of '{op.value}': {_desc(a)}", self.tsp(op))
-        if not (isinstance(b, PrimExpr) or type(b) in (int, float, bool)):
-            raise self.err(f"unsupported right operand of '{op.value}': {_desc(b)}", self.tsp(op))
+            if cls is None:
+                raise self.err(
+                    f"'{op.value}' is the layout DSL's (n @ T.cuda.Axis.<axis>): got {_desc(a)} and {_desc(b)}",
+                    self.tsp(op),
+                )
+            side, v = ("left", a) if not a_ok else ("right", b)
+            raise self.err(f"unsupported {side} operand of '{op.value}': {_desc(v)}", self.tsp(op))
         if cls is Div:
             try:
                 check_true_div(a, b)  # TIRx's '/' refuses two integers (tirx/ir/fold.py)
