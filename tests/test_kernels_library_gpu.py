@@ -76,7 +76,7 @@ def test_decode_rows_through_the_gemv(M, N, Kd, dt):
 
 
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])
-@pytest.mark.parametrize("M", [1, 3, 8])
+@pytest.mark.parametrize("M", [1, 3, 8, 13, 32])
 @pytest.mark.parametrize("N,Kd", [(4096, 4096), (1001, 264), (7, 2056), (17, 8)])
 @pytest.mark.parametrize("warps,unroll", [(8, 2), (4, 4)])
 def test_tensor_core_gemv(M, N, Kd, dt, warps, unroll):
@@ -245,7 +245,9 @@ def test_grouped_query_attention_through_the_public_call(B, H, HKV, S, D, causal
     ref = torch.nn.functional.scaled_dot_product_attention(q.float(), kf, vf, is_causal=causal)
     assert _rel(o, ref) < 2e-2
     with pytest.raises(ValueError, match="HKV dividing H"):
-        K.attention(q, k[:, :1].repeat(1, 3, 1, 1) if H % 3 else k[:, :1].repeat(1, 5, 1, 1), v, causal=causal)
+        K.attention(
+            q, k[:, :1].repeat(1, 3, 1, 1) if H % 3 else k[:, :1].repeat(1, 5, 1, 1), v, causal=causal
+        )
 
 
 @pytest.mark.parametrize("causal", [False, True])

@@ -15,6 +15,7 @@ from typing import Any
 
 _MAPS: dict[tuple, bytes] = {}
 _MAPS_MAX = 4096
+_ENCODERS: dict[tuple, Any] = {}  # (dtype, cols, box, swizzle) -> tirx.runtime.tma._Encoder
 
 
 _NAMES: dict = {}  # torch dtype -> its name (str() of a dtype costs a microsecond a call)
@@ -58,13 +59,22 @@ def sm_count(device_index: int) -> int:
 def tensor_map(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128) -> bytes:
     """The 128-byte descriptor (by value, for a ``T.Ptr(T.uint8, "tensormap")`` parameter) of
     the row-major ``rows x cols`` matrix at ``t``'s address, tiled by ``box`` (outermost
-    first), from the cache when these exact values were encoded before."""
-    key = (t.data_ptr(), rows, cols, box, dtype, swizzle)
+    first), from the cache when these exact values were encoded before; else encoded by the
+    one prepared driver call of its ``(dtype, cols, box, swizzle)`` class with ``rows`` set
+    (a new row count, a decode step's M, costs the driver call alone)."""
+    ptr = t.data_ptr()
+    key = (ptr, rows, cols, box, dtype, swizzle)
     got = _MAPS.get(key)
     if got is None:
-        from tirx.runtime.tma import TensorMapPlan
+        cls = (dtype, cols, box, swizzle)
+        enc = _ENCODERS.get(cls)
+        if enc is None:
+            from tirx.runtime.tma import TensorMapPlan, _Encoder
 
-        got = TensorMapPlan(dtype, (rows, cols), box, swizzle).encode(key[0])
+            enc = _ENCODERS[cls] = _Encoder(TensorMapPlan(dtype, (rows, cols), box, swizzle))
+        if ptr % 16:
+            raise ValueError("tensor map: the tensor's address must be 16-byte aligned")
+        got = enc(ptr, rows)
         if len(_MAPS) >= _MAPS_MAX:
             _MAPS.pop(next(iter(_MAPS)))  # oldest first
         _MAPS[key] = got

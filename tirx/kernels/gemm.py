@@ -166,11 +166,13 @@ def _gemm(
     scales: tuple = (),
     split_k: int | None = None,
     rowwise: bool = False,
+    cfg: dict | None = None,
 ) -> Any:
     """``out = a @ b^T`` for row-major ``a (M, K)``, ``b (N, K)``, ``out (M, N)`` (checked); with
     ``trans_b``, ``out = a @ b`` for a row-major ``b (K, N)``; ``split_k``: see ``config``
     (None: ``auto_split_k``'s choice);
-    ``rowwise``: ``scales`` are one per row of ``a`` and one per row of ``b`` (fp8)."""
+    ``rowwise``: ``scales`` are one per row of ``a`` and one per row of ``b`` (fp8); ``cfg``: a
+    tile set of ``matmul_sm90`` instead of ``config``'s (``tools/bench/gemm_explore.py``)."""
     M, K = a.shape
     N = b.shape[1] if trans_b else b.shape[0]
     if M == 0 or N == 0:
@@ -178,18 +180,22 @@ def _gemm(
     if K == 0:
         return out.zero_()
     dev = a.device.index or 0
-    if M <= MMA_GEMV_MAX_M and not trans_b and split_k in (None, 1) and not scales:
-        # decode: rows of b streamed by warps (the sizes come from the shapes)
-        path = decode_path(M, N, K, dtype, sm_count(dev))
-        if path == "gemv":
-            _gemv(dtype, M, gemv_config(N, sm_count(dev)))(a, b, out)
-            return out
-        if path == "mma":
-            _gemv(dtype, M, MMA_GEMV, True)(a, b, out)
-            return out
-    if split_k is None:
-        split_k = auto_split_k(M, N, K, dtype, sm_count(dev))
-    k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, "row" if rowwise else "tensor")
+    if cfg is not None:
+        k = _kernel(dtype, tuple(sorted(cfg.items())))
+        bm, bn, epi = cfg["BM"], cfg["BN"], cfg.get("EPI", "tma")
+    else:
+        if M <= MMA_GEMV_MAX_M and not trans_b and split_k in (None, 1) and not scales:
+            # decode: rows of b streamed by warps (the sizes come from the shapes)
+            path = decode_path(M, N, K, dtype, sm_count(dev))
+            if path == "gemv":
+                _gemv(dtype, M, gemv_config(N, sm_count(dev)))(a, b, out)
+                return out
+            if path == "mma":
+                _gemv(dtype, M, MMA_GEMV, True)(a, b, out)
+                return out
+        if split_k is None:
+            split_k = auto_split_k(M, N, K, dtype, sm_count(dev))
+        k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, "row" if rowwise else "tensor")
     bk = _bk(dtype)
     ta = tensor_map(a, M, K, (bm, bk), dtype)
     tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)

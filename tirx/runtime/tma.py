@@ -174,12 +174,16 @@ class _Encoder:
             int(enums[4]),
         )
 
-    def __call__(self, ptr: int) -> bytes:
+    def __call__(self, ptr: int, rows: int | None = None) -> bytes:
+        """The descriptor of the tensor at ``ptr``; ``rows``: another outermost extent than the
+        plan's (same row pitch and box), so one encoder serves every row count of a matrix."""
         import ctypes
 
         if self.fn is None:
-            return self._bindings(ptr)
+            return self._bindings(ptr, rows)
         dt, rank, dims, strides, box, estr, il, sw, l2, oob = self.c_args
+        if rows is not None:  # a fresh array: the driver call releases the GIL
+            dims = (ctypes.c_uint64 * rank)(*self.raw[2][:-1], rows)
         # a buffer per call (the driver call releases the GIL), the CUtensorMap 64-byte aligned
         buf = ctypes.create_string_buffer(128 + 64)
         addr = ctypes.addressof(buf) + (-ctypes.addressof(buf)) % 64
@@ -188,11 +192,13 @@ class _Encoder:
             raise RuntimeError(f"cuTensorMapEncodeTiled failed: CUresult {err} for {self.plan}")
         return ctypes.string_at(addr, 128)
 
-    def _bindings(self, ptr: int) -> bytes:
+    def _bindings(self, ptr: int, rows: int | None = None) -> bytes:
         """The same descriptor through cuda-bindings (its argument objects built per call)."""
         from cuda.bindings import driver as d
 
         (dt, il, sw, l2, oob), rank, dims, strides, box = self.raw
+        if rows is not None:
+            dims = [*dims[:-1], rows]
         err, tm = d.cuTensorMapEncodeTiled(
             dt,
             rank,

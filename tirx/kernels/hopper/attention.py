@@ -856,18 +856,21 @@ def best_config(D: int, causal: bool = False) -> dict:
 
 
 def config_for(S: int, D: int, causal: bool = False) -> dict:
-    """``best_config``, with tiles no longer than the sequence: ``128 x 128`` tiles (the head-dim
-    128 form) below the 192-row tile of head dim 64, ``64 x 64`` tiles below 128 keys; shorter
-    sequences or ones that are not a multiple of 8 are a ValueError naming ``q``."""
+    """``best_config``, with tiles that suit the sequence (the tile sweep on an H100,
+    docs/benchmarks.md, "Attention tile sweep"): ``128 x 128`` tiles (the head-dim 128 form) below
+    the 192-row tile of head dim 64 and for causal head dim 64 below 1,024 keys (0.89 of SDPA
+    at 512 keys against 0.81), ``64 x 64`` tiles with the dynamic scheduler for causal masks of
+    at most 128 keys (0.84 against 0.75: twice the CTAs where one tile is a whole head) and below
+    128 keys; shorter sequences or ones that are not a multiple of 8 are a ValueError naming
+    ``q``."""
     if S % 8 or S < 64:
         raise ValueError(f"q: sequence length {S} is not supported (a multiple of 8, at least 64)")
+    if S < 128 or (causal and S <= 128):
+        return dict(BM=64, BN=64, STAGES=3, SCHED="dynamic") if causal else dict(BM=64, BN=64, STAGES=2)
     cfg = best_config(D, causal)
-    if max(cfg["BM"], cfg["BN"]) <= S:
+    if max(cfg["BM"], cfg["BN"]) <= S and not (causal and S < 1024):
         return cfg
-    if S >= 128:
-        sched = {"SCHED": "dynamic", "REVERSE": True} if causal else {}
-        return dict(BM=128, BN=128, STAGES=2, PINGPONG=True, OVERLAP=True, CHAINS=4, **sched)
-    return dict(BM=64, BN=64, STAGES=2)
+    return best_config(128, causal)
 
 
 def plans(B: int, H: int, S: int, D: int, dtype: str = "bfloat16", BM: int = 128, BN: int = 128):

@@ -1,0 +1,151 @@
+# ruff: noqa: B023
+# (the timing lambdas run before the loop moves on)
+"""Tile sets of the any-shape GEMM at the shapes where ``tirx.kernels.linear`` trails cuBLAS.
+
+    python tools/bench/gemm_explore.py [--out DIR] [--only NAME,...]
+
+For each shape, ``config``'s tile set and the candidates below run on the same inputs (checked
+against a float32 reference, output poisoned with NaN), each timed paired with
+``torch.matmul(x, w.t())`` (``bench_library.paired``: GPU time alone) over weights rotating
+through at least 256 MiB, so B streams from HBM as in a model's layers. Prints torch/tirx per
+candidate and the best per shape: the evidence for ``config``'s and ``decode_path``'s rules
+(issue #33).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
+
+_A = dict(EPI="atomic")
+
+
+def _t(bm: int, bn: int, **kw) -> dict:
+    """A tile set with as many stages as fit (``config``'s rule)."""
+    c_bytes = 0 if kw.get("EPI") in ("atomic", "direct") else (bm // 64) * 16384
+    stages = min(8, (232448 - 1024 - c_bytes) // ((bm + bn) * 128))
+    regs = {"CONSUMER_REGS": 160, "PRODUCER_REGS": 24} if bm == 192 else {}  # three consumers
+    return dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI="tma", SMS=132) | regs | kw
+
+
+#: name -> ((M, N, K), candidate tile sets; "mma" = the tensor-core GEMV)
+CASES = {
+    "5000cube": (
+        (5000, 5000, 5000),
+        [
+            _t(128, 128),
+            _t(128, 256, GROUP_M=4),
+            _t(128, 256, GROUP_M=16),
+            _t(128, 192),
+            _t(192, 128),
+            _t(128, 256, EPI="direct"),
+        ],
+    ),
+    "4992cube": ((4992, 4992, 4992), []),
+    "5120cube": ((5120, 5120, 5120), []),
+    "5000x5000x4096": ((5000, 5000, 4096), []),
+    "4096x4096x5000": ((4096, 4096, 5000), []),
+    "4096x5000x4096": ((4096, 5000, 4096), []),
+    "5000x4096x4096": ((5000, 4096, 4096), []),
+    "tall": ((65536, 128, 4096), [_t(128, 128), _t(128, 64), _t(192, 128), _t(64, 128)]),
+    "tall2": ((32768, 256, 4096), [_t(128, 128)]),
+    "largek": (
+        (1024, 1024, 65536),
+        [
+            _t(128, 256, SPLIT_K=4, **_A),
+            _t(128, 256, SPLIT_K=2, **_A),
+            _t(128, 128, SPLIT_K=2, **_A),
+            _t(128, 128, SPLIT_K=4, **_A),
+            _t(128, 64, SPLIT_K=2, **_A),
+            _t(128, 256),
+        ],
+    ),
+    "200rows": (
+        (200, 12288, 4096),
+        [_t(128, 256), _t(64, 256), _t(64, 128), _t(192, 128), _t(128, 192), _t(64, 256, SPLIT_K=2, **_A)],
+    ),
+    "16rows": (
+        (16, 4096, 4096),
+        [
+            "mma",
+            _t(64, 64, SPLIT_K=2, **_A),
+            _t(64, 128, SPLIT_K=4, **_A),
+            _t(64, 32, STAGES=12, EPI="direct"),
+        ],
+    ),
+    "32rows": ((32, 4096, 4096), ["mma"]),
+    "16x14336": ((16, 14336, 4096), ["mma"]),
+    "32x14336": ((32, 14336, 4096), ["mma"]),
+    "16x1024x8192": ((16, 1024, 8192), ["mma"]),
+    "64x4096": ((64, 4096, 4096), [_t(64, 64, SPLIT_K=2, **_A)]),
+}
+
+
+def run(names: list[str], out_dir: str | None) -> None:
+    import torch
+    from bench_library import LOG, log, paired, rel
+
+    import tirx
+    from tirx.kernels import gemm as MM
+    from tirx.kernels.hopper.gemv import make_gemv_mma
+
+    dt = "bfloat16"
+    dtype = torch.bfloat16
+    torch.backends.cuda.matmul.allow_tf32 = False
+    log(torch.cuda.get_device_name())
+    for name in names:
+        (M, N, Kd), cands = CASES[name]
+        sets = max(1, min(8, -(-(256 << 20) // (N * Kd * 2 + M * Kd * 2))))
+        xs = [torch.randn(M, Kd, device="cuda", dtype=dtype) for _ in range(sets)]
+        ws = [torch.randn(N, Kd, device="cuda", dtype=dtype) / Kd**0.5 for _ in range(sets)]
+        out = torch.empty((M, N), device="cuda", dtype=dtype)
+        ref = xs[0].float() @ ws[0].float().t()
+        rows = []
+        for c in [None, *cands]:
+            if c == "mma":
+                k = tirx.compile(make_gemv_mma(dt, M, *MM.MMA_GEMV), target="cuda")
+
+                def call(i, k=k):
+                    return k(xs[i], ws[i], out)
+
+                label = f"mma GEMV {MM.MMA_GEMV}"
+            else:
+
+                def call(i, c=c):
+                    return MM._gemm(xs[i], ws[i], out, dt, cfg=c)
+
+                cc = c or MM.config(M, N, Kd, dt, split_k=MM.auto_split_k(M, N, Kd, dt))
+                label = ("config " if c is None else "") + " ".join(
+                    f"{k}={v}" for k, v in cc.items() if k not in ("SMS",)
+                )
+            out.fill_(float("nan"))
+            call(0)
+            err = rel(out, ref)
+            tt, tc = paired(call, lambda i: torch.matmul(xs[i], ws[i].t()), sets)
+            rows.append((tc / tt, label))
+            log(
+                f"{name:>14} {M}x{N}x{Kd} err {err:.1e} tirx {tt:.4f} ms torch {tc:.4f} ms torch/tirx {tc / tt:6.3f}  {label}"
+            )
+        best = max(rows)
+        log(f"best {name}: {best[0]:.3f} {best[1]} (config: {rows[0][0]:.3f})")
+        if out_dir:  # what ran so far survives a run cut short
+            with open(os.path.join(out_dir, "gemm_explore.txt"), "w") as fh:
+                fh.write("\n".join(LOG) + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--only", default=None, help="case names, comma-separated (default: all)")
+    a = ap.parse_args()
+    run(a.only.split(",") if a.only else list(CASES), a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
