@@ -307,6 +307,31 @@ def host_section() -> None:
     ta = host_us(lambda: K.attention(q, k, v), 200)
     ts = host_us(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), 200)
     log(f"host: attention, cached shape     {ta:7.1f} us/call   SDPA {ts:7.1f} us/call")
+    # where an attention call's host time goes: the launch of prepared arguments, building them,
+    # the output's allocation, the checks and lookups (the rest)
+    from tirx.kernels.hopper import attention as A
+
+    cfg, key = A._best(256, 128, False)
+    kern = A._compiled(1, 8, 256, 128, False, "bfloat16", key)
+    o = torch.empty_like(q)
+    args = A.launch_args(q, k, v, o, **cfg)
+    al = host_us(lambda: kern(*args), 200)
+    ab = host_us(lambda: A.launch_args(q, k, v, o, **cfg), 200)
+    ae = host_us(lambda: torch.empty_like(q), 200)
+    log(
+        f"host: attention parts: launch {al:.1f} us, launch_args {ab:.1f} us, empty_like {ae:.1f} us, "
+        f"rest {ta - al - ab - ae:.1f} us"
+    )
+    # and a linear call's: the launch of prepared arguments against the whole call
+    from tirx.kernels._host import tensor_map
+
+    cfg = MM.config(64, 256, 256, "bfloat16")
+    kl = MM._kernel("bfloat16", tuple(sorted(cfg.items())))
+    ta_ = tensor_map(x, 64, 256, (cfg["BM"], 64), "bfloat16")
+    tb_ = tensor_map(w, 256, 256, (cfg["BN"], 64), "bfloat16")
+    tc_ = tensor_map(out, 64, 256, (64, 64), "bfloat16")
+    tk = host_us(lambda: kl(64, 256, 256, ta_, tb_, tc_, out), 200)
+    log(f"host: linear parts: launch {tk:.1f} us of {tl:.1f} us")
 
 
 def decode_section() -> None:
@@ -346,6 +371,16 @@ def decode_section() -> None:
         KD.CTAS_PER_SM, KD.CHUNK_ELEMS = default
         KD.decode_chunk.cache_clear()
         log("  chunk aims (SDPA/tirx): " + "; ".join(sweep))
+        rings = []  # deeper cp.async rings at the rule's chunks (and 3 stages at 4 CTAs per SM)
+        for stages, per_sm in ((3, 2), (4, 2), (3, 4)):
+            KD.SPLIT_STAGES, KD.CTAS_PER_SM = stages, per_sm
+            KD.decode_chunk.cache_clear()
+            ok = rel(K.decode_attention(q, k, v), ref) < 1e-2
+            tv, _ = paired(lambda i: K.decode_attention(q, k, v), lambda i: None, 1)
+            rings.append(f"{stages} stages {per_sm}/SM: {ts / tv:.3f}{'' if ok else ' WRONG'}")
+        KD.SPLIT_STAGES, KD.CTAS_PER_SM = 2, default[0]
+        KD.decode_chunk.cache_clear()
+        log("  rings (SDPA/tirx): " + "; ".join(rings))
         if L % 16 == 0 and B * L <= 1 << 17:  # the same cache paged: 16-key pages in a shuffled pool
             npg = L // 16
             bt = torch.randperm(B * npg, device="cuda").to(torch.int32).view(B, npg).contiguous()
