@@ -47,16 +47,15 @@ def _reference(q, k, v, lens, G):
     tiles=st.integers(1, 3),
     page=st.sampled_from([0, 1, 16, 64]),
     dtype=st.sampled_from(["float16", "bfloat16"]),
-    stages=st.sampled_from([2, 3, 4]),
     data=st.data(),
 )
 @settings(max_examples=30, deadline=None)
-def test_split_and_combine_compute_attention(B, HKV, G, L, D, tiles, page, dtype, stages, data):
+def test_split_and_combine_compute_attention(B, HKV, G, L, D, tiles, page, dtype, data):
     """Contiguous caches (``page`` 0) and paged ones (pages of ``page`` keys in a shuffled pool,
     some never used, vLLM's ``(pages, P, HKV, D)`` layout) against the same reference, each CTA
-    taking ``tiles`` tiles of keys (the online softmax across them) through a ring of ``stages``
-    stages; bfloat16 values are handed over as their bit patterns. The interpreter's race
-    detector checks the barriers of the ``cp.async`` ring and of the running statistics."""
+    taking ``tiles`` tiles of keys (the online softmax across them); bfloat16 values are handed
+    over as their bit patterns. The interpreter's race detector checks the barriers of the
+    ``cp.async`` ring and of the running statistics."""
     chunk = tiles * HD.tile_keys(D)
     lens = np.array(data.draw(st.lists(st.integers(1, L), min_size=B, max_size=B)), np.int32)
     g = np.random.default_rng(data.draw(st.integers(0, 2**31)))
@@ -85,7 +84,7 @@ def test_split_and_combine_compute_attention(B, HKV, G, L, D, tiles, page, dtype
     if dtype == "bfloat16":  # the same values, rounded to bfloat16, as bit patterns
         q, k, kc, v, vc = (_bf16(x) for x in (q, k, kc, v, vc))
         out = np.full((B * H, D), 0x7FC0, np.uint16)
-    split = tirx.compile(HD.make_decode_split(dtype, D, G, stages), target="interp")
+    split = tirx.compile(HD.make_decode_split(dtype, D, G), target="interp")
     split(
         _bits(q).reshape(B * H, D),
         _bits(kc).reshape(-1, D),
@@ -121,8 +120,6 @@ def test_decode_kernels_refuse_what_they_do_not_compute():
         HD.make_decode_split("bfloat16", 128, 9)
     with pytest.raises(ValueError, match=r"^D: head dim 96 is not supported \(64, 128 or 256\)"):
         HD.make_decode_split("bfloat16", 96, 1)
-    with pytest.raises(ValueError, match=r"^stages: expected 2, 3 or 4, got 5"):
-        HD.make_decode_split("bfloat16", 128, 1, 5)
 
 
 @given(L=st.integers(1, 1 << 17), heads=st.integers(1, 512), D=st.sampled_from([64, 128, 256]))

@@ -32,7 +32,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'tirx.kernels' has no attribute {name!r}")
     import importlib
 
-    return getattr(importlib.import_module(mod), name)
+    value = globals()[name] = getattr(importlib.import_module(mod), name)  # found once, not per call
+    return value
 
 
 def __dir__() -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 _MAPS: dict[tuple, bytes] = {}
 _MAPS_MAX = 4096
-_ENCODERS: dict[tuple, Any] = {}  # (dtype, cols, box, swizzle) -> tirx.runtime.tma._Encoder
+_ENCODERS: dict[tuple, Any] = {}  # (dtype, cols, box, swizzle, l2) -> tirx.runtime.tma._Encoder
 
 
 _NAMES: dict = {}  # torch dtype -> its name (str() of a dtype costs a microsecond a call)
@@ -56,22 +56,30 @@ def sm_count(device_index: int) -> int:
     return int(torch.cuda.get_device_properties(device_index).multi_processor_count)
 
 
-def tensor_map(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128) -> bytes:
+def tensor_map(
+    t: Any,
+    rows: int,
+    cols: int,
+    box: tuple[int, int],
+    dtype: str,
+    swizzle: int = 128,
+    l2_promotion: int = 256,
+) -> bytes:
     """The 128-byte descriptor (by value, for a ``T.Ptr(T.uint8, "tensormap")`` parameter) of
     the row-major ``rows x cols`` matrix at ``t``'s address, tiled by ``box`` (outermost
     first), from the cache when these exact values were encoded before; else encoded by the
     one prepared driver call of its ``(dtype, cols, box, swizzle)`` class with ``rows`` set
     (a new row count, a decode step's M, costs the driver call alone)."""
     ptr = t.data_ptr()
-    key = (ptr, rows, cols, box, dtype, swizzle)
+    key = (ptr, rows, cols, box, dtype, swizzle, l2_promotion)
     got = _MAPS.get(key)
     if got is None:
-        cls = (dtype, cols, box, swizzle)
+        cls = (dtype, cols, box, swizzle, l2_promotion)
         enc = _ENCODERS.get(cls)
         if enc is None:
             from tirx.runtime.tma import TensorMapPlan, _Encoder
 
-            enc = _ENCODERS[cls] = _Encoder(TensorMapPlan(dtype, (rows, cols), box, swizzle))
+            enc = _ENCODERS[cls] = _Encoder(TensorMapPlan(dtype, (rows, cols), box, swizzle, l2_promotion))
         if ptr % 16:
             raise ValueError("tensor map: the tensor's address must be 16-byte aligned")
         got = enc(ptr, rows)

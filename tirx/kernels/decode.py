@@ -25,8 +25,6 @@ CTAS_PER_SM = 2
 #: in flight per byte (an H100 sweep, 2026-12-06: 0.53-0.65 of SDPA at 1,200-2,000 keys a CTA,
 #: 0.72-0.84 at 512-704)
 CHUNK_ELEMS = 90_112
-#: stages of the split kernel's ``cp.async`` ring (tiles in flight + 1)
-SPLIT_STAGES = 2
 
 
 @functools.lru_cache(maxsize=1024)
@@ -43,11 +41,11 @@ def decode_chunk(L: int, heads: int, D: int = 128, sms: int = 132) -> int:
 
 
 @functools.cache
-def _split(dtype: str, D: int, G: int, stages: int = 2) -> Any:
+def _split(dtype: str, D: int, G: int) -> Any:
     import tirx
     from tirx.kernels.hopper.decode import make_decode_split
 
-    return tirx.compile(make_decode_split(dtype, D, G, stages), target="cuda")
+    return tirx.compile(make_decode_split(dtype, D, G), target="cuda")
 
 
 @functools.cache
@@ -136,6 +134,6 @@ def decode_attention(q: Any, k: Any, v: Any, lens: Any = None, *, block_table: A
     ml = torch.empty((chunks, B * H, 2), dtype=torch.float32, device=q.device)
     out = torch.empty((B, H, D), dtype=q.dtype, device=q.device)
     kv = (k.view(-1, D), v.view(-1, D))
-    _split(dt, D, G, SPLIT_STAGES)(q.view(B * H, D), *kv, bt, lens, part, ml, L, HKV, P, *strides, chunk)
+    _split(dt, D, G)(q.view(B * H, D), *kv, bt, lens, part, ml, L, HKV, P, *strides, chunk)
     _combine(dt, D)(part, ml, out.view(B * H, D))
     return out

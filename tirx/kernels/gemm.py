@@ -33,6 +33,49 @@ GEMV_MAX_M = 2
 MMA_GEMV_MAX_M = 8
 
 
+#: the tile-choice model for more than 64 rows (fitted to an H100 sweep, docs/benchmarks.md
+#: "GEMM tile choice"): µs a 128 x 256 k-block takes one SM, the relative speed of narrower
+#: tiles (wgmma's smaller N reads more shared memory per MAC), µs a work unit spends filling its
+#: pipeline and storing, split-K's cost (two more launches over a float32 sum, and the atomic
+#: adds) and the memory's bytes per µs
+_T_KB = 0.72
+_SPEED = {256: 1.0, 192: 0.95, 128: 0.88, 64: 0.62}
+_T_UNIT = 3.0
+_T_LAUNCH = 4.0
+_BW = 3.0e6
+
+
+def model_us(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int = 132) -> float:
+    """Modelled µs of ``128 x bn`` tiles with ``split`` shares of K on ``sms`` SMs: waves of work
+    units, each its k-blocks at the tile's speed plus a fill and a store; at least the bytes
+    over the memory's bandwidth; plus split-K's launches and float32 traffic."""
+    # K enters through its k-blocks only (every K of a block count shares the tiles): 128 bytes
+    # of each row of A and B a k-block
+    t = max(
+        _compute_us(M, N, K, dtype, bn, split, sms), ((M + N) * -(-K // _bk(dtype)) * 128 + M * N * 2) / _BW
+    )
+    if split > 1:
+        t += _T_LAUNCH + M * N * (10 + 4 * split) / _BW
+    return t
+
+
+def _compute_us(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int) -> float:
+    """``model_us``'s waves of work units alone (no memory floor, no split-K cost)."""
+    kb = -(-K // _bk(dtype))
+    units = -(-M // 128) * -(-N // bn) * split
+    return -(-units // sms) * (-(-kb // split) * _T_KB * (bn / 256) / _SPEED[bn] + _T_UNIT)
+
+
+def _cost(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int) -> tuple[float, float]:
+    """The key the choices minimize: ``model_us``, ties (memory-bound shapes, where every width
+    meets the floor) to the least computed (the least padding)."""
+    return model_us(M, N, K, dtype, bn, split, sms), _compute_us(M, N, K, dtype, bn, split, sms)
+
+
+def _widths(trans_b: bool) -> tuple[int, ...]:
+    return (256, 128, 64) if trans_b else (256, 192, 128, 64)
+
+
 def config(
     M: int,
     N: int,
@@ -43,26 +86,31 @@ def config(
     split_k: int = 1,
     scales: str = "tensor",
 ) -> dict:
-    """The tile set for one problem: ``128 x BN`` tiles with the widest ``BN`` that still gives
-    every SM work (``gemm.best_config``'s rule, measured on the H200), ``64 x BN`` tiles for at
-    most 64 rows (decode), and the TMA-store epilogue when C's rows are 16-byte aligned (else
-    the checked register stores). A function of the shape's class only, so shapes share
-    compiled kernels. ``trans_b``: B is a row-major ``(K, N)`` matrix (read N-major).
-    ``split_k > 1``: each tile's k-blocks are shared by ``split_k`` work units whose partial sums
-    are added into a float32 workspace (``EPI="atomic"``), for shapes with fewer tiles than SMs
-    (the calls choose it by ``auto_split_k``; docs/kernels.md, "Split-K"). ``scales="row"``: fp8 with one
-    scale per row of A and per column of B."""
+    """The tile set for one problem: for more than 64 rows, ``128 x BN`` tiles with the ``BN``
+    (256, 192, 128 or 64) that ``model_us`` finds fastest at this split (it weighs the last
+    wave's idle SMs, the padding of a partial tile and the narrower tiles' lower speed); ``64 x
+    BN`` tiles for at most 64 rows (decode) with the widest ``BN`` that still gives every SM
+    work; the TMA-store epilogue when C's rows are 16-byte aligned (else the checked register
+    stores). A function of the shape's class only, so shapes share compiled kernels (at most
+    four widths per split). ``trans_b``: B is a row-major ``(K, N)`` matrix (read N-major; BN
+    256, 128 or 64). ``split_k > 1``: each tile's k-blocks are shared by ``split_k`` work units
+    whose partial sums are added into a float32 workspace (``EPI="atomic"``), for shapes with
+    fewer tiles than SMs (the calls choose it by ``auto_split_k``; docs/kernels.md,
+    "Split-K"). ``scales="row"``: fp8 with one scale per row of A and per column of B."""
     if not isinstance(split_k, int) or isinstance(split_k, bool) or not 1 <= split_k <= 64:
         raise ValueError(f"split_k: expected an int from 1 to 64, got {split_k!r}")
     bm = 64 if M <= 64 else 128
-    rows = -(-M // bm)
-    bn = 64
-    for cand in (256, 128):
-        if rows * -(-N // cand) * 4 >= sms * 3:
-            bn = cand
-            break
+    if bm == 128:
+        bn = min(_widths(trans_b), key=lambda w: _cost(M, N, K, dtype, w, split_k, sms))
+    else:
+        rows = -(-M // bm)
+        bn = 64
+        for cand in (256, 128):
+            if rows * -(-N // cand) * 4 >= sms * 3:
+                bn = cand
+                break
     # as many stages as fit beside the C staging tiles (16 KiB per consumer) and the alignment
-    # slack, at most 8: 4 of 128 x 256, 6 of 128 x 128, 8 of 128 x 64, 5 of 64 x 256
+    # slack, at most 8: 4 of 128 x 256 or 128 x 192, 6 of 128 x 128, 8 of 128 x 64, 5 of 64 x 256
     stages = min(8, (_SMEM - 1024 - (bm // 64) * 16384) // ((bm + bn) * 128))
     epi = "atomic" if split_k > 1 else "tma" if N % 8 == 0 else "direct"
     cfg = dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI=epi, SMS=sms)
@@ -134,15 +182,21 @@ def _gemv(dtype: str, M: int, shape: tuple[int, ...], mma: bool = False) -> Any:
 
 
 @functools.lru_cache(maxsize=4096)
-def auto_split_k(M: int, N: int, K: int, dtype: str, sms: int = 132) -> int:
-    """The split-K the calls choose: only where the tiles fill at most a quarter of the SMs and
-    ``K`` is long (at least 32 k-blocks), as many shares as fill the SMs, at most 8, each of at
-    least 16 k-blocks. Measured on an H100 (docs/benchmarks.md, "Split-K"): 128 x 1024 x 16384
-    (16 tiles) runs 2.9x faster with 8 shares; at 64 tiles and more the zeroed float32 sum and
-    its conversion cost more than the idle SMs."""
+def auto_split_k(M: int, N: int, K: int, dtype: str, sms: int = 132, trans_b: bool = False) -> int:
+    """The split-K the calls choose. More than 64 rows: the ``(BN, split)`` pair, split 1 to 8
+    with at least 16 k-blocks a share, that ``model_us`` finds fastest (1,024 x 1,024 x 65,536:
+    128 x 256 tiles in 4 shares, 1.5x faster than one share of 128 x 64, measured on an H100).
+    At most 64 rows: only where the tiles fill at most a quarter of the SMs and ``K`` is long
+    (at least 32 k-blocks), as many shares as fill the SMs, at most 8, each of at least 16
+    k-blocks (128 x 1024 x 16384, 16 tiles, runs 2.9x faster with 8 shares; at 64 tiles and more
+    the zeroed float32 sum and its conversion cost more than the idle SMs)."""
+    kblocks = -(-K // _bk(dtype))
+    if M > 64:
+        splits = [s for s in (1, 2, 4, 8) if s == 1 or kblocks // s >= 16]
+        pairs = [(w, s) for s in splits for w in _widths(trans_b)]
+        return min(pairs, key=lambda p: _cost(M, N, K, dtype, p[0], p[1], sms))[1]
     cfg = config(M, N, K, dtype, sms)
     n = tiles(M, N, cfg)
-    kblocks = -(-K // _bk(dtype))
     if n * 4 > sms or kblocks < 32:
         return 1
     return max(1, min(8, sms // n, kblocks // 16))
@@ -180,7 +234,10 @@ def _gemm(
     if K == 0:
         return out.zero_()
     dev = a.device.index or 0
+    l2 = 256  # the TMA loads' L2 promotion (bytes)
     if cfg is not None:
+        cfg = dict(cfg)
+        l2 = cfg.pop("L2", l2)
         k = _kernel(dtype, tuple(sorted(cfg.items())))
         bm, bn, epi = cfg["BM"], cfg["BN"], cfg.get("EPI", "tma")
     else:
@@ -194,11 +251,15 @@ def _gemm(
                 _gemv(dtype, M, MMA_GEMV, True)(a, b, out)
                 return out
         if split_k is None:
-            split_k = auto_split_k(M, N, K, dtype, sm_count(dev))
+            split_k = auto_split_k(M, N, K, dtype, sm_count(dev), trans_b)
         k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, "row" if rowwise else "tensor")
     bk = _bk(dtype)
-    ta = tensor_map(a, M, K, (bm, bk), dtype)
-    tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
+    ta = tensor_map(a, M, K, (bm, bk), dtype, 128, l2)
+    tb = (
+        tensor_map(b, K, N, (64, 64), dtype, 128, l2)
+        if trans_b
+        else tensor_map(b, N, K, (bn, bk), dtype, 128, l2)
+    )
     if epi == "tma":
         k(M, N, K, ta, tb, tensor_map(out, M, N, (64, 64), dtype_name(out)), out, *scales)
     elif epi == "atomic":  # the shares add into a zeroed float32 sum, converted once

@@ -318,9 +318,15 @@ def host_section() -> None:
     al = host_us(lambda: kern(*args), 200)
     ab = host_us(lambda: A.launch_args(q, k, v, o, **cfg), 200)
     ae = host_us(lambda: torch.empty_like(q), 200)
+    from tirx.kernels._host import check_cuda
+
+    ac = host_us(lambda: check_cuda("q", q, ("float16", "bfloat16"), 4), 200)
+    ak = host_us(lambda: A._compiled(1, 8, 256, 128, False, "bfloat16", key), 200)
+    ad = host_us(lambda: A.attention(q, k, v), 200)
     log(
         f"host: attention parts: launch {al:.1f} us, launch_args {ab:.1f} us, empty_like {ae:.1f} us, "
-        f"rest {ta - al - ab - ae:.1f} us"
+        f"rest {ta - al - ab - ae:.1f} us (one check_cuda {ac:.1f} us, the kernel's lookup {ak:.1f} us; "
+        f"the call without the package's attribute lookup {ad:.1f} us)"
     )
     # and a linear call's: the launch of prepared arguments against the whole call
     from tirx.kernels._host import tensor_map
@@ -371,16 +377,6 @@ def decode_section() -> None:
         KD.CTAS_PER_SM, KD.CHUNK_ELEMS = default
         KD.decode_chunk.cache_clear()
         log("  chunk aims (SDPA/tirx): " + "; ".join(sweep))
-        rings = []  # deeper cp.async rings at the rule's chunks (and 3 stages at 4 CTAs per SM)
-        for stages, per_sm in ((3, 2), (4, 2), (3, 4)):
-            KD.SPLIT_STAGES, KD.CTAS_PER_SM = stages, per_sm
-            KD.decode_chunk.cache_clear()
-            ok = rel(K.decode_attention(q, k, v), ref) < 1e-2
-            tv, _ = paired(lambda i: K.decode_attention(q, k, v), lambda i: None, 1)
-            rings.append(f"{stages} stages {per_sm}/SM: {ts / tv:.3f}{'' if ok else ' WRONG'}")
-        KD.SPLIT_STAGES, KD.CTAS_PER_SM = 2, default[0]
-        KD.decode_chunk.cache_clear()
-        log("  rings (SDPA/tirx): " + "; ".join(rings))
         if L % 16 == 0 and B * L <= 1 << 17:  # the same cache paged: 16-key pages in a shuffled pool
             npg = L // 16
             bt = torch.randperm(B * npg, device="cuda").to(torch.int32).view(B, npg).contiguous()

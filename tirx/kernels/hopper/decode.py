@@ -54,10 +54,10 @@ def tile_keys(D: int) -> int:
     return 32 if D == 256 else 64
 
 
-def split_smem_bytes(D: int, stages: int = 2) -> int:
-    """The split kernel's dynamic shared memory: ``stages`` stages of K (rows padded) and V."""
+def split_smem_bytes(D: int) -> int:
+    """The split kernel's dynamic shared memory: two stages of K (rows padded) and V."""
     tile = tile_keys(D)
-    return stages * tile * (2 * D + _KPAD) * 2
+    return 2 * tile * (2 * D + _KPAD) * 2
 
 
 #: K rows in shared memory are padded by 32 elements (64 bytes): a row is then 4 mod 8 16-byte
@@ -67,14 +67,13 @@ _KPAD = 32
 
 
 @functools.cache
-def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, stages: int = 2):
+def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1):
     """Partial attention of ``CH`` keys (a launch argument, a multiple of ``tile_keys(D)``) of one
     K / V head against its ``G`` query rows: ``Op[c, r, :]`` (float32, unnormalized) and
     ``ML[c, r] = (max, sum)`` in base-2 units.
 
-    The CTA streams its keys in tiles through a ``stages``-stage ``cp.async`` ring (the next
-    ``stages - 1`` tiles' copies are in flight while this one is computed; one commit group per
-    tile, empty past the chunk, so the wait is ``stages - 1`` groups) and keeps an online softmax: per tile the
+    The CTA streams its keys in tiles through a two-stage ``cp.async`` ring (the next tile's
+    copies are in flight while this one is computed) and keeps an online softmax: per tile the
     scores (tensor cores), a warp per query row for the new running max and the rescaled sum,
     then ``P V`` on the CUDA cores, the accumulators rescaled by ``2^(m_old - m_new)``."""
     if dtype not in ("float16", "bfloat16"):
@@ -83,8 +82,6 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, stages:
         raise ValueError(f"D: head dim {D} is not supported (64, 128 or 256)")
     if not 1 <= G <= 8:
         raise ValueError(f"G: expected 1 to 8 query rows per K / V head, got {G}")
-    if stages not in (2, 3, 4):
-        raise ValueError(f"stages: expected 2, 3 or 4, got {stages!r}")
     warps = 4
     threads = warps * 32
     vec = _VEC
@@ -92,7 +89,7 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, stages:
     KS = D + _KPAD  # a K row in shared memory (elements)
     KE = TILE * KS  # K of a stage
     SE = KE + TILE * D  # a stage: K, then V
-    smem = split_smem_bytes(D, stages)
+    smem = split_smem_bytes(D)
     per_row = D // vec  # 16-byte vectors of a row
     copies = TILE * per_row // threads  # of K (and of V) each thread issues per tile
     nvec = D // 32  # 16-byte vectors of a row a lane loads (lanes q = 0..3 interleave)
@@ -171,7 +168,7 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, stages:
             lrun[tx] = T.float32(0)
 
         @T.inline
-        def load_tile(i, s):  # the copies of tile i into stage s (the caller commits the group)
+        def load_tile(i, s):
             for u in T.unroll(copies):
                 v = u * threads + tx
                 r = v // per_row
@@ -179,21 +176,20 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, stages:
                 row = cache_row(BT, b, kvl, T.min(start + i * TILE + r, last), P, S_page, S_tok, S_head)
                 T.ptx["cp.async.cg.shared.global"](st.ptr_to([s * SE + r * KS + cv]), K.ptr_to([row, cv]), 16)
                 T.ptx["cp.async.cg.shared.global"](st.ptr_to([s * SE + KE + r * D + cv]), V.ptr_to([row, cv]), 16)
-
-        for p in T.unroll(stages - 1):  # the first stages - 1 tiles in flight
-            if p < ntiles:
-                load_tile(p, p)
             T.ptx["cp.async.commit_group"]()
+
+        if ntiles > 0:
+            load_tile(0, 0)
         for j in T.unroll(nvec):
             xv[T.Ramp(j * vec, 1, vec)] = Q[qr, T.Ramp(j * 32 + q * vec, 1, vec)]
         for i in T.serial(ntiles):
-            s = i % stages  # this tile's stage
-            if i + (stages - 1) < ntiles:  # refill the stage the last tile freed
-                load_tile(i + (stages - 1), (i + (stages - 1)) % stages)
-            T.ptx["cp.async.commit_group"]()
-            T.ptx["cp.async.wait_group"](stages - 1)  # tile i's group is complete
+            s = i % 2
+            if i + 1 < ntiles:
+                load_tile(i + 1, 1 - s)
+                T.ptx["cp.async.wait_group"](1)
+            else:
+                T.ptx["cp.async.wait_group"](0)
             T.cuda.cta_sync()
-            t2 = i % 2  # the running statistics' turn
             # scores of the tile: 16 keys an MMA, a warp each
             for t in T.serial(warp, mt, step=warps):
                 for a in T.unroll(4):
@@ -219,7 +215,7 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, stages:
                 for kk in T.unroll(TILE // 32):
                     mx = T.max(mx, sc[m * TILE + kk * 32 + lane])
                 mx = T.cuda.warp_max(mx)
-                mo = mrun[t2 * G + m]
+                mo = mrun[s * G + m]
                 mn = T.max(mo, mx)
                 sm: T.float32 = T.float32(0)
                 for kk in T.unroll(TILE // 32):
@@ -232,8 +228,8 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, stages:
                 if lane == 0:
                     a0 = T.if_then_else(mo == T.float32("-inf"), T.float32(0), T.exp2(mo - mn))
                     alpha[m] = a0
-                    mrun[(1 - t2) * G + m] = mn
-                    lrun[(1 - t2) * G + m] = lrun[t2 * G + m] * a0 + sm
+                    mrun[(1 - s) * G + m] = mn
+                    lrun[(1 - s) * G + m] = lrun[s * G + m] * a0 + sm
             T.cuda.cta_sync()
             # P V of the tile
             for m in T.unroll(G):
@@ -247,7 +243,7 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1, stages:
                     p = sc[m * TILE + kk]
                     for j in T.unroll(vec):
                         acc[m * vec + j] = acc[m * vec + j] + p * T.cast(vv[j], "float32")
-            T.cuda.cta_sync()  # the stage is refilled stages - 1 tiles on
+            T.cuda.cta_sync()  # the stage is refilled two tiles on
         # the key groups' accumulators meet in shared memory (where the stages were)
         for m in T.unroll(G):
             for j in T.unroll(vec):

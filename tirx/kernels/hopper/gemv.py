@@ -24,12 +24,10 @@ import functools
 
 from tirx.script import tirx as T
 
-__all__ = ["MAX_M", "MMA_MAX_M", "make_gemv", "make_gemv_mma"]
+__all__ = ["MAX_M", "make_gemv", "make_gemv_mma"]
 
 #: the most rows of ``X`` the kernel takes (above, the tensor-core GEMM is faster)
 MAX_M = 8
-#: the most rows of ``X`` the tensor-core GEMV takes (4 MMAs of 8 columns per k16 slice)
-MMA_MAX_M = 32
 _VEC = 8  # elements of a 16-byte vector (fp16 / bf16)
 
 
@@ -107,26 +105,23 @@ def make_gemv(dtype: str = "bfloat16", M: int = 1, block: int = 128, unroll: int
 
 
 @T.inline
-def mma_k16(d, e, f, x, h, ab, hx, d0=0):
-    """``D += A B`` of one k16 slice into ``d[d0:d0 + 4]``: A's rows ``g`` and ``g + 8`` from the
-    packed pairs ``h`` of ``e`` and ``f``, B's column ``g`` from the pairs ``hx`` of ``x``
-    (``ab``: ``"bf16"`` or ``"f16"``)."""
+def mma_k16(d, e, f, x, h, ab, hx):
+    """``D += A B`` of one k16 slice: A's rows ``g`` and ``g + 8`` from the packed pairs ``h`` of
+    ``e`` and ``f``, B's column ``g`` from the pairs ``hx`` of ``x`` (``ab``: ``"bf16"`` or
+    ``"f16"``)."""
     T.ptx.mma(
-        d[d0], d[d0 + 1], d[d0 + 2], d[d0 + 3], e[2 * h], f[2 * h], e[2 * h + 1], f[2 * h + 1],
-        x[2 * hx], x[2 * hx + 1],
-        d[d0], d[d0 + 1], d[d0 + 2], d[d0 + 3], "sync", "aligned", "m16n8k16", "row", "col", "f32", ab, ab,
-        "f32", "",
+        d[0], d[1], d[2], d[3], e[2 * h], f[2 * h], e[2 * h + 1], f[2 * h + 1], x[2 * hx], x[2 * hx + 1],
+        d[0], d[1], d[2], d[3], "sync", "aligned", "m16n8k16", "row", "col", "f32", ab, ab, "f32", "",
     )  # fmt: skip
 
 
 @functools.cache
 def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: int = 2):
-    """``Y (M, n) = X (M, k) @ W (n, k)^T`` on the tensor cores, for ``M`` up to 32: the product
+    """``Y (M, n) = X (M, k) @ W (n, k)^T`` on the tensor cores, for ``M`` up to 8: the product
     is taken transposed (``Y^T = W X^T``), so 16 rows of ``W`` fill the A side of
-    ``mma.sync.m16n8k16`` and each 8 rows of ``X`` the 8 columns of one MMA (``ceil(M / 8)``
-    MMAs share the A fragments; columns from ``M`` on are computed and never stored). A block of
-    ``warps`` warps takes 16 rows of ``W``; its warps take every ``warps``-th step of ``k`` and
-    meet in shared memory.
+    ``mma.sync.m16n8k16`` and the rows of ``X`` its 8 columns (columns from ``M`` on are
+    computed and never stored). A block of ``warps`` warps takes 16 rows of ``W``; its warps
+    take every ``warps``-th step of ``k`` and meet in shared memory.
 
     The sum over ``k`` does not depend on the order of its terms, so each lane loads whole
     16-byte vectors (lane ``l``: rows ``l // 4`` and ``l // 4 + 8``, columns ``8 * (l % 4)`` to
@@ -135,8 +130,8 @@ def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: i
     order. No shuffles, no shared-memory staging of ``W``."""
     if dtype not in ("float16", "bfloat16"):
         raise ValueError(f"dtype: expected 'float16' or 'bfloat16', got {dtype!r}")
-    if not 1 <= M <= MMA_MAX_M:
-        raise ValueError(f"M: expected 1 to {MMA_MAX_M} rows, got {M}")
+    if not 1 <= M <= 8:
+        raise ValueError(f"M: expected 1 to 8 rows, got {M}")
     if not 1 <= warps <= 32:
         raise ValueError(f"warps: expected 1 to 32, got {warps}")
     n = T.dynamic("n")
@@ -144,8 +139,6 @@ def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: i
     vec = _VEC
     kstep = 32 * unroll  # columns one warp covers per step
     ab = "bf16" if dtype == "bfloat16" else "f16"
-    groups = -(-M // 8)  # MMAs per k16 slice: 8 rows of X each
-    xw = unroll * vec  # elements of one row of X a lane holds per step
 
     @T.function
     def gemv_mma(X: T.Tensor((M, k), dtype), W: T.Tensor((n, k), dtype), Y: T.Tensor((M, n), dtype)):
@@ -160,57 +153,49 @@ def make_gemv_mma(dtype: str = "bfloat16", M: int = 8, warps: int = 8, unroll: i
         # land in entries of D that are never stored
         ra = T.min(r0, T.cast(n, "int64") - 1)
         rb = T.min(r0 + 8, T.cast(n, "int64") - 1)
-        d = T.alloc_local((4 * groups,), "float32")
-        e = T.alloc_local((xw,), dtype)
-        f = T.alloc_local((xw,), dtype)
-        xv = T.alloc_local((groups * xw,), dtype)
+        xr = T.min(g, M - 1)
+        d = T.alloc_local((4,), "float32")
+        e = T.alloc_local((unroll * vec,), dtype)
+        f = T.alloc_local((unroll * vec,), dtype)
+        xv = T.alloc_local((unroll * vec,), dtype)
         eu = e.view("uint32")
         fu = f.view("uint32")
         xu = xv.view("uint32")
-        for i in T.unroll(4 * groups):
+        for i in T.unroll(4):
             d[i] = T.float32(0)
         for s in T.serial(warp, k // kstep, step=warps):
             for u in T.unroll(unroll):
                 col = T.cast(s, "int64") * kstep + T.cast(u * 32 + q * vec, "int64")
                 e[T.Ramp(u * vec, 1, vec)] = W[ra, T.Ramp(col, T.int64(1), vec)]
                 f[T.Ramp(u * vec, 1, vec)] = W[rb, T.Ramp(col, T.int64(1), vec)]
-                for j in T.unroll(groups):
-                    xv[T.Ramp(j * xw + u * vec, 1, vec)] = X[
-                        T.min(g + 8 * j, M - 1), T.Ramp(col, T.int64(1), vec)
-                    ]
+                xv[T.Ramp(u * vec, 1, vec)] = X[xr, T.Ramp(col, T.int64(1), vec)]
             for h in T.unroll(2 * unroll):
-                for j in T.unroll(groups):
-                    mma_k16(d, eu, fu, xu, h, ab, j * xw // 4 + h, 4 * j)
+                mma_k16(d, eu, fu, xu, h, ab, h)
         # the last k % kstep columns, 32 at a time; a lane's vector past k is zero on both sides
         for t in T.serial(warp, T.ceildiv(k - (k // kstep) * kstep, 32), step=warps):
             col = T.cast(k // kstep, "int64") * kstep + T.cast(t * 32 + q * vec, "int64")
             if col < k:
                 e[T.Ramp(0, 1, vec)] = W[ra, T.Ramp(col, T.int64(1), vec)]
                 f[T.Ramp(0, 1, vec)] = W[rb, T.Ramp(col, T.int64(1), vec)]
-                for j in T.unroll(groups):
-                    xv[T.Ramp(j * xw, 1, vec)] = X[T.min(g + 8 * j, M - 1), T.Ramp(col, T.int64(1), vec)]
+                xv[T.Ramp(0, 1, vec)] = X[xr, T.Ramp(col, T.int64(1), vec)]
             else:
-                for i in T.unroll(vec):
-                    e[i] = T.cast(0, dtype)
-                    f[i] = T.cast(0, dtype)
-                    for j in T.unroll(groups):
-                        xv[j * xw + i] = T.cast(0, dtype)
+                for j in T.unroll(vec):
+                    e[j] = T.cast(0, dtype)
+                    f[j] = T.cast(0, dtype)
+                    xv[j] = T.cast(0, dtype)
             for h in T.unroll(2):
-                for j in T.unroll(groups):
-                    mma_k16(d, eu, fu, xu, h, ab, j * xw // 4 + h, 4 * j)
-        red = T.alloc_shared((warps * 128 * groups,), "float32")
-        for i in T.unroll(4 * groups):
-            red[tx * 4 * groups + i] = d[i]
+                mma_k16(d, eu, fu, xu, h, ab, h)
+        red = T.alloc_shared((warps * 128,), "float32")
+        for i in T.unroll(4):
+            red[tx * 4 + i] = d[i]
         T.cuda.cta_sync()
         if warp == 0:
-            for i in T.unroll(4 * groups):
-                acc: T.float32 = red[lane * 4 * groups + i]
+            for i in T.unroll(4):
+                acc: T.float32 = red[lane * 4 + i]
                 for w in T.unroll(1, warps):
-                    acc = acc + red[(w * 32 + lane) * 4 * groups + i]
-                # D's column (a row of X) and row (of W) for register i: MMA i // 4's column 2q or
-                # 2q + 1, row g or g + 8
-                m = 8 * (i // 4) + 2 * q + i % 2
-                r = r0 + ((i % 4) // 2) * 8
+                    acc = acc + red[(w * 32 + lane) * 4 + i]
+                m = 2 * q + i % 2  # D's column (a row of X) and row (of W) for register i
+                r = r0 + (i // 2) * 8
                 if m < M and r < n:
                     Y[m, r] = T.cast(acc, dtype)
 

@@ -318,4 +318,8 @@ KERNELS = {
         "float8_e4m3fn", EPI="direct", BN=128, STAGES=6, SCALES="row"
     ),
     "matmul_any_e4m3_splitk": lambda: make("float8_e4m3fn", BN=128, STAGES=6, EPI="atomic", SPLIT_K=2),
+    # 128 x 192 tiles (config's model picks them where they make one wave of whole tiles)
+    "matmul_any_bf16_bn192": lambda: make("bfloat16", BN=192, STAGES=4),
+    "matmul_any_e4m3_bn192_direct": lambda: make("float8_e4m3fn", BN=192, STAGES=4, EPI="direct"),
+    "matmul_any_bf16_splitk4": lambda: make("bfloat16", STAGES=4, EPI="atomic", SPLIT_K=4),
 }
