@@ -60,10 +60,16 @@ def test_config_is_a_valid_tile_set_chosen_by_shape_class(M, N, K, dtype):
         (1024, 1024, 65536, 256, 4),  # 0.88 against 0.59 with one share of 128 x 64
         (4096, 4096, 4096, 256, 1),
         (128, 1024, 16384, 64, 8),
+        (1000, 1000, 16384, 128, 2),  # 63.5 us against 69.8 for 128 x 256 in 4 shares
+        (2048, 512, 8192, 64, 1),  # 35.3 us against 50.0 for 128 x 256 in 4 shares
+        (300, 8192, 8192, 192, 1),
+        (768, 3072, 4096, 192, 1),
+        (100, 4096, 4096, 64, 1),  # 20.7 us against 25.5 in 2 shares
     ],
 )
 def test_the_model_picks_the_measured_best_tiles(M, N, K, bn, split):
-    """The H100 sweep's bests (docs/benchmarks.md, "GEMM tile choice") are the model's picks."""
+    """The H100 sweep's bests among 128-row tiles (tools/bench/data/gemm_tiles_h100.json,
+    docs/benchmarks.md "GEMM tile choice") are the model's picks."""
     s = MM.auto_split_k(M, N, K, "bfloat16")
     assert (MM.config(M, N, K, "bfloat16", split_k=s)["BN"], s) == (bn, split)
 

@@ -33,29 +33,38 @@ GEMV_MAX_M = 2
 MMA_GEMV_MAX_M = 8
 
 
-#: the tile-choice model for more than 64 rows (fitted to an H100 sweep, docs/benchmarks.md
-#: "GEMM tile choice"): µs a 128 x 256 k-block takes one SM, the relative speed of narrower
-#: tiles (wgmma's smaller N reads more shared memory per MAC), µs a work unit spends filling its
-#: pipeline and storing, split-K's cost (two more launches over a float32 sum, and the atomic
-#: adds) and the memory's bytes per µs
-_T_KB = 0.72
-_SPEED = {256: 1.0, 192: 0.95, 128: 0.88, 64: 0.62}
-_T_UNIT = 3.0
-_T_LAUNCH = 4.0
-_BW = 3.0e6
+#: the tile-choice model for more than 64 rows, fitted to an H100 sweep
+#: (``tools/bench/gemm_model_fit.py`` over ``tools/bench/data/gemm_tiles_h100.json``: 43 timings,
+#: RMS error 15 %, the fastest tile set picked for 9 of the 10 shapes timed with several; docs/
+#: benchmarks.md, "GEMM tile choice"): µs a 128 x 256 k-block takes one SM, the relative speed
+#: of narrower tiles (wgmma's smaller N reads more shared memory per MAC), µs a work unit spends
+#: filling its pipeline and storing, split-K's cost (two more launches over a float32 sum, then
+#: µs per million atomic adds) and the memory's effective bytes per µs (L2 included)
+_T_KB = 0.638
+_S192 = 0.942
+_S128 = 0.847
+_S64 = 0.615
+_T_UNIT = 7.0
+_T_LAUNCH = 5.76
+_T_SHARE = 3.71
+_BW = 7.63e6
+_L2 = 50 << 20  # bytes of L2: an A of more than half of it is read again for each column of tiles
 
 
 def model_us(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int = 132) -> float:
     """Modelled µs of ``128 x bn`` tiles with ``split`` shares of K on ``sms`` SMs: waves of work
     units, each its k-blocks at the tile's speed plus a fill and a store; at least the bytes
-    over the memory's bandwidth; plus split-K's launches and float32 traffic."""
-    # K enters through its k-blocks only (every K of a block count shares the tiles): 128 bytes
-    # of each row of A and B a k-block
-    t = max(
-        _compute_us(M, N, K, dtype, bn, split, sms), ((M + N) * -(-K // _bk(dtype)) * 128 + M * N * 2) / _BW
-    )
+    moved (B once, C, A once or, when it is larger than half the L2, once per column of tiles)
+    over the memory's bandwidth; plus split-K's
+    launches and atomic adds. K enters through its k-block count only (every K of a count
+    shares the tiles)."""
+    kb = -(-K // _bk(dtype))
+    a_bytes = M * kb * 128
+    reads = -(-N // bn) if a_bytes > _L2 // 2 else 1  # A from L2 again, or once per column of tiles
+    moved = a_bytes * reads + N * kb * 128 + M * N * 2
+    t = max(_compute_us(M, N, K, dtype, bn, split, sms), moved / _BW)
     if split > 1:
-        t += _T_LAUNCH + M * N * (10 + 4 * split) / _BW
+        t += _T_LAUNCH + _T_SHARE * M * N * split / 1e6
     return t
 
 
@@ -63,7 +72,8 @@ def _compute_us(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: in
     """``model_us``'s waves of work units alone (no memory floor, no split-K cost)."""
     kb = -(-K // _bk(dtype))
     units = -(-M // 128) * -(-N // bn) * split
-    return -(-units // sms) * (-(-kb // split) * _T_KB * (bn / 256) / _SPEED[bn] + _T_UNIT)
+    speed = {256: 1.0, 192: _S192, 128: _S128, 64: _S64}[bn]
+    return -(-units // sms) * (-(-kb // split) * _T_KB * (bn / 256) / speed + _T_UNIT)
 
 
 def _cost(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int) -> tuple[float, float]:
