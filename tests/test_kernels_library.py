@@ -408,7 +408,7 @@ def test_decode_path_takes_a_gemv_only_for_few_rows(M, N, K, dtype):
 
 @given(
     S=st.one_of(st.integers(1, 20000), st.integers(1, 2500).map(lambda n: 8 * n)),
-    D=st.sampled_from([64, 128]),
+    D=st.sampled_from([64, 128, 256]),
     causal=st.booleans(),
 )
 @settings(max_examples=80, deadline=None)
@@ -424,14 +424,18 @@ def test_attention_tiles_never_outgrow_the_sequence(S, D, causal):
     best = A.best_config(D, causal)
     if S < 128 or (causal and S == 128):  # one tile a head: 64 x 64 tiles, twice the CTAs
         assert (cfg["BM"], cfg["BN"]) == (64, 64)
-    elif causal and S < 1024:  # the 128 x 128 ping-pong form at every head dim
+    elif D == 256:  # 128 x 64 tiles: Q and two stages of K and V in shared memory
+        assert cfg == best and (cfg["BM"], cfg["BN"]) == (128, 64)
+    elif causal and S < 1024:  # the 128 x 128 ping-pong form at head dims 64 and 128
         assert cfg == A.best_config(128, True)
     elif max(best["BM"], best["BN"]) <= S:
         assert cfg == best
     A.make_attention(1, 1, S, D, causal, **cfg)  # the kernel's own checks accept it
 
 
-@pytest.mark.parametrize("S,D,causal", [(128, 64, True), (64, 128, False)])
+@pytest.mark.parametrize(
+    "S,D,causal", [(128, 64, True), (64, 128, False), (1000, 256, True), (128, 256, False)]
+)
 def test_short_sequence_tiles_compile_clean(S, D, causal):
     from tirx.kernels.hopper import attention as A
 

@@ -185,7 +185,14 @@ def test_split_k_adds_every_share_once(M, N, Kd, split, layout):
 
 @pytest.mark.parametrize(
     "M,N,Kd",
-    [(1, 8, 16), (100, 1000, 48), (1000, 4096, 4096), (4096, 4100, 4000), (257, 30, 1024), (200, 12288, 1024)],
+    [
+        (1, 8, 16),
+        (100, 1000, 48),
+        (1000, 4096, 4096),
+        (4096, 4100, 4000),
+        (257, 30, 1024),
+        (200, 12288, 1024),
+    ],
 )
 def test_scaled_matmul_at_any_shape(M, N, Kd):
     g = torch.Generator(device="cuda").manual_seed(M + N + Kd)
@@ -240,7 +247,9 @@ def test_attention_against_sdpa(causal):
 
 
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("B,H,HKV,S,D", [(2, 8, 2, 512, 128), (1, 6, 1, 384, 64), (2, 4, 2, 1000, 128)])
+@pytest.mark.parametrize(
+    "B,H,HKV,S,D", [(2, 8, 2, 512, 128), (1, 6, 1, 384, 64), (2, 4, 2, 1000, 128), (1, 4, 2, 640, 256)]
+)
 def test_grouped_query_attention_through_the_public_call(B, H, HKV, S, D, causal):
     """Fewer K / V heads than query heads (multi-query at HKV = 1), as SDPA's enable_gqa."""
     q = torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16)
@@ -250,12 +259,24 @@ def test_grouped_query_attention_through_the_public_call(B, H, HKV, S, D, causal
     ref = torch.nn.functional.scaled_dot_product_attention(q.float(), kf, vf, is_causal=causal)
     assert _rel(o, ref) < 2e-2
     with pytest.raises(ValueError, match="HKV dividing H"):
-        K.attention(q, k[:, :1].repeat(1, 3, 1, 1) if H % 3 else k[:, :1].repeat(1, 5, 1, 1), v, causal=causal)
+        K.attention(
+            q, k[:, :1].repeat(1, 3, 1, 1) if H % 3 else k[:, :1].repeat(1, 5, 1, 1), v, causal=causal
+        )
 
 
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize(
-    "B,H,S,D", [(3, 2, 64, 128), (2, 3, 128, 64), (2, 2, 184, 64), (1, 2, 1000, 128), (4, 8, 128, 128)]
+    "B,H,S,D",
+    [
+        (3, 2, 64, 128),
+        (2, 3, 128, 64),
+        (2, 2, 184, 64),
+        (1, 2, 1000, 128),
+        (4, 8, 128, 128),
+        (2, 3, 64, 256),
+        (1, 2, 1000, 256),
+        (2, 4, 2048, 256),
+    ],
 )
 def test_attention_at_short_and_ragged_sequences(B, H, S, D, causal):
     """The public call picks tiles no longer than the sequence (config_for)."""

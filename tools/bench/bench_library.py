@@ -338,6 +338,27 @@ def host_section() -> None:
     tc_ = tensor_map(out, 64, 256, (64, 64), "bfloat16")
     tk = host_us(lambda: kl(64, 256, 256, ta_, tb_, tc_, out), 200)
     log(f"host: linear parts: launch {tk:.1f} us of {tl:.1f} us")
+    # where the Python time goes (cProfile's own time per function, the top ones)
+    import cProfile
+    import io
+    import pstats
+
+    for what, fn, n in (
+        ("attention, cached shape", lambda i: K.attention(q, k, v), 300),
+        ("linear, cached shape", lambda i: K.linear(x, w, out=out), 300),
+        ("linear, new M", lambda i: K.linear(xs_new[i], w), 32),
+    ):
+        xs_new = [torch.randn(100 + m, 256, device="cuda", dtype=torch.bfloat16) for m in range(32)]
+        torch.cuda.synchronize()
+        pr = cProfile.Profile()
+        pr.enable()
+        for i in range(n):
+            fn(i)
+        pr.disable()
+        torch.cuda.synchronize()
+        buf = io.StringIO()
+        pstats.Stats(pr, stream=buf).sort_stats("tottime").print_stats(12)
+        log(f"host profile: {what}, {n} calls\n" + buf.getvalue().split("\n\n", 1)[-1].rstrip())
 
 
 def decode_section() -> None:
@@ -413,6 +434,10 @@ def attention_section(quick: bool) -> None:
         (1, 8, 16384, 128, False),
         (1, 8, 16384, 64, True),
         (4, 32, 1536, 64, True),
+        # head dim 256
+        (4, 16, 2048, 256, False),
+        (2, 16, 4096, 256, True),
+        (8, 8, 1000, 256, True),
     ]
     for B, H, S, D, causal in shapes[:2] if quick else shapes:
         q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))

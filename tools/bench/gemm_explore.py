@@ -36,25 +36,24 @@ def _t(bm: int, bn: int, **kw) -> dict:
 #: name -> ((M, N, K), candidate tile sets; "mma" / "mma:WARPS:UNROLL" = the tensor-core GEMV;
 #: "L2": the TMA loads' L2 promotion in bytes, 256 unless given)
 CASES = {
-    # K = 5000: rows of 10,000 bytes, 16 mod 128 (0.56 of cuBLAS where K = 4992 runs at 1.05)
-    "K5000": ((4096, 4096, 5000), [_t(128, 256, L2=128), _t(128, 256, L2=64), _t(128, 256, L2=0)]),
-    "K5000cube": ((5000, 5000, 5000), [_t(128, 256, L2=128), _t(128, 256, L2=0)]),
-    "K4000": ((4096, 4096, 4000), [_t(128, 256, L2=128), _t(128, 256, L2=0)]),
-    "K5008": ((4096, 4096, 5008), []),  # rows 32 mod 128
-    "K5024": ((4096, 4096, 5024), []),  # rows 64 mod 128
-    # the model's picks against their neighbours, at shapes it was not fitted on
-    "100rows": ((100, 4096, 4096), [_t(128, 64), _t(128, 128), _t(64, 64)]),
-    "300rows": ((300, 8192, 8192), [_t(128, 256), _t(128, 128)]),
-    "1000sq16k": (
-        (1000, 1000, 16384),
-        [_t(128, 128, SPLIT_K=2, **_A), _t(128, 64), _t(128, 256, SPLIT_K=2, **_A)],
+    # skinny M: B streams at 1.6 TB/s whatever the CTA count (cuBLAS: 2.9): ring depth, L2
+    # promotion, box width
+    "16rows": (
+        (16, 4096, 4096),
+        [
+            _t(64, 64, STAGES=12),
+            _t(64, 64, L2=0),
+            _t(64, 64, L2=128),
+            _t(64, 128, STAGES=8),
+            _t(64, 32, STAGES=16, EPI="direct"),
+            _t(64, 64, GROUP_M=1),
+        ],
     ),
-    "2048x512": ((2048, 512, 8192), [_t(128, 128, SPLIT_K=2, **_A), _t(128, 128), _t(128, 64)]),
-    "8192x192": ((8192, 192, 4096), [_t(128, 192), _t(128, 64)]),
-    "768x3072": ((768, 3072, 4096), [_t(128, 256), _t(128, 128)]),
-    # a kernel's fixed cost: one k-block
-    "fixed16": ((16, 4096, 64), []),
-    "fixed256": ((256, 4096, 64), []),
+    "64rows": ((64, 4096, 4096), [_t(64, 64, STAGES=12), _t(64, 64, L2=0), _t(64, 128)]),
+    "16x14336": ((16, 14336, 4096), [_t(64, 64, STAGES=12), _t(64, 128)]),
+    # the refitted model's picks where it changed
+    "8192x192": ((8192, 192, 4096), [_t(128, 192)]),
+    "128x8192": ((128, 8192, 8192), [_t(128, 256, SPLIT_K=4, **_A)]),
 }
 
 

@@ -645,7 +645,7 @@ def attention_fwd(
     UNIFORM: T.constexpr = False,
     HKV: T.constexpr = 0,
 ):
-    T.static_assert(D in (64, 128), "head dim D must be 64 or 128")
+    T.static_assert(D in (64, 128, 256), "head dim D must be 64, 128 or 256")
     T.static_assert(HKV >= 0 and H % (HKV if HKV else H) == 0, "HKV (K / V heads; 0: H) must divide H")
     G = T.meta_var(H // HKV if HKV else 1)  # query heads per K / V head (grouped-query attention)
     T.static_assert(
@@ -846,6 +846,9 @@ def best_config(D: int, causal: bool = False) -> dict:
     consumers of 160 registers: more softmax work in flight), 4 stages, the dynamic persistent
     scheduler (+2-5 % over one CTA per tile), four chains for causal masks only (non-causal: one
     chain, 3 % faster there)."""
+    if D == 256:  # 64-key blocks: Q (64 KiB) and two stages of K and V (32 KiB each) fit
+        sched = {"SCHED": "dynamic"} if causal else {}  # (REVERSE needs BN a multiple of BM)
+        return dict(BM=128, BN=64, STAGES=2, PINGPONG=True, OVERLAP=True, CHAINS=4, **sched)
     if D == 64:
         return dict(
             BM=192, BN=128, STAGES=4, PINGPONG=True, OVERLAP=True, CONSUMER_REGS=160, SCHED="dynamic",
@@ -861,14 +864,14 @@ def config_for(S: int, D: int, causal: bool = False) -> dict:
     the 192-row tile of head dim 64 and for causal head dim 64 below 1,024 keys (0.89 of SDPA
     at 512 keys against 0.81), ``64 x 64`` tiles with the dynamic scheduler for causal masks of
     at most 128 keys (0.84 against 0.75: twice the CTAs where one tile is a whole head) and below
-    128 keys; shorter sequences or ones that are not a multiple of 8 are a ValueError naming
-    ``q``."""
+    128 keys; head dim 256 keeps its ``128 x 64`` tiles from 128 keys on. Shorter sequences or
+    ones that are not a multiple of 8 are a ValueError naming ``q``."""
     if S % 8 or S < 64:
         raise ValueError(f"q: sequence length {S} is not supported (a multiple of 8, at least 64)")
     if S < 128 or (causal and S <= 128):
         return dict(BM=64, BN=64, STAGES=3, SCHED="dynamic") if causal else dict(BM=64, BN=64, STAGES=2)
     cfg = best_config(D, causal)
-    if max(cfg["BM"], cfg["BN"]) <= S and not (causal and S < 1024):
+    if D == 256 or (max(cfg["BM"], cfg["BN"]) <= S and not (causal and S < 1024)):
         return cfg
     return best_config(128, causal)
 
@@ -979,8 +982,8 @@ def attention(q, k, v, causal: bool = False, **tiles):
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not t.is_contiguous():
             raise ValueError(f"{name}: expected a contiguous (B, H, S, D) tensor")
-    if q.shape[-1] not in (64, 128):
-        raise ValueError(f"q: head dim {q.shape[-1]} is not supported (64 or 128)")
+    if q.shape[-1] not in (64, 128, 256):
+        raise ValueError(f"q: head dim {q.shape[-1]} is not supported (64, 128 or 256)")
     if tiles:
         cfg, key = tiles, tuple(sorted(tiles.items()))
     else:
