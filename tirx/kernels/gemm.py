@@ -313,6 +313,8 @@ def _rows(name: str, t: Any) -> Any:
     """``t`` as a row-major 2-d matrix (leading dimensions flattened; no copy)."""
     if not t.is_contiguous():
         raise ValueError(f"{name}: expected a contiguous (row-major) tensor, got strides {tuple(t.stride())}")
+    if t.dim() == 2:
+        return t  # already a matrix (no new view: a microsecond a call)
     rows = 1
     for d in t.shape[:-1]:
         rows *= d
