@@ -56,3 +56,23 @@ def assert_round_trips(f) -> None:
     g = tirx.loads(text)
     assert tirx.structural_equal(g, f)
     assert tirx.dumps(g) == text
+
+
+def fake_tma_driver(monkeypatch) -> list:
+    """``cuTensorMapEncodeTiled`` replaced by a recorder (no GPU): each call's pointer, dims,
+    byte strides and box, innermost first; a distinct descriptor per call."""
+    import ctypes
+
+    import tirx.runtime.tma as tma
+    from tirx.runtime import driver
+
+    calls = []
+
+    def encode(addr, dt, rank, ptr, dims, strides, box, estr, il, sw, l2, oob):
+        calls.append((ptr, list(dims)[:rank], list(strides)[: rank - 1], list(box)[:rank]))
+        ctypes.memmove(addr, bytes([len(calls) % 256]) * 128, 128)
+        return 0
+
+    monkeypatch.setattr(driver, "probe", lambda: (True, ""))
+    monkeypatch.setattr(tma, "_libcuda_encode", lambda: encode)
+    return calls

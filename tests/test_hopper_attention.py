@@ -102,12 +102,14 @@ def test_jit_rejects_bad_shapes():
 
 @pytest.mark.parametrize("sched", ["grid", "lpt", "dynamic"])
 def test_grouped_query_heads_read_their_group_s_kv_head(sched):
-    """HKV < H: K and V are (B * HKV * S, D) and query head ``bh`` loads K / V head ``bh // G``
-    (G = H / HKV); HKV = H (or 0) generates the same code as before (no division)."""
+    """HKV < H: query head ``bh`` loads K / V head ``bh // G`` (G = H / HKV) of the (B * HKV * S,
+    D) matrices the descriptors map (test_launch_args_map_the_kv_heads_rows); HKV = H (or 0)
+    generates the same code as before (no division)."""
     cfg = dict(A.best_config(128, True), SCHED=sched)
     f = A.make_attention(2, 8, 1024, 128, True, **cfg, HKV=2)
-    shapes = {p.name: [int(x) for x in b.shape] for p, b in f.buffer_map}
-    assert shapes["K"] == shapes["V"] == [2 * 2 * 1024, 128] and shapes["Q"] == [2 * 8 * 1024, 128]
+    # O is the only tensor argument: Q, K and V come through their descriptors
+    assert [p.name for p in f.params][:4] == ["O", "TQ", "TK", "TV"]
+    assert [int(x) for x in dict(f.buffer_map)[f.params[0]].shape] == [2, 8, 1024, 128]
     k = compile_clean(f)
     assert re.search(r"kvh = (bh / 4|tirx_floordiv<int>\(bh, 4\));", k.source)
     same = tirx.compile(A.make_attention(2, 8, 1024, 128, True, **cfg, HKV=8), target=ARCH, cache=False)
@@ -380,3 +382,39 @@ def test_gpu_attention_helper(d, causal):
     torch.cuda.synchronize()
     ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
     assert ((o.float() - ref).norm() / ref.norm()).item() < 1e-2
+
+
+def test_launch_args_map_the_kv_heads_rows(monkeypatch):
+    """The descriptors ``launch_args`` builds: Q over ``B * H * S`` rows in ``BM``-row boxes, K and
+    V over ``B * HKV * S`` rows in ``BN``-row boxes (grouped-query attention), each at its
+    tensor's address; the output and, for the dynamic scheduler, the counter passed as they are."""
+    from hopper_util import fake_tma_driver
+
+    from tirx.kernels import _host
+
+    calls = fake_tma_driver(monkeypatch)
+    monkeypatch.setattr(_host, "_MAPS", {})
+    monkeypatch.setattr(_host, "_ENCODERS", {})
+
+    class T4:  # what launch_args reads of a torch tensor
+        def __init__(self, ptr, shape):
+            self.ptr, self.shape, self.dtype = ptr, shape, "bfloat16"
+
+        def data_ptr(self):
+            return self.ptr
+
+    monkeypatch.setattr(_host, "dtype_name", lambda t: t.dtype)
+    q, k, v, o = (
+        T4(1 << 20, (2, 8, 384, 128)),
+        T4(2 << 20, (2, 2, 384, 128)),
+        T4(3 << 20, (2, 2, 384, 128)),
+        T4(4 << 20, (2, 8, 384, 128)),
+    )
+    args = A.launch_args(q, k, v, o, BM=128, BN=64)
+    assert args[0] is o and len(args) == 4 and all(type(a) is bytes and len(a) == 128 for a in args[1:])
+    assert [c[:2] for c in calls] == [
+        (1 << 20, [128, 2 * 8 * 384]),
+        (2 << 20, [128, 2 * 2 * 384]),
+        (3 << 20, [128, 2 * 2 * 384]),
+    ]
+    assert [c[3] for c in calls] == [[64, 128], [64, 64], [64, 64]]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hopper_util import ARCH, assert_round_trips, compile_clean, no_disk_cache  # noqa: F401 (autouse)
+from hopper_util import ARCH, assert_round_trips, compile_clean, fake_tma_driver, no_disk_cache  # noqa: F401 (autouse)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -163,32 +163,12 @@ def test_bad_arguments_name_the_argument():
         K.attention(cpu, cpu, cpu)
 
 
-def _fake_driver(monkeypatch) -> list:
-    """``cuTensorMapEncodeTiled`` replaced by a recorder (no GPU): each call's pointer, dims,
-    byte strides and box, innermost first; a distinct descriptor per call."""
-    import ctypes
-
-    import tirx.runtime.tma as tma
-    from tirx.runtime import driver
-
-    calls = []
-
-    def encode(addr, dt, rank, ptr, dims, strides, box, estr, il, sw, l2, oob):
-        calls.append((ptr, list(dims)[:rank], list(strides)[: rank - 1], list(box)[:rank]))
-        ctypes.memmove(addr, bytes([len(calls) % 256]) * 128, 128)
-        return 0
-
-    monkeypatch.setattr(driver, "probe", lambda: (True, ""))
-    monkeypatch.setattr(tma, "_libcuda_encode", lambda: encode)
-    return calls
-
-
 def test_tensor_map_cache_keys_on_what_a_descriptor_encodes(monkeypatch):
     """A descriptor is reused only for the same address, shape, box, dtype and swizzle (so it is
     never stale), encoded once per key, and the cache keeps at most its bound."""
     from tirx.kernels import _host
 
-    calls = _fake_driver(monkeypatch)
+    calls = fake_tma_driver(monkeypatch)
     monkeypatch.setattr(_host, "_MAPS", {})
     monkeypatch.setattr(_host, "_ENCODERS", {})
     monkeypatch.setattr(_host, "_MAPS_MAX", 3)
@@ -223,7 +203,7 @@ def test_tensor_map_encodes_a_new_row_count_with_its_class_s_encoder(rows, cols)
     from tirx.kernels import _host
 
     with pytest.MonkeyPatch.context() as mp:
-        calls = _fake_driver(mp)
+        calls = fake_tma_driver(mp)
         mp.setattr(_host, "_MAPS", {})
         mp.setattr(_host, "_ENCODERS", {})
 

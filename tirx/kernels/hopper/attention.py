@@ -3,8 +3,10 @@
 """FlashAttention-3-style forward attention for Hopper, O = softmax(Q K^T / sqrt(d)) V.
 
 Q, K, V, O: bf16 (or fp16) tensors of shape ``(batch, heads, seq, head_dim)``, contiguous;
-the kernel sees them flattened to ``(batch * heads * seq, head_dim)`` (``x.view(-1, d)``).
-Head dim 64 or 128; ``CAUSAL`` masks keys after the query (top-left aligned, like
+the kernel reads Q, K and V through TMA descriptors of their ``(batch * heads * seq, head_dim)``
+matrices (its only arguments for them: a launch checks and packs nothing more) and writes O
+through the same flattened view. Head dim 64, 128 or 256; ``CAUSAL`` masks keys after the
+query (top-left aligned, like
 ``scaled_dot_product_attention(is_causal=True)`` for equal lengths).
 
 Structure (one CTA per ``BM``-row query tile of one (batch, head), ``1 + BM / 64`` warpgroups):
@@ -614,10 +616,7 @@ def attend_tile(
 
 @T.jit
 def attention_fwd(
-    Q: T.Tensor((B * H * S, D), DT),
-    K: T.Tensor((B * (HKV if HKV else H) * S, D), DT),
-    V: T.Tensor((B * (HKV if HKV else H) * S, D), DT),
-    O: T.Tensor((B * H * S, D), DT),
+    O: T.Tensor((B, H, S, D), DT),
     TQ: T.Ptr(T.uint8, "tensormap"),
     TK: T.Ptr(T.uint8, "tensormap"),
     TV: T.Ptr(T.uint8, "tensormap"),
@@ -683,6 +682,7 @@ def attention_fwd(
         attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 1}},
     )
     tx = T.cuda.thread_idx("x")
+    Of = O.view(B * H * S, D)  # the output as rows of (batch, head, position)
     # UNIFORM: the warpgroup index (and the dynamic consumers' tile number) through a shuffle
     # from lane 0, which ptxas knows to be warp-uniform: what derives from them (stages, phases,
     # descriptors, turns) can then live in uniform registers
@@ -790,7 +790,7 @@ def attention_fwd(
                 bh, mb = tile_coords(t, B * H, mblocks, hg, CAUSAL)
                 nblk = key_blocks(mb * BM, CAUSAL, S, BM, BN)
                 attend_tile(
-                    O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
+                    Of, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
                     sbase, kbase, vbase, bh, mb * BM, nblk, it, (t - bid) // T.cuda.grid_dim("x"),
                     t == bid, t + T.cuda.grid_dim("x") < ntiles, wg, ctid, lane, warp,
                     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
@@ -806,7 +806,7 @@ def attention_fwd(
                 bh, mb = tile_coords(t, B * H, mblocks, hg, CAUSAL)
                 nblk = key_blocks(mb * BM, CAUSAL, S, BM, BN)
                 attend_tile(
-                    O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
+                    Of, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
                     sbase, kbase, vbase, bh, mb * BM, nblk, it, n, n == 0, True, wg, ctid, lane, warp,
                     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
                     ONE_LOOP, red, REVERSE,
@@ -819,7 +819,7 @@ def attention_fwd(
                 T.ptx.bar.sync(1, 256)  # the last warpgroup's final turn closed the ring
         else:
             attend_tile(
-                O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
+                Of, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
                 sbase, kbase, vbase, bh, m0, nblk, None, 0,
                 True, False, wg, ctid, lane, warp,
                 CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
@@ -910,26 +910,24 @@ def tile_counter(device, stream: int | None = None):
 
 def launch_args(q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) -> tuple:
     """The arguments of a compiled ``make_attention`` kernel for contiguous ``(B, H, S, D)``
-    torch tensors (``k`` / ``v``: ``(B, HKV, S, D)`` for a kernel made with ``HKV``) (flattened views, the TMA descriptors of the ``BM`` / ``BN`` boxes, and for
-    ``"dynamic"`` the tile counter of the current stream, which the launch must use). The
-    descriptors come from ``tirx.kernels._host.tensor_map``'s cache: a call on tensors at
-    addresses seen before encodes nothing."""
-    from tirx.kernels._host import tensor_map
+    torch tensors (``k`` / ``v``: ``(B, HKV, S, D)`` for a kernel made with ``HKV``): the output
+    ``o``, the TMA descriptors of Q, K and V over their ``(rows, D)`` matrices in ``BM`` / ``BN``
+    boxes, and for ``"dynamic"`` the tile counter of the current stream, which the launch must
+    use. Q, K and V reach the kernel through their descriptors only. The descriptors come from
+    ``tirx.kernels._host.tensor_map``'s cache: a call on tensors at addresses seen before
+    encodes nothing."""
+    from tirx.kernels._host import dtype_name, tensor_map
 
     B, H, S, D = q.shape
     rows = B * H * S
     kv_rows = k.shape[0] * k.shape[1] * k.shape[2]  # fewer K / V heads: grouped-query attention
-    dt = str(q.dtype).replace("torch.", "")
-    q2, k2, v2 = q.view(-1, D), k.view(-1, D), v.view(-1, D)
+    dt = dtype_name(q)
     extra = (tile_counter(q.device),) if SCHED == "dynamic" else ()
     return (
-        q2,
-        k2,
-        v2,
-        o.view(-1, D),
-        tensor_map(q2, rows, D, (BM, 64), dt),
-        tensor_map(k2, kv_rows, D, (BN, 64), dt),
-        tensor_map(v2, kv_rows, D, (BN, 64), dt),
+        o,
+        tensor_map(q, rows, D, (BM, 64), dt),
+        tensor_map(k, kv_rows, D, (BN, 64), dt),
+        tensor_map(v, kv_rows, D, (BN, 64), dt),
         *extra,
     )
 
