@@ -420,3 +420,31 @@ def test_short_sequence_tiles_compile_clean(S, D, causal):
     from tirx.kernels.hopper import attention as A
 
     compile_clean(A.make_attention(2, 2, S, D, causal, **A.config_for(S, D, causal)))
+
+
+def test_a_call_seen_before_is_prepared_once(monkeypatch):
+    """``_gemm`` remembers a call's kernel and descriptors under the tensors' addresses and the
+    sizes (all a descriptor encodes): the same call again prepares nothing, a new address or
+    size prepares anew, and the memory keeps at most its bound."""
+    prepared, launched = [], []
+    monkeypatch.setattr(MM, "_prepare", lambda *a: prepared.append(a[3:6]) or ("tma", None, 1, 2, 3))
+    monkeypatch.setattr(MM, "_launch", lambda plan, *a: launched.append(plan) or a[2])
+    monkeypatch.setattr(MM, "_CALLS", {})
+    monkeypatch.setattr(MM, "_CALLS_MAX", 2)
+
+    class Fake:
+        def __init__(self, ptr, shape):
+            self.ptr, self.shape = ptr, shape
+
+        def data_ptr(self):
+            return self.ptr
+
+    x, w, out = Fake(1 << 20, (64, 256)), Fake(2 << 20, (512, 256)), Fake(3 << 20, (64, 512))
+    MM._gemm(x, w, out, "bfloat16")
+    MM._gemm(x, w, out, "bfloat16")
+    assert prepared == [(64, 512, 256)] and len(launched) == 2
+    MM._gemm(x, w, Fake(4 << 20, (64, 512)), "bfloat16")  # another output: its descriptor differs
+    MM._gemm(Fake(1 << 20, (32, 256)), w, Fake(3 << 20, (32, 512)), "bfloat16")  # another M
+    assert len(prepared) == 3 and len(MM._CALLS) == 2  # the oldest entry went
+    MM._gemm(x, w, out, "bfloat16")
+    assert len(prepared) == 4

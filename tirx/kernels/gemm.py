@@ -243,6 +243,52 @@ def _gemm(
         return out
     if K == 0:
         return out.zero_()
+    if cfg is not None:
+        return _launch(
+            _prepare(a, b, out, M, N, K, dtype, trans_b, bool(scales), split_k, rowwise, cfg),
+            a,
+            b,
+            out,
+            M,
+            N,
+            K,
+            scales,
+        )
+    # a call seen before (the same tensors' addresses and sizes: a layer's weight, the caching
+    # allocator's blocks) takes its kernel and descriptors from one lookup
+    key = (
+        a.data_ptr(),
+        b.data_ptr(),
+        out.data_ptr(),
+        M,
+        N,
+        K,
+        dtype,
+        trans_b,
+        bool(scales),
+        split_k,
+        rowwise,
+    )
+    plan = _CALLS.get(key)
+    if plan is None:
+        plan = _prepare(a, b, out, M, N, K, dtype, trans_b, bool(scales), split_k, rowwise, None)
+        if len(_CALLS) >= _CALLS_MAX:
+            _CALLS.pop(next(iter(_CALLS)))  # oldest first
+        _CALLS[key] = plan
+    return _launch(plan, a, b, out, M, N, K, scales)
+
+
+_CALLS: dict[tuple, tuple] = {}
+_CALLS_MAX = 4096
+
+
+def _prepare(
+    a: Any, b: Any, out: Any, M: int, N: int, K: int, dtype: str, trans_b: bool, scaled: bool,
+    split_k: int | None, rowwise: bool, cfg: dict | None,
+) -> tuple:  # fmt: skip
+    """What a call launches: ``("gemv", kernel)`` or ``(epi, kernel, TA, TB, TC)`` (TC: the
+    TMA-store epilogue's descriptor of ``out``, else None). A function of the tensors' addresses
+    and the sizes only (descriptors encode nothing else), so ``_gemm`` remembers it per call."""
     dev = a.device.index or 0
     l2 = 256  # the TMA loads' L2 promotion (bytes)
     if cfg is not None:
@@ -251,15 +297,13 @@ def _gemm(
         k = _kernel(dtype, tuple(sorted(cfg.items())))
         bm, bn, epi = cfg["BM"], cfg["BN"], cfg.get("EPI", "tma")
     else:
-        if M <= MMA_GEMV_MAX_M and not trans_b and split_k in (None, 1) and not scales:
+        if M <= MMA_GEMV_MAX_M and not trans_b and split_k in (None, 1) and not scaled:
             # decode: rows of b streamed by warps (the sizes come from the shapes)
             path = decode_path(M, N, K, dtype, sm_count(dev))
             if path == "gemv":
-                _gemv(dtype, M, gemv_config(N, sm_count(dev)))(a, b, out)
-                return out
+                return ("gemv", _gemv(dtype, M, gemv_config(N, sm_count(dev))))
             if path == "mma":
-                _gemv(dtype, M, MMA_GEMV, True)(a, b, out)
-                return out
+                return ("gemv", _gemv(dtype, M, MMA_GEMV, True))
         if split_k is None:
             split_k = auto_split_k(M, N, K, dtype, sm_count(dev), trans_b)
         k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, "row" if rowwise else "tensor")
@@ -270,16 +314,25 @@ def _gemm(
         if trans_b
         else tensor_map(b, N, K, (bn, bk), dtype, 128, l2)
     )
-    if epi == "tma":
-        k(M, N, K, ta, tb, tensor_map(out, M, N, (64, 64), dtype_name(out)), out, *scales)
+    tc = tensor_map(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
+    return (epi, k, ta, tb, tc)
+
+
+def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scales: tuple) -> Any:
+    """Launch a ``_prepare`` plan on the current stream."""
+    epi, k = plan[0], plan[1]
+    if epi == "gemv":
+        k(a, b, out)
+    elif epi == "tma":
+        k(M, N, K, plan[2], plan[3], plan[4], out, *scales)
     elif epi == "atomic":  # the shares add into a zeroed float32 sum, converted once
         import torch
 
         acc = torch.zeros((M, N), dtype=torch.float32, device=out.device)
-        k(M, N, K, ta, tb, acc, *scales)
+        k(M, N, K, plan[2], plan[3], acc, *scales)
         out.copy_(acc)
     else:
-        k(M, N, K, ta, tb, out, *scales)
+        k(M, N, K, plan[2], plan[3], out, *scales)
     return out
 
 
