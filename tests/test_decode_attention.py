@@ -47,17 +47,15 @@ def _reference(q, k, v, lens, G):
     tiles=st.integers(1, 3),
     page=st.sampled_from([0, 1, 16, 64]),
     dtype=st.sampled_from(["float16", "bfloat16"]),
-    fuse=st.booleans(),
     data=st.data(),
 )
 @settings(max_examples=30, deadline=None)
-def test_split_and_combine_compute_attention(B, HKV, G, L, D, tiles, page, dtype, fuse, data):
+def test_split_and_combine_compute_attention(B, HKV, G, L, D, tiles, page, dtype, data):
     """Contiguous caches (``page`` 0) and paged ones (pages of ``page`` keys in a shuffled pool,
     some never used, vLLM's ``(pages, P, HKV, D)`` layout) against the same reference, each CTA
     taking ``tiles`` tiles of keys (the online softmax across them); bfloat16 values are handed
-    over as their bit patterns; the chunks combined by each head's last CTA (``fuse``) or by
-    the combine kernel. The interpreter's race detector checks the barriers of the ``cp.async``
-    ring and of the running statistics."""
+    over as their bit patterns. The interpreter's race detector checks the barriers of the
+    ``cp.async`` ring and of the running statistics."""
     chunk = tiles * HD.tile_keys(D)
     lens = np.array(data.draw(st.lists(st.integers(1, L), min_size=B, max_size=B)), np.int32)
     g = np.random.default_rng(data.draw(st.integers(0, 2**31)))
@@ -87,7 +85,6 @@ def test_split_and_combine_compute_attention(B, HKV, G, L, D, tiles, page, dtype
         q, k, kc, v, vc = (_bf16(x) for x in (q, k, kc, v, vc))
         out = np.full((B * H, D), 0x7FC0, np.uint16)
     split = tirx.compile(HD.make_decode_split(dtype, D, G), target="interp")
-    cnt = np.zeros(B * HKV + 2, np.int32)
     split(
         _bits(q).reshape(B * H, D),
         _bits(kc).reshape(-1, D),
@@ -96,19 +93,13 @@ def test_split_and_combine_compute_attention(B, HKV, G, L, D, tiles, page, dtype
         lens,
         part,
         ml,
-        out,
-        cnt,
-        int(fuse),
         Lk,
         HKV,
         P,
         *strides,
         chunk,
     )
-    if fuse:  # each head's last CTA combined its chunks and put its counter back
-        assert not cnt.any()
-    else:
-        tirx.compile(HD.make_decode_combine(dtype, D), target="interp")(part, ml, out)
+    tirx.compile(HD.make_decode_combine(dtype, D), target="interp")(part, ml, out)
     ref = _reference(q, k, v, lens, G)
     got = (
         ((out.astype(np.uint32) << 16).view(np.float32) if dtype == "bfloat16" else out)

@@ -25,9 +25,6 @@ CTAS_PER_SM = 2
 #: in flight per byte (an H100 sweep, 2026-12-06: 0.53-0.65 of SDPA at 1,200-2,000 keys a CTA,
 #: 0.72-0.84 at 512-704)
 CHUNK_ELEMS = 90_112
-#: chunks per head up to which the split kernel's last CTA of a head combines them itself (one
-#: launch); more chunks take the parallel combine kernel
-FUSE_MAX_CHUNKS = 32
 
 
 @functools.lru_cache(maxsize=1024)
@@ -57,22 +54,6 @@ def _combine(dtype: str, D: int) -> Any:
     from tirx.kernels.hopper.decode import make_decode_combine
 
     return tirx.compile(make_decode_combine(dtype, D), target="cuda")
-
-
-_COUNTERS: dict = {}
-
-
-def _counters(device: Any, n: int) -> Any:
-    """At least ``n`` int32 zeros for the fused combine's per-head counters on the current
-    stream of ``device`` (each head's last CTA puts its counter back to zero, so launches in the
-    stream's order share them; launches on another stream get their own)."""
-    import torch
-
-    key = (str(device), torch.cuda.current_stream(device).cuda_stream)
-    got = _COUNTERS.get(key)
-    if got is None or got.numel() < n:
-        got = _COUNTERS[key] = torch.zeros(max(n, 256), dtype=torch.int32, device=device)
-    return got
 
 
 @functools.lru_cache(maxsize=64)
@@ -153,10 +134,6 @@ def decode_attention(q: Any, k: Any, v: Any, lens: Any = None, *, block_table: A
     ml = torch.empty((chunks, B * H, 2), dtype=torch.float32, device=q.device)
     out = torch.empty((B, H, D), dtype=q.dtype, device=q.device)
     kv = (k.view(-1, D), v.view(-1, D))
-    o2 = out.view(B * H, D)
-    fuse = int(chunks <= FUSE_MAX_CHUNKS)
-    cnt = _counters(q.device, B * HKV)
-    _split(dt, D, G)(q.view(B * H, D), *kv, bt, lens, part, ml, o2, cnt, fuse, L, HKV, P, *strides, chunk)
-    if not fuse:
-        _combine(dt, D)(part, ml, o2)
+    _split(dt, D, G)(q.view(B * H, D), *kv, bt, lens, part, ml, L, HKV, P, *strides, chunk)
+    _combine(dt, D)(part, ml, out.view(B * H, D))
     return out

@@ -387,10 +387,6 @@ def decode_section() -> None:
             f"decode {B}x{H}/{HKV}x{L}x{D}: err {err:.1e}  tirx {tt:.4f} ms ({gbs:.0f} GB/s)  SDPA {ts:.4f} ms"
             f"  SDPA/tirx {ts / tt:6.3f}  (chunk {KD.decode_chunk(L, B * HKV, D)} keys)"
         )
-        KD.FUSE_MAX_CHUNKS, fused = 0, KD.FUSE_MAX_CHUNKS  # the separate combine kernel, for comparison
-        tu, _ = paired(lambda i: K.decode_attention(q, k, v), lambda i: None, 1)
-        KD.FUSE_MAX_CHUNKS = fused
-        log(f"  combine in a second launch: {tu:.4f} ms, SDPA/tirx {ts / tu:6.3f}")
         sweep = []  # the chunk rule's aims (CTAs per SM, longest chunk), each against the same SDPA run
         default = KD.CTAS_PER_SM, KD.CHUNK_ELEMS
         for per_sm, elems in ((1, 90_112), (4, 90_112), (2, 45_056), (2, 180_224), (2, 1 << 30)):

@@ -105,7 +105,6 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1):
     chunks = T.dynamic("chunks")
     nb = T.dynamic("nb")  # batch
     maxp = T.dynamic("maxp")  # pages a batch entry may have
-    ncnt = T.dynamic("ncnt")  # counters (at least batch x K / V heads)
 
     @T.function
     def decode_split(
@@ -116,9 +115,6 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1):
         lens: T.Tensor((nb,), "int32"),
         Op: T.Tensor((chunks, rows, D), "float32"),
         ML: T.Tensor((chunks, rows, 2), "float32"),
-        O: T.Tensor((rows, D), dtype),
-        Cnt: T.Tensor((ncnt,), "int32"),
-        FUSE: T.int32,
         L: T.int32,
         HKV: T.int32,
         P: T.int32,
@@ -154,7 +150,6 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1):
         mrun = T.alloc_shared((2 * G,), "float32")
         lrun = T.alloc_shared((2 * G,), "float32")
         alpha = T.alloc_shared((G,), "float32")  # this tile's rescale of the accumulators
-        flag = T.alloc_shared((1,), "int32")  # FUSE: this CTA is its head's last
         d = T.alloc_local((4,), "float32")
         e = T.alloc_local((nvc * vec,), dtype)
         f = T.alloc_local((nvc * vec,), dtype)
@@ -262,32 +257,6 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1):
         if tx < G:
             ML[c, kvh * G + tx, 0] = mrun[ntiles % 2 * G + tx]
             ML[c, kvh * G + tx, 1] = lrun[ntiles % 2 * G + tx]
-        if FUSE != 0:
-            # the head's last CTA to finish combines its chunks (as decode_combine does) and puts
-            # the counter back to zero: one launch instead of two where the chunks are few
-            T.cuda.thread_fence()  # this CTA's partial result is visible before it counts itself
-            T.cuda.cta_sync()
-            if tx == 0:
-                flag[0] = T.cast(T.cuda.atomic_add(T.address_of(Cnt[kvh]), 1) == chunks - 1, "int32")
-            T.cuda.cta_sync()
-            if flag[0] != 0:
-                T.cuda.thread_fence()
-                for o in T.serial(tx, G * D, step=threads):
-                    r = kvh * G + o // D
-                    top: T.float32 = T.float32("-inf")
-                    for cc in T.serial(chunks):
-                        top = T.max(top, ML[cc, r, 0])
-                    num: T.float32 = T.float32(0)
-                    den: T.float32 = T.float32(0)
-                    for cc in T.serial(chunks):
-                        w = T.if_then_else(
-                            ML[cc, r, 0] == T.float32("-inf"), T.float32(0), T.exp2(ML[cc, r, 0] - top)
-                        )
-                        num = num + w * Op[cc, r, o % D]
-                        den = den + w * ML[cc, r, 1]
-                    O[r, o % D] = T.cast(num / den, dtype)
-                if tx == 0:
-                    Cnt[kvh] = 0
 
     return decode_split
 
