@@ -19,9 +19,27 @@
 #   bash tools/device_owed.sh owed24
 # host-encoded TMA descriptors, tirx.backend.cuda.lang kernels, the golden GPU comparison (now
 # with descriptors the host encodes), then stage 4 of round 15's TMA files.
-# Owed since the twenty-fifth session (#33; carry `.whl`): the attention tile sweep for the grid
-# shapes below SDPA (55 candidates, about 3 minutes), then config_for from its bests:
+# The attention tile sweep for the grid shapes below SDPA (55 candidates, about 3 minutes; ran
+# in the twenty-sixth session, config_for took its bests): carry `.whl`,
 #   bash tools/device_owed.sh sweep
+# Owed since the twenty-sixth session (#33; carry `.whl`; about 4 minutes): the two GPU tests
+# that failed or changed after its last lease (the tile-set count, an empty NVRTC log for one
+# attention kernel on the device), the library's GPU tests, the GEMM grid with the fitted model,
+# and the tile explorer's cases:
+#   bash tools/device_owed.sh owed26
+if [ "$1" = owed26 ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
+  timeout 60 python3 -m pytest -q -p no:cacheprovider "tests/test_hopper_attention.py::test_compiles_clean_without_spills" \
+    "tests/test_kernels_library_gpu.py::test_one_kernel_serves_every_shape_of_a_class" 2>&1 | tail -15
+  timeout 90 python3 tools/bench/bench_library.py --only gemm --out $OUT > $OUT/gemm.log 2>&1
+  grep -E "^gemm|rror" $OUT/gemm.log | cut -c1-160 | tail -24
+  timeout 150 python3 tools/bench/gemm_explore.py --out $OUT > $OUT/explore.log 2>&1
+  grep -E "^best|rror" $OUT/explore.log | tail -20
+  timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py 2>&1 | tail -6
+  exit 0
+fi
 if [ "$1" = sweep ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
