@@ -418,3 +418,32 @@ def test_launch_args_map_the_kv_heads_rows(monkeypatch):
         (3 << 20, [128, 2 * 2 * 384]),
     ]
     assert [c[3] for c in calls] == [[64, 128], [64, 64], [64, 64]]
+
+
+def test_an_attention_call_seen_before_is_planned_once(monkeypatch):
+    """``attention``'s plan (kernel, descriptors, the scheduler's counter or not) is a function
+    of the tensors' addresses, the sizes and the tiles: ``_call_plan`` maps the descriptors the
+    kernel reads (Q's rows, the K / V heads' rows) and names the dynamic scheduler."""
+    from hopper_util import fake_tma_driver
+
+    from tirx.kernels import _host
+
+    calls = fake_tma_driver(monkeypatch)
+    monkeypatch.setattr(_host, "_MAPS", {})
+    monkeypatch.setattr(_host, "_ENCODERS", {})
+    monkeypatch.setattr(_host, "dtype_name", lambda t: t.dtype)
+    monkeypatch.setattr(A, "_compiled", lambda *a: ("kernel", a))
+
+    class T4:
+        def __init__(self, ptr, shape):
+            self.ptr, self.shape, self.dtype = ptr, shape, "bfloat16"
+
+        def data_ptr(self):
+            return self.ptr
+
+    q, k, v = T4(1 << 20, (2, 8, 384, 128)), T4(2 << 20, (2, 2, 384, 128)), T4(3 << 20, (2, 2, 384, 128))
+    cfg = dict(A.best_config(128, True), HKV=2)
+    kern, maps, dynamic = A._call_plan(q, k, v, True, "bfloat16", cfg, tuple(sorted(cfg.items())))
+    assert kern == ("kernel", (2, 8, 384, 128, True, "bfloat16", tuple(sorted(cfg.items()))))
+    assert dynamic and len(maps) == 3 and [c[1] for c in calls] == [[128, 6144], [128, 1536], [128, 1536]]
+    assert not A._call_plan(q, k, v, False, "bfloat16", A.best_config(128), ())[2]

@@ -916,19 +916,22 @@ def launch_args(q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) 
     use. Q, K and V reach the kernel through their descriptors only. The descriptors come from
     ``tirx.kernels._host.tensor_map``'s cache: a call on tensors at addresses seen before
     encodes nothing."""
+    extra = (tile_counter(q.device),) if SCHED == "dynamic" else ()
+    return (o, *_maps(q, k, v, BM, BN), *extra)
+
+
+def _maps(q, k, v, BM: int, BN: int) -> tuple[bytes, bytes, bytes]:
+    """The TMA descriptors of Q (``BM``-row boxes) and K / V (``BN``-row boxes) over their
+    ``(rows, D)`` matrices (K / V: ``B * HKV * S`` rows for grouped-query attention)."""
     from tirx.kernels._host import dtype_name, tensor_map
 
     B, H, S, D = q.shape
-    rows = B * H * S
-    kv_rows = k.shape[0] * k.shape[1] * k.shape[2]  # fewer K / V heads: grouped-query attention
+    kv_rows = k.shape[0] * k.shape[1] * k.shape[2]
     dt = dtype_name(q)
-    extra = (tile_counter(q.device),) if SCHED == "dynamic" else ()
     return (
-        o,
-        tensor_map(q, rows, D, (BM, 64), dt),
+        tensor_map(q, B * H * S, D, (BM, 64), dt),
         tensor_map(k, kv_rows, D, (BN, 64), dt),
         tensor_map(v, kv_rows, D, (BN, 64), dt),
-        *extra,
     )
 
 
@@ -958,8 +961,8 @@ def attention(q, k, v, causal: bool = False, **tiles):
     (multi-query for ``HKV = 1``) attention, each group of ``H / HKV`` query heads reading one
     K / V head (as SDPA's ``enable_gqa``). ``tiles`` default to ``config_for(S, D, causal)``
     (``best_config``'s, no longer than the sequence); compiles once per shape and tile set. A
-    call on a shape seen before costs a cache lookup for the kernel and the tensor maps, and
-    the launch."""
+    call on tensors seen before costs one lookup for the kernel and the tensor maps, the
+    output's allocation and the launch."""
     import torch
 
     from tirx.kernels._host import check_cuda
@@ -988,10 +991,34 @@ def attention(q, k, v, causal: bool = False, **tiles):
         cfg, key = _best(q.shape[2], q.shape[-1], causal)
     if hkv != H:  # grouped-query: the kernel's K / V rows come from HKV heads
         cfg, key = dict(cfg, HKV=hkv), tuple(sorted({**dict(key), "HKV": hkv}.items()))
-    kern = _compiled(*q.shape, causal, dt, key)
+    # a call on tensors seen before (the same addresses and sizes) takes its kernel and
+    # descriptors from one lookup
+    ckey = (q.data_ptr(), k.data_ptr(), v.data_ptr(), B, H, S, D, hkv, causal, dt, key)
+    plan = _CALLS.get(ckey)
+    if plan is None:
+        plan = _call_plan(q, k, v, causal, dt, cfg, key)
+        if len(_CALLS) >= _CALLS_MAX:
+            _CALLS.pop(next(iter(_CALLS)))  # oldest first
+        _CALLS[ckey] = plan
+    kern, maps, dynamic = plan
     o = torch.empty_like(q)
-    kern(*launch_args(q, k, v, o, **cfg))
+    if dynamic:  # the tile counter of the current stream
+        kern(o, *maps, tile_counter(q.device))
+    else:
+        kern(o, *maps)
     return o
+
+
+_CALLS: dict = {}
+_CALLS_MAX = 1024
+
+
+def _call_plan(q, k, v, causal: bool, dt: str, cfg: dict, key: tuple) -> tuple:
+    """What an ``attention`` call launches: the compiled kernel, the descriptors of Q, K and V,
+    and whether it takes the dynamic scheduler's counter (a function of the tensors' addresses,
+    the sizes and the tiles only)."""
+    kern = _compiled(*q.shape, causal, dt, key)
+    return kern, _maps(q, k, v, cfg["BM"], cfg["BN"]), cfg.get("SCHED") == "dynamic"
 
 
 KERNELS = {
