@@ -55,9 +55,9 @@ def model_us(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int =
     """Modelled µs of ``128 x bn`` tiles with ``split`` shares of K on ``sms`` SMs: waves of work
     units, each its k-blocks at the tile's speed plus a fill and a store; at least the bytes
     moved (B once, C, A once or, when it is larger than half the L2, once per column of tiles)
-    over the memory's bandwidth; plus split-K's
-    launches and atomic adds. K enters through its k-block count only (every K of a count
-    shares the tiles)."""
+    over the memory's bandwidth; plus split-K's launches and atomic adds. K enters through its
+    k-block count only (every K of a count shares the tiles). Fitted on bf16; an fp8 k-block
+    (128 elements: twice the MACs at twice the rate) is taken to cost the same."""
     kb = -(-K // _bk(dtype))
     a_bytes = M * kb * 128
     reads = -(-N // bn) if a_bytes > _L2 // 2 else 1  # A from L2 again, or once per column of tiles
