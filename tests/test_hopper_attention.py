@@ -447,3 +447,7 @@ def test_an_attention_call_seen_before_is_planned_once(monkeypatch):
     assert kern == ("kernel", (2, 8, 384, 128, True, "bfloat16", tuple(sorted(cfg.items()))))
     assert dynamic and len(maps) == 3 and [c[1] for c in calls] == [[128, 6144], [128, 1536], [128, 1536]]
     assert not A._call_plan(q, k, v, False, "bfloat16", A.best_config(128), ())[2]
+    # tiles left out are the kernel's defaults: 128-row boxes
+    calls.clear()
+    A._call_plan(T4(5 << 20, (1, 2, 256, 64)), k, v, False, "bfloat16", {"STAGES": 3}, ())
+    assert calls[0][3] == [64, 128]

@@ -1018,7 +1018,8 @@ def _call_plan(q, k, v, causal: bool, dt: str, cfg: dict, key: tuple) -> tuple:
     and whether it takes the dynamic scheduler's counter (a function of the tensors' addresses,
     the sizes and the tiles only)."""
     kern = _compiled(*q.shape, causal, dt, key)
-    return kern, _maps(q, k, v, cfg["BM"], cfg["BN"]), cfg.get("SCHED") == "dynamic"
+    # tiles left out are the kernel's defaults (128 x 128, one CTA per tile)
+    return kern, _maps(q, k, v, cfg.get("BM", 128), cfg.get("BN", 128)), cfg.get("SCHED") == "dynamic"
 
 
 KERNELS = {
