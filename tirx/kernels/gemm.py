@@ -58,28 +58,36 @@ def model_us(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int =
     over the memory's bandwidth; plus split-K's launches and atomic adds. K enters through its
     k-block count only (every K of a count shares the tiles). Fitted on bf16; an fp8 k-block
     (128 elements: twice the MACs at twice the rate) is taken to cost the same."""
-    kb = -(-K // _bk(dtype))
-    a_bytes = M * kb * 128
-    reads = -(-N // bn) if a_bytes > _L2 // 2 else 1  # A from L2 again, or once per column of tiles
-    moved = a_bytes * reads + N * kb * 128 + M * N * 2
-    t = max(_compute_us(M, N, K, dtype, bn, split, sms), moved / _BW)
-    if split > 1:
-        t += _T_LAUNCH + _T_SHARE * M * N * split / 1e6
-    return t
-
-
-def _compute_us(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int) -> float:
-    """``model_us``'s waves of work units alone (no memory floor, no split-K cost)."""
-    kb = -(-K // _bk(dtype))
-    units = -(-M // 128) * -(-N // bn) * split
-    speed = {256: 1.0, 192: _S192, 128: _S128, 64: _S64}[bn]
-    return -(-units // sms) * (-(-kb // split) * _T_KB * (bn / 256) / speed + _T_UNIT)
+    return _cost(M, N, K, dtype, bn, split, sms)[0]
 
 
 def _cost(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int) -> tuple[float, float]:
-    """The key the choices minimize: ``model_us``, ties (memory-bound shapes, where every width
-    meets the floor) to the least computed (the least padding)."""
-    return model_us(M, N, K, dtype, bn, split, sms), _compute_us(M, N, K, dtype, bn, split, sms)
+    """``(model_us, the waves of work units alone)``: the key the choices minimize, ties
+    (memory-bound shapes, where every width meets the floor) going to the least computed (the
+    least padding)."""
+    kb = -(-K // _bk(dtype))
+    cols = -(-N // bn)
+    speed = {256: 1.0, 192: _S192, 128: _S128, 64: _S64}[bn]
+    units = -(-M // 128) * cols * split
+    compute = -(-units // sms) * (-(-kb // split) * _T_KB * (bn / 256) / speed + _T_UNIT)
+    a_bytes = M * kb * 128
+    reads = cols if a_bytes > _L2 // 2 else 1  # A from L2 again, or once per column of tiles
+    t = max(compute, (a_bytes * reads + N * kb * 128 + M * N * 2) / _BW)
+    if split > 1:
+        t += _T_LAUNCH + _T_SHARE * M * N * split / 1e6
+    return t, compute
+
+
+@functools.lru_cache(maxsize=4096)
+def _choose(
+    M: int, N: int, K: int, dtype: str, sms: int, trans_b: bool, split: int | None
+) -> tuple[int, int]:
+    """The ``(BN, split)`` pair ``_cost`` finds best for more than 64 rows (``split``: fixed, or
+    None for 1, 2, 4 or 8 shares of at least 16 k-blocks), remembered per problem."""
+    kblocks = -(-K // _bk(dtype))
+    splits = [split] if split is not None else [s for s in (1, 2, 4, 8) if s == 1 or kblocks // s >= 16]
+    pairs = [(w, s) for s in splits for w in _widths(trans_b)]
+    return min(pairs, key=lambda p: _cost(M, N, K, dtype, p[0], p[1], sms))
 
 
 def _widths(trans_b: bool) -> tuple[int, ...]:
@@ -111,7 +119,8 @@ def config(
         raise ValueError(f"split_k: expected an int from 1 to 64, got {split_k!r}")
     bm = 64 if M <= 64 else 128
     if bm == 128:
-        bn = min(_widths(trans_b), key=lambda w: _cost(M, N, K, dtype, w, split_k, sms))
+        best = _choose(M, N, K, dtype, sms, trans_b, None)
+        bn = best[0] if best[1] == split_k else _choose(M, N, K, dtype, sms, trans_b, split_k)[0]
     else:
         rows = -(-M // bm)
         bn = 64
@@ -202,9 +211,7 @@ def auto_split_k(M: int, N: int, K: int, dtype: str, sms: int = 132, trans_b: bo
     the zeroed float32 sum and its conversion cost more than the idle SMs)."""
     kblocks = -(-K // _bk(dtype))
     if M > 64:
-        splits = [s for s in (1, 2, 4, 8) if s == 1 or kblocks // s >= 16]
-        pairs = [(w, s) for s in splits for w in _widths(trans_b)]
-        return min(pairs, key=lambda p: _cost(M, N, K, dtype, p[0], p[1], sms))[1]
+        return _choose(M, N, K, dtype, sms, trans_b, None)[1]
     cfg = config(M, N, K, dtype, sms)
     n = tiles(M, N, cfg)
     if n * 4 > sms or kblocks < 32:
