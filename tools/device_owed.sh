@@ -25,7 +25,8 @@
 # Owed since the twenty-sixth session (#33; carry `.whl`; about 4 minutes): the two GPU tests
 # that failed or changed after its last lease (the tile-set count, an empty NVRTC log for one
 # attention kernel on the device), the library's GPU tests, the GEMM grid with the fitted model,
-# and the tile explorer's cases:
+# the tile explorer's cases, the head-dim-256 tile sweep and the host cost (the attention call
+# cache is untimed):
 #   bash tools/device_owed.sh owed26
 if [ "$1" = owed26 ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
@@ -38,6 +39,8 @@ if [ "$1" = owed26 ]; then
   timeout 150 python3 tools/bench/gemm_explore.py --out $OUT > $OUT/explore.log 2>&1
   grep -E "^best|rror" $OUT/explore.log | tail -20
   timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py 2>&1 | tail -6
+  timeout 150 python3 tools/bench/attn_tile_sweep.py --shapes 7,8,9 --out $OUT 2>&1 | grep -E "^best|rror"  # head dim 256
+  timeout 40 python3 tools/bench/bench_library.py --only host 2>&1 | grep -E "^host: [a-z]"
   exit 0
 fi
 if [ "$1" = sweep ]; then
