@@ -36,24 +36,20 @@ def _t(bm: int, bn: int, **kw) -> dict:
 #: name -> ((M, N, K), candidate tile sets; "mma" / "mma:WARPS:UNROLL" = the tensor-core GEMV;
 #: "L2": the TMA loads' L2 promotion in bytes, 256 unless given)
 CASES = {
-    # skinny M: B streams at 1.6 TB/s whatever the CTA count (cuBLAS: 2.9): ring depth, L2
-    # promotion, box width
+    # skinny M: a k-block's k16 chain of dependent wgmmas sets the pace (64 k-blocks cost the same
+    # at 64 or 128 CTAs, 8 or 12 stages): independent accumulators (NACC)
     "16rows": (
         (16, 4096, 4096),
-        [
-            _t(64, 64, STAGES=12),
-            _t(64, 64, L2=0),
-            _t(64, 64, L2=128),
-            _t(64, 128, STAGES=8),
-            _t(64, 32, STAGES=16, EPI="direct"),
-            _t(64, 64, GROUP_M=1),
-        ],
+        [_t(64, 64, NACC=2), _t(64, 64, NACC=4), _t(64, 32, NACC=4, STAGES=12, EPI="direct")],
     ),
-    "64rows": ((64, 4096, 4096), [_t(64, 64, STAGES=12), _t(64, 64, L2=0), _t(64, 128)]),
-    "16x14336": ((16, 14336, 4096), [_t(64, 64, STAGES=12), _t(64, 128)]),
-    # the refitted model's picks where it changed
+    "64rows": ((64, 4096, 4096), [_t(64, 64, NACC=2), _t(64, 64, NACC=4)]),
+    "1x4096": ((1, 4096, 4096), [_t(64, 64, NACC=4)]),
+    "8x4096": ((8, 4096, 4096), [_t(64, 64, NACC=4)]),
+    "16x1024x8192": ((16, 1024, 8192), [_t(64, 64, NACC=4), _t(64, 32, NACC=4, STAGES=12, EPI="direct")]),
+    "128x8192": ((128, 8192, 8192), [_t(128, 64, NACC=2), _t(128, 64, NACC=4)]),
+    "200rows": ((200, 12288, 4096), [_t(128, 64, NACC=4), _t(128, 128, NACC=2)]),
+    "4096cube": ((4096, 4096, 4096), [_t(128, 128, NACC=2)]),
     "8192x192": ((8192, 192, 4096), [_t(128, 192)]),
-    "128x8192": ((128, 8192, 8192), [_t(128, 256, SPLIT_K=4, **_A)]),
 }
 
 
