@@ -467,3 +467,26 @@ def test_a_call_seen_before_is_prepared_once(monkeypatch):
     assert len(prepared) == 3 and len(MM._CALLS) == 2  # the oldest entry went
     MM._gemm(x, w, out, "bfloat16")
     assert len(prepared) == 4
+
+
+def test_the_tile_model_fits_its_evidence():
+    """The model's constants against the H100 timings they were fitted to
+    (tools/bench/data/gemm_tiles_h100.json, tools/bench/gemm_model_fit.py): RMS log error at most
+    0.2, and the fastest tile set picked for at least 9 of the 10 shapes timed with several."""
+    import json
+    import math
+    import pathlib
+
+    data = pathlib.Path(__file__).parent.parent / "tools" / "bench" / "data" / "gemm_tiles_h100.json"
+    runs = json.loads(data.read_text())["runs"]
+    errs = [math.log(MM.model_us(M, N, K, "bfloat16", bn, s) / t) for M, N, K, bn, s, t in runs]
+    assert math.sqrt(sum(e * e for e in errs) / len(errs)) <= 0.2
+    groups: dict = {}
+    for r in runs:
+        groups.setdefault(tuple(r[:3]), []).append(r)
+    several = [rs for rs in groups.values() if len(rs) > 1]
+    right = sum(
+        min(rs, key=lambda r: r[5]) is min(rs, key=lambda r: MM.model_us(*r[:3], "bfloat16", r[3], r[4]))
+        for rs in several
+    )
+    assert len(several) == 10 and right >= 9
