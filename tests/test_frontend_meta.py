@@ -258,6 +258,26 @@ def test_jit_optional_tensor_specialized_to_none():
     assert len(all_nodes(g, BufferStore)) == 2
 
 
+def test_a_function_with_none_parameters_is_lowered_once(monkeypatch):
+    """Its parameters stripped to the same object each time, so a second ``tirx.compile`` of one
+    function finds its lowered CUDA (``pipeline.lower_cuda``) instead of generating it again."""
+    import tirx.pipeline as P
+    from tirx.runtime.none_params import strip_none_params
+
+    f = scale_add.specialize(N=512, Bias=None)
+    assert strip_none_params(f)[0] is strip_none_params(f)[0]
+    assert [p.name for p in strip_none_params(f)[0].params] == ["A", "B"]
+    emitted = []
+    real = P._codegen
+    monkeypatch.setattr(P, "_codegen", lambda c: emitted.append(1) or real(c))
+    monkeypatch.setattr(P, "CUDA_STAGES", tuple(
+        P.Stage(s.name, s.output, P._codegen if s.name == "codegen" else s.run, s.input) for s in P.CUDA_STAGES
+    ))  # fmt: skip
+    for _ in range(2):
+        tirx.compile(f, target={"kind": "cuda", "arch": "sm_90a"})
+    assert emitted == [1]
+
+
 def test_jit_optional_tensor_none_at_run_time():
     a = np.arange(256, dtype=np.float32)
     bias = np.full(256, 0.5, dtype=np.float32)

@@ -22,9 +22,23 @@ def _none_positions(f: Function) -> tuple[int, ...]:
     return tuple(i for i, p in enumerate(f.params) if isinstance(p.ty, VoidType))
 
 
+_STRIPPED: dict[int, tuple[Function, Function]] = {}
+_STRIPPED_MAX = 128
+
+
 def _stripped(f: Function) -> Function:
+    """``f`` without its ``T.NoneType()`` parameters, the same object for the same ``f`` (IR is
+    immutable), so a repeated ``tirx.compile`` of one function finds its lowered code
+    (``pipeline.lower_cuda`` remembers it per function object) instead of generating it again."""
+    hit = _STRIPPED.get(id(f))
+    if hit is not None and hit[0] is f:
+        return hit[1]
     keep = [p for p in f.params if not isinstance(p.ty, VoidType)]
-    return f.replace(params=keep)
+    out = f.replace(params=keep)
+    if len(_STRIPPED) >= _STRIPPED_MAX:
+        _STRIPPED.pop(next(iter(_STRIPPED)))  # oldest first
+    _STRIPPED[id(f)] = (f, out)
+    return out
 
 
 def strip_none_params(f: Any) -> tuple[Any, dict[str, Function]]:

@@ -73,7 +73,7 @@ def kernels(baseline: str | None = None) -> list[tuple[str, object]]:
         out.append(("attention d128", lambda: A.make_attention(4, 16, 4096, 128)))
         out.append(("attention d64 causal", lambda: A.make_attention(4, 16, 4096, 64, causal=True)))
         if hasattr(A, "best_config"):  # the schedules the H200 benchmark runs (ping-pong + overlap)
-            for d, causal in ((128, False), (128, True), (64, False), (64, True)):
+            for d, causal in ((128, False), (128, True), (64, False), (64, True), (256, False), (256, True)):
                 label = f"attention d{d}{' causal' if causal else ''} best"
                 out.append(
                     (label, lambda d=d, c=causal: A.make_attention(4, 16, 4096, d, c, **A.best_config(d, c)))
