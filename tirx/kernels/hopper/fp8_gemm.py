@@ -28,8 +28,9 @@ from __future__ import annotations
 import functools
 
 from tirx.kernels.hopper.gemm import (
-    DESC_HI,
     init_stages,
+    kblock_descs,
+    mma_kblock,
     produce,
     release,
     store_rows,
@@ -137,18 +138,9 @@ def fp8_gemm_tn(
                 while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
                     pass
                 sa = sbase + T.cast(s * stage_bytes, "uint32")
-                da = T.uint64(DESC_HI) | T.cast((sa + T.cast((wg - 1) * 64 * BK, "uint32")) >> 4, "uint64")
-                db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
+                da, db = kblock_descs(sa, wg, a_bytes)  # a k-block: 128 fp8, one 128-byte row
                 T.ptx.wgmma_fence()
-                for kk in range(BK // 32):  # 32 fp8 = 32 bytes of K: +2 in the descriptor's address
-                    T.ptx.wgmma_mma_async(
-                        shape,
-                        ab,
-                        T.address_of(acc[0]),
-                        da + T.uint64(2 * kk),
-                        db + T.uint64(2 * kk),
-                        T.cast(kb > 0, "int32") if kk == 0 else 1,
-                    )
+                mma_kblock(acc, 0, da, db, BK // 32, shape, ab, T.cast(kb > 0, "int32"))  # 32 fp8 a step
                 T.ptx.wgmma_commit_group()
                 T.ptx.wgmma_wait_group(1)
                 if kb > 0 and ctid == 0:

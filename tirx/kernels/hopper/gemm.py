@@ -80,6 +80,31 @@ def tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN, SHARE="B"):
 
 
 @T.inline
+def kblock_descs(sa, wg, a_bytes):
+    """The wgmma descriptors of one stage (at shared address ``sa``): consumer warpgroup ``wg``'s
+    64 rows of the A tile and the B tile ``a_bytes`` after it (128-byte swizzled, K-major,
+    ``DESC_HI``'s strides; a k-block is one 128-byte row of K)."""
+    da = T.uint64(DESC_HI) | T.cast((sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4, "uint64")
+    db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
+    return da, db
+
+
+@T.inline
+def mma_kblock(acc, off, da, db, steps, shape, ab, first):
+    """One k-block's ``steps`` wgmmas (32 bytes of K each: +2 in the descriptors' addresses) into
+    the accumulator at ``acc[off]``; ``first``: the first step's scale-d (0 overwrites)."""
+    for kk in range(steps):
+        T.ptx.wgmma_mma_async(
+            shape,
+            ab,
+            T.address_of(acc[off]),
+            da + T.uint64(2 * kk),
+            db + T.uint64(2 * kk),
+            first if kk == 0 else 1,
+        )
+
+
+@T.inline
 def init_stages(full, empty, STAGES, arrivals, tmaps):
     """Thread 0: the stage ring's mbarriers (*full*: one arrival plus the TMA bytes; *empty*:
     ``arrivals`` consumer releases) made visible to the cluster, and the tensor maps prefetched."""
@@ -358,20 +383,9 @@ def gemm_tn(
                     while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), ph):
                         pass
                     sa = sbase + T.cast(s * stage_bytes, "uint32")
-                    da = T.uint64(DESC_HI) | T.cast(
-                        (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4, "uint64"
-                    )
-                    db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
+                    da, db = kblock_descs(sa, wg, a_bytes)
                     T.ptx.wgmma_fence()
-                    for kk in range(BK // 16):
-                        T.ptx.wgmma_mma_async(
-                            shape,
-                            ab,
-                            T.address_of(acc[0]),
-                            da + T.uint64(2 * kk),
-                            db + T.uint64(2 * kk),
-                            T.cast(kb > 0, "int32") if kk == 0 else 1,
-                        )
+                    mma_kblock(acc, 0, da, db, BK // 16, shape, ab, T.cast(kb > 0, "int32"))
                     T.ptx.wgmma_commit_group()
                     T.ptx.wgmma_wait_group(1)
                     if kb > 0 and ctid == 0:

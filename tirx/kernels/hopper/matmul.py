@@ -37,7 +37,16 @@ The host side (tensor maps, the cache of compiled kernels, the choice of tiles) 
 from __future__ import annotations
 
 from tirx.kernels.hopper.attention import desc, v_desc_hi, v_offset, wgmma_block
-from tirx.kernels.hopper.gemm import DESC_HI, init_stages, produce, release, store_tma, tile_origin
+from tirx.kernels.hopper.gemm import (
+    DESC_HI,
+    init_stages,
+    kblock_descs,
+    mma_kblock,
+    produce,
+    release,
+    store_tma,
+    tile_origin,
+)
 from tirx.script import tirx as T
 
 FP8 = ("float8_e4m3fn", "float8_e5m2")
@@ -245,15 +254,8 @@ def matmul_sm90(
                                 pass
                             sa = sbase + T.cast(s * stage_bytes, "uint32")
                             T.ptx.wgmma_fence()
-                            da = T.uint64(DESC_HI) | T.cast(
-                                (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4, "uint64"
-                            )
-                            db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
-                            for kk in range(BK // kstep):
-                                T.ptx.wgmma_mma_async(
-                                    shape, ab, T.address_of(acc[j * (BN // 2)]), da + T.uint64(2 * kk),
-                                    db + T.uint64(2 * kk), 1,
-                                )  # fmt: skip
+                            da, db = kblock_descs(sa, wg, a_bytes)
+                            mma_kblock(acc, j * (BN // 2), da, db, BK // kstep, shape, ab, 1)
                             T.ptx.wgmma_commit_group()
                             T.ptx.wgmma_wait_group(NACC)
                             if kq * NACC + j >= NACC and ctid == 0:
@@ -289,19 +291,8 @@ def matmul_sm90(
                             ty="void",
                         )
                     else:
-                        da = T.uint64(DESC_HI) | T.cast(
-                            (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4, "uint64"
-                        )
-                        db = T.uint64(DESC_HI) | T.cast((sa + T.uint32(a_bytes)) >> 4, "uint64")
-                        for kk in range(BK // kstep):  # +2 in the descriptor's address: 32 bytes of K
-                            T.ptx.wgmma_mma_async(
-                                shape,
-                                ab,
-                                T.address_of(acc[0]),
-                                da + T.uint64(2 * kk),
-                                db + T.uint64(2 * kk),
-                                T.cast(kb > kb_lo, "int32") if kk == 0 else 1,
-                            )
+                        da, db = kblock_descs(sa, wg, a_bytes)
+                        mma_kblock(acc, 0, da, db, BK // kstep, shape, ab, T.cast(kb > kb_lo, "int32"))
                     T.ptx.wgmma_commit_group()
                     T.ptx.wgmma_wait_group(1)
                     if kb > kb_lo and ctid == 0:
