@@ -22,7 +22,7 @@
 # The attention tile sweep for the grid shapes below SDPA (55 candidates, about 3 minutes; ran
 # in the twenty-sixth session, config_for took its bests): carry `.whl`,
 #   bash tools/device_owed.sh sweep
-# Owed since the twenty-sixth session (#33; carry `.whl`; about 4 minutes): the two GPU tests
+# Owed since the twenty-sixth session (#33; carry `.whl`; at most 9.5 minutes): the two GPU tests
 # that failed or changed after its last lease (the tile-set count, an empty NVRTC log for one
 # attention kernel on the device), the library's GPU tests, the GEMM grid with the fitted model,
 # the tile explorer's cases, the head-dim-256 tile sweep and the host cost (the attention call
@@ -36,11 +36,11 @@ if [ "$1" = owed26 ]; then
     "tests/test_kernels_library_gpu.py::test_one_kernel_serves_every_shape_of_a_class" 2>&1 | tail -15
   timeout 90 python3 tools/bench/bench_library.py --only gemm --out $OUT > $OUT/gemm.log 2>&1
   grep -E "^gemm|rror" $OUT/gemm.log | cut -c1-160 | tail -24
-  timeout 150 python3 tools/bench/gemm_explore.py --out $OUT > $OUT/explore.log 2>&1
+  timeout 120 python3 tools/bench/gemm_explore.py --out $OUT > $OUT/explore.log 2>&1
   grep -E "^best|rror" $OUT/explore.log | tail -20
-  timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py 2>&1 | tail -6
-  timeout 150 python3 tools/bench/attn_tile_sweep.py --shapes 7,8,9 --out $OUT 2>&1 | grep -E "^best|rror"  # head dim 256
-  timeout 40 python3 tools/bench/bench_library.py --only host 2>&1 | grep -E "^host: [a-z]"
+  timeout 150 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py 2>&1 | tail -6
+  timeout 120 python3 tools/bench/attn_tile_sweep.py --shapes 7,8,9 --out $OUT 2>&1 | grep -E "^best|rror"  # head dim 256
+  timeout 30 python3 tools/bench/bench_library.py --only host 2>&1 | grep -E "^host: [a-z]"
   exit 0
 fi
 if [ "$1" = sweep ]; then
