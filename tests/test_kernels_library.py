@@ -490,3 +490,31 @@ def test_the_tile_model_fits_its_evidence():
         for rs in several
     )
     assert len(several) == 10 and right >= 9
+
+
+_GRID = [
+    (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 4000), (3000, 4096, 4096), (5000, 5000, 5000),
+    (4095, 4097, 4096), (16, 4096, 4096), (64, 8192, 8192), (128, 8192, 8192), (200, 12288, 4096),
+    (16384, 1024, 1024), (65536, 128, 4096), (1024, 1024, 65536), (2048, 2048, 32768), (1000, 1000, 16384),
+    (2048, 512, 8192), (8192, 192, 4096), (300, 8192, 8192), (100, 4096, 4096),
+]  # fmt: skip
+
+
+def _grid_tile_sets() -> list[tuple[str, tuple]]:
+    """Every tile set the calls pick on the benchmark's grid (bf16 with both B layouts, fp8)."""
+    sets = set()
+    for dt in ("bfloat16", "float8_e4m3fn"):
+        for M, N, Kd in _GRID:
+            for tb in (False, True) if dt == "bfloat16" else (False,):
+                s = MM.auto_split_k(M, N, Kd, dt, 132, tb)
+                sets.add((dt, tuple(sorted(MM.config(M, N, Kd, dt, 132, tb, s).items()))))
+    return sorted(sets)
+
+
+@pytest.mark.parametrize("dt,tiles", _grid_tile_sets())
+def test_every_tile_set_the_calls_pick_compiles_clean(dt, tiles):
+    """The benchmark grid's kernels as the calls pick them (the model's widths and splits): no
+    spills, no local memory, the register budget of one block per SM."""
+    cfg = dict(tiles)
+    threads = 128 * (1 + cfg["BM"] // 64)
+    compile_clean(HM.make(dt, **cfg), max_registers=65536 // threads // 8 * 8)
