@@ -391,9 +391,10 @@ def test_launch_args_map_the_kv_heads_rows(monkeypatch):
     from hopper_util import fake_tma_driver
 
     from tirx.kernels import _host
+    from tirx.runtime.bounded import Bounded
 
     calls = fake_tma_driver(monkeypatch)
-    monkeypatch.setattr(_host, "_MAPS", {})
+    monkeypatch.setattr(_host, "_MAPS", Bounded(64))
     monkeypatch.setattr(_host, "_ENCODERS", {})
 
     class T4:  # what launch_args reads of a torch tensor
@@ -427,9 +428,10 @@ def test_an_attention_call_seen_before_is_planned_once(monkeypatch):
     from hopper_util import fake_tma_driver
 
     from tirx.kernels import _host
+    from tirx.runtime.bounded import Bounded
 
     calls = fake_tma_driver(monkeypatch)
-    monkeypatch.setattr(_host, "_MAPS", {})
+    monkeypatch.setattr(_host, "_MAPS", Bounded(64))
     monkeypatch.setattr(_host, "_ENCODERS", {})
     monkeypatch.setattr(_host, "dtype_name", lambda t: t.dtype)
     monkeypatch.setattr(A, "_compiled", lambda *a: ("kernel", a))

@@ -16,6 +16,7 @@ import tirx
 import tirx.kernels as K
 from tirx.kernels import gemm as MM
 from tirx.kernels.hopper import matmul as HM
+from tirx.runtime.bounded import Bounded
 
 
 def test_public_names_resolve_lazily():
@@ -188,9 +189,8 @@ def test_tensor_map_cache_keys_on_what_a_descriptor_encodes(monkeypatch):
     from tirx.kernels import _host
 
     calls = fake_tma_driver(monkeypatch)
-    monkeypatch.setattr(_host, "_MAPS", {})
+    monkeypatch.setattr(_host, "_MAPS", Bounded(3))
     monkeypatch.setattr(_host, "_ENCODERS", {})
-    monkeypatch.setattr(_host, "_MAPS_MAX", 3)
 
     class Fake:
         def __init__(self, ptr):
@@ -223,7 +223,7 @@ def test_tensor_map_encodes_a_new_row_count_with_its_class_s_encoder(rows, cols)
 
     with pytest.MonkeyPatch.context() as mp:
         calls = fake_tma_driver(mp)
-        mp.setattr(_host, "_MAPS", {})
+        mp.setattr(_host, "_MAPS", Bounded(64))
         mp.setattr(_host, "_ENCODERS", {})
 
         class Fake:
@@ -448,8 +448,7 @@ def test_a_call_seen_before_is_prepared_once(monkeypatch):
     prepared, launched = [], []
     monkeypatch.setattr(MM, "_prepare", lambda *a: prepared.append(a[3:6]) or ("tma", None, 1, 2, 3))
     monkeypatch.setattr(MM, "_launch", lambda plan, *a: launched.append(plan) or a[2])
-    monkeypatch.setattr(MM, "_CALLS", {})
-    monkeypatch.setattr(MM, "_CALLS_MAX", 2)
+    monkeypatch.setattr(MM, "_CALLS", Bounded(2))
 
     class Fake:
         def __init__(self, ptr, shape):

@@ -13,9 +13,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-_MAPS: dict[tuple, bytes] = {}
-_MAPS_MAX = 4096
-_ENCODERS: dict[tuple, Any] = {}  # (dtype, cols, box, swizzle, l2) -> tirx.runtime.tma._Encoder
+from tirx.runtime.bounded import Bounded
+
+_MAPS: Bounded = Bounded(4096)
+_ENCODERS: dict[tuple, Any] = {}  # (dtype, cols, box, swizzle) -> tirx.runtime.tma._Encoder
 
 
 _NAMES: dict = {}  # torch dtype -> its name (str() of a dtype costs a microsecond a call)
@@ -56,34 +57,23 @@ def sm_count(device_index: int) -> int:
     return int(torch.cuda.get_device_properties(device_index).multi_processor_count)
 
 
-def tensor_map(
-    t: Any,
-    rows: int,
-    cols: int,
-    box: tuple[int, int],
-    dtype: str,
-    swizzle: int = 128,
-    l2_promotion: int = 256,
-) -> bytes:
+def tensor_map(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128) -> bytes:
     """The 128-byte descriptor (by value, for a ``T.Ptr(T.uint8, "tensormap")`` parameter) of
     the row-major ``rows x cols`` matrix at ``t``'s address, tiled by ``box`` (outermost
     first), from the cache when these exact values were encoded before; else encoded by the
     one prepared driver call of its ``(dtype, cols, box, swizzle)`` class with ``rows`` set
     (a new row count, a decode step's M, costs the driver call alone)."""
     ptr = t.data_ptr()
-    key = (ptr, rows, cols, box, dtype, swizzle, l2_promotion)
+    key = (ptr, rows, cols, box, dtype, swizzle)
     got = _MAPS.get(key)
     if got is None:
-        cls = (dtype, cols, box, swizzle, l2_promotion)
+        cls = (dtype, cols, box, swizzle)
         enc = _ENCODERS.get(cls)
         if enc is None:
             from tirx.runtime.tma import TensorMapPlan, _Encoder
 
-            enc = _ENCODERS[cls] = _Encoder(TensorMapPlan(dtype, (rows, cols), box, swizzle, l2_promotion))
+            enc = _ENCODERS[cls] = _Encoder(TensorMapPlan(dtype, (rows, cols), box, swizzle))
         if ptr % 16:
             raise ValueError("tensor map: the tensor's address must be 16-byte aligned")
-        got = enc(ptr, rows)
-        if len(_MAPS) >= _MAPS_MAX:
-            _MAPS.pop(next(iter(_MAPS)))  # oldest first
-        _MAPS[key] = got
+        got = _MAPS.put(key, enc(ptr, rows))
     return got

@@ -19,6 +19,7 @@ import functools
 from typing import Any
 
 from tirx.kernels._host import check_cuda, dtype_name, sm_count, tensor_map
+from tirx.runtime.bounded import Bounded
 
 __all__ = ["config", "linear", "matmul", "scaled_matmul"]
 
@@ -278,15 +279,13 @@ def _gemm(
     )
     plan = _CALLS.get(key)
     if plan is None:
-        plan = _prepare(a, b, out, M, N, K, dtype, trans_b, bool(scales), split_k, rowwise, None)
-        if len(_CALLS) >= _CALLS_MAX:
-            _CALLS.pop(next(iter(_CALLS)))  # oldest first
-        _CALLS[key] = plan
+        plan = _CALLS.put(
+            key, _prepare(a, b, out, M, N, K, dtype, trans_b, bool(scales), split_k, rowwise, None)
+        )
     return _launch(plan, a, b, out, M, N, K, scales)
 
 
-_CALLS: dict[tuple, tuple] = {}
-_CALLS_MAX = 4096
+_CALLS: Bounded = Bounded(4096)
 
 
 def _prepare(
@@ -297,10 +296,7 @@ def _prepare(
     TMA-store epilogue's descriptor of ``out``, else None). A function of the tensors' addresses
     and the sizes only (descriptors encode nothing else), so ``_gemm`` remembers it per call."""
     dev = a.device.index or 0
-    l2 = 256  # the TMA loads' L2 promotion (bytes)
     if cfg is not None:
-        cfg = dict(cfg)
-        l2 = cfg.pop("L2", l2)
         k = _kernel(dtype, tuple(sorted(cfg.items())))
         bm, bn, epi = cfg["BM"], cfg["BN"], cfg.get("EPI", "tma")
     else:
@@ -315,12 +311,8 @@ def _prepare(
             split_k = auto_split_k(M, N, K, dtype, sm_count(dev), trans_b)
         k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, "row" if rowwise else "tensor")
     bk = _bk(dtype)
-    ta = tensor_map(a, M, K, (bm, bk), dtype, 128, l2)
-    tb = (
-        tensor_map(b, K, N, (64, 64), dtype, 128, l2)
-        if trans_b
-        else tensor_map(b, N, K, (bn, bk), dtype, 128, l2)
-    )
+    ta = tensor_map(a, M, K, (bm, bk), dtype)
+    tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
     tc = tensor_map(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
     return (epi, k, ta, tb, tc)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..ir import Function, Module
 from ..ir.types import VoidType
+from .bounded import Bounded
 
 __all__ = ["TakesNone", "strip_none_params", "wrap_none_params"]
 
@@ -22,8 +23,7 @@ def _none_positions(f: Function) -> tuple[int, ...]:
     return tuple(i for i, p in enumerate(f.params) if isinstance(p.ty, VoidType))
 
 
-_STRIPPED: dict[int, tuple[Function, Function]] = {}
-_STRIPPED_MAX = 128
+_STRIPPED = Bounded(128)  # id(f) -> (f, f stripped)
 
 
 def _stripped(f: Function) -> Function:
@@ -34,11 +34,7 @@ def _stripped(f: Function) -> Function:
     if hit is not None and hit[0] is f:
         return hit[1]
     keep = [p for p in f.params if not isinstance(p.ty, VoidType)]
-    out = f.replace(params=keep)
-    if len(_STRIPPED) >= _STRIPPED_MAX:
-        _STRIPPED.pop(next(iter(_STRIPPED)))  # oldest first
-    _STRIPPED[id(f)] = (f, out)
-    return out
+    return _STRIPPED.put(id(f), (f, f.replace(params=keep)))[1]
 
 
 def strip_none_params(f: Any) -> tuple[Any, dict[str, Function]]:

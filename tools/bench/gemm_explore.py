@@ -33,8 +33,9 @@ def _t(bm: int, bn: int, **kw) -> dict:
     return dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI="tma", SMS=132) | regs | kw
 
 
-#: name -> ((M, N, K), candidate tile sets; "mma" / "mma:WARPS:UNROLL" = the tensor-core GEMV;
-#: "L2": the TMA loads' L2 promotion in bytes, 256 unless given)
+#: name -> ((M, N, K), candidate tile sets; "mma" / "mma:WARPS:UNROLL" = the tensor-core GEMV).
+#: (The twenty-sixth session also tried the TMA loads' L2 promotion here, 0 / 64 / 128 / 256
+#: bytes: no effect worth a knob, docs/benchmarks.md.)
 CASES = {
     # skinny M: a k-block's k16 chain of dependent wgmmas sets the pace (64 k-blocks cost the same
     # at 64 or 128 CTAs, 8 or 12 stages): independent accumulators (NACC)

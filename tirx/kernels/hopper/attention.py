@@ -63,6 +63,7 @@ from __future__ import annotations
 import functools
 import math
 
+from tirx.runtime.bounded import Bounded
 from tirx.script import tirx as T
 
 from .gemm import DESC_HI, store_rows
@@ -996,10 +997,7 @@ def attention(q, k, v, causal: bool = False, **tiles):
     ckey = (q.data_ptr(), k.data_ptr(), v.data_ptr(), B, H, S, D, hkv, causal, dt, key)
     plan = _CALLS.get(ckey)
     if plan is None:
-        plan = _call_plan(q, k, v, causal, dt, cfg, key)
-        if len(_CALLS) >= _CALLS_MAX:
-            _CALLS.pop(next(iter(_CALLS)))  # oldest first
-        _CALLS[ckey] = plan
+        plan = _CALLS.put(ckey, _call_plan(q, k, v, causal, dt, cfg, key))
     kern, maps, dynamic = plan
     o = torch.empty_like(q)
     if dynamic:  # the tile counter of the current stream
@@ -1009,8 +1007,7 @@ def attention(q, k, v, causal: bool = False, **tiles):
     return o
 
 
-_CALLS: dict = {}
-_CALLS_MAX = 1024
+_CALLS = Bounded(1024)
 
 
 def _call_plan(q, k, v, causal: bool, dt: str, cfg: dict, key: tuple) -> tuple:
