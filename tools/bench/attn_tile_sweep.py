@@ -22,20 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
 
-#: (B, H, S, D, causal): the shapes below SDPA on the twenty-second session's H100 run
-SHAPES = [
-    (16, 8, 128, 128, True),
-    (16, 16, 512, 64, True),
-    (2, 32, 2048, 128, False),
-    (16, 8, 128, 64, False),
-    (8, 8, 1024, 64, False),
-    (4, 32, 1536, 64, True),
-    (1, 32, 4096, 64, False),
-    # head dim 256 (twenty-sixth session: 0.86-0.95 of SDPA with 128 x 64 tiles)
-    (4, 16, 2048, 256, False),
-    (2, 16, 4096, 256, True),
-    (8, 8, 1000, 256, True),
-]
+from attn_grid import BELOW_SDPA as SHAPES  # noqa: E402
 
 _PP = dict(PINGPONG=True, OVERLAP=True, CHAINS=4)
 

@@ -416,29 +416,8 @@ def decode_section() -> None:
 
 
 def attention_section(quick: bool) -> None:
-    shapes = [
-        (1, 8, 1024, 128, False),
-        (8, 8, 1024, 64, False),
-        (16, 16, 512, 64, True),
-        (2, 32, 2048, 128, False),
-        # issue #33's grid: batch 1-16, heads 8-64, sequence 128-16k (some no tile multiple)
-        (16, 8, 128, 64, False),
-        (16, 8, 128, 128, True),
-        (4, 16, 1000, 128, True),
-        (4, 16, 1000, 64, False),
-        (1, 64, 4096, 128, True),
-        (1, 32, 4096, 64, False),
-        (2, 16, 3000, 128, False),
-        (8, 16, 2048, 128, True),
-        (1, 16, 8192, 128, True),
-        (1, 8, 16384, 128, False),
-        (1, 8, 16384, 64, True),
-        (4, 32, 1536, 64, True),
-        # head dim 256
-        (4, 16, 2048, 256, False),
-        (2, 16, 4096, 256, True),
-        (8, 8, 1000, 256, True),
-    ]
+    from attn_grid import GRID as shapes
+
     for B, H, S, D, causal in shapes[:2] if quick else shapes:
         q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
         o = K.attention(q, k, v, causal=causal)
