@@ -421,10 +421,11 @@ def test_launch_args_map_the_kv_heads_rows(monkeypatch):
     assert [c[3] for c in calls] == [[64, 128], [64, 64], [64, 64]]
 
 
-def test_an_attention_call_seen_before_is_planned_once(monkeypatch):
-    """``attention``'s plan (kernel, descriptors, the scheduler's counter or not) is a function
-    of the tensors' addresses, the sizes and the tiles: ``_call_plan`` maps the descriptors the
-    kernel reads (Q's rows, the K / V heads' rows) and names the dynamic scheduler."""
+def test_an_attention_call_s_plan_maps_q_and_the_kv_heads(monkeypatch):
+    """The plan ``attention`` remembers per call (kernel, descriptors, the scheduler's counter or
+    not): ``_call_plan`` maps the descriptors the kernel reads (Q's rows, the K / V heads' rows)
+    and names the dynamic scheduler. (The memo itself is exercised on a GPU: the public call
+    twice gives the same result, tests/test_kernels_library_gpu.py.)"""
     from hopper_util import fake_tma_driver
 
     from tirx.kernels import _host
