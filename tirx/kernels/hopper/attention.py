@@ -990,13 +990,13 @@ def attention(q, k, v, causal: bool = False, **tiles):
         cfg, key = tiles, tuple(sorted(tiles.items()))
     else:
         cfg, key = _best(q.shape[2], q.shape[-1], causal)
-    if hkv != H:  # grouped-query: the kernel's K / V rows come from HKV heads
-        cfg, key = dict(cfg, HKV=hkv), tuple(sorted({**dict(key), "HKV": hkv}.items()))
     # a call on tensors seen before (the same addresses and sizes) takes its kernel and
     # descriptors from one lookup
     ckey = (q.data_ptr(), k.data_ptr(), v.data_ptr(), B, H, S, D, hkv, causal, dt, key)
     plan = _CALLS.get(ckey)
     if plan is None:
+        if hkv != H:  # grouped-query: the kernel's K / V rows come from HKV heads
+            cfg, key = dict(cfg, HKV=hkv), tuple(sorted({**dict(key), "HKV": hkv}.items()))
         plan = _CALLS.put(ckey, _call_plan(q, k, v, causal, dt, cfg, key))
     kern, maps, dynamic = plan
     o = torch.empty_like(q)
