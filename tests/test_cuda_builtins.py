@@ -442,6 +442,25 @@ def test_bf16_rounding_ties_to_even_and_nan_is_canonical():
     assert U[0] == 0x3F823F80 and U[1] == 0x3F817FFF
 
 
+def test_half2_packing_rounds_to_nearest_even_low_half_first():
+    """``float22half2_rn``: the fp16 attention kernel packs P with it (bfloat16 bits read as
+    fp16 by wgmma would be a wrong answer, not an error)."""
+
+    @T.function
+    def k(F: T.Tensor((4,), T.float32), U: T.Tensor((2,), T.uint32)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        U[0] = T.cuda.float22half2_rn(F[0], F[1])
+        U[1] = T.cuda.float22half2_rn(F[2], F[3])
+
+    # 1 + 2^-11 is a tie (rounds to 1.0), 1 + 3 * 2^-11 a tie rounding up to 1 + 2^-9; -2.5; 1e6 overflows
+    F = np.array([1 + 2**-11, -2.5, 1 + 3 * 2**-11, 1e6], np.float32)
+    U = np.zeros(2, np.uint32)
+    tirx.compile(k, target="interp")(F, U)
+    assert U[0] == 0xC1003C00 and U[1] == 0x7C003C02
+    pytest.importorskip("cuda.bindings.nvrtc")
+    assert "__float22half2_rn" in tirx.compile(k, target="cuda -arch=sm_90a", cache=False).source
+
+
 def test_mov_sreg_width_must_match_the_register():
     pytest.importorskip("cuda.bindings.nvrtc")
     bad = _TIRX_CONV.replace(

@@ -117,6 +117,13 @@ def test_grouped_query_heads_read_their_group_s_kv_head(sched):
     assert same.source == base.source and "kvh" not in base.source
 
 
+@pytest.mark.parametrize("dt,pack,other", [("float16", "f162", "bf162"), ("bfloat16", "bf162", "f162(")])
+def test_p_is_packed_in_the_kernel_s_dtype(dt, pack, other):
+    # the P V wgmma reads P's registers as the kernel's dtype: fp16 kernels pack half pairs
+    src = tirx.compile(A.make_attention(1, 2, 256, 128, False, dt, **A.best_config(128)), target=ARCH).source
+    assert f"tirx_float2_to_{pack}(" in src and f"tirx_float2_to_{other}" not in src
+
+
 def test_chains_change_only_the_softmax_reductions():
     # CHAINS=4 adds the four-float scratch of the row max / sum and nothing else: the wgmma and
     # exp2 work stays the same

@@ -263,9 +263,10 @@ def test_softmax_and_rms_norm(dt):
         K.softmax(torch.randn(2, 1000, device="cuda", dtype=dtype))
 
 
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
 @pytest.mark.parametrize("causal", [False, True])
-def test_attention_against_sdpa(causal):
-    q, k, v = (torch.randn(2, 4, 512, 128, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+def test_attention_against_sdpa(causal, dt):
+    q, k, v = (torch.randn(2, 4, 512, 128, device="cuda", dtype=getattr(torch, dt)) for _ in range(3))
     o = K.attention(q, k, v, causal=causal)
     ref = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
     assert _rel(o, ref) < 2e-2

@@ -608,6 +608,15 @@ def _i_float2_to_bf16x2(x: Any, y: Any) -> Any:
     return (_bf16_rn_bits(x) | (_bf16_rn_bits(y) << np.uint32(16))).astype(np.uint32)
 
 
+def _i_float2_to_f16x2(x: Any, y: Any) -> Any:
+    import numpy as np
+
+    def bits(v: Any) -> Any:  # numpy's float16 cast rounds to nearest even, as __float22half2_rn
+        return np.asarray(v, dtype=np.float32).astype(np.float16).view(np.uint16).astype(np.uint32)
+
+    return (bits(x) | (bits(y) << np.uint32(16))).astype(np.uint32)
+
+
 def _i_packed_float2_to_bf16x2(p: Any) -> Any:
     return _i_float2_to_bf16x2(_i_float2_half(0)(p), _i_float2_half(32)(p))
 
@@ -642,6 +651,16 @@ __device__ __forceinline__ unsigned tirx_float2_to_bf162(float x, float y) {
   return *reinterpret_cast<unsigned*>(&r);
 }""",
 )
+CONVERT_F16 = Helper(
+    "tirx_packed_convert_f16",
+    """\
+// two float32 packed as float16x2 in a 32-bit word
+#include <cuda_fp16.h>
+__device__ __forceinline__ unsigned tirx_float2_to_f162(float x, float y) {
+  __half2 r = __float22half2_rn(make_float2(x, y));
+  return *reinterpret_cast<unsigned*>(&r);
+}""",
+)
 CONVERT_FP8 = Helper(
     "tirx_packed_convert_fp8",
     """\
@@ -661,6 +680,11 @@ declare(
     "cuda.float22bfloat162_rn", "f f", uint32, params="v0 v1",
     doc="two float32 rounded (nearest even) to two bfloat16 packed in a uint32 (__float22bfloat162_rn)",
     cuda=_typed("float32", "tirx_float2_to_bf162({0}, {1})", CONVERT), interp=_i_typed("float32", _i_float2_to_bf16x2),
+)  # fmt: skip
+declare(
+    "cuda.float22half2_rn", "f f", uint32, params="v0 v1",
+    doc="two float32 rounded (nearest even) to two float16 packed in a uint32 (__float22half2_rn)",
+    cuda=_typed("float32", "tirx_float2_to_f162({0}, {1})", CONVERT_F16), interp=_i_typed("float32", _i_float2_to_f16x2),
 )  # fmt: skip
 declare(
     "cuda.float22bfloat162_rn_from_float2", "i", uint32, params="packed",

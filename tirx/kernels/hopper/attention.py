@@ -184,14 +184,18 @@ def softmax_scores(sacc, m, l, corr, sl2, BN, red=None):
 
 
 @T.inline
-def rescale_pack(o, sacc, pa, corr, BN, D):
-    """Output rows times ``corr``; P packed to bf16 pairs (``pa``: the wgmma A fragments)."""
+def rescale_pack(o, sacc, pa, corr, BN, D, DT):
+    """Output rows times ``corr``; P packed to pairs of ``DT`` (``pa``: the wgmma A fragments,
+    read as ``DT`` by the ``P V`` wgmma)."""
     for r in range(2):
         for i in range(D // 8):
             o[4 * i + 2 * r] = o[4 * i + 2 * r] * corr[r]
             o[4 * i + 2 * r + 1] = o[4 * i + 2 * r + 1] * corr[r]
     for i in range(BN // 4):
-        pa[i] = T.cuda.float22bfloat162_rn(sacc[2 * i], sacc[2 * i + 1])
+        if DT == "bfloat16":
+            pa[i] = T.cuda.float22bfloat162_rn(sacc[2 * i], sacc[2 * i + 1])
+        else:
+            pa[i] = T.cuda.float22half2_rn(sacc[2 * i], sacc[2 * i + 1])
 
 
 @T.inline
@@ -517,7 +521,7 @@ def attend_tile(
             if j > 0:
                 release(vempty[sv], ctid)
             if j < nblk:
-                rescale_pack(o, sacc, pa, corr, BN, D)
+                rescale_pack(o, sacc, pa, corr, BN, D, DT)
     elif PINGPONG or OVERLAP:
         # FlashAttention-3 order: one "turn" issues O += P(j-1) V(j-1) and S(j) = Q K(j)^T
         # back to back, then the softmax of S(j) runs while the tensor cores take the
@@ -549,7 +553,7 @@ def attend_tile(
             sacc, nblk - 1 if REVERSE else 0, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
         )  # key_block(0, ...)
         softmax_scores(sacc, m, l, corr, sl2, BN, red)
-        rescale_pack(o, sacc, pa, corr, BN, D)
+        rescale_pack(o, sacc, pa, corr, BN, D, DT)
         for j in range(1, nblk):
             it = j if kv0 is None else kv0 + j
             s = it % STAGES
@@ -573,7 +577,7 @@ def attend_tile(
             if OVERLAP:
                 T.ptx.wgmma_wait_group(0)
             release(vempty[sp], ctid)
-            rescale_pack(o, sacc, pa, corr, BN, D)
+            rescale_pack(o, sacc, pa, corr, BN, D, DT)
         sl = (nblk - 1) % STAGES if kv0 is None else (kv0 + nblk - 1) % STAGES
         wait_bar(vfull[sl], ((nblk - 1) // STAGES) & 1 if kv0 is None else ((kv0 + nblk - 1) // STAGES) & 1)
         if PINGPONG:
@@ -599,7 +603,7 @@ def attend_tile(
                 sacc, key_block(j, nblk, REVERSE), nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
             )
             softmax_scores(sacc, m, l, corr, sl2, BN, red)
-            rescale_pack(o, sacc, pa, corr, BN, D)
+            rescale_pack(o, sacc, pa, corr, BN, D, DT)
             wait_bar(vfull[s], ph)
             pv_gemm(o, pa, vbase + T.cast(s * kv_bytes, "uint32"), BN, D, ab)
             T.ptx.wgmma_wait_group(0)
