@@ -27,6 +27,19 @@ def test_compiles_clean_without_spills(name):
     compile_clean(A.KERNELS[name]())
 
 
+def test_every_named_kernel_is_a_different_kernel():
+    # a name whose kernel equals another's (a tile set that became the default) compiles the
+    # same code twice and covers nothing more
+    from tirx.kernels.hopper import decode, fp8_gemm, gemm, gemv, matmul, memory
+
+    for mod in (A, decode, fp8_gemm, gemm, gemv, matmul, memory):
+        seen: dict = {}
+        for name, build in mod.KERNELS.items():
+            h = tirx.structural_hash(build())
+            assert h not in seen, f"{mod.__name__}: {name} is {seen[h]}"
+            seen[h] = name
+
+
 @pytest.mark.parametrize("name", ["attn_d128", "attn_d64_simple_bm64", "attn_d64_causal_one_loop"])
 def test_text_roundtrip(name):
     assert_round_trips(A.KERNELS[name]())

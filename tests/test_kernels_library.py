@@ -121,25 +121,6 @@ def test_any_shape_kernels_compile_clean(name):
     assert [p.name for p in k.info.params][:3] == ["M", "N", "K"]
 
 
-def test_independent_accumulators_are_an_opt_in_of_the_k_major_unsplit_kernel():
-    """``NACC`` accumulators: k-block ``kb`` adds into number ``kb % NACC`` (its wgmmas address
-    that accumulator's registers), ``NACC`` groups pending; the default kernel is unchanged."""
-    src = tirx.compile(HM.make("bfloat16", BM=64, BN=64, STAGES=8, NACC=4), target=ARCH, cache=False).source
-    assert "acc[j * 32 + 31]" in src  # the wgmma of k-block kq * 4 + j: accumulator j's registers
-    assert 'wgmma.wait_group.sync.aligned %0;" : : "n"(4)' in src  # four groups in flight
-    base = tirx.compile(HM.make("bfloat16", BM=64, BN=64, STAGES=8), target=ARCH, cache=False).source
-    assert "acc[j * " not in base and 'wgmma.wait_group.sync.aligned %0;" : : "n"(1)' in base
-    for bad, why in (
-        (dict(NACC=3), "NACC"),
-        (dict(NACC=2, TRANS_B=True), "NACC"),
-        (dict(NACC=2, EPI="atomic", SPLIT_K=2), "NACC"),
-        (dict(NACC=2, BN=256), "NACC"),
-        (dict(NACC=4, BM=64, BN=64, STAGES=5), "NACC"),
-    ):
-        with pytest.raises(tirx.DiagnosticError, match=why):
-            HM.make("bfloat16", **bad)
-
-
 @pytest.mark.parametrize("name", sorted(HM.KERNELS))
 def test_any_shape_kernels_round_trip(name):
     assert_round_trips(HM.KERNELS[name]())

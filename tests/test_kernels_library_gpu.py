@@ -190,26 +190,6 @@ def test_split_k_adds_every_share_once(M, N, Kd, split, layout):
     assert _rel(out, ref) < 1e-2
 
 
-@pytest.mark.parametrize("nacc", [2, 4])
-@pytest.mark.parametrize(
-    "M,N,Kd,bm,bn,epi",
-    [(16, 4096, 4096, 64, 64, "tma"), (5, 100, 64, 64, 64, "tma"), (64, 1000, 200, 64, 64, "tma"),
-     (300, 4100, 1000, 128, 64, "direct"), (130, 256, 8, 128, 64, "tma")],
-)  # fmt: skip
-def test_independent_accumulators_sum_every_k_block(M, N, Kd, bm, bn, epi, nacc):
-    """``NACC`` accumulators (k-block kb into number kb % NACC, summed at the end): K of fewer
-    k-blocks than accumulators, not a multiple of them, partial tiles, both epilogues."""
-    g = torch.Generator(device="cuda").manual_seed(M * 5 + N + Kd + nacc)
-    a = torch.randn(M, Kd, device="cuda", dtype=torch.bfloat16, generator=g)
-    w = torch.randn(N, Kd, device="cuda", dtype=torch.bfloat16, generator=g)
-    out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
-    cfg = dict(BM=bm, BN=bn, STAGES=8, GROUP_M=8, EPI=epi, NACC=nacc)
-    for _ in range(2):  # the persistent CTAs' stage count carries across tiles and calls
-        MM._gemm(a, w, out, "bfloat16", cfg=cfg)
-    assert not out.isnan().any()
-    assert _rel(out, a.float() @ w.float().t()) < 1e-2
-
-
 @pytest.mark.parametrize(
     "M,N,Kd",
     [

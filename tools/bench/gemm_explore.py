@@ -37,19 +37,19 @@ def _t(bm: int, bn: int, **kw) -> dict:
 #: (The twenty-sixth session also tried the TMA loads' L2 promotion here, 0 / 64 / 128 / 256
 #: bytes: no effect worth a knob, docs/benchmarks.md.)
 CASES = {
-    # skinny M: a k-block's k16 chain of dependent wgmmas sets the pace (64 k-blocks cost the same
-    # at 64 or 128 CTAs, 8 or 12 stages): independent accumulators (NACC)
+    # skinny M: 64 CTAs of 64 x 64 tiles stream B at about 1.6 TB/s where cuBLAS reaches 2.9.
+    # Independent accumulators (NACC, twenty-sixth session) did not help (0.52-0.56 against
+    # 0.55-0.61, docs/benchmarks.md) and were removed; here: twice the CTAs (32-column tiles, or
+    # two shares of K) with deeper rings
     "16rows": (
         (16, 4096, 4096),
-        [_t(64, 64, NACC=2), _t(64, 64, NACC=4), _t(64, 32, NACC=4, STAGES=12, EPI="direct")],
+        [
+            _t(64, 32, STAGES=16, EPI="direct"),
+            _t(64, 64, SPLIT_K=2, **_A),
+            _t(64, 32, STAGES=12, EPI="direct"),
+        ],
     ),
-    "64rows": ((64, 4096, 4096), [_t(64, 64, NACC=2), _t(64, 64, NACC=4)]),
-    "1x4096": ((1, 4096, 4096), [_t(64, 64, NACC=4)]),
-    "8x4096": ((8, 4096, 4096), [_t(64, 64, NACC=4)]),
-    "16x1024x8192": ((16, 1024, 8192), [_t(64, 64, NACC=4), _t(64, 32, NACC=4, STAGES=12, EPI="direct")]),
-    "128x8192": ((128, 8192, 8192), [_t(128, 64, NACC=2), _t(128, 64, NACC=4)]),
-    "200rows": ((200, 12288, 4096), [_t(128, 64, NACC=4), _t(128, 128, NACC=2)]),
-    "4096cube": ((4096, 4096, 4096), [_t(128, 128, NACC=2)]),
+    "64rows": ((64, 4096, 4096), [_t(64, 32, STAGES=16, EPI="direct"), _t(64, 64, SPLIT_K=2, **_A)]),
     "8192x192": ((8192, 192, 4096), [_t(128, 192)]),
 }
 

@@ -1060,8 +1060,8 @@ KERNELS = {
     "attn_d128_causal_one_loop_uniform": lambda: make_attention(
         4, 16, 4096, 128, True, **best_config(128, True), ONE_LOOP=True, UNIFORM=True
     ),
-    "attn_d64_causal_dynamic": lambda: make_attention(
-        4, 16, 4096, 64, True, **dict(best_config(64), SCHED="dynamic")
+    "attn_d64_causal_grid": lambda: make_attention(
+        4, 16, 4096, 64, True, **dict(best_config(64, True), SCHED="grid")
     ),
     "attn_d128_dynamic_simple": lambda: make_attention(
         1, 3, 384, 128, False, BM=128, BN=128, STAGES=2, SCHED="dynamic", SMS=2

@@ -175,7 +175,9 @@ def make_decode_split(dtype: str = "bfloat16", D: int = 128, G: int = 1):
                 cv = (v % per_row) * vec
                 row = cache_row(BT, b, kvl, T.min(start + i * TILE + r, last), P, S_page, S_tok, S_head)
                 T.ptx["cp.async.cg.shared.global"](st.ptr_to([s * SE + r * KS + cv]), K.ptr_to([row, cv]), 16)
-                T.ptx["cp.async.cg.shared.global"](st.ptr_to([s * SE + KE + r * D + cv]), V.ptr_to([row, cv]), 16)
+                T.ptx["cp.async.cg.shared.global"](
+                    st.ptr_to([s * SE + KE + r * D + cv]), V.ptr_to([row, cv]), 16
+                )
             T.ptx["cp.async.commit_group"]()
 
         if ntiles > 0:

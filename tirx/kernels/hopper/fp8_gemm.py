@@ -140,7 +140,7 @@ def fp8_gemm_tn(
                 sa = sbase + T.cast(s * stage_bytes, "uint32")
                 da, db = kblock_descs(sa, wg, a_bytes)  # a k-block: 128 fp8, one 128-byte row
                 T.ptx.wgmma_fence()
-                mma_kblock(acc, 0, da, db, BK // 32, shape, ab, T.cast(kb > 0, "int32"))  # 32 fp8 a step
+                mma_kblock(acc, da, db, BK // 32, shape, ab, T.cast(kb > 0, "int32"))  # 32 fp8 a step
                 T.ptx.wgmma_commit_group()
                 T.ptx.wgmma_wait_group(1)
                 if kb > 0 and ctid == 0:

@@ -90,14 +90,14 @@ def kblock_descs(sa, wg, a_bytes):
 
 
 @T.inline
-def mma_kblock(acc, off, da, db, steps, shape, ab, first):
+def mma_kblock(acc, da, db, steps, shape, ab, first):
     """One k-block's ``steps`` wgmmas (32 bytes of K each: +2 in the descriptors' addresses) into
-    the accumulator at ``acc[off]``; ``first``: the first step's scale-d (0 overwrites)."""
+    the accumulator ``acc``; ``first``: the first step's scale-d (0 overwrites)."""
     for kk in range(steps):
         T.ptx.wgmma_mma_async(
             shape,
             ab,
-            T.address_of(acc[off]),
+            T.address_of(acc[0]),
             da + T.uint64(2 * kk),
             db + T.uint64(2 * kk),
             first if kk == 0 else 1,
@@ -385,7 +385,7 @@ def gemm_tn(
                     sa = sbase + T.cast(s * stage_bytes, "uint32")
                     da, db = kblock_descs(sa, wg, a_bytes)
                     T.ptx.wgmma_fence()
-                    mma_kblock(acc, 0, da, db, BK // 16, shape, ab, T.cast(kb > 0, "int32"))
+                    mma_kblock(acc, da, db, BK // 16, shape, ab, T.cast(kb > 0, "int32"))
                     T.ptx.wgmma_commit_group()
                     T.ptx.wgmma_wait_group(1)
                     if kb > 0 and ctid == 0:

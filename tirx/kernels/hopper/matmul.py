@@ -136,7 +136,6 @@ def matmul_sm90(
     TRANS_B: T.constexpr = False,
     SPLIT_K: T.constexpr = 1,
     SCALES: T.constexpr = "tensor",
-    NACC: T.constexpr = 1,
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
@@ -155,12 +154,6 @@ def matmul_sm90(
     T.static_assert(
         SCALES == "tensor" or (SCALES == "row" and DT in FP8),
         "SCALES is 'tensor' (one scale each) or 'row' (fp8: one per row of A and column of B)",
-    )
-    T.static_assert(
-        NACC in (1, 2, 4)
-        and (NACC == 1 or (not TRANS_B and SPLIT_K == 1 and NACC * BN <= 256 and STAGES > NACC + 1)),
-        "NACC (independent accumulators: k-block kb adds into number kb % NACC) is 1, 2 or 4; above 1 with "
-        "B K-major, no split, NACC * BN <= 256 and STAGES > NACC + 1",
     )
     consumers = T.meta_var(BM // 64)
     T.static_assert(
@@ -220,7 +213,7 @@ def matmul_sm90(
                         BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
-        acc = T.alloc_local((NACC * BN // 2,), "float32")
+        acc = T.alloc_local((BN // 2,), "float32")
         ctid = tx - 128 * wg
         warp = ctid // 32
         lane = ctid % 32
@@ -236,71 +229,38 @@ def matmul_sm90(
             if SPLIT_K > 1 and kb_hi <= kb_lo:
                 continue  # a share with no k-blocks (K shorter than SPLIT_K k-blocks): nothing to add
             m0, n0 = tile_origin(out, group, mt, GROUP_M, 1, 0, BM, BN)
-            if NACC > 1:
-                # k-block kb adds into accumulator kb % NACC: the wgmma groups of NACC k-blocks are
-                # in flight at once instead of one chain of dependent k16 steps (with few rows a
-                # k-block's wgmmas are short and the chain's latency, not the tensor cores, sets
-                # the pace); NACC groups pending, each stage freed when its group is done; at the
-                # end the accumulators are summed into the first
-                for i in range(NACC * BN // 2):
-                    acc[i] = T.float32(0)
-                for kq in range((kb_n + (NACC - 1)) // NACC):
-                    for j in T.unroll(NACC):
-                        if kq * NACC + j < kb_n:
-                            s = it % STAGES
-                            while not T.ptx.mbarrier_try_wait_parity(
-                                T.address_of(full[s]), (it // STAGES) & 1
-                            ):
-                                pass
-                            sa = sbase + T.cast(s * stage_bytes, "uint32")
-                            T.ptx.wgmma_fence()
-                            da, db = kblock_descs(sa, wg, a_bytes)
-                            mma_kblock(acc, j * (BN // 2), da, db, BK // kstep, shape, ab, 1)
-                            T.ptx.wgmma_commit_group()
-                            T.ptx.wgmma_wait_group(NACC)
-                            if kq * NACC + j >= NACC and ctid == 0:
-                                release(empty, (it + STAGES - NACC) % STAGES, 1)
-                            it = it + 1
-                T.ptx.wgmma_wait_group(0)
-                if ctid == 0:
-                    for r in range(T.min(NACC, kb_n)):
-                        release(empty, (it + STAGES - 1 - r) % STAGES, 1)
-                for i in range(BN // 2):
-                    for j in T.unroll(1, NACC):
-                        acc[i] = acc[i] + acc[j * (BN // 2) + i]
-            else:
-                for kb in range(kb_lo, kb_hi):
-                    s = it % STAGES
-                    while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
-                        pass
-                    sa = sbase + T.cast(s * stage_bytes, "uint32")
-                    T.ptx.wgmma_fence()
-                    if TRANS_B:
-                        # one inline-PTX block of the four k16 steps, B read N-major (imm-trans-b 1)
-                        ad = (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4
-                        bd = (sa + T.uint32(a_bytes)) >> 4
-                        T.ptx.asm(
-                            wgmma_block(BN, ab, BK // 16, trans_b=True),
-                            *[acc[i] for i in range(BN // 2)],
-                            *[
-                                d
-                                for kk in range(BK // 16)
-                                for d in (desc(DESC_HI, ad, 2 * kk), desc(v_desc_hi(64), bd, v_offset(kk)))
-                            ],
-                            T.cast(kb > kb_lo, "int32"),
-                            ty="void",
-                        )
-                    else:
-                        da, db = kblock_descs(sa, wg, a_bytes)
-                        mma_kblock(acc, 0, da, db, BK // kstep, shape, ab, T.cast(kb > kb_lo, "int32"))
-                    T.ptx.wgmma_commit_group()
-                    T.ptx.wgmma_wait_group(1)
-                    if kb > kb_lo and ctid == 0:
-                        release(empty, (it + STAGES - 1) % STAGES, 1)
-                    it = it + 1
-                T.ptx.wgmma_wait_group(0)
-                if ctid == 0:
+            for kb in range(kb_lo, kb_hi):
+                s = it % STAGES
+                while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
+                    pass
+                sa = sbase + T.cast(s * stage_bytes, "uint32")
+                T.ptx.wgmma_fence()
+                if TRANS_B:
+                    # one inline-PTX block of the four k16 steps, B read N-major (imm-trans-b 1)
+                    ad = (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4
+                    bd = (sa + T.uint32(a_bytes)) >> 4
+                    T.ptx.asm(
+                        wgmma_block(BN, ab, BK // 16, trans_b=True),
+                        *[acc[i] for i in range(BN // 2)],
+                        *[
+                            d
+                            for kk in range(BK // 16)
+                            for d in (desc(DESC_HI, ad, 2 * kk), desc(v_desc_hi(64), bd, v_offset(kk)))
+                        ],
+                        T.cast(kb > kb_lo, "int32"),
+                        ty="void",
+                    )
+                else:
+                    da, db = kblock_descs(sa, wg, a_bytes)
+                    mma_kblock(acc, da, db, BK // kstep, shape, ab, T.cast(kb > kb_lo, "int32"))
+                T.ptx.wgmma_commit_group()
+                T.ptx.wgmma_wait_group(1)
+                if kb > kb_lo and ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, 1)
+                it = it + 1
+            T.ptx.wgmma_wait_group(0)
+            if ctid == 0:
+                release(empty, (it + STAGES - 1) % STAGES, 1)
             if fp8 and SCALES == "row":
                 scale_rows(
                     acc, SA, SB, M, N, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0 + (lane % 4) * 2, BN
@@ -361,7 +321,4 @@ KERNELS = {
     "matmul_any_e4m3_bn192_direct": lambda: make("float8_e4m3fn", BN=192, STAGES=4, EPI="direct"),
     "matmul_any_bf16_splitk4": lambda: make("bfloat16", STAGES=4, EPI="atomic", SPLIT_K=4),
     # independent accumulators (few rows: the k16 chain's latency sets the pace)
-    "matmul_any_bf16_bm64_nacc2": lambda: make("bfloat16", BM=64, BN=64, STAGES=8, NACC=2),
-    "matmul_any_f16_bm64_nacc4": lambda: make("float16", BM=64, BN=64, STAGES=8, NACC=4),
-    "matmul_any_bf16_nacc2_direct": lambda: make("bfloat16", BN=128, STAGES=6, NACC=2, EPI="direct"),
 }
