@@ -40,7 +40,9 @@ def test_every_named_kernel_is_a_different_kernel():
             seen[h] = name
 
 
-@pytest.mark.parametrize("name", ["attn_d128", "attn_d64_simple_bm64", "attn_d64_causal_one_loop"])
+@pytest.mark.parametrize(
+    "name", ["attn_d128", "attn_d64_simple_bm64", "attn_d64_causal_one_loop", "attn_varlen_d64_gqa"]
+)
 def test_text_roundtrip(name):
     assert_round_trips(A.KERNELS[name]())
 
@@ -135,6 +137,22 @@ def test_p_is_packed_in_the_kernel_s_dtype(dt, pack, other):
     # the P V wgmma reads P's registers as the kernel's dtype: fp16 kernels pack half pairs
     src = tirx.compile(A.make_attention(1, 2, 256, 128, False, dt, **A.best_config(128)), target=ARCH).source
     assert f"tirx_float2_to_{pack}(" in src and f"tirx_float2_to_{other}" not in src
+
+
+def test_varlen_kernel_reads_its_sequence_from_the_offsets():
+    """VARLEN: CTA (x, h, b) covers query block x of head h of sequence b, whose rows start at
+    CUQ[b] (keys: CUK[b]) in the packed (tokens, heads * D) matrices; the grid is sized by
+    MAXQ at launch, a block past the sequence returns at once, one without keys stores zeros."""
+    f = A.make_attention_varlen(8, 128, True, **A.config_varlen(128, True), HKV=2)
+    k = compile_clean(f)
+    assert [p.name for p in k.info.params] == ["O", "TQ", "TK", "TV", "CUQ", "CUK", "NB", "NQ", "MAXQ"]
+    src = k.source
+    for piece in ("CUQ[sb]", "CUK[sb]", "blockIdx.z", "return;", "min(CUQ[sb + 1], NQ)"):
+        assert piece in src, piece
+    # the head's columns: query head bh at bh * 128, its K / V head at (bh / 4) * 128
+    assert re.search(r"bh \* 128", src) and re.search(r"(bh / 4|tirx_floordiv<int>\(bh, 4\)) \* 128", src)
+    with pytest.raises(tirx.DiagnosticError, match="VARLEN takes one CTA per tile"):
+        A.make_attention_varlen(8, 128, True, **A.best_config(128, True))
 
 
 def test_chains_change_only_the_softmax_reductions():

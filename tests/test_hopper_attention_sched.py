@@ -384,9 +384,13 @@ def test_persistent_ptx_structure():
 def test_dynamic_takes_the_counter_and_resets_it():
     _nvrtc()
     f = A.KERNELS["attn_d128_causal_dynamic"]()
-    assert [p.name for p in f.params][-1] == "Sem"
+    # the counter is the fifth parameter (then the variable-length kernel's, void here)
+    sem = f.params[4]
+    assert sem.name == "Sem" and str(sem.ty) != "void"
+    assert all(str(p.ty) == "void" for p in f.params[5:])
     other = A.KERNELS["attn_d128"]().params  # others: no counter (TIRx's T.NoneType() slot)
-    assert other[-1].name == "Sem" and str(other[-1].ty) == "void"
+    assert other[4].name == "Sem" and str(other[4].ty) == "void"
+    assert [p.name for p in tirx.compile(f, target=ARCH).info.params] == ["O", "TQ", "TK", "TV", "Sem"]
     src = tirx.compile(f, target=ARCH, cache=False).source
     assert src.count("atomicAdd(") == 2 and src.count("atomicExch(") == 2 and "__threadfence()" in src
     assert 'bar.sync %0, %1;" : : "r"(1u)' in src  # warpgroup 1 takes the ring's last turn

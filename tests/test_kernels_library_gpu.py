@@ -294,6 +294,91 @@ def test_attention_at_short_and_ragged_sequences(B, H, S, D, causal):
     assert _rel(o, ref) < 2e-2
 
 
+def _varlen_reference(q, k, v, cq, ck, causal):
+    """Each sequence on its own through SDPA in float32 (K / V repeated per query-head group)."""
+    H, hkv = q.shape[1], k.shape[1]
+    out = []
+    for b in range(len(cq) - 1):
+        qs = q[cq[b] : cq[b + 1]].float().transpose(0, 1)
+        ks, vs = (t[ck[b] : ck[b + 1]].float().transpose(0, 1).repeat_interleave(H // hkv, 0) for t in (k, v))
+        if ks.shape[1] == 0:
+            out.append(torch.zeros_like(qs))
+            continue
+        out.append(torch.nn.functional.scaled_dot_product_attention(qs, ks, vs, is_causal=causal))
+    return out
+
+
+@pytest.mark.parametrize(
+    "lens,H,HKV,D,causal,dt",
+    [
+        ([1, 7, 129, 1000, 64], 4, 4, 128, False, "bfloat16"),
+        ([1, 7, 129, 1000, 64], 4, 4, 128, True, "bfloat16"),
+        ([300, 5, 2048, 16, 191], 8, 2, 64, True, "bfloat16"),  # grouped-query, 192-row tiles
+        ([300, 5, 777, 16, 191], 6, 1, 64, False, "float16"),  # multi-query
+        ([513, 2, 1100], 2, 2, 256, True, "bfloat16"),
+        ([513, 2, 1100], 2, 2, 256, False, "float16"),
+        ([0, 40, 0, 200], 2, 2, 128, True, "bfloat16"),  # empty sequences
+    ],
+)
+def test_varlen_attention_against_each_sequence(lens, H, HKV, D, causal, dt):
+    """Sequences of different lengths packed along the tokens: each one's rows against SDPA on
+    that sequence alone (nothing reaches across a sequence's ends), never NaN."""
+    g = torch.Generator(device="cuda").manual_seed(sum(lens) + H + D)
+    dtype = getattr(torch, dt)
+    cq = [0]
+    for n in lens:
+        cq.append(cq[-1] + n)
+    tot = cq[-1]
+    q = torch.randn(tot, H, D, device="cuda", dtype=dtype, generator=g)
+    k, v = (torch.randn(tot, HKV, D, device="cuda", dtype=dtype, generator=g) for _ in range(2))
+    cu = torch.tensor(cq, device="cuda", dtype=torch.int32)
+    o = K.attention_varlen(q, k, v, cu, causal=causal)
+    assert not o.isnan().any()
+    for b, ref in enumerate(_varlen_reference(q, k, v, cq, cq, causal)):
+        if lens[b]:
+            assert _rel(o[cq[b] : cq[b + 1]].transpose(0, 1), ref) < 2e-2, b
+    assert torch.equal(o, K.attention_varlen(q, k, v, cu, max_seqlen_q=max(lens), causal=causal))
+
+
+def test_varlen_attention_with_other_key_lengths_and_one_kernel_for_every_batch():
+    """Keys of their own lengths (``cu_seqlens_k``; one sequence without keys gives zeros);
+    batches of other lengths and counts run the kernel compiled for the first."""
+    from tirx.kernels.hopper import attention as A
+
+    A._compiled_varlen.cache_clear()
+    for lq, lk in (([100, 1, 300], [50, 0, 1000]), ([5, 600], [700, 3]), ([128] * 9, [64] * 9)):
+        cq, ck = [0], [0]
+        for a, b in zip(lq, lk):
+            cq.append(cq[-1] + a)
+            ck.append(ck[-1] + b)
+        q = torch.randn(cq[-1], 4, 128, device="cuda", dtype=torch.bfloat16)
+        k, v = (torch.randn(ck[-1], 4, 128, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        o = K.attention_varlen(
+            q,
+            k,
+            v,
+            torch.tensor(cq, device="cuda", dtype=torch.int32),
+            torch.tensor(ck, device="cuda", dtype=torch.int32),
+        )
+        for b, ref in enumerate(_varlen_reference(q, k, v, cq, ck, False)):
+            got = o[cq[b] : cq[b + 1]].transpose(0, 1).float()
+            assert (got == 0).all() if lk[b] == 0 else _rel(got, ref) < 2e-2, (lq, lk, b)
+    assert A._compiled_varlen.cache_info().currsize == 1
+
+
+def test_varlen_attention_refuses_what_it_does_not_compute():
+    q = torch.randn(10, 4, 128, device="cuda", dtype=torch.bfloat16)
+    cu = torch.tensor([0, 4, 10], device="cuda", dtype=torch.int32)
+    with pytest.raises(ValueError, match="cu_seqlens_k: causal"):
+        K.attention_varlen(q, q, q, cu, cu.clone(), causal=True)
+    with pytest.raises(TypeError, match="cu_seqlens_q: dtype"):
+        K.attention_varlen(q, q, q, cu.long())
+    with pytest.raises(ValueError, match="k: shape"):
+        K.attention_varlen(q, q[:, :3], q[:, :3], cu)
+    with pytest.raises(ValueError, match="q: head dim 96"):
+        K.attention_varlen(q[..., :96].contiguous(), q[..., :96].contiguous(), q[..., :96].contiguous(), cu)
+
+
 @pytest.mark.parametrize("dt", ["bfloat16", "float16"])
 @pytest.mark.parametrize(
     "B,H,HKV,L,D",

@@ -28,6 +28,20 @@
 # the tile explorer's cases, the head-dim-256 tile sweep and the host cost (the attention call
 # cache is untimed):
 #   bash tools/device_owed.sh owed26
+# The twenty-seventh session's call (carry `.whl`): variable-length attention's and the fp16
+# attention fix's GPU tests, the library's and attention's GPU tests, the varlen grid against
+# SDPA on jagged nested tensors, the skinny-M explorer, the attention grid.
+if [ "$1" = s27 ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
+  timeout 240 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_hopper_attention.py \
+    tests/test_hopper_attention_sched.py 2>&1 | grep -E "passed|failed|FAILED|Error" | tail -15
+  timeout 100 python3 tools/bench/bench_library.py --only varlen --out $OUT 2>&1 | grep -E "^varlen|rror"
+  timeout 90 python3 tools/bench/gemm_explore.py --out $OUT > $OUT/explore.log 2>&1; grep -E "rows|rror" $OUT/explore.log | tail -12
+  timeout 100 python3 tools/bench/bench_library.py --only attn 2>&1 | grep -E "^attn|rror"
+  exit 0
+fi
 if [ "$1" = owed26 ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1

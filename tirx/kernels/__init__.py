@@ -1,6 +1,6 @@
 """tirx's kernel library: fast GPU kernels written in tirx script, called on torch CUDA tensors.
 
-    from tirx.kernels import matmul, linear, scaled_matmul, attention, decode_attention, softmax, rms_norm
+    from tirx.kernels import matmul, linear, scaled_matmul, attention, attention_varlen, decode_attention, softmax, rms_norm
 
 Each call checks its arguments (errors name the argument), compiles its kernel once per dtype
 and tile set (cached in memory and in tirx's disk cache) and launches it on the current torch
@@ -13,13 +13,23 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["attention", "decode_attention", "linear", "matmul", "rms_norm", "scaled_matmul", "softmax"]
+__all__ = [
+    "attention",
+    "attention_varlen",
+    "decode_attention",
+    "linear",
+    "matmul",
+    "rms_norm",
+    "scaled_matmul",
+    "softmax",
+]
 
 _WHERE = {
     "matmul": "tirx.kernels.gemm",
     "linear": "tirx.kernels.gemm",
     "scaled_matmul": "tirx.kernels.gemm",
     "attention": "tirx.kernels.hopper.attention",
+    "attention_varlen": "tirx.kernels.hopper.attention",
     "decode_attention": "tirx.kernels.decode",
     "softmax": "tirx.kernels.rows",
     "rms_norm": "tirx.kernels.rows",

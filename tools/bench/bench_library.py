@@ -435,13 +435,60 @@ def attention_section(quick: bool) -> None:
         )
 
 
+VARLEN_GRID = [
+    # (sequences, shortest, longest, H, HKV, D, causal): lengths uniform in [shortest, longest]
+    (16, 256, 4096, 16, 16, 128, True),
+    (16, 256, 4096, 16, 16, 128, False),
+    (64, 64, 1024, 32, 8, 128, True),
+    (32, 128, 2048, 16, 16, 64, False),
+    (8, 1000, 3000, 8, 8, 256, True),
+]
+
+
+def varlen_section() -> None:
+    """``tirx.kernels.attention_varlen`` against SDPA on torch's jagged nested tensors (the
+    packed sequences as one ``(B, H, j, D)`` batch: torch's variable-length path), GPU time."""
+    g = torch.Generator().manual_seed(0)
+    for nb, lo, hi, H, hkv, D, causal in VARLEN_GRID:
+        lens = torch.randint(lo, hi + 1, (nb,), generator=g).tolist()
+        cq = [0]
+        for n in lens:
+            cq.append(cq[-1] + n)
+        cu = torch.tensor(cq, device="cuda", dtype=torch.int32)
+        tot = cq[-1]
+        q = torch.randn(tot, H, D, device="cuda", dtype=torch.bfloat16)
+        k, v = (torch.randn(tot, hkv, D, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        mx = max(lens)
+        o = K.attention_varlen(q, k, v, cu, max_seqlen_q=mx, causal=causal)
+        off = cu.long()
+        nt = [
+            torch.nested.nested_tensor_from_jagged(t, off, max_seqlen=mx).transpose(1, 2)
+            for t in (
+                q,
+                k.repeat_interleave(H // hkv, 1) if hkv != H else k,
+                v.repeat_interleave(H // hkv, 1) if hkv != H else v,
+            )
+        ]
+
+        def sd(i, nt=nt, causal=causal):
+            return torch.nn.functional.scaled_dot_product_attention(*nt, is_causal=causal)
+
+        ref = sd(0).transpose(1, 2).values()
+        err = rel(o, ref)
+        tt, ts = paired(lambda i: K.attention_varlen(q, k, v, cu, max_seqlen_q=mx, causal=causal), sd, 1)
+        log(
+            f"varlen {nb} seqs {lo}..{hi} (tokens {tot}) H {H}/{hkv} D {D} causal={causal!s:5}: err {err:.1e}  "
+            f"tirx {tt:.4f} ms  SDPA(jagged) {ts:.4f} ms  SDPA/tirx {ts / tt:6.3f}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument(
         "--only",
-        choices=("gemm", "fp8", "host", "attn", "variants", "splitk", "gemv", "decode"),
+        choices=("gemm", "fp8", "host", "attn", "varlen", "variants", "splitk", "gemv", "decode"),
         default=None,
     )
     a = ap.parse_args()
@@ -481,6 +528,8 @@ def main() -> None:
             )
     if a.only in (None, "attn"):
         attention_section(a.quick)
+    if a.only in (None, "varlen"):
+        varlen_section()
     if a.only in (None, "decode"):
         decode_section()
     log(f"compiled kernels: {MM._kernel.cache_info().currsize}; wall {time.time() - t0:.0f} s")

@@ -378,7 +378,7 @@ def key_blocks(m0, CAUSAL, S, BM, BN):
 @T.inline
 def load_tile(
     TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase, bh, m0, nblk, kv0, qn,
-    S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid=None, t=0, REVERSE=False, G=1,
+    S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid=None, t=0, REVERSE=False, G=1, rows=None,
 ):  # fmt: skip
     """Producer (one thread) of one query tile: Q, then K and V of every key block through the
     ring. ``kv0 is None``: the CTA's only tile (stage of block ``j`` is ``j % STAGES``).
@@ -387,12 +387,21 @@ def load_tile(
     it, on ``qempty``); Q is requested after K(0) so the ring keeps streaming meanwhile.
     ``tid`` (``"dynamic"``): the shared word that tells the consumers the tile number ``t``,
     written with the Q request (the consumers read it after ``qfull``). ``G``: query heads per
-    K / V head (grouped-query attention): query head ``bh`` reads K / V head ``bh // G``."""
-    kvh = T.meta_var(bh if G == 1 else bh // G)
+    K / V head (grouped-query attention): query head ``bh`` reads K / V head ``bh // G``.
+    ``rows`` (``VARLEN``): ``(q_row, q_col, kv_row, kv_col)``, where the tile's sequence starts in
+    the packed ``(tokens, heads * D)`` matrices (its first row, its head's first column); None:
+    the ``(B * H * S, D)`` matrices, row ``bh * S`` (K / V: ``kvh * S``), column 0."""
+    kvh = T.meta_var(bh if G == 1 or rows is not None else bh // G)  # (VARLEN: in rows)
     if kv0 is None:
         T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
         for c in range(D // 64):
-            T.ptx.tma_load_2d(sbase + T.uint32(c * BM * 128), TQ, c * 64, bh * S + m0, T.address_of(qfull[0]))
+            T.ptx.tma_load_2d(
+                sbase + T.uint32(c * BM * 128),
+                TQ,
+                c * 64 if rows is None else rows[1] + c * 64,
+                bh * S + m0 if rows is None else rows[0] + m0,
+                T.address_of(qfull[0]),
+            )
     for j in range(nblk):
         it = j if kv0 is None else kv0 + j
         s = it % STAGES
@@ -403,8 +412,8 @@ def load_tile(
             T.ptx.tma_load_2d(
                 kbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
                 TK,
-                c * 64,
-                kvh * S + kb * BN,
+                c * 64 if rows is None else rows[3] + c * 64,
+                kvh * S + kb * BN if rows is None else rows[2] + kb * BN,
                 T.address_of(kfull[s]),
             )
         if kv0 is not None and j == 0:
@@ -414,7 +423,11 @@ def load_tile(
             T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
             for c in range(D // 64):
                 T.ptx.tma_load_2d(
-                    sbase + T.uint32(c * BM * 128), TQ, c * 64, bh * S + m0, T.address_of(qfull[0])
+                    sbase + T.uint32(c * BM * 128),
+                    TQ,
+                    c * 64 if rows is None else rows[1] + c * 64,
+                    bh * S + m0 if rows is None else rows[0] + m0,
+                    T.address_of(qfull[0]),
                 )
         wait_bar(vempty[s], ((it // STAGES) & 1) ^ 1)
         T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(vfull[s]), kv_bytes))
@@ -422,8 +435,8 @@ def load_tile(
             T.ptx.tma_load_2d(
                 vbase + T.cast(s * kv_bytes + c * BN * 128, "uint32"),
                 TV,
-                c * 64,
-                kvh * S + kb * BN,
+                c * 64 if rows is None else rows[3] + c * 64,
+                kvh * S + kb * BN if rows is None else rows[2] + kb * BN,
                 T.address_of(vfull[s]),
             )
 
@@ -440,9 +453,12 @@ def attend_tile(
     O, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
     bh, m0, nblk, kv0, qn, first, more, wg, ctid, lane, warp,
     CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT, ONE_LOOP=False,
-    red=None, REVERSE=False,
+    red=None, REVERSE=False, rows=None,
 ):  # fmt: skip
-    """One consumer warpgroup's 64 rows of one query tile, epilogue included. ``kv0``, ``qn``:
+    """One consumer warpgroup's 64 rows of one query tile, epilogue included. ``S``: the keys
+    (``VARLEN``: this sequence's); ``rows`` (``VARLEN``): ``(o_row, o_col, queries)``, the
+    sequence's first row and the head's first column in the packed output, and its query count;
+    None: output row ``bh * S`` of ``(B * H * S, D)``, ``S`` queries. ``kv0``, ``qn``:
     as in ``load_tile`` (``None``: the CTA's only tile). ``first`` / ``more``: this is the CTA's
     first tile / another one follows -- with ``PINGPONG`` the turns then form one ring over all
     tiles (warpgroup 1 waits for the last one's final turn of the previous tile)."""
@@ -613,7 +629,9 @@ def attend_tile(
         for i in range(D // 8):
             o[4 * i + 2 * r] = o[4 * i + 2 * r] * inv
             o[4 * i + 2 * r + 1] = o[4 * i + 2 * r + 1] * inv
-    if S % BM == 0:
+    if rows is not None:  # rows past the sequence belong to the next one: not stored
+        store_rows_below(O, o, out, rows[0] + row0, rows[1] + (lane % 4) * 2, rows[2] - row0, D, DT)
+    elif S % BM == 0:
         store_rows(O, o, out, 0, bh * S + row0, (lane % 4) * 2, D, DT)
     else:  # rows past the sequence belong to the next head: not stored
         store_rows_below(O, o, out, bh * S + row0, (lane % 4) * 2, S - row0, D, DT)
@@ -621,11 +639,16 @@ def attend_tile(
 
 @T.jit
 def attention_fwd(
-    O: T.Tensor((B, H, S, D), DT),
+    O: T.Tensor((NQ, H, D) if VARLEN else (B, H, S, D), DT),
     TQ: T.Ptr(T.uint8, "tensormap"),
     TK: T.Ptr(T.uint8, "tensormap"),
     TV: T.Ptr(T.uint8, "tensormap"),
     Sem: T.Tensor((2,), "int32") = None,
+    CUQ: T.Tensor((NB + 1,), "int32") = None,
+    CUK: T.Tensor((NB + 1,), "int32") = None,
+    NB: T.int32 = None,
+    NQ: T.int32 = None,
+    MAXQ: T.int32 = None,
     *,
     B: T.constexpr,
     H: T.constexpr,
@@ -648,6 +671,7 @@ def attention_fwd(
     REVERSE: T.constexpr = False,
     UNIFORM: T.constexpr = False,
     HKV: T.constexpr = 0,
+    VARLEN: T.constexpr = False,
 ):
     T.static_assert(D in (64, 128, 256), "head dim D must be 64, 128 or 256")
     T.static_assert(HKV >= 0 and H % (HKV if HKV else H) == 0, "HKV (K / V heads; 0: H) must divide H")
@@ -655,7 +679,10 @@ def attention_fwd(
     T.static_assert(
         BM in (64, 128, 192, 256) and BN in (64, 128, 176, 192, 256), "BM is 64 * consumers, BN 64..256"
     )
-    T.static_assert(S >= BM and S >= BN and S % 8 == 0, "seq must be a multiple of 8, at least BM and BN")
+    T.static_assert(
+        VARLEN or (S >= BM and S >= BN and S % 8 == 0), "seq must be a multiple of 8, at least BM and BN"
+    )
+    T.static_assert(not VARLEN or SCHED == "grid", "VARLEN takes one CTA per tile (SCHED='grid')")
     T.static_assert(not PINGPONG or BM >= 128, "PINGPONG alternates consumer warpgroups: BM >= 128")
     T.static_assert(SCHED in SCHEDS, "SCHED is 'grid', 'lpt', 'persistent' or 'dynamic'")
     T.static_assert(SMS >= 1 and HEADS_L2 >= 0, "SMS >= 1 persistent CTAs, HEADS_L2 >= 0 (0: from L2_BYTES)")
@@ -677,22 +704,48 @@ def attention_fwd(
     mblocks = T.meta_var((S + BM - 1) // BM)  # the last query tile may be partial (rows >= S unused)
     sl2 = T.meta_var(LOG2E / math.sqrt(D))
     ntiles = T.meta_var(B * H * mblocks)
-    hg = T.meta_var(HEADS_L2 if HEADS_L2 else heads_per_group(B * H, S, D))
+    hg = T.meta_var(HEADS_L2 if HEADS_L2 or VARLEN else heads_per_group(B * H, S, D))
     persistent = T.meta_var(SCHED in ("persistent", "dynamic"))
     grid = T.meta_var(
-        (mblocks, B * H) if SCHED == "grid" else (ntiles if SCHED == "lpt" else min(SMS, ntiles))
+        ((MAXQ + (BM - 1)) // BM, H, NB)
+        if VARLEN
+        else (mblocks, B * H)
+        if SCHED == "grid"
+        else (ntiles if SCHED == "lpt" else min(SMS, ntiles))
     )
     T.device_entry(
         launch=T.cuda.LaunchConfig(grid=grid, block=128 * (1 + consumers), dynamic_smem_bytes=smem_bytes),
         attrs={"cuda.kernel_attrs": {"min_blocks_per_sm": 1}},
     )
     tx = T.cuda.thread_idx("x")
-    Of = O.view(B * H * S, D)  # the output as rows of (batch, head, position)
+    # the output as rows of (batch, head, position); VARLEN: of tokens, a head's D columns each
+    Of = O.view(NQ, H * D) if VARLEN else O.view(B * H * S, D)
     # UNIFORM: the warpgroup index (and the dynamic consumers' tile number) through a shuffle
     # from lane 0, which ptxas knows to be warp-uniform: what derives from them (stages, phases,
     # descriptors, turns) can then live in uniform registers
     wg = T.cuda.shfl_sync(tx // 128, 0) if UNIFORM else tx // 128
-    if not persistent:
+    rows = T.meta_var(None)  # VARLEN: where the tile's sequence starts (load_tile, attend_tile)
+    if VARLEN:
+        # CTA (x, h, b): query block x of head h of sequence b (causal: longest first); the
+        # sequence's rows are CUQ[b] .. CUQ[b + 1] of Q and O, its keys CUK[b] .. CUK[b + 1]
+        bh = T.cuda.block_idx("y")
+        sb = T.cuda.block_idx("z")
+        q0 = CUQ[sb]
+        lq = T.min(CUQ[sb + 1], NQ) - q0  # (offsets past the tokens: never stored out of bounds)
+        k0 = CUK[sb]
+        lk = CUK[sb + 1] - k0
+        if T.cuda.block_idx("x") * BM >= lq:
+            return  # the grid covers the longest sequence (MAXQ): a shorter one has no block here
+        mb = (lq + (BM - 1)) // BM - 1 - T.cuda.block_idx("x") if CAUSAL else T.cuda.block_idx("x")
+        m0 = mb * BM
+        if lk <= 0:  # no keys: zeros (FlashAttention's varlen call does the same)
+            for i in range(tx, BM * D, 128 * (1 + consumers)):
+                if m0 + i // D < lq:
+                    Of[q0 + m0 + i // D, bh * D + i % D] = T.cast(0, DT)
+            return
+        nblk = key_blocks(m0, CAUSAL, lk, BM, BN)
+        rows = T.meta_var((q0, bh * D, k0, (bh if G == 1 else bh // G) * D))
+    elif not persistent:
         if SCHED == "lpt":
             bh, mb = tile_coords(T.cuda.block_idx("x"), B * H, mblocks, hg, CAUSAL)
         else:
@@ -771,7 +824,7 @@ def attention_fwd(
                 load_tile(
                     TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase,
                     bh, m0, nblk, None, 0, S, D, BM, BN, STAGES, q_bytes, kv_bytes,
-                    REVERSE=REVERSE, G=G,
+                    REVERSE=REVERSE, G=G, rows=rows,
                 )  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
@@ -827,8 +880,8 @@ def attention_fwd(
                 Of, o, sacc, pa, m, l, corr, out, qfull, qempty, kfull, vfull, kempty, vempty,
                 sbase, kbase, vbase, bh, m0, nblk, None, 0,
                 True, False, wg, ctid, lane, warp,
-                CAUSAL, S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2, DT,
-                ONE_LOOP, red, REVERSE,
+                CAUSAL, lk if VARLEN else S, D, BM, BN, STAGES, kv_bytes, consumers, PINGPONG, OVERLAP, ab, sl2,
+                DT, ONE_LOOP, red, REVERSE, None if rows is None else (rows[0], rows[1], lq),
             )  # fmt: skip
 
 
@@ -837,7 +890,20 @@ def make_attention(B: int, H: int, S: int, D: int, causal: bool = False, dtype: 
     """The specialized kernel (a ``T.function``) for one problem shape, mask and tile set.
     With ``SCHED="dynamic"`` it takes an eighth argument, the tile counter (``tile_counter``)."""
     drop = {} if tiles.get("SCHED") == "dynamic" else {"Sem": None}
+    drop.update(CUQ=None, CUK=None, NB=None, NQ=None, MAXQ=None)
     return attention_fwd.specialize(B=B, H=H, S=S, D=D, CAUSAL=causal, DT=dtype, **drop, **tiles)
+
+
+@functools.cache
+def make_attention_varlen(H: int, D: int, causal: bool = False, dtype: str = "bfloat16", **tiles):
+    """The variable-length kernel (``VARLEN``) for ``H`` query heads of head dim ``D``: one
+    compiled kernel serves every batch of sequences. Arguments: O ``(tokens, H, D)``, the TMA
+    descriptors of the packed Q ``(tokens, H * D)`` and K / V ``(kv_tokens, HKV * D)`` matrices
+    (``BM`` / ``BN``-row boxes), ``cu_seqlens_q`` and ``cu_seqlens_k`` (``batch + 1`` int32
+    offsets), the batch, the tokens and the longest query sequence (the grid's x extent)."""
+    return attention_fwd.specialize(
+        B=1, H=H, S=0, D=D, CAUSAL=causal, DT=dtype, Sem=None, VARLEN=True, **tiles
+    )
 
 
 def best_config(D: int, causal: bool = False) -> dict:
@@ -1023,6 +1089,97 @@ def _call_plan(q, k, v, causal: bool, dt: str, cfg: dict, key: tuple) -> tuple:
     return kern, _maps(q, k, v, cfg.get("BM", 128), cfg.get("BN", 128)), cfg.get("SCHED") == "dynamic"
 
 
+def config_varlen(D: int, causal: bool = False) -> dict:
+    """Tiles of the variable-length kernel: ``best_config``'s with one CTA per tile (the
+    sequences' lengths are known on the device only); head dim 64 takes head dim 128's
+    ``128 x 128`` tiles (the 192-row tile's three consumers of 160 registers spill with the
+    offsets held)."""
+    return {k: v for k, v in best_config(256 if D == 256 else 128, causal).items() if k != "SCHED"}
+
+
+@functools.cache
+def _compiled_varlen(H: int, D: int, causal: bool, dtype: str, tiles: tuple):
+    import tirx
+
+    return tirx.compile(make_attention_varlen(H, D, causal, dtype, **dict(tiles)), target="cuda")
+
+
+_VARLEN_CALLS = Bounded(1024)
+
+
+def attention_varlen(
+    q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q: int | None = None, causal: bool = False, **tiles
+):
+    """Attention over a batch of sequences of different lengths packed along the first axis
+    (FlashAttention's ``flash_attn_varlen_func``): ``q`` is ``(tokens, H, D)``, ``k`` / ``v``
+    ``(kv_tokens, HKV, D)`` (``H % HKV == 0``: grouped-query), contiguous bf16 / fp16 CUDA
+    tensors; ``cu_seqlens_q`` holds ``batch + 1`` int32 offsets (sequence ``b`` is rows
+    ``cu_seqlens_q[b]`` to ``cu_seqlens_q[b + 1]``), ``cu_seqlens_k`` the keys' (default: the
+    same). ``max_seqlen_q`` must be at least the longest query sequence (the grid covers that
+    many rows; None: computed from the offsets, which waits for the device). ``causal``: key
+    ``j`` of a sequence is seen by its query ``i`` when ``j <= i`` (needs the queries' offsets
+    for the keys too). A sequence without keys gives zeros; rows outside every sequence are
+    not written. One compiled kernel per head count, head dim, mask, dtype and tile set serves
+    every batch: a new batch costs host time only."""
+    import torch
+
+    from tirx.kernels._host import check_cuda, dtype_name, tensor_map
+
+    dt = check_cuda("q", q, ("float16", "bfloat16"), 3)
+    nq, H, D = q.shape
+    for name, t in (("k", k), ("v", v)):
+        check_cuda(name, t, (dt,), 3)
+        if t.shape[2] != D or t.shape[1] < 1 or H % t.shape[1]:
+            raise ValueError(
+                f"{name}: shape {tuple(t.shape)} does not fit q's {tuple(q.shape)}: expected (kv_tokens, HKV, D) "
+                f"with HKV dividing H = {H}"
+            )
+    if k.shape != v.shape:
+        raise ValueError(f"v: shape {tuple(v.shape)} differs from k's {tuple(k.shape)}")
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not t.is_contiguous():
+            raise ValueError(f"{name}: expected a contiguous (tokens, heads, D) tensor")
+    if D not in (64, 128, 256):
+        raise ValueError(f"q: head dim {D} is not supported (64, 128 or 256)")
+    check_cuda("cu_seqlens_q", cu_seqlens_q, ("int32",), 1)
+    if cu_seqlens_k is None:
+        cu_seqlens_k = cu_seqlens_q
+    elif causal and cu_seqlens_k is not cu_seqlens_q:
+        raise ValueError("cu_seqlens_k: causal masks need the queries' offsets for the keys (pass None)")
+    check_cuda("cu_seqlens_k", cu_seqlens_k, ("int32",), 1)
+    nb = cu_seqlens_q.shape[0] - 1
+    if nb < 1 or cu_seqlens_k.shape != cu_seqlens_q.shape:
+        raise ValueError(
+            f"cu_seqlens_q: expected batch + 1 >= 2 offsets (and as many in cu_seqlens_k), got "
+            f"{tuple(cu_seqlens_q.shape)} and {tuple(cu_seqlens_k.shape)}"
+        )
+    if max_seqlen_q is None:
+        max_seqlen_q = int((cu_seqlens_q[1:] - cu_seqlens_q[:-1]).max()) if nq else 0
+    elif not isinstance(max_seqlen_q, int) or max_seqlen_q < 0:
+        raise ValueError(f"max_seqlen_q: expected a non-negative int, got {max_seqlen_q!r}")
+    o = torch.empty_like(q)
+    if nq == 0 or max_seqlen_q == 0 or k.shape[0] == 0:
+        return o.zero_()
+    hkv = k.shape[1]
+    cfg = dict(tiles) if tiles else config_varlen(D, causal)
+    if hkv != H:
+        cfg["HKV"] = hkv
+    key = tuple(sorted(cfg.items()))
+    ckey = (q.data_ptr(), k.data_ptr(), v.data_ptr(), nq, k.shape[0], H, hkv, D, causal, dt, key)
+    plan = _VARLEN_CALLS.get(ckey)
+    if plan is None:
+        bm, bn = cfg.get("BM", 128), cfg.get("BN", 128)
+        maps = (
+            tensor_map(q, nq, H * D, (bm, 64), dtype_name(q)),
+            tensor_map(k, k.shape[0], hkv * D, (bn, 64), dt),
+            tensor_map(v, k.shape[0], hkv * D, (bn, 64), dt),
+        )
+        plan = _VARLEN_CALLS.put(ckey, (_compiled_varlen(H, D, causal, dt, key), maps))
+    kern, maps = plan
+    kern(o, *maps, cu_seqlens_q, cu_seqlens_k, nb, nq, max_seqlen_q)
+    return o
+
+
 KERNELS = {
     # the measured-best FA3 schedule (ping-pong consumers; overlap for head dim 128)
     "attn_d128": lambda: make_attention(4, 16, 4096, 128, False, **best_config(128)),
@@ -1089,4 +1246,8 @@ KERNELS = {
     "attn_d128_persistent_one_loop": lambda: make_attention(
         2, 5, 528, 128, True, **best_config(128), SCHED="persistent", SMS=7, HEADS_L2=3, ONE_LOOP=True
     ),
+    # variable-length batches (VARLEN): packed sequences, offsets on the device, one CTA per tile
+    "attn_varlen_d128_causal": lambda: make_attention_varlen(16, 128, True, **config_varlen(128, True)),
+    "attn_varlen_d64_gqa": lambda: make_attention_varlen(8, 64, False, **config_varlen(64), HKV=2),
+    "attn_varlen_d256_causal": lambda: make_attention_varlen(4, 256, True, **config_varlen(256, True)),
 }
