@@ -121,6 +121,20 @@ def test_any_shape_kernels_compile_clean(name):
     assert [p.name for p in k.info.params][:3] == ["M", "N", "K"]
 
 
+def test_block_scales_promote_each_k_block():
+    """``SCALES="block"``: each k-block's wgmma writes a fresh partial sum (scale-d 0) that is
+    added to the accumulator times its row's scale of that k-block and the tile's block scale
+    of B; stages are freed after each promotion; only fp8 (B K-major), BN 64 or 128."""
+    src = tirx.compile(HM.KERNELS["matmul_any_e4m3_blocks"](), target=ARCH).source
+    assert re.search(
+        r"SB\[kb\w* \* tirx_floordiv<int>\(.*\(N\).*127.*, 128\) \+ tirx_floordiv<int>\(n0\w*, 128\)\]", src
+    )
+    assert re.search(r"acc\[(4 \* i\w* \+ 2 \+ c)\] = acc\[\1\] \+ part\[\1\] \* sa1;", src)
+    for bad in (dict(DT="bfloat16"), dict(BN=256), dict(BN=192)):
+        with pytest.raises(tirx.DiagnosticError, match="SCALES"):
+            HM.make(bad.pop("DT", "float8_e4m3fn"), SCALES="block", **bad)
+
+
 @pytest.mark.parametrize("name", sorted(HM.KERNELS))
 def test_any_shape_kernels_round_trip(name):
     assert_round_trips(HM.KERNELS[name]())

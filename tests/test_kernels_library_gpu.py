@@ -225,10 +225,31 @@ def test_scaled_matmul_with_rowwise_scales(M, N, Kd):
     K.scaled_matmul(a, b.t(), sa, sb, out=out)
     ref = (a.float() @ b.float().t()) * sa * sb
     assert not out.isnan().any() and _rel(out, ref) < 1e-2
-    with pytest.raises(
-        ValueError, match=r"^scale_b: expected one float32 \(per-tensor scales\) or a contiguous"
-    ):
+    with pytest.raises(ValueError, match=r"^scale_a, scale_b: expected one float32 each \(per tensor\)"):
         K.scaled_matmul(a, b.t(), sa, sb.t().contiguous() if N > 1 else torch.ones(2, 1, device="cuda"))
+
+
+@pytest.mark.parametrize(
+    "M,N,Kd",
+    [(1, 8, 16), (100, 1000, 48), (1000, 4096, 4096), (257, 300, 1000), (64, 7168, 2048), (4096, 4096, 4096)],
+)
+def test_scaled_matmul_with_block_scales(M, N, Kd):
+    """DeepGEMM's scales: one per row of a and 128 of K, one per 128 x 128 block of b; partial
+    k-blocks and tiles, a few rows (64-row tiles), both epilogues; against the dequantized
+    product in float32."""
+    g = torch.Generator(device="cuda").manual_seed(M * 3 + N + Kd)
+    a = (torch.randn(M, Kd, device="cuda", generator=g) * 2).to(torch.float8_e4m3fn)
+    b = (torch.randn(N, Kd, device="cuda", generator=g) * 2).to(torch.float8_e4m3fn)
+    kb, nb = -(-Kd // 128), -(-N // 128)
+    sa = torch.rand(M, kb, device="cuda", generator=g) + 0.5
+    sb = torch.rand(kb, nb, device="cuda", generator=g) + 0.5
+    out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    K.scaled_matmul(a, b.t(), sa, sb, out=out)
+    af = a.float() * sa.repeat_interleave(128, 1)[:, :Kd]
+    bf = b.float() * sb.t().repeat_interleave(128, 0).repeat_interleave(128, 1)[:N, :Kd]
+    assert not out.isnan().any() and _rel(out, af @ bf.t()) < 1e-2
+    with pytest.raises(ValueError, match=r"^scale_a, scale_b: expected"):
+        K.scaled_matmul(a, b.t(), sa, sb.t().contiguous() if kb != nb else sb[:, :0])
 
 
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])

@@ -38,6 +38,7 @@ if [ "$1" = s27 ]; then
   timeout 240 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_hopper_attention.py \
     tests/test_hopper_attention_sched.py 2>&1 | grep -E "passed|failed|FAILED|Error" | tail -15
   timeout 100 python3 tools/bench/bench_library.py --only varlen --out $OUT 2>&1 | grep -E "^varlen|rror"
+  timeout 80 python3 tools/bench/bench_library.py --only fp8blocks 2>&1 | grep -E "^fp8|rror"
   timeout 90 python3 tools/bench/gemm_explore.py --out $OUT > $OUT/explore.log 2>&1; grep -E "rows|rror" $OUT/explore.log | tail -12
   timeout 100 python3 tools/bench/bench_library.py --only attn 2>&1 | grep -E "^attn|rror"
   exit 0

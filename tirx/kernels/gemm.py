@@ -115,7 +115,8 @@ def config(
     256, 128 or 64). ``split_k > 1``: each tile's k-blocks are shared by ``split_k`` work units
     whose partial sums are added into a float32 workspace (``EPI="atomic"``), for shapes with
     fewer tiles than SMs (the calls choose it by ``auto_split_k``; docs/kernels.md,
-    "Split-K"). ``scales="row"``: fp8 with one scale per row of A and per column of B."""
+    "Split-K"). ``scales="row"``: fp8 with one scale per row of A and per column of B;
+    ``"block"``: one per row of A and 128 of K, one per 128 x 128 block of B (``BN`` at most 128)."""
     if not isinstance(split_k, int) or isinstance(split_k, bool) or not 1 <= split_k <= 64:
         raise ValueError(f"split_k: expected an int from 1 to 64, got {split_k!r}")
     bm = 64 if M <= 64 else 128
@@ -129,6 +130,8 @@ def config(
             if rows * -(-N // cand) * 4 >= sms * 3:
                 bn = cand
                 break
+    if scales == "block":  # a tile lies in one 128-column block of B's scales
+        bn = min(bn, 128)
     # as many stages as fit beside the C staging tiles (16 KiB per consumer) and the alignment
     # slack, at most 8: 4 of 128 x 256 or 128 x 192, 6 of 128 x 128, 8 of 128 x 64, 5 of 64 x 256
     stages = min(8, (_SMEM - 1024 - (bm // 64) * 16384) // ((bm + bn) * 128))
@@ -237,13 +240,14 @@ def _gemm(
     trans_b: bool = False,
     scales: tuple = (),
     split_k: int | None = None,
-    rowwise: bool = False,
+    scale_mode: str = "tensor",
     cfg: dict | None = None,
 ) -> Any:
     """``out = a @ b^T`` for row-major ``a (M, K)``, ``b (N, K)``, ``out (M, N)`` (checked); with
     ``trans_b``, ``out = a @ b`` for a row-major ``b (K, N)``; ``split_k``: see ``config``
     (None: ``auto_split_k``'s choice);
-    ``rowwise``: ``scales`` are one per row of ``a`` and one per row of ``b`` (fp8); ``cfg``: a
+    ``scale_mode`` (fp8): ``"tensor"`` (one scale each), ``"row"`` (one per row of ``a`` and of
+    ``b``) or ``"block"`` (``a``: one per row and 128 of K; ``b``: one per 128 x 128 block); ``cfg``: a
     tile set of ``matmul_sm90`` instead of ``config``'s (``tools/bench/gemm_explore.py``)."""
     M, K = a.shape
     N = b.shape[1] if trans_b else b.shape[0]
@@ -253,7 +257,7 @@ def _gemm(
         return out.zero_()
     if cfg is not None:
         return _launch(
-            _prepare(a, b, out, M, N, K, dtype, trans_b, bool(scales), split_k, rowwise, cfg),
+            _prepare(a, b, out, M, N, K, dtype, trans_b, bool(scales), split_k, scale_mode, cfg),
             a,
             b,
             out,
@@ -275,12 +279,12 @@ def _gemm(
         trans_b,
         bool(scales),
         split_k,
-        rowwise,
+        scale_mode,
     )
     plan = _CALLS.get(key)
     if plan is None:
         plan = _CALLS.put(
-            key, _prepare(a, b, out, M, N, K, dtype, trans_b, bool(scales), split_k, rowwise, None)
+            key, _prepare(a, b, out, M, N, K, dtype, trans_b, bool(scales), split_k, scale_mode, None)
         )
     return _launch(plan, a, b, out, M, N, K, scales)
 
@@ -290,7 +294,7 @@ _CALLS: Bounded = Bounded(4096)
 
 def _prepare(
     a: Any, b: Any, out: Any, M: int, N: int, K: int, dtype: str, trans_b: bool, scaled: bool,
-    split_k: int | None, rowwise: bool, cfg: dict | None,
+    split_k: int | None, scale_mode: str, cfg: dict | None,
 ) -> tuple:  # fmt: skip
     """What a call launches: ``("gemv", kernel)`` or ``(epi, kernel, TA, TB, TC)`` (TC: the
     TMA-store epilogue's descriptor of ``out``, else None). A function of the tensors' addresses
@@ -309,7 +313,7 @@ def _prepare(
                 return ("gemv", _gemv(dtype, M, MMA_GEMV, True))
         if split_k is None:
             split_k = auto_split_k(M, N, K, dtype, sm_count(dev), trans_b)
-        k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, "row" if rowwise else "tensor")
+        k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, scale_mode)
     bk = _bk(dtype)
     ta = tensor_map(a, M, K, (bm, bk), dtype)
     tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
@@ -423,24 +427,36 @@ def matmul(a: Any, b: Any, *, out: Any = None) -> Any:
 def scaled_matmul(a: Any, b: Any, scale_a: Any, scale_b: Any, *, out: Any = None) -> Any:
     """``scale_a * scale_b * (a @ b)`` in bf16 for fp8 (e4m3 / e5m2) ``a (M, K)`` row-major
     and ``b (K, N)`` stored K-major, with float32 scales on the device: per tensor (one element
-    each) or rowwise (``scale_a (M, 1)``, ``scale_b (1, N)``: element ``(i, j)`` times
+    each), rowwise (``scale_a (M, 1)``, ``scale_b (1, N)``: element ``(i, j)`` times
     ``scale_a[i] * scale_b[j]``), the arguments of
-    ``torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16)``."""
+    ``torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16)``; or per block as
+    DeepGEMM scales (``scale_a (M, ceil(K / 128))``: one per row and 128 elements of K;
+    ``scale_b (ceil(K / 128), ceil(N / 128))``: one per 128 x 128 block of ``b``), each k-block's
+    product scaled before it is added."""
     dt = check_cuda("a", a, _FP8, 2)
     check_cuda("b", b, (dt,), 2)
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"b: shape {tuple(b.shape)} does not match a's K = {a.shape[1]}")
-    M, N = a.shape[0], b.shape[1]
+    M, N, K = a.shape[0], b.shape[1], a.shape[1]
     for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
         check_cuda(name, s, ("float32",))
-    rowwise = not (scale_a.numel() == 1 and scale_b.numel() == 1)
-    if rowwise:
-        for name, s, want in (("scale_a", scale_a, (M, 1)), ("scale_b", scale_b, (1, N))):
-            if tuple(s.shape) != want or not s.is_contiguous():
-                raise ValueError(
-                    f"{name}: expected one float32 (per-tensor scales) or a contiguous {want} tensor "
-                    f"(rowwise scales, with the other scale rowwise too), got shape {tuple(s.shape)}"
-                )
+    kb = -(-K // 128)
+    shapes = (tuple(scale_a.shape), tuple(scale_b.shape))
+    if scale_a.numel() == 1 and scale_b.numel() == 1:
+        mode, scales = "tensor", (scale_a.reshape(-1), scale_b.reshape(-1))
+    elif shapes == ((M, 1), (1, N)):
+        mode, scales = "row", (scale_a.reshape(-1), scale_b.reshape(-1))
+    elif shapes == ((M, kb), (kb, -(-N // 128))):
+        mode, scales = "block", (scale_a, scale_b)
+    else:
+        raise ValueError(
+            f"scale_a, scale_b: expected one float32 each (per tensor), ({M}, 1) and (1, {N}) (rowwise) or "
+            f"({M}, {kb}) and ({kb}, {-(-N // 128)}) (per 128 of K / 128 x 128 block), got {shapes[0]} and {shapes[1]}"
+        )
+    if mode != "tensor":
+        for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+            if not s.is_contiguous():
+                raise ValueError(f"{name}: expected a contiguous tensor, got strides {tuple(s.stride())}")
     if not a.is_contiguous():
         raise ValueError(f"a: expected a row-major tensor, got strides {tuple(a.stride())}")
     bt = b.t()
@@ -448,4 +464,4 @@ def scaled_matmul(a: Any, b: Any, scale_a: Any, scale_b: Any, *, out: Any = None
         raise ValueError(f"b: expected K-major storage (strides (1, {b.shape[0]})), got {tuple(b.stride())}")
     _check_pair(a, bt, a.shape[1], dt, ("a", "b"))
     res = _out(out, a.shape[0], b.shape[1], "bfloat16", a)
-    return _gemm(a, bt, res, dt, scales=(scale_a.reshape(-1), scale_b.reshape(-1)), rowwise=rowwise)
+    return _gemm(a, bt, res, dt, scales=scales, scale_mode=mode)

@@ -272,6 +272,44 @@ def fp8_case(M: int, N: int, Kd: int) -> tuple:
     return err, tc / tt
 
 
+def fp8_block_case(M: int, N: int, Kd: int) -> None:
+    """``scaled_matmul`` with DeepGEMM's block scales (``(M, K/128)`` and ``(K/128, N/128)``)
+    against ``torch._scaled_mm`` with per-tensor scales (the same product without the per-block
+    promotion: what block scales cost) and, where this torch takes them, its blockwise scales."""
+    a = (torch.randn(M, Kd, device="cuda") * 2).to(torch.float8_e4m3fn)
+    b = (torch.randn(N, Kd, device="cuda") * 2).to(torch.float8_e4m3fn)
+    kb, nb = -(-Kd // 128), -(-N // 128)
+    sa = torch.rand(M, kb, device="cuda") + 0.5
+    sb = torch.rand(kb, nb, device="cuda") + 0.5
+    out = K.scaled_matmul(a, b.t(), sa, sb)
+    af = a.float() * sa.repeat_interleave(128, 1)[:, :Kd]
+    bf = b.float() * sb.t().repeat_interleave(128, 0).repeat_interleave(128, 1)[:N, :Kd]
+    err = rel(out, af @ bf.t())
+    one = torch.tensor([1.0], device="cuda")
+    tt, tc = paired(
+        lambda i: K.scaled_matmul(a, b.t(), sa, sb),
+        lambda i: torch._scaled_mm(a, b.t(), one, one, out_dtype=torch.bfloat16),
+        1,
+    )
+    tf = 2 * M * N * Kd / (tt * 1e-3) / 1e12
+    blk = ""
+    try:  # torch's blockwise form wants the scales outer-dim-major
+        sat, sbt = sa.t().contiguous().t(), sb.t().contiguous().t()
+        torch._scaled_mm(a, b.t(), sat, sbt, out_dtype=torch.bfloat16)
+        _, tbw = paired(
+            lambda i: K.scaled_matmul(a, b.t(), sa, sb),
+            lambda i: torch._scaled_mm(a, b.t(), sat, sbt, out_dtype=torch.bfloat16),
+            1,
+        )
+        blk = f"  torch blockwise {tbw:8.4f} ms  ratio {tbw / tt:6.3f}"
+    except Exception as e:  # an older torch: no blockwise scales
+        blk = f"  (torch blockwise: {type(e).__name__})"
+    log(
+        f"fp8 blocks    {M:>6}x{N:<6}x{Kd:<6} err {err:.1e}  tirx {tt:8.4f} ms {tf:6.1f} TFLOP/s  "
+        f"torch per-tensor {tc:8.4f} ms  ratio {tc / tt:6.3f}{blk}"
+    )
+
+
 def host_us(fn, n: int = 400) -> float:
     """Microseconds of host time per call (calls queue up on the GPU; tiny shapes keep it ahead)."""
     for _ in range(20):
@@ -488,7 +526,18 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     ap.add_argument(
         "--only",
-        choices=("gemm", "fp8", "host", "attn", "varlen", "variants", "splitk", "gemv", "decode"),
+        choices=(
+            "gemm",
+            "fp8",
+            "fp8blocks",
+            "host",
+            "attn",
+            "varlen",
+            "variants",
+            "splitk",
+            "gemv",
+            "decode",
+        ),
         default=None,
     )
     a = ap.parse_args()
@@ -526,6 +575,15 @@ def main() -> None:
             log(
                 f"fp8: torch/tirx geometric mean {statistics.geometric_mean(fr):.3f} over {len(fr)} cases, min {min(fr):.3f}"
             )
+    if a.only in (None, "fp8blocks"):
+        for M, N, Kd in (
+            (4096, 4096, 4096),
+            (8192, 8192, 8192),
+            (64, 7168, 2048),
+            (4096, 7168, 2048),
+            (3000, 4096, 1024),
+        ):
+            fp8_block_case(M, N, Kd)
     if a.only in (None, "attn"):
         attention_section(a.quick)
     if a.only in (None, "varlen"):

@@ -82,6 +82,22 @@ def scale_rows(acc, SA, SB, M, N, row0, col0, BN):
 
 
 @T.inline
+def promote(acc, part, SA, SB, M, kb, row0, n0, BN):
+    """Block scales (``SCALES="block"``): ``acc += part * SA[row, kb] * SB[kb, n0 // 128]`` for this
+    thread's rows ``row0`` and ``row0 + 8`` (clamped into ``M``: rows outside are never stored),
+    ``part`` being k-block ``kb``'s product; a tile of at most 128 columns lies in one block of B.
+    The scales are read before the wait for the k-block's wgmma, so their latency hides under it."""
+    sb = SB[kb, n0 // 128]
+    sa0 = SA[T.min(row0, M - 1), kb] * sb
+    sa1 = SA[T.min(row0 + 8, M - 1), kb] * sb
+    T.ptx.wgmma_wait_group(0)
+    for i in range(BN // 8):
+        for c in range(2):
+            acc[4 * i + c] = acc[4 * i + c] + part[4 * i + c] * sa0
+            acc[4 * i + 2 + c] = acc[4 * i + 2 + c] + part[4 * i + 2 + c] * sa1
+
+
+@T.inline
 def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
                   STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K):  # fmt: skip
     """The producer thread for split-K work units (see the consumer's loop) or an N-major B (``TRANS_B``):
@@ -121,8 +137,13 @@ def matmul_sm90(
     TB: T.Ptr(T.uint8, "tensormap"),
     TC: T.Ptr(T.uint8, "tensormap") = None,
     C: T.Tensor((M, N), "float32" if EPI == "atomic" else "bfloat16" if DT in FP8 else DT) = None,
-    SA: T.Tensor((M,) if SCALES == "row" else (1,), "float32") = None,
-    SB: T.Tensor((N,) if SCALES == "row" else (1,), "float32") = None,
+    SA: T.Tensor(
+        (M,) if SCALES == "row" else (M, (K + 127) // 128) if SCALES == "block" else (1,), "float32"
+    ) = None,
+    SB: T.Tensor(
+        (N,) if SCALES == "row" else ((K + 127) // 128, (N + 127) // 128) if SCALES == "block" else (1,),
+        "float32",
+    ) = None,
     *,
     DT: T.constexpr = "float16",
     BM: T.constexpr = 128,
@@ -152,8 +173,11 @@ def matmul_sm90(
     )
     T.static_assert(not TRANS_B or DT not in FP8, "TRANS_B: fp8 wgmma reads B K-major only")
     T.static_assert(
-        SCALES == "tensor" or (SCALES == "row" and DT in FP8),
-        "SCALES is 'tensor' (one scale each) or 'row' (fp8: one per row of A and column of B)",
+        SCALES == "tensor"
+        or (SCALES == "row" and DT in FP8)
+        or (SCALES == "block" and DT in FP8 and BN in (64, 128) and not TRANS_B),
+        "SCALES is 'tensor' (one scale each), 'row' (fp8: one per row of A and column of B) or 'block' "
+        "(fp8, BN 64 or 128: one per row of A and 128 of K, one per 128 x 128 block of B)",
     )
     consumers = T.meta_var(BM // 64)
     T.static_assert(
@@ -214,6 +238,7 @@ def matmul_sm90(
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
         acc = T.alloc_local((BN // 2,), "float32")
+        part = T.alloc_local((BN // 2,), "float32") if SCALES == "block" else None  # one k-block's
         ctid = tx - 128 * wg
         warp = ctid // 32
         lane = ctid % 32
@@ -229,6 +254,9 @@ def matmul_sm90(
             if SPLIT_K > 1 and kb_hi <= kb_lo:
                 continue  # a share with no k-blocks (K shorter than SPLIT_K k-blocks): nothing to add
             m0, n0 = tile_origin(out, group, mt, GROUP_M, 1, 0, BM, BN)
+            if SCALES == "block":
+                for i in range(BN // 2):
+                    acc[i] = T.float32(0)
             for kb in range(kb_lo, kb_hi):
                 s = it % STAGES
                 while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
@@ -250,22 +278,33 @@ def matmul_sm90(
                         T.cast(kb > kb_lo, "int32"),
                         ty="void",
                     )
+                elif SCALES == "block":
+                    # the k-block's product alone (scale-d 0), added to the sum times its scales
+                    # (DeepGEMM's promotion): the k-block is the 128 elements a scale covers
+                    da, db = kblock_descs(sa, wg, a_bytes)
+                    mma_kblock(part, da, db, BK // kstep, shape, ab, 0)
                 else:
                     da, db = kblock_descs(sa, wg, a_bytes)
                     mma_kblock(acc, da, db, BK // kstep, shape, ab, T.cast(kb > kb_lo, "int32"))
                 T.ptx.wgmma_commit_group()
-                T.ptx.wgmma_wait_group(1)
-                if kb > kb_lo and ctid == 0:
-                    release(empty, (it + STAGES - 1) % STAGES, 1)
+                if SCALES == "block":
+                    promote(acc, part, SA, SB, M, kb, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0, BN)
+                    if ctid == 0:
+                        release(empty, s, 1)
+                else:
+                    T.ptx.wgmma_wait_group(1)
+                    if kb > kb_lo and ctid == 0:
+                        release(empty, (it + STAGES - 1) % STAGES, 1)
                 it = it + 1
-            T.ptx.wgmma_wait_group(0)
-            if ctid == 0:
-                release(empty, (it + STAGES - 1) % STAGES, 1)
+            if SCALES != "block":  # (each k-block's stage was freed after its promotion)
+                T.ptx.wgmma_wait_group(0)
+                if ctid == 0:
+                    release(empty, (it + STAGES - 1) % STAGES, 1)
             if fp8 and SCALES == "row":
                 scale_rows(
                     acc, SA, SB, M, N, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0 + (lane % 4) * 2, BN
                 )
-            elif fp8:
+            elif fp8 and SCALES == "tensor":
                 scale = SA[0] * SB[0]
                 for i in range(BN // 2):
                     acc[i] = acc[i] * scale
@@ -312,6 +351,10 @@ KERNELS = {
         "float16", BM=64, BN=64, STAGES=8, TRANS_B=True, EPI="atomic", SPLIT_K=3
     ),
     "matmul_any_e4m3_rows": lambda: make("float8_e4m3fn", SCALES="row"),
+    "matmul_any_e4m3_blocks": lambda: make("float8_e4m3fn", BN=128, STAGES=6, SCALES="block"),
+    "matmul_any_e4m3_blocks_bm64_direct": lambda: make(
+        "float8_e4m3fn", BM=64, BN=64, STAGES=8, EPI="direct", SCALES="block"
+    ),
     "matmul_any_e4m3_rows_direct": lambda: make(
         "float8_e4m3fn", EPI="direct", BN=128, STAGES=6, SCALES="row"
     ),
