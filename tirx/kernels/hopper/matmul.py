@@ -6,7 +6,9 @@ A: (M, K) row-major, B: (N, K) row-major (K-major, wgmma's native layout), C: (M
 bf16 in and out, fp32 accumulation; or fp8 (e4m3 / e5m2) in and bf16 out, scaled by
 ``SA[0] * SB[0]`` (one float32 each in device memory, ``torch._scaled_mm``'s per-tensor
 scales) or, with ``SCALES="row"``, element ``(i, j)`` by ``SA[i] * SB[j]`` (``torch._scaled_mm``'s
-rowwise scales: one per row of A and one per column of B). A k-block is 128 bytes of K either way (64 fp16 or 128 fp8 elements, one 128-byte
+rowwise scales: one per row of A and one per column of B) or, with ``SCALES="block"``, DeepGEMM's
+block scales (``SA (M, ceil(K / 128))``, ``SB (ceil(K / 128), ceil(N / 128))``), each k-block's
+product added to the sum times its scales (``promote``). A k-block is 128 bytes of K either way (64 fp16 or 128 fp8 elements, one 128-byte
 swizzle row), so the wgmma descriptors and their 32-byte K steps are the same. The schedule is ``gemm.py``'s cooperative kernel (its
 helpers are imported, not copied): a producer warpgroup streams ``BM x 64`` tiles of A and
 ``BN x 64`` tiles of B with TMA into a ring of ``STAGES`` shared-memory stages, ``BM / 64``
