@@ -147,7 +147,7 @@ def test_varlen_kernel_reads_its_sequence_from_the_offsets():
     k = compile_clean(f)
     assert [p.name for p in k.info.params] == ["O", "TQ", "TK", "TV", "CUQ", "CUK", "NB", "NQ", "MAXQ"]
     src = k.source
-    for piece in ("CUQ[sb]", "CUK[sb]", "blockIdx.z", "return;", "min(CUQ[sb + 1], NQ)"):
+    for piece in ("max(CUQ[sb], 0)", "CUK[sb]", "blockIdx.z", "return;", "min(CUQ[sb + 1], NQ)"):
         assert piece in src, piece
     # the head's columns: query head bh at bh * 128, its K / V head at (bh / 4) * 128
     assert re.search(r"bh \* 128", src) and re.search(r"(bh / 4|tirx_floordiv<int>\(bh, 4\)) \* 128", src)

@@ -387,6 +387,22 @@ def test_varlen_attention_with_other_key_lengths_and_one_kernel_for_every_batch(
     assert A._compiled_varlen.cache_info().currsize == 1
 
 
+def test_varlen_attention_never_writes_outside_the_tokens():
+    """Offsets past the tokens (or below zero) are clipped: the rows of a bigger buffer around
+    the output stay as they were."""
+    from tirx.kernels.hopper import attention as A
+
+    H, D, n = 2, 128, 300
+    q = torch.randn(n, H, D, device="cuda", dtype=torch.bfloat16)
+    cu = torch.tensor([-50, 100, 100 + 2 * n], device="cuda", dtype=torch.int32)
+    big = torch.full((n + 256, H, D), 7.0, device="cuda", dtype=torch.bfloat16)
+    o = big[128 : 128 + n]
+    kern = A._compiled_varlen(H, D, False, "bfloat16", tuple(sorted(A.config_varlen(D).items())))
+    kern(o, *A.varlen_maps(q, q, q), cu, cu, 2, n, 2 * n)
+    torch.cuda.synchronize()
+    assert (big[:128] == 7).all() and (big[128 + n :] == 7).all()
+
+
 def test_varlen_attention_refuses_what_it_does_not_compute():
     q = torch.randn(10, 4, 128, device="cuda", dtype=torch.bfloat16)
     cu = torch.tensor([0, 4, 10], device="cuda", dtype=torch.int32)

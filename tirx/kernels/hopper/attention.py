@@ -730,8 +730,9 @@ def attention_fwd(
         # sequence's rows are CUQ[b] .. CUQ[b + 1] of Q and O, its keys CUK[b] .. CUK[b + 1]
         bh = T.cuda.block_idx("y")
         sb = T.cuda.block_idx("z")
-        q0 = CUQ[sb]
-        lq = T.min(CUQ[sb + 1], NQ) - q0  # (offsets past the tokens: never stored out of bounds)
+        # (rows clipped to the tokens: offsets outside them never store out of bounds)
+        q0 = T.max(CUQ[sb], 0)
+        lq = T.min(CUQ[sb + 1], NQ) - q0
         k0 = CUK[sb]
         lk = CUK[sb + 1] - k0
         if T.cuda.block_idx("x") * BM >= lq:
@@ -1104,6 +1105,20 @@ def _compiled_varlen(H: int, D: int, causal: bool, dtype: str, tiles: tuple):
     return tirx.compile(make_attention_varlen(H, D, causal, dtype, **dict(tiles)), target="cuda")
 
 
+def varlen_maps(q, k, v, BM: int = 128, BN: int = 128) -> tuple[bytes, bytes, bytes]:
+    """The TMA descriptors of the variable-length kernel: Q ``(tokens, H, D)`` and K / V
+    ``(kv_tokens, HKV, D)`` as packed ``(tokens, heads * D)`` matrices in ``BM`` / ``BN``-row
+    boxes of 64 columns."""
+    from tirx.kernels._host import dtype_name, tensor_map
+
+    dt = dtype_name(q)
+    return (
+        tensor_map(q, q.shape[0], q.shape[1] * q.shape[2], (BM, 64), dt),
+        tensor_map(k, k.shape[0], k.shape[1] * k.shape[2], (BN, 64), dt),
+        tensor_map(v, v.shape[0], v.shape[1] * v.shape[2], (BN, 64), dt),
+    )
+
+
 _VARLEN_CALLS = Bounded(1024)
 
 
@@ -1123,7 +1138,7 @@ def attention_varlen(
     every batch: a new batch costs host time only."""
     import torch
 
-    from tirx.kernels._host import check_cuda, dtype_name, tensor_map
+    from tirx.kernels._host import check_cuda
 
     dt = check_cuda("q", q, ("float16", "bfloat16"), 3)
     nq, H, D = q.shape
@@ -1168,12 +1183,7 @@ def attention_varlen(
     ckey = (q.data_ptr(), k.data_ptr(), v.data_ptr(), nq, k.shape[0], H, hkv, D, causal, dt, key)
     plan = _VARLEN_CALLS.get(ckey)
     if plan is None:
-        bm, bn = cfg.get("BM", 128), cfg.get("BN", 128)
-        maps = (
-            tensor_map(q, nq, H * D, (bm, 64), dtype_name(q)),
-            tensor_map(k, k.shape[0], hkv * D, (bn, 64), dt),
-            tensor_map(v, k.shape[0], hkv * D, (bn, 64), dt),
-        )
+        maps = varlen_maps(q, k, v, cfg.get("BM", 128), cfg.get("BN", 128))
         plan = _VARLEN_CALLS.put(ckey, (_compiled_varlen(H, D, causal, dt, key), maps))
     kern, maps = plan
     kern(o, *maps, cu_seqlens_q, cu_seqlens_k, nb, nq, max_seqlen_q)
