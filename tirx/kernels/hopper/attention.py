@@ -376,6 +376,21 @@ def key_blocks(m0, CAUSAL, S, BM, BN):
 
 
 @T.inline
+def load_q(TQ, qfull, sbase, bh, m0, S, D, BM, q_bytes, rows):
+    """Q's ``BM``-row tile at row ``m0`` of (batch, head) ``bh`` (``rows``: as in ``load_tile``),
+    one TMA box per 64 columns, completing on ``qfull``."""
+    T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
+    for c in range(D // 64):
+        T.ptx.tma_load_2d(
+            sbase + T.uint32(c * BM * 128),
+            TQ,
+            c * 64 if rows is None else rows[1] + c * 64,
+            bh * S + m0 if rows is None else rows[0] + m0,
+            T.address_of(qfull[0]),
+        )
+
+
+@T.inline
 def load_tile(
     TQ, TK, TV, qfull, qempty, kfull, vfull, kempty, vempty, sbase, kbase, vbase, bh, m0, nblk, kv0, qn,
     S, D, BM, BN, STAGES, q_bytes, kv_bytes, tid=None, t=0, REVERSE=False, G=1, rows=None,
@@ -393,15 +408,7 @@ def load_tile(
     the ``(B * H * S, D)`` matrices, row ``bh * S`` (K / V: ``kvh * S``), column 0."""
     kvh = T.meta_var(bh if G == 1 or rows is not None else bh // G)  # (VARLEN: in rows)
     if kv0 is None:
-        T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
-        for c in range(D // 64):
-            T.ptx.tma_load_2d(
-                sbase + T.uint32(c * BM * 128),
-                TQ,
-                c * 64 if rows is None else rows[1] + c * 64,
-                bh * S + m0 if rows is None else rows[0] + m0,
-                T.address_of(qfull[0]),
-            )
+        load_q(TQ, qfull, sbase, bh, m0, S, D, BM, q_bytes, rows)
     for j in range(nblk):
         it = j if kv0 is None else kv0 + j
         s = it % STAGES
@@ -420,15 +427,7 @@ def load_tile(
             wait_bar(qempty[0], (qn & 1) ^ 1)
             if tid is not None:
                 tid[0] = t
-            T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(qfull[0]), q_bytes))
-            for c in range(D // 64):
-                T.ptx.tma_load_2d(
-                    sbase + T.uint32(c * BM * 128),
-                    TQ,
-                    c * 64 if rows is None else rows[1] + c * 64,
-                    bh * S + m0 if rows is None else rows[0] + m0,
-                    T.address_of(qfull[0]),
-                )
+            load_q(TQ, qfull, sbase, bh, m0, S, D, BM, q_bytes, rows)
         wait_bar(vempty[s], ((it // STAGES) & 1) ^ 1)
         T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(vfull[s]), kv_bytes))
         for c in range(D // 64):
