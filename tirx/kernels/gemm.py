@@ -50,6 +50,7 @@ _T_LAUNCH = 5.76
 _T_SHARE = 3.71
 _BW = 7.63e6
 _L2 = 50 << 20  # bytes of L2: an A of more than half of it is read again for each column of tiles
+_SPEED = {256: 1.0, 192: _S192, 128: _S128, 64: _S64}
 
 
 def model_us(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int = 132) -> float:
@@ -68,7 +69,7 @@ def _cost(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int) -> 
     least padding)."""
     kb = -(-K // _bk(dtype))
     cols = -(-N // bn)
-    speed = {256: 1.0, 192: _S192, 128: _S128, 64: _S64}[bn]
+    speed = _SPEED[bn]
     units = -(-M // 128) * cols * split
     compute = -(-units // sms) * (-(-kb // split) * _T_KB * (bn / 256) / speed + _T_UNIT)
     a_bytes = M * kb * 128
@@ -85,10 +86,26 @@ def _choose(
 ) -> tuple[int, int]:
     """The ``(BN, split)`` pair ``_cost`` finds best for more than 64 rows (``split``: fixed, or
     None for 1, 2, 4 or 8 shares of at least 16 k-blocks), remembered per problem."""
-    kblocks = -(-K // _bk(dtype))
-    splits = [split] if split is not None else [s for s in (1, 2, 4, 8) if s == 1 or kblocks // s >= 16]
-    pairs = [(w, s) for s in splits for w in _widths(trans_b)]
-    return min(pairs, key=lambda p: _cost(M, N, K, dtype, p[0], p[1], sms))
+    # ``min`` over the pairs of ``_cost``, with what does not depend on the pair computed once (a
+    # new M of a serving loop pays this: 16 pairs; the test checks it against ``_cost``)
+    kb = -(-K // _bk(dtype))
+    splits = (split,) if split is not None else tuple(s for s in (1, 2, 4, 8) if s == 1 or kb // s >= 16)
+    rows = -(-M // 128)
+    a_bytes = M * kb * 128
+    big_a = a_bytes > _L2 // 2
+    rest = N * kb * 128 + M * N * 2  # bytes of B and C
+    best, best_key = (0, 0), (float("inf"), 0.0)
+    for sp in splits:
+        kbs = -(-kb // sp)
+        for w in _widths(trans_b):
+            cols = -(-N // w)
+            compute = -(-(rows * cols * sp) // sms) * (kbs * _T_KB * (w / 256) / _SPEED[w] + _T_UNIT)
+            t = max(compute, (a_bytes * (cols if big_a else 1) + rest) / _BW)
+            if sp > 1:
+                t += _T_LAUNCH + _T_SHARE * M * N * sp / 1e6
+            if (t, compute) < best_key:
+                best, best_key = (w, sp), (t, compute)
+    return best
 
 
 def _widths(trans_b: bool) -> tuple[int, ...]:
