@@ -480,7 +480,11 @@ VARLEN_GRID = [
     (64, 64, 1024, 32, 8, 128, True),
     (32, 128, 2048, 16, 16, 64, False),
     (8, 1000, 3000, 8, 8, 256, True),
+    (128, 16, 256, 16, 16, 128, True),  # many short sequences (a prefill batch of prompts)
+    (128, 16, 256, 16, 16, 128, False),
 ]
+#: tile sets timed besides ``config_varlen``'s on the short-sequence cases
+VARLEN_SHORT_TILES = (dict(BM=64, BN=64, STAGES=2), dict(BM=64, BN=128, STAGES=2))
 
 
 def varlen_section() -> None:
@@ -497,7 +501,6 @@ def varlen_section() -> None:
         q = torch.randn(tot, H, D, device="cuda", dtype=torch.bfloat16)
         k, v = (torch.randn(tot, hkv, D, device="cuda", dtype=torch.bfloat16) for _ in range(2))
         mx = max(lens)
-        o = K.attention_varlen(q, k, v, cu, max_seqlen_q=mx, causal=causal)
         off = cu.long()
         nt = [
             torch.nested.nested_tensor_from_jagged(t, off, max_seqlen=mx).transpose(1, 2)
@@ -512,12 +515,16 @@ def varlen_section() -> None:
             return torch.nn.functional.scaled_dot_product_attention(*nt, is_causal=causal)
 
         ref = sd(0).transpose(1, 2).values()
-        err = rel(o, ref)
-        tt, ts = paired(lambda i: K.attention_varlen(q, k, v, cu, max_seqlen_q=mx, causal=causal), sd, 1)
-        log(
-            f"varlen {nb} seqs {lo}..{hi} (tokens {tot}) H {H}/{hkv} D {D} causal={causal!s:5}: err {err:.1e}  "
-            f"tirx {tt:.4f} ms  SDPA(jagged) {ts:.4f} ms  SDPA/tirx {ts / tt:6.3f}"
-        )
+        for tiles in ({}, *(VARLEN_SHORT_TILES if hi <= 256 else ())):
+            o = K.attention_varlen(q, k, v, cu, max_seqlen_q=mx, causal=causal, **tiles)
+            err = rel(o, ref)
+            tt, ts = paired(
+                lambda i: K.attention_varlen(q, k, v, cu, max_seqlen_q=mx, causal=causal, **tiles), sd, 1
+            )
+            log(
+                f"varlen {nb} seqs {lo}..{hi} (tokens {tot}) H {H}/{hkv} D {D} causal={causal!s:5}: err {err:.1e}  "
+                f"tirx {tt:.4f} ms  SDPA(jagged) {ts:.4f} ms  SDPA/tirx {ts / tt:6.3f}  {tiles or 'config_varlen'}"
+            )
 
 
 def main() -> None:
