@@ -412,6 +412,8 @@ def test_varlen_attention_refuses_what_it_does_not_compute():
         K.attention_varlen(q, q, q, cu.long())
     with pytest.raises(ValueError, match="k: shape"):
         K.attention_varlen(q, q[:, :3], q[:, :3], cu)
+    with pytest.raises(ValueError, match="cu_seqlens_q: expected batch"):
+        K.attention_varlen(q, q, q, cu[:1])
     with pytest.raises(ValueError, match="q: head dim 96"):
         K.attention_varlen(q[..., :96].contiguous(), q[..., :96].contiguous(), q[..., :96].contiguous(), cu)
 

@@ -888,7 +888,7 @@ def attention_fwd(
 @functools.cache
 def make_attention(B: int, H: int, S: int, D: int, causal: bool = False, dtype: str = "bfloat16", **tiles):
     """The specialized kernel (a ``T.function``) for one problem shape, mask and tile set.
-    With ``SCHED="dynamic"`` it takes an eighth argument, the tile counter (``tile_counter``)."""
+    With ``SCHED="dynamic"`` it takes a fifth argument, the tile counter (``tile_counter``)."""
     drop = {} if tiles.get("SCHED") == "dynamic" else {"Sem": None}
     drop.update(CUQ=None, CUK=None, NB=None, NQ=None, MAXQ=None)
     return attention_fwd.specialize(B=B, H=H, S=S, D=D, CAUSAL=causal, DT=dtype, **drop, **tiles)
@@ -1167,11 +1167,14 @@ def attention_varlen(
         raise ValueError("cu_seqlens_k: causal masks need the queries' offsets for the keys (pass None)")
     check_cuda("cu_seqlens_k", cu_seqlens_k, ("int32",), 1)
     nb = cu_seqlens_q.shape[0] - 1
-    if nb < 1 or cu_seqlens_k.shape != cu_seqlens_q.shape:
+    if not 1 <= nb <= 65535 or cu_seqlens_k.shape != cu_seqlens_q.shape:
         raise ValueError(
-            f"cu_seqlens_q: expected batch + 1 >= 2 offsets (and as many in cu_seqlens_k), got "
-            f"{tuple(cu_seqlens_q.shape)} and {tuple(cu_seqlens_k.shape)}"
+            f"cu_seqlens_q: expected batch + 1 offsets, batch from 1 to 65535 (a grid dimension), and as "
+            f"many in cu_seqlens_k, got {tuple(cu_seqlens_q.shape)} and {tuple(cu_seqlens_k.shape)}"
         )
+    for name, t in (("k", k), ("v", v), ("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
+        if t.device != q.device:
+            raise ValueError(f"{name}: on {t.device}, but q is on {q.device}")
     if max_seqlen_q is None:
         max_seqlen_q = int((cu_seqlens_q[1:] - cu_seqlens_q[:-1]).max()) if nq else 0
     elif not isinstance(max_seqlen_q, int) or max_seqlen_q < 0:
