@@ -35,8 +35,8 @@ if [ "$1" = s27 ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
   nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
-  timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py \
-    -k "varlen or block_scales or rowwise or attention" 2>&1 | grep -E "passed|failed|FAILED|Error" | tail -15
+  timeout 200 python3 -m pytest -q -x -p no:cacheprovider tests/test_kernels_library_gpu.py \
+    -k "varlen or block_scales or rowwise or attention_against" 2>&1 | grep -E "passed|failed|FAILED|Error|^E " | tail -15
   timeout 100 python3 tools/bench/bench_library.py --only varlen --out $OUT 2>&1 | grep -E "^varlen|rror"
   timeout 60 python3 tools/bench/bench_library.py --only fp8blocks 2>&1 | grep -E "^fp8|rror"
   [ "$2" = more ] && timeout 150 python3 -m pytest -q -p no:cacheprovider tests/test_hopper_attention.py \
