@@ -419,7 +419,9 @@ def test_attention_tiles_never_outgrow_the_sequence(S, D, causal):
     if S < 128 or (causal and S == 128):  # one tile a head: 64 x 64 tiles, twice the CTAs
         assert (cfg["BM"], cfg["BN"]) == (64, 64)
     elif D == 256:  # 128 x 64 tiles: Q and two stages of K and V in shared memory
-        assert cfg == best and (cfg["BM"], cfg["BN"]) == (128, 64)
+        # (causal below 2,048 keys: the dynamic scheduler instead of the lpt order)
+        assert cfg == (dict(best, SCHED="dynamic") if causal and S < 2048 else best)
+        assert (cfg["BM"], cfg["BN"]) == (128, 64)
     elif causal and S < 1024:  # the 128 x 128 ping-pong form at head dims 64 and 128
         assert cfg == A.best_config(128, True)
     elif max(best["BM"], best["BN"]) <= S:
