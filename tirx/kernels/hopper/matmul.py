@@ -84,35 +84,15 @@ def scale_rows(acc, SA, SB, M, N, row0, col0, BN):
 
 
 @T.inline
-def issue_scaled(part, full, j, STAGES, kq):
-    """Block scales: the wgmmas of the k-block in ring slot ``j`` into ``part`` alone (scale-d 0:
-    a fresh partial product), one group. ``kq``: (sbase, stage_bytes, wg, a_bytes, steps,
-    shape, ab)."""
-    sbase, stage_bytes, wg, a_bytes, steps, shape, ab = kq
-    s = j % STAGES
-    while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (j // STAGES) & 1):
-        pass
-    T.ptx.wgmma_fence()
-    da, db = kblock_descs(sbase + T.cast(s * stage_bytes, "uint32"), wg, a_bytes)
-    mma_kblock(part, da, db, steps, shape, ab, 0)
-    T.ptx.wgmma_commit_group()
-
-
-@T.inline
-def finish_scaled(acc, part, empty, j, STAGES, kb, pending, pq):
-    """Block scales: once at most ``pending`` wgmma groups are left (``part``'s k-block ``kb``, in
-    ring slot ``j``, is done), free its stage and add it to ``acc`` times ``SA[row, kb]`` and
-    ``SB[kb, n0 // 128]`` for this thread's rows ``row0`` and ``row0 + 8`` (clamped into ``M``:
-    rows outside are never stored); a tile of at most 128 columns lies in one block of B. The
-    scales are read before the wait, so their latency hides under it. ``pq``: (SA, SB, M, row0,
-    n0, BN, ctid)."""
-    SA, SB, M, row0, n0, BN, ctid = pq
+def promote(acc, part, SA, SB, M, kb, row0, n0, BN):
+    """Block scales (``SCALES="block"``): ``acc += part * SA[row, kb] * SB[kb, n0 // 128]`` for this
+    thread's rows ``row0`` and ``row0 + 8`` (clamped into ``M``: rows outside are never stored),
+    ``part`` being k-block ``kb``'s product; a tile of at most 128 columns lies in one block of B.
+    The scales are read before the wait for the k-block's wgmma, so their latency hides under it."""
     sb = SB[kb, n0 // 128]
     sa0 = SA[T.min(row0, M - 1), kb] * sb
     sa1 = SA[T.min(row0 + 8, M - 1), kb] * sb
-    T.ptx.wgmma_wait_group(pending)
-    if ctid == 0:
-        release(empty, j % STAGES, 1)
+    T.ptx.wgmma_wait_group(0)
     for i in range(BN // 8):
         for c in range(2):
             acc[4 * i + c] = acc[4 * i + c] + part[4 * i + c] * sa0
@@ -261,7 +241,6 @@ def matmul_sm90(
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
         acc = T.alloc_local((BN // 2,), "float32")
         part = T.alloc_local((BN // 2,), "float32") if SCALES == "block" else None  # one k-block's
-        part2 = T.alloc_local((BN // 2,), "float32") if SCALES == "block" else None  # and the next's
         ctid = tx - 128 * wg
         warp = ctid // 32
         lane = ctid % 32
@@ -278,57 +257,48 @@ def matmul_sm90(
                 continue  # a share with no k-blocks (K shorter than SPLIT_K k-blocks): nothing to add
             m0, n0 = tile_origin(out, group, mt, GROUP_M, 1, 0, BM, BN)
             if SCALES == "block":
-                # k-block j's product into one partial sum while k-block j - 1's, in the other,
-                # is promoted (DeepGEMM's promotion, the wgmma of the next k-block overlapping it)
                 for i in range(BN // 2):
                     acc[i] = T.float32(0)
-                row0 = m0 + (wg - 1) * 64 + warp * 16 + lane // 4
-                kq = T.meta_var((sbase, stage_bytes, wg, a_bytes, BK // kstep, shape, ab))
-                pq = T.meta_var((SA, SB, M, row0, n0, BN, ctid))
-                issue_scaled(part, full, it, STAGES, kq)  # k-block kb_lo, ring slot it
-                nrest = kb_hi - kb_lo - 1
-                for q in range(nrest // 2):
-                    j = it + 1 + 2 * q  # the pair's first k-block: kb_lo + 1 + 2q, into part2
-                    issue_scaled(part2, full, j, STAGES, kq)
-                    finish_scaled(acc, part, empty, j - 1, STAGES, kb_lo + 2 * q, 1, pq)
-                    issue_scaled(part, full, j + 1, STAGES, kq)
-                    finish_scaled(acc, part2, empty, j, STAGES, kb_lo + 1 + 2 * q, 1, pq)
-                jl = it + 2 * (nrest // 2)  # the k-block left in part
-                finish_scaled(acc, part, empty, jl, STAGES, kb_lo + 2 * (nrest // 2), 0, pq)
-                if nrest % 2 == 1:  # (nothing in flight across this branch)
-                    issue_scaled(part2, full, jl + 1, STAGES, kq)
-                    finish_scaled(acc, part2, empty, jl + 1, STAGES, kb_hi - 1, 0, pq)
-                it = it + (kb_hi - kb_lo)
-            else:
-                for kb in range(kb_lo, kb_hi):
-                    s = it % STAGES
-                    while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
-                        pass
-                    sa = sbase + T.cast(s * stage_bytes, "uint32")
-                    T.ptx.wgmma_fence()
-                    if TRANS_B:
-                        # one inline-PTX block of the four k16 steps, B read N-major (imm-trans-b 1)
-                        ad = (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4
-                        bd = (sa + T.uint32(a_bytes)) >> 4
-                        T.ptx.asm(
-                            wgmma_block(BN, ab, BK // 16, trans_b=True),
-                            *[acc[i] for i in range(BN // 2)],
-                            *[
-                                d
-                                for kk in range(BK // 16)
-                                for d in (desc(DESC_HI, ad, 2 * kk), desc(v_desc_hi(64), bd, v_offset(kk)))
-                            ],
-                            T.cast(kb > kb_lo, "int32"),
-                            ty="void",
-                        )
-                    else:
-                        da, db = kblock_descs(sa, wg, a_bytes)
-                        mma_kblock(acc, da, db, BK // kstep, shape, ab, T.cast(kb > kb_lo, "int32"))
-                    T.ptx.wgmma_commit_group()
+            for kb in range(kb_lo, kb_hi):
+                s = it % STAGES
+                while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
+                    pass
+                sa = sbase + T.cast(s * stage_bytes, "uint32")
+                T.ptx.wgmma_fence()
+                if TRANS_B:
+                    # one inline-PTX block of the four k16 steps, B read N-major (imm-trans-b 1)
+                    ad = (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4
+                    bd = (sa + T.uint32(a_bytes)) >> 4
+                    T.ptx.asm(
+                        wgmma_block(BN, ab, BK // 16, trans_b=True),
+                        *[acc[i] for i in range(BN // 2)],
+                        *[
+                            d
+                            for kk in range(BK // 16)
+                            for d in (desc(DESC_HI, ad, 2 * kk), desc(v_desc_hi(64), bd, v_offset(kk)))
+                        ],
+                        T.cast(kb > kb_lo, "int32"),
+                        ty="void",
+                    )
+                elif SCALES == "block":
+                    # the k-block's product alone (scale-d 0), added to the sum times its scales
+                    # (DeepGEMM's promotion): the k-block is the 128 elements a scale covers
+                    da, db = kblock_descs(sa, wg, a_bytes)
+                    mma_kblock(part, da, db, BK // kstep, shape, ab, 0)
+                else:
+                    da, db = kblock_descs(sa, wg, a_bytes)
+                    mma_kblock(acc, da, db, BK // kstep, shape, ab, T.cast(kb > kb_lo, "int32"))
+                T.ptx.wgmma_commit_group()
+                if SCALES == "block":
+                    promote(acc, part, SA, SB, M, kb, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0, BN)
+                    if ctid == 0:
+                        release(empty, s, 1)
+                else:
                     T.ptx.wgmma_wait_group(1)
                     if kb > kb_lo and ctid == 0:
                         release(empty, (it + STAGES - 1) % STAGES, 1)
-                    it = it + 1
+                it = it + 1
+            if SCALES != "block":  # (each k-block's stage was freed after its promotion)
                 T.ptx.wgmma_wait_group(0)
                 if ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, 1)
