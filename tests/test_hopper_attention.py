@@ -142,12 +142,13 @@ def test_p_is_packed_in_the_kernel_s_dtype(dt, pack, other):
 def test_varlen_kernel_reads_its_sequence_from_the_offsets():
     """VARLEN: CTA (x, h, b) covers query block x of head h of sequence b, whose rows start at
     CUQ[b] (keys: CUK[b]) in the packed (tokens, heads * D) matrices; the grid is sized by
-    MAXQ at launch, a block past the sequence returns at once, one without keys stores zeros."""
+    MAXQ at launch, a block past the sequence returns at once, one without keys stores zeros, and
+    rows the grid does not cover (MAXQ too small) are stored as NaN (bfloat16 0x7fc0)."""
     f = A.make_attention_varlen(8, 128, True, **A.config_varlen(128, True), HKV=2)
     k = compile_clean(f)
     assert [p.name for p in k.info.params] == ["O", "TQ", "TK", "TV", "CUQ", "CUK", "NB", "NQ", "MAXQ"]
     src = k.source
-    for piece in ("max(CUQ[sb], 0)", "CUK[sb]", "blockIdx.z", "return;", "min(CUQ[sb + 1], NQ)"):
+    for piece in ("max(CUQ[sb], 0)", "CUK[sb]", "blockIdx.z", "return;", "min(CUQ[sb + 1], NQ)", "0x7fc0"):
         assert piece in src, piece
     # the head's columns: query head bh at bh * 128, its K / V head at (bh / 4) * 128
     assert re.search(r"bh \* 128", src) and re.search(r"(bh / 4|tirx_floordiv<int>\(bh, 4\)) \* 128", src)

@@ -403,6 +403,23 @@ def test_varlen_attention_never_writes_outside_the_tokens():
     assert (big[:128] == 7).all() and (big[128 + n :] == 7).all()
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_varlen_attention_with_too_small_a_max_seqlen_leaves_nan(causal):
+    """``max_seqlen_q`` below a sequence's length: the rows the grid does not cover come out NaN
+    (not whatever memory held), the covered ones right."""
+    H, D, lens = 2, 128, [700, 100]
+    q = torch.randn(sum(lens), H, D, device="cuda", dtype=torch.bfloat16)
+    cq = [0, lens[0], sum(lens)]
+    cu = torch.tensor(cq, device="cuda", dtype=torch.int32)
+    o = K.attention_varlen(q, q, q, cu, max_seqlen_q=300, causal=causal)  # 3 blocks of 128 rows
+    ref = _varlen_reference(q, q, q, cq, cq, causal)
+    lost = slice(0, 700 - 384) if causal else slice(384, 700)  # causal: the grid takes the last blocks
+    kept = slice(700 - 384, 700) if causal else slice(0, 384)
+    assert o[lost].isnan().all() and not o[kept].isnan().any() and not o[700:].isnan().any()
+    assert _rel(o[kept].transpose(0, 1), ref[0][:, kept]) < 2e-2
+    assert _rel(o[700:].transpose(0, 1), ref[1]) < 2e-2
+
+
 def test_varlen_attention_refuses_what_it_does_not_compute():
     q = torch.randn(10, 4, 128, device="cuda", dtype=torch.bfloat16)
     cu = torch.tensor([0, 4, 10], device="cuda", dtype=torch.int32)

@@ -734,6 +734,14 @@ def attention_fwd(
         lq = T.min(CUQ[sb + 1], NQ) - q0
         k0 = CUK[sb]
         lk = CUK[sb + 1] - k0
+        gx = T.cuda.grid_dim("x")
+        if (lq + (BM - 1)) // BM > gx and T.cuda.block_idx("x") == 0:
+            # MAXQ below this sequence's length: the rows the grid leaves out (causal: the first
+            # blocks, the grid taking the last ones) become NaN instead of what memory held
+            first = T.meta_var(0 if CAUSAL else gx * BM)
+            left = T.meta_var(((lq + (BM - 1)) // BM - gx) * BM if CAUSAL else lq - gx * BM)
+            for i in range(tx, left * D, 128 * (1 + consumers)):
+                Of[q0 + first + i // D, bh * D + i % D] = T.cast(T.float32(math.nan), DT)
         if T.cuda.block_idx("x") * BM >= lq:
             return  # the grid covers the longest sequence (MAXQ): a shorter one has no block here
         mb = (lq + (BM - 1)) // BM - 1 - T.cuda.block_idx("x") if CAUSAL else T.cuda.block_idx("x")
@@ -1138,7 +1146,8 @@ def attention_varlen(
     tensors; ``cu_seqlens_q`` holds ``batch + 1`` int32 offsets (sequence ``b`` is rows
     ``cu_seqlens_q[b]`` to ``cu_seqlens_q[b + 1]``), ``cu_seqlens_k`` the keys' (default: the
     same). ``max_seqlen_q`` must be at least the longest query sequence (the grid covers that
-    many rows; None: computed from the offsets, which waits for the device). ``causal``: key
+    many rows; the rows of a longer one it leaves out come out NaN; None: computed from the
+    offsets, which waits for the device). ``causal``: key
     ``j`` of a sequence is seen by its query ``i`` when ``j <= i`` (needs the queries' offsets
     for the keys too). A sequence without keys gives zeros; rows outside every sequence are
     not written. One compiled kernel per head count, head dim, mask, dtype and tile set serves
