@@ -28,6 +28,18 @@
 # the tile explorer's cases, the head-dim-256 tile sweep and the host cost (the attention call
 # cache is untimed):
 #   bash tools/device_owed.sh owed26
+# Owed by the twenty-seventh session (carry `.whl`): the varlen NaN test (max_seqlen_q too small;
+# written after the last lease), the library's GPU tests, the GEMM and attention grids on an H200.
+if [ "$1" = owed27 ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
+  timeout 240 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py \
+    > $OUT/tests.log 2>&1; tail -3 $OUT/tests.log; grep -E "^E |FAILED" $OUT/tests.log | head -10
+  timeout 120 python3 tools/bench/bench_library.py --only gemm 2>&1 | grep -E "^gemm|rror" | tail -24
+  timeout 120 python3 tools/bench/bench_library.py --only attn 2>&1 | grep -E "^attn|rror"
+  exit 0
+fi
 # The twenty-seventh session's call (carry `.whl`): variable-length attention's and the fp16
 # attention fix's GPU tests, the library's and attention's GPU tests, the varlen grid against
 # SDPA on jagged nested tensors, the skinny-M explorer, the attention grid.
