@@ -1,7 +1,9 @@
 """Tile schedulers of the attention forward (tirx/kernels/hopper/attention.py, ``SCHED``): the
 L2-grouped longest-first tile order is a permutation of the (batch * head, query block) tiles
 (pure-Python mirror, and an interpreter run of a kernel that walks the persistent loop with
-the kernel's own ``tile_coords`` and records what it visits); the persistent producer /
+the kernel's own ``tile_coords`` and records what it visits); the variable-length kernel's
+CTAs cover every row of every sequence once (or leave it NaN when ``max_seqlen_q`` is too small;
+the kernel's own ``varlen_*`` helpers on the interpreter); the persistent producer /
 consumer protocol (K / V ring and Q buffer on a running counter, ping-pong turns as one ring
 over the tiles) runs hazard- and deadlock-free under random interleavings; the kernels
 compile for sm_90a without spills. On a GPU: correctness of ``"lpt"`` and ``"persistent"``
@@ -105,6 +107,64 @@ def test_interpreted_tile_walk_visits_every_tile_once(bh_n, tiles, mrows, data, 
     assert nb.tolist() == [_nblk(m, causal, S, BM, BN) for _, m in want]
     assert cta.tolist() == [t % ctas for t in range(nt)]  # CTA c takes tiles c, c + CTAS, ...
     assert min(nb) >= 1
+
+
+@T.jit
+def _walk_varlen(
+    CU: T.Tensor((NB + 1,), "int32"),  # noqa: F821
+    ROWS: T.Tensor((NQ,), "int32"),  # noqa: F821
+    LOST: T.Tensor((NQ,), "int32"),  # noqa: F821
+    NB: T.int32,
+    NQ: T.int32,
+    GX: T.int32,
+    *,
+    BM: T.constexpr,
+    CAUSAL: T.constexpr,
+):
+    """The variable-length kernel's CTA (x, 0, b) prologue with its own helpers: the rows of the
+    query block it computes (``ROWS``) and, for CTA 0, the rows it stores as NaN (``LOST``)."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=(GX, 1, NB), block=1))
+    q0, lq = A.varlen_rows(CU, NQ, T.cuda.block_idx("z"))
+    first, lost = A.varlen_lost(lq, T.cuda.grid_dim("x"), BM, CAUSAL)
+    if lost > 0 and T.cuda.block_idx("x") == 0:
+        for i in range(lost):
+            LOST[q0 + first + i] = LOST[q0 + first + i] + 1
+    if T.cuda.block_idx("x") * BM >= lq:
+        return
+    m0 = A.varlen_block(lq, T.cuda.block_idx("x"), BM, CAUSAL) * BM
+    for r in range(BM):
+        if m0 + r < lq:  # (the kernel stores only these rows: store_rows_below)
+            ROWS[q0 + m0 + r] = ROWS[q0 + m0 + r] + 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    lens=st.lists(st.integers(0, 300), min_size=1, max_size=5),
+    bm=st.sampled_from([64, 128, 192]),
+    short=st.integers(0, 3),
+    causal=st.booleans(),
+)
+def test_varlen_blocks_cover_every_row_once(lens, bm, short, causal):
+    """Every row of every sequence is computed by exactly one CTA when the grid covers the
+    longest sequence; with ``short`` blocks fewer, the rows left out are NaN, each once, and
+    together with the computed ones they are every row; rows outside the sequences (the
+    buffer's tail) are never touched."""
+    cu = np.cumsum([0, *lens]).astype(np.int32)
+    nq = int(cu[-1]) + 5
+    need = max(-(-n // bm) for n in lens)
+    gx = max(1, need - short)
+    rows, lost = np.zeros(nq, np.int32), np.zeros(nq, np.int32)
+    f = _walk_varlen.specialize(BM=bm, CAUSAL=causal)
+    ti.compile(f)(cu, rows, lost, len(lens), nq, gx)
+    assert (rows + lost)[: cu[-1]].tolist() == [1] * int(cu[-1])
+    assert not (rows + lost)[cu[-1] :].any()
+    if gx >= need:
+        assert not lost.any()
+    for b, n in enumerate(lens):  # causal: the grid takes the last blocks, so the first rows are lost
+        seq = lost[cu[b] : cu[b + 1]]
+        if seq.any():
+            idx = np.flatnonzero(seq)
+            assert (idx[0] == 0) if causal else (idx[-1] == n - 1)
 
 
 @T.jit

@@ -345,6 +345,30 @@ def tile_coords(t, BH, mblocks, HG, CAUSAL):
 
 
 @T.inline
+def varlen_rows(CU, NQ, sb):
+    """``VARLEN``: the first row and the length of sequence ``sb`` of the packed tokens, from its
+    offsets ``CU[sb]`` .. ``CU[sb + 1]`` clipped to the ``NQ`` tokens (offsets outside them never
+    store out of bounds)."""
+    q0 = T.max(CU[sb], 0)
+    return q0, T.min(CU[sb + 1], NQ) - q0
+
+
+@T.inline
+def varlen_block(lq, x, BM, CAUSAL):
+    """``VARLEN``: the query block CTA ``x`` takes of a sequence of ``lq`` rows (causal: from the
+    last one down, the longest first; ``x`` past the sequence's blocks: none, the CTA returns)."""
+    return (lq + (BM - 1)) // BM - 1 - x if CAUSAL else x
+
+
+@T.inline
+def varlen_lost(lq, gx, BM, CAUSAL):
+    """``VARLEN``: ``(first, count)`` of a sequence's rows that a grid of ``gx`` query blocks
+    (``MAXQ`` too small) leaves out; count <= 0: none. Causal CTAs take the last blocks
+    (``varlen_block``), so the first rows are the ones left."""
+    return (0 if CAUSAL else gx * BM), (((lq + (BM - 1)) // BM - gx) * BM if CAUSAL else lq - gx * BM)
+
+
+@T.inline
 def take_tile(Sem):
     """``SCHED="dynamic"``: the next tile of this CTA (the first wave is ``blockIdx.x``, then
     the counter ``Sem[0]`` hands out ``gridDim.x, gridDim.x + 1, ...`` in the order asked)."""
@@ -729,23 +753,18 @@ def attention_fwd(
         # sequence's rows are CUQ[b] .. CUQ[b + 1] of Q and O, its keys CUK[b] .. CUK[b + 1]
         bh = T.cuda.block_idx("y")
         sb = T.cuda.block_idx("z")
-        # (rows clipped to the tokens: offsets outside them never store out of bounds)
-        q0 = T.max(CUQ[sb], 0)
-        lq = T.min(CUQ[sb + 1], NQ) - q0
+        q0, lq = varlen_rows(CUQ, NQ, sb)
         k0 = CUK[sb]
         lk = CUK[sb + 1] - k0
-        gx = T.cuda.grid_dim("x")
-        if (lq + (BM - 1)) // BM > gx and T.cuda.block_idx("x") == 0:
-            # MAXQ below this sequence's length: the rows the grid leaves out (causal: the first
-            # blocks, the grid taking the last ones) become NaN instead of what memory held
-            first = T.meta_var(0 if CAUSAL else gx * BM)
-            left = T.meta_var(((lq + (BM - 1)) // BM - gx) * BM if CAUSAL else lq - gx * BM)
-            for i in range(tx, left * D, 128 * (1 + consumers)):
+        first, lost = varlen_lost(lq, T.cuda.grid_dim("x"), BM, CAUSAL)
+        if lost > 0 and T.cuda.block_idx("x") == 0:
+            # MAXQ below this sequence's length: the rows the grid leaves out become NaN
+            # instead of what memory held
+            for i in range(tx, lost * D, 128 * (1 + consumers)):
                 Of[q0 + first + i // D, bh * D + i % D] = T.cast(T.float32(math.nan), DT)
         if T.cuda.block_idx("x") * BM >= lq:
             return  # the grid covers the longest sequence (MAXQ): a shorter one has no block here
-        mb = (lq + (BM - 1)) // BM - 1 - T.cuda.block_idx("x") if CAUSAL else T.cuda.block_idx("x")
-        m0 = mb * BM
+        m0 = varlen_block(lq, T.cuda.block_idx("x"), BM, CAUSAL) * BM
         if lk <= 0:  # no keys: zeros (FlashAttention's varlen call does the same)
             for i in range(tx, BM * D, 128 * (1 + consumers)):
                 if m0 + i // D < lq:
