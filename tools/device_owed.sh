@@ -19,62 +19,25 @@
 #   bash tools/device_owed.sh owed24
 # host-encoded TMA descriptors, tirx.backend.cuda.lang kernels, the golden GPU comparison (now
 # with descriptors the host encodes), then stage 4 of round 15's TMA files.
-# The attention tile sweep for the grid shapes below SDPA (55 candidates, about 3 minutes; ran
-# in the twenty-sixth session, config_for took its bests): carry `.whl`,
-#   bash tools/device_owed.sh sweep
-# Owed since the twenty-sixth session (#33; carry `.whl`; at most 9.5 minutes): the two GPU tests
-# that failed or changed after its last lease (the tile-set count, an empty NVRTC log for one
-# attention kernel on the device), the library's GPU tests, the GEMM grid with the fitted model,
-# the tile explorer's cases, the head-dim-256 tile sweep and the host cost (the attention call
-# cache is untimed):
-#   bash tools/device_owed.sh owed26
-# Owed by the twenty-seventh session (carry `.whl`): the varlen NaN test (max_seqlen_q too small;
-# written after the last lease), the library's GPU tests, the GEMM and attention grids on an H200.
+# Owed by the twenty-seventh session (carry `.whl`; about 9 minutes; run it twice more with
+# `owed27 campaign` for the 20 minutes): the varlen NaN test (max_seqlen_q too small; written
+# after the last lease), the library's GPU tests, the GEMM and attention grids on an H200, and
+# beside them a CUDA-vs-interpreter campaign (that session added an op, T.cuda.float22half2_rn,
+# and changed the interpreter's pow):
+#   bash tools/device_owed.sh owed27
+# every call: lark from the carried wheel, the checkout on the path, the card
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
 if [ "$1" = owed27 ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
+  ( timeout 540 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','500','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
+  if [ "$2" = campaign ]; then wait; tail -3 $OUT/fuzz.log; exit 0; fi
   timeout 240 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py \
     > $OUT/tests.log 2>&1; tail -3 $OUT/tests.log; grep -E "^E |FAILED" $OUT/tests.log | head -10
   timeout 120 python3 tools/bench/bench_library.py --only gemm 2>&1 | grep -E "^gemm|rror" | tail -24
   timeout 120 python3 tools/bench/bench_library.py --only attn 2>&1 | grep -E "^attn|rror"
-  exit 0
-fi
-# The twenty-seventh session's call (carry `.whl`): variable-length attention's and the fp16
-# attention fix's GPU tests, the library's and attention's GPU tests, the varlen grid against
-# SDPA on jagged nested tensors, the skinny-M explorer, the attention grid.
-if [ "$1" = s27 ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
-  timeout 200 python3 -m pytest -q -x -p no:cacheprovider tests/test_kernels_library_gpu.py \
-    -k "varlen or block_scales or rowwise or attention_against" 2>&1 | grep -E "passed|failed|FAILED|Error|^E " | tail -15
-  timeout 100 python3 tools/bench/bench_library.py --only varlen --out $OUT 2>&1 | grep -E "^varlen|rror"
-  timeout 60 python3 tools/bench/bench_library.py --only fp8blocks 2>&1 | grep -E "^fp8|rror"
-  [ "$2" = more ] && timeout 150 python3 -m pytest -q -p no:cacheprovider tests/test_hopper_attention.py \
-    tests/test_hopper_attention_sched.py tests/test_kernels_library_gpu.py 2>&1 | grep -E "passed|failed|FAILED" | tail -8
-  exit 0
-fi
-if [ "$1" = owed26 ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
-  timeout 60 python3 -m pytest -q -p no:cacheprovider "tests/test_hopper_attention.py::test_compiles_clean_without_spills" \
-    "tests/test_kernels_library_gpu.py::test_one_kernel_serves_every_shape_of_a_class" 2>&1 | tail -15
-  timeout 90 python3 tools/bench/bench_library.py --only gemm --out $OUT > $OUT/gemm.log 2>&1
-  grep -E "^gemm|rror" $OUT/gemm.log | cut -c1-160 | tail -24
-  timeout 120 python3 tools/bench/gemm_explore.py --out $OUT > $OUT/explore.log 2>&1
-  grep -E "^best|rror" $OUT/explore.log | tail -20
-  timeout 150 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py 2>&1 | tail -6
-  timeout 120 python3 tools/bench/attn_tile_sweep.py --shapes 7,8,9 --out $OUT 2>&1 | grep -E "^best|rror"  # head dim 256
-  timeout 30 python3 tools/bench/bench_library.py --only host 2>&1 | grep -E "^host: [a-z]"
-  exit 0
-fi
-if [ "$1" = sweep ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
-  timeout 540 python3 tools/bench/attn_tile_sweep.py --out $OUT 2>&1 | grep -E "^best|err" | tail -70
+  wait
+  tail -3 $OUT/fuzz.log
   exit 0
 fi
 # The twenty-fifth session's calls (carry `.whl`, `.corpus_r14`, `.corpus_r15`, `.corpus_r16`;
@@ -83,9 +46,6 @@ fi
 # stage 4 and a CUDA-vs-interpreter campaign side by side; `owed25 2` = resume round 16, the rest
 # of rounds 14/15, a second campaign.
 if [ "$1" = owed25 ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
   skips() { for f in "$1"/s4_done*.json; do [ -f "$f" ] && echo "--skip $f"; done; }
   [ "$2" = 1 ] && ( timeout 560 python3 tools/tirx_oracle/corpus_gpu.py .corpus_r16/oracle .corpus_r16/results.json \
       $OUT/s4_r16.json --jobs 7 $(skips .corpus_r16) > $OUT/s4_r16.log 2>&1 ) &
@@ -112,9 +72,6 @@ if [ "$1" = owed25 ]; then
   exit 0
 fi
 if [ "$1" = owed24 ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-  nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
   timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_tma_host_encode_gpu.py tests/test_cuda_lang_gpu.py \
     tests/test_dyn_smem.py tests/test_tirx_golden_frontend_cuda_gpu.py 2>&1 | grep -v "^PASSED" | tail -15
   mkdir -p /tmp/s4tma && for f in tma_tile_copy wgmma_tma_swizzle tma_multicast_hints fused_hopper_kernels jit_async_specialize; do
@@ -124,13 +81,9 @@ if [ "$1" = owed24 ]; then
   exit 0
 fi
 if [ "$1" = campaign ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
   exec python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','560','--no-progress','--save','$OUT/fuzzfail']))"
 fi
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
+# the twenty-second session's call (no argument)
 timeout 120 python3 tools/bench/bench_library.py --only decode --quick --out $OUT 2>&1 | tail -30
 timeout 110 python3 -m pytest -q -rA -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_ptx_cp_async.py \
   -k "decode or cuda_gives" 2>&1 | grep -v "^PASSED" | tail -8
