@@ -460,6 +460,86 @@ def test_launch_args_map_the_kv_heads_rows(monkeypatch):
     assert [c[3] for c in calls] == [[64, 128], [64, 64], [64, 64]]
 
 
+def test_varlen_maps_map_the_packed_heads(monkeypatch):
+    """``varlen_maps``: Q as a (tokens, H * D) matrix in BM-row boxes of 64 columns, K and V as
+    (kv_tokens, HKV * D) in BN-row boxes, each at its tensor's address (a head is a column
+    range: the kernel's box starts at column head * D)."""
+    from hopper_util import fake_tma_driver
+
+    from tirx.kernels import _host
+    from tirx.runtime.bounded import Bounded
+
+    calls = fake_tma_driver(monkeypatch)
+    monkeypatch.setattr(_host, "_MAPS", Bounded(64))
+    monkeypatch.setattr(_host, "_ENCODERS", {})
+    monkeypatch.setattr(_host, "dtype_name", lambda t: "bfloat16")
+
+    class T3:
+        def __init__(self, ptr, shape):
+            self.ptr, self.shape = ptr, shape
+
+        def data_ptr(self):
+            return self.ptr
+
+    maps = A.varlen_maps(
+        T3(1 << 20, (1000, 8, 128)), T3(2 << 20, (900, 2, 128)), T3(3 << 20, (900, 2, 128)), 128, 64
+    )
+    assert all(type(m) is bytes and len(m) == 128 for m in maps)
+    assert [c[:3] for c in calls] == [
+        (1 << 20, [8 * 128, 1000], [8 * 128 * 2]),
+        (2 << 20, [2 * 128, 900], [2 * 128 * 2]),
+        (3 << 20, [2 * 128, 900], [2 * 128 * 2]),
+    ]
+    assert [c[3] for c in calls] == [[64, 128], [64, 64], [64, 64]]
+
+
+def test_attention_argument_checks_name_the_argument(monkeypatch):
+    """The checks ``attention`` and ``attention_varlen`` share (``_check_qkv``), with tensors
+    standing in for torch's: K / V heads dividing H, the other axes q's (dense: batch, sequence,
+    head dim; packed: head dim only), one shape for K and V, contiguity, head dim."""
+    from tirx.kernels import _host
+
+    class F:
+        def __init__(self, shape, contiguous=True, dtype="bfloat16"):
+            self.shape, self.contiguous, self.dtype = shape, contiguous, dtype
+
+        def is_contiguous(self):
+            return self.contiguous
+
+    def check_cuda(name, t, dtypes, ndim=None):
+        if t.dtype not in dtypes:
+            raise TypeError(f"{name}: dtype")
+        if ndim is not None and len(t.shape) != ndim:
+            raise ValueError(f"{name}: expected a {ndim}-d tensor")
+        return t.dtype
+
+    monkeypatch.setattr(_host, "check_cuda", check_cuda)
+    dense = ("(B, H, S, D)", "(B, HKV, S, D)", (0, 2, 3))
+    packed = ("(tokens, H, D)", "(kv_tokens, HKV, D)", (2,))
+    q4, kv4 = F((2, 8, 256, 128)), F((2, 2, 256, 128))
+    assert A._check_qkv(q4, kv4, kv4, *dense) == "bfloat16"
+    q3 = F((1000, 8, 64))
+    assert A._check_qkv(q3, F((700, 4, 64)), F((700, 4, 64)), *packed) == "bfloat16"  # other key count
+    bad = [
+        ((q4, F((2, 3, 256, 128)), kv4, dense), r"^k: .*expected \(B, HKV, S, D\) with HKV dividing H = 8"),
+        ((q4, F((2, 2, 128, 128)), kv4, dense), r"^k: shape \(2, 2, 128, 128\) does not fit"),
+        ((q4, kv4, F((1, 2, 256, 128)), dense), r"^v: shape"),
+        ((q3, F((700, 4, 128)), F((700, 4, 128)), packed), r"^k: .*expected \(kv_tokens, HKV, D\)"),
+        ((q3, F((700, 4, 64)), F((701, 4, 64)), packed), r"^v: shape \(701, 4, 64\) differs from k's"),
+        (
+            (F((1000, 8, 64), False), F((7, 4, 64)), F((7, 4, 64)), packed),
+            r"^q: expected a contiguous \(tokens",
+        ),
+        ((q4, kv4, F((2, 2, 256, 128), False), dense), r"^v: expected a contiguous \(B, HKV, S, D\)"),
+        ((F((9, 8, 96)), F((9, 8, 96)), F((9, 8, 96)), packed), r"^q: head dim 96 is not supported"),
+    ]
+    for (q, k, v, lay), msg in bad:
+        with pytest.raises(ValueError, match=msg):
+            A._check_qkv(q, k, v, *lay)
+    with pytest.raises(TypeError, match=r"^v: dtype"):
+        A._check_qkv(q4, kv4, F((2, 2, 256, 128), dtype="float16"), *dense)
+
+
 def test_an_attention_call_s_plan_maps_q_and_the_kv_heads(monkeypatch):
     """The plan ``attention`` remembers per call (kernel, descriptors, the scheduler's counter or
     not): ``_call_plan`` maps the descriptors the kernel reads (Q's rows, the K / V heads' rows)

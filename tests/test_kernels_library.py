@@ -44,6 +44,10 @@ def test_config_is_a_valid_tile_set_chosen_by_shape_class(M, N, K, dtype):
     if M > 64:  # the model's fastest width: none is modelled faster
         best = MM.model_us(M, N, K, dtype, cfg["BN"], 1)
         assert all(MM.model_us(M, N, K, dtype, w, 1) >= best for w in (64, 128, 192, 256))
+    if dtype.startswith("float8"):  # block scales: a tile in one 128-column block of B's scales
+        blk = MM.config(M, N, K, dtype, scales="block")
+        assert blk == {**cfg, "BN": min(cfg["BN"], 128), "STAGES": blk["STAGES"], "SCALES": "block"}
+        assert blk["BN"] in (64, 128) and blk["STAGES"] >= cfg["STAGES"]
     tb = MM.config(M, N, K, dtype, trans_b=True)
     assert tb["TRANS_B"] and tb["BN"] != 192  # N-major B: 64-column boxes, BN 64 / 128 / 256
     if cfg["BN"] != 192:

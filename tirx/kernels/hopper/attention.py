@@ -1061,6 +1061,34 @@ def _best(S: int, D: int, causal: bool) -> tuple[dict, tuple]:
     return cfg, tuple(sorted(cfg.items()))
 
 
+def _check_qkv(q, k, v, q_layout: str, kv_layout: str, same: tuple[int, ...]) -> str:
+    """The checks ``attention`` and ``attention_varlen`` share: contiguous fp16 / bf16 CUDA
+    tensors of one dtype laid out as ``q_layout`` / ``kv_layout`` (heads on axis 1, ``H`` a
+    multiple of K / V's, the axes ``same`` equal to q's), K and V of one shape, head dim 64,
+    128 or 256. Errors name the argument; returns the dtype name."""
+    from tirx.kernels._host import check_cuda
+
+    ndim = q_layout.count(",") + 1  # the layout's axes
+    dt = check_cuda("q", q, ("float16", "bfloat16"), ndim)
+    H = q.shape[1]
+    for name, t in (("k", k), ("v", v)):
+        check_cuda(name, t, (dt,), ndim)
+        hkv = t.shape[1]
+        if hkv < 1 or H % hkv or any(t.shape[i] != q.shape[i] for i in same):
+            raise ValueError(
+                f"{name}: shape {tuple(t.shape)} does not fit q's {tuple(q.shape)}: expected {kv_layout} "
+                f"with HKV dividing H = {H}"
+            )
+    if k.shape != v.shape:
+        raise ValueError(f"v: shape {tuple(v.shape)} differs from k's {tuple(k.shape)}")
+    for name, t, layout in (("q", q, q_layout), ("k", k, kv_layout), ("v", v, kv_layout)):
+        if not t.is_contiguous():
+            raise ValueError(f"{name}: expected a contiguous {layout} tensor")
+    if q.shape[-1] not in (64, 128, 256):
+        raise ValueError(f"q: head dim {q.shape[-1]} is not supported (64, 128 or 256)")
+    return dt
+
+
 def attention(q, k, v, causal: bool = False, **tiles):
     """``softmax(q k^T / sqrt(d)) v`` of contiguous ``(B, H, S, D)`` bf16 / fp16 torch tensors;
     ``k`` / ``v`` may have fewer heads, ``(B, HKV, S, D)`` with ``H % HKV == 0``: grouped-query
@@ -1071,26 +1099,9 @@ def attention(q, k, v, causal: bool = False, **tiles):
     output's allocation and the launch."""
     import torch
 
-    from tirx.kernels._host import check_cuda
-
-    dt = check_cuda("q", q, ("float16", "bfloat16"), 4)
+    dt = _check_qkv(q, k, v, "(B, H, S, D)", "(B, HKV, S, D)", (0, 2, 3))
     B, H, S, D = q.shape
-    for name, t in (("k", k), ("v", v)):
-        check_cuda(name, t, (dt,), 4)
-        b, hkv, s, d = t.shape
-        if (b, s, d) != (B, S, D) or hkv < 1 or H % hkv:
-            raise ValueError(
-                f"{name}: shape {tuple(t.shape)} does not fit q's {tuple(q.shape)}: expected (B, HKV, S, D) "
-                f"with HKV dividing H = {H}"
-            )
-    if k.shape != v.shape:
-        raise ValueError(f"v: shape {tuple(v.shape)} differs from k's {tuple(k.shape)}")
     hkv = k.shape[1]
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if not t.is_contiguous():
-            raise ValueError(f"{name}: expected a contiguous (B, H, S, D) tensor")
-    if q.shape[-1] not in (64, 128, 256):
-        raise ValueError(f"q: head dim {q.shape[-1]} is not supported (64, 128 or 256)")
     if tiles:
         cfg, key = tiles, tuple(sorted(tiles.items()))
     else:
@@ -1175,22 +1186,8 @@ def attention_varlen(
 
     from tirx.kernels._host import check_cuda
 
-    dt = check_cuda("q", q, ("float16", "bfloat16"), 3)
+    dt = _check_qkv(q, k, v, "(tokens, H, D)", "(kv_tokens, HKV, D)", (2,))
     nq, H, D = q.shape
-    for name, t in (("k", k), ("v", v)):
-        check_cuda(name, t, (dt,), 3)
-        if t.shape[2] != D or t.shape[1] < 1 or H % t.shape[1]:
-            raise ValueError(
-                f"{name}: shape {tuple(t.shape)} does not fit q's {tuple(q.shape)}: expected (kv_tokens, HKV, D) "
-                f"with HKV dividing H = {H}"
-            )
-    if k.shape != v.shape:
-        raise ValueError(f"v: shape {tuple(v.shape)} differs from k's {tuple(k.shape)}")
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if not t.is_contiguous():
-            raise ValueError(f"{name}: expected a contiguous (tokens, heads, D) tensor")
-    if D not in (64, 128, 256):
-        raise ValueError(f"q: head dim {D} is not supported (64, 128 or 256)")
     check_cuda("cu_seqlens_q", cu_seqlens_q, ("int32",), 1)
     if cu_seqlens_k is None:
         cu_seqlens_k = cu_seqlens_q
