@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 pytest.importorskip("cuda.bindings.nvrtc")
 
 import tirx
+from tirx.kernels import attn as AH
 from tirx.kernels.hopper import attention as A
 from tirx.script import tirx as T
 
@@ -400,7 +401,7 @@ def _check_attention(b, h, hkv, s, d, causal, cfg):
     k, v = (torch.randn(b, hkv, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
     o = torch.full_like(q, float("nan"))
     kern = tirx.compile(A.make_attention(b, h, s, d, causal, **cfg), target="cuda")
-    A.run(kern, q, k, v, o, **cfg)
+    AH.run(kern, q, k, v, o, **cfg)
     torch.cuda.synchronize()
     assert not torch.isnan(o).any(), "NaN in output (unwritten element?)"
     # each group of h / hkv query heads attends to one K / V head
@@ -417,7 +418,7 @@ def test_gpu_attention_helper(d, causal):
     import torch.nn.functional as F
 
     q, k, v = (torch.randn(1, 2, 640, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
-    o = A.attention(q, k, v, causal=causal)  # best_config tiles (head dim 64: a partial 192-row tile)
+    o = AH.attention(q, k, v, causal=causal)  # best_config tiles (head dim 64: a partial 192-row tile)
     torch.cuda.synchronize()
     ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
     assert ((o.float() - ref).norm() / ref.norm()).item() < 1e-2
@@ -450,7 +451,7 @@ def test_launch_args_map_the_kv_heads_rows(monkeypatch):
         T4(3 << 20, (2, 2, 384, 128)),
         T4(4 << 20, (2, 8, 384, 128)),
     )
-    args = A.launch_args(q, k, v, o, BM=128, BN=64)
+    args = AH.launch_args(q, k, v, o, BM=128, BN=64)
     assert args[0] is o and len(args) == 4 and all(type(a) is bytes and len(a) == 128 for a in args[1:])
     assert [c[:2] for c in calls] == [
         (1 << 20, [128, 2 * 8 * 384]),
@@ -481,7 +482,7 @@ def test_varlen_maps_map_the_packed_heads(monkeypatch):
         def data_ptr(self):
             return self.ptr
 
-    maps = A.varlen_maps(
+    maps = AH.varlen_maps(
         T3(1 << 20, (1000, 8, 128)), T3(2 << 20, (900, 2, 128)), T3(3 << 20, (900, 2, 128)), 128, 64
     )
     assert all(type(m) is bytes and len(m) == 128 for m in maps)
@@ -517,9 +518,9 @@ def test_attention_argument_checks_name_the_argument(monkeypatch):
     dense = ("(B, H, S, D)", "(B, HKV, S, D)", (0, 2, 3))
     packed = ("(tokens, H, D)", "(kv_tokens, HKV, D)", (2,))
     q4, kv4 = F((2, 8, 256, 128)), F((2, 2, 256, 128))
-    assert A._check_qkv(q4, kv4, kv4, *dense) == "bfloat16"
+    assert AH._check_qkv(q4, kv4, kv4, *dense) == "bfloat16"
     q3 = F((1000, 8, 64))
-    assert A._check_qkv(q3, F((700, 4, 64)), F((700, 4, 64)), *packed) == "bfloat16"  # other key count
+    assert AH._check_qkv(q3, F((700, 4, 64)), F((700, 4, 64)), *packed) == "bfloat16"  # other key count
     bad = [
         ((q4, F((2, 3, 256, 128)), kv4, dense), r"^k: .*expected \(B, HKV, S, D\) with HKV dividing H = 8"),
         ((q4, F((2, 2, 128, 128)), kv4, dense), r"^k: shape \(2, 2, 128, 128\) does not fit"),
@@ -535,9 +536,9 @@ def test_attention_argument_checks_name_the_argument(monkeypatch):
     ]
     for (q, k, v, lay), msg in bad:
         with pytest.raises(ValueError, match=msg):
-            A._check_qkv(q, k, v, *lay)
+            AH._check_qkv(q, k, v, *lay)
     with pytest.raises(TypeError, match=r"^v: dtype"):
-        A._check_qkv(q4, kv4, F((2, 2, 256, 128), dtype="float16"), *dense)
+        AH._check_qkv(q4, kv4, F((2, 2, 256, 128), dtype="float16"), *dense)
 
 
 def test_an_attention_call_s_plan_maps_q_and_the_kv_heads(monkeypatch):
@@ -565,11 +566,11 @@ def test_an_attention_call_s_plan_maps_q_and_the_kv_heads(monkeypatch):
 
     q, k, v = T4(1 << 20, (2, 8, 384, 128)), T4(2 << 20, (2, 2, 384, 128)), T4(3 << 20, (2, 2, 384, 128))
     cfg = dict(A.best_config(128, True), HKV=2)
-    kern, maps, dynamic = A._call_plan(q, k, v, True, "bfloat16", cfg, tuple(sorted(cfg.items())))
+    kern, maps, dynamic = AH._call_plan(q, k, v, True, "bfloat16", cfg, tuple(sorted(cfg.items())))
     assert kern == ("kernel", (2, 8, 384, 128, True, "bfloat16", tuple(sorted(cfg.items()))))
     assert dynamic and len(maps) == 3 and [c[1] for c in calls] == [[128, 6144], [128, 1536], [128, 1536]]
-    assert not A._call_plan(q, k, v, False, "bfloat16", A.best_config(128), ())[2]
+    assert not AH._call_plan(q, k, v, False, "bfloat16", A.best_config(128), ())[2]
     # tiles left out are the kernel's defaults: 128-row boxes
     calls.clear()
-    A._call_plan(T4(5 << 20, (1, 2, 256, 64)), k, v, False, "bfloat16", {"STAGES": 3}, ())
+    AH._call_plan(T4(5 << 20, (1, 2, 256, 64)), k, v, False, "bfloat16", {"STAGES": 3}, ())
     assert calls[0][3] == [64, 128]

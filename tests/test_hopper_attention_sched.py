@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import tirx
 import tirx.interp as ti
+from tirx.kernels import attn as AH
 from tirx.kernels.hopper import attention as A
 from tirx.script import tirx as T
 
@@ -574,13 +575,13 @@ def test_gpu_attention_sched(b, h, s, d, causal, cfg):
     ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
     for _ in range(2):
         o = torch.full_like(q, float("nan"))
-        A.run(kern, q, k, v, o, **cfg)
+        AH.run(kern, q, k, v, o, **cfg)
         torch.cuda.synchronize()
         assert not torch.isnan(o).any(), "NaN in output (unwritten element?)"
         err = ((o.float() - ref).norm() / ref.norm()).item()
         assert err < 1e-2, err
     if cfg["SCHED"] == "dynamic":
-        assert A.tile_counter(q.device).tolist() == [0, 0]
+        assert AH.tile_counter(q.device).tolist() == [0, 0]
 
 
 @pytest.mark.gpu
@@ -603,11 +604,11 @@ def test_gpu_dynamic_launches_on_two_streams_at_once():
     for _ in range(4):
         for strm, x, o in zip(streams, qkv, outs):
             with torch.cuda.stream(strm):
-                A.run(kern, *x, o, **cfg)
+                AH.run(kern, *x, o, **cfg)
     torch.cuda.synchronize()
     for strm, o, ref in zip(streams, outs, refs):
         assert ((o.float() - ref).norm() / ref.norm()).item() < 1e-2
-        assert A.tile_counter(o.device, strm.cuda_stream).tolist() == [0, 0]
-    assert A.tile_counter(o.device, streams[0].cuda_stream) is not A.tile_counter(
+        assert AH.tile_counter(o.device, strm.cuda_stream).tolist() == [0, 0]
+    assert AH.tile_counter(o.device, streams[0].cuda_stream) is not AH.tile_counter(
         o.device, streams[1].cuda_stream
     )

@@ -364,9 +364,9 @@ def test_varlen_attention_against_each_sequence(lens, H, HKV, D, causal, dt):
 def test_varlen_attention_with_other_key_lengths_and_one_kernel_for_every_batch():
     """Keys of their own lengths (``cu_seqlens_k``; one sequence without keys gives zeros);
     batches of other lengths and counts run the kernel compiled for the first."""
-    from tirx.kernels.hopper import attention as A
+    from tirx.kernels import attn as AH
 
-    A._compiled_varlen.cache_clear()
+    AH._compiled_varlen.cache_clear()
     for lq, lk in (([100, 1, 300], [50, 0, 1000]), ([5, 600], [700, 3]), ([128] * 9, [64] * 9)):
         cq, ck = [0], [0]
         for a, b in zip(lq, lk):
@@ -384,12 +384,13 @@ def test_varlen_attention_with_other_key_lengths_and_one_kernel_for_every_batch(
         for b, ref in enumerate(_varlen_reference(q, k, v, cq, ck, False)):
             got = o[cq[b] : cq[b + 1]].transpose(0, 1).float()
             assert (got == 0).all() if lk[b] == 0 else _rel(got, ref) < 2e-2, (lq, lk, b)
-    assert A._compiled_varlen.cache_info().currsize == 1
+    assert AH._compiled_varlen.cache_info().currsize == 1
 
 
 def test_varlen_attention_never_writes_outside_the_tokens():
     """Offsets past the tokens (or below zero) are clipped: the rows of a bigger buffer around
     the output stay as they were."""
+    from tirx.kernels import attn as AH
     from tirx.kernels.hopper import attention as A
 
     H, D, n = 2, 128, 300
@@ -397,8 +398,8 @@ def test_varlen_attention_never_writes_outside_the_tokens():
     cu = torch.tensor([-50, 100, 100 + 2 * n], device="cuda", dtype=torch.int32)
     big = torch.full((n + 256, H, D), 7.0, device="cuda", dtype=torch.bfloat16)
     o = big[128 : 128 + n]
-    kern = A._compiled_varlen(H, D, False, "bfloat16", tuple(sorted(A.config_varlen(D).items())))
-    kern(o, *A.varlen_maps(q, q, q), cu, cu, 2, n, 2 * n)
+    kern = AH._compiled_varlen(H, D, False, "bfloat16", tuple(sorted(A.config_varlen(D).items())))
+    kern(o, *AH.varlen_maps(q, q, q), cu, cu, 2, n, 2 * n)
     torch.cuda.synchronize()
     assert (big[:128] == 7).all() and (big[128 + n :] == 7).all()
 
@@ -519,3 +520,59 @@ def test_tensor_map_encoders_agree():
         enc = _Encoder(plan)
         assert enc.fn is not None
         assert enc(x.data_ptr()) == enc._bindings(x.data_ptr()) == plan.encode(x.data_ptr())
+
+
+# a fresh process calling the library; run twice on one cache, the second takes every kernel
+# from its ready record (tirx.runtime.ready): the frontend is never imported there
+FRESH = r"""
+import json, sys, warnings
+warnings.filterwarnings("error", message="tirx")  # a ready record that disagrees with its kernel
+import torch
+import tirx.kernels as K
+
+def rel(a, b):
+    return float((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30))
+
+g = torch.Generator(device="cuda").manual_seed(5)
+r = lambda *s, dt=torch.bfloat16: torch.randn(*s, device="cuda", dtype=dt, generator=g)
+errs = {}
+x, w = r(1000, 264), r(1001, 264)
+errs["linear"] = rel(K.linear(x, w), x.float() @ w.float().t())
+x16, w16 = r(3, 4096, dt=torch.float16), r(4096, 4096, dt=torch.float16)
+errs["gemv"] = rel(K.matmul(x16, w16.t()), x16.float() @ w16.float())
+q, k, v = r(2, 8, 1000, 128), r(2, 2, 1000, 128), r(2, 2, 1000, 128)
+ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+errs["attention"] = rel(K.attention(q, k, v, causal=True), ref)
+cu = torch.tensor([0, 300, 1000], device="cuda", dtype=torch.int32)
+qv, kv, vv = r(1000, 8, 64), r(1000, 8, 64), r(1000, 8, 64)
+o = K.attention_varlen(qv, kv, vv, cu, max_seqlen_q=700)
+t = lambda a, s, e: a[s:e].transpose(0, 1)[None]
+ref = torch.cat([torch.nn.functional.scaled_dot_product_attention(t(qv, s, e), t(kv, s, e), t(vv, s, e))[0]
+                 .transpose(0, 1) for s, e in ((0, 300), (300, 1000))])
+errs["varlen"] = rel(o, ref)
+y = r(64, 4096)
+errs["softmax"] = rel(K.softmax(y), torch.softmax(y.float(), -1))
+torch.cuda.synchronize()
+print(json.dumps({"errs": errs, "script": "tirx.script" in sys.modules}))
+"""
+
+
+def test_a_new_process_launches_the_library_from_ready_records(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, TIRX_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=root)
+    runs = []
+    for _ in range(2):
+        p = subprocess.run(
+            [sys.executable, "-c", FRESH], env=env, capture_output=True, text=True, timeout=900
+        )
+        assert p.returncode == 0, p.stderr[-3000:]
+        runs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    assert runs[0]["script"] and not runs[1]["script"]  # the second process built nothing
+    for run in runs:
+        assert all(e < 1e-2 for e in run["errs"].values()), run["errs"]
+    assert runs[0]["errs"] == runs[1]["errs"]  # the same kernels

@@ -385,6 +385,88 @@ def test_cluster_fast_path_under_the_bindings_launcher(env, monkeypatch):
     assert fast == general and rec.cluster == rec.cluster_general == (2, 1, 1)
 
 
+# ---------------------------------------------- ready kernels (tirx.runtime.ready): the same launches
+def _ready_pair(env, monkeypatch, launcher, make=None, **kw):
+    """A compiled kernel and the ReadyKernel made from its record (the build counted)."""
+    from tirx.runtime import kernel_image
+    from tirx.runtime import ready as R
+
+    torch, rec = env
+    monkeypatch.setattr(kernel_image.CompiledImage, "_load", lambda self, dev, name: FN)
+    mod = tirx.compile((make or make_add)(**kw), target=ARCH, cache=False, launcher=launcher)
+    record = R.export(mod)
+    assert record is not None and record["launcher"] == launcher
+    builds = []
+
+    def build():
+        builds.append(1)
+        return mod
+
+    return mod, R.ReadyKernel(record, mod.cubin, build), builds
+
+
+@pytest.mark.parametrize("launcher", ["ctypes", "bindings"])
+def test_ready_kernel_launches_what_the_compiled_kernel_launches(env, monkeypatch, launcher):
+    """A ReadyKernel launches through the recorded fast path exactly what the kernel it was
+    recorded from launches (grid, block, shared memory, stream, packed values), without
+    building anything; a call the fast path refuses builds the real kernel once and is its."""
+    torch, rec = env
+    k, rk, builds = _ready_pair(env, monkeypatch, launcher, scalar=True)
+    T = torch.Tensor
+    for n, s, stream in ((1000, 3, None), (1, -7, None), (129, 2**31 - 1, 0x777), (4096, 0, 0)):
+        args = (T((n,), torch.float16, 0x10000), T((n,), torch.float16, 0x30000), s)
+        rec.kern = k
+        k(*args, stream=stream)
+        k(*args, stream=stream)  # the first launch on a stream may take the general path
+        rec.calls.clear()
+        k(*args, stream=stream)
+        rec.kern = rk
+        rk(*args, stream=stream)
+        rk(*args, stream=stream)
+        assert [c[0] for c in rec.calls] == ["fast", "fast", "fast"], rec.calls
+        assert rec.calls[0][2:] == rec.calls[1][2:] == rec.calls[2][2:]
+    assert builds == [] and rk._real is None and "raise _Slow" in rk.fast_source
+    # a refused call: the real kernel's error, no launch, one build
+    rec.calls.clear()
+    with pytest.raises(TypeError, match="parameter A: expected dtype float16"):
+        rk(T((64,), torch.float32, 0x10000), T((64,), torch.float16, 0x20000), 1)
+    assert rec.calls == [] and builds == [1] and rk._real is k
+    with pytest.raises(ValueError, match="parameters A and B overlap"):
+        rk(T((64,), torch.float16, 0x10000), T((64,), torch.float16, 0x10040), 1)
+    assert builds == [1]
+    # keyword arguments and what the record does not hold come from the real kernel
+    rk(A=T((64,), torch.float16, 0x10000), B=T((64,), torch.float16, 0x20000), s=1)
+    assert rk.source == k.source and rk.func is k.func and rec.calls[-1][0] == "fast"
+
+
+def test_ready_kernel_without_torch_is_the_real_kernel(monkeypatch, tmp_path):
+    """Where the fast path cannot be bound (no torch), every call is the real kernel's."""
+    from tirx.runtime import ready as R
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    mod = tirx.compile(make_add(), target=ARCH, cache=False)
+    builds = []
+    rk = R.ReadyKernel(R.export(mod), mod.cubin, lambda: builds.append(1) or mod)
+    with pytest.raises(TypeError, match=r"takes 2 argument\(s\)"):
+        rk(1)
+    assert builds == [1] and repr(rk) == "<tirx.ReadyKernel add_kernel(A, B) for sm_90a>"
+
+
+def test_ready_records_only_what_the_fast_path_launches(env, monkeypatch):
+    """Kernels the fast path does not take (a host ``return``, several kernels, ...) get no record;
+    a record of another layout is refused when read."""
+    from tirx.runtime import ready as R
+
+    mod = tirx.compile(make_add(), target=ARCH, cache=False)
+    rec = R.export(mod)
+    assert R.export(object()) is None
+    for bad in ({**rec, "ready": 0}, {k: v for k, v in rec.items() if k != "fmt"}):
+        with pytest.raises((KeyError, ValueError)):
+            R.ReadyKernel(bad, mod.cubin, lambda: mod)
+    monkeypatch.setattr(mod, "_fast", None)
+    assert R.export(mod) is None
+
+
 # ------------------------------------------------------------------ on a GPU (skipped without one)
 def _gpu():
     ok, why = D.probe()

@@ -29,6 +29,19 @@
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
+# The twenty-eighth session's call (carry `.whl`; about 9.5 minutes): owed27 plus the ready records
+# (a new process with the kernels in the disk cache: tools/bench/bench_new_process.py) and their tests
+#   bash tools/device_owed.sh owed28
+if [ "$1" = owed28 ]; then
+  ( timeout 420 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','380','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
+  timeout 300 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py \
+    tests/test_ready.py tests/test_runtime_launch.py > $OUT/tests.log 2>&1; tail -3 $OUT/tests.log; grep -E "^E |FAILED" $OUT/tests.log | head -10
+  timeout 150 python3 tools/bench/bench_new_process.py --runs 3 2>&1 | tail -14
+  timeout 100 python3 tools/bench/bench_library.py --only attn 2>&1 | grep -E "^attn|rror"
+  wait
+  tail -3 $OUT/fuzz.log
+  exit 0
+fi
 if [ "$1" = owed27 ]; then
   ( timeout 540 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','500','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
   if [ "$2" = campaign ]; then wait; tail -3 $OUT/fuzz.log; exit 0; fi

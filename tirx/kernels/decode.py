@@ -27,13 +27,18 @@ CTAS_PER_SM = 2
 CHUNK_ELEMS = 90_112
 
 
+def tile_keys(D: int) -> int:
+    """Keys a pipeline stage of the split kernel holds (``tirx/kernels/hopper/decode.py``): K and
+    V of that many keys (32 at head dim 256, where they fill 32 KiB) go to shared memory in one
+    group of 16-byte ``cp.async`` copies."""
+    return 32 if D == 256 else 64
+
+
 @functools.lru_cache(maxsize=1024)
 def decode_chunk(L: int, heads: int, D: int = 128, sms: int = 132) -> int:
     """Keys a CTA takes (a multiple of the kernel's tile): the cache split into enough chunks
     for ``CTAS_PER_SM`` CTAs per SM over ``heads`` (batch x K / V heads) and for chunks of at
     most ``CHUNK_ELEMS / D`` keys, the larger count; never less than one tile a CTA."""
-    from tirx.kernels.hopper.decode import tile_keys
-
     tile = tile_keys(D)
     tiles = -(-L // tile)
     want = max(1, -(-CTAS_PER_SM * sms // heads), -(-L * D // CHUNK_ELEMS))  # chunks per head
@@ -42,18 +47,16 @@ def decode_chunk(L: int, heads: int, D: int = 128, sms: int = 132) -> int:
 
 @functools.cache
 def _split(dtype: str, D: int, G: int) -> Any:
-    import tirx
-    from tirx.kernels.hopper.decode import make_decode_split
+    from tirx.runtime.ready import compile_ready
 
-    return tirx.compile(make_decode_split(dtype, D, G), target="cuda")
+    return compile_ready("tirx.kernels.hopper.decode:make_decode_split", dtype, D, G)
 
 
 @functools.cache
 def _combine(dtype: str, D: int) -> Any:
-    import tirx
-    from tirx.kernels.hopper.decode import make_decode_combine
+    from tirx.runtime.ready import compile_ready
 
-    return tirx.compile(make_decode_combine(dtype, D), target="cuda")
+    return compile_ready("tirx.kernels.hopper.decode:make_decode_combine", dtype, D)
 
 
 @functools.lru_cache(maxsize=64)

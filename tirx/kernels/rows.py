@@ -17,31 +17,44 @@ from tirx.kernels._host import check_cuda
 __all__ = ["rms_norm", "softmax"]
 
 _DT = ("float16", "bfloat16", "float32")
+_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
+
+
+def vec_elems(dtype: str) -> int:
+    """Elements of ``dtype`` in a 16-byte vector (the kernels' accesses)."""
+    return 16 // _BYTES[dtype]
+
+
+def softmax_block(N: int, dtype: str = "float16") -> int:
+    """Threads per row of the row kernels (``tirx/kernels/hopper/memory.py``): 16-byte vectors,
+    2-4 vectors per thread, 128..1024 threads."""
+    vecs = N // vec_elems(dtype)
+    for per in (2, 4, 1, 8):
+        b = vecs // per
+        if 128 <= b <= 1024 and b % 32 == 0 and b * per == vecs:
+            return b
+    raise ValueError(f"no block shape for N={N}")
 
 
 @functools.cache
 def _softmax(N: int, dtype: str) -> Any:
-    import tirx
-    from tirx.kernels.hopper import memory
+    from tirx.runtime.ready import compile_ready
 
-    return tirx.compile(memory.make_softmax(N, dtype, memory.softmax_block(N, dtype)), target="cuda")
+    return compile_ready("tirx.kernels.hopper.memory:make_softmax", N, dtype, softmax_block(N, dtype))
 
 
 @functools.cache
 def _rmsnorm(N: int, dtype: str, eps: float) -> Any:
-    import tirx
-    from tirx.kernels.hopper import memory
+    from tirx.runtime.ready import compile_ready
 
-    return tirx.compile(memory.make_rmsnorm(N, dtype, memory.softmax_block(N, dtype), eps), target="cuda")
+    return compile_ready("tirx.kernels.hopper.memory:make_rmsnorm", N, dtype, softmax_block(N, dtype), eps)
 
 
 def _block(name: str, N: int, dtype: str) -> None:
-    from tirx.kernels.hopper import memory
-
     try:
-        memory.softmax_block(N, dtype)
+        softmax_block(N, dtype)
     except ValueError:
-        vec = 16 // {"float16": 2, "bfloat16": 2, "float32": 4}[dtype]
+        vec = vec_elems(dtype)
         raise ValueError(
             f"{name}: rows of {N} elements are not supported; the kernels take multiples of "
             f"{128 * vec} {dtype} elements from {128 * vec} to {1024 * 8 * vec}"

@@ -274,6 +274,8 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
             else:
                 self.pack_exprs.append(host_names[kp.var])
         self.fmt = fmt
+        self.tensor_dtypes = [(i, bufs[p].dtype.name) for i, p in enumerate(self.params) if p in bufs]
+        self.launcher = self.module.launcher
         self.param_offsets = offs
         self.param_size = max(size, 8)
         ns = dict(HOST_GLOBALS)
@@ -296,6 +298,10 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
 
     def _general(self, args: tuple, stream: Any) -> Any:
         return self._check_and_launch(args, stream)
+
+    def _bind_kw(self, args: tuple, kwargs: dict) -> tuple:
+        """Arguments given by parameter name, bound to positions (the fast path's keywords)."""
+        return tuple(self.func.bind_args(args, kwargs))
 
     def prepare(self, *args: Any, **kwargs: Any) -> PreparedLaunch:
         """Check the arguments once and return a launch that reuses them (``launch()``).

@@ -211,7 +211,7 @@ class FastPathMixin(KernelState):
         body.append("@TAIL@")
         lines = [
             "def __call__(self, *args, stream=None, **kw):",
-            "    if kw: args = tuple(self.func.bind_args(args, kw))",
+            "    if kw: args = self._bind_kw(args, kw)",
             "    fn = None",
             "    try:",
             *["        " + x for x in body],
@@ -236,14 +236,11 @@ class FastPathMixin(KernelState):
         if torch is None:
             return None
         ns: dict[str, Any] = dict(HOST_GLOBALS)
-        bufs = dict(self.func.buffer_map)
-        for i, p in enumerate(self.params):
-            b = bufs.get(p)
-            if b is not None:
-                tdt = getattr(torch, b.dtype.name, None)
-                if tdt is None:
-                    return None
-                ns[f"_dt{i}"] = tdt
+        for i, dt in self.tensor_dtypes:
+            tdt = getattr(torch, dt, None)
+            if tdt is None:
+                return None
+            ns[f"_dt{i}"] = tdt
         try:
             raw = torch._C._cuda_getCurrentRawStream
         except AttributeError:
@@ -251,7 +248,7 @@ class FastPathMixin(KernelState):
         packs = ", ".join(self.pack_exprs)
         if self.cluster_code is not None and not fast_cluster:
             return None  # TIRX_FAST_CLUSTER=0 (kernel.py's _FAST_CLUSTER)
-        ex = self.module.launcher == "ctypes" or self.cluster_code is not None
+        ex = self.launcher == "ctypes" or self.cluster_code is not None
         if ex and ctypes_launch_ex() is not None:
             # cuLaunchKernelEx(&config, f, params, NULL) of libcuda through ctypes: the launch
             # config (grid, block, smem, stream) and the parameter values sit in one per-thread

@@ -37,6 +37,8 @@ class KernelState:
     option_codes: list
     cooperative: bool
     pack_exprs: list
+    tensor_dtypes: list  # (parameter index, dtype name) of each tensor parameter (the fast path's checks)
+    launcher: str  # "bindings" or "ctypes" (the module's)
     _eval_ns: dict
     # the packed launch
     fmt: str

@@ -32,6 +32,7 @@ from bench_attention import backends  # noqa: E402
 from bench_hopper import rel  # noqa: E402
 
 import tirx  # noqa: E402
+from tirx.kernels import attn as AH  # noqa: E402
 from tirx.kernels.hopper import attention as A  # noqa: E402
 
 
@@ -81,14 +82,14 @@ def main() -> None:
         cfg = {kk: vv for kk, vv in cfg.items() if kk != "BASE"}
         kern = tirx.compile(make(b, h, s, d, causal, **cfg), target="cuda")
         o = torch.full_like(q, float("nan"))
-        A.run(kern, q, k, v, o, **cfg)
+        AH.run(kern, q, k, v, o, **cfg)
         torch.cuda.synchronize()
         err = rel(o, ref)
         print(f"{name}: {cfg} rel err {err:.2e}", flush=True)
         if not err < 2e-2:
             print(f"  WRONG: {name} left out", flush=True)
             continue
-        args = [A.launch_args(Qs[i], Ks[i], Vs[i], Os[i], **cfg) for i in range(sets)]
+        args = [AH.launch_args(Qs[i], Ks[i], Vs[i], Os[i], **cfg) for i in range(sets)]
         runs[name] = lambda i, kern=kern, args=args: kern(*args[i])
     torch_names = []
     for name, ctx in backends():

@@ -30,7 +30,7 @@ _PP = dict(PINGPONG=True, OVERLAP=True, CHAINS=4)
 def candidates(S: int, D: int, causal: bool) -> list[dict]:
     """Tile sets legal for ``S``: the rule's own, one-consumer 64-row tiles (twice the CTAs),
     64-key blocks, the grid instead of the persistent scheduler, deeper rings."""
-    from tirx.kernels.hopper.attention import config_for
+    from tirx.kernels.attn import config_for
 
     out = [dict(config_for(S, D, causal))]
     if D == 256:  # Q's 64 KiB and the K / V stages must fit: 64-key blocks, 2 stages

@@ -35,6 +35,7 @@ import torch.nn.functional as F  # noqa: E402
 from bench_hopper import bench, rel, sass_check  # noqa: E402  (CUDA-event timing and relative L2 error)
 
 import tirx  # noqa: E402
+from tirx.kernels import attn as AH  # noqa: E402
 from tirx.kernels.hopper import attention as A  # noqa: E402
 
 LOG: list[str] = []
@@ -143,7 +144,7 @@ def check_small() -> bool:
         q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
         o = torch.full_like(q, float("nan"))
         kern = tirx.compile(A.make_attention(b, h, s, d, causal, **cfg), target="cuda")
-        A.run(kern, q, k, v, o, BM=cfg.get("BM", 128), BN=cfg.get("BN", 128), SCHED=cfg.get("SCHED", "grid"))
+        AH.run(kern, q, k, v, o, BM=cfg.get("BM", 128), BN=cfg.get("BN", 128), SCHED=cfg.get("SCHED", "grid"))
         torch.cuda.synchronize()
         ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
         err = rel(o, ref)
@@ -191,11 +192,11 @@ def section(b: int, h: int, s: int, d: int, causal: bool, out: str | None, quick
             kern = tirx.compile(A.make_attention(b, h, s, d, causal, **cfg), target="cuda")
             tc = time.perf_counter() - t0
             o = torch.full_like(q, float("nan"))
-            A.run(kern, q, k, v, o, **cfg)
+            AH.run(kern, q, k, v, o, **cfg)
             torch.cuda.synchronize()
             err = rel(o, ref)
             # descriptors built once per input set (the timed loop launches only)
-            args = [A.launch_args(Qs[i], Ks[i], Vs[i], Os[i], **cfg) for i in range(sets)]
+            args = [AH.launch_args(Qs[i], Ks[i], Vs[i], Os[i], **cfg) for i in range(sets)]
             ms = bench(lambda i: kern(*args[i]), sets)
             tf = flops / (ms * 1e-3) / 1e12
             log(

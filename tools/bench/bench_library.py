@@ -347,20 +347,20 @@ def host_section() -> None:
     log(f"host: attention, cached shape     {ta:7.1f} us/call   SDPA {ts:7.1f} us/call")
     # where an attention call's host time goes: the launch of prepared arguments, building them,
     # the output's allocation, the checks and lookups (the rest)
-    from tirx.kernels.hopper import attention as A
+    from tirx.kernels import attn as AH
 
-    cfg, key = A._best(256, 128, False)
-    kern = A._compiled(1, 8, 256, 128, False, "bfloat16", key)
+    cfg, key = AH._best(256, 128, False)
+    kern = AH._compiled(1, 8, 256, 128, False, "bfloat16", key)
     o = torch.empty_like(q)
-    args = A.launch_args(q, k, v, o, **cfg)
+    args = AH.launch_args(q, k, v, o, **cfg)
     al = host_us(lambda: kern(*args), 200)
-    ab = host_us(lambda: A.launch_args(q, k, v, o, **cfg), 200)
+    ab = host_us(lambda: AH.launch_args(q, k, v, o, **cfg), 200)
     ae = host_us(lambda: torch.empty_like(q), 200)
     from tirx.kernels._host import check_cuda
 
     ac = host_us(lambda: check_cuda("q", q, ("float16", "bfloat16"), 4), 200)
-    ak = host_us(lambda: A._compiled(1, 8, 256, 128, False, "bfloat16", key), 200)
-    ad = host_us(lambda: A.attention(q, k, v), 200)
+    ak = host_us(lambda: AH._compiled(1, 8, 256, 128, False, "bfloat16", key), 200)
+    ad = host_us(lambda: AH.attention(q, k, v), 200)
     log(
         f"host: attention parts: launch {al:.1f} us, launch_args {ab:.1f} us, empty_like {ae:.1f} us, "
         f"rest {ta - al - ab - ae:.1f} us (one check_cuda {ac:.1f} us, the kernel's lookup {ak:.1f} us; "

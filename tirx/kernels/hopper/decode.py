@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import math
 
+from tirx.kernels.decode import tile_keys
 from tirx.script import tirx as T
 
 from .gemv import mma_k16
@@ -46,12 +47,6 @@ def cache_row(BT, b, kvl, key, P, S_page, S_tok, S_head):
         + T.cast(key % P, "int64") * S_tok
         + T.cast(kvl, "int64") * S_head
     )
-
-
-#: keys a pipeline stage holds: K and V of ``TILE`` keys (32 at head dim 256, where they fill
-#: 32 KiB) go to shared memory in one group of 16-byte ``cp.async`` copies
-def tile_keys(D: int) -> int:
-    return 32 if D == 256 else 64
 
 
 def split_smem_bytes(D: int) -> int:

@@ -21,14 +21,11 @@ from __future__ import annotations
 import functools
 import math
 
+from tirx.kernels.rows import softmax_block
+from tirx.kernels.rows import vec_elems as _vec
 from tirx.script import tirx as T
 
-_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
 LOG2E = 1.4426950408889634
-
-
-def _vec(dtype: str) -> int:
-    return 16 // _BYTES[dtype]
 
 
 @functools.cache
@@ -158,16 +155,6 @@ def make_rmsnorm(N: int = 4096, dtype: str = "float16", block: int = 256, eps: f
             Y[r, T.Ramp((tx + j * block) * vec, 1, vec)] = xv[T.Ramp(j * vec, 1, vec)]
 
     return rmsnorm
-
-
-def softmax_block(N: int, dtype: str = "float16") -> int:
-    """Threads per row: 16-byte vectors, 2-4 vectors per thread, 128..1024 threads."""
-    vecs = N // _vec(dtype)
-    for per in (2, 4, 1, 8):
-        b = vecs // per
-        if 128 <= b <= 1024 and b % 32 == 0 and b * per == vecs:
-            return b
-    raise ValueError(f"no block shape for N={N}")
 
 
 KERNELS = {
