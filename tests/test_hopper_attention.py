@@ -555,7 +555,7 @@ def test_an_attention_call_s_plan_maps_q_and_the_kv_heads(monkeypatch):
     monkeypatch.setattr(_host, "_MAPS", Bounded(64))
     monkeypatch.setattr(_host, "_ENCODERS", {})
     monkeypatch.setattr(_host, "dtype_name", lambda t: t.dtype)
-    monkeypatch.setattr(A, "_compiled", lambda *a: ("kernel", a))
+    monkeypatch.setattr(AH, "_compiled", lambda *a: ("kernel", a))
 
     class T4:
         def __init__(self, ptr, shape):

@@ -1,0 +1,97 @@
+"""Where the host time of a library call at a new shape goes (issue #33: at most 20 µs for a
+GEMM at a new shape with its kernel compiled; at most 10 µs for a cached attention call).
+
+    python tools/bench/host_new_shape.py [--n 400]
+
+Run on a GPU. ``linear`` at ``--n`` new row counts (65, 66, ...: the wgmma tiles, kernel
+compiled) is timed per call, then its parts on the same kind of inputs: the output's
+allocation, the choice of tiles and split (``auto_split_k`` + ``_plan`` at a new M), the
+descriptors of a new A and C (``tensor_map``: two driver encodes), the launch of a prepared
+plan; torch.matmul at the same new shapes beside it. Then a cProfile of the new-shape calls
+(top functions by own time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+
+import torch  # noqa: E402
+
+import tirx.kernels as K  # noqa: E402
+from tirx.kernels import _host  # noqa: E402
+from tirx.kernels import gemm as MM  # noqa: E402
+
+
+def each(fn, xs) -> float:
+    """Median µs of ``fn(x)`` over ``xs``, one call each (synchronized before each)."""
+    ts = []
+    for x in xs:
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        fn(x)
+        ts.append((time.perf_counter() - t0) * 1e6)
+    return statistics.median(ts)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=400)
+    a = ap.parse_args()
+    dt = torch.bfloat16
+    N, Kd = 256, 256
+    w = torch.randn(N, Kd, device="cuda", dtype=dt)
+    big = torch.randn(65 + 5 * a.n, Kd, device="cuda", dtype=dt)
+    outs = torch.empty(65 + 5 * a.n, N, device="cuda", dtype=dt)
+    K.linear(big[:100], w)  # compile, warm
+    torch.cuda.synchronize()
+    ms = iter(range(65, 65 + 5 * a.n))  # every measurement takes row counts never seen
+    # views at one base address: a new M changes the descriptors' row count only
+    print(
+        f"linear at a new M, out given:      {each(lambda m: K.linear(big[:m], w, out=outs[:m]), [next(ms) for _ in range(a.n)]):7.1f} us"
+    )
+    print(
+        f"linear at a new M, out allocated:  {each(lambda m: K.linear(big[:m], w), [next(ms) for _ in range(a.n)]):7.1f} us"
+    )
+    print(
+        f"torch.matmul at a new M:           {each(lambda m: torch.matmul(big[:m], w.t()), [next(ms) for _ in range(a.n)]):7.1f} us"
+    )
+    print(
+        f"  torch.empty (M, N):              {each(lambda m: torch.empty(m, N, device='cuda', dtype=dt), range(a.n)):7.1f} us"
+    )
+    ms2 = iter(range(100000, 100000 + 4 * a.n))
+
+    def choose(m):
+        sp = MM.auto_split_k(m, N, Kd, "bfloat16", 132, False)
+        MM._plan(m, N, Kd, "bfloat16", False, 0, sp, "tensor")
+
+    print(f"  tiles and split at a new M:      {each(choose, [next(ms2) for _ in range(a.n)]):7.1f} us")
+    rows = iter(range(200000, 200000 + 4 * a.n))
+    print(
+        f"  one descriptor, new row count:   {each(lambda r: _host.tensor_map(big, r, Kd, (128, 64), 'bfloat16'), [next(rows) for _ in range(a.n)]):7.1f} us"
+    )
+    plan = MM._prepare(big[:100], w, outs[:100], 100, N, Kd, "bfloat16", False, False, None, "tensor", None)
+    print(
+        f"  launch of a prepared plan:       {each(lambda m: MM._launch(plan, big[:100], w, outs[:100], 100, N, Kd, ()), range(a.n)):7.1f} us"
+    )
+    print(f"  big[:m] (a view):                {each(lambda m: big[:m], range(1, a.n)):7.1f} us")
+    ms3 = [next(ms) for _ in range(a.n)]
+    pr = cProfile.Profile()
+    pr.enable()
+    for m in ms3:
+        K.linear(big[:m], w, out=outs[:m])
+    pr.disable()
+    torch.cuda.synchronize()
+    pstats.Stats(pr).sort_stats("tottime").print_stats(14)
+
+
+if __name__ == "__main__":
+    main()
