@@ -386,13 +386,14 @@ def test_cluster_fast_path_under_the_bindings_launcher(env, monkeypatch):
 
 
 # ---------------------------------------------- ready kernels (tirx.runtime.ready): the same launches
-def _ready_pair(env, monkeypatch, launcher, make=None, **kw):
-    """A compiled kernel and the ReadyKernel made from its record (the build counted)."""
+def _ready_pair(monkeypatch, launcher, make=None, **kw):
+    """A compiled kernel and the ReadyKernel made from its record (the build counted; the
+    ``env`` fixture's fake torch and driver in place)."""
     from tirx.runtime import kernel_image
     from tirx.runtime import ready as R
 
-    torch, rec = env
     monkeypatch.setattr(kernel_image.CompiledImage, "_load", lambda self, dev, name: FN)
+    monkeypatch.setattr(D, "context", lambda dev: None)
     mod = tirx.compile((make or make_add)(**kw), target=ARCH, cache=False, launcher=launcher)
     record = R.export(mod)
     assert record is not None and record["launcher"] == launcher
@@ -411,7 +412,7 @@ def test_ready_kernel_launches_what_the_compiled_kernel_launches(env, monkeypatc
     recorded from launches (grid, block, shared memory, stream, packed values), without
     building anything; a call the fast path refuses builds the real kernel once and is its."""
     torch, rec = env
-    k, rk, builds = _ready_pair(env, monkeypatch, launcher, scalar=True)
+    k, rk, builds = _ready_pair(monkeypatch, launcher, scalar=True)
     T = torch.Tensor
     for n, s, stream in ((1000, 3, None), (1, -7, None), (129, 2**31 - 1, 0x777), (4096, 0, 0)):
         args = (T((n,), torch.float16, 0x10000), T((n,), torch.float16, 0x30000), s)
@@ -437,6 +438,20 @@ def test_ready_kernel_launches_what_the_compiled_kernel_launches(env, monkeypatc
     # keyword arguments and what the record does not hold come from the real kernel
     rk(A=T((64,), torch.float16, 0x10000), B=T((64,), torch.float16, 0x20000), s=1)
     assert rk.source == k.source and rk.func is k.func and rec.calls[-1][0] == "fast"
+
+
+@pytest.mark.parametrize("launcher", ["ctypes", "bindings"])
+def test_ready_kernel_from_threads(env, monkeypatch, launcher):
+    """Each thread's first call sets up its buffers and retries the fast path: nothing is built."""
+    torch, rec = env
+    _k, rk, builds = _ready_pair(monkeypatch, launcher)
+    rec.kern = rk
+    T = torch.Tensor
+    in_threads(lambda n: rk(T((n,), torch.float16, 0x10000), T((n,), torch.float16, 0x20000 + 64 * n)))
+    assert builds == [] and rk._real is None
+    assert sum(c[0] == "fast" for c in rec.calls) == 150 and len(rk._blocks) >= 3
+    for c in rec.calls:
+        assert c[6][1] == 0x20000 + 64 * c[6][2]  # params belong to one call
 
 
 def test_ready_kernel_without_torch_is_the_real_kernel(monkeypatch, tmp_path):

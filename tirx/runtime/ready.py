@@ -28,6 +28,7 @@ process builds its kernels, finding the cubins in the compile cache).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import threading
@@ -263,11 +264,13 @@ class ReadyKernel(LaunchMixin, FastPathMixin):
         return self.materialize()._bind_kw(args, kwargs)
 
     def _general(self, args: tuple, stream: Any) -> Any:
-        """A call the fast path refused: once per device, thread and stream, load the kernel
-        there and try again (a fresh ready kernel has loaded nothing); else the real kernel's."""
+        """A call the fast path refused: load the kernel on the tensors' device, make its context
+        current and set up this thread's buffers and the stream (a fresh ready kernel has none
+        of them), then try once more; a second refusal is the real kernel's call."""
         if self._real is None and not self._retry.on:
             dev = _device_of(args)
-            if dev is not None and self._prepare_device(dev, stream):
+            if dev is not None:
+                self._prepare_device(dev, stream)
                 self._retry.on = True
                 try:
                     return self._call(self, *args, stream=stream)
@@ -275,31 +278,19 @@ class ReadyKernel(LaunchMixin, FastPathMixin):
                     self._retry.on = False
         return self.materialize()(*args, stream=stream)
 
-    def _prepare_device(self, dev: int, stream: Any) -> bool:
-        """Load the kernel on ``dev`` and set up this thread's buffers and the stream; False when
-        everything was there already (the refusal was the arguments')."""
-        new = False
-        if dev not in self._fns:
+    def _prepare_device(self, dev: int, stream: Any) -> None:
+        if dev not in self._fns:  # loading makes the device's context current in this thread
             fn = self._function(dev)
             if self.smem > self._smem_max.get(dev, 48 * 1024):
                 _drv.set_max_dynamic_smem(fn, self.smem)
                 self._smem_max[dev] = self.smem
-            new = True
-        ident = threading.get_ident()
-        if ident not in self._blocks:
-            self._block()
-            new = True
-        if ident not in self._xblocks and (self.launcher == "ctypes" or self.cluster_code is not None):
+        else:  # another thread, which may have no current context yet
+            _drv.context(dev)
+        self._block()
+        if self.launcher == "ctypes" or self.cluster_code is not None:
             self._exblock()
-            new = True
-        try:
-            h = _stream_handle(stream, dev)
-        except TypeError:
-            return new
-        if h not in self._streams:
-            self._stream_obj(h)
-            new = True
-        return new
+        with contextlib.suppress(TypeError):  # not a stream: the real kernel's call names it
+            self._stream_obj(_stream_handle(stream, dev))
 
     def materialize(self) -> Any:
         """The real kernel (built once: the frontend, the passes, the code generator and the
