@@ -37,7 +37,7 @@ if [ "$1" = owed28 ]; then
   timeout 300 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py \
     tests/test_ready.py tests/test_runtime_launch.py > $OUT/tests.log 2>&1; tail -3 $OUT/tests.log; grep -E "^E |FAILED" $OUT/tests.log | head -10
   timeout 150 python3 tools/bench/bench_new_process.py --runs 3 2>&1 | tail -14
-  timeout 60 python3 tools/bench/host_new_shape.py > $OUT/host.log 2>&1; head -9 $OUT/host.log
+  timeout 90 python3 tools/bench/host_new_shape.py > $OUT/host.log 2>&1; head -9 $OUT/host.log; grep -A9 "^attention" $OUT/host.log
   timeout 100 python3 tools/bench/bench_library.py --only attn 2>&1 | grep -E "^attn|rror"
   wait
   tail -3 $OUT/fuzz.log

@@ -91,6 +91,51 @@ def main() -> None:
     pr.disable()
     torch.cuda.synchronize()
     pstats.Stats(pr).sort_stats("tottime").print_stats(14)
+    attention_parts()
+
+
+def loop_us(fn, n: int = 2000) -> float:
+    """µs per call of ``fn`` in a loop (median of 5 loops)."""
+    ts = []
+    for _ in range(5):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        ts.append((time.perf_counter() - t0) / n * 1e6)
+    torch.cuda.synchronize()
+    return statistics.median(ts)
+
+
+def attention_parts() -> None:
+    """A cached ``attention`` call (tensors seen before) and its parts, then its profile."""
+    from tirx.kernels import attn as AH
+    from tirx.kernels._host import check_cuda
+
+    for shape, causal in (((1, 8, 256, 128), False), ((1, 8, 256, 64), True)):
+        q, k, v = (torch.randn(*shape, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        F = torch.nn.functional
+        cfg, key = AH._best(shape[2], shape[3], causal)
+        kern = AH._compiled(*shape, causal, "bfloat16", key)
+        o = torch.empty_like(q)
+        args = AH.launch_args(q, k, v, o, **cfg)
+        print(f"attention {shape} causal={causal} ({cfg.get('SCHED', 'grid')}):")
+        print(f"  the call:                        {loop_us(lambda: K.attention(q, k, v, causal=causal)):7.2f} us")
+        print(f"  SDPA:                            {loop_us(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)):7.2f} us")
+        print(f"  the kernel on prepared args:     {loop_us(lambda: kern(*args)):7.2f} us")
+        print(f"  _check_qkv:                      {loop_us(lambda: AH._check_qkv(q, k, v, 'x', 'y', (0, 2, 3))):7.2f} us")
+        print(f"  check_cuda once:                 {loop_us(lambda: check_cuda('q', q, ('bfloat16',), 4)):7.2f} us")
+        print(f"  torch.empty_like:                {loop_us(lambda: torch.empty_like(q)):7.2f} us")
+        if cfg.get("SCHED") == "dynamic":
+            print(f"  tile_counter:                    {loop_us(lambda: AH.tile_counter(q.device)):7.2f} us")
+        print(f"  3 data_ptr + key tuple:          {loop_us(lambda: (q.data_ptr(), k.data_ptr(), v.data_ptr(), *q.shape)):7.2f} us")
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(3000):
+            K.attention(q, k, v, causal=causal)
+        pr.disable()
+        torch.cuda.synchronize()
+        pstats.Stats(pr).sort_stats("tottime").print_stats(12)
 
 
 if __name__ == "__main__":
