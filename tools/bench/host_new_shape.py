@@ -1,3 +1,5 @@
+# ruff: noqa: B023
+# (the timing lambdas run before the loop moves on)
 """Where the host time of a library call at a new shape goes (issue #33: at most 20 µs for a
 GEMM at a new shape with its kernel compiled; at most 10 µs for a cached attention call).
 
@@ -120,15 +122,25 @@ def attention_parts() -> None:
         o = torch.empty_like(q)
         args = AH.launch_args(q, k, v, o, **cfg)
         print(f"attention {shape} causal={causal} ({cfg.get('SCHED', 'grid')}):")
-        print(f"  the call:                        {loop_us(lambda: K.attention(q, k, v, causal=causal)):7.2f} us")
-        print(f"  SDPA:                            {loop_us(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)):7.2f} us")
+        print(
+            f"  the call:                        {loop_us(lambda: K.attention(q, k, v, causal=causal)):7.2f} us"
+        )
+        print(
+            f"  SDPA:                            {loop_us(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)):7.2f} us"
+        )
         print(f"  the kernel on prepared args:     {loop_us(lambda: kern(*args)):7.2f} us")
-        print(f"  _check_qkv:                      {loop_us(lambda: AH._check_qkv(q, k, v, 'x', 'y', (0, 2, 3))):7.2f} us")
-        print(f"  check_cuda once:                 {loop_us(lambda: check_cuda('q', q, ('bfloat16',), 4)):7.2f} us")
+        print(
+            f"  _check_qkv:                      {loop_us(lambda: AH._check_qkv(q, k, v, 'x', 'y', (0, 2, 3))):7.2f} us"
+        )
+        print(
+            f"  check_cuda once:                 {loop_us(lambda: check_cuda('q', q, ('bfloat16',), 4)):7.2f} us"
+        )
         print(f"  torch.empty_like:                {loop_us(lambda: torch.empty_like(q)):7.2f} us")
         if cfg.get("SCHED") == "dynamic":
             print(f"  tile_counter:                    {loop_us(lambda: AH.tile_counter(q.device)):7.2f} us")
-        print(f"  3 data_ptr + key tuple:          {loop_us(lambda: (q.data_ptr(), k.data_ptr(), v.data_ptr(), *q.shape)):7.2f} us")
+        print(
+            f"  3 data_ptr + key tuple:          {loop_us(lambda: (q.data_ptr(), k.data_ptr(), v.data_ptr(), *q.shape)):7.2f} us"
+        )
         pr = cProfile.Profile()
         pr.enable()
         for _ in range(3000):
