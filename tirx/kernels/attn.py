@@ -80,7 +80,7 @@ def plans(B: int, H: int, S: int, D: int, dtype: str = "bfloat16", BM: int = 128
     )
 
 
-_COUNTERS: dict = {}
+_COUNTERS: dict = {}  # (device index, raw stream) -> the counter
 
 
 def tile_counter(device, stream: int | None = None):
@@ -92,12 +92,23 @@ def tile_counter(device, stream: int | None = None):
     current one needs ``tile_counter(device, that_stream)``."""
     import torch
 
+    index = torch.device(device).index
+    if index is None:
+        index = torch.cuda.current_device()
+    return _counter(index, stream)
+
+
+def _counter(index: int, stream: int | None = None):
+    """``tile_counter`` of device ``index`` (a call's: one raw-stream query and a lookup)."""
+    import torch
+
     if stream is None:
-        stream = torch.cuda.current_stream(device).cuda_stream
-    key = (str(device), int(stream))
-    if key not in _COUNTERS:
-        _COUNTERS[key] = torch.zeros(2, dtype=torch.int32, device=device)
-    return _COUNTERS[key]
+        stream = torch._C._cuda_getCurrentRawStream(index)
+    key = (index, int(stream))
+    c = _COUNTERS.get(key)
+    if c is None:
+        c = _COUNTERS[key] = torch.zeros(2, dtype=torch.int32, device=torch.device("cuda", index))
+    return c
 
 
 def launch_args(q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) -> tuple:
@@ -204,7 +215,7 @@ def attention(q, k, v, causal: bool = False, **tiles):
     kern, maps, dynamic = plan
     o = torch.empty_like(q)
     if dynamic:  # the tile counter of the current stream
-        kern(o, *maps, tile_counter(q.device))
+        kern(o, *maps, _counter(q.get_device()))
     else:
         kern(o, *maps)
     return o

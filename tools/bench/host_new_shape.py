@@ -137,7 +137,9 @@ def attention_parts() -> None:
         )
         print(f"  torch.empty_like:                {loop_us(lambda: torch.empty_like(q)):7.2f} us")
         if cfg.get("SCHED") == "dynamic":
-            print(f"  tile_counter:                    {loop_us(lambda: AH.tile_counter(q.device)):7.2f} us")
+            print(
+                f"  tile_counter:                    {loop_us(lambda: AH._counter(q.get_device())):7.2f} us"
+            )
         print(
             f"  3 data_ptr + key tuple:          {loop_us(lambda: (q.data_ptr(), k.data_ptr(), v.data_ptr(), *q.shape)):7.2f} us"
         )
