@@ -314,7 +314,7 @@ def test_undeducible_dynamic_dim_is_an_error():
 
 def test_fast_path_source_is_generated(add_kernel):
     assert "def __call__(self, *args, stream=None, **kw):" in add_kernel._fast
-    assert "if kw: args = tuple(self.func.bind_args(args, kw))" in add_kernel._fast
+    assert "if kw: args = self._bind_kw(args, kw)" in add_kernel._fast
     assert "cuLaunchKernel" not in add_kernel._fast  # bound at first call, through _launch
     _ = int64
 
