@@ -143,6 +143,13 @@ def attention_parts() -> None:
         print(
             f"  3 data_ptr + key tuple:          {loop_us(lambda: (q.data_ptr(), k.data_ptr(), v.data_ptr(), *q.shape)):7.2f} us"
         )
+        sig = lambda: (  # noqa: E731 - a key that decides every check: addresses, shapes, dtypes, strides
+            q.data_ptr(), k.data_ptr(), v.data_ptr(), q.shape, k.shape, v.shape,
+            q.dtype, k.dtype, v.dtype, q.stride(), k.stride(), v.stride(),
+        )  # fmt: skip
+        print(f"  a key deciding the checks:       {loop_us(sig):7.2f} us")
+        d = {sig(): 1}
+        print(f"  ... and its lookup:              {loop_us(lambda: d.get(sig())):7.2f} us")
         pr = cProfile.Profile()
         pr.enable()
         for _ in range(3000):
