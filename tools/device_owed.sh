@@ -32,6 +32,16 @@ nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
 # The twenty-eighth session's call (carry `.whl`; about 9.5 minutes): owed27 plus the ready records
 # (a new process with the kernels in the disk cache: tools/bench/bench_new_process.py) and their tests
 #   bash tools/device_owed.sh owed28
+if [ "$1" = owed28b ]; then  # after owed28: the tests with their failures named, the host parts
+  ( timeout 500 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','470','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
+  timeout 330 python3 -m pytest -q -rfE -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py \
+    tests/test_ready.py tests/test_runtime_launch.py tests/test_hopper_attention_sched.py > $OUT/tests.log 2>&1; tail -3 $OUT/tests.log
+  grep -E "^(FAILED|ERROR)" $OUT/tests.log | head -12
+  timeout 100 python3 tools/bench/host_new_shape.py --n 200 > $OUT/host.log 2>&1; grep -A12 "^attention" $OUT/host.log | grep -v "^ *[0-9]* *0\.0"
+  wait
+  tail -2 $OUT/fuzz.log
+  exit 0
+fi
 if [ "$1" = owed28 ]; then
   ( timeout 420 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','380','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
   timeout 300 python3 -m pytest -q -p no:cacheprovider tests/test_kernels_library_gpu.py tests/test_decode_attention.py \

@@ -40,7 +40,7 @@ from . import cache as _cache
 from . import driver as _drv
 from .kernel_fast import FastPathMixin, _int_literal
 from .kernel_image import CompiledImage
-from .kernel_launch import LaunchMixin, _ctypes_launch_ex, _stream_handle
+from .kernel_launch import LaunchMixin, _stream_handle
 
 __all__ = ["ReadyKernel", "compile_ready", "export", "fingerprint", "ready", "ready_key"]
 
@@ -254,7 +254,7 @@ class ReadyKernel(LaunchMixin, FastPathMixin):
     def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> Any:
         call = self._call
         if call is None:
-            call = self._bind_fast(_fast_cluster(), _ctypes_launch_ex) if self._real is None else None
+            call = self._bind_fast(*_launch_settings()) if self._real is None else None
             if call is None:  # no torch, or a launch the fast path cannot take here: the real kernel
                 return self.materialize()(*args, stream=stream, **kwargs)
             self._call = call
@@ -324,10 +324,12 @@ class ReadyKernel(LaunchMixin, FastPathMixin):
 _OWN = frozenset(("_real", "_build", "_rec", "_key", "_call", "_retry", "_lock", "image"))
 
 
-def _fast_cluster() -> bool:
+def _launch_settings() -> tuple:
+    """kernel.py's ``_FAST_CLUSTER`` and ``_ctypes_launch_ex``, read there on each bind (where
+    tests and benchmarks set them), as ``Kernel.__call__`` reads them."""
     from . import kernel
 
-    return kernel._FAST_CLUSTER
+    return kernel._FAST_CLUSTER, kernel._ctypes_launch_ex
 
 
 def _device_of(args: tuple) -> int | None:

@@ -130,7 +130,7 @@ def attention_parts() -> None:
         )
         print(f"  the kernel on prepared args:     {loop_us(lambda: kern(*args)):7.2f} us")
         print(
-            f"  _check_qkv:                      {loop_us(lambda: AH._check_qkv(q, k, v, 'x', 'y', (0, 2, 3))):7.2f} us"
+            f"  _check_qkv:                      {loop_us(lambda: AH._check_qkv(q, k, v, '(B, H, S, D)', '(B, HKV, S, D)', (0, 2, 3))):7.2f} us"
         )
         print(
             f"  check_cuda once:                 {loop_us(lambda: check_cuda('q', q, ('bfloat16',), 4)):7.2f} us"
