@@ -449,7 +449,8 @@ def test_ready_kernel_from_threads(env, monkeypatch, launcher):
     T = torch.Tensor
     in_threads(lambda n: rk(T((n,), torch.float16, 0x10000), T((n,), torch.float16, 0x20000 + 64 * n)))
     assert builds == [] and rk._real is None
-    assert sum(c[0] == "fast" for c in rec.calls) == 150 and len(rk._blocks) >= 3
+    assert sum(c[0] == "fast" for c in rec.calls) == 150
+    assert len(rk._xblocks if launcher == "ctypes" else rk._blocks) == 3  # one buffer per thread
     for c in rec.calls:
         assert c[6][1] == 0x20000 + 64 * c[6][2]  # params belong to one call
 
