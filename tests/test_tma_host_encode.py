@@ -6,6 +6,8 @@ GPU run is tests/test_tma_host_encode_gpu.py."""
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 
 import tirx
@@ -85,7 +87,9 @@ def test_the_round_trip_keeps_the_host_encoding():
 def test_encoding_into_a_tensor_pointer_is_refused_where_it_is_written():
     @T.function
     def bad(A: T.Tensor((64, 64), "float16"), D: T.Tensor((128,), "uint8")):
-        T.cuda.tensormap_encode_tiled(D.data, A.data, 64, 64, 128, 64, 64, 1, 1, descriptor_dtype="float16", rank=2)
+        T.cuda.tensormap_encode_tiled(
+            D.data, A.data, 64, 64, 128, 64, 64, 1, 1, descriptor_dtype="float16", rank=2
+        )
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
         D[0] = T.uint8(1)
 
@@ -99,7 +103,9 @@ def test_encoding_inside_a_kernel_is_refused_by_name():
     def bad(A: T.Tensor((64, 64), "float16")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
         m: T.let[T.handle("tensormap")] = T.stack_alloca("tensormap", 1)
-        T.cuda.tensormap_encode_tiled(m, A.data, 64, 64, 128, 64, 64, 1, 1, descriptor_dtype="float16", rank=2)
+        T.cuda.tensormap_encode_tiled(
+            m, A.data, 64, 64, 128, 64, 64, 1, 1, descriptor_dtype="float16", rank=2
+        )
 
     with pytest.raises(tirx.DiagnosticError, match=r"stack_alloca|tensormap_encode_tiled"):
         tirx.compile(bad, target="cuda -arch=sm_90a")
@@ -112,7 +118,9 @@ def test_other_stack_arrays_are_not_host_code():
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
         A[0] = T.float32(T.isnullptr(s))
 
-    with pytest.raises(tirx.DiagnosticError, match=r"test_tma_host_encode\.py:\d+:\d+.*T\.stack_alloca\('shape'"):
+    with pytest.raises(
+        tirx.DiagnosticError, match=r"test_tma_host_encode\.py:\d+:\d+.*T\.stack_alloca\('shape'"
+    ):
         tirx.compile(bad, target="cuda -arch=sm_90a")
 
 
@@ -171,3 +179,40 @@ def test_an_encoding_seen_before_is_copied_not_asked_of_the_driver_again(monkeyp
     tma.encode_tiled(bytearray(128), 0x3000, "float16", 2, ops)  # the oldest (0x1000, no swizzle) goes
     tma.encode_tiled(bytearray(128), 0x1000, "float16", 2, ops)
     assert len(calls) == 5
+
+
+def test_a_prepared_encoder_sets_the_row_count_per_call_and_per_thread(monkeypatch):
+    """``_Encoder`` (the library's descriptors): each call encodes its own row count into its
+    own thread's buffer, so calls from several threads (the driver call releases the GIL) never
+    see each other's rows or bytes."""
+    import ctypes
+    import threading
+    import time
+
+    from tirx.runtime import driver as drv
+
+    def fake_encode(addr, dt, rank, ptr, dims, strides, box, estr, interleave, swizzle, l2, oob):
+        rows = dims[rank - 1]
+        time.sleep(0.0005)  # another thread runs here
+        ctypes.memmove(addr, struct.pack("<QQ", ptr, rows) * 8, 128)
+        return 0
+
+    monkeypatch.setattr(drv, "probe", lambda: (True, ""))
+    monkeypatch.setattr(tma, "_libcuda_encode", lambda: fake_encode)
+    enc = tma._Encoder(tma.TensorMapPlan("bfloat16", (100, 256), (64, 64), 128))
+    assert enc(0x1000) == struct.pack("<QQ", 0x1000, 100) * 8  # the plan's rows
+    bad = []
+
+    def worker(t):
+        for i in range(40):
+            rows = 1000 * t + i + 1
+            if enc(0x2000 + t, rows) != struct.pack("<QQ", 0x2000 + t, rows) * 8:
+                bad.append((t, i))
+
+    ts = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert bad == []
+    assert enc(0x1000) == struct.pack("<QQ", 0x1000, 100) * 8  # without rows: the plan's again

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections
 import struct
+import threading
 from typing import Any
 
 import attrs
@@ -157,6 +158,7 @@ class _Encoder:
         )
         self.plan = plan
         self.raw = (enums, rank, dims, strides, box)
+        self._mine = threading.local()
         self.fn = _libcuda_encode()
         if self.fn is None:  # cuda-bindings' wrapper (``_bindings``)
             return
@@ -177,20 +179,31 @@ class _Encoder:
     def __call__(self, ptr: int, rows: int | None = None) -> bytes:
         """The descriptor of the tensor at ``ptr``; ``rows``: another outermost extent than the
         plan's (same row pitch and box), so one encoder serves every row count of a matrix."""
-        import ctypes
-
         if self.fn is None:
             return self._bindings(ptr, rows)
         dt, rank, dims, strides, box, estr, il, sw, l2, oob = self.c_args
-        if rows is not None:  # a fresh array: the driver call releases the GIL
-            dims = (ctypes.c_uint64 * rank)(*self.raw[2][:-1], rows)
-        # a buffer per call (the driver call releases the GIL), the CUtensorMap 64-byte aligned
-        buf = ctypes.create_string_buffer(128 + 64)
-        addr = ctypes.addressof(buf) + (-ctypes.addressof(buf)) % 64
+        # this thread's output buffer and dims (the driver call releases the GIL: another thread's
+        # encode may run meanwhile), made once per thread
+        mine = getattr(self._mine, "v", None)
+        if mine is None:
+            mine = self._mine.v = self._thread_state()
+        addr, tdims, string_at = mine[1], mine[2], mine[3]
+        if rows is not None:
+            tdims[rank - 1] = rows
+            dims = tdims
         err = self.fn(addr, dt, rank, ptr, dims, strides, box, estr, il, sw, l2, oob)
         if err:
             raise RuntimeError(f"cuTensorMapEncodeTiled failed: CUresult {err} for {self.plan}")
-        return ctypes.string_at(addr, 128)
+        return string_at(addr, 128)
+
+    def _thread_state(self) -> tuple:
+        """(buffer, its 64-byte aligned address, a dims array to set the row count in, string_at)."""
+        import ctypes
+
+        rank = self.c_args[1]
+        buf = ctypes.create_string_buffer(128 + 64)
+        dims = (ctypes.c_uint64 * rank)(*self.raw[2])
+        return (buf, ctypes.addressof(buf) + (-ctypes.addressof(buf)) % 64, dims, ctypes.string_at)
 
     def _bindings(self, ptr: int, rows: int | None = None) -> bytes:
         """The same descriptor through cuda-bindings (its argument objects built per call)."""
@@ -298,7 +311,9 @@ def encode_tiled(desc: Any, ptr: int, dtype: str, rank: int, operands: tuple, in
     innermost first; the options are CUDA's enum values. 0, as the driver's status (a failure
     raises, naming the operands)."""
     if not isinstance(desc, bytearray) or len(desc) != 128:
-        raise TypeError("tensor map encoding: the descriptor must be host storage of 128 bytes (new_descriptor(), TIRx's stack_alloca of a tensormap)")
+        raise TypeError(
+            "tensor map encoding: the descriptor must be host storage of 128 bytes (new_descriptor(), TIRx's stack_alloca of a tensormap)"
+        )
     ops = [int(x) for x in operands]
     if not 1 <= rank <= 5 or len(ops) != 4 * rank - 1:
         raise ValueError(f"tensor map encoding: rank {rank} takes {4 * rank - 1} operands after the pointers")
