@@ -574,3 +574,55 @@ def test_an_attention_call_s_plan_maps_q_and_the_kv_heads(monkeypatch):
     calls.clear()
     AH._call_plan(T4(5 << 20, (1, 2, 256, 64)), k, v, False, "bfloat16", {"STAGES": 3}, ())
     assert calls[0][3] == [64, 128]
+
+
+def test_an_attention_call_seen_before_is_one_lookup(monkeypatch):
+    """``attention`` on tensors seen before (the same addresses, shapes, dtypes and strides: what
+    decides its checks and its plan) skips the checks and the tile choice; any of them changed
+    is checked and planned again, and what is not a tensor gets the checks' error."""
+    import sys
+    import types
+
+    from tirx.runtime.bounded import Bounded
+
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(empty_like=lambda t: ("o", t.shape)))
+    monkeypatch.setattr(AH, "_CALLS", Bounded(16))
+    checks, plans, launches = [], [], []
+    monkeypatch.setattr(AH, "_check_qkv", lambda q, k, v, *a: checks.append(1) or "bfloat16")
+
+    def plan(q, k, v, causal, dt, cfg, key):
+        plans.append(dict(key))
+        return (lambda *args: launches.append(args)), ("tq", "tk", "tv"), False
+
+    monkeypatch.setattr(AH, "_call_plan", plan)
+
+    class T4:
+        def __init__(self, ptr, shape, stride=None, dtype="bf16"):
+            self.ptr, self.shape, self.dtype = ptr, shape, dtype
+            self._stride = stride or (shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1)
+
+        def data_ptr(self):
+            return self.ptr
+
+        def stride(self):
+            return self._stride
+
+    q, k = T4(1 << 20, (2, 8, 384, 128)), T4(2 << 20, (2, 2, 384, 128))
+    for _ in range(3):
+        assert AH.attention(q, k, k, causal=True) == ("o", q.shape)
+    assert len(checks) == len(plans) == 1 and plans[0]["HKV"] == 2 and len(launches) == 3
+    assert launches[0] == (("o", q.shape), "tq", "tk", "tv")
+    others = [
+        (T4(1 << 20, q.shape, stride=(1, 2, 3, 4)), k, k, True),  # a view of other strides
+        (T4(1 << 20, q.shape, dtype="fp16"), k, k, True),
+        (q, T4(3 << 20, k.shape), k, True),
+        (q, k, k, False),
+    ]
+    for a, b, c, causal in others:
+        AH.attention(a, b, c, causal=causal)
+    assert len(checks) == len(plans) == 5
+    AH.attention(q, k, k, causal=True, BM=64)  # other tiles: their own plan
+    assert len(plans) == 6 and plans[-1]["BM"] == 64
+    monkeypatch.setattr(AH, "_check_qkv", lambda *a: (_ for _ in ()).throw(TypeError("q: expected a tensor")))
+    with pytest.raises(TypeError, match="q: expected a tensor"):
+        AH.attention(object(), k, k)
