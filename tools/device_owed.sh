@@ -36,7 +36,7 @@ if [ "$1" = owed28c ]; then  # the smallest: the ready and attention-memo GPU te
   timeout 190 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_ready.py tests/test_runtime_launch.py \
     tests/test_kernels_library_gpu.py -k "ready or attention or runtime_launch or gpu_" > $OUT/tests.log 2>&1; tail -3 $OUT/tests.log
   grep -E "^(FAILED|ERROR)" $OUT/tests.log | head -12
-  timeout 40 python3 tools/bench/host_new_shape.py --n 100 > $OUT/host.log 2>&1; grep -A12 "^attention" $OUT/host.log | grep -v "^ *[0-9]* *0\.0"
+  timeout 60 python3 tools/bench/host_new_shape.py --n 100 > $OUT/host.log 2>&1; grep -A12 "^attention" $OUT/host.log | grep -v "^ *[0-9]* *0\.0"
   exit 0
 fi
 if [ "$1" = owed28b ]; then  # after owed28: the tests with their failures named, the host parts
