@@ -539,7 +539,7 @@ errs = {}
 x, w = r(1000, 264), r(1001, 264)
 errs["linear"] = rel(K.linear(x, w), x.float() @ w.float().t())
 x16, w16 = r(3, 4096, dt=torch.float16), r(4096, 4096, dt=torch.float16)
-errs["gemv"] = rel(K.matmul(x16, w16.t()), x16.float() @ w16.float())
+errs["gemv"] = rel(K.matmul(x16, w16.t()), x16.float() @ w16.float().t())
 q, k, v = r(2, 8, 1000, 128), r(2, 2, 1000, 128), r(2, 2, 1000, 128)
 ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
 errs["attention"] = rel(K.attention(q, k, v, causal=True), ref)
