@@ -414,8 +414,10 @@ def test_varlen_attention_with_too_small_a_max_seqlen_leaves_nan(causal):
     cu = torch.tensor(cq, device="cuda", dtype=torch.int32)
     o = K.attention_varlen(q, q, q, cu, max_seqlen_q=300, causal=causal)  # 3 blocks of 128 rows
     ref = _varlen_reference(q, q, q, cq, cq, causal)
-    lost = slice(0, 700 - 384) if causal else slice(384, 700)  # causal: the grid takes the last blocks
-    kept = slice(700 - 384, 700) if causal else slice(0, 384)
+    # blocks of 128 rows from the sequence's first row: 6 (the last of 60 rows); the grid's 3 CTAs
+    # take blocks 0-2, or, causal, the last three (rows 384-699, the longest first)
+    lost = slice(0, 384) if causal else slice(384, 700)
+    kept = slice(384, 700) if causal else slice(0, 384)
     assert o[lost].isnan().all() and not o[kept].isnan().any() and not o[700:].isnan().any()
     assert _rel(o[kept].transpose(0, 1), ref[0][:, kept]) < 2e-2
     assert _rel(o[700:].transpose(0, 1), ref[1]) < 2e-2
