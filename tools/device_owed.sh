@@ -32,6 +32,14 @@ nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
 # The twenty-eighth session's call (carry `.whl`; about 9.5 minutes): owed27 plus the ready records
 # (a new process with the kernels in the disk cache: tools/bench/bench_new_process.py) and their tests
 #   bash tools/device_owed.sh owed28
+# Owed by the twenty-eighth session (its device time ran out after one lease; carry `.whl`):
+#   bash tools/device_owed.sh owed28b   (about 5 minutes)
+# the library's GPU tests with the two test fixes of that session (the causal too-small
+# max_seqlen_q case, the ready-records test's GEMV reference), the ready kernels on a real
+# driver (tests/test_ready.py, tests/test_runtime_launch.py: the fake-driver test segfaulted
+# there before ready.py read kernel.py's launcher), the attention memo and the host parts
+# (tools/bench/host_new_shape.py), a CUDA-vs-interpreter campaign beside them; then
+# `bash tools/device_owed.sh owed27 campaign` for the rest of the owed 20 minutes.
 if [ "$1" = owed28c ]; then  # the smallest: the ready and attention-memo GPU tests, the host parts
   timeout 190 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_ready.py tests/test_runtime_launch.py \
     tests/test_kernels_library_gpu.py -k "ready or attention or runtime_launch or gpu_" > $OUT/tests.log 2>&1; tail -3 $OUT/tests.log
