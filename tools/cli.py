@@ -492,6 +492,38 @@ def cmd_passes(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    """``tirx cache dir|info|clear [--ready]``: where the disk cache is, what it holds, emptying it."""
+    from tirx import fileio
+    from tirx.runtime import cache
+
+    if args.action == "dir":
+        d = cache.cache_dir()
+        print(
+            d
+            if d is not None
+            else "(the disk cache is off: TIRX_DISABLE_DISK_CACHE or an empty TIRX_CACHE_DIR)"
+        )
+        return 0
+    try:
+        if args.action == "info":
+            got = cache.listing()
+            if got["dir"] is None:
+                print("the disk cache is off (TIRX_DISABLE_DISK_CACHE or an empty TIRX_CACHE_DIR)")
+                return 0
+            print(f"{got['dir']}: {got['entries']} entries, {got['bytes'] / 2**20:.1f} MiB "
+                  f"({got['ready']} ready records, {got['entries'] - got['ready']} compiled binaries)"
+                  + (f"; {got['other']} other names left alone" if got["other"] else ""))  # fmt: skip
+            return 0
+        n, size = cache.clear(ready_only=args.ready)
+    except fileio.Untrusted as e:
+        _err(f"tirx cache: error: not using the disk cache: {e}")
+        return 1
+    what = "ready records" if args.ready else "entries"
+    print(f"removed {n} {what} ({size / 2**20:.1f} MiB)")
+    return 0
+
+
 def json_like(v: Any) -> str:
     """An option default as a pipeline string writes it."""
     if isinstance(v, bool):
@@ -1180,6 +1212,17 @@ def _parser() -> argparse.ArgumentParser:
     ps = sub.add_parser("passes", help="list the registered passes and their options")
     ps.add_argument("--plugin", action="append", metavar="PY", help="a Python file that registers passes")
 
+    cc = sub.add_parser(
+        "cache",
+        help="the disk cache: its directory, what it holds, emptying it",
+        description="dir: print the disk cache's directory; info: count its entries (compiled binaries "
+        "and ready records, docs/cuda.md) and their size; clear: remove them (--ready: the ready "
+        "records alone, so the next process rebuilds its kernels from the compiled binaries). Only "
+        "<key>.tirxbin files of the current user are removed.",
+    )
+    cc.add_argument("action", choices=("dir", "info", "clear"))
+    cc.add_argument("--ready", action="store_true", help="clear: the ready records alone")
+
     sub.add_parser("demo", help="run the demo (tirx.tools.demo)", add_help=False)
     return p
 
@@ -1322,6 +1365,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     cmds = {"fmt": cmd_fmt, "check": cmd_check, "roundtrip": cmd_roundtrip, "fuzz": cmd_fuzz, "opt": cmd_opt}
     cmds["passes"] = cmd_passes
     cmds["filecheck"] = cmd_filecheck
+    cmds["cache"] = cmd_cache
     return cmds[args.cmd](args)
 
 

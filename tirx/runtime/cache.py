@@ -34,13 +34,15 @@ import contextlib
 import hashlib
 import json
 import os
+import re
+import stat
 import sys
 import threading
 from collections import OrderedDict
 
 from .. import fileio
 
-__all__ = ["CacheEntry", "cache_dir", "clear_memory", "get", "make_key", "put"]
+__all__ = ["CacheEntry", "cache_dir", "clear", "clear_memory", "get", "listing", "make_key", "put"]
 
 _CODEGEN_VERSION: str | None = None
 
@@ -258,3 +260,86 @@ def _read(path: str, key: str) -> CacheEntry | None:
 def _write(d: str, key: str, e: CacheEntry) -> None:
     # private (0o600), atomic; a stale temp file of a killed writer is removed on the way
     fileio.atomic_write(os.path.join(d, key + ".tirxbin"), _encode(e, key), mode=0o600, durable=False)
+
+
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.tirxbin")
+
+
+def _entry_meta(path: str) -> dict | None:
+    """The JSON meta block of the entry at ``path`` (its header only: no checksum; for listing)."""
+    try:
+        data = fileio.read_private(path, MAX_ENTRY_BYTES)
+    except (fileio.Untrusted, OSError):
+        return None
+    if not data or not data.startswith(_MAGIC):
+        return None
+    p = len(_MAGIC) + 32
+    try:
+        n = int.from_bytes(data[p : p + 8], "little")
+        meta = json.loads(data[p + 8 : p + 8 + n].decode())
+    except Exception:
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def listing() -> dict:
+    """What the disk cache holds: ``{"dir", "entries", "ready", "bytes", "other"}``: entries
+    (``<key>.tirxbin`` regular files), of which ready records (``tirx.runtime.ready``), their
+    bytes, and other names in the directory (left alone). ``dir`` is None when the disk cache is
+    off. Raises ``fileio.Untrusted`` for a directory tirx refuses to use."""
+    d = cache_dir()
+    out: dict = {"dir": d, "entries": 0, "ready": 0, "bytes": 0, "other": 0}
+    if d is None or fileio.private_dir(d, create=False) is None:
+        return out
+    for name, st in _scan(d):
+        if st is None:
+            out["other"] += 1
+            continue
+        out["entries"] += 1
+        out["bytes"] += st.st_size
+        meta = _entry_meta(os.path.join(d, name))
+        if meta is not None and "ready" in meta:
+            out["ready"] += 1
+    return out
+
+
+def clear(ready_only: bool = False) -> tuple[int, int]:
+    """Remove the disk cache's entries (``ready_only``: the ready records alone), and the memory
+    cache; ``(files removed, bytes)``. Only ``<key>.tirxbin`` regular files of the current user
+    are removed; anything else in the directory is left. Raises ``fileio.Untrusted`` for a
+    directory tirx refuses to use."""
+    clear_memory()
+    d = cache_dir()
+    if d is None or fileio.private_dir(d, create=False) is None:
+        return 0, 0
+    n = size = 0
+    for name, st in _scan(d):
+        if st is None:
+            continue
+        path = os.path.join(d, name)
+        if ready_only:
+            meta = _entry_meta(path)
+            if meta is None or "ready" not in meta:
+                continue
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+            n += 1
+            size += st.st_size
+    return n, size
+
+
+def _scan(d: str):
+    """``(name, lstat)`` of each entry of ``d`` (a ``<key>.tirxbin`` regular file of the current
+    user), ``(name, None)`` for any other name."""
+    uid = getattr(os, "getuid", lambda: None)()
+    with os.scandir(d) as it:
+        for e in sorted(it, key=lambda e: e.name):
+            st = None
+            if _ENTRY_NAME.fullmatch(e.name):
+                try:
+                    lst = os.lstat(e.path)
+                except FileNotFoundError:
+                    continue
+                if stat.S_ISREG(lst.st_mode) and (uid is None or lst.st_uid == uid):
+                    st = lst
+            yield e.name, st
