@@ -115,6 +115,32 @@ def test_records_are_written_read_and_keyed(cache, monkeypatch):
     assert len(builds) == 5
 
 
+def test_a_user_kernel_is_keyed_by_its_files(cache, tmp_path):
+    """``files``: a kernel built from a user's script is rebuilt when the script changes."""
+    import os
+
+    script = tmp_path / "my_kernels.py"
+    script.write_text("# v1\n")
+    builds = []
+
+    def build():
+        builds.append(1)
+        return _add()
+
+    R.ready("user.add", (), build, files=(str(script),))
+    C.clear_memory()
+    assert isinstance(R.ready("user.add", (), build, files=(str(script),)), R.ReadyKernel)
+    script.write_text("# version 2\n")  # another size (and time)
+    os.utime(script, ns=(1, 1))
+    assert not isinstance(R.ready("user.add", (), build, files=(str(script),)), R.ReadyKernel)
+    assert not isinstance(R.ready("user.add", (), build), R.ReadyKernel)  # without the files: its own key
+    assert len(builds) == 3
+    with pytest.raises(ValueError, match="files: cannot read"):
+        R.ready("user.add", (), build, files=(str(tmp_path / "missing.py"),))
+    with pytest.raises(TypeError, match="files must be a tuple"):
+        R.ready("user.add", (), build, files=str(script))
+
+
 def test_a_record_of_another_layout_is_rebuilt_and_rewritten(cache):
     k = _add()
     key = R.ready_key("tests.bad", (), R._arch())

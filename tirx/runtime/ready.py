@@ -66,15 +66,26 @@ def fingerprint() -> str:
     return _FP
 
 
-def ready_key(name: str, args: tuple, arch: str) -> str:
+def ready_key(name: str, args: tuple, arch: str, files: tuple[str, ...] = ()) -> str:
     """The cache key of the kernel ``name(*args)`` builds for ``arch`` (see the module docstring).
-    ``args`` may hold str, int, float, bool, None and tuples of them (their ``repr`` is keyed)."""
+    ``args`` may hold str, int, float, bool, None and tuples of them (their ``repr`` is keyed);
+    ``files``: source files outside tirx the build reads (a user's kernel scripts), keyed by
+    path, size and modification time as tirx's own."""
     if not isinstance(name, str) or not name:
         raise TypeError(f"ready: name must be a non-empty str, got {name!r}")
     _check_args(args)
+    if isinstance(files, str) or not isinstance(files, (tuple, list)):
+        raise TypeError(f"ready: files must be a tuple of paths, got {type(files).__name__}")
+    stamps = []
+    for f in files:
+        try:
+            st = os.stat(f)
+        except (OSError, TypeError, ValueError) as e:
+            raise ValueError(f"ready: files: cannot read {f!r}: {e}") from None
+        stamps.append(f"{os.path.abspath(f)}\0{st.st_size}\0{st.st_mtime_ns}")
     launcher = os.environ.get("TIRX_LAUNCHER", "bindings")
     h = hashlib.sha256(b"tirx-ready-key-1")
-    for part in (fingerprint(), name, repr(args), arch, launcher):
+    for part in (fingerprint(), name, repr(args), arch, launcher, *stamps):
         b = part.encode("utf-8", "surrogatepass")
         h.update(len(b).to_bytes(8, "little") + b)
     return h.hexdigest()
@@ -145,13 +156,15 @@ def _arch() -> str:
     return a
 
 
-def ready(name: str, args: tuple, build: Callable[[], Any]) -> Any:
+def ready(name: str, args: tuple, build: Callable[[], Any], files: tuple[str, ...] = ()) -> Any:
     """The kernel ``build()`` compiles (``tirx.compile`` of one kernel, for ``target="cuda"``),
     named ``name`` with arguments ``args``: a :class:`ReadyKernel` from the ready record when
     there is one, else ``build()``'s kernel, whose record is written for the next process.
-    ``build`` must depend on tirx's own files and ``args`` only (the library's kernels do): a
-    kernel whose script lives outside the tirx package is not keyed by its source."""
-    key = ready_key(name, args, _arch())
+    ``build`` must depend on tirx's own files, ``args`` and ``files`` only (the library's kernels
+    depend on tirx's alone; a user's kernel lists its script files, e.g.
+    ``files=(__file__,)``). Either is called with the device kernel's arguments
+    (``T.NoneType()`` parameters are not among them)."""
+    key = ready_key(name, args, _arch(), files)
     disk = _cache.cache_dir() is not None and os.environ.get("TIRX_READY_CACHE", "1").strip() != "0"
     if disk:
         entry = _cache.get(key)
