@@ -520,3 +520,75 @@ def test_every_tile_set_the_calls_pick_compiles_clean(dt, tiles):
     cfg = dict(tiles)
     threads = 128 * (1 + cfg["BM"] // 64)
     compile_clean(HM.make(dt, **cfg), max_registers=65536 // threads // 8 * 8)
+
+
+def test_calls_take_dlpack_and_cuda_array_interface_arrays(monkeypatch):
+    """``takes_arrays``: arrays of other libraries are viewed as torch tensors (DLPack first, then
+    the CUDA array interface), the result comes back as the first one's kind (CuPy through
+    DLPack, others as torch tensors), an ``out`` array is returned as given, torch tensors pass
+    untouched, and a producer torch refuses is a TypeError naming the argument."""
+    import sys
+    import types
+
+    from tirx.kernels import _host
+
+    class Tensor:
+        def __init__(self, src):
+            self.src = src
+
+    views = []
+
+    def from_dlpack(x):
+        if getattr(x, "bad", False):
+            raise BufferError("unsupported dtype")
+        views.append(("dlpack", x))
+        return Tensor(x)
+
+    def as_tensor(x, device=None):
+        views.append(("cai", x, device))
+        return Tensor(x)
+
+    torch = types.SimpleNamespace(Tensor=Tensor, from_dlpack=from_dlpack, as_tensor=as_tensor)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    cupy = types.SimpleNamespace(from_dlpack=lambda t: ("cupy", t))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+
+    class DL:
+        def __dlpack__(self, stream=None):
+            return None
+
+    class CAI:
+        __cuda_array_interface__ = {"shape": (1,)}
+
+    CuPyArray = type("ndarray", (DL,), {"__module__": "cupy._core.core"})
+    seen = []
+
+    @_host.takes_arrays("x", "w", "out")
+    def call(x, w=None, *, out=None, flag=1):
+        seen.append((x, w, out, flag))
+        return Tensor("result")
+
+    t, u = Tensor("t"), Tensor("u")
+    assert call(t, u, flag=2).src == "result" and seen[-1] == (t, u, None, 2) and views == []
+    d = DL()
+    r = call(d, u)
+    assert isinstance(r, Tensor) and seen[-1][0].src is d and seen[-1][1] is u
+    c = CAI()
+    call(t, w=c)
+    assert views[-1] == ("cai", c, "cuda") and seen[-1][1].src is c
+    cp = CuPyArray()
+    r = call(cp, d)
+    assert r[0] == "cupy" and r[1].src == "result"  # the first non-torch argument's kind
+    o = DL()
+    assert call(t, u, out=o) is o and seen[-1][2].src is o
+    odd = object()
+    call(odd, u)  # neither kind: handed on as it is, for the call's checks to name
+    assert seen[-1][0] is odd
+    bad = DL()
+    bad.bad = True
+    with pytest.raises(TypeError, match=r"^w: cannot view this DL as a torch tensor"):
+        call(t, bad)
+    monkeypatch.setitem(sys.modules, "torch", None)  # no torch: the call's own checks
+    monkeypatch.setattr(_host, "_import_torch", lambda: None)
+    call(d)
+    assert seen[-1][0] is d

@@ -578,3 +578,25 @@ def test_a_new_process_launches_the_library_from_ready_records(tmp_path):
     for run in runs:
         assert all(e < 1e-2 for e in run["errs"].values()), run["errs"]
     assert runs[0]["errs"] == runs[1]["errs"]  # the same kernels
+
+
+def test_the_calls_take_cupy_arrays():
+    """CuPy arrays (DLPack) in, CuPy arrays out, the same values as for torch tensors; an ``out``
+    array is written in place."""
+    cupy = pytest.importorskip("cupy")
+    g = torch.Generator(device="cuda").manual_seed(11)
+    x = torch.randn(300, 264, device="cuda", dtype=torch.float16, generator=g)
+    w = torch.randn(1000, 264, device="cuda", dtype=torch.float16, generator=g)
+    cx, cw = cupy.from_dlpack(x), cupy.from_dlpack(w)
+    y = K.linear(cx, cw)
+    assert isinstance(y, cupy.ndarray) and y.shape == (300, 1000)
+    assert torch.equal(torch.from_dlpack(y), K.linear(x, w))
+    out = cupy.full((300, 1000), float("nan"), dtype=cupy.float16)
+    assert K.linear(cx, cw, out=out) is out and torch.equal(torch.from_dlpack(out), K.linear(x, w))
+    q = torch.randn(1, 4, 256, 64, device="cuda", dtype=torch.bfloat16, generator=g)
+    o = K.attention(cupy.from_dlpack(q), q, q, causal=True)  # mixed: the first non-torch kind
+    assert isinstance(o, cupy.ndarray) and torch.equal(
+        torch.from_dlpack(o), K.attention(q, q, q, causal=True)
+    )
+    s = K.softmax(cupy.from_dlpack(q.float()))
+    assert torch.allclose(torch.from_dlpack(s), torch.softmax(q.float(), -1), atol=1e-6)

@@ -1,5 +1,6 @@
 """Host-side helpers shared by the library's calls: argument checks that name the argument,
-the device's SM count, and a cache of TMA descriptors.
+arrays of other libraries taken as torch views (``takes_arrays``), the device's SM count, and a
+cache of TMA descriptors.
 
 A ``CUtensorMap`` encodes only a pointer, the shape, the strides, the dtype, the box and the
 swizzle, so a descriptor cached under exactly those values is the descriptor a fresh encode
@@ -11,6 +12,9 @@ dictionary lookup instead of a driver call.
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from tirx.runtime.bounded import Bounded
@@ -47,6 +51,88 @@ def check_cuda(name: str, t: Any, dtypes: tuple[str, ...], ndim: int | None = No
     if ndim is not None and t.dim() != ndim:
         raise ValueError(f"{name}: expected a {ndim}-d tensor, got shape {tuple(t.shape)}")
     return dt
+
+
+def torch_view(name: str, x: Any) -> Any:
+    """``x`` as a torch tensor: itself, or a view (no copy) of a DLPack array (``__dlpack__``:
+    CuPy, JAX, ...) or of a CUDA-array-interface one (Numba, ...). Anything else is returned as
+    it is, for the call's checks to name."""
+    import torch
+
+    if x is None or isinstance(x, torch.Tensor):
+        return x
+    try:
+        if hasattr(x, "__dlpack__"):
+            return torch.from_dlpack(x)
+        if hasattr(x, "__cuda_array_interface__"):
+            return torch.as_tensor(x, device="cuda")
+    except Exception as e:  # a producer torch cannot take (its dtype, its device, ...)
+        raise TypeError(f"{name}: cannot view this {type(x).__name__} as a torch tensor: {e}") from e
+    return x
+
+
+def _like(result: Any, kind: Any) -> Any:
+    """``result`` (a torch tensor) as the array kind ``kind`` came as: CuPy through DLPack (no
+    copy); other kinds stay torch tensors."""
+    mod = type(kind).__module__.partition(".")[0]
+    if mod == "cupy":
+        import cupy
+
+        return cupy.from_dlpack(result)
+    return result
+
+
+def takes_arrays(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A library call that takes, for its parameters ``names``, any DLPack or CUDA-array-interface
+    array besides torch tensors: such arguments are viewed as torch tensors without a copy and
+    the result comes back as the first one's kind (a CuPy array for CuPy inputs, else a torch
+    tensor); an ``out`` given as such an array is written through its view and returned as it
+    was given. Torch arguments pass straight through (an ``isinstance`` each)."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        params = list(inspect.signature(fn).parameters)
+        pos = tuple(params.index(n) for n in names if n in params)
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            T = getattr(sys.modules.get("torch") or _import_torch(), "Tensor", None)
+            if T is None:  # no torch: the call's own checks say so
+                return fn(*args, **kwargs)
+            n = len(args)
+            for i in pos:
+                if i < n and args[i] is not None and not isinstance(args[i], T):
+                    break
+            else:
+                for k, v in kwargs.items():
+                    if k in names and v is not None and not isinstance(v, T):
+                        break
+                else:
+                    return fn(*args, **kwargs)  # all torch (or left out)
+            new, kw = list(args), dict(kwargs)
+            given = [(new, i, params[i]) for i in pos if i < n] + [(kw, k, k) for k in names if k in kw]
+            first = None  # the first argument that is not a torch tensor: the result's kind
+            for where, at, name in given:
+                a = where[at]
+                if a is not None and not isinstance(a, T):
+                    first = a if first is None else first
+                    where[at] = torch_view(name, a)
+            res = fn(*new, **kw)
+            out = kwargs.get("out")
+            if out is not None and not isinstance(out, T):
+                return out  # written through its view
+            return _like(res, first) if first is not None else res
+
+        return call
+
+    return deco
+
+
+def _import_torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
 
 
 @functools.cache

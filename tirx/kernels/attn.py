@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 
+from tirx.kernels._host import takes_arrays
 from tirx.runtime.bounded import Bounded
 
 __all__ = ["attention", "attention_varlen", "best_config", "config_for", "config_varlen"]
@@ -187,6 +188,7 @@ def _check_qkv(q, k, v, q_layout: str, kv_layout: str, same: tuple[int, ...]) ->
     return dt
 
 
+@takes_arrays("q", "k", "v")
 def attention(q, k, v, causal: bool = False, **tiles):
     """``softmax(q k^T / sqrt(d)) v`` of contiguous ``(B, H, S, D)`` bf16 / fp16 torch tensors;
     ``k`` / ``v`` may have fewer heads, ``(B, HKV, S, D)`` with ``H % HKV == 0``: grouped-query
@@ -272,6 +274,7 @@ def varlen_maps(q, k, v, BM: int = 128, BN: int = 128) -> tuple[bytes, bytes, by
 _VARLEN_CALLS = Bounded(1024)
 
 
+@takes_arrays("q", "k", "v", "cu_seqlens_q", "cu_seqlens_k")
 def attention_varlen(
     q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q: int | None = None, causal: bool = False, **tiles
 ):

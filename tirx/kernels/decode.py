@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from tirx.kernels._host import check_cuda, sm_count
+from tirx.kernels._host import check_cuda, sm_count, takes_arrays
 
 __all__ = ["decode_attention", "decode_chunk"]
 
@@ -75,6 +75,7 @@ def _one_page_each(B: int, device: Any) -> Any:
     return torch.arange(B, dtype=torch.int32, device=device).view(B, 1)
 
 
+@takes_arrays("q", "k", "v", "lens", "block_table")
 def decode_attention(q: Any, k: Any, v: Any, lens: Any = None, *, block_table: Any = None) -> Any:
     """``softmax(q k^T / sqrt(D)) v`` for a decode step: ``q (B, H, D)`` (one query row per head)
     against the K / V caches, fp16 / bf16, D 64, 128 or 256, on one CUDA device, contiguous:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from tirx.kernels._host import check_cuda, dtype_name, sm_count, tensor_map
+from tirx.kernels._host import check_cuda, dtype_name, sm_count, takes_arrays, tensor_map
 from tirx.runtime.bounded import Bounded
 
 __all__ = ["config", "linear", "matmul", "scaled_matmul"]
@@ -394,6 +394,7 @@ def _rows(name: str, t: Any) -> Any:
     return t.reshape(rows, t.shape[-1])
 
 
+@takes_arrays("x", "weight", "out")
 def linear(x: Any, weight: Any, *, out: Any = None) -> Any:
     """``x @ weight.T`` (``torch.nn.functional.linear`` without bias): ``x (..., K)`` and
     ``weight (N, K)``, both row-major fp16 or bf16 on one CUDA device; the result has shape
@@ -410,6 +411,7 @@ def linear(x: Any, weight: Any, *, out: Any = None) -> Any:
     return res if out is not None else res.view(*x.shape[:-1], w.shape[0])
 
 
+@takes_arrays("a", "b", "out")
 def matmul(a: Any, b: Any, *, out: Any = None) -> Any:
     """``a @ b`` for ``a (M, K)`` row-major and ``b (K, N)`` row-major (N a multiple of 8) or
     stored K-major (``b.stride() == (1, K)``: the transpose of a row-major ``(N, K)`` tensor,
@@ -441,6 +443,7 @@ def matmul(a: Any, b: Any, *, out: Any = None) -> Any:
     return _gemm(a, b, res, dt, trans_b=True)
 
 
+@takes_arrays("a", "b", "scale_a", "scale_b", "out")
 def scaled_matmul(a: Any, b: Any, scale_a: Any, scale_b: Any, *, out: Any = None) -> Any:
     """``scale_a * scale_b * (a @ b)`` in bf16 for fp8 (e4m3 / e5m2) ``a (M, K)`` row-major
     and ``b (K, N)`` stored K-major, with float32 scales on the device: per tensor (one element

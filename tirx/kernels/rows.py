@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from tirx.kernels._host import check_cuda
+from tirx.kernels._host import check_cuda, takes_arrays
 
 __all__ = ["rms_norm", "softmax"]
 
@@ -67,6 +67,7 @@ def _rows(name: str, x: Any) -> Any:
     return x.reshape(-1, x.shape[-1])
 
 
+@takes_arrays("x")
 def softmax(x: Any) -> Any:
     """``torch.softmax(x, dim=-1)`` for a contiguous fp16 / bf16 / fp32 CUDA tensor."""
     import torch
@@ -80,6 +81,7 @@ def softmax(x: Any) -> Any:
     return y.view(x.shape)
 
 
+@takes_arrays("x", "weight")
 def rms_norm(x: Any, weight: Any, eps: float = 1e-6) -> Any:
     """``torch.nn.functional.rms_norm(x, (N,), weight, eps)``: ``x * rsqrt(mean(x^2) + eps) *
     weight`` over the last dimension, fp32 arithmetic."""
