@@ -38,7 +38,8 @@ nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
 # max_seqlen_q case, the ready-records test's GEMV reference), the ready kernels on a real
 # driver (tests/test_ready.py, tests/test_runtime_launch.py: the fake-driver test segfaulted
 # there before ready.py read kernel.py's launcher), the attention memo and the host parts
-# (tools/bench/host_new_shape.py), a CUDA-vs-interpreter campaign beside them; then
+# (tools/bench/host_new_shape.py), CuPy arrays through the calls (test_the_calls_take_cupy_arrays),
+# a CUDA-vs-interpreter campaign beside them; then
 # `bash tools/device_owed.sh owed27 campaign` for the rest of the owed 20 minutes.
 if [ "$1" = owed28c ]; then  # the smallest: the ready and attention-memo GPU tests, the host parts
   timeout 190 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_ready.py tests/test_runtime_launch.py \
