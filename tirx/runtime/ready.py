@@ -16,7 +16,8 @@ compile cache) and hands the call over, so errors and every other behaviour are 
 kernel's.
 
 Records are entries of the compile cache (``tirx.runtime.cache``: private directory, atomic
-writes, a checksum, the key stored inside), so they are trusted, refused and switched off
+writes, a checksum, the key stored inside; the fast path's source in a record is compiled and
+run on the host, so only the user can choose it), so they are trusted, refused and switched off
 (``TIRX_DISABLE_DISK_CACHE=1``) as compile-cache entries are. What the record does not key is
 the NVRTC toolchain: a record made by another NVRTC version serves the binary it made, a valid
 binary of the same source (``tirx cache clear`` or ``TIRX_DISABLE_DISK_CACHE`` make the next
