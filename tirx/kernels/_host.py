@@ -109,13 +109,15 @@ def takes_arrays(*names: str) -> Callable[[Callable[..., Any]], Callable[..., An
                 else:
                     return fn(*args, **kwargs)  # all torch (or left out)
             new, kw = list(args), dict(kwargs)
-            given = [(new, i, params[i]) for i in pos if i < n] + [(kw, k, k) for k in names if k in kw]
             first = None  # the first argument that is not a torch tensor: the result's kind
-            for where, at, name in given:
-                a = where[at]
-                if a is not None and not isinstance(a, T):
-                    first = a if first is None else first
-                    where[at] = torch_view(name, a)
+            for i in pos:
+                if i < n and new[i] is not None and not isinstance(new[i], T):
+                    first = new[i] if first is None else first
+                    new[i] = torch_view(params[i], new[i])
+            for k in names:
+                if kw.get(k) is not None and not isinstance(kw[k], T):
+                    first = kw[k] if first is None else first
+                    kw[k] = torch_view(k, kw[k])
             res = fn(*new, **kw)
             out = kwargs.get("out")
             if out is not None and not isinstance(out, T):
