@@ -170,6 +170,28 @@ def test_a_record_that_disagrees_with_the_built_kernel_warns_and_is_rewritten(ca
         again.materialize()
 
 
+def test_the_fingerprint_reads_linked_subpackages_and_not_the_tools(tmp_path):
+    """In a checkout ``tirx/passes`` & co are links to top-level folders: their files are keyed
+    (a pass changes the code); ``tirx/tools`` is not (benchmarks and scripts)."""
+    import os
+
+    outer = tmp_path / "passes"
+    outer.mkdir()
+    (outer / "cse.py").write_text("")
+    pkg = tmp_path / "tirx"
+    (pkg / "runtime").mkdir(parents=True)
+    (pkg / "runtime" / "ready.py").write_text("")
+    (pkg / "tools").mkdir()
+    (pkg / "tools" / "bench.py").write_text("")
+    (pkg / "notes.txt").write_text("")
+    os.symlink(outer, pkg / "passes")
+    got = [os.path.relpath(p, pkg) for p in R.sources(str(pkg))]
+    assert got == [os.path.join("passes", "cse.py"), os.path.join("runtime", "ready.py")]
+    real = R.sources(os.path.dirname(os.path.abspath(R.__file__ + "/..")))
+    assert any(p.endswith(os.path.join("passes", "cse.py")) for p in real)
+    assert any(p.endswith(os.path.join("kernels", "hopper", "matmul.py")) for p in real)
+
+
 def test_misuse_is_named():
     with pytest.raises(TypeError, match="args must hold"):
         R.ready_key("x", (object(),), "sm_90a")
