@@ -5,20 +5,8 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from tirx.runtime import cache as C
 from tirx.tools.cli import main
-
-
-@pytest.fixture
-def cdir(monkeypatch, tmp_path):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("TIRX_CACHE_DIR", str(d))
-    monkeypatch.delenv("TIRX_DISABLE_DISK_CACHE", raising=False)
-    C.clear_memory()
-    yield d
-    C.clear_memory()
 
 
 def _fill(d) -> None:
@@ -30,9 +18,9 @@ def _fill(d) -> None:
     os.symlink(d / "notes.txt", d / f"{9:064x}.tirxbin")  # named like an entry, but a link
 
 
-def test_info_and_clear(cdir, capsys):
-    _fill(cdir)
-    assert main(["cache", "dir"]) == 0 and capsys.readouterr().out.strip() == str(cdir)
+def test_info_and_clear(disk_cache, capsys):
+    _fill(disk_cache)
+    assert main(["cache", "dir"]) == 0 and capsys.readouterr().out.strip() == str(disk_cache)
     assert main(["cache", "info"]) == 0
     out = capsys.readouterr().out
     assert "5 entries" in out and "(2 ready records, 3 compiled binaries)" in out and "2 other names" in out
@@ -41,14 +29,14 @@ def test_info_and_clear(cdir, capsys):
     C.clear_memory()
     assert C.get(f"{0:064x}") is not None and C.get(f"{3:064x}") is None
     assert main(["cache", "clear"]) == 0 and "removed 3 entries" in capsys.readouterr().out
-    assert sorted(os.listdir(cdir)) == sorted(["notes.txt", f"{9:064x}.tirxbin"])  # left alone
-    assert (cdir / "notes.txt").read_text() == "mine"
+    assert sorted(os.listdir(disk_cache)) == sorted(["notes.txt", f"{9:064x}.tirxbin"])  # left alone
+    assert (disk_cache / "notes.txt").read_text() == "mine"
 
 
-def test_an_untrusted_or_absent_cache(cdir, capsys, monkeypatch):
+def test_an_untrusted_or_absent_cache(disk_cache, capsys, monkeypatch):
     assert main(["cache", "info"]) == 0 and "0 entries" in capsys.readouterr().out  # not made yet
-    cdir.mkdir(mode=0o700)
-    os.chmod(cdir, 0o777)
+    disk_cache.mkdir(mode=0o700)
+    os.chmod(disk_cache, 0o777)
     assert main(["cache", "clear"]) == 1
     assert "not using the disk cache" in capsys.readouterr().err
     monkeypatch.setenv("TIRX_DISABLE_DISK_CACHE", "1")

@@ -56,7 +56,7 @@ def _probe(cache: str, mode: str = "run", **env: str) -> dict:
 
 
 def test_a_new_process_takes_the_library_kernels_from_their_records(tmp_path):
-    cache = str(tmp_path / "cache")
+    cache = str(tmp_path / "cache")  # the child processes' (this process's own is left alone)
     first = _probe(cache)
     assert first["kinds"] == ["Kernel"] * 3 and first["script"]
     again = _probe(cache)
@@ -86,16 +86,7 @@ def _add():
     return tirx.compile(b.get(), target="cuda -arch=sm_90a")
 
 
-@pytest.fixture
-def cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("TIRX_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("TIRX_READY_CACHE", raising=False)
-    C.clear_memory()
-    yield
-    C.clear_memory()
-
-
-def test_records_are_written_read_and_keyed(cache, monkeypatch):
+def test_records_are_written_read_and_keyed(disk_cache, monkeypatch):
     builds = []
 
     def build():
@@ -115,7 +106,7 @@ def test_records_are_written_read_and_keyed(cache, monkeypatch):
     assert len(builds) == 5
 
 
-def test_a_user_kernel_is_keyed_by_its_files(cache, tmp_path):
+def test_a_user_kernel_is_keyed_by_its_files(disk_cache, tmp_path):
     """``files``: a kernel built from a user's script is rebuilt when the script changes."""
     import os
 
@@ -141,7 +132,7 @@ def test_a_user_kernel_is_keyed_by_its_files(cache, tmp_path):
         R.ready("user.add", (), build, files=str(script))
 
 
-def test_a_record_of_another_layout_is_rebuilt_and_rewritten(cache):
+def test_a_record_of_another_layout_is_rebuilt_and_rewritten(disk_cache):
     k = _add()
     key = R.ready_key("tests.bad", (), R._arch())
     C.put(key, C.CacheEntry("", "", k.cubin, "", {"ready": 1, "name": "add_kernel"}))  # fields missing
@@ -153,7 +144,7 @@ def test_a_record_of_another_layout_is_rebuilt_and_rewritten(cache):
     assert builds == [1]
 
 
-def test_a_record_that_disagrees_with_the_built_kernel_warns_and_is_rewritten(cache):
+def test_a_record_that_disagrees_with_the_built_kernel_warns_and_is_rewritten(disk_cache):
     k = _add()
     key = R.ready_key("tests.stale", (), R._arch())
     stale = dict(R.export(k), dims="gx, 1, 1, 64, 1, 1, sm, h")

@@ -134,16 +134,7 @@ def test_dtype_text_and_lanes_agree(base, lanes):
 
 
 # ------------------------------------------------------------------ 14: compile cache
-@pytest.fixture
-def disk_cache(monkeypatch, tmp_path):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("TIRX_CACHE_DIR", str(d))
-    monkeypatch.delenv("TIRX_DISABLE_DISK_CACHE", raising=False)
-    C.clear_memory()
-    fileio.reset_state()
-    yield d
-    C.clear_memory()
-    fileio.reset_state()
+# (the disk_cache fixture: tests/conftest.py)
 
 
 SRC = 'extern "C" __global__ void k() {}\n'

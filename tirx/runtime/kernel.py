@@ -28,7 +28,6 @@ import contextlib
 import os
 import struct
 import sys
-import threading
 from typing import Any
 
 from ..ir import PointerType, PrimType, Var, collect_vars
@@ -90,13 +89,7 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
         self.image = module if image is None else image  # the NVRTC build holding its code
         self.name = info.name
         self.func = info.func
-        self._fns: dict[int, Any] = {}
-        self._fnp: dict[int, Any] = {}  # device -> the CUfunction as a ctypes.c_void_p (ctypes launcher)
-        self._blocks: dict[int, tuple] = {}
-        self._xblocks: dict[int, tuple] = {}  # thread -> cuLaunchKernelEx buffer (ctypes launcher)
-        self._streams: dict[int, Any] = {}
-        self._smem_max: dict[int, int] = {}
-        self._lock = threading.Lock()
+        self._init_launch_state()
         self._plan()
 
     # -- inspection ---------------------------------------------------------------
@@ -112,14 +105,6 @@ class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
     @property
     def ptx(self) -> str:
         return self.image.ptx
-
-    @property
-    def cubin(self) -> bytes:
-        return self.image.cubin
-
-    @property
-    def arch(self) -> str:
-        return self.image.arch
 
     def __repr__(self) -> str:
         ps = ", ".join(p.name for p in self.func.params)

@@ -48,6 +48,25 @@ def _stream_handle(stream: Any, device: int) -> int:
 class LaunchMixin(KernelState):
     """Per-device functions, parameter buffers and streams, and the launch itself."""
 
+    def _init_launch_state(self) -> None:
+        """Nothing loaded yet: no device's function, no thread's buffer, no stream."""
+        self._fns = {}
+        self._fnp = {}  # device -> the CUfunction as a ctypes.c_void_p (ctypes launcher)
+        self._blocks = {}
+        self._xblocks = {}  # thread -> cuLaunchKernelEx buffer (ctypes launcher)
+        self._streams = {}
+        self._smem_max = {}
+        self._lock = threading.Lock()
+
+    # -- the image launched ------------------------------------------------------------
+    @property
+    def cubin(self) -> bytes:
+        return self.image.cubin
+
+    @property
+    def arch(self) -> str:
+        return self.image.arch
+
     # -- per-device state --------------------------------------------------------------
     def _function(self, dev: int) -> Any:
         fn = self._fns.get(dev)

@@ -253,23 +253,9 @@ class ReadyKernel(LaunchMixin, FastPathMixin):
         self._key = key
         self._rec = rec
         self._real: Any = None
-        self._fns: dict[int, Any] = {}
-        self._fnp: dict[int, Any] = {}
-        self._blocks: dict[int, tuple] = {}
-        self._xblocks: dict[int, tuple] = {}
-        self._streams: dict[int, Any] = {}
-        self._smem_max: dict[int, int] = {}
-        self._lock = threading.Lock()
+        self._init_launch_state()
         self._retry = _Retry()
         self._call: Any = None  # the bound fast path (on the first call, once torch is there)
-
-    @property
-    def cubin(self) -> bytes:
-        return self.image.cubin
-
-    @property
-    def arch(self) -> str:
-        return self.image.arch
 
     def __repr__(self) -> str:
         return f"<tirx.ReadyKernel {self.name}({', '.join(self.pnames)}) for {self.arch}>"
