@@ -570,6 +570,7 @@ def test_calls_take_dlpack_and_cuda_array_interface_arrays(monkeypatch):
 
     t, u = Tensor("t"), Tensor("u")
     assert call(t, u, flag=2).src == "result" and seen[-1] == (t, u, None, 2) and views == []
+    assert call(t, w=u, out=t).src == "result" and seen[-1] == (t, u, t, 1) and views == []
     d = DL()
     r = call(d, u)
     assert isinstance(r, Tensor) and seen[-1][0].src is d and seen[-1][1] is u

@@ -69,21 +69,10 @@ def test_a_new_process_takes_the_library_kernels_from_their_records(tmp_path):
 
 
 def _add():
-    from tirx.ir import TensorType, Var, const
-    from tirx.ir.op import call
-    from tirx.ir.types import float16
-    from tirx.surface.builder import IRBuilder, launch_args
+    """The fast-path launch tests' kernel (tests/test_runtime_launch.py), compiled for sm_90a."""
+    from test_runtime_launch import make_add
 
-    b = IRBuilder("ready_test.py")
-    with b, b.function("add"):
-        n = Var("n")
-        A = b.param("A", TensorType((n,), float16))
-        B = b.param("B", TensorType((n,), float16))
-        with b.device_entry(*launch_args((n + 127) // 128, 128)):
-            i = b.bind("i", call("cuda.block_idx", "x") * 128 + call("cuda.thread_idx", "x"))
-            with b.if_(i < n):
-                b.store(B, (i,), A[i] + const(1.0, float16))
-    return tirx.compile(b.get(), target="cuda -arch=sm_90a")
+    return tirx.compile(make_add(), target="cuda -arch=sm_90a")
 
 
 def test_records_are_written_read_and_keyed(disk_cache, monkeypatch):

@@ -92,6 +92,7 @@ def takes_arrays(*names: str) -> Callable[[Callable[..., Any]], Callable[..., An
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         params = list(inspect.signature(fn).parameters)
         pos = tuple(params.index(n) for n in names if n in params)
+        keyed = frozenset(names)
 
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -100,14 +101,16 @@ def takes_arrays(*names: str) -> Callable[[Callable[..., Any]], Callable[..., An
                 return fn(*args, **kwargs)
             n = len(args)
             for i in pos:
-                if i < n and args[i] is not None and not isinstance(args[i], T):
+                if i < n and not isinstance(args[i], T) and args[i] is not None:
                     break
             else:
-                for k, v in kwargs.items():
-                    if k in names and v is not None and not isinstance(v, T):
+                if not kwargs or keyed.isdisjoint(kwargs):
+                    return fn(*args, **kwargs)  # all torch (or left out): the common call
+                for k in keyed.intersection(kwargs):
+                    if not isinstance(kwargs[k], T) and kwargs[k] is not None:
                         break
                 else:
-                    return fn(*args, **kwargs)  # all torch (or left out)
+                    return fn(*args, **kwargs)
             new, kw = list(args), dict(kwargs)
             first = None  # the first argument that is not a torch tensor: the result's kind
             for i in pos:
