@@ -659,8 +659,9 @@ class ExprMixin:
         if not self.bare_tensors:  # no tensor written by its name since: nothing to keep
             return r
         if type(r) is Call and any(a is v for a in pos for v in self.bare_tensors):
-            bare = [pos[i] for i in self.bare_tensor_args(span, pos, in_list)]
-            tensors = tuple(j for j, a in enumerate(r.args) if any(a is v for v in bare))
+            where = self.bare_tensor_args(span, pos, in_list)
+            bare = [pos[i] for i in where]
+            tensors = _bare_in_call(r.args, pos, where)
             if tensors:
                 r = r.replace(tensor_args=tensors)
             for v in bare:  # the names this call consumed (an outer call's may still be pending)
@@ -718,6 +719,23 @@ class ExprMixin:
                 return ()
             args = _top_level_args("f(" + args[in_list][1:-1] + ")") or []
         return self._bare_positions([a if a.isidentifier() else None for a in args], pos)
+
+
+def _bare_in_call(args: Any, pos: Any, where: Any) -> tuple:
+    """The positions of the call's ``args`` that hold the arguments written at ``pos[where]``
+    as a bare tensor name. A pointer can be passed both ways in one call (``f(buf, buf_ptr)``
+    with ``buf``'s data ``buf_ptr``): its k-th occurrence in ``args`` is its k-th in ``pos``
+    (an alias may move arguments but keeps one pointer's occurrences in order), so only those
+    written bare are marked."""
+    out = []
+    for v in {id(pos[i]): pos[i] for i in where}.values():
+        in_pos = [i for i, a in enumerate(pos) if a is v]
+        in_args = [j for j, a in enumerate(args) if a is v]
+        if len(in_pos) != len(in_args):  # the op folded or repeated it: mark every occurrence
+            out.extend(in_args)
+            continue
+        out.extend(j for i, j in zip(in_pos, in_args) if i in where)
+    return tuple(sorted(out))
 
 
 def _top_level_args(src: str) -> list[str] | None:

@@ -560,6 +560,30 @@ def test_tensor_spellings_nested_in_one_statement_each_keep_their_own():
     assert got == [ln.strip() for ln in text.splitlines()[-3:]]
 
 
+def test_a_pointer_passed_both_as_its_tensor_and_bare_keeps_each_spelling():
+    """One call given a tensor and, beside it, the tensor's own pointer (``f(t, p)`` with ``t``
+    over ``p``): only the argument written as the tensor is marked, in the text parser as in
+    the frontend (CI round-trip fuzz, stop 48: the text marked both and printed ``f(t, t)``)."""
+    text = (
+        "@T.function\n"
+        "def k(h: T.handle):\n"
+        '    p = T.reinterpret(h, ty=T.Ptr(T.int16, "local"))\n'
+        "    t = T.decl_tensor(p, ty_args=[T.Tensor((45,), T.int16)])\n"
+        "    with T.device_entry(1, 1, 1, 32, 1, 1):\n"
+        "        T.cuda.mma_store(4, 0, t, p, 0, 16, ty=T.int16)\n"
+        "        T.cuda.mma_store(4, 0, p, t, 0, 16, ty=T.int16)\n"
+        "        T.cuda.mma_store(4, 0, t, t, 0, 16, ty=T.int16)\n"
+    )
+    f = tirx.loads(text)
+    calls = [
+        n for n in tirx.ir.post_order(f) if isinstance(n, tirx.ir.Call) and n.op.name == "cuda.mma_store"
+    ]
+    assert [c.tensor_args for c in calls] == [(2,), (3,), (2, 3)]
+    printed = [ln.strip() for ln in tirx.dumps(f).splitlines() if "mma_store" in ln]
+    assert printed == [ln.strip() for ln in text.splitlines() if "mma_store" in ln]
+    tirx.assert_structural_equal(tirx.loads(tirx.dumps(f)), f)
+
+
 def test_a_view_passed_for_a_pointer_prints_the_view_and_round_trips():
     """A tensor declared over another pointer (``acc`` over ``p``) and passed where a pointer
     goes prints by its name, as TIRx prints it (checked against apache-tvm-tirx 0.1.0a4), and
