@@ -104,6 +104,32 @@ def test_max_shrink_time_stops_shrinking():
     assert cut is not None and cut[2] > 1001  # stopped at once: the first failing example
 
 
+def test_a_chunk_generates_the_same_examples_after_new_modules_load(tmp_path, monkeypatch):
+    """A chunk's examples depend on its seed alone: hypothesis also draws constants found in
+    the modules loaded so far, and a module loaded between two runs (tirx loads its own
+    lazily) changed a chunk's examples, so a failure's replay command did not reproduce it
+    (CI round-trip fuzz, stop 48)."""
+    from hypothesis import strategies as st
+
+    from tirx.testing.campaign import run_budgeted
+
+    def examples() -> list:
+        seen: list = []
+        run_budgeted(st.lists(st.integers(0, 10**12), max_size=4), seen.append, seed=11, examples=300)
+        return seen
+
+    before = examples()
+    consts = ", ".join(str(123456789011 + 7919 * k) for k in range(400))
+    (tmp_path / "many_constants_mod.py").write_text(f"VALUES = ({consts})\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    __import__("many_constants_mod")
+    try:
+        after = examples()
+    finally:
+        sys.modules.pop("many_constants_mod", None)
+    assert len(before) == 300 and after == before
+
+
 def test_progress_line_counts_failures():
     from tirx.tools.cli import _Progress
 

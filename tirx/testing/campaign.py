@@ -15,6 +15,7 @@ It lives below both of its users: ``tirx.testing.semantic_fuzz`` (semantic prope
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib
 import json
 import os
@@ -22,7 +23,7 @@ import secrets
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,36 @@ def _chunk_property(
     return prop
 
 
+@contextlib.contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Hypothesis (6.13x and later) sometimes draws a value from the constants it finds in
+    the "local" modules loaded so far, and tirx loads modules lazily, so a chunk's examples
+    depended on what earlier chunks had imported: the replay command printed for a failure
+    did not generate the failing program again (CI round-trip fuzz, stop 48). While a
+    campaign runs, that pool is empty (hypothesis' built-in constants stay), so a chunk's
+    examples depend on its seed alone. Private hypothesis names: where they are missing
+    (older or newer versions) there is nothing to pin."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - hypothesis moved it: nothing to pin
+        yield
+        return
+    get = getattr(providers, "_get_local_constants", None)
+    Constants = getattr(providers, "Constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    if get is None or Constants is None or not hasattr(cache, "clear"):
+        yield
+        return
+    empty = Constants()
+    cache.clear()  # values permitted per choice, computed with the pool of an earlier run
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = get
+        cache.clear()
+
+
 def run_budgeted(
     strategy: Any,
     check: Callable[[Any], None],
@@ -141,14 +172,35 @@ def run_budgeted(
     ``(examples_run, seconds, failure, shrink_seconds)`` where failure is ``(chunk_seed,
     chunk_examples, example, exception)`` for the smallest failing example found, or None.
     """
-    from hypothesis import HealthCheck, Verbosity, given, settings
-    from hypothesis import seed as hseed
-
     if examples is None and time_budget is None:
         examples = DEFAULT_CHUNK
     t0 = time.monotonic()
     deadline = None if time_budget is None else t0 + time_budget
     state: dict[str, Any] = {"n": 0, "failing_since": None, "last": None}
+    with _no_local_constants():
+        _run_chunks(strategy, check, state, seed, examples, chunk, t0, deadline, max_shrink_time, on_progress)
+    end = time.monotonic()
+    shrink = 0.0 if state["failing_since"] is None else end - state["failing_since"]
+    return state["n"], end - t0, state["last"], shrink
+
+
+def _run_chunks(
+    strategy: Any,
+    check: Callable[[Any], None],
+    state: dict,
+    seed: int,
+    examples: int | None,
+    chunk: int,
+    t0: float,
+    deadline: float | None,
+    max_shrink_time: float,
+    on_progress: Callable[[int, float], None] | None,
+) -> None:
+    """``run_budgeted``'s loop: one hypothesis run a chunk until the count or the time is
+    spent or a chunk failed (``state`` holds the count and the failure)."""
+    from hypothesis import HealthCheck, Verbosity, given, settings
+    from hypothesis import seed as hseed
+
     i = 0
     while True:
         left = None if examples is None else examples - state["n"]
@@ -179,9 +231,6 @@ def run_budgeted(
                 raise
         if state["last"] is not None:
             break
-    end = time.monotonic()
-    shrink = 0.0 if state["failing_since"] is None else end - state["failing_since"]
-    return state["n"], end - t0, state["last"], shrink
 
 
 def _describe(e: BaseException) -> str:
