@@ -471,6 +471,107 @@ def test_a_call_seen_before_is_prepared_once(monkeypatch):
     assert len(prepared) == 4
 
 
+ROWS_ON_DEVICE_SETS = [
+    ("bfloat16", {}),
+    ("float16", {"EPI": "direct"}),
+    ("bfloat16", {"BM": 64, "BN": 128, "STAGES": 8, "EPI": "atomic", "SPLIT_K": 4}),
+    ("bfloat16", {"TRANS_B": True}),
+    ("float8_e4m3fn", {"BN": 128, "STAGES": 6, "SCALES": "block"}),
+]
+
+
+@pytest.mark.parametrize("dt,tiles", ROWS_ON_DEVICE_SETS)
+def test_kernels_that_write_their_descriptors_compile_clean(dt, tiles):
+    """``ROWS_ON_DEVICE``: the kernel takes templates for A (and C with the TMA store) and A and
+    a descriptor space; warp 0 patches each template's address and row count in shared memory
+    and copies it out with the tensor-map proxy's release; the threads that use a descriptor
+    acquire it first, and every TMA copy and prefetch of A and C reads the CTA's own."""
+    f = HM.make(dt, ROWS_ON_DEVICE=True, **tiles)
+    tma_c = tiles.get("EPI", "tma") == "tma"
+    threads = 128 * (1 + tiles.get("BM", 128) // 64)
+    k = compile_clean(f, max_registers=65536 // threads // 8 * 8)
+    names = [p.name for p in k.info.params]
+    assert names[:5] == ["M", "N", "K", "TA", "TB"] and names[-2:] == ["A", "WS"]
+    assert ("TC" in names) == tma_c
+    maps = 2 if tma_c else 1
+    assert k.ptx.count("tensormap.replace.tile.global_address.shared::cta.b1024.b64") == maps
+    assert k.ptx.count("tensormap.replace.tile.global_dim.shared::cta.b1024.b32") == maps
+    assert k.ptx.count("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu") == maps
+    # thread 0 acquires both before the prefetches and loads; each consumer's storing thread, C
+    assert k.ptx.count("fence.proxy.tensormap::generic.acquire.gpu") == (3 if tma_c else 1)
+    src = k.source
+    assert "TA_param" not in src and "TC_param" not in src  # the templates are in global memory
+    assert_round_trips(f)
+
+
+def test_kernels_that_write_their_descriptors_fit_every_tile_set():
+    """The 256 bytes of shared memory the patched descriptors take fit beside the stages of every
+    tile set ``config`` picks (its stage count leaves room for them)."""
+    for M in (65, 128, 1000, 4096):
+        for N in (8, 100, 1000, 4096, 12288):
+            for tb in (False, True):
+                for split in (1, 4):
+                    cfg = MM.config(M, N, 4096, "bfloat16", 132, tb, split)
+                    stage = (cfg["BM"] + cfg["BN"]) * 128
+                    staging = cfg["BM"] // 64 * 16384 if cfg["EPI"] == "tma" else 0
+                    assert cfg["STAGES"] * stage + staging + 256 + 1024 <= 232448, cfg
+
+
+def test_a_call_with_descriptors_written_on_the_device_encodes_no_new_m(monkeypatch):
+    """With ``ROWS_ON_DEVICE``, a call at a new M or on new A and C addresses encodes nothing:
+    A's and C's templates are encoded once a class (K and the box; N), B's descriptor once an
+    address, and the launch passes the templates, A and the stream's descriptor space."""
+    from tirx.kernels import _host
+
+    calls = fake_tma_driver(monkeypatch)
+    for name, value in [("_MAPS", Bounded(64)), ("_ENCODERS", {}), ("_TEMPLATES", {})]:
+        monkeypatch.setattr(_host, name, value)
+    monkeypatch.setattr(_host, "words_on_device", lambda raw, device: ("template", raw, device))
+    monkeypatch.setattr(MM, "_CALLS", Bounded(64))
+    monkeypatch.setattr(MM, "ROWS_ON_DEVICE", True)
+    monkeypatch.setattr(MM, "sm_count", lambda dev: 132)
+    kernels, launched = [], []
+
+    def kernel(dtype, tiles):
+        kernels.append(dict(tiles))
+        return lambda *args: launched.append(args)
+
+    monkeypatch.setattr(MM, "_kernel", kernel)
+    space = object()
+    monkeypatch.setattr(MM, "per_stream", lambda index, what, make: space)
+
+    class Fake:
+        """A tensor as the host path reads it: address, shape, dtype, device."""
+
+        device = type("Device", (), {"index": 0})()
+        dtype = "torch.bfloat16"
+
+        def __init__(self, ptr, shape):
+            self.ptr, self.shape = ptr, shape
+
+        def data_ptr(self):
+            return self.ptr
+
+    w = Fake(1 << 24, (512, 256))
+    for i, M in enumerate((100, 300, 301, 1000)):
+        x, out = Fake((2 + i) << 24, (M, 256)), Fake((8 + i) << 24, (M, 512))
+        MM._gemm(x, w, out, "bfloat16")
+        args = launched[-1]
+        assert args[:3] == (M, 512, 256) and args[6] is out and args[7] is x and args[8] is space
+        assert args[3][0] == args[5][0] == "template" and args[4] == _host._MAPS.get(
+            (w.ptr, 512, 256, (kernels[-1]["BN"], 64), "bfloat16", 128)
+        )
+    assert all(t.get("ROWS_ON_DEVICE") and t["BN"] == 64 for t in kernels)  # one class of tiles
+    # three encodes for four new row counts and addresses: A's template (from the first x: K's
+    # pitch, 128 x 64 boxes), B's descriptor, C's template (from the first out: N's pitch)
+    assert sorted((c[0], c[2], c[3]) for c in calls) == [
+        (1 << 24, [512], [64, 64]),
+        (2 << 24, [512], [64, 128]),
+        (8 << 24, [1024], [64, 64]),
+    ]
+    assert len(_host._TEMPLATES) == 2
+
+
 def test_the_tile_model_fits_its_evidence():
     """The model's constants against the H100 timings they were fitted to
     (tools/bench/data/gemm_tiles_h100.json, tools/bench/gemm_model_fit.py): RMS log error at most

@@ -21,6 +21,8 @@ from tirx.runtime.bounded import Bounded
 
 _MAPS: Bounded = Bounded(4096)
 _ENCODERS: dict[tuple, Any] = {}  # (dtype, cols, box, swizzle) -> tirx.runtime.tma._Encoder
+_TEMPLATES: dict[tuple, Any] = {}  # (device, cols, box, dtype, swizzle) -> (16,) uint64 tensor
+_PER_STREAM: dict[tuple, Any] = {}  # (device, raw stream, what) -> a device buffer
 
 
 _NAMES: dict = {}  # torch dtype -> its name (str() of a dtype costs a microsecond a call)
@@ -167,4 +169,42 @@ def tensor_map(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, s
         if ptr % 16:
             raise ValueError("tensor map: the tensor's address must be 16-byte aligned")
         got = _MAPS.put(key, enc(ptr, rows))
+    return got
+
+
+def map_template(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128) -> Any:
+    """A descriptor of the row-major ``(rows, cols)`` class with this box and swizzle, as a
+    ``(16,)`` uint64 tensor on ``t``'s device, for kernels that write their own descriptors from
+    it with another address and row count (``matmul_sm90``'s ``ROWS_ON_DEVICE``): encoded once
+    a class (from ``t``), copied to the device once, then shared by every tensor of the class."""
+    key = (t.device.index, cols, box, dtype, swizzle)
+    got = _TEMPLATES.get(key)
+    if got is None:
+        got = _TEMPLATES[key] = words_on_device(tensor_map(t, rows, cols, box, dtype, swizzle), t.device)
+    return got
+
+
+def words_on_device(raw: bytes, device: Any) -> Any:
+    """128 descriptor bytes as a ``(16,)`` uint64 torch tensor on ``device`` (copied from
+    pageable memory: complete when this returns)."""
+    import torch
+
+    dev = torch.frombuffer(bytearray(raw), dtype=torch.int64).to(device)
+    return dev.view(torch.uint64) if hasattr(torch, "uint64") else dev
+
+
+def per_stream(index: int, what: str, make: Callable[[Any], Any], stream: int | None = None) -> Any:
+    """A device buffer of device ``index`` for the launches on one stream (``stream``: a raw
+    handle; None: the device's current stream), built by ``make(device)`` the first time. For
+    kernels whose launches share scratch memory: launches on one stream run one after another,
+    launches on two may run at once, so each stream has its own. (A stream destroyed while its
+    work still runs, its handle reused by a new one, would share it: the caller's to avoid.)"""
+    import torch
+
+    if stream is None:
+        stream = torch._C._cuda_getCurrentRawStream(index)
+    key = (index, int(stream), what)
+    got = _PER_STREAM.get(key)
+    if got is None:
+        got = _PER_STREAM[key] = make(torch.device("cuda", index))
     return got

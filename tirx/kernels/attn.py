@@ -11,8 +11,9 @@ process whose kernels are in the disk cache neither imports the script nor runs 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
-from tirx.kernels._host import takes_arrays
+from tirx.kernels._host import per_stream, takes_arrays
 from tirx.runtime.bounded import Bounded
 
 __all__ = ["attention", "attention_varlen", "best_config", "config_for", "config_varlen"]
@@ -81,9 +82,6 @@ def plans(B: int, H: int, S: int, D: int, dtype: str = "bfloat16", BM: int = 128
     )
 
 
-_COUNTERS: dict = {}  # (device index, raw stream) -> the counter
-
-
 def tile_counter(device, stream: int | None = None):
     """The ``SCHED="dynamic"`` tile counter for launches on one CUDA stream of a torch device
     (``stream``: a raw stream handle; None: the device's current stream): two int32 zeros, put
@@ -101,15 +99,13 @@ def tile_counter(device, stream: int | None = None):
 
 def _counter(index: int, stream: int | None = None):
     """``tile_counter`` of device ``index`` (a call's: one raw-stream query and a lookup)."""
+    return per_stream(index, "tile_counter", _zero_counter, stream)
+
+
+def _zero_counter(device: Any) -> Any:
     import torch
 
-    if stream is None:
-        stream = torch._C._cuda_getCurrentRawStream(index)
-    key = (index, int(stream))
-    c = _COUNTERS.get(key)
-    if c is None:
-        c = _COUNTERS[key] = torch.zeros(2, dtype=torch.int32, device=torch.device("cuda", index))
-    return c
+    return torch.zeros(2, dtype=torch.int32, device=device)
 
 
 def launch_args(q, k, v, o, *, BM: int, BN: int, SCHED: str = "grid", **_tiles) -> tuple:

@@ -16,9 +16,18 @@ layout wgmma reads for every dtype); ``matmul(a, b)`` takes a ``(K, N)`` ``b`` e
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
-from tirx.kernels._host import check_cuda, dtype_name, sm_count, takes_arrays, tensor_map
+from tirx.kernels._host import (
+    check_cuda,
+    dtype_name,
+    map_template,
+    per_stream,
+    sm_count,
+    takes_arrays,
+    tensor_map,
+)
 from tirx.runtime.bounded import Bounded
 
 __all__ = ["config", "linear", "matmul", "scaled_matmul"]
@@ -209,6 +218,12 @@ def decode_path(M: int, N: int, K: int, dtype: str, sms: int = 132) -> str:
     return "tiles"
 
 
+#: the wgmma kernels write the descriptors of A and C on the device (``matmul_sm90``'s
+#: ``ROWS_ON_DEVICE``: each CTA patches a template's address and row count), so a call at a new M
+#: or on new addresses encodes nothing on the host. Off until a GPU run has checked and timed it
+#: (docs/kernels.md, "Descriptors written on the device"); ``TIRX_GEMM_ROWS_ON_DEVICE=1`` turns it on.
+ROWS_ON_DEVICE = os.environ.get("TIRX_GEMM_ROWS_ON_DEVICE", "") == "1"
+
 #: (warps, unroll) of the tensor-core GEMV: 16 warps of 2 steps were fastest on the H100
 MMA_GEMV = (16, 2)
 
@@ -242,10 +257,13 @@ def auto_split_k(M: int, N: int, K: int, dtype: str, sms: int = 132, trans_b: bo
 
 @functools.lru_cache(maxsize=4096)
 def _plan(
-    M: int, N: int, K: int, dtype: str, trans_b: bool, device: int, split_k: int = 1, scales: str = "tensor"
-) -> tuple:
+    M: int, N: int, K: int, dtype: str, trans_b: bool, device: int, split_k: int = 1, scales: str = "tensor",
+    rows_on_device: bool = False,
+) -> tuple:  # fmt: skip
     """(kernel, BM, BN, EPI) of one problem, remembered: a shape seen before costs a lookup."""
     cfg = config(M, N, K, dtype, sm_count(device), trans_b, split_k, scales)
+    if rows_on_device:
+        cfg["ROWS_ON_DEVICE"] = True
     return _kernel(dtype, tuple(sorted(cfg.items()))), cfg["BM"], cfg["BN"], cfg["EPI"]
 
 
@@ -284,11 +302,13 @@ def _gemm(
             scales,
         )
     # a call seen before (the same tensors' addresses and sizes: a layer's weight, the caching
-    # allocator's blocks) takes its kernel and descriptors from one lookup
+    # allocator's blocks) takes its kernel and descriptors from one lookup; with the descriptors
+    # of A and C written on the device, their addresses are not part of the plan
+    dev_rows = ROWS_ON_DEVICE
     key = (
-        a.data_ptr(),
+        0 if dev_rows else a.data_ptr(),
         b.data_ptr(),
-        out.data_ptr(),
+        0 if dev_rows else out.data_ptr(),
         M,
         N,
         K,
@@ -297,11 +317,13 @@ def _gemm(
         bool(scales),
         split_k,
         scale_mode,
+        dev_rows,
     )
     plan = _CALLS.get(key)
     if plan is None:
         plan = _CALLS.put(
-            key, _prepare(a, b, out, M, N, K, dtype, trans_b, bool(scales), split_k, scale_mode, None)
+            key,
+            _prepare(a, b, out, M, N, K, dtype, trans_b, bool(scales), split_k, scale_mode, None, dev_rows),
         )
     return _launch(plan, a, b, out, M, N, K, scales)
 
@@ -311,15 +333,18 @@ _CALLS: Bounded = Bounded(4096)
 
 def _prepare(
     a: Any, b: Any, out: Any, M: int, N: int, K: int, dtype: str, trans_b: bool, scaled: bool,
-    split_k: int | None, scale_mode: str, cfg: dict | None,
+    split_k: int | None, scale_mode: str, cfg: dict | None, rows_on_device: bool = False,
 ) -> tuple:  # fmt: skip
-    """What a call launches: ``("gemv", kernel)`` or ``(epi, kernel, TA, TB, TC)`` (TC: the
-    TMA-store epilogue's descriptor of ``out``, else None). A function of the tensors' addresses
-    and the sizes only (descriptors encode nothing else), so ``_gemm`` remembers it per call."""
+    """What a call launches: ``("gemv", kernel)`` or ``(epi, kernel, TA, TB, TC, rows_on_device)``
+    (TC: the TMA-store epilogue's descriptor of ``out``, else None; with ``rows_on_device``, TA
+    and TC are the templates the kernel writes A's and C's descriptors from). A function of the
+    tensors' addresses (not A's and C's with ``rows_on_device``) and the sizes only (descriptors
+    encode nothing else), so ``_gemm`` remembers it per call."""
     dev = a.device.index or 0
     if cfg is not None:
         k = _kernel(dtype, tuple(sorted(cfg.items())))
         bm, bn, epi = cfg["BM"], cfg["BN"], cfg.get("EPI", "tma")
+        rows_on_device = bool(cfg.get("ROWS_ON_DEVICE"))
     else:
         if M <= MMA_GEMV_MAX_M and not trans_b and split_k in (None, 1) and not scaled:
             # decode: rows of b streamed by warps (the sizes come from the shapes)
@@ -330,12 +355,13 @@ def _prepare(
                 return ("gemv", _gemv(dtype, M, MMA_GEMV, True))
         if split_k is None:
             split_k = auto_split_k(M, N, K, dtype, sm_count(dev), trans_b)
-        k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, scale_mode)
+        k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, scale_mode, rows_on_device)
     bk = _bk(dtype)
-    ta = tensor_map(a, M, K, (bm, bk), dtype)
+    amap = map_template if rows_on_device else tensor_map
+    ta = amap(a, M, K, (bm, bk), dtype)
     tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
-    tc = tensor_map(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
-    return (epi, k, ta, tb, tc)
+    tc = amap(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
+    return (epi, k, ta, tb, tc, rows_on_device)
 
 
 def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scales: tuple) -> Any:
@@ -343,17 +369,28 @@ def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scale
     epi, k = plan[0], plan[1]
     if epi == "gemv":
         k(a, b, out)
-    elif epi == "tma":
-        k(M, N, K, plan[2], plan[3], plan[4], out, *scales)
+        return out
+    # with the descriptors written on the device: A itself and this stream's descriptor space
+    extra = (a, per_stream(a.device.index or 0, "gemm_maps", _map_space)) if plan[5] else ()
+    if epi == "tma":
+        k(M, N, K, plan[2], plan[3], plan[4], out, *scales, *extra)
     elif epi == "atomic":  # the shares add into a zeroed float32 sum, converted once
         import torch
 
         acc = torch.zeros((M, N), dtype=torch.float32, device=out.device)
-        k(M, N, K, plan[2], plan[3], acc, *scales)
+        k(M, N, K, plan[2], plan[3], acc, *scales, *extra)
         out.copy_(acc)
     else:
-        k(M, N, K, plan[2], plan[3], out, *scales)
+        k(M, N, K, plan[2], plan[3], out, *scales, *extra)
     return out
+
+
+def _map_space(device: Any) -> Any:
+    """``ROWS_ON_DEVICE``'s descriptor space of one stream: two 128-byte descriptors per CTA of
+    the persistent grid (``(SMS * 32,)`` uint64, as ``matmul_sm90`` declares it)."""
+    import torch
+
+    return torch.empty(sm_count(device.index) * 32, dtype=torch.uint64, device=device)
 
 
 def _check_pair(a: Any, b_nk: Any, K: int, dtype: str, names: tuple[str, str]) -> None:

@@ -10,7 +10,8 @@ compiled) is timed per call, then its parts on the same kind of inputs: the outp
 allocation, the choice of tiles and split (``auto_split_k`` + ``_plan`` at a new M), the
 descriptors of a new A and C (``tensor_map``: two driver encodes), the launch of a prepared
 plan; torch.matmul at the same new shapes beside it. Then a cProfile of the new-shape calls
-(top functions by own time).
+(top functions by own time), the two descriptor modes side by side (``rows_on_device``) and a
+cached attention call's parts.
 """
 
 from __future__ import annotations
@@ -93,7 +94,58 @@ def main() -> None:
     pr.disable()
     torch.cuda.synchronize()
     pstats.Stats(pr).sort_stats("tottime").print_stats(14)
+    rows_on_device(a.n)
     attention_parts()
+
+
+def rows_on_device(n: int) -> None:
+    """``gemm.ROWS_ON_DEVICE`` (the kernels write A's and C's descriptors from templates) against
+    the host's encodes: ``linear`` at new row counts, one synchronized call each and back to back
+    (a serving loop's calls), then the GPU time of the two kernels at fixed shapes (CUDA events,
+    the same prepared call 200 times: what the device-side patching costs the kernel)."""
+    dt = torch.bfloat16
+    N, Kd = 4096, 4096
+    w = torch.randn(N, Kd, device="cuda", dtype=dt)
+    big = torch.randn(65 + 3 * n + 10, Kd, device="cuda", dtype=dt)
+    outs = torch.empty(65 + 3 * n + 10, N, device="cuda", dtype=dt)
+    print("descriptors: host encodes | written on the device (ROWS_ON_DEVICE)")
+    for mode in (False, True):
+        MM.ROWS_ON_DEVICE = mode
+        K.linear(big[:100], w, out=outs[:100])  # compile, warm
+        torch.cuda.synchronize()
+        ms = iter(range(65 + 3 * n * mode, 65 + 3 * n * (1 + mode)))  # new row counts in each mode
+        one = each(lambda m: K.linear(big[:m], w, out=outs[:m]), [next(ms) for _ in range(n)])
+        rows = [next(ms) for _ in range(n)]
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for m in rows:
+            K.linear(big[:m], w, out=outs[:m])
+        loop = (time.perf_counter() - t0) / n * 1e6
+        torch.cuda.synchronize()
+        print(
+            f"  {'device' if mode else 'host  '}: linear at a new M {one:6.1f} us (synchronized each), {loop:6.1f} us (back to back)"
+        )
+    for M, Nn, Kk in ((65, 4096, 4096), (300, 4096, 4096), (128, 1024, 1024), (4096, 4096, 4096)):
+        x = torch.randn(M, Kk, device="cuda", dtype=dt)
+        ww = torch.randn(Nn, Kk, device="cuda", dtype=dt)
+        o = torch.empty(M, Nn, device="cuda", dtype=dt)
+        us = []
+        for mode in (False, True, False, True):
+            MM.ROWS_ON_DEVICE = mode
+            K.linear(x, ww, out=o)
+            torch.cuda.synchronize()
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            for _ in range(200):
+                K.linear(x, ww, out=o)
+            e1.record()
+            torch.cuda.synchronize()
+            us.append(e0.elapsed_time(e1) * 1e3 / 200)
+        h, d = min(us[0], us[2]), min(us[1], us[3])
+        print(
+            f"  {M}x{Nn}x{Kk}: host-encoded {h:7.2f} us, device-written {d:7.2f} us a call on the GPU (device/host {d / h:.3f})"
+        )
+    MM.ROWS_ON_DEVICE = False
 
 
 def loop_us(fn, n: int = 2000) -> float:

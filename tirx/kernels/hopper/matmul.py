@@ -130,14 +130,49 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
             it = it + 1
 
 
+@T.inline
+def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI):
+    """``ROWS_ON_DEVICE``: warp 0 writes this CTA's descriptors of A and C (``WS[ws:ws + 32]``,
+    global memory) from their templates (``TA``, ``TC``: the host's encodes of the same row
+    pitch, box and swizzle at another address and row count) with A's and C's addresses and
+    ``M`` rows: lanes 0-15 copy A's 16 words into shared memory at ``tm`` (a 32-bit shared
+    address, 128-byte aligned), lanes 16-31 C's, ``tensormap.replace`` sets the two fields, and
+    ``tensormap.cp_fenceproxy`` copies each to global memory with a release fence of the
+    tensor-map proxy. Each thread that uses one runs the proxy's acquire fence on it first."""
+    if tx < 32:
+        if tx < 16:
+            T.ptx.st.shared__cta.b64(tm + T.cast(tx * 8, "uint32"), TA[tx])
+        elif EPI == "tma":
+            T.ptx.st.shared__cta.b64(tm + T.cast(tx * 8, "uint32"), TC[tx - 16])
+        T.cuda.warp_sync()
+        if tx == 0:
+            T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(
+                tm, T.reinterpret(A.data, ty=T.uint64)
+            )
+            T.ptx.tensormap_replace.tile.global_dim.shared__cta.b1024.b32(tm, 1, M)
+            if EPI == "tma":
+                T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(
+                    tm + T.uint32(128), T.reinterpret(C.data, ty=T.uint64)
+                )
+                T.ptx.tensormap_replace.tile.global_dim.shared__cta.b1024.b32(tm + T.uint32(128), 1, M)
+        T.cuda.warp_sync()
+        T.ptx.tensormap_cp_fenceproxy.global_.shared__cta.tensormap__generic.release.gpu.sync.aligned(
+            T.address_of(WS[ws]), tm
+        )
+        if EPI == "tma":
+            T.ptx.tensormap_cp_fenceproxy.global_.shared__cta.tensormap__generic.release.gpu.sync.aligned(
+                T.address_of(WS[ws + 16]), tm + T.uint32(128)
+            )
+
+
 @T.jit
 def matmul_sm90(
     M: T.int32,
     N: T.int32,
     K: T.int32,
-    TA: T.Ptr(T.uint8, "tensormap"),
+    TA: T.Tensor((16,), "uint64") if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap"),
     TB: T.Ptr(T.uint8, "tensormap"),
-    TC: T.Ptr(T.uint8, "tensormap") = None,
+    TC: (T.Tensor((16,), "uint64") if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap")) = None,
     C: T.Tensor((M, N), "float32" if EPI == "atomic" else "bfloat16" if DT in FP8 else DT) = None,
     SA: T.Tensor(
         (M,) if SCALES == "row" else (M, (K + 127) // 128) if SCALES == "block" else (1,), "float32"
@@ -146,6 +181,8 @@ def matmul_sm90(
         (N,) if SCALES == "row" else ((K + 127) // 128, (N + 127) // 128) if SCALES == "block" else (1,),
         "float32",
     ) = None,
+    A: T.Tensor((M, K), DT) = None,
+    WS: T.Tensor((SMS * 32,), "uint64") = None,
     *,
     DT: T.constexpr = "float16",
     BM: T.constexpr = 128,
@@ -159,6 +196,7 @@ def matmul_sm90(
     TRANS_B: T.constexpr = False,
     SPLIT_K: T.constexpr = 1,
     SCALES: T.constexpr = "tensor",
+    ROWS_ON_DEVICE: T.constexpr = False,
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
@@ -194,7 +232,8 @@ def matmul_sm90(
     a_bytes = T.meta_var(BM * 128)
     stage_bytes = T.meta_var(BM * 128 + BN * 128)
     c_base = T.meta_var(STAGES * stage_bytes)  # EPI="tma": 2 x 8 KiB of C staging per consumer
-    smem_bytes = T.meta_var(c_base + (consumers * 16384 if EPI == "tma" else 0) + 1024)
+    tm_off = T.meta_var(c_base + (consumers * 16384 if EPI == "tma" else 0))  # ROWS_ON_DEVICE's maps
+    smem_bytes = T.meta_var(tm_off + (256 if ROWS_ON_DEVICE else 0) + 1024)
     T.static_assert(smem_bytes <= 232448, "shared memory (stages + C staging) exceeds 227 KiB")
     ab = T.meta_var(
         {"bfloat16": "bf16", "float16": "f16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}[DT]
@@ -225,17 +264,27 @@ def matmul_sm90(
     empty = T.alloc_shared((STAGES,), "uint64")
     # 1024-byte aligned base of the stages (128-byte swizzle atoms repeat every 1024 B)
     sbase = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
+    # the descriptors of A and C the TMA copies read: the host's (by value), or this CTA's own,
+    # written from the templates by ``patch_maps`` (ROWS_ON_DEVICE)
+    ta = T.meta_var(T.address_of(WS[unit0 * 32]) if ROWS_ON_DEVICE else TA)
+    tc = T.meta_var(T.address_of(WS[unit0 * 32 + 16]) if ROWS_ON_DEVICE and EPI == "tma" else TC)
+    if ROWS_ON_DEVICE:
+        patch_maps(sbase + T.uint32(tm_off), WS, unit0 * 32, TA, TC, A, C, M, tx, EPI)
     if tx == 0:
-        init_stages(full, empty, STAGES, consumers, [TA, TB, TC] if EPI == "tma" else [TA, TB])
+        if ROWS_ON_DEVICE:
+            T.ptx.fence.proxy.tensormap__generic.acquire.gpu(ta)
+            if EPI == "tma":
+                T.ptx.fence.proxy.tensormap__generic.acquire.gpu(tc)
+        init_stages(full, empty, STAGES, consumers, [ta, TB, tc] if EPI == "tma" else [ta, TB])
     T.cuda.cta_sync()
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
             if TRANS_B or SPLIT_K > 1:
-                produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M,
+                produce_units(full, empty, sbase, ta, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M,
                               BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K)  # fmt: skip
             else:
-                produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M, 1, 0,
+                produce(full, empty, sbase, ta, TB, unit0, ntiles, units, group, mt, GROUP_M, 1, 0,
                         BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
@@ -244,6 +293,9 @@ def matmul_sm90(
         ctid = tx - 128 * wg
         warp = ctid // 32
         lane = ctid % 32
+        if ROWS_ON_DEVICE and EPI == "tma":
+            if ctid == 0:
+                T.ptx.fence.proxy.tensormap__generic.acquire.gpu(tc)  # this thread's TMA stores read it
         it: T.int32 = 0
         for tile in range(unit0, nunits, units):  # work units: tiles, or shares of tiles
             # with SPLIT_K > 1, unit ``tile`` is round ``tile // ntiles`` over the output tiles:
@@ -311,7 +363,7 @@ def matmul_sm90(
                 for i in range(BN // 2):
                     acc[i] = acc[i] * scale
             if EPI == "tma":
-                store_tma(TC, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, OUT)
+                store_tma(tc, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, OUT)
             else:
                 store_checked(
                     C,
@@ -332,10 +384,16 @@ def make(dtype: str = "float16", **tiles):
     """The kernel (a ``T.function``) for one dtype and tile set; every problem size runs on it.
     Its parameters: ``(M, N, K, TA, TB)``, ``TC`` (``EPI="tma"``, the default), ``C``, then for
     fp8 the scales ``SA, SB``. ``C`` is taken by the TMA-store kernel too: the launch checks it
-    (dtype, ``(M, N)``, contiguous, one device) and takes its device and the fast launch path."""
+    (dtype, ``(M, N)``, contiguous, one device) and takes its device and the fast launch path.
+    ``ROWS_ON_DEVICE=True``: ``TA`` and ``TC`` are templates (``(16,)`` uint64 tensors: a
+    descriptor of the same row pitch, box and swizzle at any address and row count) and the
+    kernel also takes ``A`` and ``WS`` (``(SMS * 32,)`` uint64: two descriptors per CTA, one
+    space per stream); each CTA writes A's and C's descriptors there itself."""
     drop = {} if tiles.get("EPI", "tma") == "tma" else {"TC": None}
     if dtype not in FP8:
         drop.update(SA=None, SB=None)
+    if not tiles.get("ROWS_ON_DEVICE"):
+        drop.update(A=None, WS=None)
     return matmul_sm90.specialize(DT=dtype, **drop, **tiles)
 
 
