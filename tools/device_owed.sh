@@ -41,6 +41,24 @@ nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
 # (tools/bench/host_new_shape.py), CuPy arrays through the calls (test_the_calls_take_cupy_arrays),
 # a CUDA-vs-interpreter campaign beside them; then
 # `bash tools/device_owed.sh owed27 campaign` for the rest of the owed 20 minutes.
+# Owed by the twenty-ninth session (no device time that session; carry `.whl`; about 9 minutes):
+#   bash tools/device_owed.sh owed29
+# the GEMM with descriptors written on the device (tests/test_gemm_rows_on_device_gpu.py, then its
+# host and GPU times in tools/bench/host_new_shape.py), owed28b's tests, a CUDA-vs-interpreter
+# campaign beside them; then `owed27 campaign` for the rest of the owed 20 minutes.
+if [ "$1" = owed29 ]; then
+  ( timeout 540 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','500','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
+  timeout 150 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_gemm_rows_on_device_gpu.py > $OUT/rows.log 2>&1; tail -2 $OUT/rows.log
+  grep -E "^(FAILED|ERROR)" $OUT/rows.log | head -8
+  timeout 240 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_ready.py tests/test_runtime_launch.py \
+    tests/test_kernels_library_gpu.py tests/test_decode_attention.py > $OUT/tests.log 2>&1; tail -2 $OUT/tests.log
+  grep -E "^(FAILED|ERROR)" $OUT/tests.log | head -8
+  timeout 100 python3 tools/bench/host_new_shape.py --n 200 > $OUT/host.log 2>&1; head -9 $OUT/host.log
+  grep -A7 "^descriptors:" $OUT/host.log; grep -A9 "^attention" $OUT/host.log | grep -v "^ *[0-9]* *0\.0"
+  wait
+  tail -2 $OUT/fuzz.log
+  exit 0
+fi
 if [ "$1" = owed28c ]; then  # the smallest: the ready and attention-memo GPU tests, the host parts
   timeout 190 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_ready.py tests/test_runtime_launch.py \
     tests/test_kernels_library_gpu.py -k "ready or attention or runtime_launch or gpu_" > $OUT/tests.log 2>&1; tail -3 $OUT/tests.log
