@@ -355,6 +355,27 @@ def test_gemv_refuses_what_it_does_not_compute():
 
 
 @given(
+    M=st.integers(65, 1 << 17),
+    N=st.integers(1, 1 << 17),
+    K=st.integers(8, 1 << 17),
+    dtype=st.sampled_from(["bfloat16", "float8_e4m3fn"]),
+    sms=st.sampled_from([132, 114, 78]),
+    trans_b=st.booleans(),
+    split=st.sampled_from([None, 1, 2, 3, 8]),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_tile_choice_is_the_model_s_first_minimum(M, N, K, dtype, sms, trans_b, split):
+    """``_choose`` (its per-class terms computed once) picks exactly the pair ``_cost`` ranks
+    first: the least modelled time, ties to the least computed, then the first in the order of
+    splits and widths."""
+    kb = -(-K // MM._bk(dtype))
+    splits = (split,) if split is not None else tuple(t for t in (1, 2, 4, 8) if t == 1 or kb // t >= 16)
+    pairs = [(w, t) for t in splits for w in MM._widths(trans_b)]
+    want = min(pairs, key=lambda p: MM._cost(M, N, K, dtype, p[0], p[1], sms))
+    assert MM._choose.__wrapped__(M, N, K, dtype, sms, trans_b, split) == want
+
+
+@given(
     M=st.integers(1, 1 << 15),
     N=st.integers(1, 1 << 15),
     K=st.integers(8, 1 << 17),

@@ -95,26 +95,40 @@ def _choose(
 ) -> tuple[int, int]:
     """The ``(BN, split)`` pair ``_cost`` finds best for more than 64 rows (``split``: fixed, or
     None for 1, 2, 4 or 8 shares of at least 16 k-blocks), remembered per problem."""
-    # ``min`` over the pairs of ``_cost``, with what does not depend on the pair computed once (a
-    # new M of a serving loop pays this: 16 pairs; the test checks it against ``_cost``)
+    # ``min`` over the pairs of ``_cost``, with what does not depend on M computed once per
+    # (N, K) class (``_pairs``): a new M of a serving loop pays 16 products and comparisons (the
+    # test checks it against ``_cost``)
+    a_row, b_bytes, pairs = _pairs(N, K, dtype, trans_b, split)
+    rows = -(-M // 128)
+    a_bytes = M * a_row
+    big_a = a_bytes > _L2 // 2
+    rest = b_bytes + M * N * 2  # bytes of B and C
+    share = _T_SHARE * M * N  # split-K's atomic adds, times the shares / 1e6
+    best, best_key = (0, 0), (float("inf"), 0.0)
+    for w, sp, units, per_unit, cols in pairs:
+        compute = -(-(rows * units) // sms) * per_unit
+        t = max(compute, (a_bytes * (cols if big_a else 1) + rest) / _BW)
+        if sp > 1:
+            t += _T_LAUNCH + share * sp / 1e6
+        if (t, compute) < best_key:
+            best, best_key = (w, sp), (t, compute)
+    return best
+
+
+@functools.lru_cache(maxsize=1024)
+def _pairs(N: int, K: int, dtype: str, trans_b: bool, split: int | None) -> tuple[int, int, tuple]:
+    """``_choose``'s terms that do not depend on M: the bytes of a row of A's k-blocks and of B,
+    and per ``(BN, split)`` pair its column tiles times shares, the µs of one work unit and its
+    column tiles."""
     kb = -(-K // _bk(dtype))
     splits = (split,) if split is not None else tuple(s for s in (1, 2, 4, 8) if s == 1 or kb // s >= 16)
-    rows = -(-M // 128)
-    a_bytes = M * kb * 128
-    big_a = a_bytes > _L2 // 2
-    rest = N * kb * 128 + M * N * 2  # bytes of B and C
-    best, best_key = (0, 0), (float("inf"), 0.0)
+    pairs = []
     for sp in splits:
         kbs = -(-kb // sp)
         for w in _widths(trans_b):
             cols = -(-N // w)
-            compute = -(-(rows * cols * sp) // sms) * (kbs * _T_KB * (w / 256) / _SPEED[w] + _T_UNIT)
-            t = max(compute, (a_bytes * (cols if big_a else 1) + rest) / _BW)
-            if sp > 1:
-                t += _T_LAUNCH + _T_SHARE * M * N * sp / 1e6
-            if (t, compute) < best_key:
-                best, best_key = (w, sp), (t, compute)
-    return best
+            pairs.append((w, sp, cols * sp, kbs * _T_KB * (w / 256) / _SPEED[w] + _T_UNIT, cols))
+    return kb * 128, N * kb * 128, tuple(pairs)
 
 
 def _widths(trans_b: bool) -> tuple[int, ...]:
