@@ -142,7 +142,7 @@ def _no_local_constants() -> Iterator[None]:
     get = getattr(providers, "_get_local_constants", None)
     Constants = getattr(providers, "Constants", None)
     cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
-    if get is None or Constants is None or not hasattr(cache, "clear"):
+    if get is None or Constants is None or cache is None or not hasattr(cache, "clear"):
         yield
         return
     empty = Constants()
