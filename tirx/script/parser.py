@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import contextlib
 import inspect
 import linecache
@@ -48,7 +49,7 @@ from ..ir import (
 )  # fmt: skip
 from ..ir.types import VoidType, as_type
 from .parser_expr import ExprMixin
-from .parser_stmt import StmtMixin
+from .parser_stmt import Spliced, StmtMixin
 
 # moved to parser_values.py (issue #30); imported from here by decorators.py, tirx.py, ir_names.py,
 # protocol/ and user code
@@ -474,7 +475,9 @@ class Parser(StmtMixin, ExprMixin):
     # -- statements -----------------------------------------------------------------
     def visit_body(self, stmts: list) -> None:
         spans = self.b.spans
-        for idx, st in enumerate(stmts):
+        todo = collections.deque(stmts)  # an ``if`` decided while parsing puts its branch in front
+        while todo:
+            st = todo.popleft()
             spans.append(self.span(st))
             try:
                 r = _STMT.get(type(st), Parser.visit_unsupported)(self, st)
@@ -484,8 +487,10 @@ class Parser(StmtMixin, ExprMixin):
                 raise self.diag(st, e) from e
             finally:
                 spans.pop()
-            if r is not None:
-                self.region(r, stmts[idx + 1 :], st)
+            if type(r) is Spliced:
+                todo.extendleft(reversed(r.stmts))
+            elif r is not None:
+                self.region(r, list(todo), st)
                 return
 
     def visit_FunctionDef(self, st: Any) -> None:

@@ -62,6 +62,18 @@ class _FrameBinding:
         self.frame, self.target = frame, target
 
 
+class Spliced:
+    """An ``if`` decided while parsing (``if T.constexpr(...)``, a Python value): its branch's
+    statements stand in its place, followed by the rest of the enclosing block, so a bare
+    ``T.device_entry(...)`` in the branch takes the statements after the ``if`` too (TIRx runs
+    the branch as plain Python, inside the enclosing frame)."""
+
+    __slots__ = ("stmts",)
+
+    def __init__(self, stmts: list) -> None:
+        self.stmts = stmts
+
+
 def _is_region_frame(val: Any) -> bool:
     """A region frame (``T.launch_thread(...)``, ``T.region(...)``: tirx/script/protocol/frame.py,
     which marks its class ``bare_region``) written as a statement, not yet entered."""
@@ -528,16 +540,14 @@ class StmtMixin:
         finally:
             self.ir_depth -= 1
 
-    def visit_If(self, st: ast.If) -> None:
+    def visit_If(self, st: ast.If) -> Spliced | None:
         cond = self.eval(st.test)
         if type(cond) is Cell:
             cond = cond.__tirx_expr__()
         elif type(cond) is MetaVar:
             cond = cond.value
-        if not isinstance(cond, PrimExpr):  # decided while parsing
-            branch = st.body if cond else st.orelse
-            self.visit_body(branch)
-            return
+        if not isinstance(cond, PrimExpr):  # decided while parsing: the branch in its place
+            return Spliced(st.body if cond else st.orelse)
         b = self.b
         self.ir_depth += 1
         try:
