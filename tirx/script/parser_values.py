@@ -32,7 +32,7 @@ from ..ir import (
 )
 from ..ir import op as _op
 from ..ir.expr import Cast, Or
-from ..ir.fold import check_true_div, combine, fold, fold_cast
+from ..ir.fold import check_true_div, combine, fold, fold_cast, is_number, literal, match
 from ..ir.operators import OPERATORS
 
 _MISSING = object()
@@ -133,6 +133,7 @@ def take_name(default: str) -> str:
 
 
 # ------------------------------------------------------------------ script values
+
 
 class MetaVar:
     """``T.meta_var(v)``: assigning it binds the Python name to ``v`` itself (no Bind)."""
@@ -324,8 +325,6 @@ class _ReturnSignal(BaseException):
         self.value = value
 
 
-
-
 def _is_type_like(x: Any) -> bool:
     return isinstance(x, Type) or hasattr(x, "__tirx_type__")
 
@@ -438,11 +437,23 @@ def _helper_name(func: Any) -> str | None:
 def lazy_select(c: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:
     """``a if c else b`` on an IR condition: TIRx's ``T.if_then_else`` (both arms are built),
     the op with the ``select`` trait."""
+    na, nb = is_number(a), is_number(b)
+    if (na or nb) and not (na and nb) and isinstance(b if na else a, PrimExpr):
+        # a number beside an expression: the literal TIRx makes of it (``0.5``: float32)
+        if na:
+            a = literal(a, span)
+        else:
+            b = literal(b, span)
     if isinstance(a, PrimExpr):
         b = convert(b, a)
     else:
         b = convert(b)
         a = convert(a, b)
+    if isinstance(a.ty, PrimType) and isinstance(b.ty, PrimType) and a.ty != b.ty:
+        # two arms of different dtypes meet as a binary operator's operands do (``A[i] if c else
+        # B[i]``, int32 and float32: both float32; ``A[i] if c else 0.5`` too), as TIRx builds a
+        # conditional expression
+        a, b = match(a, b, span)
     return _op.find(select=True)(_to_bool_expr(c), a, b, span=span)
 
 
