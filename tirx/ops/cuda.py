@@ -184,7 +184,7 @@ def _i_axis(key: str):
 def _axis(name: str, doc: str, launch: tuple[str, str], rng, cuda, key: str) -> None:
     declare(
         name, "s", int32, device_only=True, doc=doc, nonneg=True, launch=launch, range=rng, params="axis",
-        cuda=cuda, interp=_i_axis(key),
+        choices={0: ("x", "y", "z")}, cuda=cuda, interp=_i_axis(key),
     )  # fmt: skip
 
 

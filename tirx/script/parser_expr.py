@@ -53,6 +53,7 @@ from .parser_values import (
     constexpr,
     fold_new,
     lazy_select,
+    no_tensor_truth,
 )
 
 if TYPE_CHECKING:
@@ -391,7 +392,7 @@ class ExprMixin:
             return lazy_select(c, _unwrap(a), _unwrap(b), self.span(node))
         if type(c) is IntImm:
             c = bool(c.value)
-        return self.eval(node.body) if c else self.eval(node.orelse)
+        return self.eval(node.body) if no_tensor_truth(self, c, node.test) else self.eval(node.orelse)
 
     def eval_JoinedStr(self, node: ast.JoinedStr) -> Any:
         parts = []

@@ -47,6 +47,7 @@ from .parser_values import (
     apply_binop,
     constexpr,
     lit,
+    no_tensor_truth,
 )
 
 if TYPE_CHECKING:
@@ -526,7 +527,7 @@ class StmtMixin:
             raise self.diag(st.orelse[0], "while ... else is not supported in a kernel")
         cond = self.eval(st.test)
         if not isinstance(cond, PrimExpr):
-            if not cond:
+            if not no_tensor_truth(self, cond, st.test):
                 return
             cond = convert(True)
         self.ir_depth += 1
@@ -547,7 +548,7 @@ class StmtMixin:
         elif type(cond) is MetaVar:
             cond = cond.value
         if not isinstance(cond, PrimExpr):  # decided while parsing: the branch in its place
-            return Spliced(st.body if cond else st.orelse)
+            return Spliced(st.body if no_tensor_truth(self, cond, st.test) else st.orelse)
         b = self.b
         self.ir_depth += 1
         try:

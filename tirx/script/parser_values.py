@@ -23,6 +23,7 @@ from tirx.surface.parser_stack import current_parser
 
 from ..ir import (
     And,
+    Buffer,
     IntImm,
     PrimExpr,
     PrimType,
@@ -432,6 +433,16 @@ def _helper_name(func: Any) -> str | None:
             if f is not None:
                 _HELPERS[id(f)] = n
     return _HELPERS.get(id(func))
+
+
+def no_tensor_truth(parser: Any, cond: Any, node: Any) -> bool:
+    """The Python truth of a condition decided while parsing; a tensor has none (its object
+    would be true whatever it holds: TIRx refuses it too)."""
+    if isinstance(cond, Buffer):
+        raise parser.diag(
+            node, f"the tensor {cond.name} is not a condition: test its elements ({cond.name}[i] != 0)"
+        )
+    return bool(cond)
 
 
 def lazy_select(c: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:

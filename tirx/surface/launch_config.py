@@ -38,11 +38,60 @@ class LaunchConfig:
                  **options: Any):  # fmt: skip
         from .launch_attrs import check_extra
 
+        _check_shape(grid, block, cluster, dynamic_smem_bytes)
         self.grid = grid
         self.block = block
         self.cluster = cluster
         self.dynamic_smem_bytes = dynamic_smem_bytes
         self.extra = check_extra(options)
+
+
+def _consts(v: Any) -> list:
+    """The constant entries of a launch value (one value, or a tuple / list of up to three);
+    symbolic entries are checked by the launch."""
+    out = []
+    for x in v if isinstance(v, (tuple, list)) else (v,):
+        if isinstance(x, _IntImm):
+            x = x.value
+        if type(x) is _builtins.int:
+            out.append(x)
+        else:
+            out.append(None)
+    return out
+
+
+def _check_shape(grid: Any, block: Any, cluster: Any, smem: Any) -> None:
+    """What TIRx's ``LaunchConfig`` refuses, where the values are constants: a grid or block
+    extent below 1 or past uint32, a block of more than 1024 threads, a grid not divisible by
+    the cluster in every dimension, dynamic shared memory outside uint32."""
+    g, b = _consts(grid), _consts(block)
+    for name, dims in (("grid", g), ("block", b)):
+        if any(d is not None and not 1 <= d < 1 << 32 for d in dims):
+            raise ValueError(
+                f"T.cuda.LaunchConfig: {name} dimensions must be positive uint32 values, got {dims}"
+            )
+    if all(d is not None for d in b):
+        n = 1
+        for d in b:
+            n *= d
+        if n > 1024:
+            raise ValueError(f"T.cuda.LaunchConfig: a block holds at most 1024 threads, got {b} ({n})")
+    if cluster is not None:
+        c = _consts(cluster)
+        if any(d is not None and not 1 <= d < 1 << 32 for d in c):
+            raise ValueError(
+                f"T.cuda.LaunchConfig: cluster dimensions must be positive uint32 values, got {c}"
+            )
+        for i, d in enumerate(c):
+            gi = g[i] if i < len(g) else 1
+            if d is not None and gi is not None and gi % d:
+                raise ValueError(
+                    f"T.cuda.LaunchConfig: the grid must be divisible by the cluster in every dimension, "
+                    f"got grid {g} and cluster {c}"
+                )
+    s = _consts(smem)[0] if smem is not None else None
+    if s is not None and not 0 <= s < 1 << 32:
+        raise ValueError(f"T.cuda.LaunchConfig: dynamic_smem_bytes must be between 0 and 4294967295, got {s}")
 
 
 class KernelAttributes:

@@ -1,0 +1,109 @@
+"""What the frontend refuses, with a located error, where building would give a kernel that
+cannot be what the Python says (found by held-out round 17, which probed where TIRx draws the
+line): a tensor used as a condition, a loop step of zero, a launch TIRx's `LaunchConfig`
+refuses, a thread axis other than x, y or z. Each refusal names the place and the reason; the
+accepted neighbours still build."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_frontend_util import load_module
+
+import tirx
+
+HEAD = "from tirx.script import tirx as T\n\n"
+
+
+def _build(body: str, params: str = 'A: T.Tensor((64,), "int32")', launch: str = "grid=1, block=32"):
+    src = (
+        HEAD + "@T.function\n"
+        f"def kernel({params}):\n"
+        f"    T.device_entry(launch=T.cuda.LaunchConfig({launch}))\n"
+        + "".join(f"    {line}\n" for line in body.splitlines())
+    )
+    return load_module(src, "refusal").kernel
+
+
+def _refused(match: str, **kw) -> tirx.DiagnosticError:
+    with pytest.raises(tirx.DiagnosticError, match=match) as e:
+        _build(**kw)
+    assert "kernel" in str(e.value) or "-->" in str(e.value)  # located
+    return e.value
+
+
+@pytest.mark.parametrize("form", ["if A:\n    A[0] = 1", "while A:\n    A[0] = 1", "A[0] = 1 if A else 2"])
+def test_a_tensor_is_not_a_condition(form):
+    _refused(r"the tensor A is not a condition: test its elements \(A\[i\] != 0\)", body=form)
+
+
+def test_python_values_still_decide_conditions():
+    f = _build("if 3 > 2:\n    A[0] = 1\nelse:\n    A[0] = 2\nA[1] = 5 if None else 6")
+    text = tirx.dumps(f)
+    assert "A[0] = 1" in text and "A[0] = 2" not in text and "A[1] = 6" in text
+
+
+@pytest.mark.parametrize("loop", ["range(0, 10, 0)", "T.serial(0, 10, step=0)", "range(10, 0, 0)"])
+def test_a_loop_step_of_zero_is_refused(loop):
+    _refused(r"the step cannot be zero", body=f"for i in {loop}:\n    A[i] = i")
+
+
+def test_a_symbolic_step_is_not_judged_while_parsing():
+    f = _build("for i in range(0, 64, s):\n    A[i] = i", params='A: T.Tensor((64,), "int32"), s: T.int32')
+    assert "range(0, 64, s)" in tirx.dumps(f)
+
+
+@pytest.mark.parametrize(
+    "launch,match",
+    [
+        ("grid=1, block=(32, 33)", r"a block holds at most 1024 threads, got \[32, 33\] \(1056\)"),
+        ("grid=1, block=2048", r"at most 1024 threads"),
+        ("grid=0, block=32", r"grid dimensions must be positive uint32 values"),
+        ("grid=(4, -1), block=32", r"grid dimensions must be positive uint32 values"),
+        ("grid=1, block=0", r"block dimensions must be positive uint32 values"),
+        ("grid=1 << 32, block=32", r"grid dimensions must be positive uint32 values"),
+        ("grid=3, block=32, cluster=2", r"the grid must be divisible by the cluster in every dimension"),
+        ("grid=(4, 3), block=32, cluster=(2, 2)", r"divisible by the cluster"),
+        ("grid=4, block=32, cluster=0", r"cluster dimensions must be positive"),
+        ("grid=1, block=32, dynamic_smem_bytes=-1", r"dynamic_smem_bytes must be between 0 and 4294967295"),
+        ("grid=1, block=32, dynamic_smem_bytes=1 << 32", r"dynamic_smem_bytes must be between"),
+    ],
+)
+def test_a_launch_TIRx_refuses_is_refused(launch, match):
+    _refused(match, body="A[0] = 1", launch=launch)
+
+
+@given(
+    block=st.lists(st.integers(1, 1100), min_size=1, max_size=3),
+    grid=st.lists(st.integers(1, 9), min_size=1, max_size=3),
+    cluster=st.none() | st.lists(st.integers(1, 4), min_size=1, max_size=3),
+)
+@settings(max_examples=40, deadline=None)
+def test_a_launch_is_refused_exactly_when_its_shape_is_impossible(block, grid, cluster):
+    """Accepted launches print their shape; refused ones break one of the three rules."""
+    n = 1
+    for b in block:
+        n *= b
+    g = grid + [1] * (3 - len(grid))
+    c = None if cluster is None else cluster + [1] * (3 - len(cluster))
+    bad = n > 1024 or (c is not None and any(gi % ci for gi, ci in zip(g, c)))
+    launch = f"grid={tuple(grid)}, block={tuple(block)}" + ("" if cluster is None else f", cluster={tuple(cluster)}")
+    if bad:
+        with pytest.raises(tirx.DiagnosticError, match="T.cuda.LaunchConfig"):
+            _build("A[0] = 1", launch=launch)
+    else:
+        f = _build("A[0] = 1", launch=launch)
+        assert f"T.device_entry({', '.join(map(str, g))}, " in tirx.dumps(f)
+
+
+def test_symbolic_launch_values_are_left_to_the_launch():
+    f = _build("A[0] = 1", params='A: T.Tensor((64,), "int32"), n: T.int32', launch="grid=n, block=(n, 2048)")
+    assert "T.device_entry(n, 1, 1, n, 2048, 1" in tirx.dumps(f)
+
+
+@pytest.mark.parametrize("op", ["thread_idx", "block_idx", "block_dim", "grid_dim"])
+def test_a_thread_axis_is_x_y_or_z(op):
+    _refused(r"must be one of 'x', 'y', 'z'", body=f'A[0] = T.cuda.{op}("w")')
+    f = _build(f'A[0] = T.cuda.{op}("z")')
+    assert f'T.cuda.{op}("z")' in tirx.dumps(f)
