@@ -88,9 +88,11 @@ def test_a_launch_is_refused_exactly_when_its_shape_is_impossible(block, grid, c
     g = grid + [1] * (3 - len(grid))
     c = None if cluster is None else cluster + [1] * (3 - len(cluster))
     bad = n > 1024 or (c is not None and any(gi % ci for gi, ci in zip(g, c)))
-    launch = f"grid={tuple(grid)}, block={tuple(block)}" + ("" if cluster is None else f", cluster={tuple(cluster)}")
+    launch = f"grid={tuple(grid)}, block={tuple(block)}" + (
+        "" if cluster is None else f", cluster={tuple(cluster)}"
+    )
     if bad:
-        with pytest.raises(tirx.DiagnosticError, match="T.cuda.LaunchConfig"):
+        with pytest.raises(tirx.DiagnosticError, match=r"T\.cuda\.LaunchConfig"):
             _build("A[0] = 1", launch=launch)
     else:
         f = _build("A[0] = 1", launch=launch)
