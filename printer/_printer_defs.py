@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from tirx.ir import expr as _e
 from tirx.ir.buffer import Buffer
-from tirx.ir.function import PERSISTENT_KERNEL, Function, Module
+from tirx.ir.function import PERSISTENT_KERNEL, Function, Module, signature_parts
 from tirx.ir.node import Attrs
 from tirx.ir.types import PrimType, VoidType, int32
 from tirx.ir.visitor import collect_vars as _collect_vars
@@ -157,9 +157,7 @@ class DefsMixin:
             params = set(f.params)
             used: dict[_e.Var, None] = {}
             for _v, b in f.buffer_map:
-                for e in (*b.shape, *b.strides, b.elem_offset):
-                    if e is None:
-                        continue
+                for e in signature_parts(b):  # a layout's stride too (``T.Iter(H, pitch, "m")``)
                     for v in _collect_vars(e):
                         if v in params and v not in self.header_vars:
                             used[v] = None

@@ -221,7 +221,7 @@ class ExprMixin:
                 ),
                 None,
             )
-            if first is not None and first.ty != int32:
+            if first is not None and first.ty != int32 and _literal_takes(first.ty):
                 for k, a in enumerate(eargs):
                     if same[k] and type(a) is _IntImm and a.ty == int32:
                         parts[k] = f"T.int32({parts[k]})"
@@ -354,6 +354,13 @@ def _same_positions(op: Any, n: int) -> tuple:
 
 
 _NONE2: tuple = ((), ())
+
+
+def _literal_takes(t: Any) -> bool:
+    """A bare int literal beside a first argument of type ``t`` takes ``t`` (``convert``): a
+    number type does; a pointer, a handle or a bool leaves it int32 (``T.call_extern("atomicCAS",
+    T.address_of(x), -1, ...)`` prints ``-1`` bare, as TIRx prints it)."""
+    return isinstance(t, PrimType) and not t.is_bool
 
 
 def _default_ty_matches(op: Op, e: _e.Call) -> bool:

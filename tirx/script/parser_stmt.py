@@ -449,6 +449,9 @@ class StmtMixin:
                 self.visit_body(st.body)
             return
         loops = it.loops
+        for head in loops:  # (start, extent, kind, step, annotations, thread)
+            if type(head[3]) is IntImm and head[3].value == 0:  # as TIRx's parser refuses it
+                raise self.diag(st.iter, "the loop's step cannot be zero (the loop would never end)")
         n = len(loops)
         t = st.target
         if it.bind is not None:
