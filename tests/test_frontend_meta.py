@@ -244,6 +244,12 @@ def test_jit_specialize_and_cache():
     g = scale_add.specialize(N=64)
     assert g is not f and not any(c.op.name == "fma" for c in all_nodes(g, Call))
     assert scale_add.constexpr_params == ("N", "BLOCK", "USE_FMA")
+    # TVM's Object.same_as (identity), as TIRx's tests compare specializations
+    assert f.same_as(scale_add.specialize(N=1000, BLOCK=128, USE_FMA=True)) and not f.same_as(g)
+    assert not f.same_as(tirx.loads(tirx.dumps(f)))  # structurally equal, another node
+    # a regular parameter given a value: the error lists the specializable ones, as TIRx's does
+    with pytest.raises(TypeError, match=r"specializable params are: \['N', 'BLOCK', 'USE_FMA'\]"):
+        scale_add.specialize(N=64, A=1)
 
 
 def test_jit_optional_tensor_specialized_to_none():

@@ -177,6 +177,12 @@ class Node:
     _sfields: ClassVar[tuple[tuple[str, str], ...]] = ()
     _sbodies: ClassVar[frozenset[str]] = frozenset()
 
+    def same_as(self, other: Any) -> bool:
+        """TVM's ``Object.same_as``: the very same node (``is``), not a structural comparison
+        (``tirx.structural_equal``). A jit specialization remembered per value is ``same_as``
+        itself on the next ``.specialize`` with those values."""
+        return self is other
+
     def __repr__(self) -> str:
         """One short line: ``<Function f(A, B) 12 stmts>``, ``<Module f, g>``, or the class
         and the first line of the node's script (``<LT i < n>``), at most ``REPR_MAX`` chars."""

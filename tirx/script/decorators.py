@@ -551,7 +551,8 @@ class JitFunction:
                 if v is not None:
                     raise TypeError(
                         f"{self.__name__}.specialize: {k!r} is not a T.constexpr parameter "
-                        "(only None is accepted for a regular parameter, to drop an optional tensor)"
+                        f"(specializable params are: {list(consts)}; only None is accepted for a "
+                        "regular parameter, to drop an optional tensor)"
                     )
                 drop[k] = None
             else:

@@ -57,6 +57,7 @@ from tirx.ir.expr import (
     binop,
     convert,
 )
+from tirx.ir.fold import match
 from tirx.ir.function import Function, Module
 from tirx.ir.layout import Layout
 from tirx.ir.node import Attrs
@@ -945,6 +946,8 @@ def loop_head(fname: str, kind: ForKind, start: Any, stop: Any, step: Any, threa
                 start_e, stop_e = _lit(start, None, span), _lit(stop, None, span)
             _int_bound(fname, start_e)
             _int_bound(fname, stop_e)
+            if start_e.ty != stop_e.ty:  # int32 beside int64: both int64, as TIRx widens them
+                start_e, stop_e = match(start_e, stop_e, span)
             s0 = start_e
             start_e, extent = range_extent(start_e, stop_e)
             if start_e is not s0:  # a 0 start retyped to the stop's dtype
