@@ -20,7 +20,7 @@ from tirx.script import tirx as T
 
 @T.function
 def f(A: T.Tensor((128,), "float32"), B: T.Tensor((128,), "uint64")):
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128{cluster}))
+    T.device_entry(launch=T.cuda.LaunchConfig(grid={grid}, block=128{cluster}))
     s = T.alloc_shared((64,), "float32")
     x = T.alloc_local((8,), "uint64")
     y = T.alloc_local((8,), "uint32")
@@ -65,9 +65,9 @@ def f(A: T.Tensor((128,), T.float32), B: T.Tensor((128,), T.uint64)):
 
 def kernel(body: str, keep: bool = False, cluster: int = 1):
     """The tirx kernel of ``_PY`` with ``body`` (and the stores of every register)."""
-    cl = f", cluster={cluster}" if cluster > 1 else ""
+    cl = f", cluster={cluster}" if cluster > 1 else ""  # the grid holds whole clusters, as TIRx checks
     body = _INIT + body + _KEEP if keep else body
-    return load_module(_PY.format(body=body, cluster=cl), "ptxrows").f
+    return load_module(_PY.format(body=body, cluster=cl, grid=max(cluster, 1)), "ptxrows").f
 
 
 def tirx_text(printed: str) -> str:

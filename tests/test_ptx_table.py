@@ -291,7 +291,7 @@ def test_aliases_name_their_target():
 def test_value_forms_are_bare_rows():
     @T.function
     def g(A: T.Tensor((32,), "int32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32, cluster=2))
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=32, cluster=2))
         bar = T.alloc_shared((1,), "uint64")
         e = T.ptx.elect_sync()
         m = T.ptx.mapa(T.address_of(bar[0]), 1)
@@ -332,7 +332,12 @@ def _operand(kind: str, j: int, bufs: dict, data, bits: int | None = None) -> ob
         return IntImm(j, int32)
     if kind == "int64":
         return IntImm(j, uint64)
-    if kind in ("reg", "dst", "inout", "pin"):  # typed registers (tirx/ops/ptx_rows_*.py): as wide as their token
+    if kind in (
+        "reg",
+        "dst",
+        "inout",
+        "pin",
+    ):  # typed registers (tirx/ops/ptx_rows_*.py): as wide as their token
         return {64: x, 16: bufs["h"]}.get(bits, y)[j % 4]
     raise AssertionError(kind)
 

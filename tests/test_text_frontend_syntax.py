@@ -233,12 +233,23 @@ _ENTRY = re.compile(
 )
 
 
+def _launch_config(m: re.Match) -> str:
+    """A positional launch as ``launch=T.cuda.LaunchConfig(...)``, where that spelling can hold
+    it: a block of at most 1024 threads (``LaunchConfig`` refuses more, as TIRx's does; the IR
+    and the positional form take any)."""
+    g, b = m.groups()[:3], m.groups()[3:]
+    n = 1
+    for v in b:
+        n *= int(v) if v.isdigit() else 1
+    if n > 1024:
+        return m.group(0)
+    return f"T.device_entry(launch=T.cuda.LaunchConfig(grid=({', '.join(g)}), block=({', '.join(b)})))"
+
+
 def _frontend_spelling(text: str) -> str:
     """The printed text with the frontend's spellings a user writes: the launch as
     ``launch=T.cuda.LaunchConfig(grid=..., block=...)`` and a docstring in every function."""
-    text = _ENTRY.sub(
-        r"T.device_entry(launch=T.cuda.LaunchConfig(grid=(\1, \2, \3), block=(\4, \5, \6)))", text
-    )
+    text = _ENTRY.sub(_launch_config, text)
     out = []
     lines = text.splitlines()
     for i, ln in enumerate(lines):

@@ -590,6 +590,7 @@ class StmtMixin:
                     b.spans.pop()
         finally:
             self.ir_depth -= 1
+        return None
 
     def visit_With(self, st: ast.With) -> None:
         self._with_items(st, 0)

@@ -46,10 +46,10 @@ class LaunchConfig:
         self.extra = check_extra(options)
 
 
-def _consts(v: Any) -> list:
+def _consts(v: Any) -> list[int | None]:
     """The constant entries of a launch value (one value, or a tuple / list of up to three);
     symbolic entries are checked by the launch."""
-    out = []
+    out: list[int | None] = []
     for x in v if isinstance(v, (tuple, list)) else (v,):
         if isinstance(x, _IntImm):
             x = x.value
@@ -73,7 +73,7 @@ def _check_shape(grid: Any, block: Any, cluster: Any, smem: Any) -> None:
     if all(d is not None for d in b):
         n = 1
         for d in b:
-            n *= d
+            n *= d or 1
         if n > 1024:
             raise ValueError(f"T.cuda.LaunchConfig: a block holds at most 1024 threads, got {b} ({n})")
     if cluster is not None:

@@ -293,7 +293,7 @@ def matmul_sm90(
         ctid = tx - 128 * wg
         warp = ctid // 32
         lane = ctid % 32
-        if ROWS_ON_DEVICE and EPI == "tma":
+        if ROWS_ON_DEVICE and EPI == "tma":  # noqa: SIM102 (decided while parsing; ctid == 0 is not)
             if ctid == 0:
                 T.ptx.fence.proxy.tensormap__generic.acquire.gpu(tc)  # this thread's TMA stores read it
         it: T.int32 = 0
