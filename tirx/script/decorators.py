@@ -339,6 +339,8 @@ class InlineFunction:
                 child.visit_body(src.tree.body)
             except _ReturnSignal as r:
                 return r.value
+            finally:  # bare frames the helper opened at its top level: open for the caller's rest
+                p.pending_frames.extend(child.open_frames)
         return None
 
 

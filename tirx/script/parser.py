@@ -144,6 +144,8 @@ class NestedFunction:
                 child.visit_body(self.src.tree.body)
             except _ReturnSignal as r:
                 return r.value
+            finally:
+                p.pending_frames.extend(child.open_frames)
         return None
 
 
@@ -420,6 +422,13 @@ class Parser(StmtMixin, ExprMixin):
         self.pending_name: str | None = None
         self.ir_depth = 0
         self.cur_call: Any = None
+        # a bare frame (``T.device_entry(...)``, ``T.launch_thread(...)``) opened at a helper's
+        # top level stays open for the caller's rest of block, as TIRx expands a helper into its
+        # caller: ``open_frames`` are this helper's, innermost first; ``pending_frames`` are
+        # those a helper call just left open in this parser's current block
+        self.open_frames: list[tuple[Any, Any]] = []
+        self.pending_frames: list[tuple[Any, Any]] = []
+        self.top_scopes = len(self.scopes)
 
     # -- spans and errors -----------------------------------------------------------
     def plain_span(self, node: Any) -> Span:
@@ -491,6 +500,10 @@ class Parser(StmtMixin, ExprMixin):
                 todo.extendleft(reversed(r.stmts))
             elif r is not None:
                 self.region(r, list(todo), st)
+                return
+            if self.pending_frames:  # a helper call opened frames: the rest goes inside them
+                frames, self.pending_frames = self.pending_frames, []
+                self.continue_in(frames, list(todo), st)
                 return
 
     def visit_FunctionDef(self, st: Any) -> None:

@@ -92,6 +92,9 @@ class StmtMixin:
         mutable: frozenset
         pending_name: str | None
         ir_depth: int
+        open_frames: list[tuple[Any, Any]]
+        pending_frames: list[tuple[Any, Any]]
+        top_scopes: int
 
         def span(self, node: Any) -> Any: ...
         def diag(self, node: Any, e: BaseException | str) -> DiagnosticError: ...
@@ -139,10 +142,33 @@ class StmtMixin:
             cm.__exit__(*sys.exc_info())
             raise
         self.ir_depth -= 1
+        self.close_frames([(cm, node)])
+
+    def continue_in(self, frames: list, rest: list, node: Any) -> None:
+        """The rest of the block inside ``frames`` (innermost first) that a helper call left
+        open, then the frames closed (or left open for this helper's own caller)."""
+        self.ir_depth += 1
         try:
-            cm.__exit__(None, None, None)
-        except Exception as e:
-            raise self.diag(node, e) from e
+            self.visit_body(rest)
+        except BaseException:
+            self.ir_depth -= 1
+            for cm, _ in frames:
+                cm.__exit__(*sys.exc_info())
+            raise
+        self.ir_depth -= 1
+        self.close_frames(frames)
+
+    def close_frames(self, frames: list) -> None:
+        """Exit bare frames whose block ended, innermost first; at a helper's top level they stay
+        open instead, for the caller's rest of block (TIRx expands the helper there)."""
+        if self.inline and len(self.scopes) == self.top_scopes:
+            self.open_frames.extend(frames)
+            return
+        for cm, node in frames:
+            try:
+                cm.__exit__(None, None, None)
+            except Exception as e:
+                raise self.diag(node, e) from e
 
     def visit_unsupported(self, st: Any) -> None:
         raise self.diag(st, f"unsupported statement in a kernel: {type(st).__name__}")
