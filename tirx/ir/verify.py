@@ -59,6 +59,7 @@ from tirx.ir import (
     Return,
     Select,
     SeqStmt,
+    Stmt,
     StringImm,
     Var,
     VoidType,
@@ -573,8 +574,28 @@ class _Checker(Functor):
             self.check_pointer(b, f)
             self.define_buffer(b, f)
         self.stmt(f.body)
+        rt = f.ret_ty
+        if rt is not None and not isinstance(rt, VoidType) and not always_returns(f.body):
+            # the caller would read a value the function never wrote (TIRx refuses it too)
+            self.error(f"function {f.name} returns {rt} but can reach its end without a return", f)
         self.pop()
         self.func = None
+
+
+def always_returns(s: Any) -> bool:
+    """Every path through ``s`` ends in a ``return`` (an ``if`` with both branches returning, a
+    statement after which nothing runs); a loop's body may not run, so a loop never does."""
+    t = type(s)
+    if t is Return:
+        return True
+    if t is SeqStmt:
+        return any(always_returns(m) for m in s.stmts)
+    if t is IfThenElse:
+        return s.else_case is not None and always_returns(s.then_case) and always_returns(s.else_case)
+    if t in (For, While):
+        return False
+    body = getattr(s, "body", None)
+    return isinstance(body, Stmt) and always_returns(body)
 
 
 def verify_well_formed(ir: Any, require_ssa: bool = False) -> list[WellFormedError]:
