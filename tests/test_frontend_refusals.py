@@ -149,3 +149,30 @@ def test_every_path_returning_builds(body):
     f = _fn(body)
     assert tirx.structural_equal(tirx.loads(tirx.dumps(f)), f)
     assert tirx.compile(f, target="interp")(3) is not None
+
+
+def _entry_fn(tail: str, decl: str = "v = n"):
+    src = (
+        HEAD + "@T.function\n"
+        'def f(A: T.Tensor((128,), "float32"), n: T.int32):\n'
+        f"    {decl}\n"
+        "    with T.device_entry():\n"
+        "        v = n + 1\n"
+        "        A[v] = T.float32(1.0)\n" + "".join(f"    {ln}\n" for ln in tail.splitlines())
+    )
+    return load_module(src, "ended").f
+
+
+def test_a_name_bound_again_inside_an_entry_is_not_read_after_it():
+    """Python says ``v`` is ``n + 1`` after the block; that binding ends with the device entry
+    (TIRx's program is not well-formed there), so reading it after is a located error, where
+    tirx used to read the outer ``v`` silently (held-out round 18)."""
+    with pytest.raises(tirx.DiagnosticError, match=r"v was bound again inside the block that ends"):
+        _entry_fn("A[v] = T.float32(2.0)")
+
+
+def test_the_name_may_be_bound_afresh_or_made_mutable():
+    text = tirx.dumps(_entry_fn("v = n + 2\nA[v] = T.float32(2.0)"))
+    assert "v: T.let[T.int32] = n + 2" in text
+    cell = tirx.dumps(_entry_fn("A[v] = T.float32(2.0)", decl="v: T.int32 = n"))
+    assert "A[v[0]] = T.float32(2.0)" in cell  # a mutable local: the value the entry stored

@@ -63,6 +63,7 @@ from .parser_values import (  # noqa: F401
     AttrSpec,
     Cell,
     DeviceEntrySpec,
+    EndedBinding,
     LetAnn,
     LetBinding,
     LoopSpec,
@@ -470,6 +471,14 @@ class Parser(StmtMixin, ExprMixin):
             if v is not _MISSING:
                 if type(v) is Cell:
                     return v.load(self.span(node))
+                if type(v) is EndedBinding:
+                    raise NameError(
+                        f"{name} was bound again inside the block that ends before this line (line "
+                        f"{v.line}), and that binding ends with the block (TIRx's program is not "
+                        f"well-formed here): read {name} inside the block, or make it a mutable local "
+                        f"before it ({name}: T.int32 = ...)",
+                        name=name,
+                    )
                 return v
         v = self.env.get(name)
         if v is _MISSING:

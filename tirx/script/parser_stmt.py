@@ -36,6 +36,7 @@ from .parser_values import (
     AttrSpec,
     Cell,
     DeviceEntrySpec,
+    EndedBinding,
     LetAnn,
     LoopSpec,
     MetaVar,
@@ -73,6 +74,11 @@ class Spliced:
 
     def __init__(self, stmts: list) -> None:
         self.stmts = stmts
+
+
+def _is_frame(ctx: Any) -> bool:
+    """A context manager that opens an IR frame (``with T.launch_thread(...)``, a region)."""
+    return getattr(type(ctx), "bare_region", False) is True
 
 
 def _is_region_frame(val: Any) -> bool:
@@ -621,11 +627,13 @@ class StmtMixin:
     def visit_With(self, st: ast.With) -> None:
         self._with_items(st, 0)
 
-    def _with_items(self, st: ast.With, k: int) -> None:
+    def _with_items(self, st: ast.With, k: int, ir: bool = False) -> None:
         if k == len(st.items):
             self.push()
             try:
                 self.visit_body(st.body)
+                if ir:
+                    self._end_block_bindings(st)
             finally:
                 self.pop()
             return
@@ -643,7 +651,7 @@ class StmtMixin:
             self.ir_depth += 1
             try:
                 with cm:
-                    self._with_items(st, k + 1)
+                    self._with_items(st, k + 1, True)
             finally:
                 self.ir_depth -= 1
             return
@@ -655,12 +663,22 @@ class StmtMixin:
         try:
             if item.optional_vars is not None:
                 self.assign_target(item.optional_vars, val, True)
-            self._with_items(st, k + 1)
+            self._with_items(st, k + 1, ir or _is_frame(ctx))
         except BaseException:
             if not ctx.__exit__(*sys.exc_info()):
                 raise
         else:
             ctx.__exit__(None, None, None)
+
+    def _end_block_bindings(self, st: ast.With) -> None:
+        """Names an IR frame's block bound again (``v = n`` before, ``v = n + 1`` inside): in
+        TIRx the name then means the inner binding, which ends with the block, so a read after
+        it is not well-formed. The name is marked ended in the enclosing scope: a read there
+        is a located error, a new assignment binds it afresh."""
+        outer = self.scopes[:-1]
+        for name in self.scopes[-1].vars:
+            if any(name in sc.vars for sc in outer):
+                outer[-1].vars[name] = EndedBinding(name, st.lineno + self.src.line_off)
 
     def visit_Break(self, st: Any) -> None:
         self.b.break_()

@@ -435,6 +435,16 @@ def _helper_name(func: Any) -> str | None:
     return _HELPERS.get(id(func))
 
 
+class EndedBinding:
+    """A name an IR frame's block bound again: after the block it means that binding, which
+    ended with it (TIRx's program is not well-formed there); reading it is a located error."""
+
+    __slots__ = ("line", "name")
+
+    def __init__(self, name: str, line: int) -> None:
+        self.name, self.line = name, line
+
+
 def no_tensor_truth(parser: Any, cond: Any, node: Any) -> bool:
     """The Python truth of a condition decided while parsing; a tensor has none (its object
     would be true whatever it holds: TIRx refuses it too)."""
