@@ -101,6 +101,7 @@ class StmtMixin:
         open_frames: list[tuple[Any, Any]]
         pending_frames: list[tuple[Any, Any]]
         top_scopes: int
+        src: Any
 
         def span(self, node: Any) -> Any: ...
         def diag(self, node: Any, e: BaseException | str) -> DiagnosticError: ...
