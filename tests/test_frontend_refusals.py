@@ -176,3 +176,12 @@ def test_the_name_may_be_bound_afresh_or_made_mutable():
     assert "v: T.let[T.int32] = n + 2" in text
     cell = tirx.dumps(_entry_fn("A[v] = T.float32(2.0)", decl="v: T.int32 = n"))
     assert "A[v[0]] = T.float32(2.0)" in cell  # a mutable local: the value the entry stored
+
+
+@pytest.mark.parametrize("form", ["e = T.device_entry()", 'e = T.attr("k", 1)'])
+def test_a_frame_bound_to_a_name_is_refused(form):
+    """Bound to a name, the frame opened nothing and the rest of the block ran in host code
+    (held-out round 18); TIRx refuses it too."""
+    src = HEAD + f'@T.function\ndef f(A: T.Tensor((8,), "float32")):\n    {form}\n    A[0] = T.float32(2.0)\n'
+    with pytest.raises(tirx.DiagnosticError, match=r"opens a frame and has no value to bind"):
+        load_module(src, "frame_bound").f

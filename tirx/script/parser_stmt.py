@@ -218,6 +218,14 @@ class StmtMixin:
                 # ``tx = T.launch_thread("threadIdx.x", n)``: TIRx enters the frame, the rest of
                 # the block inside, ``tx`` its var (``with ... as tx``)
                 return _FrameBinding(val, targets[0])
+            if type(val) is DeviceEntrySpec or type(val) is AttrSpec:
+                # bound to a name it would open nothing: the rest of the block would run where it
+                # stands (host code); TIRx refuses it too
+                what = "T.device_entry(...)" if type(val) is DeviceEntrySpec else "T.attr(...)"
+                raise self.diag(
+                    st, f"{what} opens a frame and has no value to bind: write it as a statement "
+                    f"(the rest of the block goes inside) or as `with {what}:`"
+                )
             self.assign_name(name, val, targets[0])
             return None
         val = self.eval(st.value)
