@@ -46,6 +46,20 @@ nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
 # the GEMM with descriptors written on the device (tests/test_gemm_rows_on_device_gpu.py, then its
 # host and GPU times in tools/bench/host_new_shape.py), owed28b's tests, a CUDA-vs-interpreter
 # campaign beside them; then `owed27 campaign` for the rest of the owed 20 minutes.
+# Stage 4 of held-out rounds 17 and 18 (owed by the twenty-ninth session; about 3 minutes). The
+# oracle output is TIRx's code, so it is not committed: rebuild it here first (needs the oracle venv,
+# docs/tirx_compat.md), then carry it:
+#   for r in 17 18; do mkdir -p /tmp/r$r && tar -xJf tools/tirx_oracle/data/heldout_round$r.tar.xz -C /tmp/r$r \
+#     && /root/oracle312/bin/python tools/tirx_oracle/corpus_harvest.py /tmp/r$r/src /tmp/r$r/out \
+#     && mkdir -p .corpus_r$r && cp -r /tmp/r$r/out/oracle .corpus_r$r/ && cp /tmp/r$r/results_after.json .corpus_r$r/results.json; done
+#   bash tools/device_owed.sh rounds17_18      (carry `.whl`, `.corpus_r17`, `.corpus_r18`)
+if [ "$1" = rounds17_18 ]; then
+  for r in 17 18; do
+    timeout 250 python3 tools/tirx_oracle/corpus_gpu.py .corpus_r$r/oracle .corpus_r$r/results.json $OUT/s4_r$r.json --jobs 10 \
+      > $OUT/s4_r$r.log 2>&1; tail -n 4 $OUT/s4_r$r.log
+  done
+  exit 0
+fi
 if [ "$1" = owed29 ]; then
   ( timeout 540 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','500','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
   timeout 150 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_gemm_rows_on_device_gpu.py > $OUT/rows.log 2>&1; tail -2 $OUT/rows.log
