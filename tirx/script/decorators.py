@@ -22,16 +22,15 @@ from .parser import (
     Parser,
     Source,
     _Like,
-    _ReturnSignal,
     build_function,
     caller_locals,
     closure_vars,
     constexpr,
     current_parser,
+    expand_helper,
     function_source,
     in_class_body,
     make_env,
-    parsing,
 )
 from .parser_values import _MISSING
 
@@ -332,16 +331,7 @@ class InlineFunction:
             env = Env([*p.env.layers, *own.layers])
             base = p.scopes
         child = Parser(p.b, src, env, prefix, inline=True, base_scopes=base)
-        for k, v in bound.arguments.items():
-            child.define(k, v)
-        with parsing(child):
-            try:
-                child.visit_body(src.tree.body)
-            except _ReturnSignal as r:
-                return r.value
-            finally:  # bare frames the helper opened at its top level: open for the caller's rest
-                p.pending_frames.extend(child.open_frames)
-        return None
+        return expand_helper(p, child, bound.arguments, src.tree.body)
 
 
 class _BoundInline:

@@ -138,16 +138,24 @@ class NestedFunction:
         site = p.call_site()
         prefix = (*p.prefix, site) if site is not None else p.prefix
         child = Parser(p.b, self.src, self.env, prefix, inline=True, base_scopes=self.scopes)
-        for k, v in bound.arguments.items():
-            child.define(k, v)
-        with parsing(child):
-            try:
-                child.visit_body(self.src.tree.body)
-            except _ReturnSignal as r:
-                return r.value
-            finally:
-                p.pending_frames.extend(child.open_frames)
-        return None
+        return expand_helper(p, child, bound.arguments, self.src.tree.body)
+
+
+def expand_helper(caller: Any, child: Any, arguments: Any, body: list) -> Any:
+    """A helper call's expansion (``@T.inline`` / ``@T.macro`` / a kernel-local ``def``): the
+    arguments bound in the helper's parser, its body parsed into the caller's builder; the value
+    of its top-level ``return``. Bare frames it opened at its top level stay open for the
+    caller's rest of block (``Parser.pending_frames``)."""
+    for k, v in arguments.items():
+        child.define(k, v)
+    with parsing(child):
+        try:
+            child.visit_body(body)
+        except _ReturnSignal as r:
+            return r.value
+        finally:
+            caller.pending_frames.extend(child.open_frames)
+    return None
 
 
 # ------------------------------------------------------------------ environments
