@@ -167,8 +167,9 @@ def test_a_name_bound_again_inside_an_entry_is_not_read_after_it():
     """Python says ``v`` is ``n + 1`` after the block; that binding ends with the device entry
     (TIRx's program is not well-formed there), so reading it after is a located error, where
     tirx used to read the outer ``v`` silently (held-out round 18)."""
-    with pytest.raises(tirx.DiagnosticError, match=r"v was bound again inside the block that ends"):
+    with pytest.raises(tirx.DiagnosticError, match=r"v was bound again inside the block that ends") as e:
         _entry_fn("A[v] = T.float32(2.0)")
+    assert "(v: T.int32 = ...)" in str(e.value)
 
 
 def test_the_name_may_be_bound_afresh_or_made_mutable():
@@ -185,3 +186,17 @@ def test_a_frame_bound_to_a_name_is_refused(form):
     src = HEAD + f'@T.function\ndef f(A: T.Tensor((8,), "float32")):\n    {form}\n    A[0] = T.float32(2.0)\n'
     with pytest.raises(tirx.DiagnosticError, match=r"opens a frame and has no value to bind"):
         load_module(src, "frame_bound")
+
+
+def test_the_ended_binding_error_names_the_binding_s_dtype():
+    src = (
+        HEAD + "@T.function\n"
+        'def f(A: T.Tensor((8,), "float32"), x: T.float32):\n'
+        "    w = x\n"
+        "    with T.device_entry():\n"
+        "        w = x * T.float32(2.0)\n"
+        "        A[0] = w\n"
+        "    A[1] = w\n"
+    )
+    with pytest.raises(tirx.DiagnosticError, match=r"\(w: T\.float32 = \.\.\.\)"):
+        load_module(src, "ended_dtype")

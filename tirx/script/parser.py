@@ -484,7 +484,7 @@ class Parser(StmtMixin, ExprMixin):
                         f"{name} was bound again inside the block that ends before this line (line "
                         f"{v.line}), and that binding ends with the block (TIRx's program is not "
                         f"well-formed here): read {name} inside the block, or make it a mutable local "
-                        f"before it ({name}: T.int32 = ...)",
+                        f"before it ({name}: T.{v.dtype} = ...)",
                         name=name,
                     )
                 return v

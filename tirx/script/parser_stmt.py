@@ -223,8 +223,9 @@ class StmtMixin:
                 # stands (host code); TIRx refuses it too
                 what = "T.device_entry(...)" if type(val) is DeviceEntrySpec else "T.attr(...)"
                 raise self.diag(
-                    st, f"{what} opens a frame and has no value to bind: write it as a statement "
-                    f"(the rest of the block goes inside) or as `with {what}:`"
+                    st,
+                    f"{what} opens a frame and has no value to bind: write it as a statement "
+                    f"(the rest of the block goes inside) or as `with {what}:`",
                 )
             self.assign_name(name, val, targets[0])
             return None
@@ -685,9 +686,11 @@ class StmtMixin:
         it is not well-formed. The name is marked ended in the enclosing scope: a read there
         is a located error, a new assignment binds it afresh."""
         outer = self.scopes[:-1]
-        for name in self.scopes[-1].vars:
+        for name, val in self.scopes[-1].vars.items():
             if any(name in sc.vars for sc in outer):
-                outer[-1].vars[name] = EndedBinding(name, st.lineno + self.src.line_off)
+                ty = getattr(val, "ty", None)
+                dtype = str(ty) if isinstance(ty, PrimType) else "int32"
+                outer[-1].vars[name] = EndedBinding(name, st.lineno + self.src.line_off, dtype)
 
     def visit_Break(self, st: Any) -> None:
         self.b.break_()

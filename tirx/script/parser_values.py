@@ -439,10 +439,10 @@ class EndedBinding:
     """A name an IR frame's block bound again: after the block it means that binding, which
     ended with it (TIRx's program is not well-formed there); reading it is a located error."""
 
-    __slots__ = ("line", "name")
+    __slots__ = ("dtype", "line", "name")
 
-    def __init__(self, name: str, line: int) -> None:
-        self.name, self.line = name, line
+    def __init__(self, name: str, line: int, dtype: str = "int32") -> None:
+        self.name, self.line, self.dtype = name, line, dtype
 
 
 def no_tensor_truth(parser: Any, cond: Any, node: Any) -> bool:
