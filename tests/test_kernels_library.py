@@ -543,11 +543,12 @@ def test_a_call_with_descriptors_written_on_the_device_encodes_no_new_m(monkeypa
     A's and C's templates are encoded once a class (K and the box; N), B's descriptor once an
     address, and the launch passes the templates, A and the stream's descriptor space."""
     from tirx.kernels import _host
+    from tirx.runtime import tma
 
     calls = fake_tma_driver(monkeypatch)
     for name, value in [("_MAPS", Bounded(64)), ("_ENCODERS", {}), ("_TEMPLATES", {})]:
         monkeypatch.setattr(_host, name, value)
-    monkeypatch.setattr(_host, "words_on_device", lambda raw, device: ("template", raw, device))
+    monkeypatch.setattr(tma, "words_on_device", lambda raw, device: ("template", raw, device))
     monkeypatch.setattr(MM, "_CALLS", Bounded(64))
     monkeypatch.setattr(MM, "ROWS_ON_DEVICE", True)
     monkeypatch.setattr(MM, "sm_count", lambda dev: 132)

@@ -180,17 +180,10 @@ def map_template(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str,
     key = (t.device.index, cols, box, dtype, swizzle)
     got = _TEMPLATES.get(key)
     if got is None:
-        got = _TEMPLATES[key] = words_on_device(tensor_map(t, rows, cols, box, dtype, swizzle), t.device)
+        from tirx.runtime import tma
+
+        got = _TEMPLATES[key] = tma.words_on_device(tensor_map(t, rows, cols, box, dtype, swizzle), t.device)
     return got
-
-
-def words_on_device(raw: bytes, device: Any) -> Any:
-    """128 descriptor bytes as a ``(16,)`` uint64 torch tensor on ``device`` (copied from
-    pageable memory: complete when this returns)."""
-    import torch
-
-    dev = torch.frombuffer(bytearray(raw), dtype=torch.int64).to(device)
-    return dev.view(torch.uint64) if hasattr(torch, "uint64") else dev
 
 
 def per_stream(index: int, what: str, make: Callable[[Any], Any], stream: int | None = None) -> Any:

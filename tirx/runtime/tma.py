@@ -101,14 +101,9 @@ class TensorMapPlan:
     def device(self, tensor: Any) -> Any:
         """The descriptor as a (16,) uint64 torch tensor on ``tensor``'s device (for kernels
         that read it from global memory: a ``T.Tensor((16,), "uint64")`` parameter)."""
-        import torch
 
         self._check(tensor)
-        raw = self.encode(tensor.data_ptr())
-        host = torch.frombuffer(bytearray(raw), dtype=torch.int64).clone()
-        return (
-            host.to(tensor.device).view(torch.uint64) if hasattr(torch, "uint64") else host.to(tensor.device)
-        )
+        return words_on_device(self.encode(tensor.data_ptr()), tensor.device)
 
     def _check(self, tensor: Any) -> None:
         want = tuple(int(s) for s in self.shape)
@@ -121,6 +116,16 @@ class TensorMapPlan:
         tname = str(tensor.dtype).replace("torch.", "")
         if tname != self.dtype:
             raise TypeError(f"TensorMapPlan: tensor dtype {tname} differs from the plan's {self.dtype}")
+
+
+def words_on_device(raw: bytes, device: Any) -> Any:
+    """128 descriptor bytes as a ``(16,)`` uint64 torch tensor on ``device``, for kernels that
+    read a descriptor from global memory (``TensorMapPlan.device``, the GEMM's templates:
+    ``tirx.kernels._host.map_template``); copied from pageable memory, complete on return."""
+    import torch
+
+    words = torch.frombuffer(bytearray(raw), dtype=torch.int64).to(device, copy=True)
+    return words.view(torch.uint64) if hasattr(torch, "uint64") else words
 
 
 class _Encoder:
