@@ -473,3 +473,43 @@ def test_meta_var_number_stays_python_level_when_updated():
 
     assert not all_nodes(f, Bind) and not all_nodes(f, AllocBuffer)
     assert body(f)[0].indices[0].value == 6
+
+
+def test_a_frame_opened_two_helpers_down_stays_open_for_the_caller():
+    """A bare device entry opened in a macro that an inline helper calls at its top level: the
+    rest of the inline helper, then the rest of the kernel's block, go inside (both expansions
+    hand the open frame up, as TIRx's textual expansion does); a frame opened under the
+    helper's own ``if`` closes with that branch."""
+    mod = load_module(
+        "from tirx.script import tirx as T\n\n"
+        "@T.macro\n"
+        "def launch(A):\n"
+        "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n"
+        "    A[0] = T.float32(1.0)\n\n"
+        "@T.inline\n"
+        "def setup(A, n):\n"
+        "    launch(A)\n"
+        "    A[1] = T.float32(2.0)\n"
+        "    if n > 0:\n"
+        '        T.launch_thread("threadIdx.y", 2)\n'
+        "        A[2] = T.float32(3.0)\n"
+        "    A[3] = T.float32(4.0)\n\n"
+        "@T.function\n"
+        'def f(A: T.Tensor((8,), "float32"), n: T.int32):\n'
+        "    setup(A, n)\n"
+        "    A[4] = T.float32(5.0)\n",
+        "frames_up",
+    )
+    lines = [
+        ln.rstrip() for ln in tirx.dumps(mod.f).splitlines() if ln.strip().startswith(("A[", "with", "if"))
+    ]
+    assert [ln.split(" = ")[0].split("(")[0] for ln in lines] == [
+        "    with T.device_entry",
+        "        A[0]",
+        "        A[1]",
+        "        if n > 0:",
+        "            with T.launch_thread",
+        "                A[2]",
+        "        A[3]",
+        "        A[4]",
+    ]
