@@ -447,6 +447,29 @@ def test_inline_ptx_generic_template():
     assert '"+f"(acc[0])' in k.source
 
 
+def test_an_element_read_by_inline_ptx_keeps_its_tensor_read_only():
+    """A buffer element an op reads as a register operand is not written: only the operands
+    its template binds ``{i:out}`` / ``{i:inout}`` are (the PTX table's outputs, ``T.ptx.asm``'s
+    placeholders). The GEMM's descriptor templates (read by ``st.shared``) were taken as
+    written, so one tensor passed for two of them was refused as aliasing restrict pointers."""
+
+    def body(b, X, Y, Z, W):
+        t = b.bind("t", call("cuda.thread_idx", "x"))
+        sm = b.alloc("sm", TensorType((64,), uint64, "shared"))
+        addr = call("cuda.cvta_generic_to_shared", call("address_of", sm[t]))
+        b.evaluate(T.ptx.st.shared__cta.b64(addr, X[t]))
+        b.evaluate(call("ptx.asm", "mov.b64 {0:out}, {1};", Y[t], Z[t], ty="void"))
+        b.evaluate(call("ptx.asm", "add.u64 {0:inout}, {0:inout}, {1};", W[t], sm[t], ty="void"))
+
+    u64 = TensorType((64,), uint64)
+    f = _kernel(body, params=(("X", u64), ("Y", u64), ("Z", u64), ("W", u64)))
+    k = tirx.compile(f, target=ARCH, cache=False)
+    assert "const uint64_t* __restrict__ X" in k.source and "const uint64_t* __restrict__ Z" in k.source
+    assert "uint64_t* __restrict__ Y" in k.source and "const uint64_t* __restrict__ Y" not in k.source
+    assert "const uint64_t* __restrict__ W" not in k.source
+    assert {p.var.name: p.written for p in k.info.params} == {"X": False, "Y": True, "Z": False, "W": True}
+
+
 def test_mbarrier_and_hopper_ptx_ops_compile():
     def body(b, Out):
         bar = b.alloc("bar", TensorType((1,), uint64, "shared"))

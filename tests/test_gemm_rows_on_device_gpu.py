@@ -39,8 +39,8 @@ def test_the_calls_take_the_kernels_that_write_their_descriptors():
     x = torch.randn(300, 256, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(512, 256, device="cuda", dtype=torch.bfloat16)
     K.linear(x, w)
-    plans = [p for key, p in MM._CALLS.items() if key[-1]]
-    assert plans and all(p[5] and p[2].shape == (16,) for p in plans)
+    plans = [p for key, p in MM._CALLS.items() if key[-1] and p[0] != "gemv"]
+    assert plans and all(p[5] and isinstance(p[2], int) for p in plans)  # the template's address
 
 
 def test_a_serving_loop_of_new_row_counts_on_one_buffer():

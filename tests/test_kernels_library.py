@@ -541,14 +541,27 @@ def test_kernels_that_write_their_descriptors_fit_every_tile_set():
 def test_a_call_with_descriptors_written_on_the_device_encodes_no_new_m(monkeypatch):
     """With ``ROWS_ON_DEVICE``, a call at a new M or on new A and C addresses encodes nothing:
     A's and C's templates are encoded once a class (K and the box; N), B's descriptor once an
-    address, and the launch passes the templates, A and the stream's descriptor space."""
+    address, and the launch passes the addresses of the templates, A and the stream's descriptor
+    space."""
     from tirx.kernels import _host
     from tirx.runtime import tma
 
     calls = fake_tma_driver(monkeypatch)
     for name, value in [("_MAPS", Bounded(64)), ("_ENCODERS", {}), ("_TEMPLATES", {})]:
         monkeypatch.setattr(_host, name, value)
-    monkeypatch.setattr(tma, "words_on_device", lambda raw, device: ("template", raw, device))
+    templates: list = []
+
+    class Words:
+        """A template on the device as the host path reads it: its address."""
+
+        def __init__(self, raw):
+            self.raw = raw
+            templates.append(self)
+
+        def data_ptr(self):
+            return (100 + templates.index(self)) << 24
+
+    monkeypatch.setattr(tma, "words_on_device", lambda raw, device: Words(raw))
     monkeypatch.setattr(MM, "_CALLS", Bounded(64))
     monkeypatch.setattr(MM, "ROWS_ON_DEVICE", True)
     monkeypatch.setattr(MM, "sm_count", lambda dev: 132)
@@ -559,7 +572,7 @@ def test_a_call_with_descriptors_written_on_the_device_encodes_no_new_m(monkeypa
         return lambda *args: launched.append(args)
 
     monkeypatch.setattr(MM, "_kernel", kernel)
-    space = object()
+    space = type("Space", (), {"data_ptr": lambda self: 99 << 24})()
     monkeypatch.setattr(MM, "per_stream", lambda index, what, make: space)
 
     class Fake:
@@ -579,8 +592,9 @@ def test_a_call_with_descriptors_written_on_the_device_encodes_no_new_m(monkeypa
         x, out = Fake((2 + i) << 24, (M, 256)), Fake((8 + i) << 24, (M, 512))
         MM._gemm(x, w, out, "bfloat16")
         args = launched[-1]
-        assert args[:3] == (M, 512, 256) and args[6] is out and args[7] is x and args[8] is space
-        assert args[3][0] == args[5][0] == "template" and args[4] == _host._MAPS.get(
+        # the templates', A's and the space's addresses: integers the launch does not check
+        assert args[:3] == (M, 512, 256) and args[6] is out and args[7:] == (x.ptr, 99 << 24)
+        assert (args[3], args[5]) == (100 << 24, 101 << 24) and args[4] == _host._MAPS.get(
             (w.ptr, 512, 256, (kernels[-1]["BN"], 64), "bfloat16", 128)
         )
     assert all(t.get("ROWS_ON_DEVICE") and t["BN"] == 64 for t in kernels)  # one class of tiles

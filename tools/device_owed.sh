@@ -60,6 +60,25 @@ if [ "$1" = rounds17_18 ]; then
   done
   exit 0
 fi
+# The thirtieth session's second call (carry `.whl`, `.corpus_r17`, `.corpus_r18`; about 8 minutes):
+# the device-written descriptors again after that session's fixes (read-only templates, addresses
+# as arguments), their host and GPU times, the rest of the owed CUDA-vs-interpreter campaign
+# (5.4 minutes) beside, then stage 4 of held-out rounds 17 and 18.
+#   bash tools/device_owed.sh owed30
+if [ "$1" = owed30 ]; then
+  ( timeout 340 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','325','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
+  timeout 150 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_gemm_rows_on_device_gpu.py > $OUT/rows.log 2>&1; tail -2 $OUT/rows.log
+  grep -E "^(FAILED|ERROR)" $OUT/rows.log | head -8
+  timeout 110 python3 tools/bench/host_new_shape.py --n 200 > $OUT/host.log 2>&1; head -8 $OUT/host.log
+  grep -A7 "^descriptors:" $OUT/host.log; grep -E "^attention|the call|prepared" $OUT/host.log
+  wait
+  tail -2 $OUT/fuzz.log
+  for r in 17 18; do
+    timeout 110 python3 tools/tirx_oracle/corpus_gpu.py .corpus_r$r/oracle .corpus_r$r/results.json $OUT/s4_r$r.json --jobs 12 \
+      > $OUT/s4_r$r.log 2>&1; tail -n 3 $OUT/s4_r$r.log
+  done
+  exit 0
+fi
 if [ "$1" = owed29 ]; then
   ( timeout 540 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','500','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
   timeout 150 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_gemm_rows_on_device_gpu.py > $OUT/rows.log 2>&1; tail -2 $OUT/rows.log

@@ -26,9 +26,15 @@ from typing import Any
 from ..errors import OpError
 from ..ir import BufferLoad, Call, IntImm, PointerType, PrimType, VoidType
 
-__all__ = ["asm_bind", "asm_call"]
+__all__ = ["asm_bind", "asm_call", "template_outputs"]
 
 _PH = re.compile(r"\{\{|\}\}|\{(\w+)(?::(\w+))?\}")
+
+
+def template_outputs(template: str) -> frozenset[int]:
+    """The operand indices ``template`` binds as outputs (``{i:out}``, ``{i:inout}``): the
+    only buffer elements the instruction writes (memory it writes goes through addresses)."""
+    return frozenset(int(k) for k, mod in _PH.findall(template) if mod in ("out", "inout") and k.isdigit())
 
 
 def _constraint(t: Any) -> tuple[str, str]:

@@ -70,7 +70,7 @@ from ..ir.op import PTX, CExpr, Helper
 from ..ir.stmt import flat_stmts
 from ..ir.types import tensormap_ptr
 from ..ir.visitor import Visitor
-from .asm import asm_bind, asm_call
+from .asm import asm_bind, asm_call, template_outputs
 from .cuda_buffer import BufferMixin, vector_alignment
 from .cuda_common import _C_SCALAR, _PREC_PRIMARY, _add, _comment, _error, _is_int32, _wide_int
 from .cuda_expr import ExprMixin
@@ -368,11 +368,12 @@ class _Usage(Visitor):
             # pointers handed to ops (atomics, asm, address_of) may be written
             if c.op.traits.takes_address and isinstance(c.args[0], BufferLoad):
                 self.written.add(c.args[0].buffer.data)
-            for a in c.args:
+            outs = _element_writes(c) if not c.op.pure else frozenset()
+            for i, a in enumerate(c.args):
                 if isinstance(a.ty, PointerType) and isinstance(a, Var):
                     self.written.add(a)
-                elif not c.op.pure and isinstance(a, BufferLoad):
-                    # inline PTX may write a buffer element operand ({i:out} / {i:inout})
+                elif isinstance(a, BufferLoad) and (outs is None or i in outs):
+                    # inline PTX writes a buffer element operand it binds as {i:out} / {i:inout}
                     self.written.add(a.buffer.data)
         self.generic_visit(c)
 
@@ -384,6 +385,22 @@ class _Usage(Visitor):
         if cast(PointerType, b.data.ty).element != b.dtype:
             self.views[b.data] = max(self.views.get(b.data, 0), b.dtype.bytes)
         self.generic_visit(s)
+
+
+def _element_writes(c: Call) -> frozenset[int] | None:
+    """The argument positions of an impure op's call that are buffer elements it writes, where
+    its lowering says (a PTX template's ``{i:out}`` / ``{i:inout}``, the PTX table's rows);
+    None: unknown, any element operand may be written."""
+    fn = _op.impl("writes", c.op)
+    if fn is not None:
+        return fn(c)
+    spec = _op.impl(BACKEND, c.op)
+    if isinstance(spec, PTX):
+        if spec.template is not None:
+            return template_outputs(cast(str, spec.for_args(len(c.args))))
+        if c.args and isinstance(c.args[0], StringImm):  # T.ptx.asm: operands after the template
+            return frozenset(i + 1 for i in template_outputs(c.args[0].value))
+    return None
 
 
 def _is_address_of_load(e: Any) -> bool:

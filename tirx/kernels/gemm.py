@@ -351,7 +351,7 @@ def _prepare(
 ) -> tuple:  # fmt: skip
     """What a call launches: ``("gemv", kernel)`` or ``(epi, kernel, TA, TB, TC, rows_on_device)``
     (TC: the TMA-store epilogue's descriptor of ``out``, else None; with ``rows_on_device``, TA
-    and TC are the templates the kernel writes A's and C's descriptors from). A function of the
+    and TC are the addresses of the templates the kernel writes A's and C's descriptors from). A function of the
     tensors' addresses (not A's and C's with ``rows_on_device``) and the sizes only (descriptors
     encode nothing else), so ``_gemm`` remembers it per call."""
     dev = a.device.index or 0
@@ -371,10 +371,13 @@ def _prepare(
             split_k = auto_split_k(M, N, K, dtype, sm_count(dev), trans_b)
         k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, scale_mode, rows_on_device)
     bk = _bk(dtype)
-    amap = map_template if rows_on_device else tensor_map
-    ta = amap(a, M, K, (bm, bk), dtype)
+    if rows_on_device:  # the templates' addresses (kept alive by map_template's cache)
+        ta = map_template(a, M, K, (bm, bk), dtype).data_ptr()
+        tc = map_template(out, M, N, (64, 64), dtype_name(out)).data_ptr() if epi == "tma" else None
+    else:
+        ta = tensor_map(a, M, K, (bm, bk), dtype)
+        tc = tensor_map(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
     tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
-    tc = amap(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
     return (epi, k, ta, tb, tc, rows_on_device)
 
 
@@ -384,8 +387,10 @@ def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scale
     if epi == "gemv":
         k(a, b, out)
         return out
-    # with the descriptors written on the device: A itself and this stream's descriptor space
-    extra = (a, per_stream(a.device.index or 0, "gemm_maps", _map_space)) if plan[5] else ()
+    # with the descriptors written on the device: A's address and this stream's descriptor space
+    extra = (
+        (a.data_ptr(), per_stream(a.device.index or 0, "gemm_maps", _map_space).data_ptr()) if plan[5] else ()
+    )
     if epi == "tma":
         k(M, N, K, plan[2], plan[3], plan[4], out, *scales, *extra)
     elif epi == "atomic":  # the shares add into a zeroed float32 sum, converted once

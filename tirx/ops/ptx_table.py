@@ -903,6 +903,22 @@ def _lower(opc: Opcode) -> Callable:
     return lower
 
 
+def _writes(opc: Opcode) -> Callable:
+    def writes(c: Call) -> frozenset[int] | None:
+        """The argument positions a call binds as asm outputs (the buffer elements it writes;
+        memory goes through addresses); None for a row with a lowering function of its own."""
+        try:
+            m = opc.match_args(c.args)
+        except TypeError:
+            return None
+        if m.row.cuda is not None:
+            return None
+        tmpl, _ = render(m, opc.opcode)
+        return frozenset(int(k) for k, mod in _NAMED.findall(tmpl) if mod in ("out", "inout") and k.isdigit())
+
+    return writes
+
+
 #: resolvers ``row name -> interp implementation | None`` for the rows without their own
 #: ``interp=`` (tirx/ops/ptx_semantics.py registers one: semantics by family and modifiers)
 _ROW_SEMANTICS: list[Callable] = []
@@ -964,6 +980,7 @@ def declare_opcode(opcode: str, rows: Sequence[Row], *, doc: str, **trait_kw: An
     )  # fmt: skip
     register_handler("script", opc.name)(Chain(opc))
     register_handler("print", opc.name)(_print_call)
+    register_handler("writes", opc.name)(_writes(opc))
     # the rows are the declaration: record the file that holds them (tools/op_mentions.py)
     _op._DECL_SITE[opc.name] = sys._getframe(1).f_code.co_filename
     _OPCODES[opc.name] = opc

@@ -101,8 +101,9 @@ def main() -> None:
 def rows_on_device(n: int) -> None:
     """``gemm.ROWS_ON_DEVICE`` (the kernels write A's and C's descriptors from templates) against
     the host's encodes: ``linear`` at new row counts, one synchronized call each and back to back
-    (a serving loop's calls), then the GPU time of the two kernels at fixed shapes (CUDA events,
-    the same prepared call 200 times: what the device-side patching costs the kernel)."""
+    (a serving loop's calls), then at fixed shapes the kernels' GPU time (CUDA events around
+    launches queued behind a spin: what the device-side patching costs the kernel) and a
+    cached call's host time (the same call 200 times: what the extra arguments cost)."""
     dt = torch.bfloat16
     N, Kd = 4096, 4096
     w = torch.randn(N, Kd, device="cuda", dtype=dt)
@@ -129,21 +130,30 @@ def rows_on_device(n: int) -> None:
         x = torch.randn(M, Kk, device="cuda", dtype=dt)
         ww = torch.randn(Nn, Kk, device="cuda", dtype=dt)
         o = torch.empty(M, Nn, device="cuda", dtype=dt)
-        us = []
+        gpu, host = [], []
         for mode in (False, True, False, True):
             MM.ROWS_ON_DEVICE = mode
             K.linear(x, ww, out=o)
             torch.cuda.synchronize()
+            # the kernel's GPU time: launches queued behind a spin, so the host's pace is hidden
             e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(200_000_000)
             e0.record()
-            for _ in range(200):
+            for _ in range(50):
                 K.linear(x, ww, out=o)
             e1.record()
             torch.cuda.synchronize()
-            us.append(e0.elapsed_time(e1) * 1e3 / 200)
-        h, d = min(us[0], us[2]), min(us[1], us[3])
+            gpu.append(e0.elapsed_time(e1) * 1e3 / 50)
+            # a cached call's host time (same shape and tensors: the plan is remembered)
+            t0 = time.perf_counter()
+            for _ in range(200):
+                K.linear(x, ww, out=o)
+            host.append((time.perf_counter() - t0) / 200 * 1e6)
+            torch.cuda.synchronize()
+        (gh, gd), (hh, hd) = (min(gpu[0::2]), min(gpu[1::2])), (min(host[0::2]), min(host[1::2]))
         print(
-            f"  {M}x{Nn}x{Kk}: host-encoded {h:7.2f} us, device-written {d:7.2f} us a call on the GPU (device/host {d / h:.3f})"
+            f"  {M}x{Nn}x{Kk}: kernel {gh:7.2f} | {gd:7.2f} us on the GPU (device/host {gd / gh:.3f}); "
+            f"a cached call {hh:5.1f} | {hd:5.1f} us on the host"
         )
     MM.ROWS_ON_DEVICE = False
 

@@ -146,9 +146,7 @@ def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI):
             T.ptx.st.shared__cta.b64(tm + T.cast(tx * 8, "uint32"), TC[tx - 16])
         T.cuda.warp_sync()
         if tx == 0:
-            T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(
-                tm, T.reinterpret(A.data, ty=T.uint64)
-            )
+            T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(tm, A)
             T.ptx.tensormap_replace.tile.global_dim.shared__cta.b1024.b32(tm, 1, M)
             if EPI == "tma":
                 T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(
@@ -170,9 +168,9 @@ def matmul_sm90(
     M: T.int32,
     N: T.int32,
     K: T.int32,
-    TA: T.Tensor((16,), "uint64") if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap"),
+    TA: T.Ptr(T.uint64) if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap"),
     TB: T.Ptr(T.uint8, "tensormap"),
-    TC: (T.Tensor((16,), "uint64") if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap")) = None,
+    TC: (T.Ptr(T.uint64) if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap")) = None,
     C: T.Tensor((M, N), "float32" if EPI == "atomic" else "bfloat16" if DT in FP8 else DT) = None,
     SA: T.Tensor(
         (M,) if SCALES == "row" else (M, (K + 127) // 128) if SCALES == "block" else (1,), "float32"
@@ -181,8 +179,8 @@ def matmul_sm90(
         (N,) if SCALES == "row" else ((K + 127) // 128, (N + 127) // 128) if SCALES == "block" else (1,),
         "float32",
     ) = None,
-    A: T.Tensor((M, K), DT) = None,
-    WS: T.Tensor((SMS * 32,), "uint64") = None,
+    A: T.uint64 = None,
+    WS: T.Ptr(T.uint64) = None,
     *,
     DT: T.constexpr = "float16",
     BM: T.constexpr = 128,
@@ -266,10 +264,13 @@ def matmul_sm90(
     sbase = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
     # the descriptors of A and C the TMA copies read: the host's (by value), or this CTA's own,
     # written from the templates by ``patch_maps`` (ROWS_ON_DEVICE)
-    ta = T.meta_var(T.address_of(WS[unit0 * 32]) if ROWS_ON_DEVICE else TA)
-    tc = T.meta_var(T.address_of(WS[unit0 * 32 + 16]) if ROWS_ON_DEVICE and EPI == "tma" else TC)
-    if ROWS_ON_DEVICE:
-        patch_maps(sbase + T.uint32(tm_off), WS, unit0 * 32, TA, TC, A, C, M, tx, EPI)
+    if ROWS_ON_DEVICE:  # the templates and the space as tensors over the addresses passed
+        ws_t = T.decl_buffer((SMS * 32,), "uint64", data=WS)
+        ta_t = T.decl_buffer((16,), "uint64", data=TA)
+        tc_t = T.decl_buffer((16,), "uint64", data=TC) if EPI == "tma" else None
+        patch_maps(sbase + T.uint32(tm_off), ws_t, unit0 * 32, ta_t, tc_t, A, C, M, tx, EPI)
+    ta = T.meta_var(T.address_of(ws_t[unit0 * 32]) if ROWS_ON_DEVICE else TA)
+    tc = T.meta_var(T.address_of(ws_t[unit0 * 32 + 16]) if ROWS_ON_DEVICE and EPI == "tma" else TC)
     if tx == 0:
         if ROWS_ON_DEVICE:
             T.ptx.fence.proxy.tensormap__generic.acquire.gpu(ta)
@@ -385,10 +386,12 @@ def make(dtype: str = "float16", **tiles):
     Its parameters: ``(M, N, K, TA, TB)``, ``TC`` (``EPI="tma"``, the default), ``C``, then for
     fp8 the scales ``SA, SB``. ``C`` is taken by the TMA-store kernel too: the launch checks it
     (dtype, ``(M, N)``, contiguous, one device) and takes its device and the fast launch path.
-    ``ROWS_ON_DEVICE=True``: ``TA`` and ``TC`` are templates (``(16,)`` uint64 tensors: a
-    descriptor of the same row pitch, box and swizzle at any address and row count) and the
-    kernel also takes ``A`` and ``WS`` (``(SMS * 32,)`` uint64: two descriptors per CTA, one
-    space per stream); each CTA writes A's and C's descriptors there itself."""
+    ``ROWS_ON_DEVICE=True``: ``TA`` and ``TC`` are the addresses of templates (16 uint64
+    words: a descriptor of the same row pitch, box and swizzle at any address and row count)
+    and the kernel also takes ``A`` (its address, a uint64) and ``WS`` (the address of
+    ``SMS * 32`` uint64 words: two descriptors per CTA, one space per stream); each CTA writes
+    A's and C's descriptors there itself. Addresses, not tensors: the library owns the three
+    buffers and has checked A, and an address costs the launch nothing to check."""
     drop = {} if tiles.get("EPI", "tma") == "tma" else {"TC": None}
     if dtype not in FP8:
         drop.update(SA=None, SB=None)
