@@ -362,3 +362,22 @@ def test_floor_and_trunc_division_on_negative_ints():
     assert torch.equal(out[1], torch.remainder(a, d))
     assert torch.equal(out[2], torch.div(a, d, rounding_mode="trunc"))
     assert torch.equal(out[3], torch.fmod(a, d))
+
+
+@pytest.mark.parametrize("name", ["_pick_input_or_output", "_pick_in_branches"])
+@pytest.mark.parametrize("w", [0, 1, 5])
+def test_a_load_picked_between_an_input_and_written_memory_sees_the_stores(name, w):
+    """The kernels of test_codegen_cuda.py's coherence test (a load that NVRTC merges across
+    an input and memory the kernel has just written) on the GPU against the interpreter."""
+    import numpy as np
+    import test_codegen_cuda as C
+
+    f = getattr(C, name)
+    x = np.random.default_rng(w).integers(-1000, 1000, 64).astype(np.int32)
+    want = np.full(64, -12345, np.int32)
+    tirx.compile(f, target="interp")(x, want, w)
+    X = torch.from_numpy(x).to(DEV)
+    W = torch.full((64,), -12345, dtype=torch.int32, device=DEV)
+    tirx.compile(f, cache=False)(X, W, w)
+    torch.cuda.synchronize()
+    assert np.array_equal(W.cpu().numpy(), want)

@@ -473,6 +473,7 @@ def test_a_call_seen_before_is_prepared_once(monkeypatch):
     monkeypatch.setattr(MM, "_prepare", lambda *a: prepared.append(a[3:6]) or ("tma", None, 1, 2, 3))
     monkeypatch.setattr(MM, "_launch", lambda plan, *a: launched.append(plan) or a[2])
     monkeypatch.setattr(MM, "_CALLS", Bounded(2))
+    monkeypatch.setattr(MM, "ROWS_ON_DEVICE", False)  # the host encodes: addresses in the key
 
     class Fake:
         def __init__(self, ptr, shape):
@@ -490,6 +491,47 @@ def test_a_call_seen_before_is_prepared_once(monkeypatch):
     assert len(prepared) == 3 and len(MM._CALLS) == 2  # the oldest entry went
     MM._gemm(x, w, out, "bfloat16")
     assert len(prepared) == 4
+
+
+def test_calls_take_device_written_descriptors_until_they_repeat(monkeypatch):
+    """``ROWS_ON_DEVICE = None`` (the default): a call on addresses and sizes not seen before
+    launches the kernel that writes A's and C's descriptors itself (a new M costs no encode);
+    the same call a second time prepares the host-encoded plan, which later repeats take from
+    one lookup (the faster kernel for a steady loop)."""
+    prepared, launched = [], []
+
+    def prepare(*a):
+        rows = bool(a[12]) if len(a) > 12 else False
+        prepared.append((a[3], rows))
+        return ("tma", "device" if rows else "host", 1, 2, 3, rows)
+
+    monkeypatch.setattr(MM, "_prepare", prepare)
+    monkeypatch.setattr(MM, "_launch", lambda plan, *a: launched.append(plan[1]) or a[2])
+    monkeypatch.setattr(MM, "_CALLS", Bounded(64))
+    monkeypatch.setattr(MM, "_SEEN", Bounded(64))
+    monkeypatch.setattr(MM, "ROWS_ON_DEVICE", None)
+
+    class Fake:
+        def __init__(self, ptr, shape):
+            self.ptr, self.shape = ptr, shape
+
+        def data_ptr(self):
+            return self.ptr
+
+    w = Fake(1 << 20, (512, 256))
+    x, out = Fake(2 << 20, (100, 256)), Fake(3 << 20, (100, 512))
+    for _ in range(4):
+        MM._gemm(x, w, out, "bfloat16")
+    assert launched == ["device", "host", "host", "host"]
+    assert prepared == [(100, True), (100, False)]
+    for m in (101, 102, 103):  # a serving loop's new row counts on one buffer: device-written
+        MM._gemm(Fake(2 << 20, (m, 256)), w, Fake(3 << 20, (m, 512)), "bfloat16")
+    assert launched[4:] == ["device"] * 3 and prepared[2:] == [(m, True) for m in (101, 102, 103)]
+    MM._gemm(Fake(2 << 20, (101, 256)), w, Fake(3 << 20, (101, 512)), "bfloat16")  # seen once
+    assert launched[-1] == "host" and prepared[-1] == (101, False)
+    monkeypatch.setattr(MM, "ROWS_ON_DEVICE", True)  # forced: the device-written plan, remembered
+    MM._gemm(x, w, out, "bfloat16")
+    assert launched[-1] == "device" and len(prepared) == 6
 
 
 ROWS_ON_DEVICE_SETS = [

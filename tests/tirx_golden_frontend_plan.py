@@ -7,6 +7,7 @@ constant launch configuration. :func:`plan` returns what the GPU test needs, or 
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -113,25 +114,38 @@ def plan(case_fn: Any, cuda: str, compiled: Any) -> Plan | str:
 
 #: the value given to every dynamic dimension (a multiple of the usual tile sizes, small)
 SYMBOL_VALUE = 128
+#: the most elements the drawn tensors hold together when scalar symbols may shrink them
+MAX_ELEMENTS = 1 << 20
 
 
 def random_inputs(f: Any, seed: int, torch: Any) -> list:
     """Fresh inputs for ``f``'s parameters: random tensors on the GPU, fixed scalars. A dynamic
     dimension (``n`` of ``T.Tensor((n,), ...)``) is ``SYMBOL_VALUE``, and so is a scalar
-    parameter that names one; a dimension that is an expression of them is its value."""
+    parameter that names one; a dimension that is an expression of them is its value. A scalar
+    integer parameter a tensor's shape names (``B`` of ``T.Tensor((B, H, D), ...)``, the LLM
+    kernels' style) is a symbol too, halved from ``SYMBOL_VALUE`` down to 16 while the tensors
+    would hold more than ``MAX_ELEMENTS`` elements together (the interpreter runs them)."""
     import numpy as np
 
     from tirx.ir.fold import fold
-    from tirx.ir.visitor import Mutator
+    from tirx.ir.visitor import Mutator, collect_vars
 
     g = np.random.default_rng(seed)
     bufs = dict(f.buffer_map)
     syms = set(f.dyn_vars()) if hasattr(f, "dyn_vars") else set()
     from tirx.ir import IntImm, const
 
+    named = {v for b in bufs.values() for d in b.shape for v in collect_vars(d)}
+    scalars = {
+        p
+        for p in f.params
+        if p not in bufs and p in named and getattr(p.ty, "is_int", False) and p not in syms
+    }
+    value = {v: SYMBOL_VALUE for v in syms}
+
     class _Sub(Mutator):
         def visit_Var(self, v: Any) -> Any:
-            return const(SYMBOL_VALUE, v.ty) if v in syms else v
+            return const(value[v], v.ty) if v in value else v
 
     def dim(d: Any) -> int:
         if isinstance(d, IntImm):
@@ -141,6 +155,14 @@ def random_inputs(f: Any, seed: int, torch: Any) -> list:
             raise ValueError(f"dimension {d} is not a constant once its symbols are {SYMBOL_VALUE}")
         return int(v.value)
 
+    x = SYMBOL_VALUE
+    while True:
+        value.update({v: x for v in scalars})
+        total = sum(math.prod(dim(d) for d in b.shape) for b in bufs.values())
+        if not scalars or total <= MAX_ELEMENTS or x <= 16:
+            break
+        x //= 2
+
     out: list = []
     for p in f.params:
         b = bufs.get(p)
@@ -149,7 +171,7 @@ def random_inputs(f: Any, seed: int, torch: Any) -> list:
             if not hasattr(t, "is_bool"):  # a parameter specialized away (T.void): None
                 out.append(None)
                 continue
-            out.append(True if t.is_bool else (SYMBOL_VALUE if p in syms else 3) if t.is_int else 1.5)
+            out.append(True if t.is_bool else value.get(p, 3) if t.is_int else 1.5)
             continue
         shape = tuple(dim(d) for d in b.shape)
         dt = b.dtype.name

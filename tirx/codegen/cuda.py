@@ -251,6 +251,10 @@ class _Usage(Visitor):
         # module function name -> indices of the pointer parameters it may write (None: any)
         self.callee_writes = callee_writes or {}
         self.written: set = set()
+        # data vars a C store writes (``written`` less the ops and calls that only may write)
+        self.stored: set = set()
+        # data vars read by C-level loads (not an element whose address alone is taken)
+        self.loaded: set = set()
         self.align: dict = {}
         self.used_vars: set = set()
         self.calls: set = set()
@@ -289,14 +293,38 @@ class _Usage(Visitor):
         """A pointer bound to another (``p = A.data``) that is written writes the other too."""
         from ..ir.visitor import collect_vars
 
-        todo = [v for v in self.written if v in self.bound]
+        for got in (self.written, self.stored):
+            todo = [v for v in got if v in self.bound]
+            while todo:
+                v = todo.pop()
+                for x in collect_vars(self.bound[v]):
+                    if isinstance(x.ty, PointerType) and x not in got:
+                        got.add(x)
+                        if x in self.bound:
+                            todo.append(x)
+
+    def pointer_roots(self, vars_: set) -> set:
+        """The pointers ``vars_`` are bound from (``p = A.data``: A), through every binding."""
+        from ..ir.visitor import collect_vars
+
+        out: set = set()
+        todo = list(vars_)
+        seen: set = set()
         while todo:
             v = todo.pop()
-            for x in collect_vars(self.bound[v]):
-                if isinstance(x.ty, PointerType) and x not in self.written:
-                    self.written.add(x)
-                    if x in self.bound:
-                        todo.append(x)
+            if v in seen:
+                continue
+            seen.add(v)
+            got = (
+                [x for x in collect_vars(self.bound[v]) if isinstance(x.ty, PointerType)]
+                if v in self.bound
+                else []
+            )
+            if got:
+                todo += got
+            else:  # a parameter, an allocation, or a pointer made from an integer: itself
+                out.add(v)
+        return out
 
     def guarded_subs(self) -> set[int]:
         """The ids of the int32 ``Sub`` nodes whose value is an operand of an int32 min / max
@@ -328,11 +356,20 @@ class _Usage(Visitor):
             self.align[buf.data] = max(self.align.get(buf.data, 0), a)
 
     def visit_BufferLoad(self, e: BufferLoad) -> None:
+        self.loaded.add(e.buffer.data)
         self._access(e.buffer, e.indices)
         self.generic_visit(e)
 
+    def _address_of(self, ld: BufferLoad) -> None:
+        """An element whose address alone is taken: used, not loaded."""
+        self._access(ld.buffer, ld.indices)
+        self.visit_buffer(ld.buffer)
+        for x in ld.indices:
+            self.visit(x)
+
     def visit_BufferStore(self, s: BufferStore) -> None:
         self.written.add(s.buffer.data)
+        self.stored.add(s.buffer.data)
         self._access(s.buffer, s.indices)
         self.generic_visit(s)
 
@@ -362,19 +399,26 @@ class _Usage(Visitor):
                 if isinstance(a, Var) and isinstance(a.ty, PointerType) and (writes is None or i in writes):
                     self.written.add(a)
         elif c.op.traits.alignment_test and _is_address_of_load(c.args[0]):
-            self.visit(c.args[0].args[0])  # reads the address only: not a write
+            self._address_of(c.args[0].args[0])  # reads the address only: neither a load nor a write
             return
         else:
             # pointers handed to ops (atomics, asm, address_of) may be written
             if c.op.traits.takes_address and isinstance(c.args[0], BufferLoad):
                 self.written.add(c.args[0].buffer.data)
+                self._address_of(c.args[0])
+                for a in c.args[1:]:
+                    self.visit(a)
+                return
             outs = _element_writes(c) if not c.op.pure else frozenset()
             for i, a in enumerate(c.args):
                 if isinstance(a.ty, PointerType) and isinstance(a, Var):
                     self.written.add(a)
                 elif isinstance(a, BufferLoad) and (outs is None or i in outs):
                     # inline PTX writes a buffer element operand it binds as {i:out} / {i:inout}
+                    # (an lvalue of the asm: a C store); an op that does not say may write any
                     self.written.add(a.buffer.data)
+                    if outs is not None:
+                        self.stored.add(a.buffer.data)
         self.generic_visit(c)
 
     def visit_buffer(self, b: Buffer) -> None:
@@ -387,10 +431,33 @@ class _Usage(Visitor):
         self.generic_visit(s)
 
 
+def _merged_loads_unsafe(use: _Usage, read_only: set) -> bool:
+    """Whether the kernel's tensors that no C store writes must go without ``__restrict__``: it
+    writes global memory and also loads global memory other than its read-only tensors.
+    NVRTC 13.0 merges two loads on alternative paths (``c ? W[i] : X[j]``, or the same in an
+    ``if`` / ``else``) into one load of the selected address and, when one side is a
+    ``__restrict__`` pointer the C code never stores through (NVVM takes it as read-only), emits
+    it ``ld.global.nc`` (the non-coherent path), sometimes scheduled above the stores before
+    it: the side that reads memory the kernel writes then sees stale data (found by the
+    CUDA-against-interpreter fuzz, 2026-12-07; tests/test_codegen_cuda.py). Without
+    ``__restrict__`` on those pointers the merged load is a plain one; kernels that load only
+    their read-only inputs keep it everywhere."""
+    if not any(_is_global(v) for v in use.written):
+        return False
+    return any(_is_global(v) and v not in read_only for v in use.pointer_roots(use.loaded))
+
+
+def _is_global(v: Any) -> bool:
+    t = v.ty
+    return isinstance(t, PointerType) and t.scope in ("global", "")
+
+
 def _element_writes(c: Call) -> frozenset[int] | None:
     """The argument positions of an impure op's call that are buffer elements it writes, where
     its lowering says (a PTX template's ``{i:out}`` / ``{i:inout}``, the PTX table's rows);
     None: unknown, any element operand may be written."""
+    if c.op.traits.atomic is not None:  # writes through its pointer; the values are values
+        return frozenset()
     fn = _op.impl("writes", c.op)
     if fn is not None:
         return fn(c)
@@ -847,6 +914,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
                     params.append(KernelParam("host", h.var.name, c, h.var.ty, h.var))
         # read-only tensor pointers (``const T*``): a pointer bound to one is a pointer to const too
         self.const_ptrs = {kp.var for kp in params if kp.kind == "buffer" and not kp.written}
+        ro_restrict = self.restrict and not _merged_loads_unsafe(use, self.const_ptrs)
         sig = []
         tmaps: dict = {}  # tensormap params: C name of the pointer -> C name of the by-value parameter
         for kp in params:
@@ -855,7 +923,7 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
                 el = kp.ty.element
                 ct = self.ctype(el)
                 const = "" if kp.written else "const "
-                if self.restrict:
+                if self.restrict and (ro_restrict or kp.var in use.stored):
                     sig.append(f"{const}{ct}* __restrict__ {kp.c_name}")
                 else:
                     sig.append(f"{const}{ct}* {kp.c_name}")

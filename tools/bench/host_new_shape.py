@@ -100,21 +100,22 @@ def main() -> None:
 
 def rows_on_device(n: int) -> None:
     """``gemm.ROWS_ON_DEVICE`` (the kernels write A's and C's descriptors from templates) against
-    the host's encodes: ``linear`` at new row counts, one synchronized call each and back to back
+    the host's encodes and the default (None: by what the call has seen): ``linear`` at new row counts, one synchronized call each and back to back
     (a serving loop's calls), then at fixed shapes the kernels' GPU time (CUDA events around
     launches queued behind a spin: what the device-side patching costs the kernel) and a
     cached call's host time (the same call 200 times: what the extra arguments cost)."""
     dt = torch.bfloat16
     N, Kd = 4096, 4096
     w = torch.randn(N, Kd, device="cuda", dtype=dt)
-    big = torch.randn(65 + 3 * n + 10, Kd, device="cuda", dtype=dt)
-    outs = torch.empty(65 + 3 * n + 10, N, device="cuda", dtype=dt)
-    print("descriptors: host encodes | written on the device (ROWS_ON_DEVICE)")
-    for mode in (False, True):
+    big = torch.randn(65 + 6 * n + 10, Kd, device="cuda", dtype=dt)
+    outs = torch.empty(65 + 6 * n + 10, N, device="cuda", dtype=dt)
+    print("descriptors: host encodes | written on the device (ROWS_ON_DEVICE) | the default (None)")
+    for k, mode in enumerate((False, True, None)):
         MM.ROWS_ON_DEVICE = mode
-        K.linear(big[:100], w, out=outs[:100])  # compile, warm
+        for _ in range(2):  # compile, warm (None: the device-writing kernel, then the host's)
+            K.linear(big[:100], w, out=outs[:100])
         torch.cuda.synchronize()
-        ms = iter(range(65 + 3 * n * mode, 65 + 3 * n * (1 + mode)))  # new row counts in each mode
+        ms = iter(range(65 + 2 * n * k, 65 + 2 * n * (k + 1)))  # new row counts in each mode
         one = each(lambda m: K.linear(big[:m], w, out=outs[:m]), [next(ms) for _ in range(n)])
         rows = [next(ms) for _ in range(n)]
         torch.cuda.synchronize()
@@ -124,7 +125,7 @@ def rows_on_device(n: int) -> None:
         loop = (time.perf_counter() - t0) / n * 1e6
         torch.cuda.synchronize()
         print(
-            f"  {'device' if mode else 'host  '}: linear at a new M {one:6.1f} us (synchronized each), {loop:6.1f} us (back to back)"
+            f"  {('host  ', 'device', 'auto  ')[k]}: linear at a new M {one:6.1f} us (synchronized each), {loop:6.1f} us (back to back)"
         )
     for M, Nn, Kk in ((65, 4096, 4096), (300, 4096, 4096), (128, 1024, 1024), (4096, 4096, 4096)):
         x = torch.randn(M, Kk, device="cuda", dtype=dt)
@@ -155,7 +156,7 @@ def rows_on_device(n: int) -> None:
             f"  {M}x{Nn}x{Kk}: kernel {gh:7.2f} | {gd:7.2f} us on the GPU (device/host {gd / gh:.3f}); "
             f"a cached call {hh:5.1f} | {hd:5.1f} us on the host"
         )
-    MM.ROWS_ON_DEVICE = False
+    MM.ROWS_ON_DEVICE = None
 
 
 def loop_us(fn, n: int = 2000) -> float:

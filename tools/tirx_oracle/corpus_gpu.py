@@ -56,6 +56,9 @@ def run_one(rec: dict, torch, theirs_only: bool = False) -> tuple[str, str]:
     too_new = _arch_beyond_device(k, torch)
     if too_new:
         return "not-run", too_new
+    if _stores_outside_entries(f):  # host code writes the tensors: TIRx's host part is not run here
+        why = "stores outside the device entry (host code, which TIRx's CUDA does not hold)"
+        return ("no-theirs", why) if theirs_only else against_interpreter(f, torch, why)
     p = plan(f, rec["cuda"], k)
     if isinstance(p, str):
         return ("no-theirs", p) if theirs_only else against_interpreter(f, torch, p)
@@ -306,6 +309,26 @@ def _compare(
         )
         return f"{same}-{kind}", (why + "; " if why else "") + ", ".join(close)
     return same, why
+
+
+def _stores_outside_entries(f: Any) -> bool:
+    """Whether ``f`` stores to memory in host code (outside its device entries): the harness
+    launches TIRx's kernel only, so such a function is compared with the interpreter."""
+    from tirx.ir import BufferStore, DeviceEntry
+    from tirx.ir.visitor import Visitor
+
+    class Find(Visitor):
+        found = False
+
+        def visit_DeviceEntry(self, s: DeviceEntry) -> None:
+            pass
+
+        def visit_BufferStore(self, s: BufferStore) -> None:
+            self.found = True
+
+    v = Find()
+    v.visit(f.body)
+    return v.found
 
 
 def against_interpreter(f: Any, torch: Any, why: str) -> tuple[str, str]:
