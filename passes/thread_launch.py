@@ -14,7 +14,9 @@ region stays inside and reads the index, as it does in a device entry), so the C
 generator and the interpreter see one kernel form. Functions that are device helpers (private,
 or called by another function of the module) keep their regions: there ``launch_thread`` reads
 the index of the kernel that called them. A region on another tag (``vthread``), or one with a
-device entry inside, is left for the backends' located errors.
+device entry inside, is left for the backends' located errors. A ``with T.device_scope():``
+region in host code without a device entry inside is device code, as TIRx splits it: its body
+is a kernel, launched by the ``launch_thread`` regions in it (one thread where there are none).
 """
 
 from __future__ import annotations
@@ -86,8 +88,14 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _entry(fname: str, s: RegionStmt) -> DeviceEntry | None:
-    """``s`` as the kernel it launches, or None when it is not one (left as written)."""
-    if s.kind != "launch_thread" or _TAG.fullmatch(s.args[0].value) is None:
+    """``s`` as the kernel it launches, or None when it is not one (left as written): a
+    ``launch_thread`` nest, or a ``device_scope`` region without a device entry inside (TIRx's
+    device code: its body is the kernel, launched by the ``launch_thread`` regions in it, one
+    thread where there are none)."""
+    if s.kind == "launch_thread":
+        if _TAG.fullmatch(s.args[0].value) is None:
+            return None
+    elif s.kind != "device_scope":
         return None
     v = _Launches()
     v.visit(s)
@@ -128,7 +136,10 @@ def _host(fname: str, s: Any) -> Any:
     if isinstance(s, RegionStmt):
         if s.kind == "launch_thread":
             return _entry(fname, s) or s
-        if s.kind in _HOST_REGIONS:
+        got = _entry(fname, s) if s.kind == "device_scope" else None
+        if got is not None:
+            return got
+        if s.kind in _HOST_REGIONS:  # (a device_scope with device entries inside groups them)
             body = _host(fname, s.body)
             return s if body is s.body else s.replace(body=body)
         return s

@@ -131,3 +131,33 @@ def test_device_scope_is_its_body_in_a_kernel():
     tirx.compile(k, target="interp")(a)
     np.testing.assert_array_equal(a, np.arange(64) * 2 + 1)
     assert "A[i] = i * 2 + 1;" in tirx.codegen.generate(k).text.replace("(i * 2) + 1", "i * 2 + 1")
+
+
+def test_device_scope_in_host_code_is_a_kernel():
+    """``with T.device_scope():`` in host code without a device entry inside is device code, as
+    TIRx splits it (golden case ``device_scope_kernel``: TIRx's CUDA has one kernel per region):
+    its body is a kernel launched by the ``launch_thread`` regions in it, one thread where there
+    are none; host statements beside it stay host code."""
+    import numpy as np
+
+    from tirx.passes.thread_launch import launch_thread_entries
+
+    @T.function
+    def f(A: T.Tensor((128,), "float32")):
+        A[0] = T.float32(2.0)
+        with T.device_scope():
+            A[1] = A[1] + T.float32(1.0)
+        with T.device_scope():  # noqa: SIM117 (TIRx's nesting, as it prints it)
+            with T.launch_thread("threadIdx.x", 32) as tx:
+                A[tx + 32] = A[tx] * T.float32(2.0)
+
+    entries = [s for s in launch_thread_entries(f).body.stmts if isinstance(s, tirx.ir.DeviceEntry)]
+    assert [tuple(int(v.value) for v in e.args) for e in entries] == [(1, 1, 1, 1, 1, 1), (1, 1, 1, 32, 1, 1)]
+    src = tirx.codegen.generate(f).text
+    assert src.count("__global__ void") == 2
+    a = np.arange(128, dtype=np.float32)
+    tirx.compile(f, target="interp")(a)
+    want = np.arange(128, dtype=np.float32)
+    want[0], want[1] = 2, 2
+    want[32:64] = want[0:32] * 2
+    np.testing.assert_array_equal(a, want)

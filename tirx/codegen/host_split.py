@@ -191,7 +191,8 @@ class HostLaunch:
     source: DeviceEntry  # the entry as the function has it
 
 
-#: TIRx's regions a host program runs: ``compute_scope`` / ``device_scope`` group host code,
+#: TIRx's regions a host program runs: ``compute_scope`` / ``device_scope`` group host code
+#: (a ``device_scope`` without a device entry inside is a kernel by now: tirx.passes.thread_launch),
 #: ``device_context(type, id)`` names the device its launches run on (checked at the call)
 HOST_REGIONS = ("compute_scope", "device_scope", "device_context")
 
