@@ -9,6 +9,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
@@ -512,6 +514,41 @@ def test_a_load_picked_between_an_input_and_written_memory_is_coherent(f):
     k = tirx.compile(f, target=ARCH, cache=False)
     assert _nc_loads_of_a_selected_address(k.ptx) == []
     assert "const int* X," in k.source and "int* __restrict__ W," in k.source
+
+
+_MERGED = """
+extern "C" __global__ void k(%s X, int* __restrict__ W, int w) {
+  int i = threadIdx.x;
+  W[i] = 0;
+  int s = atomicMax(W + i, 0);
+  int v = (w != 1) ? W[i] : X[w];
+  W[i + 64] = v + s + X[i];
+}
+"""
+
+
+def test_the_ptx_check_finds_a_non_coherent_load_of_written_memory():
+    """``tirx.testing.ptx_check`` (``tirx fuzz --ptx``) on NVRTC's PTX of the merged load: with
+    ``X`` restrict the load picked between ``W[i]`` and ``X[w]`` is ``ld.global.nc`` from an
+    address that comes from ``W``, which the kernel writes; ``X[i]``'s own nc load is fine.
+    Without restrict on ``X`` no such load is left."""
+    from tirx.runtime.nvrtc import compile_source
+    from tirx.testing.ptx_check import nc_loads_of_written_memory
+
+    bad = nc_loads_of_written_memory(compile_source(_MERGED % "const int* __restrict__", "sm_90a").ptx)
+    assert [ps for _, ps in bad] == [{"k_param_1"}] and "ld.global.nc" in bad[0][0]
+    assert nc_loads_of_written_memory(compile_source(_MERGED % "const int*", "sm_90a").ptx) == []
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_random_kernels_read_no_written_memory_through_the_non_coherent_path(data):
+    """The invariant ``tirx fuzz --ptx`` checks at length, on a few random kernels: NVRTC's PTX
+    of tirx's CUDA has no ``ld.global.nc`` of memory the kernel writes."""
+    from tirx.testing.gpu_compare import cuda_strategy
+    from tirx.testing.ptx_check import ptx_check
+
+    ptx_check(data.draw(cuda_strategy()))
 
 
 def test_a_kernel_loading_only_its_inputs_keeps_restrict_on_them():

@@ -258,7 +258,7 @@ def _launch_on_the_interpreter(monkeypatch) -> list:
     the builds are returned in the list), and the launch runs the interpreter instead."""
     pytest.importorskip("cuda.bindings")
     import tirx.interp as ti
-    from tirx.testing import gpu_compare
+    from tirx.testing import gpu_compare, ptx_check
 
     compiled: list = []
     real_compile = tirx.compile
@@ -269,6 +269,9 @@ def _launch_on_the_interpreter(monkeypatch) -> list:
 
     monkeypatch.setattr(tirx, "compile", compile_for_sm90)
     monkeypatch.setattr(gpu_compare, "run_cuda", lambda f, args: gpu_compare.run_interp(ti.compile(f), args))
+    # the campaign's PTX check reads the build the stand-in compile kept
+    real_check = ptx_check.check_ptx
+    monkeypatch.setattr(ptx_check, "check_ptx", lambda k: real_check(compiled[-1]))
     return compiled
 
 
@@ -311,3 +314,15 @@ def test_long_campaign_rotates_through_cuda(monkeypatch):
     )
     assert not st.failures and st.done["semantic"] > 0 and st.done["cuda"] > 0, out.getvalue()
     assert compiled and "cuda " in st.line()
+
+
+def test_the_ptx_campaign_runs_without_a_gpu(capsys):
+    """``tirx fuzz --ptx``: random kernels compiled with NVRTC, their PTX checked for
+    non-coherent loads of memory the kernel writes (tirx.testing.ptx_check); no GPU needed."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from tirx.tools.cli import main
+
+    assert main(["fuzz", "--ptx", "-n", "8", "--seed", "3", "--no-save", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "ptx fuzz: 8 kernels, PTX without non-coherent loads of written memory" in out and ": ok" in out
+    assert main(["fuzz", "--ptx", "-n", "1", "-p", "cse"]) == 2  # no pass pipeline in this campaign

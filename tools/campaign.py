@@ -25,6 +25,7 @@ __all__ = ["main", "run_campaigns"]
 
 MODES = ("roundtrip", "semantic", "mutate")  # the default rotation
 GPU_MODES = ("cuda",)  # opt-in: `tirx fuzz --cuda`, needs a CUDA GPU
+NVRTC_MODES = ("ptx",)  # opt-in: `tirx fuzz --ptx`, needs NVRTC (the [cuda] extra), no GPU
 
 
 class _Status:
@@ -87,6 +88,7 @@ _RUNS: dict[str, Callable[..., Any]] = {
     "roundtrip": fuzzing.run_roundtrip,
     "semantic": fuzzing.run_semantic,
     "cuda": fuzzing.run_cuda,
+    "ptx": fuzzing.run_ptx,
 }
 
 
@@ -184,9 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--modes",
         nargs="+",
-        choices=MODES + GPU_MODES,
+        choices=MODES + GPU_MODES + NVRTC_MODES,
         default=list(MODES),
-        help="campaigns to rotate through (cuda: the CUDA backend against the interpreter, on a GPU)",
+        help="campaigns to rotate through (cuda: the CUDA backend against the interpreter, on a GPU; "
+        "ptx: NVRTC's PTX of random kernels checked for non-coherent loads of written memory)",
     )
     args = p.parse_args(argv)
     seconds = (

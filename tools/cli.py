@@ -339,10 +339,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         except (ImportError, AttributeError) as e:
             _err(f"error: tirx fuzz --semantic is not available yet ({e})")
             return 2
-    if args.passes is not None and (args.mutate or args.cuda or args.frontend):
+    if args.passes is not None and (args.mutate or args.cuda or args.frontend or args.ptx):
         _err(
             "tirx fuzz: error: --passes runs with the round-trip and --semantic campaigns "
-            "(not --mutate, --cuda or --frontend)"
+            "(not --mutate, --cuda, --ptx or --frontend)"
         )
         return 2
     why = fuzzing.gpu_unavailable() if args.cuda else None
@@ -369,6 +369,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if args.cuda
         else "frontend"
         if args.frontend
+        else "ptx"
+        if args.ptx
         else ""
     )
     prog = _Progress(
@@ -423,6 +425,9 @@ def _fuzz(
     if args.cuda:
         out = fuzzing.run_cuda(**common)
         what = "kernels, CUDA against the interpreter"
+    elif args.ptx:
+        out = fuzzing.run_ptx(**common)
+        what = "kernels, PTX without non-coherent loads of written memory"
     elif args.frontend:
         out = fuzzing.run_frontend(**common)
         what = "frontend kernels, comparisons against Python"
@@ -1101,6 +1106,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="compile random kernels for the GPU and compare them with the interpreter, bit for bit "
         "(needs a CUDA GPU and the [cuda] extra)",
+    )
+    mode.add_argument(
+        "--ptx",
+        action="store_true",
+        help="compile random kernels with NVRTC and check their PTX: no non-coherent load "
+        "(ld.global.nc) of memory the kernel writes (no GPU needed)",
     )
     mode.add_argument(
         "--frontend",

@@ -241,6 +241,14 @@ def run_frontend(**run: Any) -> Outcome:
     return frontend_programs.frontend_campaign(**run)
 
 
+def run_ptx(**run: Any) -> Outcome:
+    """Random kernels compiled with NVRTC, their PTX checked for non-coherent loads of memory
+    the kernel writes (``tirx.testing.ptx_check``; no GPU); ``run`` as ``run_semantic``'s."""
+    from tirx.testing import ptx_check
+
+    return ptx_check.ptx_campaign(**run)
+
+
 def run_cuda(**run: Any) -> Outcome:
     """The CUDA backend against the interpreter on random kernels, on this machine's GPU
     (``tirx.testing.gpu_compare``); ``run`` as ``run_semantic``'s keywords."""
