@@ -9,7 +9,8 @@ check finds such loads in the PTX itself: for every ``ld.global.nc`` it follows 
 registers back through the arithmetic that made them (not through loaded values: an address
 computed from a loaded value points elsewhere) to the kernel parameters they come from, and
 fails when one of them is a parameter the kernel also stores, atomically updates or reduces
-through. On random kernels it found 51 such loads in 6,062 before the codegen fix and none in
+through. On random kernels of the CUDA campaign it found 5 to 51 such loads in each of three
+runs of 3,682 to 6,062 kernels before the codegen fix, and none in two runs of 4,861 and
 5,776 after (2026-12-07).
 """
 
