@@ -73,8 +73,8 @@ fi
 #   bash tools/device_owed.sh owed31
 if [ "$1" = owed31 ]; then
   ( timeout 500 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','480','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
-  timeout 100 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--seed','1741201156','--examples','100','--no-progress']))" > $OUT/seed.log 2>&1; tail -2 $OUT/seed.log
-  timeout 240 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_cuda_gpu.py tests/test_kernels_library_gpu.py \
+  timeout 60 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--seed','1741201156','--examples','100','--no-progress']))" > $OUT/seed.log 2>&1; tail -2 $OUT/seed.log
+  timeout 300 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_cuda_gpu.py tests/test_kernels_library_gpu.py \
     tests/test_gemm_rows_on_device_gpu.py > $OUT/t.log 2>&1; tail -2 $OUT/t.log; grep -E "^(FAILED|ERROR)" $OUT/t.log | head -8
   timeout 100 python3 tools/bench/host_new_shape.py --n 200 > $OUT/host.log 2>&1; head -8 $OUT/host.log
   grep -A8 "^descriptors:" $OUT/host.log
