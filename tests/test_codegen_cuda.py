@@ -545,8 +545,7 @@ def test_the_ptx_check_finds_a_non_coherent_load_of_written_memory():
 def test_random_kernels_read_no_written_memory_through_the_non_coherent_path(data):
     """The invariant ``tirx fuzz --ptx`` checks at length, on a few random kernels: NVRTC's PTX
     of tirx's CUDA has no ``ld.global.nc`` of memory the kernel writes."""
-    from tirx.testing.gpu_compare import cuda_strategy
-    from tirx.testing.ptx_check import ptx_check
+    from tirx.testing.gpu_compare import cuda_strategy, ptx_check
 
     ptx_check(data.draw(cuda_strategy()))
 

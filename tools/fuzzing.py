@@ -244,9 +244,9 @@ def run_frontend(**run: Any) -> Outcome:
 def run_ptx(**run: Any) -> Outcome:
     """Random kernels compiled with NVRTC, their PTX checked for non-coherent loads of memory
     the kernel writes (``tirx.testing.ptx_check``; no GPU); ``run`` as ``run_semantic``'s."""
-    from tirx.testing import ptx_check
+    from tirx.testing import gpu_compare
 
-    return ptx_check.ptx_campaign(**run)
+    return gpu_compare.ptx_campaign(**run)
 
 
 def run_cuda(**run: Any) -> Outcome:

@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["EXACT", "DeviceArray", "cuda_campaign", "cuda_check", "run_cuda", "run_interp", "same"]
+__all__ = [
+    "EXACT", "DeviceArray", "cuda_campaign", "cuda_check", "ptx_campaign", "ptx_check", "run_cuda", "run_interp", "same",
+]  # fmt: skip
 
 EXACT = ("--fmad=false",)
 
@@ -136,3 +138,23 @@ def cuda_campaign(**run: Any) -> Any:
     from .campaign import kernel_campaign
 
     return kernel_campaign("cuda", "--cuda", cuda_strategy(), cuda_check, **run)
+
+
+def ptx_check(r: Any) -> None:
+    """One generated kernel (``cuda_strategy``): compiled with NVRTC, its PTX has no
+    ``ld.global.nc`` of memory it writes (``tirx.testing.ptx_check``; no GPU). Host-only kernels
+    are passed over."""
+    import tirx
+
+    from .ptx_check import check_ptx
+
+    if "device=False" in r.note:
+        return
+    check_ptx(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True))
+
+
+def ptx_campaign(**run: Any) -> Any:
+    """``ptx_check`` over ``cuda_strategy`` as a ``tirx.testing.campaign`` run (``tirx fuzz --ptx``)."""
+    from .campaign import kernel_campaign
+
+    return kernel_campaign("ptx", "--ptx", cuda_strategy(), ptx_check, **run)

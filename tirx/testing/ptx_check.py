@@ -1,4 +1,5 @@
-"""A check of the PTX NVRTC makes from tirx's CUDA that needs no GPU (``tirx fuzz --ptx``).
+"""A check of the PTX NVRTC makes from tirx's CUDA that needs no GPU (``tirx fuzz --ptx``:
+``tirx.testing.gpu_compare.ptx_campaign`` runs it over random kernels).
 
 ``ld.global.nc`` reads through the non-coherent (read-only) path, which does not see the
 kernel's own stores: it is right only for memory nothing writes while the kernel runs. NVRTC
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["check_ptx", "nc_loads_of_written_memory", "ptx_campaign", "ptx_check"]
+__all__ = ["check_ptx", "nc_loads_of_written_memory"]
 
 _INSTR = re.compile(r"^\s*(?:@!?%\w+\s+)?([a-z][\w.:]*)\s+(.*?);\s*$")
 _REG = re.compile(r"%r[d]?\d+")
@@ -113,23 +114,3 @@ def check_ptx(kernel: Any) -> None:
 def _param_name(names: list[str], ptx_name: str) -> str:
     i = int(ptx_name.rsplit("_", 1)[1])
     return names[i] if i < len(names) else ptx_name
-
-
-def ptx_check(r: Any) -> None:
-    """One generated kernel (``tirx.testing.gpu_compare.cuda_strategy``): compiled with NVRTC,
-    its PTX has no ``ld.global.nc`` of memory it writes. Host-only kernels are passed over."""
-    import tirx
-
-    from .gpu_compare import EXACT
-
-    if "device=False" in r.note:
-        return
-    check_ptx(tirx.compile(r.func, target="cuda", options=EXACT, wrap_int=True))
-
-
-def ptx_campaign(**run: Any) -> Any:
-    """``ptx_check`` over ``cuda_strategy`` as a ``tirx.testing.campaign`` run (no GPU)."""
-    from .campaign import kernel_campaign
-    from .gpu_compare import cuda_strategy
-
-    return kernel_campaign("ptx", "--ptx", cuda_strategy(), ptx_check, **run)
