@@ -538,6 +538,16 @@ def test_the_ptx_check_finds_a_non_coherent_load_of_written_memory():
     bad = nc_loads_of_written_memory(compile_source(_MERGED % "const int* __restrict__", "sm_90a").ptx)
     assert [ps for _, ps in bad] == [{"k_param_1"}] and "ld.global.nc" in bad[0][0]
     assert nc_loads_of_written_memory(compile_source(_MERGED % "const int*", "sm_90a").ptx) == []
+    # sizes that index both a load and a store are no address: only pointer parameters count
+    both = """
+extern "C" __global__ void k(const float* __restrict__ S, float* __restrict__ C, int M, int N) {
+  int i = threadIdx.x;
+  C[i * N + M] = S[i * M + N];
+}
+"""
+    ptx = compile_source(both, "sm_90a").ptx
+    assert "ld.global.nc" in ptx
+    assert nc_loads_of_written_memory(ptx) == [] and nc_loads_of_written_memory(ptx, {0, 1}) == []
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))

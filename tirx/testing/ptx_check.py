@@ -35,14 +35,18 @@ def _operands(rest: str) -> list[str]:
     return [x.strip() for x in re.split(r",(?![^\[]*\])", rest)]
 
 
-def nc_loads_of_written_memory(ptx: str) -> list[tuple[str, set[str]]]:
+def nc_loads_of_written_memory(ptx: str, pointers: set[int] | None = None) -> list[tuple[str, set[str]]]:
     """``[(the ld.global.nc line, {the written kernel parameters its address comes from})]``
-    for each such load of each kernel in ``ptx`` whose address comes from a parameter the
-    kernel writes through."""
+    for each such load of each kernel in ``ptx`` whose address comes from a pointer parameter
+    the kernel writes through. ``pointers``: the indices of the kernel's pointer parameters
+    (an index computed from a scalar, ``M * N``, is no address of it); None: its 64-bit ones."""
     out: list[tuple[str, set[str]]] = []
     for chunk in _ENTRY.split(ptx)[1:]:
         body = _FUNC.split(chunk)[0]  # the kernel alone (device functions follow it)
         name = body.split("(", 1)[0].strip()
+        head = body.split(")", 1)[0]
+        wide = {int(i) for i in re.findall(rf"\.param\s+\.[ub]64[^,\n]*?{re.escape(name)}_param_(\d+)", head)}
+        ptrs = wide if pointers is None else pointers
         defs: dict[str, list] = {}  # register -> [("param", name) | ("op", [registers])]
         loads: list[tuple[str, list[str]]] = []
         writes: list[list[str]] = []
@@ -67,16 +71,16 @@ def nc_loads_of_written_memory(ptx: str) -> list[tuple[str, set[str]]]:
 
         written: set[str] = set()
         for regs in writes:
-            written |= _roots(defs, regs, name)
+            written |= _roots(defs, regs, name, ptrs)
         for text, regs in loads:
-            bad = _roots(defs, regs, name) & written
+            bad = _roots(defs, regs, name, ptrs) & written
             if bad:
                 out.append((text, bad))
     return out
 
 
-def _roots(defs: dict, regs: list[str], kernel: str) -> set[str]:
-    """The parameters of ``kernel`` the registers ``regs`` are computed from."""
+def _roots(defs: dict, regs: list[str], kernel: str, pointers: set[int]) -> set[str]:
+    """The pointer parameters of ``kernel`` the registers ``regs`` are computed from."""
     got: set[str] = set()
     seen: set[str] = set()
     todo = list(regs)
@@ -90,18 +94,28 @@ def _roots(defs: dict, regs: list[str], kernel: str) -> set[str]:
                 got.add(v)
             else:
                 todo += v
-    return {p for p in got if p.startswith(kernel + "_param_")}
+    pre = kernel + "_param_"
+    return {
+        p for p in got if p.startswith(pre) and p[len(pre) :].isdigit() and int(p[len(pre) :]) in pointers
+    }
 
 
 def check_ptx(kernel: Any) -> None:
     """AssertionError when a compiled kernel (``tirx.compile(..., target="cuda")``: its kernels'
     PTX) has an ``ld.global.nc`` of memory it writes."""
+    from tirx.ir import PointerType
+
     ks = list(getattr(kernel, "kernels", {}).values()) or [kernel]
     for k in ks:
         for kk in list(getattr(k, "kernels", {}).values()) or [k]:
-            bad = nc_loads_of_written_memory(kk.ptx)
+            names = [p.name for p in kk.info.params]
+            ptrs = {
+                i
+                for i, p in enumerate(kk.info.params)
+                if p.kind in ("buffer", "handle") or (p.kind == "host" and isinstance(p.ty, PointerType))
+            }
+            bad = nc_loads_of_written_memory(kk.ptx, ptrs)
             if bad:
-                names = [p.name for p in kk.info.params]
                 lines = "\n".join(
                     f"  {t}  (from {', '.join(sorted(_param_name(names, p) for p in ps))})" for t, ps in bad
                 )
