@@ -53,6 +53,16 @@ nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader
 #     && /root/oracle312/bin/python tools/tirx_oracle/corpus_harvest.py /tmp/r$r/src /tmp/r$r/out \
 #     && mkdir -p .corpus_r$r && cp -r /tmp/r$r/out/oracle .corpus_r$r/ && cp /tmp/r$r/results_after.json .corpus_r$r/results.json; done
 #   bash tools/device_owed.sh rounds17_18      (carry `.whl`, `.corpus_r17`, `.corpus_r18`)
+# helpers: a CUDA-vs-interpreter campaign of $1 s in the background (`wait` for it), GPU tests
+# into $OUT/$1.log within $2 s (the rest: the test files), stage 4 of rounds 17 and 18
+campaign() {
+  ( timeout $(($1 + 20)) python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','$1','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
+}
+gpu_tests() {
+  local log=$OUT/$1.log lim=$2; shift 2
+  timeout $lim python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider "$@" > $log 2>&1; tail -2 $log
+  grep -E "^(FAILED|ERROR)" $log | head -8
+}
 if [ "$1" = rounds17_18 ]; then
   for r in 17 18; do
     timeout 250 python3 tools/tirx_oracle/corpus_gpu.py .corpus_r$r/oracle .corpus_r$r/results.json $OUT/s4_r$r.json --jobs 10 \
@@ -60,11 +70,7 @@ if [ "$1" = rounds17_18 ]; then
   done
   exit 0
 fi
-# The thirtieth session's second call (carry `.whl`, `.corpus_r17`, `.corpus_r18`; about 8 minutes):
-# the device-written descriptors again after that session's fixes (read-only templates, addresses
-# as arguments), their host and GPU times, the rest of the owed CUDA-vs-interpreter campaign
-# (5.4 minutes) beside, then stage 4 of held-out rounds 17 and 18.
-#   bash tools/device_owed.sh owed30
+# owed29 and owed30 ran on 2026-12-07 (the thirtieth session; docs/benchmarks.md) and are gone.
 # Owed by the thirtieth session (its device time ran out after owed30; carry `.whl`; about 9
 # minutes): owed30's campaign found a CUDA/interpreter mismatch (NVRTC's merged ld.global.nc load,
 # fixed in codegen: tests/test_codegen_cuda.py), so the failing seed again, the GPU test of the two
@@ -72,39 +78,11 @@ fi
 # (device-written descriptors on a first sighting, the host's on a repeat) and its host times:
 #   bash tools/device_owed.sh owed31
 if [ "$1" = owed31 ]; then
-  ( timeout 500 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','480','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
+  campaign 480
   timeout 60 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--seed','1741201156','--examples','100','--no-progress']))" > $OUT/seed.log 2>&1; tail -2 $OUT/seed.log
-  timeout 300 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_cuda_gpu.py tests/test_kernels_library_gpu.py \
-    tests/test_gemm_rows_on_device_gpu.py > $OUT/t.log 2>&1; tail -2 $OUT/t.log; grep -E "^(FAILED|ERROR)" $OUT/t.log | head -8
+  gpu_tests t 300 tests/test_cuda_gpu.py tests/test_kernels_library_gpu.py tests/test_gemm_rows_on_device_gpu.py
   timeout 100 python3 tools/bench/host_new_shape.py --n 200 > $OUT/host.log 2>&1; head -8 $OUT/host.log
   grep -A8 "^descriptors:" $OUT/host.log
-  wait
-  tail -2 $OUT/fuzz.log
-  exit 0
-fi
-if [ "$1" = owed30 ]; then
-  ( timeout 300 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','285','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
-  timeout 130 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_gemm_rows_on_device_gpu.py > $OUT/rows.log 2>&1; tail -2 $OUT/rows.log
-  grep -E "^(FAILED|ERROR)" $OUT/rows.log | head -8
-  timeout 100 python3 tools/bench/host_new_shape.py --n 200 > $OUT/host.log 2>&1; head -8 $OUT/host.log
-  grep -A7 "^descriptors:" $OUT/host.log; grep -E "^attention|the call|prepared" $OUT/host.log
-  wait
-  tail -2 $OUT/fuzz.log
-  for r in 17 18; do
-    timeout 95 python3 tools/tirx_oracle/corpus_gpu.py .corpus_r$r/oracle .corpus_r$r/results.json $OUT/s4_r$r.json --jobs 12 \
-      > $OUT/s4_r$r.log 2>&1; tail -n 3 $OUT/s4_r$r.log
-  done
-  exit 0
-fi
-if [ "$1" = owed29 ]; then
-  ( timeout 540 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--time','500','--no-progress','--save','$OUT/fuzzfail']))" > $OUT/fuzz.log 2>&1 ) &
-  timeout 150 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_gemm_rows_on_device_gpu.py > $OUT/rows.log 2>&1; tail -2 $OUT/rows.log
-  grep -E "^(FAILED|ERROR)" $OUT/rows.log | head -8
-  timeout 240 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_ready.py tests/test_runtime_launch.py \
-    tests/test_kernels_library_gpu.py tests/test_decode_attention.py > $OUT/tests.log 2>&1; tail -2 $OUT/tests.log
-  grep -E "^(FAILED|ERROR)" $OUT/tests.log | head -8
-  timeout 100 python3 tools/bench/host_new_shape.py --n 200 > $OUT/host.log 2>&1; head -9 $OUT/host.log
-  grep -A7 "^descriptors:" $OUT/host.log; grep -A9 "^attention" $OUT/host.log | grep -v "^ *[0-9]* *0\.0"
   wait
   tail -2 $OUT/fuzz.log
   exit 0
