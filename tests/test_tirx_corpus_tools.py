@@ -136,3 +136,52 @@ def test_stage4_looks_into_a_modules_helpers_and_finds_atomic_updates():
     assert gpu._timed(tirx.loads(head + "    A[0] = T.Cast('float32', T.cuda.clock64())\n"))
     assert not gpu._timed(tirx.loads(head + "    A[0] = A[1]\n"))
     assert gpu._transcendental(tirx.loads(head + "    A[0] = T.hypot(A[1], A[2])\n"))
+
+
+def test_stage4_compares_functions_that_store_in_host_code_with_the_interpreter():
+    """The harness launches TIRx's kernel alone, so a function that stores in host code (before
+    or after its device entry) is compared with the interpreter instead (held-out round 18's 21
+    ``theirs-differs``); stores inside a device entry are the kernel's own."""
+    import tirx
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    gpu = _tool("corpus_gpu")
+    head = "from tirx.script import tirx as T\n\n@T.function\ndef f(A: T.Tensor((128,), T.float32)):\n"
+    entry = "    with T.device_entry():\n        with T.launch_thread('threadIdx.x', 32) as tx:\n            A[tx] = T.float32(1.0)\n"
+    assert gpu._stores_outside_entries(tirx.loads(head + "    A[64] = T.float32(6.0)\n" + entry))
+    assert not gpu._stores_outside_entries(tirx.loads(head + entry))
+
+
+def test_stage4_draws_tensors_sized_by_scalar_parameters():
+    """A scalar integer parameter a tensor's shape names (``B`` of ``(B, H, D)``) is a symbol:
+    128, halved while the tensors would hold more than ``MAX_ELEMENTS`` elements together, and
+    passed as that value; other scalars keep their fixed values."""
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from tirx_golden_frontend_plan import MAX_ELEMENTS, random_inputs
+
+    class Fake:  # torch as random_inputs uses it, on the CPU
+        def from_numpy(self, a):
+            return type("T", (), {"a": a, "cuda": lambda s: s, "to": lambda s, dt: s})()
+
+        def __getattr__(self, name):
+            return name
+
+    from tirx.script import tirx as T
+
+    @T.function
+    def f(
+        B: T.int32,
+        H: T.int32,
+        k: T.int32,
+        X: T.Tensor((B, H, 128), "float32"),  # noqa: F821
+        Y: T.Tensor((B, 4), "int32"),  # noqa: F821
+    ):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        X[0, 0, 0] = T.Cast("float32", Y[0, 0] + k)
+
+    b, h, k, x, y = random_inputs(f, 7, Fake())
+    assert x.a.shape == (b, h, 128) and y.a.shape == (b, 4) and b == h and k == 3
+    assert b < 128 and x.a.size + y.a.size <= MAX_ELEMENTS < 4 * x.a.size  # the largest that fits
+    assert isinstance(x.a, np.ndarray)

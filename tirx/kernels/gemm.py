@@ -368,9 +368,9 @@ def _prepare(
 ) -> tuple:  # fmt: skip
     """What a call launches: ``("gemv", kernel)`` or ``(epi, kernel, TA, TB, TC, rows_on_device)``
     (TC: the TMA-store epilogue's descriptor of ``out``, else None; with ``rows_on_device``, TA
-    and TC are the addresses of the templates the kernel writes A's and C's descriptors from). A function of the
-    tensors' addresses (not A's and C's with ``rows_on_device``) and the sizes only (descriptors
-    encode nothing else), so ``_gemm`` remembers it per call."""
+    and TC are the addresses of the templates the kernel writes A's and C's descriptors from).
+    A function of the tensors' addresses (not A's and C's with ``rows_on_device``) and the sizes
+    only (descriptors encode nothing else), so ``_gemm`` remembers it per call."""
     dev = a.device.index or 0
     if cfg is not None:
         k = _kernel(dtype, tuple(sorted(cfg.items())))
