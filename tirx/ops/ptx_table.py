@@ -904,17 +904,28 @@ def _lower(opc: Opcode) -> Callable:
 
 
 def _writes(opc: Opcode) -> Callable:
+    # a call's row (and so its outputs) follows from its strings and its operands' kinds: the
+    # answer is remembered per such form (codegen asks for every call of every kernel)
+    seen: dict = {}
+
     def writes(c: Call) -> frozenset[int] | None:
         """The argument positions a call binds as asm outputs (the buffer elements it writes;
         memory goes through addresses); None for a row with a lowering function of its own."""
+        form = tuple(a.value if isinstance(a, StringImm) else (type(a), a.ty) for a in c.args)
+        if form in seen:
+            return seen[form]
         try:
             m = opc.match_args(c.args)
         except TypeError:
             return None
-        if m.row.cuda is not None:
-            return None
-        tmpl, _ = render(m, opc.opcode)
-        return frozenset(int(k) for k, mod in _NAMED.findall(tmpl) if mod in ("out", "inout") and k.isdigit())
+        got = None
+        if m.row.cuda is None:
+            tmpl, _ = render(m, opc.opcode)
+            got = frozenset(
+                int(k) for k, mod in _NAMED.findall(tmpl) if mod in ("out", "inout") and k.isdigit()
+            )
+        seen[form] = got
+        return got
 
     return writes
 
