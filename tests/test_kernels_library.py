@@ -8,7 +8,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from hopper_util import ARCH, assert_round_trips, compile_clean, fake_tma_driver, no_disk_cache  # noqa: F401 (autouse)
+from hopper_util import (  # noqa: F401 (no_disk_cache: autouse)
+    ARCH,
+    assert_round_trips,
+    compile_clean,
+    fake_tma_driver,
+    needs_nvrtc,
+    no_disk_cache,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -80,18 +87,53 @@ def test_the_model_picks_the_measured_best_tiles(M, N, K, bn, split):
 
 
 @pytest.mark.parametrize("split", [2, 5, 64])
-def test_split_k_sums_into_float32_through_the_atomic_epilogue(split):
+def test_split_k_sums_its_shares_in_the_kernel(split):
+    """``split_k > 1``: each share's partial goes to a float32 slot, the tile's last share (by
+    a ticket from an atomic counter) sums the slots in share order and stores C itself (no
+    zeroed sum, no conversion launch); a partial space past ``SPLIT_SPACE_MAX`` takes the
+    atomic epilogue into a float32 C instead."""
     cfg = MM.config(16, 4096, 65536, "bfloat16", split_k=split)
-    assert cfg["EPI"] == "atomic" and cfg["SPLIT_K"] == split
+    assert cfg["EPI"] == "tma" and cfg["SPLIT_K"] == split
+    assert MM.config(16, 4094, 65536, "bfloat16", split_k=split)["EPI"] == "direct"
     assert MM.config(16, 4096, 65536, "bfloat16", split_k=1) == MM.config(16, 4096, 65536, "bfloat16")
-    f = HM.make("bfloat16", **{k: v for k, v in cfg.items()})
+    f = HM.make("bfloat16", **cfg)
     bufs = {p.name: b for p, b in f.buffer_map}
-    assert str(bufs["C"].dtype) == "float32"  # the sum; the host converts it to the output once
+    assert str(bufs["C"].dtype) == "bfloat16"  # stored by the last share, in the output's dtype
+    assert [p.name for p in f.params][-2:] == ["SP", "SC"]
     text = tirx.dumps(f)
     assert f"* {split}" in text  # the grid and the work units count the shares
+    assert "T.cuda.atomic_add(" in text and "T.cuda.thread_fence()" in text
+    assert MM.split_floats(16, 4096, 64, cfg["BN"], split) == split * 64 * 4096
+    big = MM.config(16384, 16384, 4096, "bfloat16", split_k=split)  # 16384² x split floats
+    assert big["EPI"] == "atomic" and big["SPLIT_K"] == split
+    assert MM.split_floats(16384, 16384, big["BM"], big["BN"], split) > MM.SPLIT_SPACE_MAX
+    g = HM.make("bfloat16", **big)
+    assert str({p.name: b for p, b in g.buffer_map}["C"].dtype) == "float32"  # the atomic sum
     for bad in (0, 65, 2.0, True, "4"):
         with pytest.raises(ValueError, match=r"^split_k: expected an int from 1 to 64"):
             MM.config(16, 4096, 4096, "bfloat16", split_k=bad)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize(
+    "dt,tiles",
+    [
+        ("bfloat16", {"BN": 128, "STAGES": 6, "EPI": "tma", "SPLIT_K": 4}),
+        ("float16", {"BM": 64, "BN": 128, "STAGES": 8, "EPI": "direct", "SPLIT_K": 3}),
+        ("float8_e4m3fn", {"BN": 128, "STAGES": 6, "EPI": "tma", "SPLIT_K": 2, "SCALES": "row"}),
+        ("float16", {"BM": 64, "BN": 64, "STAGES": 8, "TRANS_B": True, "EPI": "tma", "SPLIT_K": 3}),
+    ],
+)
+def test_split_k_in_the_kernel_compiles_clean(dt, tiles):
+    """The partials are stored and read back through plain global loads (never the
+    non-coherent path: another CTA wrote them in this launch), the ticket is an integer atomic
+    add after a GPU-scope fence, and nothing spills."""
+    threads = 128 * (1 + tiles.get("BM", 128) // 64)
+    k = compile_clean(HM.make(dt, **tiles), max_registers=65536 // threads // 8 * 8)
+    assert [p.name for p in k.info.params][-2:] == ["SP", "SC"]
+    assert "ld.global.nc" not in k.ptx
+    assert re.search(r"atom\.global\.add\.u32", k.ptx) and "membar.gl" in k.ptx
+    assert not re.search(r"(atom|red)\.global\.add\.f32", k.ptx)  # no float atomics
 
 
 def test_rowwise_fp8_scales_are_one_per_row_of_a_and_column_of_b():
@@ -388,8 +430,8 @@ def test_auto_split_k_only_fills_idle_sms(M, N, K, dtype, sms):
     kblocks = -(-K // (128 if dtype.startswith("float8") else 64))
     assert s in (1, 2, 4, 8) if M > 64 else 1 <= s <= 8
     assert s == 1 or kblocks // s >= 16  # every share has k-blocks to stream
-    # the config it picks is valid: the atomic epilogue over a float32 sum
-    assert s == 1 or MM.config(M, N, K, dtype, sms, split_k=s)["EPI"] == "atomic"
+    # the config it picks sums its shares in the kernel
+    assert s == 1 or MM.config(M, N, K, dtype, sms, split_k=s)["EPI"] in ("tma", "direct")
     if M > 64:  # the model's fastest (width, split) pair
         cfg = MM.config(M, N, K, dtype, sms, split_k=s)
         best = MM.model_us(M, N, K, dtype, cfg["BN"], s, sms)
@@ -538,6 +580,7 @@ ROWS_ON_DEVICE_SETS = [
     ("bfloat16", {}),
     ("float16", {"EPI": "direct"}),
     ("bfloat16", {"BM": 64, "BN": 128, "STAGES": 8, "EPI": "atomic", "SPLIT_K": 4}),
+    ("bfloat16", {"BN": 128, "STAGES": 6, "SPLIT_K": 4}),  # split-K summed in the kernel
     ("bfloat16", {"TRANS_B": True}),
     ("float8_e4m3fn", {"BN": 128, "STAGES": 6, "SCALES": "block"}),
 ]
@@ -554,7 +597,9 @@ def test_kernels_that_write_their_descriptors_compile_clean(dt, tiles):
     threads = 128 * (1 + tiles.get("BM", 128) // 64)
     k = compile_clean(f, max_registers=65536 // threads // 8 * 8)
     names = [p.name for p in k.info.params]
-    assert names[:5] == ["M", "N", "K", "TA", "TB"] and names[-2:] == ["A", "WS"]
+    reduce = tiles.get("SPLIT_K", 1) > 1 and tiles.get("EPI") != "atomic"
+    assert names[:5] == ["M", "N", "K", "TA", "TB"]
+    assert names[-4:] == ["A", "WS", "SP", "SC"] if reduce else names[-2:] == ["A", "WS"]
     assert ("TC" in names) == tma_c
     maps = 2 if tma_c else 1
     assert k.ptx.count("tensormap.replace.tile.global_address.shared::cta.b1024.b64") == maps

@@ -190,6 +190,44 @@ def test_split_k_adds_every_share_once(M, N, Kd, split, layout):
     assert _rel(out, ref) < 1e-2
 
 
+@pytest.mark.parametrize("M,N,Kd,split", [(65, 4096, 4096, 4), (16, 1000, 8192, 3), (300, 264, 20000, 8)])
+def test_split_k_in_the_kernel_is_deterministic_and_leaves_its_counters_zero(M, N, Kd, split):
+    """The shares' partials summed in the kernel in share order: the same bits on every run
+    (whichever share finished last), the tile counters back at zero after each launch, the
+    atomic epilogue (a forced tile set) within rounding of it; two streams at once each use
+    their own space."""
+    g = torch.Generator(device="cuda").manual_seed(M + N + Kd)
+    x = torch.randn(M, Kd, device="cuda", dtype=torch.bfloat16, generator=g)
+    w = torch.randn(N, Kd, device="cuda", dtype=torch.bfloat16, generator=g)
+    ref = x.float() @ w.float().t()
+    outs = []
+    for _ in range(4):
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+        MM._gemm(x, w, out, "bfloat16", split_k=split)
+        outs.append(out)
+    torch.cuda.synchronize()
+    assert _rel(outs[0], ref) < 1e-2
+    assert all(torch.equal(o, outs[0]) for o in outs[1:])
+    stream = torch.cuda.current_stream().cuda_stream
+    box = MM.per_stream(0, "gemm_split", None, stream)
+    assert int(box[2].abs().sum()) == 0
+    cfg = MM.config(M, N, Kd, "bfloat16", split_k=split) | {"EPI": "atomic"}
+    at = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    MM._gemm(x, w, at, "bfloat16", cfg=cfg)
+    assert _rel(at, outs[0]) < 1e-2
+    streams = [torch.cuda.Stream() for _ in range(2)]
+    got = [torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16) for _ in streams]
+    torch.cuda.synchronize()
+    for s, o in zip(streams, got):
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                MM._gemm(x, w, o, "bfloat16", split_k=split)
+    torch.cuda.synchronize()
+    assert all(torch.equal(o, outs[0]) for o in got)
+    spaces = {MM.per_stream(0, "gemm_split", None, s.cuda_stream)[3] for s in streams}
+    assert len(spaces) == 2
+
+
 @pytest.mark.parametrize(
     "M,N,Kd",
     [

@@ -87,6 +87,17 @@ if [ "$1" = owed31 ]; then
   tail -2 $OUT/fuzz.log
   exit 0
 fi
+# The thirty-first session's split-K summed in the kernel (carry `.whl`; about 9 minutes): the
+# library's GPU tests (split-K among them) and the device-written-descriptor GEMM, then the
+# split tile sets against the atomic epilogue and cuBLAS (tools/bench/gemm_explore.py `s*` cases)
+#   bash tools/device_owed.sh split
+if [ "$1" = split ]; then
+  gpu_tests t 200 tests/test_kernels_library_gpu.py tests/test_gemm_rows_on_device_gpu.py
+  timeout 330 python3 tools/bench/gemm_explore.py --out $OUT \
+    --only s65,s16,s64,s100,s300,s128x1024,s1000,s1024,s2048x512,s16x1024 > $OUT/explore.log 2>&1
+  grep -E "^best|rror" $OUT/explore.log
+  exit 0
+fi
 if [ "$1" = owed28c ]; then  # the smallest: the ready and attention-memo GPU tests, the host parts
   timeout 190 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_ready.py tests/test_runtime_launch.py \
     tests/test_kernels_library_gpu.py -k "ready or attention or runtime_launch or gpu_" > $OUT/tests.log 2>&1; tail -3 $OUT/tests.log

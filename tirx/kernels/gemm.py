@@ -175,7 +175,9 @@ def config(
     # as many stages as fit beside the C staging tiles (16 KiB per consumer) and the alignment
     # slack, at most 8: 4 of 128 x 256 or 128 x 192, 6 of 128 x 128, 8 of 128 x 64, 5 of 64 x 256
     stages = min(8, (_SMEM - 1024 - (bm // 64) * 16384) // ((bm + bn) * 128))
-    epi = "atomic" if split_k > 1 else "tma" if N % 8 == 0 else "direct"
+    epi = "tma" if N % 8 == 0 else "direct"
+    if split_k > 1 and split_floats(M, N, bm, bn, split_k) > SPLIT_SPACE_MAX:
+        epi = "atomic"  # partials of more than 256 MiB: the shares add atomically instead
     cfg = dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI=epi, SMS=sms)
     if trans_b:
         cfg["TRANS_B"] = True
@@ -278,11 +280,11 @@ def _plan(
     M: int, N: int, K: int, dtype: str, trans_b: bool, device: int, split_k: int = 1, scales: str = "tensor",
     rows_on_device: bool = False,
 ) -> tuple:  # fmt: skip
-    """(kernel, BM, BN, EPI) of one problem, remembered: a shape seen before costs a lookup."""
+    """(kernel, BM, BN, EPI, SPLIT_K) of one problem, remembered: a shape seen before costs a lookup."""
     cfg = config(M, N, K, dtype, sm_count(device), trans_b, split_k, scales)
     if rows_on_device:
         cfg["ROWS_ON_DEVICE"] = True
-    return _kernel(dtype, tuple(sorted(cfg.items()))), cfg["BM"], cfg["BN"], cfg["EPI"]
+    return _kernel(dtype, tuple(sorted(cfg.items()))), cfg["BM"], cfg["BN"], cfg["EPI"], cfg.get("SPLIT_K", 1)
 
 
 def _gemm(
@@ -374,7 +376,7 @@ def _prepare(
     dev = a.device.index or 0
     if cfg is not None:
         k = _kernel(dtype, tuple(sorted(cfg.items())))
-        bm, bn, epi = cfg["BM"], cfg["BN"], cfg.get("EPI", "tma")
+        bm, bn, epi, split = cfg["BM"], cfg["BN"], cfg.get("EPI", "tma"), cfg.get("SPLIT_K", 1)
         rows_on_device = bool(cfg.get("ROWS_ON_DEVICE"))
     else:
         if M <= MMA_GEMV_MAX_M and not trans_b and split_k in (None, 1) and not scaled:
@@ -386,7 +388,7 @@ def _prepare(
                 return ("gemv", _gemv(dtype, M, MMA_GEMV, True))
         if split_k is None:
             split_k = auto_split_k(M, N, K, dtype, sm_count(dev), trans_b)
-        k, bm, bn, epi = _plan(M, N, K, dtype, trans_b, dev, split_k, scale_mode, rows_on_device)
+        k, bm, bn, epi, split = _plan(M, N, K, dtype, trans_b, dev, split_k, scale_mode, rows_on_device)
     bk = _bk(dtype)
     if rows_on_device:  # the templates' addresses (kept alive by map_template's cache)
         ta = map_template(a, M, K, (bm, bk), dtype).data_ptr()
@@ -395,7 +397,11 @@ def _prepare(
         ta = tensor_map(a, M, K, (bm, bk), dtype)
         tc = tensor_map(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
     tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
-    return (epi, k, ta, tb, tc, rows_on_device)
+    # split-K summed in the kernel: the sizes of the partials and the tile counters it needs
+    shares = None
+    if split > 1 and epi != "atomic":
+        shares = (split_floats(M, N, bm, bn, split), -(-M // bm) * -(-N // bn) * (bm // 64))
+    return (epi, k, ta, tb, tc, rows_on_device, shares)
 
 
 def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scales: tuple) -> Any:
@@ -408,6 +414,8 @@ def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scale
     extra = (
         (a.data_ptr(), per_stream(a.device.index or 0, "gemm_maps", _map_space).data_ptr()) if plan[5] else ()
     )
+    if plan[6] is not None:  # split-K summed in the kernel: this stream's partials and counters
+        extra = (*extra, *split_space(a.device.index or 0, *plan[6]))
     if epi == "tma":
         k(M, N, K, plan[2], plan[3], plan[4], out, *scales, *extra)
     elif epi == "atomic":  # the shares add into a zeroed float32 sum, converted once
@@ -419,6 +427,39 @@ def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scale
     else:
         k(M, N, K, plan[2], plan[3], out, *scales, *extra)
     return out
+
+
+#: the most float32 partials split-K sums in the kernel (256 MiB); a split with more (only
+#: a forced ``split_k`` on a large product: the calls split where there are few tiles) adds its
+#: shares atomically into a float32 sum instead (``EPI="atomic"``)
+SPLIT_SPACE_MAX = 1 << 26
+
+
+def split_floats(M: int, N: int, bm: int, bn: int, split: int) -> int:
+    """The float32 partials of split-K summed in the kernel: a ``bm x bn`` slot per tile and share."""
+    return split * -(-M // bm) * -(-N // bn) * bm * bn
+
+
+def split_space(index: int, floats: int, counters: int) -> tuple[int, int]:
+    """The addresses of this stream's split-K partials (at least ``floats`` float32) and tile
+    counters (at least ``counters`` int32, zero between launches: each tile's last share resets
+    its own), grown to the largest launch seen. A launch on the same stream runs after the one
+    before it, so one space serves every launch of a stream (the caching allocator keeps a
+    replaced buffer's memory for that stream's later work)."""
+    box = per_stream(index, "gemm_split", lambda device: [device, None, None, (0, 0)])
+    if box[1] is None or box[1].numel() < floats or box[2].numel() < counters:
+        import torch
+
+        if box[1] is None or box[1].numel() < floats:  # a power of two: few regrowths
+            box[1] = torch.empty(
+                max(1 << 20, 1 << (floats - 1).bit_length()), dtype=torch.float32, device=box[0]
+            )
+        if box[2] is None or box[2].numel() < counters:
+            box[2] = torch.zeros(
+                max(4096, 1 << (counters - 1).bit_length()), dtype=torch.int32, device=box[0]
+            )
+        box[3] = (box[1].data_ptr(), box[2].data_ptr())
+    return box[3]
 
 
 def _map_space(device: Any) -> Any:

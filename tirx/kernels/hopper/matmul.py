@@ -84,6 +84,46 @@ def scale_rows(acc, SA, SB, M, N, row0, col0, BN):
 
 
 @T.inline
+def add_shares(acc, P, CNT, ticket, wg, ctid, share, shares, out, ntiles, consumers, row0, M, BN):
+    """Split-K in the kernel (``SPLIT_K > 1`` with the ``"tma"`` or ``"direct"`` epilogue): this
+    consumer warpgroup's ``64 x BN`` share of tile ``out`` goes to its slot of the float32
+    partials ``P`` (element ``j`` of thread ``ctid`` at ``j * 128 + ctid``: each store and load a
+    warpgroup makes is 512 contiguous bytes; rows past ``M`` neither stored nor read), a fence
+    makes it visible at the GPU's scope, and one thread takes a ticket from the tile's counter
+    (``CNT[out * consumers + wg - 1]``) into ``ticket`` (shared). The share that takes the last
+    ticket sums all ``shares`` slots in their order (so the result does not depend on which
+    share finished last) into ``acc`` and sets the counter back to zero for the next launch on
+    the stream; the caller stores ``acc`` where ``ticket`` says it is the last."""
+    cidx = out * consumers + (wg - 1)
+    slot = T.cast((share * ntiles + out) * consumers + (wg - 1), "int64") * (64 * BN) + ctid
+    for i in range(BN // 8):
+        for h in range(2):
+            if row0 + 8 * h < M:
+                for c in range(2):
+                    P[slot + (4 * i + 2 * h + c) * 128] = acc[4 * i + 2 * h + c]
+    T.cuda.thread_fence()
+    T.ptx.bar.sync(wg, 128)
+    if ctid == 0:
+        ticket[wg - 1] = T.cuda.atomic_add(T.address_of(CNT[cidx]), 1)
+    T.ptx.bar.sync(wg, 128)
+    if ticket[wg - 1] == shares - 1:
+        T.cuda.thread_fence()
+        if ctid == 0:
+            CNT[cidx] = 0
+        for j in range(BN // 2):
+            acc[j] = T.float32(0)
+        for sh in range(shares):
+            base = T.cast((sh * ntiles + out) * consumers + (wg - 1), "int64") * (64 * BN) + ctid
+            for i in range(BN // 8):
+                for h in range(2):
+                    if row0 + 8 * h < M:
+                        for c in range(2):
+                            acc[4 * i + 2 * h + c] = (
+                                acc[4 * i + 2 * h + c] + P[base + (4 * i + 2 * h + c) * 128]
+                            )
+
+
+@T.inline
 def promote(acc, part, SA, SB, M, kb, row0, n0, BN):
     """Block scales (``SCALES="block"``): ``acc += part * SA[row, kb] * SB[kb, n0 // 128]`` for this
     thread's rows ``row0`` and ``row0 + 8`` (clamped into ``M``: rows outside are never stored),
@@ -97,6 +137,33 @@ def promote(acc, part, SA, SB, M, kb, row0, n0, BN):
         for c in range(2):
             acc[4 * i + c] = acc[4 * i + c] + part[4 * i + c] * sa0
             acc[4 * i + 2 + c] = acc[4 * i + 2 + c] + part[4 * i + 2 + c] * sa1
+
+
+@T.inline
+def finish(acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0, BN, OUT, fp8, SCALES, EPI):
+    """A consumer warpgroup's epilogue of one tile: fp8's tensor or row scales, then the TMA
+    store (``EPI="tma"``) or the checked register stores (``"direct"``; ``"atomic"``: added to
+    the float32 ``C``)."""
+    if fp8 and SCALES == "row":
+        scale_rows(acc, SA, SB, M, N, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0 + (lane % 4) * 2, BN)
+    elif fp8 and SCALES == "tensor":
+        scale = SA[0] * SB[0]
+        for i in range(BN // 2):
+            acc[i] = acc[i] * scale
+    if EPI == "tma":
+        store_tma(tc, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, OUT)
+    else:
+        store_checked(
+            C,
+            acc,
+            M,
+            N,
+            m0 + (wg - 1) * 64 + warp * 16 + lane // 4,
+            n0 + (lane % 4) * 2,
+            BN,
+            OUT,
+            EPI == "atomic",
+        )
 
 
 @T.inline
@@ -181,6 +248,8 @@ def matmul_sm90(
     ) = None,
     A: T.uint64 = None,
     WS: T.Ptr(T.uint64) = None,
+    SP: T.Ptr(T.float32) = None,
+    SC: T.Ptr(T.int32) = None,
     *,
     DT: T.constexpr = "float16",
     BM: T.constexpr = 128,
@@ -206,9 +275,10 @@ def matmul_sm90(
         EPI in ("direct", "tma", "atomic"),
         "EPI is 'tma' (N a multiple of 8), 'direct' (any N) or 'atomic' (added to a float32 C)",
     )
-    T.static_assert(
-        SPLIT_K >= 1 and (SPLIT_K == 1 or EPI == "atomic"), "SPLIT_K > 1 sums its shares: EPI='atomic'"
-    )
+    T.static_assert(SPLIT_K >= 1, "SPLIT_K is at least 1")
+    # SPLIT_K > 1: the shares add atomically into a float32 C (EPI="atomic"), or (EPI "tma" /
+    # "direct") the last share of each tile sums the others' partials (SP, SC) and stores C
+    reduce = T.meta_var(SPLIT_K > 1 and EPI != "atomic")
     T.static_assert(not TRANS_B or DT not in FP8, "TRANS_B: fp8 wgmma reads B K-major only")
     T.static_assert(
         SCALES == "tensor"
@@ -260,10 +330,14 @@ def matmul_sm90(
     dsm = T.alloc_buffer((smem_bytes,), "uint8", scope="shared.dyn")
     full = T.alloc_shared((STAGES,), "uint64")
     empty = T.alloc_shared((STAGES,), "uint64")
+    ticket = T.alloc_shared((consumers,), "int32") if reduce else None  # add_shares' tickets
     # 1024-byte aligned base of the stages (128-byte swizzle atoms repeat every 1024 B)
     sbase = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
     # the descriptors of A and C the TMA copies read: the host's (by value), or this CTA's own,
     # written from the templates by ``patch_maps`` (ROWS_ON_DEVICE)
+    if reduce:  # the partials and the tile counters as tensors over the addresses passed
+        sp_t = T.decl_buffer((1 << 30,), "float32", data=SP)
+        sc_t = T.decl_buffer((1 << 24,), "int32", data=SC)
     if ROWS_ON_DEVICE:  # the templates and the space as tensors over the addresses passed
         ws_t = T.decl_buffer((SMS * 32,), "uint64", data=WS)
         ta_t = T.decl_buffer((16,), "uint64", data=TA)
@@ -355,28 +429,17 @@ def matmul_sm90(
                 T.ptx.wgmma_wait_group(0)
                 if ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, 1)
-            if fp8 and SCALES == "row":
-                scale_rows(
-                    acc, SA, SB, M, N, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0 + (lane % 4) * 2, BN
-                )
-            elif fp8 and SCALES == "tensor":
-                scale = SA[0] * SB[0]
-                for i in range(BN // 2):
-                    acc[i] = acc[i] * scale
-            if EPI == "tma":
-                store_tma(tc, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, OUT)
+            if reduce:
+                # a warpgroup whose rows all lie past M has nothing to store in any share
+                if m0 + (wg - 1) * 64 < M:
+                    add_shares(acc, sp_t, sc_t, ticket, wg, ctid, tile // ntiles, (kb_n + (kb_per - 1)) // kb_per,
+                               out, ntiles, consumers, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, M, BN)  # fmt: skip
+                    if ticket[wg - 1] == (kb_n + (kb_per - 1)) // kb_per - 1:
+                        finish(acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0, BN, OUT,
+                               fp8, SCALES, EPI)  # fmt: skip
             else:
-                store_checked(
-                    C,
-                    acc,
-                    M,
-                    N,
-                    m0 + (wg - 1) * 64 + warp * 16 + lane // 4,
-                    n0 + (lane % 4) * 2,
-                    BN,
-                    OUT,
-                    EPI == "atomic",
-                )
+                finish(acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0, BN, OUT,
+                       fp8, SCALES, EPI)  # fmt: skip
         if EPI == "tma" and ctid == 0:
             T.ptx.tma_store_wait(0)  # the last stores have read shared memory before the CTA exits
 
@@ -391,12 +454,17 @@ def make(dtype: str = "float16", **tiles):
     and the kernel also takes ``A`` (its address, a uint64) and ``WS`` (the address of
     ``SMS * 32`` uint64 words: two descriptors per CTA, one space per stream); each CTA writes
     A's and C's descriptors there itself. Addresses, not tensors: the library owns the three
-    buffers and has checked A, and an address costs the launch nothing to check."""
+    buffers and has checked A, and an address costs the launch nothing to check. ``SPLIT_K > 1``
+    with the ``"tma"`` or ``"direct"`` epilogue (split-K summed in the kernel): the kernel also
+    takes ``SP``, the address of ``SPLIT_K * tiles * BM * BN`` float32 partials, and ``SC``, of
+    ``tiles * BM / 64`` int32 tile counters, zero before the launch and left zero after it."""
     drop = {} if tiles.get("EPI", "tma") == "tma" else {"TC": None}
     if dtype not in FP8:
         drop.update(SA=None, SB=None)
     if not tiles.get("ROWS_ON_DEVICE"):
         drop.update(A=None, WS=None)
+    if tiles.get("SPLIT_K", 1) == 1 or tiles.get("EPI", "tma") == "atomic":
+        drop.update(SP=None, SC=None)
     return matmul_sm90.specialize(DT=dtype, **drop, **tiles)
 
 
@@ -426,5 +494,10 @@ KERNELS = {
     "matmul_any_bf16_bn192": lambda: make("bfloat16", BN=192, STAGES=4),
     "matmul_any_e4m3_bn192_direct": lambda: make("float8_e4m3fn", BN=192, STAGES=4, EPI="direct"),
     "matmul_any_bf16_splitk4": lambda: make("bfloat16", STAGES=4, EPI="atomic", SPLIT_K=4),
+    # split-K summed in the kernel (the last share of a tile adds the others' partials)
+    "matmul_any_bf16_splitk4_sum": lambda: make("bfloat16", BN=128, STAGES=6, SPLIT_K=4),
+    "matmul_any_f16_bm64_splitk3_sum": lambda: make(
+        "float16", BM=64, BN=128, STAGES=8, EPI="direct", SPLIT_K=3
+    ),
     # independent accumulators (few rows: the k16 chain's latency sets the pace)
 }
