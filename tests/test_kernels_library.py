@@ -698,7 +698,8 @@ def test_a_call_with_descriptors_written_on_the_device_encodes_no_new_m(monkeypa
 def test_the_tile_model_fits_its_evidence():
     """The model's constants against the H100 timings they were fitted to
     (tools/bench/data/gemm_tiles_h100.json, tools/bench/gemm_model_fit.py): RMS log error at most
-    0.2, and the fastest tile set picked for at least 9 of the 10 shapes timed with several."""
+    0.2, and the fastest tile set picked for at least 12 of the 13 shapes timed with several
+    (the split rows: split-K summed in the kernel)."""
     import json
     import math
     import pathlib
@@ -715,7 +716,7 @@ def test_the_tile_model_fits_its_evidence():
         min(rs, key=lambda r: r[5]) is min(rs, key=lambda r: MM.model_us(*r[:3], "bfloat16", r[3], r[4]))
         for rs in several
     )
-    assert len(several) == 10 and right >= 9
+    assert len(several) == 13 and right >= 12
 
 
 _GRID = [

@@ -44,19 +44,20 @@ MMA_GEMV_MAX_M = 8
 
 
 #: the tile-choice model for more than 64 rows, fitted to an H100 sweep
-#: (``tools/bench/gemm_model_fit.py`` over ``tools/bench/data/gemm_tiles_h100.json``: 43 timings,
-#: RMS error 15 %, the fastest tile set picked for 9 of the 10 shapes timed with several; docs/
-#: benchmarks.md, "GEMM tile choice"): µs a 128 x 256 k-block takes one SM, the relative speed
-#: of narrower tiles (wgmma's smaller N reads more shared memory per MAC), µs a work unit spends
-#: filling its pipeline and storing, split-K's cost (two more launches over a float32 sum, then
-#: µs per million atomic adds) and the memory's effective bytes per µs (L2 included)
+#: (``tools/bench/gemm_model_fit.py`` over ``tools/bench/data/gemm_tiles_h100.json``: 62 timings,
+#: the fastest tile set picked for 12 of the 13 shapes timed with several; docs/benchmarks.md,
+#: "GEMM tile choice" and "Split-K summed in the kernel"): µs a 128 x 256 k-block takes one SM,
+#: the relative speed of narrower tiles (wgmma's smaller N reads more shared memory per MAC), µs a
+#: work unit spends filling its pipeline and storing, split-K's cost (a fixed part: the fence, the
+#: ticket and the last share's wait; then µs per million float32 partials, each share's written
+#: and the last one's reads of all) and the memory's effective bytes per µs (L2 included)
 _T_KB = 0.638
 _S192 = 0.942
 _S128 = 0.847
 _S64 = 0.615
 _T_UNIT = 7.0
-_T_LAUNCH = 5.76
-_T_SHARE = 3.71
+_T_SPLIT = 4.5
+_T_SHARE = 5.0
 _BW = 7.63e6
 _L2 = 50 << 20  # bytes of L2: an A of more than half of it is read again for each column of tiles
 _SPEED = {256: 1.0, 192: _S192, 128: _S128, 64: _S64}
@@ -66,7 +67,7 @@ def model_us(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int =
     """Modelled µs of ``128 x bn`` tiles with ``split`` shares of K on ``sms`` SMs: waves of work
     units, each its k-blocks at the tile's speed plus a fill and a store; at least the bytes
     moved (B once, C, A once or, when it is larger than half the L2, once per column of tiles)
-    over the memory's bandwidth; plus split-K's launches and atomic adds. K enters through its
+    over the memory's bandwidth; plus split-K's partials. K enters through its
     k-block count only (every K of a count shares the tiles). Fitted on bf16; an fp8 k-block
     (128 elements: twice the MACs at twice the rate) is taken to cost the same."""
     return _cost(M, N, K, dtype, bn, split, sms)[0]
@@ -85,7 +86,7 @@ def _cost(M: int, N: int, K: int, dtype: str, bn: int, split: int, sms: int) -> 
     reads = cols if a_bytes > _L2 // 2 else 1  # A from L2 again, or once per column of tiles
     t = max(compute, (a_bytes * reads + N * kb * 128 + M * N * 2) / _BW)
     if split > 1:
-        t += _T_LAUNCH + _T_SHARE * M * N * split / 1e6
+        t += _T_SPLIT + _T_SHARE * M * N * split / 1e6
     return t, compute
 
 
@@ -103,13 +104,13 @@ def _choose(
     a_bytes = M * a_row
     big_a = a_bytes > _L2 // 2
     rest = b_bytes + M * N * 2  # bytes of B and C
-    share = _T_SHARE * M * N  # split-K's atomic adds, times the shares / 1e6
+    share = _T_SHARE * M * N  # split-K's partials, times the shares / 1e6
     best, best_key = (0, 0), (float("inf"), 0.0)
     for w, sp, units, per_unit, cols in pairs:
         compute = -(-(rows * units) // sms) * per_unit
         t = max(compute, (a_bytes * (cols if big_a else 1) + rest) / _BW)
         if sp > 1:
-            t += _T_LAUNCH + share * sp / 1e6
+            t += _T_SPLIT + share * sp / 1e6
         if (t, compute) < best_key:
             best, best_key = (w, sp), (t, compute)
     return best
@@ -152,10 +153,12 @@ def config(
     work; the TMA-store epilogue when C's rows are 16-byte aligned (else the checked register
     stores). A function of the shape's class only, so shapes share compiled kernels (at most
     four widths per split). ``trans_b``: B is a row-major ``(K, N)`` matrix (read N-major; BN
-    256, 128 or 64). ``split_k > 1``: each tile's k-blocks are shared by ``split_k`` work units
-    whose partial sums are added into a float32 workspace (``EPI="atomic"``), for shapes with
-    fewer tiles than SMs (the calls choose it by ``auto_split_k``; docs/kernels.md,
-    "Split-K"). ``scales="row"``: fp8 with one scale per row of A and per column of B;
+    256, 128 or 64). ``split_k > 1``: each tile's k-blocks are shared by ``split_k`` work units;
+    the last of a tile's units to finish sums their float32 partials in share order and stores
+    C (``SPLIT_K`` with the ``"tma"`` / ``"direct"`` epilogue; partials of more than
+    ``SPLIT_SPACE_MAX`` floats: each unit adds into a float32 C atomically, ``EPI="atomic"``),
+    for shapes with fewer tiles than SMs (the calls choose it by ``auto_split_k``;
+    docs/kernels.md, "Split-K"). ``scales="row"``: fp8 with one scale per row of A and per column of B;
     ``"block"``: one per row of A and 128 of K, one per 128 x 128 block of B (``BN`` at most 128)."""
     if not isinstance(split_k, int) or isinstance(split_k, bool) or not 1 <= split_k <= 64:
         raise ValueError(f"split_k: expected an int from 1 to 64, got {split_k!r}")
@@ -263,8 +266,8 @@ def auto_split_k(M: int, N: int, K: int, dtype: str, sms: int = 132, trans_b: bo
     128 x 256 tiles in 4 shares, 1.5x faster than one share of 128 x 64, measured on an H100).
     At most 64 rows: only where the tiles fill at most a quarter of the SMs and ``K`` is long
     (at least 32 k-blocks), as many shares as fill the SMs, at most 8, each of at least 16
-    k-blocks (128 x 1024 x 16384, 16 tiles, runs 2.9x faster with 8 shares; at 64 tiles and more
-    the zeroed float32 sum and its conversion cost more than the idle SMs)."""
+    k-blocks (128 x 1024 x 16384, 16 tiles, runs 2.9x faster with 8 shares; at 64 tiles, 16 x
+    4096 x 4096, 2 or 4 shares summed in the kernel are no faster: 20.2-22.6 µs against 20.7)."""
     kblocks = -(-K // _bk(dtype))
     if M > 64:
         return _choose(M, N, K, dtype, sms, trans_b, None)[1]

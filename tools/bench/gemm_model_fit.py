@@ -20,7 +20,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
-NAMES = ("_T_KB", "_S192", "_S128", "_S64", "_T_UNIT", "_T_LAUNCH", "_T_SHARE", "_BW")
+NAMES = ("_T_KB", "_S192", "_S128", "_S64", "_T_UNIT", "_T_SPLIT", "_T_SHARE", "_BW")
 
 
 def main() -> int:
