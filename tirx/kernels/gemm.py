@@ -393,6 +393,15 @@ def _prepare(
             split_k = auto_split_k(M, N, K, dtype, sm_count(dev), trans_b)
         k, bm, bn, epi, split = _plan(M, N, K, dtype, trans_b, dev, split_k, scale_mode, rows_on_device)
     bk = _bk(dtype)
+    if cfg is not None and cfg.get("TRANS_C"):
+        # the swapped product C^T = B A^T (a few rows: B's rows fill the wgmma tiles' 64-row
+        # side, A's rows their narrow N); the kernel's sizes are (N, M, K), C stored transposed
+        ta = tensor_map(b, N, K, (bm, bk), dtype)
+        tb = tensor_map(a, M, K, (bn, bk), dtype)
+        shares = None
+        if split > 1 and epi != "atomic":
+            shares = (split_floats(N, M, bm, bn, split), -(-N // bm) * -(-M // bn) * (bm // 64))
+        return (epi, k, ta, tb, None, False, shares, True)
     if rows_on_device:  # the templates' addresses (kept alive by map_template's cache)
         ta = map_template(a, M, K, (bm, bk), dtype).data_ptr()
         tc = map_template(out, M, N, (64, 64), dtype_name(out)).data_ptr() if epi == "tma" else None
@@ -404,7 +413,7 @@ def _prepare(
     shares = None
     if split > 1 and epi != "atomic":
         shares = (split_floats(M, N, bm, bn, split), -(-M // bm) * -(-N // bn) * (bm // 64))
-    return (epi, k, ta, tb, tc, rows_on_device, shares)
+    return (epi, k, ta, tb, tc, rows_on_device, shares, False)
 
 
 def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scales: tuple) -> Any:
@@ -419,6 +428,8 @@ def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scale
     )
     if plan[6] is not None:  # split-K summed in the kernel: this stream's partials and counters
         extra = (*extra, *split_space(a.device.index or 0, *plan[6]))
+    if plan[7]:  # the swapped product: the kernel's M is N
+        M, N = N, M
     if epi == "tma":
         k(M, N, K, plan[2], plan[3], plan[4], out, *scales, *extra)
     elif epi == "atomic":  # the shares add into a zeroed float32 sum, converted once

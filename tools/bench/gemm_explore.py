@@ -66,6 +66,31 @@ _S = {
     "s2048x512": ((2048, 512, 8192), [(128, 2), (64, 2), (256, 4), (128, 4)]),
     "s16x1024": ((16, 1024, 8192), [(128, 8), (64, 8), (128, 4)]),
 }
+# the swapped product C^T = W x^T for a few rows (TRANS_C): W's rows fill 128- or 64-row tiles,
+# x's rows a narrow BN; deeper rings (a stage is mostly W)
+_W = dict(EPI="direct", TRANS_C=True)
+CASES["w16"] = (
+    (16, 4096, 4096),
+    [
+        _t(128, 16, SPLIT_K=4, STAGES=12, **_W),
+        _t(64, 16, SPLIT_K=2, STAGES=16, **_W),
+        _t(128, 16, SPLIT_K=2, STAGES=12, **_W),
+        _t(64, 16, SPLIT_K=4, STAGES=16, **_W),
+        _t(128, 16, STAGES=12, **_W),
+    ],
+)
+CASES["w64"] = (
+    (64, 4096, 4096),
+    [
+        _t(128, 64, SPLIT_K=4, STAGES=9, **_W),
+        _t(64, 64, SPLIT_K=2, STAGES=13, **_W),
+        _t(128, 64, SPLIT_K=2, STAGES=9, **_W),
+    ],
+)
+CASES["w32x14336"] = (
+    (32, 14336, 4096),
+    [_t(128, 32, STAGES=11, **_W), _t(64, 32, STAGES=14, **_W), _t(128, 32, SPLIT_K=2, STAGES=11, **_W)],
+)
 for _name, ((_m, _n, _k), _sets) in _S.items():
     _bm = 64 if _m <= 64 else 128
     CASES[_name] = (

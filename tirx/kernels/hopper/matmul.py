@@ -55,10 +55,11 @@ FP8 = ("float8_e4m3fn", "float8_e5m2")
 
 
 @T.inline
-def store_checked(C, acc, M, N, row0, col0, BN, DT, ADD=False):
+def store_checked(C, acc, M, N, row0, col0, BN, DT, ADD=False, TRANS_C=False):
     """Epilogue of one 64-row accumulator for any ``N``: this thread's values of rows ``row0``
     and ``row0 + 8`` stored one element at a time, each only inside ``M x N``; ``ADD``: added
-    to the float32 ``C`` atomically instead (a split-K share of the sum)."""
+    to the float32 ``C`` atomically instead (a split-K share of the sum); ``TRANS_C``: element
+    ``(r, col)`` goes to ``C[col, r]`` (the swapped product of a few rows, ``C^T = B A^T``)."""
     for i in range(BN // 8):
         for h in range(2):
             for c in range(2):
@@ -66,7 +67,12 @@ def store_checked(C, acc, M, N, row0, col0, BN, DT, ADD=False):
                 col = col0 + 8 * i + c
                 if r < M and col < N:
                     if ADD:
-                        T.evaluate(T.cuda.atomic_add(T.address_of(C[r, col]), acc[4 * i + 2 * h + c]))
+                        if TRANS_C:
+                            T.evaluate(T.cuda.atomic_add(T.address_of(C[col, r]), acc[4 * i + 2 * h + c]))
+                        else:
+                            T.evaluate(T.cuda.atomic_add(T.address_of(C[r, col]), acc[4 * i + 2 * h + c]))
+                    elif TRANS_C:
+                        C[col, r] = T.cast(acc[4 * i + 2 * h + c], DT)
                     else:
                         C[r, col] = T.cast(acc[4 * i + 2 * h + c], DT)
 
@@ -140,7 +146,9 @@ def promote(acc, part, SA, SB, M, kb, row0, n0, BN):
 
 
 @T.inline
-def finish(acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0, BN, OUT, fp8, SCALES, EPI):
+def finish(
+    acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0, BN, OUT, fp8, SCALES, EPI, TRANS_C
+):
     """A consumer warpgroup's epilogue of one tile: fp8's tensor or row scales, then the TMA
     store (``EPI="tma"``) or the checked register stores (``"direct"``; ``"atomic"``: added to
     the float32 ``C``)."""
@@ -163,6 +171,7 @@ def finish(acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0
             BN,
             OUT,
             EPI == "atomic",
+            TRANS_C,
         )
 
 
@@ -238,7 +247,9 @@ def matmul_sm90(
     TA: T.Ptr(T.uint64) if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap"),
     TB: T.Ptr(T.uint8, "tensormap"),
     TC: (T.Ptr(T.uint64) if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap")) = None,
-    C: T.Tensor((M, N), "float32" if EPI == "atomic" else "bfloat16" if DT in FP8 else DT) = None,
+    C: T.Tensor(
+        (N, M) if TRANS_C else (M, N), "float32" if EPI == "atomic" else "bfloat16" if DT in FP8 else DT
+    ) = None,
     SA: T.Tensor(
         (M,) if SCALES == "row" else (M, (K + 127) // 128) if SCALES == "block" else (1,), "float32"
     ) = None,
@@ -264,6 +275,7 @@ def matmul_sm90(
     SPLIT_K: T.constexpr = 1,
     SCALES: T.constexpr = "tensor",
     ROWS_ON_DEVICE: T.constexpr = False,
+    TRANS_C: T.constexpr = False,
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
@@ -280,6 +292,10 @@ def matmul_sm90(
     # "direct") the last share of each tile sums the others' partials (SP, SC) and stores C
     reduce = T.meta_var(SPLIT_K > 1 and EPI != "atomic")
     T.static_assert(not TRANS_B or DT not in FP8, "TRANS_B: fp8 wgmma reads B K-major only")
+    T.static_assert(
+        not TRANS_C or (EPI != "tma" and SCALES == "tensor" and not ROWS_ON_DEVICE),
+        "TRANS_C (C stored transposed) takes the register epilogue ('direct' / 'atomic')",
+    )
     T.static_assert(
         SCALES == "tensor"
         or (SCALES == "row" and DT in FP8)
@@ -436,10 +452,10 @@ def matmul_sm90(
                                out, ntiles, consumers, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, M, BN)  # fmt: skip
                     if ticket[wg - 1] == (kb_n + (kb_per - 1)) // kb_per - 1:
                         finish(acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0, BN, OUT,
-                               fp8, SCALES, EPI)  # fmt: skip
+                               fp8, SCALES, EPI, TRANS_C)  # fmt: skip
             else:
                 finish(acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0, BN, OUT,
-                       fp8, SCALES, EPI)  # fmt: skip
+                       fp8, SCALES, EPI, TRANS_C)  # fmt: skip
         if EPI == "tma" and ctid == 0:
             T.ptx.tma_store_wait(0)  # the last stores have read shared memory before the CTA exits
 
