@@ -52,6 +52,10 @@ from tirx.kernels.hopper.gemm import (
 from tirx.script import tirx as T
 
 FP8 = ("float8_e4m3fn", "float8_e5m2")
+#: ``TRACE``: k-blocks of each CTA's first work unit stamped, and int64 slots per CTA (8 for the
+#: start, the main loop's end and the epilogue's end, then 4 per k-block)
+TRACE_KB = 64
+TRACE_SLOTS = 8 + 4 * TRACE_KB
 
 
 @T.inline
@@ -177,10 +181,11 @@ def finish(
 
 @T.inline
 def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
-                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K):  # fmt: skip
+                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, TR=None):  # fmt: skip
     """The producer thread for split-K work units (see the consumer's loop) or an N-major B (``TRANS_B``):
     per k-block, the ``BM x BK`` A tile as in ``gemm.produce`` and the B tile, K-major as there
-    or N-major as ``BN / 64`` boxes of 64 K-rows by 64 columns, 8 KiB apart."""
+    or N-major as ``BN / 64`` boxes of 64 K-rows by 64 columns, 8 KiB apart. ``TR`` (``TRACE``):
+    the cycle each of the first unit's k-blocks found its stage empty."""
     it: T.int32 = 0
     for tile in range(unit0, nunits, units):  # work units: tiles, or shares of tiles
         # the unit's tile and k-blocks [kb_lo, kb_hi), as the consumers derive them (matmul_sm90)
@@ -193,6 +198,9 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
             s = it % STAGES
             while not T.ptx.mbarrier_try_wait_parity(T.address_of(empty[s]), ((it // STAGES) & 1) ^ 1):
                 pass
+            if TR is not None:  # noqa: SIM102 (decided while parsing)
+                if tile == unit0 and kb - kb_lo < TRACE_KB:
+                    TR[unit0 * TRACE_SLOTS + 8 + (kb - kb_lo)] = T.cast(T.cuda.clock64(), "int64")
             T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
             sa = sbase + T.cast(s * stage_bytes, "uint32")
             T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
@@ -261,6 +269,7 @@ def matmul_sm90(
     WS: T.Ptr(T.uint64) = None,
     SP: T.Ptr(T.float32) = None,
     SC: T.Ptr(T.int32) = None,
+    TR: T.Ptr(T.int64) = None,
     *,
     DT: T.constexpr = "float16",
     BM: T.constexpr = 128,
@@ -276,6 +285,7 @@ def matmul_sm90(
     SCALES: T.constexpr = "tensor",
     ROWS_ON_DEVICE: T.constexpr = False,
     TRANS_C: T.constexpr = False,
+    TRACE: T.constexpr = False,
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
@@ -361,6 +371,11 @@ def matmul_sm90(
         patch_maps(sbase + T.uint32(tm_off), ws_t, unit0 * 32, ta_t, tc_t, A, C, M, tx, EPI)
     ta = T.meta_var(T.address_of(ws_t[unit0 * 32]) if ROWS_ON_DEVICE else TA)
     tc = T.meta_var(T.address_of(ws_t[unit0 * 32 + 16]) if ROWS_ON_DEVICE and EPI == "tma" else TC)
+    tr = T.decl_buffer((SMS * TRACE_SLOTS,), "int64", data=TR) if TRACE else None
+    if TRACE:  # noqa: SIM102 (decided while parsing)
+        if tx == 0:
+            tr[unit0 * TRACE_SLOTS] = T.cuda.mov_sreg(64, "globaltimer")
+            tr[unit0 * TRACE_SLOTS + 1] = T.cast(T.cuda.clock64(), "int64")
     if tx == 0:
         if ROWS_ON_DEVICE:
             T.ptx.fence.proxy.tensormap__generic.acquire.gpu(ta)
@@ -371,9 +386,9 @@ def matmul_sm90(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            if TRANS_B or SPLIT_K > 1:
+            if TRANS_B or SPLIT_K > 1 or TRACE:
                 produce_units(full, empty, sbase, ta, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M,
-                              BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K)  # fmt: skip
+                              BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, tr)  # fmt: skip
             else:
                 produce(full, empty, sbase, ta, TB, unit0, ntiles, units, group, mt, GROUP_M, 1, 0,
                         BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
@@ -404,8 +419,18 @@ def matmul_sm90(
                     acc[i] = T.float32(0)
             for kb in range(kb_lo, kb_hi):
                 s = it % STAGES
+                if TRACE:  # noqa: SIM102 (decided while parsing)
+                    if tile == unit0 and kb - kb_lo < TRACE_KB and tx == 128:
+                        tr[unit0 * TRACE_SLOTS + 8 + TRACE_KB + (kb - kb_lo)] = T.cast(
+                            T.cuda.clock64(), "int64"
+                        )
                 while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
                     pass
+                if TRACE:  # noqa: SIM102 (decided while parsing)
+                    if tile == unit0 and kb - kb_lo < TRACE_KB and tx == 128:
+                        tr[unit0 * TRACE_SLOTS + 8 + 2 * TRACE_KB + (kb - kb_lo)] = T.cast(
+                            T.cuda.clock64(), "int64"
+                        )
                 sa = sbase + T.cast(s * stage_bytes, "uint32")
                 T.ptx.wgmma_fence()
                 if TRANS_B:
@@ -438,6 +463,11 @@ def matmul_sm90(
                         release(empty, s, 1)
                 else:
                     T.ptx.wgmma_wait_group(1)
+                    if TRACE:  # noqa: SIM102 (decided while parsing)
+                        if tile == unit0 and kb - kb_lo < TRACE_KB and tx == 128:
+                            tr[unit0 * TRACE_SLOTS + 8 + 3 * TRACE_KB + (kb - kb_lo)] = T.cast(
+                                T.cuda.clock64(), "int64"
+                            )
                     if kb > kb_lo and ctid == 0:
                         release(empty, (it + STAGES - 1) % STAGES, 1)
                 it = it + 1
@@ -445,6 +475,9 @@ def matmul_sm90(
                 T.ptx.wgmma_wait_group(0)
                 if ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, 1)
+            if TRACE:  # noqa: SIM102 (decided while parsing)
+                if tile == unit0 and tx == 128:
+                    tr[unit0 * TRACE_SLOTS + 2] = T.cast(T.cuda.clock64(), "int64")
             if reduce:
                 # a warpgroup whose rows all lie past M has nothing to store in any share
                 if m0 + (wg - 1) * 64 < M:
@@ -456,6 +489,10 @@ def matmul_sm90(
             else:
                 finish(acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0, BN, OUT,
                        fp8, SCALES, EPI, TRANS_C)  # fmt: skip
+            if TRACE:  # noqa: SIM102 (decided while parsing)
+                if tile == unit0 and tx == 128:
+                    tr[unit0 * TRACE_SLOTS + 3] = T.cast(T.cuda.clock64(), "int64")
+                    tr[unit0 * TRACE_SLOTS + 4] = T.cuda.mov_sreg(64, "globaltimer")
         if EPI == "tma" and ctid == 0:
             T.ptx.tma_store_wait(0)  # the last stores have read shared memory before the CTA exits
 
@@ -481,6 +518,8 @@ def make(dtype: str = "float16", **tiles):
         drop.update(A=None, WS=None)
     if tiles.get("SPLIT_K", 1) == 1 or tiles.get("EPI", "tma") == "atomic":
         drop.update(SP=None, SC=None)
+    if not tiles.get("TRACE"):
+        drop.update(TR=None)
     return matmul_sm90.specialize(DT=dtype, **drop, **tiles)
 
 
