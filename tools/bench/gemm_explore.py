@@ -91,34 +91,6 @@ CASES["w32x14336"] = (
     (32, 14336, 4096),
     [_t(128, 32, STAGES=11, **_W), _t(64, 32, STAGES=14, **_W), _t(128, 32, SPLIT_K=2, STAGES=11, **_W)],
 )
-# a k-block's wgmma steps alternating over accumulators (CHAINS): the chain on one accumulator
-# sets skinny M's pace (tools/bench/gemm_trace.py)
-for _name, _shape, _bm in (
-    ("c16", (16, 4096, 4096), 64),
-    ("c64", (64, 4096, 4096), 64),
-    ("c100", (100, 4096, 4096), 128),
-):
-    CASES[_name] = (
-        _shape,
-        [
-            _t(_bm, 64, CHAINS=2),
-            _t(_bm, 64, CHAINS=4),
-            _t(_bm, 64, SPLIT_K=2, CHAINS=2),
-            _t(_bm, 128, CHAINS=2),
-            _t(128, 16 if _shape[0] <= 16 else 64, STAGES=12 if _shape[0] <= 16 else 9, CHAINS=4, **_W),
-        ],
-    )
-CASES["c65"] = (
-    (65, 4096, 4096),
-    [
-        _t(128, 64, SPLIT_K=2, CHAINS=2),
-        _t(128, 64, SPLIT_K=2, CHAINS=4),
-        _t(128, 64, CHAINS=2),
-        _t(128, 128, SPLIT_K=2, CHAINS=2),
-    ],
-)
-CASES["c32x14336"] = ((32, 14336, 4096), [_t(64, 128, CHAINS=2), _t(64, 64, CHAINS=2)])
-CASES["c300"] = ((300, 4096, 4096), [_t(128, 128, CHAINS=2), _t(128, 64, CHAINS=2)])
 for _name, ((_m, _n, _k), _sets) in _S.items():
     _bm = 64 if _m <= 64 else 128
     CASES[_name] = (

@@ -37,19 +37,6 @@ CASES = [
     ("65 rows, 128x128 4 shares", (65, 4096, 4096), dict(BM=128, BN=128, STAGES=6, EPI="tma", SPLIT_K=4)),
     ("32x14336 (at cuBLAS's speed)", (32, 14336, 4096), dict(BM=64, BN=128, STAGES=8, EPI="tma")),
     ("4096^3 (compute-bound)", (4096, 4096, 4096), dict(BM=128, BN=256, STAGES=4, EPI="tma")),
-    # the k-block's wgmma steps alternating over 2 or 4 accumulators (CHAINS)
-    ("16 rows, 64x64, 2 chains", (16, 4096, 4096), dict(BM=64, BN=64, STAGES=8, EPI="tma", CHAINS=2)),
-    ("16 rows, 64x64, 4 chains", (16, 4096, 4096), dict(BM=64, BN=64, STAGES=8, EPI="tma", CHAINS=4)),
-    (
-        "16 rows, swapped, 4 chains",
-        (16, 4096, 4096),
-        dict(BM=128, BN=16, STAGES=12, EPI="direct", TRANS_C=True, CHAINS=4),
-    ),
-    (
-        "65 rows, 128x64 2 shares, 2 chains",
-        (65, 4096, 4096),
-        dict(BM=128, BN=64, STAGES=8, SPLIT_K=2, CHAINS=2),
-    ),
 ]
 
 

@@ -286,7 +286,6 @@ def matmul_sm90(
     ROWS_ON_DEVICE: T.constexpr = False,
     TRANS_C: T.constexpr = False,
     TRACE: T.constexpr = False,
-    CHAINS: T.constexpr = 1,
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
@@ -303,10 +302,6 @@ def matmul_sm90(
     # "direct") the last share of each tile sums the others' partials (SP, SC) and stores C
     reduce = T.meta_var(SPLIT_K > 1 and EPI != "atomic")
     T.static_assert(not TRANS_B or DT not in FP8, "TRANS_B: fp8 wgmma reads B K-major only")
-    T.static_assert(
-        CHAINS in (1, 2, 4) and (CHAINS == 1 or (not TRANS_B and SCALES != "block")),
-        "CHAINS (accumulators a k-block's wgmma steps alternate over) is 1, 2 or 4; K-major B, no block scales",
-    )
     T.static_assert(
         not TRANS_C or (EPI != "tma" and SCALES == "tensor" and not ROWS_ON_DEVICE),
         "TRANS_C (C stored transposed) takes the register epilogue ('direct' / 'atomic')",
@@ -399,7 +394,7 @@ def matmul_sm90(
                         BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
     else:
         T.ptx.setmaxnreg_inc(CONSUMER_REGS)
-        acc = T.alloc_local((CHAINS * (BN // 2),), "float32")  # CHAINS > 1: the chains' sums side by side
+        acc = T.alloc_local((BN // 2,), "float32")
         part = T.alloc_local((BN // 2,), "float32") if SCALES == "block" else None  # one k-block's
         ctid = tx - 128 * wg
         warp = ctid // 32
@@ -458,20 +453,6 @@ def matmul_sm90(
                     # (DeepGEMM's promotion): the k-block is the 128 elements a scale covers
                     da, db = kblock_descs(sa, wg, a_bytes)
                     mma_kblock(part, da, db, BK // kstep, shape, ab, 0)
-                elif CHAINS > 1:
-                    # step kk into accumulator kk % CHAINS: consecutive wgmmas do not wait for
-                    # each other's sums (a chain on one accumulator takes ~120 cycles a step
-                    # whatever its N: docs/benchmarks.md, "Skinny M: a timeline")
-                    da, db = kblock_descs(sa, wg, a_bytes)
-                    for kk in range(BK // kstep):
-                        T.ptx.wgmma_mma_async(
-                            shape,
-                            ab,
-                            T.address_of(acc[(kk % CHAINS) * (BN // 2)]),
-                            da + T.uint64(2 * kk),
-                            db + T.uint64(2 * kk),
-                            T.cast(kb > kb_lo, "int32") if kk < CHAINS else 1,
-                        )
                 else:
                     da, db = kblock_descs(sa, wg, a_bytes)
                     mma_kblock(acc, da, db, BK // kstep, shape, ab, T.cast(kb > kb_lo, "int32"))
@@ -494,10 +475,6 @@ def matmul_sm90(
                 T.ptx.wgmma_wait_group(0)
                 if ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, 1)
-            if CHAINS > 1:  # the chains' sums added into the first
-                for c in range(1, CHAINS):
-                    for i in range(BN // 2):
-                        acc[i] = acc[i] + acc[c * (BN // 2) + i]
             if TRACE:  # noqa: SIM102 (decided while parsing)
                 if tile == unit0 and tx == 128:
                     tr[unit0 * TRACE_SLOTS + 2] = T.cast(T.cuda.clock64(), "int64")
