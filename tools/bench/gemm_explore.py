@@ -91,6 +91,26 @@ CASES["w32x14336"] = (
     (32, 14336, 4096),
     [_t(128, 32, STAGES=11, **_W), _t(64, 32, STAGES=14, **_W), _t(128, 32, SPLIT_K=2, STAGES=11, **_W)],
 )
+# two k-blocks a stage (KPACK=2): half the barrier round trips and consumer iterations per byte
+# (the consumer loop's own ~190 ns a k-block sets skinny M's pace: tools/bench/gemm_trace.py)
+_P = dict(KPACK=2)
+CASES["k16"] = (
+    (16, 4096, 4096),
+    [_t(64, 64, STAGES=4, **_P), _t(64, 64, STAGES=6, **_P), _t(64, 64, STAGES=6, SPLIT_K=2, **_P),
+     _t(64, 128, STAGES=4, **_P), _t(128, 16, STAGES=6, **_W, **_P)],
+)  # fmt: skip
+CASES["k64"] = ((64, 4096, 4096), [_t(64, 64, STAGES=6, **_P), _t(64, 64, STAGES=6, SPLIT_K=2, **_P)])
+CASES["k65"] = (
+    (65, 4096, 4096),
+    [
+        _t(128, 64, STAGES=4, SPLIT_K=2, **_P),
+        _t(128, 64, STAGES=4, **_P),
+        _t(128, 128, STAGES=3, SPLIT_K=2, **_P),
+    ],
+)
+CASES["k100"] = ((100, 4096, 4096), [_t(128, 64, STAGES=4, **_P), _t(128, 64, STAGES=4, SPLIT_K=2, **_P)])
+CASES["k300"] = ((300, 4096, 4096), [_t(128, 128, STAGES=3, **_P)])
+CASES["k4096"] = ((4096, 4096, 4096), [_t(128, 256, STAGES=2, **_P), _t(128, 128, STAGES=3, **_P)])
 for _name, ((_m, _n, _k), _sets) in _S.items():
     _bm = 64 if _m <= 64 else 128
     CASES[_name] = (

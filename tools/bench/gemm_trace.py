@@ -37,6 +37,17 @@ CASES = [
     ("65 rows, 128x128 4 shares", (65, 4096, 4096), dict(BM=128, BN=128, STAGES=6, EPI="tma", SPLIT_K=4)),
     ("32x14336 (at cuBLAS's speed)", (32, 14336, 4096), dict(BM=64, BN=128, STAGES=8, EPI="tma")),
     ("4096^3 (compute-bound)", (4096, 4096, 4096), dict(BM=128, BN=256, STAGES=4, EPI="tma")),
+    # two k-blocks a stage (KPACK=2)
+    (
+        "16 rows, 64x64, 2 k-blocks a stage",
+        (16, 4096, 4096),
+        dict(BM=64, BN=64, STAGES=6, EPI="tma", KPACK=2),
+    ),
+    (
+        "65 rows, 128x64 2 shares, 2 a stage",
+        (65, 4096, 4096),
+        dict(BM=128, BN=64, STAGES=4, SPLIT_K=2, KPACK=2),
+    ),
 ]
 
 

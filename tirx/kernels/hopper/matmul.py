@@ -181,7 +181,7 @@ def finish(
 
 @T.inline
 def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
-                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, TR=None):  # fmt: skip
+                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, TR=None, KPACK=1):  # fmt: skip
     """The producer thread for split-K work units (see the consumer's loop) or an N-major B (``TRANS_B``):
     per k-block, the ``BM x BK`` A tile as in ``gemm.produce`` and the B tile, K-major as there
     or N-major as ``BN / 64`` boxes of 64 K-rows by 64 columns, 8 KiB apart. ``TR`` (``TRACE``):
@@ -203,14 +203,22 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
                     TR[unit0 * TRACE_SLOTS + 8 + (kb - kb_lo)] = T.cast(T.cuda.clock64(), "int64")
             T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
             sa = sbase + T.cast(s * stage_bytes, "uint32")
-            T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
-            if TRANS_B:
-                for c in range(BN // 64):
+            if KPACK > 1:  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
+                for j in range(KPACK):
+                    sj = sa + T.uint32(j * (stage_bytes // KPACK))
+                    T.ptx.tma_load_2d(sj, TA, (kb * KPACK + j) * BK, m0, T.address_of(full[s]))
                     T.ptx.tma_load_2d(
-                        sa + T.uint32(a_bytes + c * 8192), TB, n0 + 64 * c, kb * 64, T.address_of(full[s])
+                        sj + T.uint32(a_bytes), TB, (kb * KPACK + j) * BK, n0, T.address_of(full[s])
                     )
             else:
-                T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
+                T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
+                if TRANS_B:
+                    for c in range(BN // 64):
+                        T.ptx.tma_load_2d(
+                            sa + T.uint32(a_bytes + c * 8192), TB, n0 + 64 * c, kb * 64, T.address_of(full[s])
+                        )
+                else:
+                    T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
             it = it + 1
 
 
@@ -286,6 +294,7 @@ def matmul_sm90(
     ROWS_ON_DEVICE: T.constexpr = False,
     TRANS_C: T.constexpr = False,
     TRACE: T.constexpr = False,
+    KPACK: T.constexpr = 1,
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
@@ -302,6 +311,10 @@ def matmul_sm90(
     # "direct") the last share of each tile sums the others' partials (SP, SC) and stores C
     reduce = T.meta_var(SPLIT_K > 1 and EPI != "atomic")
     T.static_assert(not TRANS_B or DT not in FP8, "TRANS_B: fp8 wgmma reads B K-major only")
+    T.static_assert(
+        KPACK in (1, 2) and (KPACK == 1 or (not TRANS_B and SCALES != "block")),
+        "KPACK (k-blocks a stage holds) is 1 or 2; 2 with a K-major B and no block scales",
+    )
     T.static_assert(
         not TRANS_C or (EPI != "tma" and SCALES == "tensor" and not ROWS_ON_DEVICE),
         "TRANS_C (C stored transposed) takes the register epilogue ('direct' / 'atomic')",
@@ -324,7 +337,7 @@ def matmul_sm90(
     kstep = T.meta_var(32 if fp8 else 16)  # K of one wgmma (32 bytes)
     OUT = T.meta_var("bfloat16" if fp8 else DT)
     a_bytes = T.meta_var(BM * 128)
-    stage_bytes = T.meta_var(BM * 128 + BN * 128)
+    stage_bytes = T.meta_var(KPACK * (BM * 128 + BN * 128))  # KPACK k-blocks, each A then B
     c_base = T.meta_var(STAGES * stage_bytes)  # EPI="tma": 2 x 8 KiB of C staging per consumer
     tm_off = T.meta_var(c_base + (consumers * 16384 if EPI == "tma" else 0))  # ROWS_ON_DEVICE's maps
     smem_bytes = T.meta_var(tm_off + (256 if ROWS_ON_DEVICE else 0) + 1024)
@@ -347,7 +360,8 @@ def matmul_sm90(
     nunits = (
         T.meta_var(ntiles) if SPLIT_K == 1 else ntiles * SPLIT_K
     )  # work units: tiles, or SPLIT_K rounds of them
-    kb_n = (K + (BK - 1)) // BK  # k-blocks; the last one may reach past K (TMA fills zeros)
+    # k-blocks (KPACK > 1: stages of KPACK k-blocks); the last may reach past K (TMA fills zeros)
+    kb_n = (K + (BK * KPACK - 1)) // (BK * KPACK)
     group = GROUP_M * nt
     tx = T.cuda.thread_idx("x")
     wg = tx // 128
@@ -386,9 +400,9 @@ def matmul_sm90(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            if TRANS_B or SPLIT_K > 1 or TRACE:
+            if TRANS_B or SPLIT_K > 1 or TRACE or KPACK > 1:
                 produce_units(full, empty, sbase, ta, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M,
-                              BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, tr)  # fmt: skip
+                              BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, tr, KPACK)  # fmt: skip
             else:
                 produce(full, empty, sbase, ta, TB, unit0, ntiles, units, group, mt, GROUP_M, 1, 0,
                         BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
@@ -453,6 +467,12 @@ def matmul_sm90(
                     # (DeepGEMM's promotion): the k-block is the 128 elements a scale covers
                     da, db = kblock_descs(sa, wg, a_bytes)
                     mma_kblock(part, da, db, BK // kstep, shape, ab, 0)
+                elif KPACK > 1:  # the stage's k-blocks one after the other into the sum
+                    for j in range(KPACK):
+                        da, db = kblock_descs(sa + T.uint32(j * (stage_bytes // KPACK)), wg, a_bytes)
+                        mma_kblock(
+                            acc, da, db, BK // kstep, shape, ab, T.cast(kb > kb_lo, "int32") if j == 0 else 1
+                        )
                 else:
                     da, db = kblock_descs(sa, wg, a_bytes)
                     mma_kblock(acc, da, db, BK // kstep, shape, ab, T.cast(kb > kb_lo, "int32"))
