@@ -111,6 +111,28 @@ CASES["k65"] = (
 CASES["k100"] = ((100, 4096, 4096), [_t(128, 64, STAGES=4, **_P), _t(128, 64, STAGES=4, SPLIT_K=2, **_P)])
 CASES["k300"] = ((300, 4096, 4096), [_t(128, 128, STAGES=3, **_P)])
 CASES["k4096"] = ((4096, 4096, 4096), [_t(128, 256, STAGES=2, **_P), _t(128, 128, STAGES=3, **_P)])
+# the swapped product with two or four k-blocks a stage, for a few rows
+_SW = dict(EPI="direct", TRANS_C=True)
+for _m in (9, 16, 32, 64):
+    _bn = max(16, _m + (-_m % 16)) if _m <= 32 else 64
+    _sub = (128 + _bn) * 128  # bytes of one k-block's W and x tiles
+    CASES[f"p{_m}"] = (
+        (_m, 4096, 4096),
+        [
+            _t(128, _bn, KPACK=2, STAGES=(232448 - 1024) // (2 * _sub), **_SW),
+            _t(128, _bn, KPACK=4, STAGES=(232448 - 1024) // (4 * _sub), **_SW),
+            _t(64, _bn, KPACK=2, STAGES=min(8, (232448 - 1024) // (2 * (64 + _bn) * 128)), **_SW),
+            _t(128, _bn, KPACK=2, SPLIT_K=2, STAGES=(232448 - 1024) // (2 * _sub), **_SW),
+        ],
+    )
+CASES["p16x14336"] = (
+    (16, 14336, 4096),
+    [_t(128, 16, KPACK=2, STAGES=6, **_SW), _t(128, 16, KPACK=4, STAGES=3, **_SW)],
+)
+CASES["p16x4096x14336"] = (
+    (16, 4096, 14336),
+    [_t(128, 16, KPACK=2, STAGES=6, **_SW), _t(128, 16, KPACK=2, STAGES=6, SPLIT_K=2, **_SW)],
+)
 for _name, ((_m, _n, _k), _sets) in _S.items():
     _bm = 64 if _m <= 64 else 128
     CASES[_name] = (

@@ -312,8 +312,8 @@ def matmul_sm90(
     reduce = T.meta_var(SPLIT_K > 1 and EPI != "atomic")
     T.static_assert(not TRANS_B or DT not in FP8, "TRANS_B: fp8 wgmma reads B K-major only")
     T.static_assert(
-        KPACK in (1, 2) and (KPACK == 1 or (not TRANS_B and SCALES != "block")),
-        "KPACK (k-blocks a stage holds) is 1 or 2; 2 with a K-major B and no block scales",
+        KPACK in (1, 2, 4) and (KPACK == 1 or (not TRANS_B and SCALES != "block")),
+        "KPACK (k-blocks a stage holds) is 1, 2 or 4; more than 1 with a K-major B and no block scales",
     )
     T.static_assert(
         not TRANS_C or (EPI != "tma" and SCALES == "tensor" and not ROWS_ON_DEVICE),
