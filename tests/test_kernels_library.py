@@ -535,6 +535,63 @@ def test_a_call_seen_before_is_prepared_once(monkeypatch):
     assert len(prepared) == 4
 
 
+def test_the_swapped_product_keys_its_plan_by_the_addresses(monkeypatch):
+    """A few rows (``swapped``) take the swapped product, whose descriptors (of B and of A) the
+    host encodes whatever ``ROWS_ON_DEVICE`` says: its plan is remembered under the addresses,
+    so a new A prepares anew (a plan keyed without them would launch on the old A's
+    descriptor); more rows with ``ROWS_ON_DEVICE = True`` share one plan across addresses."""
+    prepared = []
+
+    def prepare(*a):
+        rows = bool(a[12]) if len(a) > 12 else False
+        prepared.append((a[3], a[0].ptr, rows))
+        return ("direct", None, 1, 2, None, rows, None, True)
+
+    monkeypatch.setattr(MM, "_prepare", prepare)
+    monkeypatch.setattr(MM, "_launch", lambda plan, *a: a[2])
+    monkeypatch.setattr(MM, "_CALLS", Bounded(64))
+    monkeypatch.setattr(MM, "_SEEN", Bounded(64))
+    monkeypatch.setattr(MM, "ROWS_ON_DEVICE", True)
+
+    class Fake:
+        def __init__(self, ptr, shape):
+            self.ptr, self.shape = ptr, shape
+
+        def data_ptr(self):
+            return self.ptr
+
+    w = Fake(1 << 20, (512, 256))
+    for m, want in ((16, [(16, 2 << 20, False), (16, 4 << 20, False)]), (100, [(100, 2 << 20, True)])):
+        prepared.clear()
+        for ptr in (2 << 20, 4 << 20, 2 << 20):
+            MM._gemm(Fake(ptr, (m, 256)), w, Fake(3 << 20, (m, 512)), "bfloat16")
+        assert prepared == want
+    assert MM.swapped(9, "bfloat16", False, False, None) and MM.swapped(64, "float16", False, False, 1)
+    for args in ((8, "bfloat16", False, False, None), (65, "bfloat16", False, False, None),
+                 (16, "float8_e4m3fn", False, True, None), (16, "bfloat16", True, False, None),
+                 (16, "bfloat16", False, False, 2)):  # fmt: skip
+        assert not MM.swapped(*args)
+
+
+@pytest.mark.parametrize("M", [9, 16, 17, 32, 33, 64])
+def test_the_swapped_product_tiles(M):
+    """``swap_config``: A's rows fill a ``BN`` of 16 / 32 / 64, 128 rows of B a tile up to 16
+    rows of A (64 past them: twice the CTAs), two k-blocks a stage, the stages that fit, C
+    stored transposed from registers; the kernel compiles clean and takes the output as
+    ``(N, M)`` of its own sizes (C's ``(M, N)``)."""
+    cfg = MM.swap_config(M)
+    assert cfg["BN"] >= M and cfg["BN"] in (16, 32, 64) and cfg["BN"] // 2 < max(M, 16)
+    assert cfg["BM"] == (128 if M <= 16 else 64) and cfg["KPACK"] == 2 and cfg["TRANS_C"]
+    assert cfg["EPI"] == "direct" and cfg["STAGES"] * 2 * (cfg["BM"] + cfg["BN"]) * 128 + 1024 <= 232448
+    f = HM.make("bfloat16", **cfg)
+    c = {p.name: b for p, b in f.buffer_map}["C"]
+    assert [str(d) for d in c.shape] == ["N", "M"]
+    if M in (16, 64):
+        threads = 128 * (1 + cfg["BM"] // 64)
+        k = compile_clean(f, max_registers=65536 // threads // 8 * 8)
+        assert k.ptx.count("cp.async.bulk.tensor.2d") == 4  # 2 k-blocks x (B, A) a stage
+
+
 def test_calls_take_device_written_descriptors_until_they_repeat(monkeypatch):
     """``ROWS_ON_DEVICE = None`` (the default): a call on addresses and sizes not seen before
     launches the kernel that writes A's and C's descriptors itself (a new M costs no encode);

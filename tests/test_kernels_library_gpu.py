@@ -190,6 +190,32 @@ def test_split_k_adds_every_share_once(M, N, Kd, split, layout):
     assert _rel(out, ref) < 1e-2
 
 
+@pytest.mark.parametrize("M", [9, 16, 17, 32, 33, 64])
+@pytest.mark.parametrize("N,Kd", [(4096, 4096), (1, 8), (7, 264), (1000, 20008), (130, 136)])
+@pytest.mark.parametrize("mode", [None, True])
+def test_the_swapped_product_at_any_shape(M, N, Kd, mode, monkeypatch):
+    """9-64 rows take the swapped product (C^T = W x^T, C stored transposed, two k-blocks a
+    stage, a partial last pair of k-blocks zero-filled): against float32 torch, the output
+    poisoned first; with ``ROWS_ON_DEVICE = True`` forced, a second x at another address of the
+    same shape gets its own descriptor (the same bits as a fresh call)."""
+    monkeypatch.setattr(MM, "ROWS_ON_DEVICE", mode)
+    g = torch.Generator(device="cuda").manual_seed(M * 31 + N + Kd)
+    xs = [torch.randn(M, Kd, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(2)]
+    w = torch.randn(N, Kd, device="cuda", dtype=torch.bfloat16, generator=g)
+    assert MM.swapped(M, "bfloat16", False, False, None)
+    outs = []
+    for x in (*xs, xs[0]):
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+        K.linear(x, w, out=out)
+        outs.append(out)
+    for x, out in zip((*xs, xs[0]), outs):
+        assert not out.isnan().any()
+        assert _rel(out, x.float() @ w.float().t()) < 1e-2
+    assert torch.equal(outs[0], outs[2]) and not torch.equal(outs[0], outs[1])
+    y = K.matmul(xs[1], w.t())  # the K-major b of a matmul takes it too
+    assert torch.equal(y, outs[1])
+
+
 @pytest.mark.parametrize("M,N,Kd,split", [(65, 4096, 4096, 4), (16, 1000, 8192, 3), (300, 264, 20000, 8)])
 def test_split_k_in_the_kernel_is_deterministic_and_leaves_its_counters_zero(M, N, Kd, split):
     """The shares' partials summed in the kernel in share order: the same bits on every run
