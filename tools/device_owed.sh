@@ -98,6 +98,15 @@ if [ "$1" = split ]; then
   grep -E "^best|rror" $OUT/explore.log
   exit 0
 fi
+# The thirty-first session's closing call (carry `.whl`; about 6 minutes): the library's GPU tests
+# with the swapped product and the split-K sum, then the GEMM grid and the skinny shapes
+#   bash tools/device_owed.sh final31
+if [ "$1" = final31 ]; then
+  gpu_tests t 240 tests/test_kernels_library_gpu.py tests/test_gemm_rows_on_device_gpu.py
+  timeout 150 python3 tools/bench/bench_library.py --only gemm 2>&1 | grep -E "^gemm|rror" | sed -E 's/err [0-9.e-]+ //'
+  timeout 90 python3 tools/bench/skinny_stream.py 2>&1 | tail -14
+  exit 0
+fi
 if [ "$1" = owed28c ]; then  # the smallest: the ready and attention-memo GPU tests, the host parts
   timeout 190 python3 -m pytest -q -rfE --maxfail=8 -p no:cacheprovider tests/test_ready.py tests/test_runtime_launch.py \
     tests/test_kernels_library_gpu.py -k "ready or attention or runtime_launch or gpu_" > $OUT/tests.log 2>&1; tail -3 $OUT/tests.log
