@@ -125,6 +125,16 @@ for _m in (9, 16, 32, 64):
             _t(128, _bn, KPACK=2, SPLIT_K=2, STAGES=(232448 - 1024) // (2 * _sub), **_SW),
         ],
     )
+for _m in (65, 100, 128):  # past 64 rows: x's rows a BN of 128
+    CASES[f"p{_m}"] = (
+        (_m, 4096, 4096),
+        [
+            _t(64, 128, KPACK=2, STAGES=4, **_SW),
+            _t(128, 128, KPACK=2, STAGES=3, **_SW),
+            _t(64, 128, KPACK=2, STAGES=4, SPLIT_K=2, **_SW),
+            _t(128, 128, KPACK=2, STAGES=3, SPLIT_K=2, **_SW),
+        ],
+    )
 CASES["p16x14336"] = (
     (16, 14336, 4096),
     [_t(128, 16, KPACK=2, STAGES=6, **_SW), _t(128, 16, KPACK=4, STAGES=3, **_SW)],
