@@ -135,6 +135,14 @@ for _m in (65, 100, 128):  # past 64 rows: x's rows a BN of 128
             _t(128, 128, KPACK=2, STAGES=3, SPLIT_K=2, **_SW),
         ],
     )
+for _m, _bn in ((65, 80), (80, 80), (100, 112), (128, 128)):  # x's rows a BN of a multiple of 16
+    CASES[f"q{_m}"] = (
+        (_m, 4096, 4096),
+        [
+            _t(64, _bn, KPACK=2, STAGES=(232448 - 1024) // (2 * (64 + _bn) * 128), **_SW),
+            _t(64, _bn, KPACK=2, STAGES=(232448 - 1024) // (2 * (64 + _bn) * 128), SPLIT_K=2, **_SW),
+        ],
+    )
 CASES["p16x14336"] = (
     (16, 14336, 4096),
     [_t(128, 16, KPACK=2, STAGES=6, **_SW), _t(128, 16, KPACK=4, STAGES=3, **_SW)],

@@ -299,8 +299,8 @@ def matmul_sm90(
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
     T.static_assert(
-        BN in (64, 128, 192, 256) or (BN in (16, 32) and EPI != "tma" and not TRANS_B),
-        "BN is 64, 128, 192 or 256 (16 or 32: a register epilogue, B K-major)",
+        BN in (64, 128, 192, 256) or (BN % 16 == 0 and 16 <= BN <= 256 and EPI != "tma" and not TRANS_B),
+        "BN is 64, 128, 192 or 256 (any multiple of 16 up to 256: a register epilogue, B K-major)",
     )
     T.static_assert(
         EPI in ("direct", "tma", "atomic"),
