@@ -561,35 +561,38 @@ def test_the_swapped_product_keys_its_plan_by_the_addresses(monkeypatch):
             return self.ptr
 
     w = Fake(1 << 20, (512, 256))
-    for m, want in ((16, [(16, 2 << 20, False), (16, 4 << 20, False)]), (100, [(100, 2 << 20, True)])):
+    for m, want in ((16, [(16, 2 << 20, False), (16, 4 << 20, False)]), (200, [(200, 2 << 20, True)])):
         prepared.clear()
         for ptr in (2 << 20, 4 << 20, 2 << 20):
             MM._gemm(Fake(ptr, (m, 256)), w, Fake(3 << 20, (m, 512)), "bfloat16")
         assert prepared == want
     assert MM.swapped(9, "bfloat16", False, False, None) and MM.swapped(64, "float16", False, False, 1)
-    for args in ((8, "bfloat16", False, False, None), (65, "bfloat16", False, False, None),
+    for args in ((8, "bfloat16", False, False, None), (113, "bfloat16", False, False, None),
                  (16, "float8_e4m3fn", False, True, None), (16, "bfloat16", True, False, None),
                  (16, "bfloat16", False, False, 2)):  # fmt: skip
         assert not MM.swapped(*args)
 
 
-@pytest.mark.parametrize("M", [9, 16, 17, 32, 33, 64])
+@pytest.mark.parametrize("M", [9, 16, 17, 32, 33, 64, 65, 100, 112])
 def test_the_swapped_product_tiles(M):
-    """``swap_config``: A's rows fill a ``BN`` of 16 / 32 / 64, 128 rows of B a tile up to 16
-    rows of A (64 past them: twice the CTAs), two k-blocks a stage, the stages that fit, C
-    stored transposed from registers; the kernel compiles clean and takes the output as
-    ``(N, M)`` of its own sizes (C's ``(M, N)``)."""
+    """``swap_config``: A's rows fill a ``BN`` of ``M`` rounded up to 16, 128 rows of B a tile up
+    to 16 rows of A (64 past them: twice the CTAs), two k-blocks a stage, the stages that fit
+    (at most 8), C stored transposed from registers; the kernel compiles clean and takes the
+    output as ``(N, M)`` of its own sizes (C's ``(M, N)``)."""
     cfg = MM.swap_config(M)
-    assert cfg["BN"] >= M and cfg["BN"] in (16, 32, 64) and cfg["BN"] // 2 < max(M, 16)
+    assert cfg["BN"] >= M and cfg["BN"] % 16 == 0 and cfg["BN"] - 16 < max(M, 16)
     assert cfg["BM"] == (128 if M <= 16 else 64) and cfg["KPACK"] == 2 and cfg["TRANS_C"]
     assert cfg["EPI"] == "direct" and cfg["STAGES"] * 2 * (cfg["BM"] + cfg["BN"]) * 128 + 1024 <= 232448
+    assert cfg["STAGES"] == 8 or (cfg["STAGES"] + 1) * 2 * (cfg["BM"] + cfg["BN"]) * 128 + 1024 > 232448
+    assert MM.swapped(M, "bfloat16", False, False, None)
     f = HM.make("bfloat16", **cfg)
     c = {p.name: b for p, b in f.buffer_map}["C"]
     assert [str(d) for d in c.shape] == ["N", "M"]
-    if M in (16, 64):
+    if M in (16, 65):
         threads = 128 * (1 + cfg["BM"] // 64)
         k = compile_clean(f, max_registers=65536 // threads // 8 * 8)
         assert k.ptx.count("cp.async.bulk.tensor.2d") == 4  # 2 k-blocks x (B, A) a stage
+        assert f"m64n{cfg['BN']}k16" in k.ptx
 
 
 def test_calls_take_device_written_descriptors_until_they_repeat(monkeypatch):
@@ -618,16 +621,16 @@ def test_calls_take_device_written_descriptors_until_they_repeat(monkeypatch):
             return self.ptr
 
     w = Fake(1 << 20, (512, 256))
-    x, out = Fake(2 << 20, (100, 256)), Fake(3 << 20, (100, 512))
+    x, out = Fake(2 << 20, (200, 256)), Fake(3 << 20, (200, 512))
     for _ in range(4):
         MM._gemm(x, w, out, "bfloat16")
     assert launched == ["device", "host", "host", "host"]
-    assert prepared == [(100, True), (100, False)]
-    for m in (101, 102, 103):  # a serving loop's new row counts on one buffer: device-written
+    assert prepared == [(200, True), (200, False)]
+    for m in (201, 202, 203):  # a serving loop's new row counts on one buffer: device-written
         MM._gemm(Fake(2 << 20, (m, 256)), w, Fake(3 << 20, (m, 512)), "bfloat16")
-    assert launched[4:] == ["device"] * 3 and prepared[2:] == [(m, True) for m in (101, 102, 103)]
-    MM._gemm(Fake(2 << 20, (101, 256)), w, Fake(3 << 20, (101, 512)), "bfloat16")  # seen once
-    assert launched[-1] == "host" and prepared[-1] == (101, False)
+    assert launched[4:] == ["device"] * 3 and prepared[2:] == [(m, True) for m in (201, 202, 203)]
+    MM._gemm(Fake(2 << 20, (201, 256)), w, Fake(3 << 20, (201, 512)), "bfloat16")  # seen once
+    assert launched[-1] == "host" and prepared[-1] == (201, False)
     monkeypatch.setattr(MM, "ROWS_ON_DEVICE", True)  # forced: the device-written plan, remembered
     MM._gemm(x, w, out, "bfloat16")
     assert launched[-1] == "device" and len(prepared) == 6
@@ -732,7 +735,7 @@ def test_a_call_with_descriptors_written_on_the_device_encodes_no_new_m(monkeypa
             return self.ptr
 
     w = Fake(1 << 24, (512, 256))
-    for i, M in enumerate((100, 300, 301, 1000)):
+    for i, M in enumerate((200, 300, 301, 1000)):
         x, out = Fake((2 + i) << 24, (M, 256)), Fake((8 + i) << 24, (M, 512))
         MM._gemm(x, w, out, "bfloat16")
         args = launched[-1]

@@ -190,11 +190,11 @@ def test_split_k_adds_every_share_once(M, N, Kd, split, layout):
     assert _rel(out, ref) < 1e-2
 
 
-@pytest.mark.parametrize("M", [9, 16, 17, 32, 33, 64])
+@pytest.mark.parametrize("M", [9, 16, 17, 32, 33, 64, 65, 100, 112])
 @pytest.mark.parametrize("N,Kd", [(4096, 4096), (1, 8), (7, 264), (1000, 20008), (130, 136)])
 @pytest.mark.parametrize("mode", [None, True])
 def test_the_swapped_product_at_any_shape(M, N, Kd, mode, monkeypatch):
-    """9-64 rows take the swapped product (C^T = W x^T, C stored transposed, two k-blocks a
+    """9-112 rows take the swapped product (C^T = W x^T, C stored transposed, two k-blocks a
     stage, a partial last pair of k-blocks zero-filled): against float32 torch, the output
     poisoned first; with ``ROWS_ON_DEVICE = True`` forced, a second x at another address of the
     same shape gets its own descriptor (the same bits as a fresh call)."""

@@ -105,6 +105,8 @@ if [ "$1" = final31 ]; then
   gpu_tests t 240 tests/test_kernels_library_gpu.py tests/test_gemm_rows_on_device_gpu.py
   timeout 150 python3 tools/bench/bench_library.py --only gemm 2>&1 | grep -E "^gemm|rror" | sed -E 's/err [0-9.e-]+ //'
   timeout 90 python3 tools/bench/skinny_stream.py 2>&1 | tail -14
+  [ "$2" = wide ] && timeout 120 python3 tools/bench/gemm_explore.py --out $OUT \
+    --only r100x14336x4096,r80x8192x8192,r112x4096x14336,r40x28672x4096,r24x1024x8192,q65,p16,p32 2>&1 | grep -v "^best"
   exit 0
 fi
 if [ "$1" = owed28c ]; then  # the smallest: the ready and attention-memo GPU tests, the host parts

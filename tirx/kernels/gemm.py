@@ -251,8 +251,8 @@ ROWS_ON_DEVICE: bool | None = {"1": True, "0": False}.get(os.environ.get("TIRX_G
 MMA_GEMV = (16, 2)
 
 #: rows of A up to which ``linear`` / a K-major ``matmul`` (fp16 / bf16, past the GEMVs) take the
-#: swapped product (``swap_config``)
-SWAP_MAX_M = 64
+#: swapped product (``swap_config``; at 128 rows it ties with the 128-row tiles, measured)
+SWAP_MAX_M = 112
 
 
 def swapped(M: int, dtype: str, trans_b: bool, scaled: bool, split_k: int | None) -> bool:
@@ -267,17 +267,19 @@ def swapped(M: int, dtype: str, trans_b: bool, scaled: bool, split_k: int | None
     )
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def swap_config(M: int, sms: int = 132) -> dict:
-    """The tile set of the swapped product ``C^T = B A^T`` for a few rows (9-64): B's rows fill the
-    wgmma tiles' 64-row side (128 of them for at most 16 rows of A, else 64: twice the CTAs), A's
-    rows a ``BN`` of 16, 32 or 64, two k-blocks a stage (half the consumer's iterations and
-    barrier round trips per byte: a CTA's loop, not the memory, sets the pace there), as many
-    stages as fit, C stored transposed from registers. Measured on an H100 against the ``64 x
-    BN`` tiles (docs/benchmarks.md, "Skinny M: the swapped product"): 9 x 4096 x 4096 0.477 ->
-    0.716 of cuBLAS, 16 rows 0.556 -> 0.746, 32 rows 0.569 -> 0.655, 64 rows 0.623 -> 0.670,
-    16 x 4096 x 14336 0.742 -> 0.932."""
-    bn = 16 if M <= 16 else 32 if M <= 32 else 64
+    """The tile set of the swapped product ``C^T = B A^T`` for a few rows (9-112): B's rows fill
+    the wgmma tiles' 64-row side (128 of them for at most 16 rows of A, else 64: twice the
+    CTAs), A's rows a ``BN`` of ``M`` rounded up to 16, two k-blocks a stage (half the
+    consumer's iterations and barrier round trips per byte: a CTA's loop, not the memory, sets
+    the pace there), as many stages as fit (at most 8), C stored transposed from registers.
+    Measured on an H100 against the tiles ``config`` picks (docs/benchmarks.md, "Skinny M: the
+    swapped product"), torch/tirx at N = K = 4096: 9 rows 0.477 -> 0.716, 16 rows 0.556 ->
+    0.746, 32 rows 0.569 -> 0.655, 64 rows 0.623 -> 0.670, 65 rows 0.616 -> 0.798, 80 rows 0.578
+    -> 0.678, 100 rows 0.682 -> 0.763 (128 rows 0.795 / 0.801: a tie); 16 x 4096 x 14336 0.742
+    -> 0.932."""
+    bn = max(16, -(-M // 16) * 16)
     bm = 128 if M <= 16 else 64
     stages = min(8, (_SMEM - 1024) // (2 * (bm + bn) * 128))
     return dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI="direct", SMS=sms, TRANS_C=True, KPACK=2)

@@ -143,6 +143,24 @@ for _m, _bn in ((65, 80), (80, 80), (100, 112), (128, 128)):  # x's rows a BN of
             _t(64, _bn, KPACK=2, STAGES=(232448 - 1024) // (2 * (64 + _bn) * 128), SPLIT_K=2, **_SW),
         ],
     )
+
+
+def _tiles(M: int, N: int, K: int) -> dict:
+    """The 128- / 64-row tiles ``config`` picks (what ran before the swapped product)."""
+    from tirx.kernels import gemm as MM
+
+    return MM.config(M, N, K, "bfloat16", split_k=MM.auto_split_k(M, N, K, "bfloat16"))
+
+
+# the swapped product (the calls' choice, first row) against the tiles at other N and K
+for _m, _n, _k in (
+    (100, 14336, 4096),
+    (80, 8192, 8192),
+    (112, 4096, 14336),
+    (40, 28672, 4096),
+    (24, 1024, 8192),
+):
+    CASES[f"r{_m}x{_n}x{_k}"] = ((_m, _n, _k), [_tiles(_m, _n, _k)])
 CASES["p16x14336"] = (
     (16, 14336, 4096),
     [_t(128, 16, KPACK=2, STAGES=6, **_SW), _t(128, 16, KPACK=4, STAGES=3, **_SW)],
