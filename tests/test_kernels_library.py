@@ -516,6 +516,7 @@ def test_a_call_seen_before_is_prepared_once(monkeypatch):
     monkeypatch.setattr(MM, "_launch", lambda plan, *a: launched.append(plan) or a[2])
     monkeypatch.setattr(MM, "_CALLS", Bounded(2))
     monkeypatch.setattr(MM, "ROWS_ON_DEVICE", False)  # the host encodes: addresses in the key
+    monkeypatch.setattr(MM, "sm_count", lambda dev: 132)
 
     class Fake:
         def __init__(self, ptr, shape):
@@ -552,6 +553,7 @@ def test_the_swapped_product_keys_its_plan_by_the_addresses(monkeypatch):
     monkeypatch.setattr(MM, "_CALLS", Bounded(64))
     monkeypatch.setattr(MM, "_SEEN", Bounded(64))
     monkeypatch.setattr(MM, "ROWS_ON_DEVICE", True)
+    monkeypatch.setattr(MM, "sm_count", lambda dev: 132)
 
     class Fake:
         def __init__(self, ptr, shape):
@@ -560,17 +562,21 @@ def test_the_swapped_product_keys_its_plan_by_the_addresses(monkeypatch):
         def data_ptr(self):
             return self.ptr
 
-    w = Fake(1 << 20, (512, 256))
+    w = Fake(1 << 20, (4096, 256))
     for m, want in ((16, [(16, 2 << 20, False), (16, 4 << 20, False)]), (200, [(200, 2 << 20, True)])):
         prepared.clear()
         for ptr in (2 << 20, 4 << 20, 2 << 20):
-            MM._gemm(Fake(ptr, (m, 256)), w, Fake(3 << 20, (m, 512)), "bfloat16")
+            MM._gemm(Fake(ptr, (m, 256)), w, Fake(3 << 20, (m, 4096)), "bfloat16")
         assert prepared == want
-    assert MM.swapped(9, "bfloat16", False, False, None) and MM.swapped(64, "float16", False, False, 1)
-    for args in ((8, "bfloat16", False, False, None), (113, "bfloat16", False, False, None),
-                 (16, "float8_e4m3fn", False, True, None), (16, "bfloat16", True, False, None),
-                 (16, "bfloat16", False, False, 2)):  # fmt: skip
-        assert not MM.swapped(*args)
+    assert MM.swapped(9, 4096, "bfloat16", False, False, None, 132)
+    assert MM.swapped(64, 8192, "float16", False, False, 1, 132)
+    assert MM.swapped(16, 14336, "bfloat16", False, False, None, 132)  # 112 tiles of 128 rows
+    for args in ((8, 4096, "bfloat16", False, False, None), (113, 4096, "bfloat16", False, False, None),
+                 (16, 4096, "float8_e4m3fn", False, True, None), (16, 4096, "bfloat16", True, False, None),
+                 (16, 4096, "bfloat16", False, False, 2),
+                 (100, 14336, "bfloat16", False, False, None),  # 224 tiles of 64 rows: two waves
+                 (24, 1024, "bfloat16", False, False, None)):  # 16 tiles: split-K instead  # fmt: skip
+        assert not MM.swapped(*args, 132)
 
 
 @pytest.mark.parametrize("M", [9, 16, 17, 32, 33, 64, 65, 100, 112])
@@ -584,7 +590,7 @@ def test_the_swapped_product_tiles(M):
     assert cfg["BM"] == (128 if M <= 16 else 64) and cfg["KPACK"] == 2 and cfg["TRANS_C"]
     assert cfg["EPI"] == "direct" and cfg["STAGES"] * 2 * (cfg["BM"] + cfg["BN"]) * 128 + 1024 <= 232448
     assert cfg["STAGES"] == 8 or (cfg["STAGES"] + 1) * 2 * (cfg["BM"] + cfg["BN"]) * 128 + 1024 > 232448
-    assert MM.swapped(M, "bfloat16", False, False, None)
+    assert MM.swapped(M, 4096, "bfloat16", False, False, None, 132)
     f = HM.make("bfloat16", **cfg)
     c = {p.name: b for p, b in f.buffer_map}["C"]
     assert [str(d) for d in c.shape] == ["N", "M"]

@@ -102,7 +102,7 @@ def gemm_case(M: int, N: int, Kd: int, dt: str) -> tuple:
     err = rel(out, xs[0].float() @ ws[0].float().t())
     tt, tc = paired(lambda i: K.linear(xs[i], ws[i], out=out), lambda i: torch.matmul(xs[i], ws[i].t()), sets)
     tf = 2 * M * N * Kd / (tt * 1e-3) / 1e12
-    cfg = MM.swap_config(M) if MM.swapped(M, dt, False, False, None) else MM.config(M, N, Kd, dt)
+    cfg = MM.swap_config(M) if MM.swapped(M, N, dt, False, False, None) else MM.config(M, N, Kd, dt)
     what = "swapped " if cfg.get("TRANS_C") else ""
     log(
         f"gemm {dt:8s} {M:>6}x{N:<6}x{Kd:<6} err {err:.1e}  tirx {tt:8.4f} ms {tf:6.1f} TFLOP/s  "
