@@ -507,6 +507,16 @@ def test_short_sequence_tiles_compile_clean(S, D, causal):
     compile_clean(A.make_attention(2, 2, S, D, causal, **AH.config_for(S, D, causal)))
 
 
+class _Tensor:
+    """A tensor as ``_gemm``'s call path reads it: an address and a shape."""
+
+    def __init__(self, ptr: int, shape: tuple) -> None:
+        self.ptr, self.shape = ptr, shape
+
+    def data_ptr(self) -> int:
+        return self.ptr
+
+
 def test_a_call_seen_before_is_prepared_once(monkeypatch):
     """``_gemm`` remembers a call's kernel and descriptors under the tensors' addresses and the
     sizes (all a descriptor encodes): the same call again prepares nothing, a new address or
@@ -518,12 +528,7 @@ def test_a_call_seen_before_is_prepared_once(monkeypatch):
     monkeypatch.setattr(MM, "ROWS_ON_DEVICE", False)  # the host encodes: addresses in the key
     monkeypatch.setattr(MM, "sm_count", lambda dev: 132)
 
-    class Fake:
-        def __init__(self, ptr, shape):
-            self.ptr, self.shape = ptr, shape
-
-        def data_ptr(self):
-            return self.ptr
+    Fake = _Tensor
 
     x, w, out = Fake(1 << 20, (64, 256)), Fake(2 << 20, (512, 256)), Fake(3 << 20, (64, 512))
     MM._gemm(x, w, out, "bfloat16")
@@ -555,12 +560,7 @@ def test_the_swapped_product_keys_its_plan_by_the_addresses(monkeypatch):
     monkeypatch.setattr(MM, "ROWS_ON_DEVICE", True)
     monkeypatch.setattr(MM, "sm_count", lambda dev: 132)
 
-    class Fake:
-        def __init__(self, ptr, shape):
-            self.ptr, self.shape = ptr, shape
-
-        def data_ptr(self):
-            return self.ptr
+    Fake = _Tensor
 
     w = Fake(1 << 20, (4096, 256))
     for m, want in ((16, [(16, 2 << 20, False), (16, 4 << 20, False)]), (200, [(200, 2 << 20, True)])):
@@ -619,12 +619,7 @@ def test_calls_take_device_written_descriptors_until_they_repeat(monkeypatch):
     monkeypatch.setattr(MM, "_SEEN", Bounded(64))
     monkeypatch.setattr(MM, "ROWS_ON_DEVICE", None)
 
-    class Fake:
-        def __init__(self, ptr, shape):
-            self.ptr, self.shape = ptr, shape
-
-        def data_ptr(self):
-            return self.ptr
+    Fake = _Tensor
 
     w = Fake(1 << 20, (512, 256))
     x, out = Fake(2 << 20, (200, 256)), Fake(3 << 20, (200, 512))
@@ -728,17 +723,11 @@ def test_a_call_with_descriptors_written_on_the_device_encodes_no_new_m(monkeypa
     space = type("Space", (), {"data_ptr": lambda self: 99 << 24})()
     monkeypatch.setattr(MM, "per_stream", lambda index, what, make: space)
 
-    class Fake:
+    class Fake(_Tensor):
         """A tensor as the host path reads it: address, shape, dtype, device."""
 
         device = type("Device", (), {"index": 0})()
         dtype = "torch.bfloat16"
-
-        def __init__(self, ptr, shape):
-            self.ptr, self.shape = ptr, shape
-
-        def data_ptr(self):
-            return self.ptr
 
     w = Fake(1 << 24, (512, 256))
     for i, M in enumerate((200, 300, 301, 1000)):
