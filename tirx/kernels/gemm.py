@@ -283,7 +283,7 @@ def swap_config(M: int, sms: int = 132) -> dict:
     CTAs), A's rows a ``BN`` of ``M`` rounded up to 16, two k-blocks a stage (half the
     consumer's iterations and barrier round trips per byte: a CTA's loop, not the memory, sets
     the pace there), as many stages as fit (at most 8), C stored transposed from registers.
-    Measured on an H100 against the tiles ``config`` picks (docs/benchmarks.md, "Skinny M: the
+    Measured on an H100 against the tiles ``config`` picks (docs/benchmarks.md, "Skinny M: a timeline, and the
     swapped product"), torch/tirx at N = K = 4096: 9 rows 0.477 -> 0.716, 16 rows 0.556 ->
     0.746, 32 rows 0.569 -> 0.655, 64 rows 0.623 -> 0.670, 65 rows 0.616 -> 0.798, 80 rows 0.578
     -> 0.678, 100 rows 0.682 -> 0.763 (128 rows 0.795 / 0.801: a tie); 16 x 4096 x 14336 0.742
@@ -482,7 +482,7 @@ def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scale
     elif epi == "atomic":  # the shares add into a zeroed float32 sum, converted once
         import torch
 
-        acc = torch.zeros((M, N), dtype=torch.float32, device=out.device)
+        acc = torch.zeros(tuple(out.shape), dtype=torch.float32, device=out.device)  # (swapped: C's own)
         k(M, N, K, plan[2], plan[3], acc, *scales, *extra)
         out.copy_(acc)
     else:
