@@ -70,23 +70,8 @@ if [ "$1" = rounds17_18 ]; then
   done
   exit 0
 fi
-# owed29 and owed30 ran on 2026-12-07 (the thirtieth session; docs/benchmarks.md) and are gone.
-# Owed by the thirtieth session (its device time ran out after owed30; carry `.whl`; about 9
-# minutes): owed30's campaign found a CUDA/interpreter mismatch (NVRTC's merged ld.global.nc load,
-# fixed in codegen: tests/test_codegen_cuda.py), so the failing seed again, the GPU test of the two
-# kernels, a campaign beside; the library's GPU tests with the new default ROWS_ON_DEVICE = None
-# (device-written descriptors on a first sighting, the host's on a repeat) and its host times:
-#   bash tools/device_owed.sh owed31
-if [ "$1" = owed31 ]; then
-  campaign 480
-  timeout 60 python3 -c "import sys; from tirx.tools.cli import main; sys.exit(main(['fuzz','--cuda','--seed','1741201156','--examples','100','--no-progress']))" > $OUT/seed.log 2>&1; tail -2 $OUT/seed.log
-  gpu_tests t 300 tests/test_cuda_gpu.py tests/test_kernels_library_gpu.py tests/test_gemm_rows_on_device_gpu.py
-  timeout 100 python3 tools/bench/host_new_shape.py --n 200 > $OUT/host.log 2>&1; head -8 $OUT/host.log
-  grep -A8 "^descriptors:" $OUT/host.log
-  wait
-  tail -2 $OUT/fuzz.log
-  exit 0
-fi
+# owed29, owed30 and owed31 ran on 2026-12-07 (the thirtieth and thirty-first sessions;
+# docs/benchmarks.md) and are gone.
 # The thirty-first session's split-K summed in the kernel (carry `.whl`; about 9 minutes): the
 # library's GPU tests (split-K among them) and the device-written-descriptor GEMM, then the
 # split tile sets against the atomic epilogue and cuBLAS (tools/bench/gemm_explore.py `s*` cases)
