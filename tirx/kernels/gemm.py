@@ -505,17 +505,22 @@ def split_space(index: int, floats: int, counters: int) -> tuple[int, int]:
     """The addresses of this stream's split-K partials (at least ``floats`` float32) and tile
     counters (at least ``counters`` int32, zero between launches: each tile's last share resets
     its own), grown to the largest launch seen. A launch on the same stream runs after the one
-    before it, so one space serves every launch of a stream (the caching allocator keeps a
-    replaced buffer's memory for that stream's later work)."""
-    box = per_stream(index, "gemm_split", lambda device: [device, None, None, (0, 0)])
+    before it, so one space serves every launch of a stream. A grown space keeps the buffers it
+    replaced (at most twice the largest: the sizes are powers of two): a CUDA graph captured
+    before the growth still launches on their addresses."""
+    box = per_stream(index, "gemm_split", lambda device: [device, None, None, (0, 0), []])
     if box[1] is None or box[1].numel() < floats or box[2].numel() < counters:
         import torch
 
         if box[1] is None or box[1].numel() < floats:  # a power of two: few regrowths
+            if box[1] is not None:
+                box[4].append(box[1])
             box[1] = torch.empty(
                 max(1 << 20, 1 << (floats - 1).bit_length()), dtype=torch.float32, device=box[0]
             )
         if box[2] is None or box[2].numel() < counters:
+            if box[2] is not None:
+                box[4].append(box[2])
             box[2] = torch.zeros(
                 max(4096, 1 << (counters - 1).bit_length()), dtype=torch.int32, device=box[0]
             )
