@@ -203,3 +203,40 @@ def test_a_dtype_equals_its_name_and_hashes_as_it(base, lanes, other):
     assert t == t.name and (t != t.name) is False and hash(t) == hash(t.name)
     assert (t == other) == (t.name == other) and (t != other) == (t.name != other)
     assert {t: 1}.get(t.name) == 1
+
+
+@pytest.mark.parametrize(
+    "name,kind,bits", [("int4", "int", 4), ("uint4", "uint", 4), ("int2", "int", 2), ("uint2", "uint", 2)]
+)
+def test_integers_narrower_than_a_byte_load_print_and_are_refused_by_the_backends(name, kind, bits):
+    """TIRx's IR has int4 / uint4 / int2 / uint2 (``T.PrimType("int4")``: ``T`` has no name for
+    them): text that names them loads, prints the same and compares; CUDA codegen and the
+    interpreter refuse their values with a message that says what to do instead (TIRx packs
+    eight int4 in an ``int`` and its element stores overwrite their neighbours)."""
+    import numpy as np
+
+    import tirx
+    from tirx.ir.types import SUBBYTE_INTS
+
+    t = as_type(name)
+    assert (t.kind, t.bits, t.bytes, t.lanes) == (kind, bits, 1, 1) and t.is_int
+    assert (
+        t.script() == f'T.PrimType("{name}")' and as_type(f"{name}x2").script() == f'T.PrimType("{name}x2")'
+    )
+    assert name in SUBBYTE_INTS and name not in DTYPE_NAMES  # the fuzzers' programs do not draw them
+    src = f"""# from tirx.script import tirx as T
+
+@T.function
+def convert(a: T.Tensor((16,), T.float32), b: T.Tensor((16,), T.PrimType("{name}"))):
+    with T.device_entry(1, 1, 1, 16, 1, 1):
+        i: T.let[T.int32] = T.cuda.thread_idx("x")
+        b[i] = T.Cast("{name}", a[i])
+"""
+    f = tirx.loads(src)
+    text = tirx.dumps(f)
+    assert f'T.PrimType("{name}")' in text and f'T.Cast("{name}", a[i])' in text
+    assert tirx.structural_equal(tirx.loads(text), f) and tirx.dumps(tirx.loads(text)) == text
+    with pytest.raises(tirx.DiagnosticError, match=f"dtype {name}: integers narrower than a byte"):
+        tirx.codegen.generate(f)
+    with pytest.raises(RuntimeError, match=f"dtype {name}: integers narrower than a byte are not modelled"):
+        tirx.compile(f, target="interp")(np.zeros(16, np.float32), np.zeros(16, np.int8))

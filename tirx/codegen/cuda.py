@@ -68,7 +68,7 @@ from ..ir.bounds import Bounds, local_ranges
 from ..ir.dyn_smem import DynSmem, dyn_smem_layout
 from ..ir.op import PTX, CExpr, Helper
 from ..ir.stmt import flat_stmts
-from ..ir.types import tensormap_ptr
+from ..ir.types import SUBBYTE_INTS, tensormap_ptr
 from ..ir.visitor import Visitor
 from .asm import asm_bind, asm_call, template_outputs
 from .cuda_buffer import BufferMixin, vector_alignment
@@ -731,6 +731,12 @@ class CodeGenCUDA(ExprMixin, StmtMixin, BufferMixin):
                         "define e4m3, e5m2, e8m0, fp6 e2m3/e3m2 and fp4 e2m1); the interpreter runs it"
                     )
                 self.features.update((_MINI_FEATURE[t.kind], "fp8", "fp16"))
+            if t.base in SUBBYTE_INTS:
+                raise _error(
+                    f"cuda codegen: dtype {t}: integers narrower than a byte have no CUDA type (TIRx packs "
+                    "eight int4 in an int and its element stores overwrite their neighbours); keep them "
+                    "packed in uint8 / uint32 and take them apart with shifts and masks"
+                )
             el = _C_SCALAR[t.base]
             if t.lanes == 1:
                 return el

@@ -20,6 +20,7 @@ __all__ = [
     "MAX_LANES",
     "MINIFLOAT_KINDS",
     "MINIFLOAT_LIMITS",
+    "SUBBYTE_INTS",
     "PointerType",
     "PrimType",
     "TensorType",
@@ -70,6 +71,16 @@ _BASE: dict[str, tuple[str, int]] = {
     "float6_e3m2fn": ("float6", 6),
     "float4_e2m1fn": ("float4", 4),
 }
+#: integers narrower than a byte: TIRx's IR has them (``T.PrimType("int4")``; its CUDA packs eight
+#: int4 in an ``int``), so text that names them loads, prints and compares here; the backends
+#: refuse their values (``SUBBYTE_INTS``; docs/tirx_compat.md). Not in ``DTYPE_NAMES`` (``T``
+#: has no name for them, and the random programs of the fuzzers do not draw them).
+SUBBYTE_INTS: dict[str, tuple[str, int]] = {
+    "int4": ("int", 4),
+    "uint4": ("uint", 4),
+    "int2": ("int", 2),
+    "uint2": ("uint", 2),
+}
 MINIFLOAT_KINDS = ("float4", "float6", "float8")
 # the vector dtypes TIRx's ``T`` names (``T.float16x2``): these lanes of every base but these
 _SCRIPT_LANES = frozenset((2, 4, 8, 16, 32, 64))
@@ -93,6 +104,7 @@ MINIFLOAT_LIMITS: dict[str, tuple[float, float]] = {
 # ``float8_e4m3fn`` (OCP: no inf, largest 448); ``e4m3`` is short for the OCP one CUDA has
 _ALIASES = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
 DTYPE_NAMES: tuple[str, ...] = tuple(_BASE)
+_ALL = {**_BASE, **SUBBYTE_INTS}  # every base a PrimType may have
 _LANES_RE = re.compile(r"^([a-z0-9_]+?)x([0-9]+)$")  # ASCII digits only (\d takes any script's)
 #: The most lanes a vector type may have: TIRx's (TVM's) limit, lanes being a signed 16-bit
 #: field of the IR's data type there (``lanes < 32768``).
@@ -139,7 +151,7 @@ class PrimType(Type):
     _sh: int = _no_eq()
 
     def __attrs_post_init__(self) -> None:
-        info = _BASE.get(self.base) if isinstance(self.base, str) else None
+        info = _ALL.get(self.base) if isinstance(self.base, str) else None
         if info is None:
             raise ValueError(f"PrimType.base: unknown dtype {self.base!r}")
         if type(self.lanes) is not int or self.lanes < 1:
@@ -218,7 +230,9 @@ class PrimType(Type):
 
     def script(self) -> str:
         """``T.float16x2``; a dtype TIRx's ``T`` has no name for prints as ``T.PrimType("boolx2")``."""
-        if self.lanes == 1 or (self.lanes in _SCRIPT_LANES and self.base not in _NO_SCRIPT_VECTORS):
+        if self.base not in SUBBYTE_INTS and (
+            self.lanes == 1 or (self.lanes in _SCRIPT_LANES and self.base not in _NO_SCRIPT_VECTORS)
+        ):
             return f"T.{self.name}"
         return f'T.PrimType("{self.name}")'
 
@@ -333,6 +347,8 @@ def handle_of(dtype: Any = None, storage_scope: str = "global") -> PointerType:
     if type(storage_scope) is not str:
         raise TypeError(f"T.handle: storage_scope must be a str, got {type(storage_scope).__name__}")
     return PointerType(void if dtype is None else as_prim(dtype, "T.handle dtype"), storage_scope)
+
+
 bool_ = prim("bool")
 int32 = prim("int32")
 int64 = prim("int64")
@@ -363,10 +379,10 @@ def _parse_dtype(name: str) -> Type:
     if name == "void":
         return void
     base = _ALIASES.get(name, name)
-    if base in _BASE:
+    if base in _ALL:
         return prim(base)
     m = _LANES_RE.match(name)
-    if m is None or _ALIASES.get(m.group(1), m.group(1)) not in _BASE:
+    if m is None or _ALIASES.get(m.group(1), m.group(1)) not in _ALL:
         raise ValueError(f"unknown dtype {name!r}")
     lanes = int(m.group(2))
     if not 1 <= lanes <= MAX_LANES:

@@ -34,7 +34,7 @@ from tirx.ir.numerics import (  # noqa: F401
     round_f8,
     round_to,
 )
-from tirx.ir.types import PrimType
+from tirx.ir.types import SUBBYTE_INTS, PrimType
 from tirx.ops.semantics.errors import InterpError
 from tirx.ops.semantics.nan import bf16_storage, f8_nan_codes, f8_nan_values
 
@@ -44,14 +44,21 @@ for _n in MINIFLOATS:
     _STORE[_n] = np.uint8
 
 
+def _unsupported(t: PrimType, what: str) -> InterpError:
+    if t.base in SUBBYTE_INTS:
+        return InterpError(
+            f"the interpreter cannot {what} dtype {t}: integers narrower than a byte are not modelled "
+            "(keep them packed in uint8 / uint32 and take them apart with shifts and masks)"
+        )
+    return InterpError(f"the interpreter cannot {what} dtype {t}")
+
+
 def value_np(t: PrimType) -> np.dtype:
     """The numpy dtype holding values of ``t`` (per element)."""
     try:
         return np.dtype(_NP[t.base])
     except KeyError:
-        raise InterpError(
-            f"the interpreter cannot compute with dtype {t} (float8 is not supported)"
-        ) from None
+        raise _unsupported(t, "compute with") from None
 
 
 def storage_np(t: PrimType) -> np.dtype:
@@ -59,7 +66,7 @@ def storage_np(t: PrimType) -> np.dtype:
     try:
         return np.dtype(_STORE[t.base])
     except KeyError:
-        raise InterpError(f"the interpreter cannot store dtype {t} (float8 is not supported)") from None
+        raise _unsupported(t, "store") from None
 
 
 def f8_to_bits(x: np.ndarray, base: str) -> np.ndarray:
