@@ -470,6 +470,20 @@ def test_mov_sreg_width_must_match_the_register():
         tirx.compile(tirx.loads(bad), target="cuda -arch=sm_90a", cache=False)
 
 
+@pytest.mark.parametrize("bits", [8, 16, 128])
+def test_mov_sreg_of_another_width_builds_and_cuda_refuses_it(bits):
+    """TIRx's IR takes ``T.cuda.mov_sreg(16, ...)`` (its CUDA refuses it: only 32 and 64 bits):
+    such text loads, prints the same, and codegen says why it cannot (held-out round 19)."""
+    text = _TIRX_CONV.replace(
+        'T.cuda.mov_sreg(32, "laneid")', f'T.Cast("int32", T.cuda.mov_sreg({bits}, "laneid"))'
+    )
+    f = tirx.loads(text)
+    assert f'T.cuda.mov_sreg({bits}, "laneid")' in tirx.dumps(f)
+    assert tirx.structural_equal(tirx.loads(tirx.dumps(f)), f)
+    with pytest.raises(tirx.DiagnosticError, match=f"special registers are 32 or 64 bits wide, not {bits}"):
+        tirx.codegen.generate(f)
+
+
 def test_printf_prints_per_thread_and_compiles(capfd):
     t = """
 @T.function

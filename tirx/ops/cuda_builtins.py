@@ -716,6 +716,8 @@ def _sreg_result(args: tuple) -> Any:
 
 def _c_mov_sreg(cg: Any, c: Any) -> str:
     bits, reg = c.args[0].value, c.args[1].value.removeprefix("%")
+    if bits not in (32, 64):  # TIRx's IR takes the other widths too; its CUDA refuses them alike
+        raise cg.error(f"T.{c.op.name}: special registers are 32 or 64 bits wide, not {bits}", c)
     if (bits == 64) != (reg in ("clock64", "globaltimer")):
         raise cg.error(
             f"T.{c.op.name}: %{reg} is a {64 if bits == 32 else 32}-bit register, not {bits}-bit", c
@@ -738,9 +740,10 @@ def _i_mov_sreg(fc: Any, call: Any):
 
 declare(
     "cuda.mov_sreg", "n s", _sreg_result, pure=False, device_only=True, params="bits reg_name",
-    choices={0: (64, 32), 1: (*_SREGS, *(f"%{r}" for r in _SREGS))},
+    choices={0: (64, 32, 16, 8, 128), 1: (*_SREGS, *(f"%{r}" for r in _SREGS))},
     doc="read a PTX special register (mov.u32/u64 %<reg_name>; the name with or without its `%`, "
-    "TIRx writes it with); int32 for 32 bits, int64 for 64",
+    "TIRx writes it with); int32 for 32 bits, int64 for 64 (8, 16 and 128 build, as in TIRx, and "
+    "CUDA codegen refuses them)",
     cuda=_c_mov_sreg, interp=_i_mov_sreg,
 )  # fmt: skip
 
