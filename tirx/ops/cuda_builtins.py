@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import OpError
 from ..ir.expr import StringImm
 from ..ir.op import PTX, CExpr, Helper, NoInterp, declare
-from ..ir.types import PrimType, float32, int32, int64, uint32, uint64, void
+from ..ir.types import PrimType, float32, int32, int64, prim, uint32, uint64, void
 from .cuda import CLUSTER, _i_cta_rank, _i_in_launch, block_threads, linear_tid, warp_index
 from .ptx import _i_elect_sync
 
@@ -711,7 +711,10 @@ _SREGS = ("laneid", "warpid", "nwarpid", "smid", "nsmid", "gridid", "lanemask_eq
 
 
 def _sreg_result(args: tuple) -> Any:
-    return int64 if getattr(args[0], "value", 32) == 64 else int32
+    """int32 / int64 for the real widths; TIRx's ``int<bits>`` for 8 and 16 (codegen refuses
+    them), int64 for 128 (which tirx's IR has no type for)."""
+    bits = getattr(args[0], "value", 32)
+    return {8: prim("int8"), 16: prim("int16"), 32: int32}.get(bits, int64)
 
 
 def _c_mov_sreg(cg: Any, c: Any) -> str:
