@@ -236,6 +236,16 @@ def convert(a: T.Tensor((16,), T.float32), b: T.Tensor((16,), T.PrimType("{name}
     text = tirx.dumps(f)
     assert f'T.PrimType("{name}")' in text and f'T.Cast("{name}", a[i])' in text
     assert tirx.structural_equal(tirx.loads(text), f) and tirx.dumps(tirx.loads(text)) == text
+    # a folded constant of the type prints as TIRx spells it and loads back
+    from tirx.passes import Simplify
+
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if kind == "int" else (0, (1 << bits) - 1)
+    for v in range(lo, hi + 1):
+        src_v = src.replace(f'T.Cast("{name}", a[i])', f'T.Cast("{name}", {v}) + T.Cast("{name}", 0)')
+        g = Simplify()(tirx.loads(src_v))
+        text_v = tirx.dumps(g)
+        assert f'b[i] = T.IntImm("{name}", {v})' in text_v
+        assert tirx.structural_equal(tirx.loads(text_v), g)
     with pytest.raises(tirx.DiagnosticError, match=f"dtype {name}: integers narrower than a byte"):
         tirx.codegen.generate(f)
     with pytest.raises(RuntimeError, match=f"dtype {name}: integers narrower than a byte are not modelled"):
