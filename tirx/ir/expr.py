@@ -548,6 +548,11 @@ class GlobalVar(PrimExpr):
     name: str = child(VALUE)
     ty: Type = attrs.field(default=handle)
 
+    @property
+    def name_hint(self) -> str:
+        """TVM's spelling of ``name``."""
+        return self.name
+
     def __attrs_post_init__(self):
         if not isinstance(self.name, str):
             raise TypeError(f"GlobalVar.name must be a str, got {type(self.name).__name__}")

@@ -247,6 +247,30 @@ class Module(Node):
             return _FuncRef(GlobalVar(name), index[name])
         raise AttributeError(name)
 
+    def get_global_var(self, name: str) -> Any:
+        """TIRx's ``IRModule.get_global_var``: the GlobalVar that calls function ``name``."""
+        if name not in self._index:
+            raise ValueError(
+                f"module has no function {name!r} (functions: {', '.join(self._index) or 'none'})"
+            )
+        from .expr import GlobalVar
+
+        return GlobalVar(name)
+
+    def get_global_vars(self) -> list:
+        """TIRx's ``IRModule.get_global_vars``: a GlobalVar for each function, in name order."""
+        from .expr import GlobalVar
+
+        return [GlobalVar(n) for n in sorted(self._index)]
+
+    def functions_items(self) -> list:
+        """TIRx's ``IRModule.functions_items``: ``(GlobalVar, Function)`` pairs in name order. (A
+        module is immutable: ``with_function`` and ``Module(...)`` build new ones where TVM's
+        ``mod[name] = f`` / ``update`` / ``del`` change it in place.)"""
+        from .expr import GlobalVar
+
+        return [(GlobalVar(n), self._index[n]) for n in sorted(self._index)]
+
     def with_function(self, f: Function) -> Module:
         fs = [g if g.name != f.name else f for g in self.functions]
         if f.name not in self._index:
