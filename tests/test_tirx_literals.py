@@ -279,3 +279,38 @@ def test_a_mask_past_32_bits_keeps_its_value_as_the_python_says():
     assert "& 4294967295LL" in cuda and "& 1099511627776LL" in cuda
     with pytest.raises(DiagnosticError, match="shift amount 2147483648"):  # past any width
         load_module(src.replace("& 2**40", "<< 2**31"), "shift")
+
+
+@pytest.mark.parametrize("name", ["pow", "atan2", "fmod", "hypot", "copysign", "nextafter"])
+def test_two_argument_math_keeps_a_literal_s_own_dtype(name):
+    """TIRx's ``T.hypot(x, 2.0)`` with a float64 ``x`` is ``T.hypot(x, T.float32(2.0))`` (a Python
+    float is float32, an int int32: not the other argument's dtype, as ``T.max`` would make it;
+    held-out round 20). tirx builds the same IR, prints it as TIRx does, its CUDA converts the
+    float32 argument to double (``pow(double, float)`` is ambiguous in C++), and the
+    interpreter computes with the float32 value."""
+    src = f"""
+from tirx.script import tirx as T
+
+@T.function
+def f(x: T.Tensor((8,), "float64"), y: T.Tensor((8,), "float64"), z: T.Tensor((8,), "float32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
+    i = T.cuda.thread_idx("x")
+    y[i] = T.{name}(x[i], 1.1)
+    z[i] = T.{name}(z[i], 2)
+"""
+    f = load_module(src, name).f
+    text = tirx.dumps(f)
+    assert re.search(rf"y\[i\] = T\.{name}\(x\[i\], T\.float32\(1\.1[0-9]*\)\)", text), text
+    assert f"z[i] = T.{name}(z[i], 2)" in text
+    assert tirx.structural_equal(tirx.loads(text), f)
+    cuda = tirx.codegen.generate(f).text
+    assert re.search(rf"y\[i\] = {name}\(x\[i\], \(\(double\)[^;]*f\)\);", cuda), cuda
+    assert f"z[i] = {name}f(z[i], 2);" in cuda
+    x = np.linspace(0.5, 4.0, 8)
+    y = np.zeros(8)
+    z = np.linspace(1.0, 2.0, 8).astype(np.float32)
+    ref = {"pow": np.power, "atan2": np.arctan2, "fmod": np.fmod, "hypot": np.hypot,
+           "copysign": np.copysign, "nextafter": np.nextafter}[name]  # fmt: skip
+    tirx.compile(f, target="interp")(x, y, z)
+    np.testing.assert_allclose(y, ref(x, np.float64(np.float32(1.1))), rtol=1e-12)
+    assert not np.allclose(y, ref(x, 1.1), rtol=1e-12, atol=0) or name in ("copysign", "nextafter")

@@ -41,10 +41,14 @@ def _c_math(c32: str, c64: str):
                 fn = "llabs" if ty.bits == 64 else "abs"
                 return f"(({cg.c_scalar(ty.base)}){fn}({cg.expr(args[0])}))"
             raise OpError(f"op T.{name}: the cuda backend has no integer form ({ty})")
-        if ty.base == "float64":
-            return f"{c64}({', '.join(cg.expr(a) for a in args)})"
-        if ty.base == "float32":
-            return f"{c32}({', '.join(cg.expr(a) for a in args)})"
+        if ty.base in ("float64", "float32"):
+            # a float argument of another width (TIRx's text: T.pow(x, T.float32(1.5)) with a
+            # float64 x) converted to the result's: C++ finds pow(double, float) ambiguous
+            conv = [
+                f"(({cg.ctype(ty)}){cg.expr(a)})" if a.ty.is_float and a.ty != ty else cg.expr(a)
+                for a in args
+            ]
+            return f"{c64 if ty.base == 'float64' else c32}({', '.join(conv)})"
         # half types: float arguments widened to float32 (an integer argument, ldexp's, as it is)
         widened = [f"float({cg.expr(a)})" if a.ty.is_float else cg.expr(a) for a in args]
         return f"{cg.ctype(ty)}({c32}({', '.join(widened)}))"
@@ -262,16 +266,19 @@ declare(
     "sigmoid", "x", "arg0", doc="elementwise 1 / (1 + exp(-x))", params="x",
     cuda=_c_sigmoid, interp=_interp_float("sigmoid"),
 )  # fmt: skip
+# the two-argument functions keep a Python literal's own dtype (TIRx: T.pow(x, 1.5) with a
+# float64 x is T.pow(x, T.float32(1.5)); an int stays int32): held-out round 20
 declare(
-    "pow", "x x", "arg0", doc="x ** y", params="x y", cuda=_c_math("powf", "pow"), interp=_interp_float("pow")
-)
+    "pow", "x x", "arg0", doc="x ** y", params="x y", cuda=_c_math("powf", "pow"), interp=_interp_float("pow"),
+    own_literals=True,
+)  # fmt: skip
 declare(
     "atan2", "x x", "arg0", doc="angle of (x, y)", params="x1 x2",
-    cuda=_c_math("atan2f", "atan2"), interp=_interp_float("arctan2"),
+    cuda=_c_math("atan2f", "atan2"), interp=_interp_float("arctan2"), own_literals=True,
 )  # fmt: skip
 declare(
     "fmod", "x x", "arg0", doc="C remainder (sign of the dividend)", params="x y",
-    cuda=_c_math("fmodf", "fmod"), interp=_interp_float("fmod", exact=True),
+    cuda=_c_math("fmodf", "fmod"), interp=_interp_float("fmod", exact=True), own_literals=True,
 )  # fmt: skip
 declare(
     "fma", "x x x", "arg0", doc="fused multiply-add a*b+c, rounded once", params="x y z",
@@ -279,15 +286,15 @@ declare(
 )  # fmt: skip
 declare(
     "hypot", "x x", "arg0", doc="sqrt(x*x + y*y) without undue overflow", params="x1 x2",
-    cuda=_c_math("hypotf", "hypot"), interp=_interp_float("hypot"),
+    cuda=_c_math("hypotf", "hypot"), interp=_interp_float("hypot"), own_literals=True,
 )  # fmt: skip
 declare(
     "copysign", "x x", "arg0", doc="the magnitude of x with the sign of y", params="x1 x2",
-    cuda=_c_math("copysignf", "copysign"), interp=_interp_float("copysign", exact=True),
+    cuda=_c_math("copysignf", "copysign"), interp=_interp_float("copysign", exact=True), own_literals=True,
 )  # fmt: skip
 declare(
     "nextafter", "x x", "arg0", doc="the next representable float after x towards y", params="x1 x2",
-    cuda=_c_math("nextafterf", "nextafter"), interp=_interp_float("nextafter", exact=True),
+    cuda=_c_math("nextafterf", "nextafter"), interp=_interp_float("nextafter", exact=True), own_literals=True,
 )  # fmt: skip
 declare(
     "ldexp", "x i", "arg0", doc="x * 2**n", params="x1 x2",
