@@ -736,6 +736,9 @@ def _i_mov_sreg(fc: Any, call: Any):
     from tirx.ops.semantics import need_launch
 
     name, reg = call.op.name, call.args[1].value.removeprefix("%")
+    bits = call.args[0].value
+    if bits not in (32, 64):  # the same refusal as codegen's
+        raise OpError(f"T.{name}: special registers are 32 or 64 bits wide, not {bits}")
     if reg != "laneid":
         raise OpError(f"the interpreter cannot run T.{name}(..., {reg!r}): only %laneid is modelled")
     return lambda c: (need_launch(c, name).get("tid") % 32).astype(np.int32)
@@ -743,7 +746,7 @@ def _i_mov_sreg(fc: Any, call: Any):
 
 declare(
     "cuda.mov_sreg", "n s", _sreg_result, pure=False, device_only=True, params="bits reg_name",
-    choices={0: (64, 32, 16, 8, 128), 1: (*_SREGS, *(f"%{r}" for r in _SREGS))},
+    choices={0: (64, 8, 16, 128, 32), 1: (*_SREGS, *(f"%{r}" for r in _SREGS))},  # 32 last: the widths that run first and last
     doc="read a PTX special register (mov.u32/u64 %<reg_name>; the name with or without its `%`, "
     "TIRx writes it with); int32 for 32 bits, int64 for 64 (8, 16 and 128 build, as in TIRx, and "
     "CUDA codegen refuses them)",
