@@ -746,7 +746,7 @@ def _i_mov_sreg(fc: Any, call: Any):
 
 declare(
     "cuda.mov_sreg", "n s", _sreg_result, pure=False, device_only=True, params="bits reg_name",
-    choices={0: (64, 8, 16, 128, 32), 1: (*_SREGS, *(f"%{r}" for r in _SREGS))},  # 32 last: the widths that run first and last
+    choices={0: (64, 8, 16, 128, 32), 1: (*_SREGS, *(f"%{r}" for r in _SREGS))},  # 32 last: the width the generated differential takes
     doc="read a PTX special register (mov.u32/u64 %<reg_name>; the name with or without its `%`, "
     "TIRx writes it with); int32 for 32 bits, int64 for 64 (8, 16 and 128 build, as in TIRx, and "
     "CUDA codegen refuses them)",
