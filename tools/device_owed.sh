@@ -72,6 +72,19 @@ if [ "$1" = rounds17_18 ]; then
 fi
 # owed29, owed30 and owed31 ran on 2026-12-07 (the thirtieth and thirty-first sessions;
 # docs/benchmarks.md) and are gone.
+# Owed by the thirty-first session (its device time ran out; carry `.whl`; about 9 minutes): a
+# CUDA-vs-interpreter campaign (codegen changed: two-argument math converts a float argument of
+# another width), the library's GPU tests and the GEMM grid again on whatever card comes (the
+# session had only H100s; the split-K space keeps replaced buffers since its last GPU test):
+#   bash tools/device_owed.sh owed32
+if [ "$1" = owed32 ]; then
+  campaign 420
+  gpu_tests t 240 tests/test_kernels_library_gpu.py tests/test_gemm_rows_on_device_gpu.py tests/test_math_gpu.py
+  timeout 150 python3 tools/bench/bench_library.py --only gemm 2>&1 | grep -E "^gemm|rror" | sed -E 's/err [0-9.e-]+ //'
+  wait
+  tail -2 $OUT/fuzz.log
+  exit 0
+fi
 # The thirty-first session's split-K summed in the kernel (carry `.whl`; about 9 minutes): the
 # library's GPU tests (split-K among them) and the device-written-descriptor GEMM, then the
 # split tile sets against the atomic epilogue and cuBLAS (tools/bench/gemm_explore.py `s*` cases)
