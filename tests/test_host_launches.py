@@ -230,7 +230,9 @@ def test_host_statements_between_and_after_entries():
 
     # an assert after the launch: the host program checks it after the kernel ran
     k = tirx.compile(assert_after, target=ARCH)
-    assert "if not ((_a1 > 0)):" in k.host_source and k.host_source.index("_launch(0") < k.host_source.index("if not")
+    assert "if not ((_a1 > 0)):" in k.host_source and k.host_source.index("_launch(0") < k.host_source.index(
+        "if not"
+    )
 
     @T.function
     def bind_then_return(A: T.Tensor((32,), "int32"), n: T.int32) -> T.int32:
@@ -355,3 +357,37 @@ def test_helpers_and_other_tags_keep_their_regions():
     assert launch_thread_entries(vthread) is vthread
     with pytest.raises(tirx.DiagnosticError, match="not supported by the CUDA backend"):
         tirx.compile(vthread, target=ARCH)
+
+
+def test_assume_in_host_code_is_checked_there():
+    """TIRx compiles ``T.assume(n % 4 == 0)`` before a device entry (held-out round 21); tirx's
+    host program checks it, as the interpreter does (CUDA's ``__builtin_assume`` of a false
+    condition is undefined behaviour), and names the condition when it is false."""
+    from test_frontend_util import load_module
+
+    from tirx.runtime.hostexpr import HOST_GLOBALS
+
+    src = """
+from __future__ import annotations
+
+from tirx.script import tirx as T
+
+@T.function
+def regroup(a: T.Tensor((n,), "float32"), b: T.Tensor((n // 4, 4), "float32"), n: T.int32):
+    T.evaluate(T.assume(n % 4 == 0))
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=T.ceildiv(n, 128), block=128))
+    i = T.cuda.block_idx("x") * 128 + T.cuda.thread_idx("x")
+    if i < n:
+        b[i // 4, i % 4] = a[i]
+"""
+    f = load_module(src, "assume").regroup
+    assert tirx.structural_equal(tirx.loads(tirx.dumps(f)), f)
+    k = tirx.compile(f, target=ARCH, cache=False)
+    assert "_assume(" in k.host_source and "'T.assume(n % 4 == 0)'" in k.host_source
+    HOST_GLOBALS["_assume"](True, "T.assume(n % 4 == 0)")
+    with pytest.raises(
+        ValueError, match=r"^T\.assume\(n % 4 == 0\): the assumed condition is false on the host"
+    ):
+        HOST_GLOBALS["_assume"](False, "T.assume(n % 4 == 0)")
+    with pytest.raises(Exception, match="the assumed condition is false"):
+        tirx.compile(f, target="interp")(np.zeros(6, np.float32), np.zeros((1, 4), np.float32), 6)

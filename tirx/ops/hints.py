@@ -32,8 +32,14 @@ declare(
     "likely", "b", bool_, params="x", doc="the value of x, expected to be true (a branch hint)",
     cuda=CExpr("__builtin_expect(!!({0}), 1)"), interp=_i_likely,
 )  # fmt: skip
+def _h_assume(call: Any, a: list) -> str:
+    """In host code (TIRx compiles ``T.assume`` there too): the condition checked, named by
+    its host form."""
+    return f"_assume({a[0]}, {('T.assume(' + str(call.args[0]) + ')')!r})"
+
+
 declare(
     "assume", "b", void, pure=False, params="cond",
-    doc="a condition the compiler may assume true (checked by the interpreter)",
-    cuda=CExpr("__builtin_assume((bool)({0}))"), interp=_i_assume,
+    doc="a condition the compiler may assume true (checked by the interpreter and in host code)",
+    cuda=CExpr("__builtin_assume((bool)({0}))"), interp=_i_assume, host=_h_assume,
 )  # fmt: skip

@@ -76,7 +76,15 @@ def _tmap_encode(*args: Any, **kw: Any) -> int:
     return encode_tiled(*args, **kw)
 
 
+def _assume(ok: Any, text: str) -> None:
+    """``T.assume(cond)`` in host code: checked, as the interpreter checks it (CUDA's
+    ``__builtin_assume`` of a false condition is undefined behaviour)."""
+    if not ok:
+        raise ValueError(f"{text}: the assumed condition is false on the host")
+
+
 HOST_GLOBALS = {
+    "_assume": _assume,
     "_tdiv": _tdiv,
     "_tmod": trunc_mod,
     "_wrap": wrap_bits,
