@@ -445,10 +445,7 @@ def _prepare(
         # side, A's rows their narrow N); the kernel's sizes are (N, M, K), C stored transposed
         ta = tensor_map(b, N, K, (bm, bk), dtype)
         tb = tensor_map(a, M, K, (bn, bk), dtype)
-        shares = None
-        if split > 1 and epi != "atomic":
-            shares = (split_floats(N, M, bm, bn, split), -(-N // bm) * -(-M // bn) * (bm // 64))
-        return (epi, k, ta, tb, None, False, shares, True)
+        return (epi, k, ta, tb, None, False, _split_need(N, M, bm, bn, split, epi), True)
     if rows_on_device:  # the templates' addresses (kept alive by map_template's cache)
         ta = map_template(a, M, K, (bm, bk), dtype).data_ptr()
         tc = map_template(out, M, N, (64, 64), dtype_name(out)).data_ptr() if epi == "tma" else None
@@ -456,11 +453,15 @@ def _prepare(
         ta = tensor_map(a, M, K, (bm, bk), dtype)
         tc = tensor_map(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
     tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
-    # split-K summed in the kernel: the sizes of the partials and the tile counters it needs
-    shares = None
-    if split > 1 and epi != "atomic":
-        shares = (split_floats(M, N, bm, bn, split), -(-M // bm) * -(-N // bn) * (bm // 64))
-    return (epi, k, ta, tb, tc, rows_on_device, shares, False)
+    return (epi, k, ta, tb, tc, rows_on_device, _split_need(M, N, bm, bn, split, epi), False)
+
+
+def _split_need(M: int, N: int, bm: int, bn: int, split: int, epi: str) -> tuple[int, int] | None:
+    """Split-K summed in the kernel: the float32 partials and the int32 tile counters a launch of
+    the kernel's ``M x N`` (C's transpose for the swapped product) needs; None otherwise."""
+    if split == 1 or epi == "atomic":
+        return None
+    return split_floats(M, N, bm, bn, split), -(-M // bm) * -(-N // bn) * (bm // 64)
 
 
 def _launch(plan: tuple, a: Any, b: Any, out: Any, M: int, N: int, K: int, scales: tuple) -> Any:
@@ -508,23 +509,26 @@ def split_space(index: int, floats: int, counters: int) -> tuple[int, int]:
     before it, so one space serves every launch of a stream. A grown space keeps the buffers it
     replaced (at most twice the largest: the sizes are powers of two): a CUDA graph captured
     before the growth still launches on their addresses."""
-    box = per_stream(index, "gemm_split", lambda device: [device, None, None, (0, 0), []])
-    if box[1] is None or box[1].numel() < floats or box[2].numel() < counters:
+    # [device, partials, counters, (their addresses), replaced buffers, (their sizes)]
+    box = per_stream(index, "gemm_split", lambda device: [device, None, None, (0, 0), [], (0, 0)])
+    have = box[5]
+    if have[0] < floats or have[1] < counters:  # (a repeat: two int comparisons)
         import torch
 
-        if box[1] is None or box[1].numel() < floats:  # a power of two: few regrowths
+        if have[0] < floats:  # a power of two: few regrowths
             if box[1] is not None:
                 box[4].append(box[1])
             box[1] = torch.empty(
                 max(1 << 20, 1 << (floats - 1).bit_length()), dtype=torch.float32, device=box[0]
             )
-        if box[2] is None or box[2].numel() < counters:
+        if have[1] < counters:
             if box[2] is not None:
                 box[4].append(box[2])
             box[2] = torch.zeros(
                 max(4096, 1 << (counters - 1).bit_length()), dtype=torch.int32, device=box[0]
             )
         box[3] = (box[1].data_ptr(), box[2].data_ptr())
+        box[5] = (box[1].numel(), box[2].numel())
     return box[3]
 
 

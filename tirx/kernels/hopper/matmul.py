@@ -180,6 +180,16 @@ def finish(
 
 
 @T.inline
+def stamp_kblock(tr, row, j, unit0, tile, tx, TRACE):
+    """``TRACE``: the first consumer thread's cycle counter at k-block ``j`` of the CTA's first
+    work unit, into row ``row`` of its trace (1: before the data wait, 2: after it, 3: after
+    the previous k-block's wgmma; row 0 is the producer's)."""
+    if TRACE:  # noqa: SIM102 (decided while parsing)
+        if tile == unit0 and j < TRACE_KB and tx == 128:
+            tr[unit0 * TRACE_SLOTS + 8 + row * TRACE_KB + j] = T.cast(T.cuda.clock64(), "int64")
+
+
+@T.inline
 def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
                   STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, TR=None, KPACK=1):  # fmt: skip
     """The producer thread for split-K work units (see the consumer's loop) or an N-major B (``TRANS_B``):
@@ -433,18 +443,10 @@ def matmul_sm90(
                     acc[i] = T.float32(0)
             for kb in range(kb_lo, kb_hi):
                 s = it % STAGES
-                if TRACE:  # noqa: SIM102 (decided while parsing)
-                    if tile == unit0 and kb - kb_lo < TRACE_KB and tx == 128:
-                        tr[unit0 * TRACE_SLOTS + 8 + TRACE_KB + (kb - kb_lo)] = T.cast(
-                            T.cuda.clock64(), "int64"
-                        )
+                stamp_kblock(tr, 1, kb - kb_lo, unit0, tile, tx, TRACE)
                 while not T.ptx.mbarrier_try_wait_parity(T.address_of(full[s]), (it // STAGES) & 1):
                     pass
-                if TRACE:  # noqa: SIM102 (decided while parsing)
-                    if tile == unit0 and kb - kb_lo < TRACE_KB and tx == 128:
-                        tr[unit0 * TRACE_SLOTS + 8 + 2 * TRACE_KB + (kb - kb_lo)] = T.cast(
-                            T.cuda.clock64(), "int64"
-                        )
+                stamp_kblock(tr, 2, kb - kb_lo, unit0, tile, tx, TRACE)
                 sa = sbase + T.cast(s * stage_bytes, "uint32")
                 T.ptx.wgmma_fence()
                 if TRANS_B:
@@ -483,11 +485,7 @@ def matmul_sm90(
                         release(empty, s, 1)
                 else:
                     T.ptx.wgmma_wait_group(1)
-                    if TRACE:  # noqa: SIM102 (decided while parsing)
-                        if tile == unit0 and kb - kb_lo < TRACE_KB and tx == 128:
-                            tr[unit0 * TRACE_SLOTS + 8 + 3 * TRACE_KB + (kb - kb_lo)] = T.cast(
-                                T.cuda.clock64(), "int64"
-                            )
+                    stamp_kblock(tr, 3, kb - kb_lo, unit0, tile, tx, TRACE)
                     if kb > kb_lo and ctid == 0:
                         release(empty, (it + STAGES - 1) % STAGES, 1)
                 it = it + 1
@@ -501,9 +499,10 @@ def matmul_sm90(
             if reduce:
                 # a warpgroup whose rows all lie past M has nothing to store in any share
                 if m0 + (wg - 1) * 64 < M:
-                    add_shares(acc, sp_t, sc_t, ticket, wg, ctid, tile // ntiles, (kb_n + (kb_per - 1)) // kb_per,
+                    shares = (kb_n + (kb_per - 1)) // kb_per  # the shares with k-blocks
+                    add_shares(acc, sp_t, sc_t, ticket, wg, ctid, tile // ntiles, shares,
                                out, ntiles, consumers, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, M, BN)  # fmt: skip
-                    if ticket[wg - 1] == (kb_n + (kb_per - 1)) // kb_per - 1:
+                    if ticket[wg - 1] == shares - 1:
                         finish(acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0, BN, OUT,
                                fp8, SCALES, EPI, TRANS_C)  # fmt: skip
             else:
