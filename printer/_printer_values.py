@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from tirx.ir import expr as _e
 from tirx.ir.buffer import Buffer
 from tirx.ir.node import Attrs
-from tirx.ir.types import SUBBYTE_INTS, PointerType, PrimType, Type, bool_, int32
+from tirx.ir.types import PointerType, PrimType, Type, bool_, int32
 from tirx.printer._printer_forms import _TENSOR_VALUES, type_text
 from tirx.printer._printer_literals import float_text, quote
 from tirx.target_spec import Target, target_text
@@ -40,10 +40,12 @@ class ValuesMixin:
             return "T.bool(True)" if e.value else "T.bool(False)"
         if isinstance(t, PrimType) and t.is_bool:
             return f"T.{t.name}({'True' if e.value else 'False'})"
-        if e.value >= 1 << 63 or (isinstance(t, PrimType) and t.base in SUBBYTE_INTS):
-            # past int64, or a type T has no name for (int4): TIRx's spelling
+        tt = type_text(t)
+        if e.value >= 1 << 63 or tt.startswith("T.PrimType("):
+            # past int64, or a type T has no name for (int4: T.PrimType("int4")(3) does not
+            # parse): TIRx's spelling
             return f'T.IntImm("{t.name}", {e.value})'
-        return f"{type_text(t)}({e.value})"
+        return f"{tt}({e.value})"
 
     def _float(self, e: _e.FloatImm) -> str:
         return f"{type_text(e.ty)}({float_text(e.value)})"

@@ -717,10 +717,15 @@ def _sreg_result(args: tuple) -> Any:
     return {8: prim("int8"), 16: prim("int16"), 32: int32}.get(bits, int64)
 
 
+def _sreg_width(c: Any) -> str:
+    """Why a ``T.cuda.mov_sreg`` of another width cannot run (codegen's and the interpreter's)."""
+    return f"T.{c.op.name}: special registers are 32 or 64 bits wide, not {c.args[0].value}"
+
+
 def _c_mov_sreg(cg: Any, c: Any) -> str:
     bits, reg = c.args[0].value, c.args[1].value.removeprefix("%")
     if bits not in (32, 64):  # TIRx's IR takes the other widths too; its CUDA refuses them alike
-        raise cg.error(f"T.{c.op.name}: special registers are 32 or 64 bits wide, not {bits}", c)
+        raise cg.error(_sreg_width(c), c)
     if (bits == 64) != (reg in ("clock64", "globaltimer")):
         raise cg.error(
             f"T.{c.op.name}: %{reg} is a {64 if bits == 32 else 32}-bit register, not {bits}-bit", c
@@ -736,9 +741,8 @@ def _i_mov_sreg(fc: Any, call: Any):
     from tirx.ops.semantics import need_launch
 
     name, reg = call.op.name, call.args[1].value.removeprefix("%")
-    bits = call.args[0].value
-    if bits not in (32, 64):  # the same refusal as codegen's
-        raise OpError(f"T.{name}: special registers are 32 or 64 bits wide, not {bits}")
+    if call.args[0].value not in (32, 64):  # the same refusal as codegen's
+        raise OpError(_sreg_width(call))
     if reg != "laneid":
         raise OpError(f"the interpreter cannot run T.{name}(..., {reg!r}): only %laneid is modelled")
     return lambda c: (need_launch(c, name).get("tid") % 32).astype(np.int32)
