@@ -579,6 +579,20 @@ def test_the_swapped_product_keys_its_plan_by_the_addresses(monkeypatch):
         assert not MM.swapped(*args, 132)
 
 
+def test_traced_and_two_kblock_kernels_compile_clean():
+    """``TRACE`` (tools/bench/gemm_trace.py's kernels) takes the trace buffer last and reads the
+    cycle counter and the global timer; ``TRACE`` off leaves no trace of it. ``KPACK=2`` loads
+    two A and two B tiles a stage on one barrier and runs eight wgmma steps an iteration."""
+    k = compile_clean(HM.make("bfloat16", BM=64, BN=64, STAGES=6, EPI="tma", TRACE=True, KPACK=2))
+    assert [p.name for p in k.info.params][-1] == "TR"
+    assert "%clock64" in k.ptx and "%globaltimer" in k.ptx
+    assert k.ptx.count("cp.async.bulk.tensor.2d.shared") == 4  # the loads (the C store is global.shared)
+    assert k.ptx.count("wgmma.mma_async") == 8
+    plain = compile_clean(HM.make("bfloat16", BM=64, BN=64, STAGES=8, EPI="tma"))
+    assert "TR" not in [p.name for p in plain.info.params] and "%clock64" not in plain.ptx
+    assert plain.ptx.count("wgmma.mma_async") == 4
+
+
 @pytest.mark.parametrize("M", [9, 16, 17, 32, 33, 64, 65, 100, 112])
 def test_the_swapped_product_tiles(M):
     """``swap_config``: A's rows fill a ``BN`` of ``M`` rounded up to 16, 128 rows of B a tile up
