@@ -45,9 +45,6 @@ UNSUPPORTED_FORMS = {
     ("mov", "mov_unpack_b64x2"): "128-bit registers (.b128): tirx has no 128-bit scalar type",
     ("mov", "mov_pack_b32x4"): "128-bit registers (.b128): tirx has no 128-bit scalar type",
     ("mov", "mov_unpack_b32x4"): "128-bit registers (.b128): tirx has no 128-bit scalar type",
-    **{("mma", n): "sparse mma (mma.sp with metadata e and selector f): not a row yet"
-       for n in ("mma_sp_f16acc", "mma_sp_f16acc_pair", "mma_sp_int_pair", "mma_sp_int_all", "mma_sp",
-                 "mma_sp_pair", "mma_sp_all")},
 }  # fmt: skip
 
 #: families whose rows are kept in tirx/ops/ptx_rows.py and hopper.py: their TIRx forms
