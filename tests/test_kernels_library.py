@@ -593,6 +593,18 @@ def test_traced_and_two_kblock_kernels_compile_clean():
     assert plain.ptx.count("wgmma.mma_async") == 4
 
 
+def test_sixteen_byte_row_loads_compile_clean():
+    """``K16``: A's and B's tiles come as 3-d boxes of 16-byte rows (one load each a stage, the
+    same shared-memory image as the 128-byte boxes); the C store stays 2-d."""
+    k = compile_clean(HM.make("bfloat16", BM=128, BN=256, STAGES=4, EPI="tma", K16=True))
+    assert k.ptx.count("cp.async.bulk.tensor.3d.shared") == 2
+    assert k.ptx.count("cp.async.bulk.tensor.2d.shared") == 0
+    two = compile_clean(HM.make("bfloat16", BM=64, BN=64, STAGES=6, EPI="tma", K16=True, KPACK=2))
+    assert two.ptx.count("cp.async.bulk.tensor.3d.shared") == 4
+    with pytest.raises(Exception, match="K16"):
+        HM.make("bfloat16", BM=128, BN=256, STAGES=4, EPI="tma", K16=True, TRANS_B=True)
+
+
 @pytest.mark.parametrize("M", [9, 16, 17, 32, 33, 64, 65, 100, 112])
 def test_the_swapped_product_tiles(M):
     """``swap_config``: A's rows fill a ``BN`` of ``M`` rounded up to 16, 128 rows of B a tile up

@@ -77,6 +77,16 @@ fi
 # another width), the library's GPU tests and the GEMM grid again on whatever card comes (the
 # session had only H100s; the split-K space keeps replaced buffers since its last GPU test):
 #   bash tools/device_owed.sh owed32
+# The thirty-second session: A and B loaded in 16-byte pieces (K16) at a K row pitch of 16 mod 32
+# bytes, against the 128-byte boxes and cuBLAS (whose kernel names at those shapes come first)
+#   bash tools/device_owed.sh k16 [SECONDS of CUDA-vs-interpreter campaign after it]
+if [ "$1" = k16 ]; then
+  timeout 60 python3 tools/bench/cublas_kernels.py
+  timeout 300 python3 tools/bench/gemm_explore.py --only z5000x5000x5000,z4096x4096x5000,z4992x4992x4992,\
+z4096x4096x4096,z2048x2048x1000,z4096x4096x4104 2>&1 | grep -v "^best" | cut -c1-160
+  [ -n "$2" ] && campaign "$2" && wait && tail -2 $OUT/fuzz.log
+  exit 0
+fi
 if [ "$1" = owed32 ]; then
   campaign 420
   gpu_tests t 240 tests/test_kernels_library_gpu.py tests/test_gemm_rows_on_device_gpu.py tests/test_math_gpu.py

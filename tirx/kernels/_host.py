@@ -172,6 +172,32 @@ def tensor_map(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, s
     return got
 
 
+def tensor_map16(t: Any, rows: int, cols: int, box_rows: int, dtype: str) -> bytes:
+    """The descriptor of the row-major ``rows x cols`` matrix at ``t`` as a 3-d map of 16-byte
+    rows, ``(rows, cols / e, e)`` with ``e`` elements in 16 bytes, tiled by ``(box_rows, 128 / 16,
+    e)``: a box lands in shared memory as ``tensor_map``'s ``(box_rows, 128 bytes)`` box does (the
+    128-byte swizzle is of the shared address), but the TMA reads it in 16-byte pieces, each
+    aligned whatever the row pitch (``matmul_sm90``'s ``K16``)."""
+    from tirx.runtime.tma import _DTYPES
+
+    ptr = t.data_ptr()
+    e = 16 // _DTYPES[dtype][1]
+    key = (ptr, rows, cols, box_rows, dtype, 16)
+    got = _MAPS.get(key)
+    if got is None:
+        cls = (dtype, cols, box_rows, 16)
+        enc = _ENCODERS.get(cls)
+        if enc is None:
+            from tirx.runtime.tma import TensorMapPlan, _Encoder
+
+            plan = TensorMapPlan(dtype, (rows, cols // e, e), (box_rows, 128 // 16, e), 128)
+            enc = _ENCODERS[cls] = _Encoder(plan)
+        if ptr % 16:
+            raise ValueError("tensor map: the tensor's address must be 16-byte aligned")
+        got = _MAPS.put(key, enc(ptr, rows))
+    return got
+
+
 def map_template(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128) -> Any:
     """A descriptor of the row-major ``(rows, cols)`` class with this box and swizzle, as a
     ``(16,)`` uint64 tensor on ``t``'s device, for kernels that write their own descriptors from

@@ -27,6 +27,7 @@ from tirx.kernels._host import (
     sm_count,
     takes_arrays,
     tensor_map,
+    tensor_map16,
 )
 from tirx.runtime.bounded import Bounded
 
@@ -446,6 +447,11 @@ def _prepare(
         ta = tensor_map(b, N, K, (bm, bk), dtype)
         tb = tensor_map(a, M, K, (bn, bk), dtype)
         return (epi, k, ta, tb, None, False, _split_need(N, M, bm, bn, split, epi), True)
+    if cfg is not None and cfg.get("K16"):  # A and B as 3-d maps of 16-byte rows
+        ta = tensor_map16(a, M, K, bm, dtype)
+        tb = tensor_map16(b, N, K, bn, dtype)
+        tc = tensor_map(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
+        return (epi, k, ta, tb, tc, False, _split_need(M, N, bm, bn, split, epi), False)
     if rows_on_device:  # the templates' addresses (kept alive by map_template's cache)
         ta = map_template(a, M, K, (bm, bk), dtype).data_ptr()
         tc = map_template(out, M, N, (64, 64), dtype_name(out)).data_ptr() if epi == "tma" else None

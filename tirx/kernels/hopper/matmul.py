@@ -191,7 +191,7 @@ def stamp_kblock(tr, row, j, unit0, tile, tx, TRACE):
 
 @T.inline
 def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
-                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, TR=None, KPACK=1):  # fmt: skip
+                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, TR=None, KPACK=1, K16=False):  # fmt: skip
     """The producer thread for split-K work units (see the consumer's loop) or an N-major B (``TRANS_B``):
     per k-block, the ``BM x BK`` A tile as in ``gemm.produce`` and the B tile, K-major as there
     or N-major as ``BN / 64`` boxes of 64 K-rows by 64 columns, 8 KiB apart. ``TR`` (``TRACE``):
@@ -213,13 +213,11 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
                     TR[unit0 * TRACE_SLOTS + 8 + (kb - kb_lo)] = T.cast(T.cuda.clock64(), "int64")
             T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
             sa = sbase + T.cast(s * stage_bytes, "uint32")
-            if KPACK > 1:  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
+            if KPACK > 1 or K16:  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
                 for j in range(KPACK):
                     sj = sa + T.uint32(j * (stage_bytes // KPACK))
-                    T.ptx.tma_load_2d(sj, TA, (kb * KPACK + j) * BK, m0, T.address_of(full[s]))
-                    T.ptx.tma_load_2d(
-                        sj + T.uint32(a_bytes), TB, (kb * KPACK + j) * BK, n0, T.address_of(full[s])
-                    )
+                    load_kblock(sj, sj + T.uint32(a_bytes), TA, TB, kb * KPACK + j, m0, n0, BK,
+                                T.address_of(full[s]), K16)  # fmt: skip
             else:
                 T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
                 if TRANS_B:
@@ -230,6 +228,21 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
                 else:
                     T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
             it = it + 1
+
+
+@T.inline
+def load_kblock(sa, sb, TA, TB, kb, m0, n0, BK, bar, K16):
+    """The TMA loads of k-block ``kb``'s A tile (rows ``m0``) and B tile (rows ``n0``, K-major),
+    each a 128-byte-wide box; ``K16``: A and B are 3-d maps of 16-byte pieces, ``(16 bytes, K's
+    pieces, rows)``, whose boxes land in shared memory as the 2-d ones do but are read in
+    aligned 16-byte pieces whatever the row pitch (a pitch of 16 mod 32 bytes halves the 2-d
+    boxes' rate)."""
+    if K16:
+        T.ptx.tma_load_3d(sa, TA, 0, kb * 8, m0, bar)  # 8 pieces a k-block
+        T.ptx.tma_load_3d(sb, TB, 0, kb * 8, n0, bar)
+    else:
+        T.ptx.tma_load_2d(sa, TA, kb * BK, m0, bar)
+        T.ptx.tma_load_2d(sb, TB, kb * BK, n0, bar)
 
 
 @T.inline
@@ -305,6 +318,7 @@ def matmul_sm90(
     TRANS_C: T.constexpr = False,
     TRACE: T.constexpr = False,
     KPACK: T.constexpr = 1,
+    K16: T.constexpr = False,
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
@@ -324,6 +338,10 @@ def matmul_sm90(
     T.static_assert(
         KPACK in (1, 2, 4) and (KPACK == 1 or (not TRANS_B and SCALES != "block")),
         "KPACK (k-blocks a stage holds) is 1, 2 or 4; more than 1 with a K-major B and no block scales",
+    )
+    T.static_assert(
+        not K16 or (not TRANS_B and not ROWS_ON_DEVICE),
+        "K16 (A and B loaded in 16-byte pieces) takes a K-major B and the host's descriptors",
     )
     T.static_assert(
         not TRANS_C or (EPI != "tma" and SCALES == "tensor" and not ROWS_ON_DEVICE),
@@ -410,9 +428,10 @@ def matmul_sm90(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            if TRANS_B or SPLIT_K > 1 or TRACE or KPACK > 1:
+            if TRANS_B or SPLIT_K > 1 or TRACE or KPACK > 1 or K16:
                 produce_units(full, empty, sbase, ta, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M,
-                              BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, tr, KPACK)  # fmt: skip
+                              BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, tr, KPACK,
+                              K16)  # fmt: skip
             else:
                 produce(full, empty, sbase, ta, TB, unit0, ntiles, units, group, mt, GROUP_M, 1, 0,
                         BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
