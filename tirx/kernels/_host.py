@@ -198,17 +198,21 @@ def tensor_map16(t: Any, rows: int, cols: int, box_rows: int, dtype: str) -> byt
     return got
 
 
-def map_template(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128) -> Any:
+def map_template(
+    t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128, pieces: bool = False
+) -> Any:
     """A descriptor of the row-major ``(rows, cols)`` class with this box and swizzle, as a
     ``(16,)`` uint64 tensor on ``t``'s device, for kernels that write their own descriptors from
     it with another address and row count (``matmul_sm90``'s ``ROWS_ON_DEVICE``): encoded once
-    a class (from ``t``), copied to the device once, then shared by every tensor of the class."""
-    key = (t.device.index, cols, box, dtype, swizzle)
+    a class (from ``t``), copied to the device once, then shared by every tensor of the class.
+    ``pieces``: ``tensor_map16``'s 3-d map of 16-byte pieces (its rows the third dimension)."""
+    key = (t.device.index, cols, box, dtype, swizzle, pieces)
     got = _TEMPLATES.get(key)
     if got is None:
         from tirx.runtime import tma
 
-        got = _TEMPLATES[key] = tma.words_on_device(tensor_map(t, rows, cols, box, dtype, swizzle), t.device)
+        words = tensor_map16(t, rows, cols, box[0], dtype) if pieces else tensor_map(t, rows, cols, box, dtype, swizzle)
+        got = _TEMPLATES[key] = tma.words_on_device(words, t.device)
     return got
 
 

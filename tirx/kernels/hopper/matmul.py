@@ -246,14 +246,15 @@ def load_kblock(sa, sb, TA, TB, kb, m0, n0, BK, bar, K16):
 
 
 @T.inline
-def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI):
+def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI, K16=False):
     """``ROWS_ON_DEVICE``: warp 0 writes this CTA's descriptors of A and C (``WS[ws:ws + 32]``,
     global memory) from their templates (``TA``, ``TC``: the host's encodes of the same row
     pitch, box and swizzle at another address and row count) with A's and C's addresses and
     ``M`` rows: lanes 0-15 copy A's 16 words into shared memory at ``tm`` (a 32-bit shared
     address, 128-byte aligned), lanes 16-31 C's, ``tensormap.replace`` sets the two fields, and
     ``tensormap.cp_fenceproxy`` copies each to global memory with a release fence of the
-    tensor-map proxy. Each thread that uses one runs the proxy's acquire fence on it first."""
+    tensor-map proxy. Each thread that uses one runs the proxy's acquire fence on it first.
+    (``K16``: A's map is 3-d, its rows the third dimension.)"""
     if tx < 32:
         if tx < 16:
             T.ptx.st.shared__cta.b64(tm + T.cast(tx * 8, "uint32"), TA[tx])
@@ -262,7 +263,7 @@ def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI):
         T.cuda.warp_sync()
         if tx == 0:
             T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(tm, A)
-            T.ptx.tensormap_replace.tile.global_dim.shared__cta.b1024.b32(tm, 1, M)
+            T.ptx.tensormap_replace.tile.global_dim.shared__cta.b1024.b32(tm, 2 if K16 else 1, M)
             if EPI == "tma":
                 T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(
                     tm + T.uint32(128), T.reinterpret(C.data, ty=T.uint64)
@@ -340,8 +341,8 @@ def matmul_sm90(
         "KPACK (k-blocks a stage holds) is 1, 2 or 4; more than 1 with a K-major B and no block scales",
     )
     T.static_assert(
-        not K16 or (not TRANS_B and not ROWS_ON_DEVICE),
-        "K16 (A and B loaded in 16-byte pieces) takes a K-major B and the host's descriptors",
+        not K16 or not TRANS_B,
+        "K16 (A and B loaded in 16-byte pieces) takes a K-major B",
     )
     T.static_assert(
         not TRANS_C or (EPI != "tma" and SCALES == "tensor" and not ROWS_ON_DEVICE),
@@ -410,7 +411,7 @@ def matmul_sm90(
         ws_t = T.decl_buffer((SMS * 32,), "uint64", data=WS)
         ta_t = T.decl_buffer((16,), "uint64", data=TA)
         tc_t = T.decl_buffer((16,), "uint64", data=TC) if EPI == "tma" else None
-        patch_maps(sbase + T.uint32(tm_off), ws_t, unit0 * 32, ta_t, tc_t, A, C, M, tx, EPI)
+        patch_maps(sbase + T.uint32(tm_off), ws_t, unit0 * 32, ta_t, tc_t, A, C, M, tx, EPI, K16)
     ta = T.meta_var(T.address_of(ws_t[unit0 * 32]) if ROWS_ON_DEVICE else TA)
     tc = T.meta_var(T.address_of(ws_t[unit0 * 32 + 16]) if ROWS_ON_DEVICE and EPI == "tma" else TC)
     tr = T.decl_buffer((SMS * TRACE_SLOTS,), "int64", data=TR) if TRACE else None
