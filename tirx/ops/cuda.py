@@ -719,12 +719,20 @@ def _same_width_ints(a: Any, b: Any) -> bool:
     )  # fmt: skip
 
 
+#: the vector values an atomic add takes through a pointer to their first element (TIRx's
+#: ``T.cuda.atomic_add(T.address_of(A[i, T.ramp(j, 1, 2)]), v)``): the packed forms every
+#: memory space has (``atom.add.noftz.f16x2`` / ``.bf16x2``), one atomic for both lanes
+_ATOMIC_PAIRS = {("float16", 2), ("bfloat16", 2)}
+
+
 def _c_atomic(kind: str):
     def lower(cg: Any, c: Any) -> str:
         p, v = c.args[0], c.args[1]
         t = v.ty
         el = p.ty.element
         ps, vs = cg.expr(p), cg.expr(v)
+        if kind == "add" and (t.base, t.lanes) in _ATOMIC_PAIRS and el == t.with_lanes(1):
+            return f"atomicAdd(({cg.ctype(t)}*)({ps}), {vs})"
         if el != t:
             # an add / exchange / compare-and-swap of the other signedness of the element's width
             # is the same bit operation (TIRx's `atomic_add(&count[0], T.popcount(mask))`): done in
@@ -763,6 +771,8 @@ def _i_atomic(kind: str, want_old: bool):
         fp = fc.expr(call.args[0])
         fvs = [fc.expr(a) for a in call.args[1:]]
         t: PrimType = call.args[1].ty
+        pair = t.lanes if kind == "add" and (t.base, t.lanes) in _ATOMIC_PAIRS else 1
+        t = t.with_lanes(1) if pair > 1 else t  # a pair: two adds of its element, in lane order
         name = call.op.name
         races = fc.prog.check_races
         is_f = t.is_float
@@ -795,6 +805,17 @@ def _i_atomic(kind: str, want_old: bool):
                 addr = find(takes_address=True).name
                 raise S.InterpError(f"T.{name}: the first argument must be a pointer (T.{addr}(A[i]))")
             vals = [S.full(f(c), c.N) for f in fvs]
+            if pair == 1:
+                return one(c, p, vals)
+            # the pair's two elements from the first lane's address on (a pointer to a ramp's
+            # element, T.address_of(A[T.ramp(j, s, 2)]), is its first lane's, whatever the stride)
+            size, off = D.storage_np(t).itemsize, p.off
+            off = off[:, 0] if getattr(off, "ndim", 0) == 2 else off
+            offs = [off + i * size for i in range(pair)]
+            olds = [one(c, S.PtrVal(p.mem, o, p.rank), [v[:, i] for v in vals]) for i, o in enumerate(offs)]
+            return np.stack(olds, axis=1)
+
+        def one(c, p, vals):
             mem = p.mem
             view = mem.view(t)
             row = view.shape[1]
