@@ -85,6 +85,7 @@ if [ "$1" = k16 ]; then
   timeout 300 python3 tools/bench/gemm_explore.py --only z5000x5000x5000,z4096x4096x5000,z4992x4992x4992,\
 z4096x4096x4096,z2048x2048x1000,z4096x4096x4104 2>&1 | grep -v "^best" | cut -c1-160
   gpu_tests t 150 tests/test_kernels_library_gpu.py -k "sixteen or any_shape or swapped_product_at"
+  gpu_tests g 60 tests/test_tirx_golden_frontend_cuda_gpu.py -k "atomic_add_pair"
   timeout 150 python3 tools/bench/bench_library.py --only gemm 2>&1 | grep -E "^gemm|rror" | sed -E 's/err [0-9.e-]+ //'
   [ -n "$2" ] && campaign "$2" && wait && tail -2 $OUT/fuzz.log
   exit 0
