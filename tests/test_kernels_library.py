@@ -41,6 +41,16 @@ def test_public_names_resolve_lazily():
 )
 @settings(max_examples=300, deadline=None)
 def test_config_is_a_valid_tile_set_chosen_by_shape_class(M, N, K, dtype):
+    was, MM.PIECES = MM.PIECES, True  # (restored below: hypothesis runs every example in one call)
+    try:
+        _config_is_a_valid_tile_set(M, N, K, dtype)
+        MM.PIECES = False
+        assert "K16" not in MM.config(M, N, K, dtype)  # off: the 128-byte boxes at every pitch
+    finally:
+        MM.PIECES = was
+
+
+def _config_is_a_valid_tile_set(M, N, K, dtype):
     cfg = MM.config(M, N, K, dtype)
     assert cfg["BM"] == (64 if M <= 64 else 128)
     assert cfg["BN"] in (64, 128, 192, 256)

@@ -234,6 +234,7 @@ def test_sixteen_byte_pieces_load_the_same_tiles(M, N, Kd, dt, how, monkeypatch)
     (``K16``): the same shared-memory image as the 128-byte boxes, so the same bits as the tile
     set without it, and right against float32 torch; on every path that takes it."""
     monkeypatch.setattr(MM, "ROWS_ON_DEVICE", how == "rows")
+    monkeypatch.setattr(MM, "PIECES", True)
     g = torch.Generator(device="cuda").manual_seed(M + N + Kd)
     fp8 = dt.startswith("float8")
     x = torch.randn(M, Kd, device="cuda", generator=g)

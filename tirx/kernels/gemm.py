@@ -194,12 +194,18 @@ def config(
     return cfg
 
 
+#: whether the calls load A and B in 16-byte pieces where the row pitch is 16 mod 32 bytes
+#: (``pieces``). Off until measured on a GPU (the thirty-second session got no device time for
+#: it): ``TIRX_GEMM_K16=1`` turns it on; ``tools/device_owed.sh k16`` measures it
+PIECES: bool = os.environ.get("TIRX_GEMM_K16", "") == "1"
+
+
 def pieces(K: int, dtype: str) -> bool:
     """Whether A's and B's K-major rows load in 16-byte pieces (``matmul_sm90``'s ``K16``): at a
     row pitch of 16 mod 32 bytes (fp16 / bf16 ``K`` 8 mod 16, fp8 16 mod 32), where the
     128-byte-wide boxes load at about half their rate (5000³ at 0.57 of cuBLAS, 4992³ at 1.05;
-    docs/benchmarks.md)."""
-    return (K * (1 if dtype in _FP8 else 2)) % 32 == 16
+    docs/benchmarks.md), when ``PIECES`` is on."""
+    return PIECES and (K * (1 if dtype in _FP8 else 2)) % 32 == 16
 
 
 @functools.cache
