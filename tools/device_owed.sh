@@ -81,6 +81,12 @@ fi
 # bytes, against the 128-byte boxes and cuBLAS (whose kernel names at those shapes come first)
 #   bash tools/device_owed.sh k16 [grid [SECONDS of CUDA-vs-interpreter campaign after it]]
 # (grid: the GEMM grid with TIRX_GEMM_K16=1, the calls choosing K16; gemm.PIECES is off until then)
+if [ "$1" = k16min ]; then  # the least of it (about 2.5 minutes): three shapes and the bit-equality test
+  timeout 100 python3 tools/bench/gemm_explore.py --only z5000x5000x5000,z4096x4096x5000,z4096x4096x4096 2>&1 \
+    | grep -v "^best" | cut -c1-160
+  gpu_tests t 80 tests/test_kernels_library_gpu.py -k "sixteen"
+  exit 0
+fi
 if [ "$1" = k16 ]; then
   timeout 60 python3 tools/bench/cublas_kernels.py
   timeout 300 python3 tools/bench/gemm_explore.py --only z5000x5000x5000,z4096x4096x5000,z4992x4992x4992,\
