@@ -237,6 +237,10 @@ def f(O: T.Tensor((32,), "int32")):
      r"T\.ptx\.mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32"),
     ("float32", "T.ptx.mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16(y[0], y[1], y[2], y[3], y[4], y[5], "
                 "y[6], y[7], y[0], y[1])", r"T\.ptx\.mma"),
+    # sparse A (no model of the metadata's decode): the table's refusal naming the form
+    *(("int32", f"T.ptx.mma.{sp}.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16(y[0], y[1], y[0], y[1], y[2], "
+                "y[3], y[4], y[5], y[7], 0)", r"T\.ptx\.mma .*mma\{\.sp\|\.sp::ordered_metadata\}")
+      for sp in ("sp", "sp__ordered_metadata")),
 ])  # fmt: skip
 def test_other_forms_still_cannot_run(acc, call, what):
     f = load_module(_OTHER.format(acc=acc, call=call), "mmaother").f

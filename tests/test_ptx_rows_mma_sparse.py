@@ -6,19 +6,17 @@ the same text, the chain (and ``T.ptx["mma.sp..."]``) written in a kernel builds
 print -> load is structurally equal and a fixpoint, and the CUDA compiles through NVRTC for
 sm_90a with the instruction and register counts TIRx's asm has. A selector outside its
 shape's range, a wrong operand count or type, and a shape outside a form's line are located
-errors; the interpreter refuses the forms (it has no model of them).
+errors; the interpreter refuses the forms (it has no model of them: tests/test_ptx_mma_interp.py).
 """
 
 from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ptx_rows_util import BODY_LINE, family_tests, kernel
-from test_frontend_util import load_module
 
 import tirx
 
@@ -333,33 +331,3 @@ def test_valid_forms_round_trip(form):
     again = tirx.loads(text)
     tirx.assert_structural_equal(again, built)
     assert tirx.dumps(again) == text
-
-
-# ----------------------------------------------------------------------------- the interpreter
-_INTERP = """
-from tirx.script import tirx as T
-
-@T.function
-def f(O: T.Tensor((32,), "int32")):
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
-    i = T.cuda.thread_idx("x")
-    y = T.alloc_local((8,), "uint32")
-    for r in T.serial(8):
-        y[r] = T.uint32(0)
-    {call}
-    O[i] = T.int32(0)
-"""
-
-
-@pytest.mark.parametrize("sp", ["sp", "sp__ordered_metadata"])
-def test_the_interpreter_refuses_mma_sp(sp):
-    # no CPU model of the sparse forms (the metadata decode is not modelled): the table's refusal,
-    # naming the form, never a result computed some other way
-    from tirx.errors import OpError
-
-    call = f"T.ptx.mma.{sp}.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16({_REGS8}, y[7], 0)"
-    f = load_module(_INTERP.format(call=call), "mmasp").f
-    with pytest.raises(
-        OpError, match=r"the interpreter cannot run T\.ptx\.mma .*mma\{\.sp\|\.sp::ordered_metadata\}"
-    ):
-        tirx.compile(f, target="interp")(np.zeros(32, np.int32))
