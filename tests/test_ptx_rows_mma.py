@@ -8,7 +8,12 @@ chains are located errors naming the allowed modifiers (helpers: tests/ptx_rows_
 
 from __future__ import annotations
 
-from ptx_rows_util import family_tests
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ptx_rows_util import family_tests, kernel
+
+import tirx
 
 #: (chain written in a kernel, TIRx's printed text of it, the PTX instruction TIRx's asm
 #: emits), recorded from apache-tvm-tirx 0.1.0a4 running the chain in the same kernel
@@ -53,10 +58,23 @@ CASES: list[tuple[str, str, str]] = [
 
 NO_COMPILE: dict[str, str] = {}
 
+_F16 = "z[0], z[1], z[2], z[3], y[0], y[1], y[2], y[3], y[4], y[5], z[4], z[5], z[6], z[7]"
+_I8 = "y[0], y[1], y[2], y[3], y[0], y[1], y[2], y[3], y[4], y[5], y[4], y[5], y[6], y[7]"
+
 BAD_CHAINS = [
     ("T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32(z[0], z[1])", ["takes 14 operand(s)", "d0, d1"]),
     ("T.ptx.mma.sync.aligned.m16n8k64.f64", ["'f64'", "allowed:", "s32"]),
     ("T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f64", ["'f64'", "f32"]),
+    # combinations the slots allow but no syntax line of the ISA writes (ptxas refuses them):
+    # refused where they are written, as TIRx refuses them (held-out round 22)
+    (f"T.ptx.mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32({_F16})", ["m16n8k16 is spelled .row.col"]),
+    (f"T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32({_F16})", ["no syntax line pairs .f16 with .bf16"]),
+    (f"T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32({_F16})", ["m16n8k16 has no .tf32 multiplicand line"]),
+    (f"T.ptx.mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32.xor.popc({_I8})", ["only the single-bit line"]),
+    (f"T.ptx.mma.sync.aligned.m16n8k32.row.col.s32.s8.u4.s32({_I8})", ["no syntax line pairs .s8 with .u4"]),
+    (f"T.ptx.mma.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32({_I8})", ["m16n8k64 has no 8-bit integer line"]),
+    (f"T.ptx.mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor({_I8})", ["spelled .xor.popc or .and.popc"]),
+    (f"T.ptx.mma.sync.aligned.m16n8k256.row.col.satfinite.s32.b1.b1.s32.xor.popc({_I8})", ["no .satfinite"]),
 ]  # fmt: skip
 
 BAD_TEXT = [
@@ -98,3 +116,33 @@ def test_fragment_register_counts():
 
 
 globals().update(family_tests(CASES, BAD_CHAINS, BAD_TEXT, NO_COMPILE))
+
+
+_FP = ("f16", "bf16", "tf32", "e4m3", "e5m2")
+
+
+@given(
+    shape=st.sampled_from(["m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32"]),
+    layouts=st.sampled_from([("row", "col"), ("col", "row"), ("row", "row"), ("col", "col")]),
+    a=st.sampled_from(_FP),
+    b=st.sampled_from(_FP),
+)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_every_fp32_combination_the_table_takes_compiles(shape, layouts, a, b):
+    """The f32-accumulator row's combinations: what the table takes, ptxas takes (NVRTC, sm_90a);
+    what it refuses is a located error at the call (never a ptxas failure later)."""
+    from tirx.ops.ptx_rows_mma import _fp_lines, _frag
+
+    mods = {"shape": shape, "alayout": layouts[0], "blayout": layouts[1], "atype": a, "btype": b,
+            "dtype": "f32", "ctype": "f32"}  # fmt: skip
+    n = {k: _frag(k)(mods) for k in "dabc"}
+    regs = [f"z[{i}]" for i in range(n["d"])] + [f"y[{i}]" for i in range(n["a"])]
+    regs += [f"y[{i}]" for i in range(n["b"])] + [f"z[{i}]" for i in range(n["c"])]
+    chain = f"T.ptx.mma.sync.aligned.{shape}.{layouts[0]}.{layouts[1]}.f32.{a}.{b}.f32({', '.join(regs)})"
+    why = _fp_lines(mods)
+    if why is not None:
+        with pytest.raises(tirx.DiagnosticError, match=why.split(" (")[0].replace(".", r"\.")):
+            kernel(chain)
+        return
+    k = tirx.compile(kernel(chain, keep=True), target="cuda -arch=sm_90a", cache=False)
+    assert k.cubin

@@ -62,8 +62,47 @@ _FRAGS = (
 _SA = "sync=sync aligned=aligned"
 
 
-def _mma(name: str, spec: str) -> Row:
-    return Row(name, slots(spec), _FRAGS)
+#: the floating-point multiplicand types' syntax lines (PTX ISA 9.7.16.5.14): the shapes each
+#: is written at; only ``m8n8k4`` takes layouts other than ``.row.col``, and the two positions
+#: name one type except on the fp8 line (``.e4m3`` / ``.e5m2`` mix)
+_FP_SHAPES = {"f16": ("m8n8k4", "m16n8k8", "m16n8k16"), "bf16": ("m16n8k8", "m16n8k16"),
+              "tf32": ("m16n8k4", "m16n8k8"), "e4m3": ("m16n8k16", "m16n8k32"),
+              "e5m2": ("m16n8k16", "m16n8k32")}  # fmt: skip
+#: the integer lines: A and B in one width class, each class at its own shapes
+_INT_CLASS = {"u8": "8-bit", "s8": "8-bit", "u4": "4-bit", "s4": "4-bit", "b1": "single-bit"}
+_INT_SHAPES = {"8-bit": ("m8n8k16", "m16n8k16", "m16n8k32"), "4-bit": ("m8n8k32", "m16n8k32", "m16n8k64"),
+               "single-bit": ("m8n8k128", "m16n8k128", "m16n8k256")}  # fmt: skip
+
+
+def _fp_lines(mods: dict) -> str | None:
+    """Refuse a floating-point combination no syntax line of the ISA writes (ptxas would)."""
+    shape, a, b = mods["shape"], mods["atype"], mods["btype"]
+    if a != b and not {a, b} <= {"e4m3", "e5m2"}:
+        return f"no syntax line pairs .{a} with .{b}"
+    if shape != "m8n8k4" and (mods["alayout"], mods["blayout"]) != ("row", "col"):
+        return f"{shape} is spelled .row.col (only m8n8k4 takes other layouts)"
+    if shape not in _FP_SHAPES[a]:
+        return f"{shape} has no .{a} multiplicand line (.{a} is at {', '.join(_FP_SHAPES[a])})"
+    return None
+
+
+def _int_lines(mods: dict) -> str | None:
+    """Refuse an integer / single-bit combination no syntax line of the ISA writes."""
+    shape, a, b = mods["shape"], mods["atype"], mods["btype"]
+    cls = _INT_CLASS[a]
+    if cls != _INT_CLASS[b]:
+        return f"no syntax line pairs .{a} with .{b}"
+    if shape not in _INT_SHAPES[cls]:
+        return f"{shape} has no {cls} integer line ({cls} is at {', '.join(_INT_SHAPES[cls])})"
+    if cls != "single-bit":
+        return "only the single-bit line takes .xor / .and and .popc" if mods["bop"] or mods["popc"] else None
+    if not (mods["bop"] and mods["popc"]):
+        return "the single-bit line is spelled .xor.popc or .and.popc"
+    return "the single-bit line takes no .satfinite" if mods["satfinite"] else None
+
+
+def _mma(name: str, spec: str, lines: Callable[[dict], str | None] | None = None) -> Row:
+    return Row(name, slots(spec), _FRAGS, check_mods=lines)
 
 
 # ------------------------------------------------------------------ sparse: mma.sp
@@ -131,14 +170,14 @@ def _mma_sp(name: str, line: str, spec: str) -> Row:
 
 _declare("mma", [
     _mma("mma", f"{_SA} shape=m8n8k4|m16n8k4|m16n8k8|m16n8k16|m16n8k32 alayout=row|col blayout=row|col "
-                "dtype=f32 atype=f16|bf16|tf32|e4m3|e5m2 btype=f16|bf16|tf32|e4m3|e5m2 ctype=f32"),
+                "dtype=f32 atype=f16|bf16|tf32|e4m3|e5m2 btype=f16|bf16|tf32|e4m3|e5m2 ctype=f32", _fp_lines),
     _mma("mma_f16acc", f"{_SA} shape=m8n8k4|m16n8k8|m16n8k16|m16n8k32 alayout=row|col blayout=row|col "
-                       "dtype=f16 atype=f16|e4m3|e5m2 btype=f16|e4m3|e5m2 ctype=f16"),
+                       "dtype=f16 atype=f16|e4m3|e5m2 btype=f16|e4m3|e5m2 ctype=f16", _fp_lines),
     _mma("mma_f16c_f32d", f"{_SA} shape=m8n8k4 alayout=row|col blayout=row|col dtype=f32 atype=f16 btype=f16 "
                           "ctype=f16"),
     _mma("mma_int", f"{_SA} shape=m8n8k16|m16n8k16|m16n8k32|m8n8k32|m16n8k64|m8n8k128|m16n8k128|m16n8k256 "
                     "alayout=row blayout=col satfinite?=satfinite dtype=s32 atype=u8|s8|u4|s4|b1 "
-                    "btype=u8|s8|u4|s4|b1 ctype=s32 bop?=xor|and popc?=popc"),
+                    "btype=u8|s8|u4|s4|b1 ctype=s32 bop?=xor|and popc?=popc", _int_lines),
     _mma("mma_f64", f"{_SA} shape=m8n8k4|m16n8k4|m16n8k8|m16n8k16 alayout=row blayout=col dtype=f64 atype=f64 "
                     "btype=f64 ctype=f64 rnd?=rn|rz|rm|rp"),
     # sparse A (mma.sp): TIRx's seven forms, one per selector line (_SP_LINES)
