@@ -108,7 +108,8 @@ NO_COMPILE: dict[str, str] = {}
 BAD_CHAINS = [
     ("T.ptx.vote_sync.ballot.pred(y[0], True, 0xffffffff)", ["'pred'", "allowed: b32"]),
     ("T.ptx.bar.sync(0, 1, 2)", ["takes 1 to 2 operand(s)"]),
-    ("T.ptx.bar.red.popc.u32(y[0], 0, y[1] > 0, pred=y[2] > 0)", ["pred= guards only an instruction without outputs"]),
+    ("T.ptx.elect_sync(y[0], y[1], 0xffffffff, pred=y[2] > 0)", ["pred= guards no instruction with a predicate output"]),
+    ("T.ptx.bar.red.popc.u32(y[0], 0, y[1] > 0, preserve_dst=True)", ["preserve_dst=True keeps the outputs", "give pred="]),
     ("T.ptx.redux_sync.add.f32(z[0], z[1], 0xffffffff)", ["'f32'", "u32, s32"]),
     ("T.ptx.barrier.cluster.wait.release()", ["'release'", "acquire"]),
     ("T.ptx.vote_sync.any.pred(y[0], 1.5, 0xffffffff)", ["operand 'a'", "a predicate"]),

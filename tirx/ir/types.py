@@ -281,6 +281,17 @@ class PointerType(Type):
         return f'T.Ptr({self.element.script()}, "{self.scope}")'
 
 
+#: the storage scopes a tensor may name: TIRx's ``MemoryScope`` values (apache-tvm-tirx 0.1.0a4)
+#: and tirx's local spellings; a misspelled one (``"globl"``) is refused where it is written
+MEMORY_SCOPES = frozenset((
+    "global", "shared", "shared.dyn", "warp", "local", "tmem", "wmma.matrix_a", "wmma.matrix_b",
+    "wmma.accumulator", "mma.matrixA", "mma.matrixB", "mma.matrixC", "global.ddr", "global.vtcm",
+    "metal.simdgroup", "metal.cooperative_tensor", "texture", "global.texture", "global.texture-1d",
+    "global.texture-nchw", "global.texture-nhwc", "global.texture-weight", "trn.sbuf", "trn.psum", "amx.tmm",
+    "register", "local.var",
+))  # fmt: skip
+
+
 @attrs.frozen(slots=True, repr=False)
 class TensorType(Type):
     """The annotation type ``T.Tensor(shape, dtype, scope=..., strides=..., align=...)``.
@@ -336,6 +347,9 @@ DTYPE_SHORT = {
     "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
     "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "boolean": "bool",
 }  # fmt: skip
+# a dtype string may use them too, with TIRx's "float" / "int" / "uint" (32 bits): T.Tensor((n,), "f16"),
+# "floatx4"; printed in full (T.float16, T.float32x4)
+_ALIASES.update(DTYPE_SHORT, float="float32", int="int32", uint="uint32")
 
 
 def handle_of(dtype: Any = None, storage_scope: str = "global") -> PointerType:

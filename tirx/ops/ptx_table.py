@@ -534,10 +534,11 @@ def _fit_operands(
     return why or "operands do not fit"
 
 
-def _marker(row: Row, mods: Sequence[str], filled: Sequence[int], guard: bool) -> str:
-    """TIRx's trailing string: ``pred`` for a guard, ``p<i>`` per predicate input."""
+def _marker(row: Row, mods: Sequence[str], filled: Sequence[int], guard: bool, keep: bool = False) -> str:
+    """TIRx's trailing string: ``pred`` for a guard (``pred,keep``: its outputs kept where it is
+    false, ``preserve_dst=True``), ``p<i>`` per predicate input."""
     layout = _layout(row, tuple(mods))[0]
-    flags = ["pred"] if guard else []
+    flags = (["pred", "keep"] if keep else ["pred"]) if guard else []
     flags += [f"p{k}" for k, i in enumerate(filled) if _kind(row, layout[i], mods) == "pin"]
     return ",".join(flags)
 
@@ -564,10 +565,11 @@ class Match:
     operands: tuple
     filled: tuple[int, ...]
     guard: Any = None  # the ``pred=`` guard predicate (an expression) or None
+    keep: bool = False  # ``preserve_dst=True``: TIRx's ``pred,keep`` (outputs kept where the guard is false)
 
     @property
     def marker(self) -> str:
-        return _marker(self.row, self.mods, self.filled, self.guard is not None)
+        return _marker(self.row, self.mods, self.filled, self.guard is not None, self.keep)
 
 
 class Opcode:
@@ -596,6 +598,7 @@ class Opcode:
         what: Any,
         guard: Any = None,
         marker: str | None = None,
+        keep: bool = False,
     ) -> Match:
         """The first row whose modifiers ``assign(row)`` accepts and whose operands fit
         (and, for the printed form, whose marker is ``marker``)."""
@@ -613,20 +616,23 @@ class Opcode:
             if isinstance(fit, str):
                 whys.append((r, fit, 0))
                 continue
-            # an optional output left out (mbarrier.arrive's state: ``_``) is no output
+            # an optional output left out (mbarrier.arrive's state: ``_``) is no output; a guarded
+            # register output is read and written (render); a predicate output has no such form
             layout = _layout(r, mods)[0]
-            if guard is not None and any(_kind(r, layout[i], mods) in _OUT_KINDS for i in fit[1]):
-                whys.append((r, "pred= guards only an instruction without outputs", 0))
+            if guard is not None and any(_kind(r, layout[i], mods) == "pred" for i in fit[1]):
+                whys.append((r, "pred= guards no instruction with a predicate output", 0))
                 continue
-            m = Match(r, mods, *fit, guard=guard)
+            m = Match(r, mods, *fit, guard=guard, keep=keep and guard is not None)
             if marker is not None and marker != m.marker:
                 whys.append((r, f"the trailing string must be {m.marker!r}, got {marker!r}", 0))
                 continue
             return m
         raise self._fail(what(), whys)
 
-    def match_chain(self, tokens: Sequence[str], ops: Sequence[Any], guard: Any = None) -> Match:
+    def match_chain(self, tokens: Sequence[str], ops: Sequence[Any], guard: Any = None, keep: bool = False) -> Match:
         chain = "".join("." + t for t in tokens)
+        if keep and guard is None:
+            raise TypeError(f"T.{self.name}: preserve_dst=True keeps the outputs where pred= is false; give pred=")
         if guard is not None:
             guard = _convert_operand("pin", guard)
             bad = _operand_ok("pin", guard)
@@ -638,6 +644,7 @@ class Opcode:
             "chain",
             lambda: f"{self.opcode}{chain} with {len(ops)} operand(s)",
             guard,
+            keep=keep,
         )
 
     def match_args(self, args: Sequence[Any], convert_them: bool = False) -> Match:
@@ -654,7 +661,8 @@ class Opcode:
                                 "the modifier strings come after all operands")  # fmt: skip
         marker = strings[-1] if strings else None
         guard = None
-        if marker and "pred" in marker.split(",") and ops:
+        flags = marker.split(",") if marker else []
+        if "pred" in flags and ops:
             guard = ops.pop()
         return self._first_fit(
             lambda r: _assign_strings(r, strings),
@@ -663,6 +671,7 @@ class Opcode:
             lambda: f"({', '.join(repr(s) for s in strings)}) with {len(ops)} operand(s)",
             guard,
             marker,
+            keep="keep" in flags,
         )
 
     def allowed_after(self, tokens: Sequence[str]) -> list[str]:
@@ -793,7 +802,10 @@ def render(m: Match, opcode: str) -> tuple[str, list]:
         if mod is None:
             e = operands[k]
             kind = _kind(row, od, m.mods)
-            if kind == "inout":
+            if kind == "inout" or (kind in ("dst", "out32", "out64") and m.guard is not None):
+                # under a guard an output is read and written: where the guard is false it keeps
+                # its value (TIRx's pred,keep; its plain pred leaves it unspecified, which this is
+                # one case of)
                 mod = "inout"
             elif kind in _OUT_KINDS:
                 mod = "out"
@@ -868,12 +880,13 @@ class Chain:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("T.ptx chains are immutable")
 
-    def __call__(self, *args: Any, pred: Any = None, span: Any = None) -> Call:
-        """The operands (``pred=``: a guard predicate, ``@p``, for a form without outputs)."""
+    def __call__(self, *args: Any, pred: Any = None, preserve_dst: bool = False, span: Any = None) -> Call:
+        """The operands (``pred=``: a guard predicate, ``@p``; ``preserve_dst=True``: the
+        outputs keep their values where it is false, TIRx's ``pred,keep``)."""
         opc = self._opc
         if self._tokens or not any(isinstance(a, (str, StringImm)) for a in args):
-            return opc.build(opc.match_chain(self._tokens, args, pred), span)
-        if pred is not None:
+            return opc.build(opc.match_chain(self._tokens, args, pred, bool(preserve_dst)), span)
+        if pred is not None or preserve_dst:
             raise TypeError(f"T.{opc.name}: the printed form carries its guard as an operand, not pred=")
         return opc.build(opc.match_args(args, convert_them=True), span)
 
@@ -949,6 +962,15 @@ def row_has_semantics(row: Row) -> bool:
 def _interp(opc: Opcode) -> Callable:
     def interp(fc: Any, c: Call) -> Any:
         m = opc.match_args(c.args)
+        if m.guard is not None:
+            layout = _layout(m.row, m.mods)[0]
+            if any(_kind(m.row, layout[i], m.mods) in _OUT_KINDS for i in m.filled):
+                from ..errors import OpError
+
+                raise OpError(
+                    f"the interpreter cannot run T.{opc.name} ({m.row.signature(opc.opcode)}) guarded by pred= "
+                    "with outputs (no CPU model of the outputs a false guard keeps); the cuda target runs it"
+                )
         if m.row.interp is None:
             from ..errors import OpError
 

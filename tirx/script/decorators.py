@@ -215,6 +215,7 @@ def ir_module(cls: Any = None, *, attrs: Any = None, check_well_formed: bool = T
         if attrs is not None:
             raise TypeError(f"@ir_module {cls.__name__}: attrs given twice (attrs= and T.module_attrs)")
         attrs = body_attrs
+    _refuse_redefined_functions(cls)
     proxy = ModuleProxy(cls.__name__)
     front = {cls.__name__: proxy, "cls": proxy}
     items = []
@@ -273,6 +274,42 @@ def ir_module(cls: Any = None, *, attrs: Any = None, check_well_formed: bool = T
     except DiagnosticError as e:
         _raise_short(e)
     return b.get()
+
+
+def _refuse_redefined_functions(cls: type) -> None:
+    """A module class that defines a function name twice: Python keeps the last, so the first
+    would be lost without a word; refused at the second definition (as TIRx refuses it)."""
+    import ast
+
+    from ..diagnostics import render
+    from ..ir.span import Span
+
+    try:
+        lines, start = inspect.getsourcelines(cls)
+        path = inspect.getsourcefile(cls) or "<unknown>"
+    except (OSError, TypeError):  # no source (a class built at run time): nothing to compare
+        return
+    text = "".join(lines)
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    try:
+        tree = ast.parse("\n".join(ln[indent:] if ln[:indent].isspace() else ln for ln in text.split("\n")))
+    except SyntaxError:
+        return
+    seen: dict[str, int] = {}
+    for node in tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else ():
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        line = start + node.lineno - 1
+        if node.name in seen:
+            span = Span(path, line, node.col_offset + indent + 1)
+            msg = f"function {node.name!r} is defined twice in module {cls.__name__} (first at line {seen[node.name]})"
+            try:
+                with open(path) as fh:
+                    src_text = fh.read()
+            except OSError:
+                src_text = None
+            raise DiagnosticError(msg, span, render(msg, span, src_text))
+        seen[node.name] = line
 
 
 # ------------------------------------------------------------------ inline helpers and macros

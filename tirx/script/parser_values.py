@@ -256,13 +256,26 @@ class AttrSpec(_RegionCM):
 
 
 class LetBinding:
-    """``x := value`` inside ``T.Let(...)``: the var and its value."""
+    """``x := value`` inside ``T.Let(...)``: the var and its value. Used as a value anywhere
+    else (``if (j := i + 1) < n``) it says so, not what the operator did not find."""
 
     __slots__ = ("value", "var")
 
     def __init__(self, var: Var, value: PrimExpr):
         self.var = var
         self.value = value
+
+    def _misused(self, *_: Any) -> Any:
+        raise TypeError(
+            f"the walrus operator ({self.var.name} := ...) binds only inside T.Let({self.var.name} := value, body); "
+            f"write {self.var.name} = ... as a statement of its own"
+        )
+
+
+for _m in ("lt", "le", "gt", "ge", "eq", "ne", "add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv",
+           "floordiv", "rfloordiv", "mod", "rmod", "and", "rand", "or", "ror", "xor", "rxor", "lshift", "rshift",
+           "neg", "invert", "bool", "index", "getitem", "call"):  # fmt: skip
+    setattr(LetBinding, f"__{_m}__", LetBinding._misused)
 
 
 class LetAnn:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins as _builtins
 import functools as _functools
 import inspect as _inspect
+import math as _math
 from collections.abc import Callable
 from typing import Any
 
@@ -108,6 +109,13 @@ class DType:
             return value if value.ty == self.ty else _fold_cast(self.ty, value)
         if isinstance(value, str):
             value = float(value) if self.ty.is_float else int(value)
+        elif self.ty.is_float and self.ty.lanes == 1 and isinstance(value, (int, float)) and _math.isfinite(value):
+            lo, hi = _limits(self.ty)
+            if not lo <= value <= hi:  # TIRx refuses it too; it would be inf (or saturate) silently
+                raise ValueError(
+                    f"T.{self.ty.name}({value!r}): the literal is beyond {self.ty.name}'s finite range "
+                    f"[{lo!r}, {hi!r}] (write T.{self.ty.name}('inf') for an infinity)"
+                )
         return _const(value, self.ty)
 
     def __getitem__(self, shape: Any) -> Any:

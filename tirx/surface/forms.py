@@ -77,6 +77,7 @@ from tirx.ir.stmt import (
 )
 from tirx.ir.structural import structural_equal
 from tirx.ir.types import (
+    MEMORY_SCOPES,
     PointerType,
     PrimType,
     TensorType,
@@ -1100,6 +1101,12 @@ def _b_tensor(shape: tuple, dtype: Any, scope: str, strides: tuple, elem_offset:
         layout = _row_major(shape)
     if data is not None and isinstance(data.ty, PointerType):
         scope = data.ty.scope  # a tensor over a pointer lives where it points (TIRx's: scope= ignored)
+    elif scope not in MEMORY_SCOPES:
+        import difflib
+
+        near = difflib.get_close_matches(str(scope), sorted(MEMORY_SCOPES), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise ValueError(f"T.Tensor: unknown storage scope {scope!r}{hint}")
     return TensorType(shape, dtype, scope, strides, align, elem_offset, data, layout)
 
 

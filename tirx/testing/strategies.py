@@ -178,6 +178,17 @@ def _small_float(v: int) -> float:
     return ((k + 1) // 2 if k % 2 else -(k // 2)) / (1, 2, 4, 8)[s]
 
 
+def _in_range(v: float, t: PrimType) -> float:
+    """``v`` clamped to a minifloat's finite range (float4_e2m1fn's is +-6): a literal past it is
+    one the frontend refuses, as TIRx does (``T.float4_e2m1fn(-7.0)``)."""
+    if not t.is_minifloat:
+        return v
+    from tirx.ir.types import MINIFLOAT_LIMITS
+
+    hi, lo = MINIFLOAT_LIMITS[t.base]
+    return min(max(v, lo), hi)
+
+
 def _const_as(draw, t: PrimType, form: Any) -> E.PrimExpr:
     """A constant of scalar ``t`` in the form the expression-kind draw picked."""
     if t.is_bool:
@@ -197,7 +208,7 @@ def _const_as(draw, t: PrimType, form: Any) -> E.PrimExpr:
     if form == "floats" and t.base in ("float32", "float64"):
         v = draw(st.floats(allow_nan=False, allow_infinity=False, width=32 if t.bits == 32 else 64))
         return E.FloatImm(float(v), t)
-    return E.FloatImm(_small_float(draw(_ints(0, 59))), t)
+    return E.FloatImm(_in_range(_small_float(draw(_ints(0, 59))), t), t)
 
 
 def _const(draw, t: PrimType) -> E.PrimExpr:
@@ -216,7 +227,7 @@ def _const(draw, t: PrimType) -> E.PrimExpr:
     elif t.base in ("float32", "float64") and draw(st.booleans()):
         v = draw(st.floats(allow_nan=False, allow_infinity=False, width=32 if t.bits == 32 else 64))
     else:
-        v = draw(st.integers(-7, 7)) / draw(st.sampled_from((1, 2, 4, 8)))
+        v = _in_range(draw(st.integers(-7, 7)) / draw(st.sampled_from((1, 2, 4, 8))), t)
     return E.FloatImm(float(v), t)
 
 
