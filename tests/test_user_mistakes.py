@@ -96,3 +96,36 @@ def test_short_dtype_strings_are_taken_as_tirx_takes_them(spelled, full):
     if "x" not in full:
         f = _kernel("A[i] = A[i]", dtype=spelled)
         assert f"T.Tensor((64,), T.{full})" in tirx.dumps(f)
+
+
+_JIT = """
+from __future__ import annotations
+from tirx.script import tirx as T
+
+@T.jit
+def kernel(A: T.Tensor((4,), "float32"), B: T.Optional(T.Tensor((4,), "float32")),
+           C: T.Tensor((4,), "float32") = None, *, N: T.constexpr = 4, M: T.constexpr):
+    if T.constexpr(B is None):
+        A[0] = T.float32(N + M)
+    else:
+        A[0] = B[0]
+"""
+
+
+def test_jit_introspection_names_constexprs_and_optional_tensors():
+    """TIRx's ``constexpr_names`` / ``constexpr_defaults`` / ``optional_names`` (held-out round 25)."""
+    k = load_module(_JIT, "jitnames").kernel
+    assert k.constexpr_names == frozenset({"N", "M"})
+    assert k.constexpr_defaults == {"N": 4}
+    assert k.optional_names == frozenset({"B", "C"})
+    assert "B: T.NoneType()" in tirx.dumps(k.specialize(M=1, B=None))
+
+
+def test_a_structural_mismatch_begins_as_tirxs_does():
+    """Test code written for TIRx matches ``"StructuralEqual check failed"``."""
+    a, b = (
+        load_module(_JIT, "jitnames2").kernel.specialize(M=1, B=None),
+        load_module(_JIT, "jitnames3").kernel.specialize(M=2, B=None),
+    )
+    with pytest.raises(ValueError, match=r"^StructuralEqual check failed: structural mismatch at root"):
+        tirx.assert_structural_equal(a, b)

@@ -1046,7 +1046,7 @@ def assert_structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> None
     path = "root" + _path_text([p if p.startswith(("[", "<")) else "." + p for p in reversed(where)])
     if ok:  # pragma: no cover - a second run disagrees with the first: a bug in tirx
         path += " (comparing again found no mismatch)"
-    msg = f"structural mismatch at {path}"
+    msg = f"StructuralEqual check failed: structural mismatch at {path}"  # (TIRx's first words)
     try:
         msg += "\n" + _texts_around(print_text(a), print_text(b))
     except Exception as e:  # the printer is a debugging aid here; never mask the mismatch

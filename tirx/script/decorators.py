@@ -522,6 +522,47 @@ class JitFunction:
     def constexpr_params(self) -> tuple:
         return tuple(self._signature()[1])
 
+    @property
+    def constexpr_names(self) -> frozenset:
+        """The ``T.constexpr`` parameters' names (TIRx's introspection)."""
+        return frozenset(self._signature()[1])
+
+    @property
+    def constexpr_defaults(self) -> dict:
+        """The ``T.constexpr`` parameters that have a default, with it."""
+        return {k: d for k, d in self._signature()[1].items() if d is not inspect.Parameter.empty}
+
+    @property
+    def optional_names(self) -> frozenset:
+        """The parameters a specialization may drop (``specialize(B=None)``): annotated
+        ``T.Optional(...)`` / ``... | None``, or defaulting to None."""
+        import ast
+
+        src, consts, _others = self._signature()
+        a = src.tree.args
+
+        def optional(ann: Any) -> bool:
+            if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+                return any(isinstance(x, ast.Constant) and x.value is None for x in (ann.left, ann.right))
+            head = (
+                ann.func
+                if isinstance(ann, ast.Call)
+                else ann.value
+                if isinstance(ann, ast.Subscript)
+                else None
+            )
+            return (
+                isinstance(head, (ast.Attribute, ast.Name))
+                and getattr(head, "attr", getattr(head, "id", "")) == "Optional"
+            )
+
+        named = {
+            x.arg
+            for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]
+            if x.annotation is not None and optional(x.annotation)
+        }
+        return frozenset((named | self._none_defaults()) - set(consts))
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Specialize with the ``T.constexpr`` keywords (and any optional tensor passed as
         None), then run the specialization on the remaining arguments like a direct call of
