@@ -93,8 +93,8 @@ def test_bfloat16_is_not_float16():
 
 
 @pytest.mark.parametrize(
-    "bad", ["float33", "float", "int", "floatx4", "float32x", "float32x0", "", "x4", "Float32", "int32 "]
-)
+    "bad", ["float33", "half", "fp16", "b32", "float32x", "float32x0", "", "x4", "Float32", "int32 "]
+)  # ("float", "int", "floatx4": TIRx's 32-bit spellings, tests/test_user_mistakes.py)
 def test_bad_dtype_names(bad):
     with pytest.raises(ValueError, match=r"dtype|lanes"):
         parse_dtype(bad)
