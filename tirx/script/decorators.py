@@ -234,6 +234,10 @@ def ir_module(cls: Any = None, *, attrs: Any = None, check_well_formed: bool = T
             local_copies.append(locs)
             items.append((name, v, src, env))
         elif isinstance(v, Function):
+            if v.name != name and not v.private and "global_symbol" not in v.attrs:
+                # a public function kept under another name keeps its own symbol, as TIRx keeps
+                # it (``fill_twos = fill.specialize(...)``: T.func_attr({"global_symbol": "fill"}))
+                v = v.replace(name=name).with_attr("global_symbol", v.name)
             extra_funcs.append(v if v.name == name else v.replace(name=name))
     # signatures first, so functions can call ones defined later
     sig_builder = IRBuilder(cls.__name__)
