@@ -775,7 +775,7 @@ def test_a_call_with_descriptors_written_on_the_device_encodes_no_new_m(monkeypa
         # the templates', A's and the space's addresses: integers the launch does not check
         assert args[:3] == (M, 512, 256) and args[6] is out and args[7:] == (x.ptr, 99 << 24)
         assert (args[3], args[5]) == (100 << 24, 101 << 24) and args[4] == _host._MAPS.get(
-            (w.ptr, 512, 256, (kernels[-1]["BN"], 64), "bfloat16", 128)
+            (w.ptr, 512, 256, (kernels[-1]["BN"], 64), "bfloat16", 128, False)
         )
     assert all(t.get("ROWS_ON_DEVICE") and t["BN"] == 64 for t in kernels)  # one class of tiles
     # three encodes for four new row counts and addresses: A's template (from the first x: K's

@@ -20,7 +20,7 @@ from typing import Any
 from tirx.runtime.bounded import Bounded
 
 _MAPS: Bounded = Bounded(4096)
-_ENCODERS: dict[tuple, Any] = {}  # (dtype, cols, box, swizzle) -> tirx.runtime.tma._Encoder
+_ENCODERS: dict[tuple, Any] = {}  # (dtype, cols, box, swizzle, pieces) -> tirx.runtime.tma._Encoder
 _TEMPLATES: dict[tuple, Any] = {}  # (device, cols, box, dtype, swizzle) -> (16,) uint64 tensor
 _PER_STREAM: dict[tuple, Any] = {}  # (device, raw stream, what) -> a device buffer
 
@@ -150,47 +150,32 @@ def sm_count(device_index: int) -> int:
     return int(torch.cuda.get_device_properties(device_index).multi_processor_count)
 
 
-def tensor_map(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128) -> bytes:
+def tensor_map(
+    t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128, pieces: bool = False
+) -> bytes:
     """The 128-byte descriptor (by value, for a ``T.Ptr(T.uint8, "tensormap")`` parameter) of
     the row-major ``rows x cols`` matrix at ``t``'s address, tiled by ``box`` (outermost
     first), from the cache when these exact values were encoded before; else encoded by the
     one prepared driver call of its ``(dtype, cols, box, swizzle)`` class with ``rows`` set
-    (a new row count, a decode step's M, costs the driver call alone)."""
+    (a new row count, a decode step's M, costs the driver call alone). ``pieces`` (a box 128
+    bytes wide, ``matmul_sm90``'s ``K16``): a 3-d map of 16-byte pieces, ``(rows, cols / e, e)``
+    with ``e`` elements in 16 bytes, in ``(box[0], 8, e)`` boxes; a box lands in shared memory as
+    the 2-d one does (the swizzle is of the shared address), but the TMA reads it in pieces each
+    aligned whatever the row pitch."""
     ptr = t.data_ptr()
-    key = (ptr, rows, cols, box, dtype, swizzle)
+    key = (ptr, rows, cols, box, dtype, swizzle, pieces)
     got = _MAPS.get(key)
     if got is None:
-        cls = (dtype, cols, box, swizzle)
+        cls = (dtype, cols, box, swizzle, pieces)
         enc = _ENCODERS.get(cls)
         if enc is None:
-            from tirx.runtime.tma import TensorMapPlan, _Encoder
+            from tirx.runtime.tma import _DTYPES, TensorMapPlan, _Encoder
 
-            enc = _ENCODERS[cls] = _Encoder(TensorMapPlan(dtype, (rows, cols), box, swizzle))
-        if ptr % 16:
-            raise ValueError("tensor map: the tensor's address must be 16-byte aligned")
-        got = _MAPS.put(key, enc(ptr, rows))
-    return got
-
-
-def tensor_map16(t: Any, rows: int, cols: int, box_rows: int, dtype: str) -> bytes:
-    """The descriptor of the row-major ``rows x cols`` matrix at ``t`` as a 3-d map of 16-byte
-    rows, ``(rows, cols / e, e)`` with ``e`` elements in 16 bytes, tiled by ``(box_rows, 128 / 16,
-    e)``: a box lands in shared memory as ``tensor_map``'s ``(box_rows, 128 bytes)`` box does (the
-    128-byte swizzle is of the shared address), but the TMA reads it in 16-byte pieces, each
-    aligned whatever the row pitch (``matmul_sm90``'s ``K16``)."""
-    from tirx.runtime.tma import _DTYPES
-
-    ptr = t.data_ptr()
-    e = 16 // _DTYPES[dtype][1]
-    key = (ptr, rows, cols, box_rows, dtype, 16)
-    got = _MAPS.get(key)
-    if got is None:
-        cls = (dtype, cols, box_rows, 16)
-        enc = _ENCODERS.get(cls)
-        if enc is None:
-            from tirx.runtime.tma import TensorMapPlan, _Encoder
-
-            plan = TensorMapPlan(dtype, (rows, cols // e, e), (box_rows, 128 // 16, e), 128)
+            if pieces:
+                e = 16 // _DTYPES[dtype][1]
+                plan = TensorMapPlan(dtype, (rows, cols // e, e), (box[0], 8, e), swizzle)
+            else:
+                plan = TensorMapPlan(dtype, (rows, cols), box, swizzle)
             enc = _ENCODERS[cls] = _Encoder(plan)
         if ptr % 16:
             raise ValueError("tensor map: the tensor's address must be 16-byte aligned")
@@ -205,13 +190,13 @@ def map_template(
     ``(16,)`` uint64 tensor on ``t``'s device, for kernels that write their own descriptors from
     it with another address and row count (``matmul_sm90``'s ``ROWS_ON_DEVICE``): encoded once
     a class (from ``t``), copied to the device once, then shared by every tensor of the class.
-    ``pieces``: ``tensor_map16``'s 3-d map of 16-byte pieces (its rows the third dimension)."""
+    ``pieces``: ``tensor_map``'s 3-d map of 16-byte pieces (its rows the third dimension)."""
     key = (t.device.index, cols, box, dtype, swizzle, pieces)
     got = _TEMPLATES.get(key)
     if got is None:
         from tirx.runtime import tma
 
-        words = tensor_map16(t, rows, cols, box[0], dtype) if pieces else tensor_map(t, rows, cols, box, dtype, swizzle)
+        words = tensor_map(t, rows, cols, box, dtype, swizzle, pieces)
         got = _TEMPLATES[key] = tma.words_on_device(words, t.device)
     return got
 

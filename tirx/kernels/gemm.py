@@ -27,7 +27,6 @@ from tirx.kernels._host import (
     sm_count,
     takes_arrays,
     tensor_map,
-    tensor_map16,
 )
 from tirx.runtime.bounded import Bounded
 
@@ -477,10 +476,8 @@ def _prepare(
 
 def _operand_map(t: Any, rows: int, K: int, box_rows: int, dtype: str, k16: bool) -> bytes:
     """The descriptor of a K-major operand (``rows x K``) in boxes of ``box_rows`` rows and one
-    128-byte k-block: 2-d, or (``k16``) 3-d in 16-byte pieces (``tensor_map16``)."""
-    if k16:
-        return tensor_map16(t, rows, K, box_rows, dtype)
-    return tensor_map(t, rows, K, (box_rows, _bk(dtype)), dtype)
+    128-byte k-block: 2-d, or (``k16``) 3-d in 16-byte pieces (``tensor_map``'s ``pieces``)."""
+    return tensor_map(t, rows, K, (box_rows, _bk(dtype)), dtype, pieces=k16)
 
 
 def _split_need(M: int, N: int, bm: int, bn: int, split: int, epi: str) -> tuple[int, int] | None:

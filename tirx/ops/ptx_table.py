@@ -618,8 +618,7 @@ class Opcode:
                 continue
             # an optional output left out (mbarrier.arrive's state: ``_``) is no output; a guarded
             # register output is read and written (render); a predicate output has no such form
-            layout = _layout(r, mods)[0]
-            if guard is not None and any(_kind(r, layout[i], mods) == "pred" for i in fit[1]):
+            if guard is not None and any(_kind(r, _layout(r, mods)[0][i], mods) == "pred" for i in fit[1]):
                 whys.append((r, "pred= guards no instruction with a predicate output", 0))
                 continue
             m = Match(r, mods, *fit, guard=guard, keep=keep and guard is not None)
@@ -629,10 +628,14 @@ class Opcode:
             return m
         raise self._fail(what(), whys)
 
-    def match_chain(self, tokens: Sequence[str], ops: Sequence[Any], guard: Any = None, keep: bool = False) -> Match:
+    def match_chain(
+        self, tokens: Sequence[str], ops: Sequence[Any], guard: Any = None, keep: bool = False
+    ) -> Match:
         chain = "".join("." + t for t in tokens)
         if keep and guard is None:
-            raise TypeError(f"T.{self.name}: preserve_dst=True keeps the outputs where pred= is false; give pred=")
+            raise TypeError(
+                f"T.{self.name}: preserve_dst=True keeps the outputs where pred= is false; give pred="
+            )
         if guard is not None:
             guard = _convert_operand("pin", guard)
             bad = _operand_ok("pin", guard)

@@ -213,20 +213,19 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
                     TR[unit0 * TRACE_SLOTS + 8 + (kb - kb_lo)] = T.cast(T.cuda.clock64(), "int64")
             T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
             sa = sbase + T.cast(s * stage_bytes, "uint32")
-            if KPACK > 1 or K16:  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
+            if TRANS_B:
+                T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
+                for c in range(BN // 64):
+                    T.ptx.tma_load_2d(
+                        sa + T.uint32(a_bytes + c * 8192), TB, n0 + 64 * c, kb * 64, T.address_of(full[s])
+                    )
+            elif KPACK == 1:
+                load_kblock(sa, sa + T.uint32(a_bytes), TA, TB, kb, m0, n0, BK, T.address_of(full[s]), K16)
+            else:  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
                 for j in range(KPACK):
                     sj = sa + T.uint32(j * (stage_bytes // KPACK))
                     load_kblock(sj, sj + T.uint32(a_bytes), TA, TB, kb * KPACK + j, m0, n0, BK,
                                 T.address_of(full[s]), K16)  # fmt: skip
-            else:
-                T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
-                if TRANS_B:
-                    for c in range(BN // 64):
-                        T.ptx.tma_load_2d(
-                            sa + T.uint32(a_bytes + c * 8192), TB, n0 + 64 * c, kb * 64, T.address_of(full[s])
-                        )
-                else:
-                    T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
             it = it + 1
 
 
