@@ -41,25 +41,13 @@ def test_public_names_resolve_lazily():
 )
 @settings(max_examples=300, deadline=None)
 def test_config_is_a_valid_tile_set_chosen_by_shape_class(M, N, K, dtype):
-    was, MM.PIECES = MM.PIECES, True  # (restored below: hypothesis runs every example in one call)
-    try:
-        _config_is_a_valid_tile_set(M, N, K, dtype)
-        MM.PIECES = False
-        assert "K16" not in MM.config(M, N, K, dtype)  # off: the 128-byte boxes at every pitch
-    finally:
-        MM.PIECES = was
-
-
-def _config_is_a_valid_tile_set(M, N, K, dtype):
     cfg = MM.config(M, N, K, dtype)
     assert cfg["BM"] == (64 if M <= 64 else 128)
     assert cfg["BN"] in (64, 128, 192, 256)
     assert cfg["EPI"] == ("tma" if N % 8 == 0 else "direct")
-    # K enters through its k-block count and its row pitch's class only (16 mod 32 bytes: K16,
-    # the rows loaded in 16-byte pieces): every K of a count and class shares the kernel
+    # K enters through its k-block count only: every K of a count shares the kernel
     bk = 128 if dtype.startswith("float8") else 64
-    k16 = {"K16": True} if (K * (1 if dtype.startswith("float8") else 2)) % 32 == 16 else {}
-    assert {**MM.config(M, N, -(-K // bk) * bk, dtype), **k16} == cfg
+    assert MM.config(M, N, -(-K // bk) * bk, dtype) == cfg
     if M > 64:  # the model's fastest width: none is modelled faster
         best = MM.model_us(M, N, K, dtype, cfg["BN"], 1)
         assert all(MM.model_us(M, N, K, dtype, w, 1) >= best for w in (64, 128, 192, 256))
@@ -69,8 +57,8 @@ def _config_is_a_valid_tile_set(M, N, K, dtype):
         assert blk["BN"] in (64, 128) and blk["STAGES"] >= cfg["STAGES"]
     tb = MM.config(M, N, K, dtype, trans_b=True)
     assert tb["TRANS_B"] and tb["BN"] != 192  # N-major B: 64-column boxes, BN 64 / 128 / 256
-    if cfg["BN"] != 192:  # (an N-major B loads in 64-column boxes: no K16)
-        assert tb == {**{k: v for k, v in cfg.items() if k != "K16"}, "TRANS_B": True}
+    if cfg["BN"] != 192:
+        assert tb == {**cfg, "TRANS_B": True}
     # shared memory of the stage ring (+ C staging) fits: the static asserts would refuse it
     smem = cfg["STAGES"] * (cfg["BM"] + cfg["BN"]) * 128 + (cfg["BM"] // 64) * 16384 + 1024
     assert smem <= 232448
@@ -605,18 +593,6 @@ def test_traced_and_two_kblock_kernels_compile_clean():
     assert plain.ptx.count("wgmma.mma_async") == 4
 
 
-def test_sixteen_byte_row_loads_compile_clean():
-    """``K16``: A's and B's tiles come as 3-d boxes of 16-byte rows (one load each a stage, the
-    same shared-memory image as the 128-byte boxes); the C store stays 2-d."""
-    k = compile_clean(HM.make("bfloat16", BM=128, BN=256, STAGES=4, EPI="tma", K16=True))
-    assert k.ptx.count("cp.async.bulk.tensor.3d.shared") == 2
-    assert k.ptx.count("cp.async.bulk.tensor.2d.shared") == 0
-    two = compile_clean(HM.make("bfloat16", BM=64, BN=64, STAGES=6, EPI="tma", K16=True, KPACK=2))
-    assert two.ptx.count("cp.async.bulk.tensor.3d.shared") == 4
-    with pytest.raises(Exception, match="K16"):
-        HM.make("bfloat16", BM=128, BN=256, STAGES=4, EPI="tma", K16=True, TRANS_B=True)
-
-
 @pytest.mark.parametrize("M", [9, 16, 17, 32, 33, 64, 65, 100, 112])
 def test_the_swapped_product_tiles(M):
     """``swap_config``: A's rows fill a ``BN`` of ``M`` rounded up to 16, 128 rows of B a tile up
@@ -775,7 +751,7 @@ def test_a_call_with_descriptors_written_on_the_device_encodes_no_new_m(monkeypa
         # the templates', A's and the space's addresses: integers the launch does not check
         assert args[:3] == (M, 512, 256) and args[6] is out and args[7:] == (x.ptr, 99 << 24)
         assert (args[3], args[5]) == (100 << 24, 101 << 24) and args[4] == _host._MAPS.get(
-            (w.ptr, 512, 256, (kernels[-1]["BN"], 64), "bfloat16", 128, False)
+            (w.ptr, 512, 256, (kernels[-1]["BN"], 64), "bfloat16", 128)
         )
     assert all(t.get("ROWS_ON_DEVICE") and t["BN"] == 64 for t in kernels)  # one class of tiles
     # three encodes for four new row counts and addresses: A's template (from the first x: K's

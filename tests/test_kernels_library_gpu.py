@@ -216,67 +216,6 @@ def test_the_swapped_product_at_any_shape(M, N, Kd, mode, monkeypatch):
     assert torch.equal(y, outs[1])
 
 
-@pytest.mark.parametrize(
-    "M,N,Kd,dt,how",
-    [
-        (5000, 5000, 5000, "bfloat16", None),
-        (300, 264, 1000, "float16", None),
-        (1000, 1000, 16392, "bfloat16", "split"),  # auto_split_k shares K
-        (300, 1000, 1000, "bfloat16", "rows"),  # A's descriptor written on the device
-        (16, 4096, 4104, "bfloat16", "swapped"),
-        (70, 3000, 1000, "float16", "swapped"),
-        (1000, 4096, 4112, "float8_e4m3fn", None),
-        (257, 300, 1040, "float8_e4m3fn", "block"),
-    ],
-)
-def test_sixteen_byte_pieces_load_the_same_tiles(M, N, Kd, dt, how, monkeypatch):
-    """At a K row pitch of 16 mod 32 bytes the calls load A and B as 3-d maps of 16-byte pieces
-    (``K16``): the same shared-memory image as the 128-byte boxes, so the same bits as the tile
-    set without it, and right against float32 torch; on every path that takes it."""
-    monkeypatch.setattr(MM, "ROWS_ON_DEVICE", how == "rows")
-    monkeypatch.setattr(MM, "PIECES", True)
-    g = torch.Generator(device="cuda").manual_seed(M + N + Kd)
-    fp8 = dt.startswith("float8")
-    x = torch.randn(M, Kd, device="cuda", generator=g)
-    w = torch.randn(N, Kd, device="cuda", generator=g)
-    tdt = torch.float8_e4m3fn if fp8 else getattr(torch, dt)
-    x, w = x.to(tdt), w.to(tdt)
-    scales, mode, ref = (), "tensor", x.float() @ w.float().t()
-    if fp8 and how == "block":
-        kb = -(-Kd // 128)
-        sa = torch.rand(M, kb, device="cuda", generator=g) + 0.5
-        sb = torch.rand(kb, -(-N // 128), device="cuda", generator=g) + 0.5
-        scales, mode, ref = (sa, sb), "block", None
-    elif fp8:
-        scales = (torch.tensor([0.5], device="cuda"), torch.tensor([0.25], device="cuda"))
-        ref = ref * 0.125
-    odt = "bfloat16" if fp8 else dt
-    split = MM.auto_split_k(M, N, Kd, dt) if how == "split" else 1
-    if how == "swapped":
-        assert MM.swapped(M, N, dt, False, False, None)
-        cfg = MM.swap_config(M, MM.sm_count(0), True)
-    else:
-        cfg = MM.config(M, N, Kd, dt, MM.sm_count(0), False, split, mode)
-        if how == "rows":
-            cfg["ROWS_ON_DEVICE"] = True
-    assert cfg.get("K16") and (how != "split" or cfg.get("SPLIT_K", 1) > 1)
-    outs = []
-    for c in (cfg, {k: v for k, v in cfg.items() if k != "K16"}):
-        out = torch.full((M, N), float("nan"), device="cuda", dtype=getattr(torch, odt))
-        MM._gemm(x, w, out, dt, scales=scales, scale_mode=mode, cfg=c)
-        outs.append(out)
-    assert not outs[0].isnan().any() and torch.equal(outs[0], outs[1])
-    if ref is not None:
-        assert _rel(outs[0], ref) < 1e-2
-    if how in (None, "rows"):  # the calls take it too
-        out = torch.full((M, N), float("nan"), device="cuda", dtype=getattr(torch, odt))
-        if fp8:
-            K.scaled_matmul(x, w.t(), *scales, out=out)
-        else:
-            K.linear(x, w, out=out)
-        assert torch.equal(out, outs[0])
-
-
 @pytest.mark.parametrize("M,N,Kd,split", [(65, 4096, 4096, 4), (16, 1000, 8192, 3), (300, 264, 20000, 8)])
 def test_split_k_in_the_kernel_is_deterministic_and_leaves_its_counters_zero(M, N, Kd, split):
     """The shares' partials summed in the kernel in share order: the same bits on every run

@@ -20,7 +20,7 @@ from typing import Any
 from tirx.runtime.bounded import Bounded
 
 _MAPS: Bounded = Bounded(4096)
-_ENCODERS: dict[tuple, Any] = {}  # (dtype, cols, box, swizzle, pieces) -> tirx.runtime.tma._Encoder
+_ENCODERS: dict[tuple, Any] = {}  # (dtype, cols, box, swizzle) -> tirx.runtime.tma._Encoder
 _TEMPLATES: dict[tuple, Any] = {}  # (device, cols, box, dtype, swizzle) -> (16,) uint64 tensor
 _PER_STREAM: dict[tuple, Any] = {}  # (device, raw stream, what) -> a device buffer
 
@@ -150,54 +150,39 @@ def sm_count(device_index: int) -> int:
     return int(torch.cuda.get_device_properties(device_index).multi_processor_count)
 
 
-def tensor_map(
-    t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128, pieces: bool = False
-) -> bytes:
+def tensor_map(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128) -> bytes:
     """The 128-byte descriptor (by value, for a ``T.Ptr(T.uint8, "tensormap")`` parameter) of
     the row-major ``rows x cols`` matrix at ``t``'s address, tiled by ``box`` (outermost
     first), from the cache when these exact values were encoded before; else encoded by the
     one prepared driver call of its ``(dtype, cols, box, swizzle)`` class with ``rows`` set
-    (a new row count, a decode step's M, costs the driver call alone). ``pieces`` (a box 128
-    bytes wide, ``matmul_sm90``'s ``K16``): a 3-d map of 16-byte pieces, ``(rows, cols / e, e)``
-    with ``e`` elements in 16 bytes, in ``(box[0], 8, e)`` boxes; a box lands in shared memory as
-    the 2-d one does (the swizzle is of the shared address), but the TMA reads it in pieces each
-    aligned whatever the row pitch."""
+    (a new row count, a decode step's M, costs the driver call alone)."""
     ptr = t.data_ptr()
-    key = (ptr, rows, cols, box, dtype, swizzle, pieces)
+    key = (ptr, rows, cols, box, dtype, swizzle)
     got = _MAPS.get(key)
     if got is None:
-        cls = (dtype, cols, box, swizzle, pieces)
+        cls = (dtype, cols, box, swizzle)
         enc = _ENCODERS.get(cls)
         if enc is None:
-            from tirx.runtime.tma import _DTYPES, TensorMapPlan, _Encoder
+            from tirx.runtime.tma import TensorMapPlan, _Encoder
 
-            if pieces:
-                e = 16 // _DTYPES[dtype][1]
-                plan = TensorMapPlan(dtype, (rows, cols // e, e), (box[0], 8, e), swizzle)
-            else:
-                plan = TensorMapPlan(dtype, (rows, cols), box, swizzle)
-            enc = _ENCODERS[cls] = _Encoder(plan)
+            enc = _ENCODERS[cls] = _Encoder(TensorMapPlan(dtype, (rows, cols), box, swizzle))
         if ptr % 16:
             raise ValueError("tensor map: the tensor's address must be 16-byte aligned")
         got = _MAPS.put(key, enc(ptr, rows))
     return got
 
 
-def map_template(
-    t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128, pieces: bool = False
-) -> Any:
+def map_template(t: Any, rows: int, cols: int, box: tuple[int, int], dtype: str, swizzle: int = 128) -> Any:
     """A descriptor of the row-major ``(rows, cols)`` class with this box and swizzle, as a
     ``(16,)`` uint64 tensor on ``t``'s device, for kernels that write their own descriptors from
     it with another address and row count (``matmul_sm90``'s ``ROWS_ON_DEVICE``): encoded once
-    a class (from ``t``), copied to the device once, then shared by every tensor of the class.
-    ``pieces``: ``tensor_map``'s 3-d map of 16-byte pieces (its rows the third dimension)."""
-    key = (t.device.index, cols, box, dtype, swizzle, pieces)
+    a class (from ``t``), copied to the device once, then shared by every tensor of the class."""
+    key = (t.device.index, cols, box, dtype, swizzle)
     got = _TEMPLATES.get(key)
     if got is None:
         from tirx.runtime import tma
 
-        words = tensor_map(t, rows, cols, box, dtype, swizzle, pieces)
-        got = _TEMPLATES[key] = tma.words_on_device(words, t.device)
+        got = _TEMPLATES[key] = tma.words_on_device(tensor_map(t, rows, cols, box, dtype, swizzle), t.device)
     return got
 
 

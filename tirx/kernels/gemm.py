@@ -188,23 +188,7 @@ def config(
         cfg["SPLIT_K"] = split_k
     if scales != "tensor":
         cfg["SCALES"] = scales
-    if not trans_b and pieces(K, dtype):
-        cfg["K16"] = True
     return cfg
-
-
-#: whether the calls load A and B in 16-byte pieces where the row pitch is 16 mod 32 bytes
-#: (``pieces``). Off until measured on a GPU (the thirty-second session got no device time for
-#: it): ``TIRX_GEMM_K16=1`` turns it on; ``tools/device_owed.sh k16`` measures it
-PIECES: bool = os.environ.get("TIRX_GEMM_K16", "") == "1"
-
-
-def pieces(K: int, dtype: str) -> bool:
-    """Whether A's and B's K-major rows load in 16-byte pieces (``matmul_sm90``'s ``K16``): at a
-    row pitch of 16 mod 32 bytes (fp16 / bf16 ``K`` 8 mod 16, fp8 16 mod 32), where the
-    128-byte-wide boxes load at about half their rate (5000³ at 0.57 of cuBLAS, 4992³ at 1.05;
-    docs/benchmarks.md), when ``PIECES`` is on."""
-    return PIECES and (K * (1 if dtype in _FP8 else 2)) % 32 == 16
 
 
 @functools.cache
@@ -293,7 +277,7 @@ def swapped(
 
 
 @functools.lru_cache(maxsize=256)
-def swap_config(M: int, sms: int = 132, k16: bool = False) -> dict:
+def swap_config(M: int, sms: int = 132) -> dict:
     """The tile set of the swapped product ``C^T = B A^T`` for a few rows (9-112): B's rows fill
     the wgmma tiles' 64-row side (128 of them for at most 16 rows of A, else 64: twice the
     CTAs), A's rows a ``BN`` of ``M`` rounded up to 16, two k-blocks a stage (half the
@@ -303,12 +287,11 @@ def swap_config(M: int, sms: int = 132, k16: bool = False) -> dict:
     swapped product"), torch/tirx at N = K = 4096: 9 rows 0.477 -> 0.716, 16 rows 0.556 ->
     0.746, 32 rows 0.569 -> 0.655, 64 rows 0.623 -> 0.670, 65 rows 0.616 -> 0.798, 80 rows 0.578
     -> 0.678, 100 rows 0.682 -> 0.763 (128 rows 0.795 / 0.801: a tie); 16 x 4096 x 14336 0.742
-    -> 0.932. ``k16``: the rows load in 16-byte pieces (``pieces``)."""
+    -> 0.932."""
     bn = max(16, -(-M // 16) * 16)
     bm = 128 if M <= 16 else 64
     stages = min(8, (_SMEM - 1024) // (2 * (bm + bn) * 128))
-    cfg = dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI="direct", SMS=sms, TRANS_C=True, KPACK=2)
-    return cfg | {"K16": True} if k16 else cfg
+    return dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI="direct", SMS=sms, TRANS_C=True, KPACK=2)
 
 
 @functools.cache
@@ -343,12 +326,11 @@ def _plan(
     M: int, N: int, K: int, dtype: str, trans_b: bool, device: int, split_k: int = 1, scales: str = "tensor",
     rows_on_device: bool = False,
 ) -> tuple:  # fmt: skip
-    """(kernel, BM, BN, EPI, SPLIT_K, K16) of one problem, remembered: a shape seen before costs a lookup."""
+    """(kernel, BM, BN, EPI, SPLIT_K) of one problem, remembered: a shape seen before costs a lookup."""
     cfg = config(M, N, K, dtype, sm_count(device), trans_b, split_k, scales)
     if rows_on_device:
         cfg["ROWS_ON_DEVICE"] = True
-    kern = _kernel(dtype, tuple(sorted(cfg.items())))
-    return kern, cfg["BM"], cfg["BN"], cfg["EPI"], cfg.get("SPLIT_K", 1), cfg.get("K16", False)
+    return _kernel(dtype, tuple(sorted(cfg.items()))), cfg["BM"], cfg["BN"], cfg["EPI"], cfg.get("SPLIT_K", 1)
 
 
 def _gemm(
@@ -442,7 +424,7 @@ def _prepare(
     if cfg is not None:
         k = _kernel(dtype, tuple(sorted(cfg.items())))
         bm, bn, epi, split = cfg["BM"], cfg["BN"], cfg.get("EPI", "tma"), cfg.get("SPLIT_K", 1)
-        rows_on_device, k16 = bool(cfg.get("ROWS_ON_DEVICE")), bool(cfg.get("K16"))
+        rows_on_device = bool(cfg.get("ROWS_ON_DEVICE"))
     else:
         if M <= MMA_GEMV_MAX_M and not trans_b and split_k in (None, 1) and not scaled:
             # decode: rows of b streamed by warps (the sizes come from the shapes)
@@ -452,32 +434,26 @@ def _prepare(
             if path == "mma":
                 return ("gemv", _gemv(dtype, M, MMA_GEMV, True))
         if swapped(M, N, dtype, trans_b, scaled, split_k):
-            cfg = swap_config(M, sm_count(dev), pieces(K, dtype))
+            cfg = swap_config(M, sm_count(dev))
             return _prepare(a, b, out, M, N, K, dtype, trans_b, scaled, split_k, scale_mode, cfg)
         if split_k is None:
             split_k = auto_split_k(M, N, K, dtype, sm_count(dev), trans_b)
-        k, bm, bn, epi, split, k16 = _plan(M, N, K, dtype, trans_b, dev, split_k, scale_mode, rows_on_device)
+        k, bm, bn, epi, split = _plan(M, N, K, dtype, trans_b, dev, split_k, scale_mode, rows_on_device)
     bk = _bk(dtype)
     if cfg is not None and cfg.get("TRANS_C"):
         # the swapped product C^T = B A^T (a few rows: B's rows fill the wgmma tiles' 64-row
         # side, A's rows their narrow N); the kernel's sizes are (N, M, K), C stored transposed
-        ta = _operand_map(b, N, K, bm, dtype, k16)
-        tb = _operand_map(a, M, K, bn, dtype, k16)
+        ta = tensor_map(b, N, K, (bm, bk), dtype)
+        tb = tensor_map(a, M, K, (bn, bk), dtype)
         return (epi, k, ta, tb, None, False, _split_need(N, M, bm, bn, split, epi), True)
     if rows_on_device:  # the templates' addresses (kept alive by map_template's cache)
-        ta = map_template(a, M, K, (bm, bk), dtype, pieces=k16).data_ptr()
+        ta = map_template(a, M, K, (bm, bk), dtype).data_ptr()
         tc = map_template(out, M, N, (64, 64), dtype_name(out)).data_ptr() if epi == "tma" else None
     else:
-        ta = _operand_map(a, M, K, bm, dtype, k16)
+        ta = tensor_map(a, M, K, (bm, bk), dtype)
         tc = tensor_map(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
-    tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else _operand_map(b, N, K, bn, dtype, k16)
+    tb = tensor_map(b, K, N, (64, 64), dtype) if trans_b else tensor_map(b, N, K, (bn, bk), dtype)
     return (epi, k, ta, tb, tc, rows_on_device, _split_need(M, N, bm, bn, split, epi), False)
-
-
-def _operand_map(t: Any, rows: int, K: int, box_rows: int, dtype: str, k16: bool) -> bytes:
-    """The descriptor of a K-major operand (``rows x K``) in boxes of ``box_rows`` rows and one
-    128-byte k-block: 2-d, or (``k16``) 3-d in 16-byte pieces (``tensor_map``'s ``pieces``)."""
-    return tensor_map(t, rows, K, (box_rows, _bk(dtype)), dtype, pieces=k16)
 
 
 def _split_need(M: int, N: int, bm: int, bn: int, split: int, epi: str) -> tuple[int, int] | None:

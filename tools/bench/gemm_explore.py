@@ -169,11 +169,6 @@ CASES["p16x4096x14336"] = (
     (16, 4096, 14336),
     [_t(128, 16, KPACK=2, STAGES=6, **_SW), _t(128, 16, KPACK=2, STAGES=6, SPLIT_K=2, **_SW)],
 )
-# A and B loaded as 3-d maps of 16-byte rows (K16): a row pitch of 16 mod 32 bytes (K = 8 mod 16)
-# slows the 128-byte boxes' loads (5000³ at 0.57 of cuBLAS, 4992³ at 1.05)
-for _m, _n, _k in ((5000, 5000, 5000), (4096, 4096, 5000), (4992, 4992, 4992), (4096, 4096, 4096),
-                   (2048, 2048, 1000), (4096, 4096, 4104)):  # fmt: skip
-    CASES[f"z{_m}x{_n}x{_k}"] = ((_m, _n, _k), [_t(128, 256), _t(128, 256, K16=True)])
 for _name, ((_m, _n, _k), _sets) in _S.items():
     _bm = 64 if _m <= 64 else 128
     CASES[_name] = (

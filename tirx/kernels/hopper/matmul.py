@@ -191,7 +191,7 @@ def stamp_kblock(tr, row, j, unit0, tile, tx, TRACE):
 
 @T.inline
 def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
-                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, TR=None, KPACK=1, K16=False):  # fmt: skip
+                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, TR=None, KPACK=1):  # fmt: skip
     """The producer thread for split-K work units (see the consumer's loop) or an N-major B (``TRANS_B``):
     per k-block, the ``BM x BK`` A tile as in ``gemm.produce`` and the B tile, K-major as there
     or N-major as ``BN / 64`` boxes of 64 K-rows by 64 columns, 8 KiB apart. ``TR`` (``TRACE``):
@@ -213,47 +213,34 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
                     TR[unit0 * TRACE_SLOTS + 8 + (kb - kb_lo)] = T.cast(T.cuda.clock64(), "int64")
             T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
             sa = sbase + T.cast(s * stage_bytes, "uint32")
-            if TRANS_B:
-                T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
-                for c in range(BN // 64):
-                    T.ptx.tma_load_2d(
-                        sa + T.uint32(a_bytes + c * 8192), TB, n0 + 64 * c, kb * 64, T.address_of(full[s])
-                    )
-            elif KPACK == 1:
-                load_kblock(sa, sa + T.uint32(a_bytes), TA, TB, kb, m0, n0, BK, T.address_of(full[s]), K16)
-            else:  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
+            if KPACK > 1:  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
                 for j in range(KPACK):
                     sj = sa + T.uint32(j * (stage_bytes // KPACK))
-                    load_kblock(sj, sj + T.uint32(a_bytes), TA, TB, kb * KPACK + j, m0, n0, BK,
-                                T.address_of(full[s]), K16)  # fmt: skip
+                    T.ptx.tma_load_2d(sj, TA, (kb * KPACK + j) * BK, m0, T.address_of(full[s]))
+                    T.ptx.tma_load_2d(
+                        sj + T.uint32(a_bytes), TB, (kb * KPACK + j) * BK, n0, T.address_of(full[s])
+                    )
+            else:
+                T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
+                if TRANS_B:
+                    for c in range(BN // 64):
+                        T.ptx.tma_load_2d(
+                            sa + T.uint32(a_bytes + c * 8192), TB, n0 + 64 * c, kb * 64, T.address_of(full[s])
+                        )
+                else:
+                    T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
             it = it + 1
 
 
 @T.inline
-def load_kblock(sa, sb, TA, TB, kb, m0, n0, BK, bar, K16):
-    """The TMA loads of k-block ``kb``'s A tile (rows ``m0``) and B tile (rows ``n0``, K-major),
-    each a 128-byte-wide box; ``K16``: A and B are 3-d maps of 16-byte pieces, ``(16 bytes, K's
-    pieces, rows)``, whose boxes land in shared memory as the 2-d ones do but are read in
-    aligned 16-byte pieces whatever the row pitch (a pitch of 16 mod 32 bytes halves the 2-d
-    boxes' rate)."""
-    if K16:
-        T.ptx.tma_load_3d(sa, TA, 0, kb * 8, m0, bar)  # 8 pieces a k-block
-        T.ptx.tma_load_3d(sb, TB, 0, kb * 8, n0, bar)
-    else:
-        T.ptx.tma_load_2d(sa, TA, kb * BK, m0, bar)
-        T.ptx.tma_load_2d(sb, TB, kb * BK, n0, bar)
-
-
-@T.inline
-def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI, K16=False):
+def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI):
     """``ROWS_ON_DEVICE``: warp 0 writes this CTA's descriptors of A and C (``WS[ws:ws + 32]``,
     global memory) from their templates (``TA``, ``TC``: the host's encodes of the same row
     pitch, box and swizzle at another address and row count) with A's and C's addresses and
     ``M`` rows: lanes 0-15 copy A's 16 words into shared memory at ``tm`` (a 32-bit shared
     address, 128-byte aligned), lanes 16-31 C's, ``tensormap.replace`` sets the two fields, and
     ``tensormap.cp_fenceproxy`` copies each to global memory with a release fence of the
-    tensor-map proxy. Each thread that uses one runs the proxy's acquire fence on it first.
-    (``K16``: A's map is 3-d, its rows the third dimension.)"""
+    tensor-map proxy. Each thread that uses one runs the proxy's acquire fence on it first."""
     if tx < 32:
         if tx < 16:
             T.ptx.st.shared__cta.b64(tm + T.cast(tx * 8, "uint32"), TA[tx])
@@ -262,7 +249,7 @@ def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI, K16=False):
         T.cuda.warp_sync()
         if tx == 0:
             T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(tm, A)
-            T.ptx.tensormap_replace.tile.global_dim.shared__cta.b1024.b32(tm, 2 if K16 else 1, M)
+            T.ptx.tensormap_replace.tile.global_dim.shared__cta.b1024.b32(tm, 1, M)
             if EPI == "tma":
                 T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(
                     tm + T.uint32(128), T.reinterpret(C.data, ty=T.uint64)
@@ -318,7 +305,6 @@ def matmul_sm90(
     TRANS_C: T.constexpr = False,
     TRACE: T.constexpr = False,
     KPACK: T.constexpr = 1,
-    K16: T.constexpr = False,
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
@@ -338,10 +324,6 @@ def matmul_sm90(
     T.static_assert(
         KPACK in (1, 2, 4) and (KPACK == 1 or (not TRANS_B and SCALES != "block")),
         "KPACK (k-blocks a stage holds) is 1, 2 or 4; more than 1 with a K-major B and no block scales",
-    )
-    T.static_assert(
-        not K16 or not TRANS_B,
-        "K16 (A and B loaded in 16-byte pieces) takes a K-major B",
     )
     T.static_assert(
         not TRANS_C or (EPI != "tma" and SCALES == "tensor" and not ROWS_ON_DEVICE),
@@ -410,7 +392,7 @@ def matmul_sm90(
         ws_t = T.decl_buffer((SMS * 32,), "uint64", data=WS)
         ta_t = T.decl_buffer((16,), "uint64", data=TA)
         tc_t = T.decl_buffer((16,), "uint64", data=TC) if EPI == "tma" else None
-        patch_maps(sbase + T.uint32(tm_off), ws_t, unit0 * 32, ta_t, tc_t, A, C, M, tx, EPI, K16)
+        patch_maps(sbase + T.uint32(tm_off), ws_t, unit0 * 32, ta_t, tc_t, A, C, M, tx, EPI)
     ta = T.meta_var(T.address_of(ws_t[unit0 * 32]) if ROWS_ON_DEVICE else TA)
     tc = T.meta_var(T.address_of(ws_t[unit0 * 32 + 16]) if ROWS_ON_DEVICE and EPI == "tma" else TC)
     tr = T.decl_buffer((SMS * TRACE_SLOTS,), "int64", data=TR) if TRACE else None
@@ -428,10 +410,9 @@ def matmul_sm90(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            if TRANS_B or SPLIT_K > 1 or TRACE or KPACK > 1 or K16:
+            if TRANS_B or SPLIT_K > 1 or TRACE or KPACK > 1:
                 produce_units(full, empty, sbase, ta, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M,
-                              BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, tr, KPACK,
-                              K16)  # fmt: skip
+                              BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, tr, KPACK)  # fmt: skip
             else:
                 produce(full, empty, sbase, ta, TB, unit0, ntiles, units, group, mt, GROUP_M, 1, 0,
                         BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, 0)  # fmt: skip
