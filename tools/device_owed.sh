@@ -82,10 +82,12 @@ fi
 # session owes (carry `.whl`; about 9 minutes): the paired-atomic golden case on the GPU (its
 # inputs now stay in bounds), the library's GPU tests, the GEMM grid and a CUDA-vs-interpreter
 # campaign beside them (the rest of the owed 20 minutes)
-#   bash tools/device_owed.sh owed33 [SECONDS of campaign, default 420]
+#   bash tools/device_owed.sh owed33 [SECONDS of campaign, default 330]
+# (first the K = 5000 pitch's tile sets against K = 5008: gemm_explore.py z5000, z5008)
 if [ "$1" = owed33 ]; then
   gpu_tests g 60 tests/test_tirx_golden_frontend_cuda_gpu.py -k "atomic_add_pair" -rs
-  campaign ${2:-420}
+  timeout 150 python3 tools/bench/gemm_explore.py --only z5000,z5008 2>&1 | grep -v "^best" | cut -c1-150
+  campaign ${2:-330}
   gpu_tests t 240 tests/test_kernels_library_gpu.py tests/test_gemm_rows_on_device_gpu.py tests/test_math_gpu.py
   timeout 150 python3 tools/bench/bench_library.py --only gemm 2>&1 | grep -E "^gemm|rror" | sed -E 's/err [0-9.e-]+ //'
   wait

@@ -169,6 +169,15 @@ CASES["p16x4096x14336"] = (
     (16, 4096, 14336),
     [_t(128, 16, KPACK=2, STAGES=6, **_SW), _t(128, 16, KPACK=2, STAGES=6, SPLIT_K=2, **_SW)],
 )
+# K row pitch of 16 mod 32 bytes (K = 5000: 0.55 of cuBLAS at 4096 x 4096, whose kernel loads the
+# same 64-element k-blocks and is not slowed): whether deeper rings or narrower tiles hide what the
+# misaligned rows cost (a latency, if more stages help) against the aligned pitch 5008
+CASES["z5000"] = (
+    (4096, 4096, 5000),
+    [_t(128, 256), _t(128, 256, STAGES=3), _t(128, 192), _t(128, 128), _t(128, 128, STAGES=4),
+     _t(128, 128, KPACK=2, STAGES=3), _t(128, 64)],
+)  # fmt: skip
+CASES["z5008"] = ((4096, 4096, 5008), [_t(128, 256), _t(128, 256, STAGES=3), _t(128, 128), _t(128, 64)])
 for _name, ((_m, _n, _k), _sets) in _S.items():
     _bm = 64 if _m <= 64 else 128
     CASES[_name] = (
