@@ -423,3 +423,53 @@ def test_ptr_byte_offset_and_access_ptr_accept_prim_types():
     assert b[1].var.ty == PointerType(PrimType("float16"), "shared")
     assert b[1].value.args[1].value == 8  # 4 elements of 2 bytes
     assert b[2].var.ty == PointerType(PrimType("uint8"), "shared")
+
+
+def test_kernel_local_plain_def_runs_as_python():
+    """An undecorated kernel-local ``def`` has Python's meaning, as TIRx runs it while building
+    (golden case ``local_def_python`` holds TIRx's text): ``range`` of constants unrolls, names
+    bind expressions (no ``let``); a ``range`` of run-time values stays a loop; ``@T.inline``
+    keeps the script's meaning (a loop, a ``let``)."""
+
+    @T.function
+    def f(X: T.Tensor((8,), "float32"), Y: T.Tensor((8,), "float32"), n: T.int32):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+
+        def plain(m):
+            s = X[0]
+            for k in range(1, m):
+                s = s + X[k]
+            return s
+
+        def upto(m):
+            for k in range(m):
+                Y[k] = X[k]
+
+        @T.inline
+        def script(m):
+            s = X[0]
+            for k in range(1, m):
+                Y[k] = s
+            return s
+
+        Y[0] = plain(3)
+        upto(n)
+        Y[1] = script(2)
+
+    text = f.script()
+    assert "Y[0] = X[0] + X[1] + X[2]" in text
+    assert "for k in range(n):" in text  # run-time extent: an IR loop
+    assert "for k_1 in range(1, 2):" in text and "s: T.let[T.float32] = X[0]" in text
+    tirx.assert_structural_equal(tirx.loads(text), f)
+
+    with pytest.raises(tirx.DiagnosticError, match="must not be zero"):
+
+        @T.function
+        def g(Y: T.Tensor((8,), "float32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+
+            def bad():
+                for k in range(0, 4, 0):
+                    Y[k] = 0.0
+
+            bad()

@@ -106,6 +106,9 @@ class NestedFunction:
         self.env = parser.env
         self.scopes = list(parser.scopes)
         self.__name__ = self.__qualname__ = node.name
+        # undecorated: TIRx runs it as Python while building (its loops over ``range`` unroll,
+        # its names bind values, not ``let``s); ``@T.inline`` / ``@T.macro``: script, as TIRx's
+        self.python = not node.decorator_list
         a = node.args
         K = inspect.Parameter
         defaults = [parser.eval(d) for d in a.defaults]
@@ -138,6 +141,7 @@ class NestedFunction:
         site = p.call_site()
         prefix = (*p.prefix, site) if site is not None else p.prefix
         child = Parser(p.b, self.src, self.env, prefix, inline=True, base_scopes=self.scopes)
+        child.python = self.python
         return expand_helper(p, child, bound.arguments, self.src.tree.body)
 
 
@@ -425,6 +429,9 @@ class Parser(StmtMixin, ExprMixin):
         self.env = env
         self.prefix = prefix
         self.inline = inline
+        #: a kernel-local undecorated ``def`` (``NestedFunction.python``): Python's meaning for
+        #: loops over ``range`` of constants and for assigned names
+        self.python = False
         self.ret_ty = ret_ty
         self.scopes: list[_Scope] = [*(base_scopes or ()), _Scope()]
         self.mutable = src.mutable

@@ -306,7 +306,30 @@ class StmtMixin:
         else:
             raise self.diag(t, f"cannot assign to {type(t).__name__}")
 
+    def _python_range(self, call: ast.Call) -> range | None:
+        """``range(...)`` of constant integers, as Python's range (None: anything else)."""
+        if call.keywords or not 1 <= len(call.args) <= 3 or self.eval(call.func) is not range:
+            return None
+        ends = []
+        for a in call.args:
+            v = self.eval(a)
+            if type(v) is MetaVar:
+                v = v.value
+            if type(v) is IntImm and not v.ty.is_bool:
+                v = v.value
+            if type(v) is not int:
+                return None
+            ends.append(v)
+        if len(ends) == 3 and ends[2] == 0:
+            raise self.diag(call, "range() arg 3 must not be zero")
+        return range(*ends)
+
     def assign_name(self, name: str, val: Any, node: Any) -> None:
+        if self.python and type(val) is not Cell:
+            # a kernel-local def runs as Python in TIRx: a name binds the value itself (an
+            # expression is substituted where used, no ``let``; no cell for a reassigned name)
+            self.define(name, val.value if type(val) is MetaVar else val)
+            return
         cur = self.lookup_local(name)
         if type(cur) is Cell:
             if type(val) is Cell:  # x = T.local_scalar(...) again: a new cell
@@ -474,6 +497,13 @@ class StmtMixin:
     def visit_For(self, st: ast.For) -> None:
         if st.orelse:
             raise self.diag(st.orelse[0], "for ... else is not supported in a kernel")
+        if self.python and type(st.iter) is ast.Call:
+            steps = self._python_range(st.iter)
+            if steps is not None:  # a kernel-local def's ``range`` loop runs as Python: unrolled
+                for item in steps:
+                    self.assign_target(st.target, item, True)
+                    self.visit_body(st.body)
+                return
         it = self.eval(st.iter)
         if type(it) is MetaVar:
             it = it.value

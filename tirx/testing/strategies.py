@@ -81,6 +81,7 @@ from hypothesis import strategies as st
 from tirx.ir import expr as E
 from tirx.ir import stmt as S
 from tirx.ir.buffer import Buffer
+from tirx.ir.fold import fold
 from tirx.ir.function import Function, Module
 from tirx.ir.node import EMPTY_ATTRS, Attrs, as_attrs
 from tirx.ir.op import all_ops, call
@@ -620,6 +621,8 @@ def _for(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
             if draw(st.booleans())
             else _expr(draw, ctx, lt, MAX_DEPTH - 1)
         )
+        if type(fold(step)) is E.IntImm and fold(step).value == 0:
+            step = E.IntImm(1, lt)  # a zero step is no loop: the parsers refuse it, as TIRx's does
     thread = draw(st.sampled_from(THREADS)) if kind is S.ForKind.THREAD_BINDING else None
     ann = _annotations(draw) if draw(st.integers(0, 2)) == 0 else EMPTY_ATTRS
     v = E.Var(_name(draw), lt)
