@@ -125,7 +125,9 @@ def _c_reinterpret(cg: Any, c: Any) -> str:
     if direct:
         return f"{direct}({cg.expr(x)})"
     cg.need(BITCAST)
-    return f"tirx_bitcast<{cg.ctype(to)}>({cg.expr(x)})"
+    # the source type named, not deduced: C promotes a narrow integer expression (``v << 1`` of
+    # int16 is an ``int``), whose value converts back to the IR's type here
+    return f"tirx_bitcast<{cg.ctype(to)}, {cg.ctype(fr)}>({cg.expr(x)})"
 
 
 def _i_reinterpret(fc: Any, call: Any):
