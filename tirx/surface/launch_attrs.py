@@ -195,9 +195,7 @@ def pack_launch(grid: Any, block: Any, cluster: Any, dynamic_smem_bytes: Any, ex
         "dynamic_smem_bytes": dynamic_smem_bytes,
         **extra,
     }
-    if given.get("preferred_cluster") is not None and cluster is None:
-        raise ValueError("T.cuda.LaunchConfig: preferred_cluster requires an explicit cluster")
-    fields: list = []
+    fields: list = []  # (a preferred cluster needs a cluster: LaunchConfig checked it)
     values: list = []
     for name, kind in TOP_FIELDS:
         v = given.get(name)

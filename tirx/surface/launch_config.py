@@ -38,7 +38,7 @@ class LaunchConfig:
                  **options: Any):  # fmt: skip
         from .launch_attrs import check_extra
 
-        _check_shape(grid, block, cluster, dynamic_smem_bytes)
+        _check_shape(grid, block, cluster, dynamic_smem_bytes, options.get("preferred_cluster"))
         self.grid = grid
         self.block = block
         self.cluster = cluster
@@ -60,10 +60,17 @@ def _consts(v: Any) -> list[int | None]:
     return out
 
 
-def _check_shape(grid: Any, block: Any, cluster: Any, smem: Any) -> None:
-    """What TIRx's ``LaunchConfig`` refuses, where the values are constants: a grid or block
-    extent below 1 or past uint32, a block of more than 1024 threads, a grid not divisible by
-    the cluster in every dimension, dynamic shared memory outside uint32."""
+def _check_shape(grid: Any, block: Any, cluster: Any, smem: Any, preferred: Any = None) -> None:
+    """What TIRx's ``LaunchConfig`` refuses when it is constructed, where the values are
+    constants: a grid, block or cluster of other than one to three dimensions, an extent below
+    1 or past uint32, a block of more than 1024 threads, a grid not divisible by the cluster (or
+    the preferred cluster, which needs a cluster) in every dimension, dynamic shared memory
+    outside uint32."""
+    for name, v in (("grid", grid), ("block", block), ("cluster", cluster), ("preferred_cluster", preferred)):
+        if isinstance(v, (tuple, list)) and not 1 <= len(v) <= 3:
+            raise ValueError(f"T.cuda.LaunchConfig: {name} expects one to three dimensions, got {len(v)}")
+    if preferred is not None and cluster is None:
+        raise ValueError("T.cuda.LaunchConfig: preferred_cluster requires an explicit cluster")
     g, b = _consts(grid), _consts(block)
     for name, dims in (("grid", g), ("block", b)):
         if any(d is not None and not 1 <= d < 1 << 32 for d in dims):
@@ -76,18 +83,18 @@ def _check_shape(grid: Any, block: Any, cluster: Any, smem: Any) -> None:
             n *= d or 1
         if n > 1024:
             raise ValueError(f"T.cuda.LaunchConfig: a block holds at most 1024 threads, got {b} ({n})")
-    if cluster is not None:
-        c = _consts(cluster)
+    for name, v in (("cluster", cluster), ("preferred_cluster", preferred)):
+        if v is None:
+            continue
+        c = _consts(v)
         if any(d is not None and not 1 <= d < 1 << 32 for d in c):
-            raise ValueError(
-                f"T.cuda.LaunchConfig: cluster dimensions must be positive uint32 values, got {c}"
-            )
+            raise ValueError(f"T.cuda.LaunchConfig: {name} dimensions must be positive uint32 values, got {c}")
         for i, d in enumerate(c):
             gi = g[i] if i < len(g) else 1
             if d is not None and gi is not None and gi % d:
                 raise ValueError(
-                    f"T.cuda.LaunchConfig: the grid must be divisible by the cluster in every dimension, "
-                    f"got grid {g} and cluster {c}"
+                    f"T.cuda.LaunchConfig: the grid must be divisible by {name} in every dimension, "
+                    f"got grid {g} and {name} {c}"
                 )
     s = _consts(smem)[0] if smem is not None else None
     if s is not None and not 0 <= s < 1 << 32:
