@@ -187,6 +187,12 @@ BAD_CHAINS = [
     ("T.ptx.st.global_.f32(A.data, z[0], x[0])", ["'cache_policy'", ".L2::cache_hint"]),
     ("T.ptx.atom.global_.cas.b32(y[0], B.data)", ["takes 3 to 4 operand(s)"]),
     ("T.ptx.red.global_.exch.b32(B.data, y[0])", ["'exch'", "allowed:", "and_, or_, xor, inc, dec"]),
+    # the op x type pairings the ISA allows (held-out round 27: ptxas refused the rest)
+    ("T.ptx.atom.global_.inc.s32(w[0], B.data, w[1])", [".inc takes .u32, not .s32"]),
+    ("T.ptx.atom.global_.add.s64(x[0], B.data, x[1])", [".add takes .u32 or .s32 or .u64 or .f32 or .f64"]),
+    ("T.ptx.atom.global_.min.f32(z[0], A.data, z[1])", [".min takes .u32 or .s32 or .u64 or .s64, not .f32"]),
+    ("T.ptx.atom.global_.and_.u32(y[0], B.data, y[1])", [".and takes .b32 or .b64, not .u32"]),
+    ("T.ptx.red.global_.dec.u64(B.data, x[0])", [".dec takes .u32, not .u64"]),
     ("T.ptx.ldmatrix.sync.aligned.m8n8.x3(y[0], T.address_of(s[0]))", ["'x3'", "x1, x2, x4"]),
     ("T.ptx.stmatrix.sync.aligned.m8n8.x2.shared.b16(T.address_of(s[0]), y[0])", ["takes 3 operand(s)"]),
     ("T.ptx.st_async.shared__cluster.b32(y[0], y[1], y[2])",

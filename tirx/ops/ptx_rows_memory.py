@@ -47,6 +47,23 @@ _ATOM_SEM = f"sem?=relaxed|acquire|release|acq_rel {_SCOPE}"
 _ATOM_OPS = "op=and|or|xor|add|inc|dec|min|max"
 _ATOM_T = "type=b32|b64|u32|u64|s32|s64|f32|f64"
 _HALF = "type=f16|bf16|f16x2|bf16x2"
+#: the types each operation takes (PTX ISA, atom / red: the syntax block's ``.type`` list is the
+#: union over the operations; ptxas refuses the other pairings, so the table does where written)
+_OP_TYPES = {
+    "and": ("b32", "b64"), "or": ("b32", "b64"), "xor": ("b32", "b64"), "inc": ("u32",), "dec": ("u32",),
+    "min": ("u32", "s32", "u64", "s64"), "max": ("u32", "s32", "u64", "s64"),
+    "add": ("u32", "s32", "u64", "f32", "f64"),
+}  # fmt: skip
+
+
+def _op_types(mods: dict) -> str | None:
+    """Refuse an atom / red operation on a type the ISA does not pair it with."""
+    allowed = _OP_TYPES[mods["op"]]
+    if mods["type"] in allowed:
+        return None
+    return f".{mods['op']} takes {' or '.join('.' + t for t in allowed)}, not .{mods['type']}"
+
+
 _D = "d:dst@type?"  # absent: PTX's sink `_` (TIRx's bit-bucket forms)
 _DV = "d:dst@type*vec"
 declare_opcode("atom", [
@@ -55,7 +72,7 @@ declare_opcode("atom", [
     row("atom_vec_f32_noftz", f"{_ATOM_SEM} space?=global op=add noftz=noftz {_HINT} vec=v2|v4 type=f32",
         f"{_DV} addr:space_addr! value:reg@type*vec {_POLICY}"),
     row("atom", f"{_ATOM_SEM} {_ASPACE} {_ATOM_OPS} {_HINT} {_ATOM_T}",
-        f"{_D} addr:space_addr! value:reg@type {_POLICY}"),
+        f"{_D} addr:space_addr! value:reg@type {_POLICY}", check_mods=_op_types),
     row("atom_cas", f"{_ATOM_SEM} {_ASPACE} op=cas type=b16|b32|b64|b128",
         f"{_D} addr:space_addr! compare:reg@type value:reg@type"),
     row("atom_exch", f"{_ATOM_SEM} {_ASPACE} op=exch {_HINT} type=b32|b64|b128",
@@ -80,7 +97,8 @@ declare_opcode("red", [
         f"addr:space_addr! value:reg@type*vec {_POLICY}"),
     row("red_vec_f32", f"{_RED_SEM} space?=global op=add {_HINT} vec=v2|v4 type=f32",
         f"addr:space_addr! value:reg@type*vec {_POLICY}"),
-    row("red", f"{_RED_SEM} {_ASPACE} {_ATOM_OPS} {_HINT} {_ATOM_T}", f"addr:space_addr! value:reg@type {_POLICY}"),
+    row("red", f"{_RED_SEM} {_ASPACE} {_ATOM_OPS} {_HINT} {_ATOM_T}", f"addr:space_addr! value:reg@type {_POLICY}",
+        check_mods=_op_types),
 ], doc="red: atomic reduction into memory (no result)")  # fmt: skip
 
 # --------------------------------------------------------------------------- st.async

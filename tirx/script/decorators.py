@@ -618,6 +618,12 @@ class JitFunction:
         src, consts, others = self._signature()
         front: dict[str, Any] = {}
         drop: dict[str, Any] = {}
+        unknown = [k for k in values if k not in consts and k not in others]
+        if unknown:  # all of them named at once, in TIRx's words (tests match "unexpected arg")
+            raise TypeError(
+                f"{self.__name__}.specialize() got unexpected arg(s): {unknown} "
+                f"(specializable params are: {list(consts)})"
+            )
         for k, v in values.items():
             if k in consts:
                 front[k] = v
@@ -629,8 +635,6 @@ class JitFunction:
                         "regular parameter, to drop an optional tensor)"
                     )
                 drop[k] = None
-            else:
-                raise TypeError(f"{self.__name__}.specialize: unknown parameter {k!r}")
         for k, d in consts.items():
             if k not in front:
                 if d is inspect.Parameter.empty:
