@@ -200,3 +200,30 @@ def test_the_ended_binding_error_names_the_binding_s_dtype():
     )
     with pytest.raises(tirx.DiagnosticError, match=r"\(w: T\.float32 = \.\.\.\)"):
         load_module(src, "ended_dtype")
+
+
+def test_a_diagnostic_keeps_its_cause_class():
+    """A check of the user's values that raised ``ValueError`` (TIRx lets that class through)
+    leaves the frontend as a ``DiagnosticError`` that is also a ``ValueError``, located; a
+    name error stays a plain ``DiagnosticError``; the class survives pickling."""
+    import pickle
+
+    from tirx.errors import DiagnosticValueError
+
+    src = '''
+from tirx.script import tirx as T
+
+@T.function
+def too_big(A: T.Tensor((64,), "float32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=(32, 33)))
+    A[0] = 0.0
+'''
+    with pytest.raises(ValueError, match="at most 1024 threads") as ei:
+        load_module(src, "cause_class")
+    e = ei.value
+    assert isinstance(e, tirx.DiagnosticError) and isinstance(e, RuntimeError)
+    assert type(e) is DiagnosticValueError and ":6:" in str(e)
+    assert type(pickle.loads(pickle.dumps(e))) is DiagnosticValueError
+    with pytest.raises(tirx.DiagnosticError) as ei:
+        load_module(src.replace("A[0] = 0.0", "A[0] = nowhere").replace("(32, 33)", "32"), "cause_name")
+    assert type(ei.value) is tirx.DiagnosticError

@@ -39,6 +39,33 @@ class DiagnosticError(RuntimeError):
         return (type(self), self.args, state)
 
 
+class DiagnosticValueError(DiagnosticError, ValueError):
+    """A script error whose cause is a ``ValueError`` (a check of the user's values): also a
+    ``ValueError``, as TIRx lets the original exception's class through, so code written for
+    TIRx (``pytest.raises(ValueError, ...)`` around a kernel) catches it."""
+
+
+class DiagnosticTypeError(DiagnosticError, TypeError):
+    """A script error whose cause is a ``TypeError``: also a ``TypeError`` (see
+    ``DiagnosticValueError``)."""
+
+
+def with_cause_class(e: DiagnosticError) -> DiagnosticError:
+    """``e`` made a ``DiagnosticValueError`` / ``DiagnosticTypeError`` when the exception at
+    the end of its chain of causes is a ``ValueError`` / ``TypeError`` (not a tirx
+    diagnostic); done where a diagnostic leaves the frontend, after every handler inside."""
+    if type(e) is not DiagnosticError:
+        return e
+    cause = e.__cause__
+    while isinstance(cause, DiagnosticError):
+        cause = cause.__cause__
+    for base, cls in ((ValueError, DiagnosticValueError), (TypeError, DiagnosticTypeError)):
+        if isinstance(cause, base):
+            e.__class__ = cls
+            break
+    return e
+
+
 class InternalError(RuntimeError):
     """A bug in tirx itself (an invariant the code relies on did not hold)."""
 

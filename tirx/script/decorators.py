@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from tirx.surface.builder import IRBuilder
 
-from ..errors import DiagnosticError
+from ..errors import DiagnosticError, with_cause_class
 from ..ir import Buffer, Call, Function, GlobalVar, PrimType, convert
 from ..ir.function import _AUTOTUNER
 from ..ir.types import as_type, void
@@ -83,6 +83,7 @@ def _raise_short(e: DiagnosticError) -> None:
     """Re-raise a frontend diagnostic with the user's frames only: the parser's internal
     frames (tens of them) are dropped from it and from its cause, which stays its cause.
     ``TIRX_TRACEBACK=1`` keeps everything."""
+    with_cause_class(e)
     if os.environ.get("TIRX_TRACEBACK", "") not in ("", "0"):
         raise e
     cause = e.__cause__
