@@ -207,8 +207,8 @@ class TextBuilder(DefsMixin, StmtMixin, ExprMixin):
         return v
 
     def indices(self, buf: Buffer, idx: list | tuple, span) -> tuple:
-        if len(idx) == 1 and type(idx[0]) is tuple and not idx[0]:
-            idx = ()
+        if len(idx) == 1 and type(idx[0]) is tuple:
+            idx = idx[0]  # A[(i, j)] is A[i, j] (A[()] a scalar's), as Python reads it
         out = []
         for x in idx:
             if isinstance(x, PrimExpr):

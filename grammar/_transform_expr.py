@@ -44,6 +44,7 @@ from tirx.ir.expr import (
     convert,
 )  # fmt: skip
 from tirx.ir.fold import check_true_div
+from tirx.ir.fold import neg as _neg
 from tirx.ir.operators import OPERATORS
 from tirx.ir.span import Span
 from tirx.ir.types import PrimType, bool_, handle, handle_of, int32, int64
@@ -83,8 +84,21 @@ _PYFUNC["@"] = operator.matmul
 _PY_CALLS: dict = {**HELPERS, **SCALAR_FORMS, **{f"cuda.{k}": v for k, v in LAUNCH_CLASSES.items()}}
 
 
+#: more of the frontend's ``T`` functions the text calls by name, imported when first named
+#: (tirx's own code over the parsed values: nothing of the text runs)
+_LAZY_CALLS = {
+    "FloatImm": "tirx.script.ir_names", "IntImm": "tirx.script.ir_names", "infinity": "tirx.script.tirx",
+    "max_value": "tirx.script.tirx", "min_value": "tirx.script.tirx", "logical_and": "tirx.script.tirx",
+    "logical_or": "tirx.script.tirx", "logical_not": "tirx.script.tirx",
+}  # fmt: skip
+
+
 def _py_call(rest: str):
     fn = _PY_CALLS.get(rest)
+    if fn is None and rest in _LAZY_CALLS:
+        import importlib
+
+        fn = _PY_CALLS[rest] = getattr(importlib.import_module(_LAZY_CALLS[rest]), rest)
     if fn is None and (rest == "TileLayout" or rest[:12] == "cuda.layout."):
         from tirx.surface.layout import TileLayout, cuda_layout
 
@@ -372,6 +386,14 @@ class ExprMixin:
                 )
             side, v = ("left", a) if not a_ok else ("right", b)
             raise self.err(f"unsupported {side} operand of '{op.value}': {_desc(v)}", self.tsp(op))
+        ta, tb = type(a), type(b)
+        if (ta is int or ta is float) and (tb is int or tb is float):
+            # two Python numbers: Python's value (2 * 8 + 1 is 17, range(4 + 4) is range(8)),
+            # as TIRx and the frontend evaluate them
+            try:
+                return _PYFUNC[op.value](a, b)
+            except (ArithmeticError, ValueError) as e:
+                raise self.err(f"'{op.value}' of {a!r} and {b!r}: {e}", self.tsp(op), e) from e
         if cls is Div:
             try:
                 check_true_div(a, b)  # TIRx's '/' refuses two integers (tirx/ir/fold.py)
@@ -515,7 +537,7 @@ class ExprMixin:
         if not (isinstance(ty, PrimType) and not ty.is_bool):
             raise self.err(f"cannot negate an expression of dtype {ty}", sp)
         try:
-            return Sub(const(0, ty), e, span=sp)
+            return _neg(e, sp)  # the frontend's (TIRx's) -a: a * -1, folded
         except (TypeError, ValueError) as ex:
             raise self.err(str(ex), sp, ex) from ex
 

@@ -264,7 +264,7 @@ class StmtMixin:
     def assert_stmt(self, c):
         span = self.stmt_span(c[0], c[-1])
         cond = self.cond(c[1], span, "assert")
-        kind, msg = "RuntimeError", ()
+        kind, msg = "RuntimeError", ("",)  # no message: TIRx's one empty part, as the frontend's
         if len(c) == 4:
             m = c[2]
             if type(m) is str:

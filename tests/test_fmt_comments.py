@@ -79,7 +79,7 @@ class Module:  # class line
         for i in range(4):  # the loop
             A[i] = i  # store "#" not a comment
         if n > 1:
-            A[0] = T.Add(1, 2)  # one
+            A[0] = 3  # one
             # end of then
         else:
             # before elif

@@ -520,10 +520,7 @@ class StmtMixin:
                 self.assign_target(st.target, item, True)
                 self.visit_body(st.body)
             return
-        loops = it.loops
-        for head in loops:  # (start, extent, kind, step, annotations, thread)
-            if type(head[3]) is IntImm and head[3].value == 0:  # as TIRx's parser refuses it
-                raise self.diag(st.iter, "the loop's step cannot be zero (the loop would never end)")
+        loops = it.loops  # (start, extent, kind, step, annotations, thread): a zero step refused
         n = len(loops)
         t = st.target
         if it.bind is not None:

@@ -962,6 +962,8 @@ def loop_head(fname: str, kind: ForKind, start: Any, stop: Any, step: Any, threa
         if step is not None:
             step = _lit(step, start_e, span)
             _int_bound(fname, step)
+            if type(step) is IntImm and step.value == 0:  # as TIRx's parser refuses it
+                raise FormError(f"{fname}: the loop's step cannot be zero (the loop would never end)")
     except FormError:
         raise
     except (TypeError, ValueError) as e:

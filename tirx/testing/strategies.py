@@ -621,7 +621,11 @@ def _for(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
             if draw(st.booleans())
             else _expr(draw, ctx, lt, MAX_DEPTH - 1)
         )
-        if type(fold(step)) is E.IntImm and fold(step).value == 0:
+        try:
+            folded = fold(step)
+        except ArithmeticError:  # a constant division by zero inside: not a step to draw
+            folded = E.IntImm(0, lt)
+        if type(folded) is E.IntImm and folded.value == 0:
             step = E.IntImm(1, lt)  # a zero step is no loop: the parsers refuse it, as TIRx's does
     thread = draw(st.sampled_from(THREADS)) if kind is S.ForKind.THREAD_BINDING else None
     ann = _annotations(draw) if draw(st.integers(0, 2)) == 0 else EMPTY_ATTRS
