@@ -37,7 +37,6 @@ from tirx.ir.expr import (
     IntImm,
     Not,
     PrimExpr,
-    Sub,
     Var,
     binop,
     const,
