@@ -514,7 +514,27 @@ class ExprMixin:
         ty = getattr(b, "ty", None)
         return isinstance(ty, PrimType) and ty.is_bool and ty.lanes == 1
 
-    test = arith
+    test = orexpr = arith
+
+    def ifexp(self, c):
+        """``a if c else b``: a condition Python decides picks its arm (as the frontend and TIRx
+        evaluate it); an IR condition is TIRx's ``T.if_then_else`` of both arms."""
+        a, tok, cond, _, b = c
+        if type(cond) is Cell:
+            cond = cond.load()
+        if type(cond) is IntImm:
+            cond = bool(cond.value)
+        if not isinstance(cond, PrimExpr):
+            if type(cond) not in (bool, int, float):
+                raise self.err(f"a conditional expression's condition must be a value, got {_desc(cond)}", self.tsp(tok))
+            return a if cond else b
+        from tirx.script.parser_values import lazy_select
+
+        sp = self.tsp(tok)
+        try:
+            return lazy_select(cond, a.load() if type(a) is Cell else a, b.load() if type(b) is Cell else b, sp)
+        except (TypeError, ValueError) as e:
+            raise self.err(str(e), sp, e) from e
 
     def not_expr(self, c):
         tok, v = c
@@ -614,12 +634,8 @@ class ExprMixin:
             raise self.err(str(e), span, e) from e
         if spec.role == "loop":  # a for header: (start, extent, kind, step, annotations, thread)
             return _Spec("loop", span, *r)
-        if spec.role == "loops":  # T.grid: a text for header binds one name, so one loop
-            if len(r) != 1:
-                raise self.err(
-                    f"{fname}: a for header of the text binds one name; write {len(r)} nested loops", span
-                )
-            return _Spec("loop", span, *r[0])
+        if spec.role == "loops":  # T.grid: one loop per name of the header (for i, j in ...)
+            return _Spec("loop", span, *r[0]) if len(r) == 1 else _Spec("loops", span, *r)
         if spec.role == "bind":  # X = T.alloc_tensor(...): a Pending the target's name completes
             return _Spec("bind", span, r)
         if spec.role == "stmt":  # T.evaluate(...), T.func_attr(...): a Pending emitted where it stands

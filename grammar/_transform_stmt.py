@@ -298,6 +298,32 @@ class StmtMixin:
         self.b.define(name, v)
         return None
 
+    def loop_targets(self, c):
+        return [t for t in c if getattr(t, "type", None) == "NAME"]
+
+    def for_heads(self, c):
+        """``for i, j in T.grid(m, n):``: nested loops, one per name; the inner ones close with
+        the body's block (entered as bare frames)."""
+        for_tok, names, spec = c
+        if type(spec) is _Spec and spec.kind == "loop":
+            heads = (spec.args,)
+        elif type(spec) is _Spec and spec.kind == "loops":
+            heads = spec.args
+        else:
+            raise self.err(f"a for loop with several names iterates over T.grid(...), got {_desc(spec)}",
+                           self.tsp(for_tok))  # fmt: skip
+        if len(heads) != len(names):
+            raise self.err(f"{len(names)} loop names for {len(heads)} loops", self.tsp(for_tok))
+        sp = spec.span
+        span = Span(self.src, for_tok.line, for_tok.column, sp.end_line, sp.end_col)
+        for k, (tok, head) in enumerate(zip(names, heads)):
+            name = self.check_new_name(tok)
+            start, extent, kind, step, ann, thread = head
+            cm = self.b.for_(name, start, extent, kind, step, ann, thread)
+            v = self.enter(cm, span) if k == 0 else self.enter_bare(cm, span)
+            self.b.define(name, v)
+        return None
+
     def for_stmt(self, c):
         self.close()
         return None
