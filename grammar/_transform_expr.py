@@ -526,13 +526,17 @@ class ExprMixin:
             cond = bool(cond.value)
         if not isinstance(cond, PrimExpr):
             if type(cond) not in (bool, int, float):
-                raise self.err(f"a conditional expression's condition must be a value, got {_desc(cond)}", self.tsp(tok))
+                raise self.err(
+                    f"a conditional expression's condition must be a value, got {_desc(cond)}", self.tsp(tok)
+                )
             return a if cond else b
         from tirx.script.parser_values import lazy_select
 
         sp = self.tsp(tok)
         try:
-            return lazy_select(cond, a.load() if type(a) is Cell else a, b.load() if type(b) is Cell else b, sp)
+            return lazy_select(
+                cond, a.load() if type(a) is Cell else a, b.load() if type(b) is Cell else b, sp
+            )
         except (TypeError, ValueError) as e:
             raise self.err(str(e), sp, e) from e
 

@@ -390,7 +390,10 @@ def f(A: T.Tensor((8,), T.float32), I32: T.Tensor((4,), T.int32), x: T.float32, 
             "for i, j in T.grid(2, 3):\n        A[i * 3 + j] = x\n    A[0] = x",
             "for i in range(2):\n        for j in range(3):\n            A[i * 3 + j] = x\n    A[0] = x",
         ),
-        ("for (i, j) in T.grid(2, 2):\n        A[i + j] = x", "for i in range(2):\n        for j in range(2):\n            A[i + j] = x"),
+        (
+            "for (i, j) in T.grid(2, 2):\n        A[i + j] = x",
+            "for i in range(2):\n        for j in range(2):\n            A[i + j] = x",
+        ),
     ],
 )
 def test_hand_edited_text_loads_as_tirx_loads_it(edited, printed):
