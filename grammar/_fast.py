@@ -20,7 +20,7 @@ from typing import Any
 from lark import Tree
 from lark.lexer import PatternStr
 
-from tirx.grammar._names import BadName, dotted_value, name_value
+from tirx.grammar._names import BadName, compare_indent, dotted_value, indent_of, name_value
 
 __all__ = ["FastParser", "Tok"]
 
@@ -310,7 +310,7 @@ class FastParser:
         line = 1
         line_start = 0
         paren = 0
-        levels = [0]
+        levels = [(0, 0)]
         tok = None
         while pos < n:
             m = match(text, pos)
@@ -342,18 +342,24 @@ class FastParser:
                     continue
                 yield tok
                 ind = val[last_nl + 1 :]
-                indent = len(ind) + 7 * ind.count("\t")
-                cur = levels[-1]
-                if indent == cur:
-                    continue
+                indent = indent_of(ind)
                 col = end - new_start + 1
-                if indent > cur:
+                try:
+                    c = compare_indent(indent, levels[-1])
+                except ValueError as e:
+                    raise IndentFail(str(e), Tok("INDENT", ind, line, 1, line, col)) from None
+                if c == 0:
+                    continue
+                if c > 0:
                     levels.append(indent)
                     yield Tok("INDENT", ind, line, col, line, col)
                 else:
-                    while indent < levels[-1]:
-                        levels.pop()
-                        yield Tok("DEDENT", ind, line, col, line, col)
+                    try:
+                        while compare_indent(indent, levels[-1]) < 0:
+                            levels.pop()
+                            yield Tok("DEDENT", ind, line, col, line, col)
+                    except ValueError as e:
+                        raise IndentFail(str(e), Tok("DEDENT", ind, line, 1, line, col)) from None
                     if indent != levels[-1]:
                         raise IndentFail(
                             "unindent does not match any outer indentation level",

@@ -77,3 +77,27 @@ def dotted_value(raw: str) -> str:
             raise
         pos += len(p) + 1
     return ".".join(out)
+
+
+def indent_of(ind: str) -> tuple[int, int]:
+    """A line's indentation measured as Python measures it, twice: tabs to the next multiple
+    of 8, and tabs as one column. Two indentations compare alike under both or the text mixes
+    tabs and spaces inconsistently (Python's TabError): ``compare_indent``."""
+    col8 = col1 = 0
+    for ch in ind:
+        if ch == "\t":
+            col8 = (col8 // 8 + 1) * 8
+        else:
+            col8 += 1
+        col1 += 1
+    return col8, col1
+
+
+def compare_indent(new: tuple[int, int], cur: tuple[int, int]) -> int:
+    """-1, 0 or 1 as ``new`` is less than, equal to or greater than ``cur``; ``ValueError``
+    when the answer depends on the tab size (inconsistent tabs and spaces)."""
+    a = (new[0] > cur[0]) - (new[0] < cur[0])
+    b = (new[1] > cur[1]) - (new[1] < cur[1])
+    if a != b:
+        raise ValueError("inconsistent use of tabs and spaces in indentation")
+    return a

@@ -16,7 +16,7 @@ from typing import Any
 from lark import Lark, Token
 from lark.lark import PostLex
 
-from tirx.grammar._names import BadName, dotted_value, name_value
+from tirx.grammar._names import BadName, compare_indent, dotted_value, indent_of, name_value
 
 GRAMMAR_PATH = Path(__file__).with_name("tirx.lark")
 
@@ -53,7 +53,7 @@ class TirxIndenter(PostLex):
 
     def _process(self, stream):
         paren = 0
-        levels = [0]
+        levels = [(0, 0)]
         tok = None
         for tok in stream:
             self.last = tok
@@ -64,19 +64,29 @@ class TirxIndenter(PostLex):
                 yield tok
                 v = tok.value
                 ind = v[v.rfind("\n") + 1 :]
-                indent = len(ind) + 7 * ind.count("\t")
-                cur = levels[-1]
-                if indent == cur:
-                    continue
+                indent = indent_of(ind)
                 line = tok.end_line
                 col = tok.end_column
-                if indent > cur:
+                try:
+                    c = compare_indent(indent, levels[-1])
+                except ValueError as e:
+                    raise IndentError(
+                        str(e), Token("INDENT", ind, tok.end_pos, line, 1, line, col, tok.end_pos)
+                    ) from None
+                if c == 0:
+                    continue
+                if c > 0:
                     levels.append(indent)
                     yield Token("INDENT", ind, tok.end_pos, line, col, line, col, tok.end_pos)
                 else:
-                    while indent < levels[-1]:
-                        levels.pop()
-                        yield Token("DEDENT", ind, tok.end_pos, line, col, line, col, tok.end_pos)
+                    try:
+                        while compare_indent(indent, levels[-1]) < 0:
+                            levels.pop()
+                            yield Token("DEDENT", ind, tok.end_pos, line, col, line, col, tok.end_pos)
+                    except ValueError as e:
+                        raise IndentError(
+                            str(e), Token("DEDENT", ind, tok.end_pos, line, 1, line, col, tok.end_pos)
+                        ) from None
                     if indent != levels[-1]:
                         raise IndentError(
                             "unindent does not match any outer indentation level",

@@ -88,7 +88,7 @@ _PY_CALLS: dict = {**HELPERS, **SCALAR_FORMS, **{f"cuda.{k}": v for k, v in LAUN
 _LAZY_CALLS = {
     "FloatImm": "tirx.script.ir_names", "IntImm": "tirx.script.ir_names", "infinity": "tirx.script.tirx",
     "max_value": "tirx.script.tirx", "min_value": "tirx.script.tirx", "logical_and": "tirx.script.tirx",
-    "logical_or": "tirx.script.tirx", "logical_not": "tirx.script.tirx",
+    "logical_or": "tirx.script.tirx", "logical_not": "tirx.script.tirx", "ptr": "tirx.script.ir_names",
 }  # fmt: skip
 
 
@@ -181,6 +181,29 @@ class ExprMixin:
             return _BUFFER_FIELDS[rest](self.b.lookup(head))  # A.shape, A.dtype: the frontend's
         raise self.err(f"unknown name {s}", self.tsp(tok))
 
+    def module_call(self, fname, args, span, s):
+        """``Module.f(a, b)``: the frontend's direct call of a function of the module, the
+        ``T.Call(Module.f, [a, b], ty=...)`` TIRx prints, its type the callee's return type
+        (a function defined above it in the text: the text is read in order)."""
+        fn = next((f for f in (self.b.module_funcs or ()) if f.name == fname), None)
+        if fn is None:
+            raise self.err(
+                f"{s}(...) calls a function the text has not defined above it: define {fname} first, "
+                f"or write T.Call({s}, [...], ty=...)",
+                span,
+            )
+        pos, kw = self.split_args(args, span, s)
+        if kw:
+            raise self.err(f"{s} takes no keyword arguments", span)
+        from tirx.script.decorators import GlobalRef
+
+        params = [None if p in fn.buffer_map else p.ty for p in fn.params]
+        try:
+            r = GlobalRef(fname, params, fn.ret_ty)(*pos)
+        except (TypeError, ValueError) as e:
+            raise self.err(f"{s}: {e}", span, e) from e
+        return self.keep_tensor_spelling(r.with_span(span), pos, span)  # Module.f(A): A bare
+
     def call(self, c):
         tok = c[0]
         rpar = c[-1]
@@ -188,6 +211,15 @@ class ExprMixin:
         span = Span(self.src, tok.line, tok.column, rpar.end_line, rpar.end_column)
         s = tok.value
         if tok.type == "NAME":
+            if s in ("float", "int") and self.b.lookup(s) is None and not self.let_scope.get(s):
+                # float("-inf"), int(3.0): Python's value of one literal (nothing else runs)
+                pos, kw = self.split_args(args, span, s)
+                if kw or len(pos) != 1 or type(pos[0]) not in (int, float, str, bool):
+                    raise self.err(f"{s}(...) in the text takes one literal number or string", span)
+                try:
+                    return (float if s == "float" else int)(pos[0])
+                except (TypeError, ValueError) as e:
+                    raise self.err(f"{s}({pos[0]!r}): {e}", span, e) from e
             if s == "range" and self.b.lookup("range") is None:
                 pos, kw = self.split_args(args, span, "range")
                 return self.form_call(_forms.RANGE, pos, kw, span, "range")
@@ -197,6 +229,8 @@ class ExprMixin:
         head, _, rest = s.partition(".")
         if s == "T.dynamic":
             return self.dynamic(args, span)
+        if head == self.module_name and rest and "." not in rest:
+            return self.module_call(rest, args, span, s)
         buf = self.b.lookup(head) if rest in _BUFFER_METHODS else None
         if type(buf) is Buffer:  # A.ptr_to([i]), A.view(4, 16), A.permute(1, 0): tirx's own methods
             pos, kw = self.split_args(args, span, s)

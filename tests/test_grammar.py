@@ -411,3 +411,54 @@ def test_a_grid_header_names_every_loop():
         loads(_EDITS_HEAD.replace("BODY", "for i, j, k in T.grid(2, 3):\n        A[i] = x"))
     with pytest.raises(tirx.DiagnosticError, match="the loop's step cannot be zero"):
         loads(_EDITS_HEAD.replace("BODY", "for i in range(0, 8, 0):\n        A[i] = x"))
+
+
+def test_hand_written_text_calls_and_builtins():
+    """More of what a person writes in a ``.tirx`` file (held-out round 28, each checked
+    against TIRx's ``from_source``): ``Module.f(x)`` calls a function defined above it (the
+    ``T.Call`` TIRx prints, tensors kept bare), ``T.ptr(...)`` annotates a pointer parameter,
+    ``float("-inf")`` is Python's value; a module is a ``tirx.IRModule`` instance."""
+    direct = """
+@I.ir_module
+class Module:
+    @T.function(private=True)
+    def twice(x: T.int32) -> T.int32:
+        return x * 2
+
+    @T.function(private=True)
+    def fill(A: T.Tensor((4,), T.int32), v: T.int32):
+        A[0] = v
+
+    @T.function
+    def main(A: T.Tensor((4,), T.int32)):
+        A[0] = Module.twice(A[1])
+        Module.fill(A, 3)
+"""
+    spelled = direct.replace("Module.twice(A[1])", "T.Call(Module.twice, [A[1]], ty=T.int32)").replace(
+        "Module.fill(A, 3)", "T.Call(Module.fill, [A, 3], ty=T.Tuple())"
+    )
+    m = loads(direct)
+    tirx.assert_structural_equal(m, loads(spelled))
+    assert "T.Call(Module.fill, [A, 3], ty=T.Tuple())" in tirx.dumps(m)
+    assert isinstance(m, tirx.IRModule) and isinstance(m, tirx.ir.IRModule)
+    assert not isinstance(m["main"], tirx.IRModule)
+    with pytest.raises(tirx.DiagnosticError, match="has not defined above it"):
+        loads(direct.replace("Module.twice(A[1])", "Module.later(A[1])"))
+    ptrs = loads('@T.function\ndef f(b: T.ptr("float32"), c: T.ptr("int8", "shared")):\n    pass\n')
+    canon = loads('@T.function\ndef f(b: T.Ptr(T.float32), c: T.Ptr(T.int8, "shared")):\n    pass\n')
+    tirx.assert_structural_equal(ptrs, canon)
+    inf = loads('@T.function\ndef f(A: T.Tensor((2,), T.float32)):\n    A[0] = T.float32(float("-inf"))\n')
+    assert 'T.float32("-inf")' in tirx.dumps(inf)
+
+
+def test_tabs_and_spaces_mixed_as_python_refuses_them():
+    """Indentation mixing tabs and spaces where the meaning depends on the tab size is
+    refused (Python's TabError), in both the fast path and Lark's; consistent tabs load."""
+    ok = "@T.function\ndef f(A: T.Tensor((4,), T.int32), n: T.int32):\n\tif n > 0:\n\t\tA[0] = 1\n\tA[1] = 2\n"
+    assert tirx.dumps(loads(ok)).rstrip().endswith("A[1] = 2")
+    for bad in (
+        "@T.function\ndef f(A: T.Tensor((4,), T.int32), n: T.int32):\n    if n > 0:\n        A[0] = 1\n\tA[1] = 2\n",
+        "@T.function\ndef f(A: T.Tensor((4,), T.int32)):\n    for i in range(4):\n\tA[i] = 1\n",
+    ):
+        with pytest.raises(tirx.DiagnosticError, match="inconsistent use of tabs and spaces"):
+            loads(bad)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import ir
 from .errors import DiagnosticError, InternalError, OpError
-from .ir import Function, Module, assert_structural_equal, structural_equal, structural_hash
+from .ir import Function, IRModule, Module, assert_structural_equal, structural_equal, structural_hash
 
 if TYPE_CHECKING:  # for type checkers only: ``import tirx`` imports none of these
     from os import PathLike
@@ -118,24 +118,6 @@ def _autotuner(fn, options):
 
 # ``@T.autotune`` builds its tuner through this (the front end does not import the runtime)
 ir.function.register_autotuner(_autotuner)
-
-
-def IRModule(functions: Any = None, attrs: Any = None) -> Module:
-    """TIRx's ``tvm.IRModule({"main": f, ...})``: a Module of those functions, each named by its
-    key (a dict), or in order (a sequence)."""
-    if functions is None:
-        functions = ()
-    if not isinstance(functions, dict) and not isinstance(functions, (list, tuple)):
-        raise TypeError(
-            f"IRModule: functions must be a dict of name -> Function, got {type(functions).__name__}"
-        )
-    if isinstance(functions, dict):
-        fs = tuple(
-            f.replace(name=k) if isinstance(f, Function) and f.name != k else f for k, f in functions.items()
-        )
-    else:
-        fs = tuple(functions)
-    return Module(fs, attrs if attrs is not None else {})
 
 
 def save(obj, path) -> None:

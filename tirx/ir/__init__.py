@@ -47,7 +47,7 @@ from .expr import (
     const,
     convert,
 )  # fmt: skip
-from .function import Function, Module
+from .function import Function, IRModule, Module
 from .node import Attrs, Node
 from .op import Op
 from .span import SequentialSpan, Span
@@ -134,6 +134,7 @@ __all__ = [
     "ForKind",
     "Function",
     "GlobalVar",
+    "IRModule",
     "IfThenElse",
     "IntImm",
     "Let",

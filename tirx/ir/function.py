@@ -299,3 +299,38 @@ class _FuncRef:
 
 
 _ = (DEF, VALUE)
+
+
+class _IRModuleType(type):
+    """``isinstance(m, tvm.ir.IRModule)`` in code written for TIRx: true of a tirx Module."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Module)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return isinstance(sub, type) and issubclass(sub, Module)
+
+
+class IRModule(metaclass=_IRModuleType):
+    """TIRx's ``tvm.IRModule({"main": f, ...})``: builds a Module of those functions, each
+    named by its key (a dict), or in order (a sequence); ``isinstance(m, IRModule)`` is true of
+    every Module (tirx's modules are ``tirx.Module``)."""
+
+    def __new__(cls, functions: Any = None, attrs: Any = None) -> Module:  # type: ignore[misc]
+        return _ir_module(functions, attrs)
+
+
+def _ir_module(functions: Any = None, attrs: Any = None) -> Module:
+    if functions is None:
+        functions = ()
+    if not isinstance(functions, dict) and not isinstance(functions, (list, tuple)):
+        raise TypeError(
+            f"IRModule: functions must be a dict of name -> Function, got {type(functions).__name__}"
+        )
+    if isinstance(functions, dict):
+        fs = tuple(
+            f.replace(name=k) if isinstance(f, Function) and f.name != k else f for k, f in functions.items()
+        )
+    else:
+        fs = tuple(functions)
+    return Module(fs, attrs if attrs is not None else {})

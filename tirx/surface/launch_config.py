@@ -34,8 +34,9 @@ class LaunchConfig:
 
     __slots__ = ("block", "cluster", "dynamic_smem_bytes", "extra", "grid")
 
-    def __init__(self, grid: Any = 1, block: Any = 1, cluster: Any = None, dynamic_smem_bytes: Any = None,
+    def __init__(self, grid: Any, block: Any, cluster: Any = None, dynamic_smem_bytes: Any = None,
                  **options: Any):  # fmt: skip
+        # (grid and block are required, as TIRx requires them)
         from .launch_attrs import check_extra
 
         _check_shape(grid, block, cluster, dynamic_smem_bytes, options.get("preferred_cluster"))
