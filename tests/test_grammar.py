@@ -454,7 +454,9 @@ class Module:
 def test_tabs_and_spaces_mixed_as_python_refuses_them():
     """Indentation mixing tabs and spaces where the meaning depends on the tab size is
     refused (Python's TabError), in both the fast path and Lark's; consistent tabs load."""
-    ok = "@T.function\ndef f(A: T.Tensor((4,), T.int32), n: T.int32):\n\tif n > 0:\n\t\tA[0] = 1\n\tA[1] = 2\n"
+    ok = (
+        "@T.function\ndef f(A: T.Tensor((4,), T.int32), n: T.int32):\n\tif n > 0:\n\t\tA[0] = 1\n\tA[1] = 2\n"
+    )
     assert tirx.dumps(loads(ok)).rstrip().endswith("A[1] = 2")
     for bad in (
         "@T.function\ndef f(A: T.Tensor((4,), T.int32), n: T.int32):\n    if n > 0:\n        A[0] = 1\n\tA[1] = 2\n",

@@ -89,7 +89,9 @@ def _check_shape(grid: Any, block: Any, cluster: Any, smem: Any, preferred: Any 
             continue
         c = _consts(v)
         if any(d is not None and not 1 <= d < 1 << 32 for d in c):
-            raise ValueError(f"T.cuda.LaunchConfig: {name} dimensions must be positive uint32 values, got {c}")
+            raise ValueError(
+                f"T.cuda.LaunchConfig: {name} dimensions must be positive uint32 values, got {c}"
+            )
         for i, d in enumerate(c):
             gi = g[i] if i < len(g) else 1
             if d is not None and gi is not None and gi % d:
