@@ -84,6 +84,16 @@ fi
 # campaign beside them (the rest of the owed 20 minutes)
 #   bash tools/device_owed.sh owed33 [SECONDS of campaign, default 330]
 # (first the K = 5000 pitch's tile sets against K = 5008: gemm_explore.py z5000, z5008)
+if [ "$1" = owed33min ]; then  # the least of it (about 6 minutes): the golden pair, the pitch explorer,
+  # the library's GPU tests beside a 150 s campaign
+  gpu_tests g 60 tests/test_tirx_golden_frontend_cuda_gpu.py -k "atomic_add_pair or local_def_python" -rs
+  timeout 130 python3 tools/bench/gemm_explore.py --only z5000,z5008 2>&1 | grep -v "^best" | cut -c1-150
+  campaign 150
+  gpu_tests t 170 tests/test_kernels_library_gpu.py
+  wait
+  tail -2 $OUT/fuzz.log
+  exit 0
+fi
 if [ "$1" = owed33 ]; then
   gpu_tests g 60 tests/test_tirx_golden_frontend_cuda_gpu.py -k "atomic_add_pair" -rs
   timeout 150 python3 tools/bench/gemm_explore.py --only z5000,z5008 2>&1 | grep -v "^best" | cut -c1-150
