@@ -95,7 +95,7 @@ if [ "$1" = owed33min ]; then  # the least of it (about 6 minutes): the golden p
   exit 0
 fi
 if [ "$1" = owed33 ]; then
-  gpu_tests g 60 tests/test_tirx_golden_frontend_cuda_gpu.py -k "atomic_add_pair" -rs
+  gpu_tests g 60 tests/test_tirx_golden_frontend_cuda_gpu.py -k "atomic_add_pair or local_def_python" -rs
   timeout 150 python3 tools/bench/gemm_explore.py --only z5000,z5008 2>&1 | grep -v "^best" | cut -c1-150
   campaign ${2:-330}
   gpu_tests t 240 tests/test_kernels_library_gpu.py tests/test_gemm_rows_on_device_gpu.py tests/test_math_gpu.py
