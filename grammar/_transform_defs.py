@@ -12,7 +12,7 @@ from tirx.grammar._values import _LET, _desc, _Dynamic, _LetAnnot, _Ret
 from tirx.ir.expr import Var
 from tirx.ir.node import Attrs
 from tirx.ir.span import Span
-from tirx.ir.types import PointerType, PrimType, int32
+from tirx.ir.types import PrimType, int32
 
 _IMPORTS = {
     "__future__": {"annotations"},
@@ -153,8 +153,6 @@ class DefsMixin:
             # parameters' shapes use): the parameter is that variable
             self.emit(sp, self.b.param, name, tyv)
             return None
-        if type(tyv) is Var and isinstance(tyv.ty, PointerType):
-            tyv = tyv.ty  # T.ptr("float32"): TIRx's pointer variable, its type the parameter's
         ty = self.as_type(tyv, sp, "a parameter type (T.Tensor(...), a dtype or T.Ptr(...))")
         self.emit(sp, self.b.param, name, ty)  # void: TIRx's ``Bias: T.NoneType()`` (takes None)
         return None

@@ -48,8 +48,9 @@ from tirx.ir.operators import OPERATORS
 from tirx.ir.span import Span
 from tirx.ir.types import PrimType, bool_, handle, handle_of, int32, int64
 from tirx.surface import forms as _forms
+from tirx.surface.builder import GlobalRef
 from tirx.surface.cells import SCALAR_FORMS, Cell
-from tirx.surface.helpers import HELPERS
+from tirx.surface.helpers import HELPERS, lazy_select
 from tirx.surface.launch_config import LAUNCH_CLASSES, LAUNCH_KEYWORDS, LaunchConfig, entry_launch
 
 _CONSTS = {"True": True, "False": False, "None": None}
@@ -81,23 +82,11 @@ _PYFUNC["@"] = operator.matmul
 #: the frontend's ``T`` functions the text calls by name (``T.<key>``): tirx's own code over the
 #: parsed values (``_py_call`` adds the layout DSL's, imported when first named)
 _PY_CALLS: dict = {**HELPERS, **SCALAR_FORMS, **{f"cuda.{k}": v for k, v in LAUNCH_CLASSES.items()}}
-
-
-#: more of the frontend's ``T`` functions the text calls by name, imported when first named
-#: (tirx's own code over the parsed values: nothing of the text runs)
-_LAZY_CALLS = {
-    "FloatImm": "tirx.script.ir_names", "IntImm": "tirx.script.ir_names", "infinity": "tirx.script.tirx",
-    "max_value": "tirx.script.tirx", "min_value": "tirx.script.tirx", "logical_and": "tirx.script.tirx",
-    "logical_or": "tirx.script.tirx", "logical_not": "tirx.script.tirx", "ptr": "tirx.script.ir_names",
-}  # fmt: skip
+_PY_CALLS["ptr"] = handle_of  # TIRx's older T.ptr("float32", "shared"): the pointer type
 
 
 def _py_call(rest: str):
     fn = _PY_CALLS.get(rest)
-    if fn is None and rest in _LAZY_CALLS:
-        import importlib
-
-        fn = _PY_CALLS[rest] = getattr(importlib.import_module(_LAZY_CALLS[rest]), rest)
     if fn is None and (rest == "TileLayout" or rest[:12] == "cuda.layout."):
         from tirx.surface.layout import TileLayout, cuda_layout
 
@@ -195,8 +184,6 @@ class ExprMixin:
         pos, kw = self.split_args(args, span, s)
         if kw:
             raise self.err(f"{s} takes no keyword arguments", span)
-        from tirx.script.decorators import GlobalRef
-
         params = [None if p in fn.buffer_map else p.ty for p in fn.params]
         try:
             r = GlobalRef(fname, params, fn.ret_ty)(*pos)
@@ -564,8 +551,6 @@ class ExprMixin:
                     f"a conditional expression's condition must be a value, got {_desc(cond)}", self.tsp(tok)
                 )
             return a if cond else b
-        from tirx.script.parser_values import lazy_select
-
         sp = self.tsp(tok)
         try:
             return lazy_select(

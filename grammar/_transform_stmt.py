@@ -285,6 +285,10 @@ class StmtMixin:
     # ------------------------------------------------------------- compound statements
     def for_head(self, c):
         for_tok, name_tok, spec = c
+        if type(spec) is _Spec and spec.kind == "loops":
+            raise self.err(
+                f"{len(spec.args)} nested loops take {len(spec.args)} names: for i, j, ... in", spec.span
+            )
         if type(spec) is not _Spec or spec.kind != "loop":
             raise self.err(
                 f"a for loop iterates over range(...), T.serial/unroll/vectorized/parallel/thread_binding(...), got {_desc(spec)}",

@@ -11,17 +11,16 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, overload
 
-from tirx.surface.builder import IRBuilder
+from tirx.surface.builder import GlobalRef, IRBuilder
 
 from ..errors import DiagnosticError, with_cause_class
-from ..ir import Buffer, Call, Function, GlobalVar, PrimType, convert
+from ..ir import Call, Function, PrimType
 from ..ir.function import _AUTOTUNER
-from ..ir.types import as_type, void
+from ..ir.types import as_type
 from .parser import (
     Env,
     Parser,
     Source,
-    _Like,
     build_function,
     caller_locals,
     closure_vars,
@@ -161,29 +160,6 @@ class _SelfCall:
 
 
 # ------------------------------------------------------------------ modules
-class GlobalRef:
-    """``Module.f`` / ``cls.f`` while the module is parsed: calling it builds a Call."""
-
-    __slots__ = ("name", "params", "ret")
-
-    def __init__(self, name: str, params: list, ret: Any):
-        self.name = name
-        self.params = params
-        self.ret = ret
-
-    def __call__(self, *args: Any) -> Call:
-        conv = []
-        tensors = []  # written with a tensor: its pointer, the spelling kept (Call.tensor_args)
-        for i, a in enumerate(args):
-            pt = self.params[i] if i < len(self.params) else None
-            if isinstance(a, Buffer):
-                tensors.append(i)  # op.call's rule
-                a = a.data
-            conv.append(convert(a, _Like(pt)) if isinstance(pt, PrimType) else convert(a))
-        rt = self.ret if self.ret is not None else void
-        return Call(GlobalVar(self.name), tuple(conv), rt, tuple(tensors))
-
-
 class ModuleProxy:
     """The class name (and ``cls``) inside an ``@T.ir_module`` body."""
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 from tirx.surface.forms import range_extent as _range_extent
+from tirx.surface.helpers import float_imm as _float_imm
+from tirx.surface.helpers import int_imm as _int_imm
 
 from .. import ir as _ir
 from ..ir import op as _op
@@ -114,15 +116,7 @@ class IntImm(metaclass=_Ctor):
 
     _of = (_ir.IntImm,)
 
-    @staticmethod
-    def _build(ty: Any, value: Any, span: Any = None) -> Any:
-        value = _unwrap(value)
-        if isinstance(value, _ir.IntImm):
-            value = value.value
-        if isinstance(value, float) or type(value) not in (int, bool):
-            raise TypeError(f"T.IntImm: value must be an int, got {type(value).__name__}")
-        # IntImm's validator rejects a dtype that is not an integer/bool PrimType
-        return _ir.IntImm(int(value), cast(_PrimType, _as_type(ty, "T.IntImm ty")), span=span)
+    _build = staticmethod(_int_imm)
 
 
 class FloatImm(metaclass=_Ctor):
@@ -130,15 +124,7 @@ class FloatImm(metaclass=_Ctor):
 
     _of = (_ir.FloatImm,)
 
-    @staticmethod
-    def _build(ty: Any, value: Any, span: Any = None) -> Any:
-        value = _unwrap(value)
-        if isinstance(value, (_ir.IntImm, _ir.FloatImm)):
-            value = value.value
-        if type(value) not in (int, float):
-            raise TypeError(f"T.FloatImm: value must be a number, got {type(value).__name__}")
-        # FloatImm's validator rejects a dtype that is not a float PrimType
-        return _ir.FloatImm(float(value), cast(_PrimType, _as_type(ty, "T.FloatImm ty")), span=span)
+    _build = staticmethod(_float_imm)
 
 
 class StringImm(metaclass=_Ctor):

@@ -13,6 +13,7 @@ import numpy as np
 
 from tirx.surface.builder import IRBuilder
 from tirx.surface.forms import LOOPS, RANGE
+from tirx.surface.helpers import conjoin, lazy_select
 
 from ..errors import DiagnosticError
 from ..ir import (
@@ -49,10 +50,8 @@ from .parser_values import (
     _unwrap,
     apply_binop,
     bool_chain,
-    conjoin,
     constexpr,
     fold_new,
-    lazy_select,
     no_tensor_truth,
 )
 

@@ -93,6 +93,7 @@ class StmtMixin:
     if TYPE_CHECKING:  # the rest of Parser (tirx/script/parser.py), for the type checker only
         b: IRBuilder
         inline: bool
+        python: bool
         ret_ty: Any
         scopes: list[_Scope]
         mutable: frozenset

@@ -26,15 +26,14 @@ from ..ir import (
     Buffer,
     IntImm,
     PrimExpr,
-    PrimType,
     Type,
     Var,
     convert,
 )
-from ..ir import op as _op
 from ..ir.expr import Cast, Or
-from ..ir.fold import check_true_div, combine, fold, fold_cast, is_number, literal, match
+from ..ir.fold import check_true_div, combine, fold, fold_cast
 from ..ir.operators import OPERATORS
+from ..surface.helpers import to_bool_expr as _to_bool_expr
 
 _MISSING = object()
 _ZERO = IntImm(0)
@@ -53,16 +52,6 @@ def _slice_ramp(s: slice) -> Any:
     if s.start is None or s.stop is None:
         raise ValueError("a store-target slice needs its start and stop (A[s:e] = v)")
     return slice_ramp(*(_unwrap(x) for x in (s.start, s.stop) + (() if s.step is None else (s.step,))))
-
-
-def conjoin(cls: Any, exprs: list, span: Any = None) -> Any:
-    """``cls`` (``And`` / ``Or``) of IR ``exprs`` left to right, no constant folded: TIRx's
-    ``T.logical_and`` / ``T.logical_or`` and its comparison chains (``bool_chain`` is the
-    frontend's ``and`` / ``or``, which decides host values while parsing)."""
-    out = exprs[0]
-    for x in exprs[1:]:
-        out = cls(out, x, span=span)
-    return out
 
 
 def bool_chain(values: Any, is_and: bool, make: Any, short_circuit: Any = None) -> Any:
@@ -466,36 +455,6 @@ def no_tensor_truth(parser: Any, cond: Any, node: Any) -> bool:
             node, f"the tensor {cond.name} is not a condition: test its elements ({cond.name}[i] != 0)"
         )
     return bool(cond)
-
-
-def lazy_select(c: Any, a: Any, b: Any, span: Any = None) -> PrimExpr:
-    """``a if c else b`` on an IR condition: TIRx's ``T.if_then_else`` (both arms are built),
-    the op with the ``select`` trait."""
-    na, nb = is_number(a), is_number(b)
-    if (na or nb) and not (na and nb) and isinstance(b if na else a, PrimExpr):
-        # a number beside an expression: the literal TIRx makes of it (``0.5``: float32)
-        if na:
-            a = literal(a, span)
-        else:
-            b = literal(b, span)
-    if isinstance(a, PrimExpr):
-        b = convert(b, a)
-    else:
-        b = convert(b)
-        a = convert(a, b)
-    if isinstance(a.ty, PrimType) and isinstance(b.ty, PrimType) and a.ty != b.ty:
-        # two arms of different dtypes meet as a binary operator's operands do (``A[i] if c else
-        # B[i]``, int32 and float32: both float32; ``A[i] if c else 0.5`` too), as TIRx builds a
-        # conditional expression
-        a, b = match(a, b, span)
-    return _op.find(select=True)(_to_bool_expr(c), a, b, span=span)
-
-
-def _to_bool_expr(x: Any) -> PrimExpr:
-    e = convert(x)
-    if not (isinstance(e.ty, PrimType) and e.ty.is_bool):
-        raise TypeError(f"expected a bool expression, got dtype {e.ty}")
-    return e
 
 
 def _unwrap(x: Any) -> Any:

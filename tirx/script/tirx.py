@@ -49,9 +49,16 @@ from ..surface.helpers import (
     bitwise_or,
     bitwise_xor,
     ceildiv,
+    infinity,
+    logical_and,
+    logical_not,
+    logical_or,
+    max_value,
+    min_value,
     shift_left,
     shift_right,
 )
+from ..surface.helpers import limits as _limits
 from ..surface.launch_config import KernelAttributes, LaunchConfig
 from ..surface.launch_config import entry_launch as _entry_launch
 from . import parser as _p
@@ -65,7 +72,6 @@ from .parser import LoopSpec as _LoopSpec
 from .parser import MetaVar as _MetaVar
 from .parser import fold_new as _fold_new
 from .parser import take_name as _take_name
-from .parser_values import conjoin as _conjoin
 
 __all__ = [  # the language; ops (T.exp, T.cuda.*, T.ptx.*) and dtypes resolve through the op/dtype tables;
     # the forms (T.Ramp, T.alloc_shared, T.grid, ...) are appended where they are generated
@@ -109,7 +115,12 @@ class DType:
             return value if value.ty == self.ty else _fold_cast(self.ty, value)
         if isinstance(value, str):
             value = float(value) if self.ty.is_float else int(value)
-        elif self.ty.is_float and self.ty.lanes == 1 and isinstance(value, (int, float)) and _math.isfinite(value):
+        elif (
+            self.ty.is_float
+            and self.ty.lanes == 1
+            and isinstance(value, (int, float))
+            and _math.isfinite(value)
+        ):
             lo, hi = _limits(self.ty)
             if not lo <= value <= hi:  # TIRx refuses it too; it would be inf (or saturate) silently
                 raise ValueError(
@@ -304,55 +315,6 @@ def static_assert(cond: Any, message: str = "") -> None:
         raise TypeError("T.static_assert needs a compile-time condition, got a tirx expression")
     if not cond:
         raise AssertionError(f"static assertion failed{': ' + message if message else ''}")
-
-
-def _limits(dtype: Any) -> tuple:
-    t = _as_prim(dtype)
-    if t.is_minifloat:
-        from ..ir.types import MINIFLOAT_LIMITS
-
-        hi, lo = MINIFLOAT_LIMITS[t.base]
-        return lo, hi
-    if t.is_float:
-        if t.bits == 16 and t.kind == "float":
-            return -65504.0, 65504.0
-        if t.kind == "bfloat":  # bf16's own largest, 0x7F7F (float32's rounds to inf in bf16)
-            return -3.3895313892515355e38, 3.3895313892515355e38
-        return (
-            (-3.4028234663852886e38, 3.4028234663852886e38)
-            if t.bits <= 32
-            else (-1.7976931348623157e308, 1.7976931348623157e308)
-        )
-    if t.is_bool:
-        return 0, 1
-    from ..ir.expr import int_range
-
-    return int_range(t)
-
-
-def _dtype_arg(fname: str, dtype: Any, ty: Any) -> Any:
-    """``f(dtype)`` (tirx, TVM) or ``f(ty=dtype)`` (TIRx's keyword): exactly one of them."""
-    if (dtype is None) == (ty is None):
-        raise TypeError(f"T.{fname}() takes the dtype once: T.{fname}(dtype) or T.{fname}(ty=dtype)")
-    return dtype if ty is None else ty
-
-
-def max_value(dtype: Any = None, *, ty: Any = None) -> _PrimExpr:
-    """The largest finite value of ``dtype``."""
-    dtype = _dtype_arg("max_value", dtype, ty)
-    return _const(_limits(dtype)[1], _as_prim(dtype))
-
-
-def min_value(dtype: Any = None, *, ty: Any = None) -> _PrimExpr:
-    """The smallest finite value of ``dtype``."""
-    dtype = _dtype_arg("min_value", dtype, ty)
-    return _const(_limits(dtype)[0], _as_prim(dtype))
-
-
-def infinity(dtype: Any = None, *, ty: Any = None) -> _PrimExpr:
-    """``+inf`` of a float dtype."""
-    dtype = _dtype_arg("infinity", dtype, ty)
-    return _const(float("inf"), _as_prim(dtype))
 
 
 # ------------------------------------------------------------------ expressions
@@ -552,26 +514,6 @@ boolean, f16, f32, f64, bf16, i8, i16, i32, i64, u8, u16, u32, u64 = (
     globals()[_DTYPE_SHORT[_n]]
     for _n in ("boolean", "f16", "f32", "f64", "bf16", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 )
-
-
-def logical_and(*values: Any) -> _PrimExpr:
-    """``a and b and ...`` (left to right; one value is itself), as TIRx's."""
-    return _logical(_ir.And, "logical_and", values)
-
-
-def logical_or(*values: Any) -> _PrimExpr:
-    """``a or b or ...`` (left to right; one value is itself), as TIRx's."""
-    return _logical(_ir.Or, "logical_or", values)
-
-
-def _logical(cls: Any, name: str, values: tuple) -> Any:
-    if not values:
-        raise TypeError(f"T.{name} takes at least one value")
-    return _conjoin(cls, [_convert(_e(v)) for v in values])
-
-
-def logical_not(a: Any) -> _PrimExpr:
-    return _ir.Not(_convert(_e(a)))
 
 
 # ------------------------------------------------------------------ op namespaces

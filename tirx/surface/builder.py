@@ -28,6 +28,7 @@ from tirx.ir import (
     For,
     ForKind,
     Function,
+    GlobalVar,
     IfThenElse,
     IntImm,
     Module,
@@ -617,3 +618,26 @@ def _store(buf: Buffer, indices: tuple, value: Any) -> None:
 
 
 register_store(_store)  # ``buf[i] = v`` (tirx/ir/buffer.py) emits through the active builder
+
+
+class GlobalRef:
+    """``Module.f`` / ``cls.f`` while the module is parsed: calling it builds a Call."""
+
+    __slots__ = ("name", "params", "ret")
+
+    def __init__(self, name: str, params: list, ret: Any):
+        self.name = name
+        self.params = params
+        self.ret = ret
+
+    def __call__(self, *args: Any) -> Call:
+        conv = []
+        tensors = []  # written with a tensor: its pointer, the spelling kept (Call.tensor_args)
+        for i, a in enumerate(args):
+            pt = self.params[i] if i < len(self.params) else None
+            if isinstance(a, Buffer):
+                tensors.append(i)  # op.call's rule
+                a = a.data
+            conv.append(convert(a, _Like(pt)) if isinstance(pt, PrimType) else convert(a))
+        rt = self.ret if self.ret is not None else void
+        return Call(GlobalVar(self.name), tuple(conv), rt, tuple(tensors))

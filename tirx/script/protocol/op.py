@@ -16,7 +16,8 @@ from typing import Any
 from ...ir import IntImm, PrimExpr
 from ...ir import op as _op
 from ...ir.expr import Not
-from ..parser import _BOOL, _CMP, Cell, MetaVar, apply_binop, bool_chain, lazy_select
+from ...surface.helpers import lazy_select
+from ..parser import _BOOL, _CMP, Cell, MetaVar, apply_binop, bool_chain
 from .frame import check_loc, unwrap
 
 __all__ = [

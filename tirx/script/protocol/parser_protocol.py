@@ -43,6 +43,7 @@ from ...ir import (
     convert,
 )
 from ...ir.node import Node
+from ...surface.helpers import to_bool_expr as _to_bool_expr
 from ..ir_names import MISSING as _MISSING
 from ..parser import (
     AttrSpec,
@@ -54,7 +55,6 @@ from ..parser import (
     Parser,
     _is_type_like,
     _Like,
-    _to_bool_expr,
     lit,
 )
 from .frame import (
