@@ -26,34 +26,67 @@ _INT_IDENTITY = ("floor", "ceil", "round", "trunc", "nearbyint")
 # --------------------------------------------------------------------------- CUDA
 def _c_math(c32: str, c64: str):
     """The CUDA lowering of a float function: ``c32`` for float32 (and the half types,
-    computed in float32 and rounded once), ``c64`` for float64."""
+    computed in float32 and rounded once), ``c64`` for float64; a vector argument lane by lane
+    (as TIRx's CUDA computes it)."""
 
-    def lower(cg: Any, c: Any) -> str:
-        name = c.op.name
-        ty = c.args[0].ty
-        args = list(c.args)
-        if not isinstance(ty, PrimType) or ty.lanes != 1:
-            raise OpError(f"op T.{name}: the cuda backend has no {ty} form (scalar types only)")
+    def element(cg: Any, name: str, ty: PrimType, xs: list, tys: list) -> str:
+        """One element's C: ``xs`` the arguments' C expressions, ``tys`` their scalar types."""
         if ty.is_int:
             if name in _INT_IDENTITY or (name in ("abs", "fabs") and ty.kind == "uint"):
-                return f"({cg.expr(args[0])})"
+                return f"({xs[0]})"
             if name in ("abs", "fabs"):
                 fn = "llabs" if ty.bits == 64 else "abs"
-                return f"(({cg.c_scalar(ty.base)}){fn}({cg.expr(args[0])}))"
+                return f"(({cg.c_scalar(ty.base)}){fn}({xs[0]}))"
             raise OpError(f"op T.{name}: the cuda backend has no integer form ({ty})")
         if ty.base in ("float64", "float32"):
             # a float argument of another width (TIRx's text: T.pow(x, T.float32(1.5)) with a
             # float64 x) converted to the result's: C++ finds pow(double, float) ambiguous
-            conv = [
-                f"(({cg.ctype(ty)}){cg.expr(a)})" if a.ty.is_float and a.ty != ty else cg.expr(a)
-                for a in args
-            ]
+            conv = [f"(({cg.ctype(ty)}){x})" if t.is_float and t != ty else x for x, t in zip(xs, tys)]
             return f"{c64 if ty.base == 'float64' else c32}({', '.join(conv)})"
         # half types: float arguments widened to float32 (an integer argument, ldexp's, as it is)
-        widened = [f"float({cg.expr(a)})" if a.ty.is_float else cg.expr(a) for a in args]
+        widened = [f"float({x})" if t.is_float else x for x, t in zip(xs, tys)]
         return f"{cg.ctype(ty)}({c32}({', '.join(widened)}))"
 
+    def lower(cg: Any, c: Any) -> str:
+        name = c.op.name
+        ty = c.args[0].ty
+        if not isinstance(ty, PrimType):
+            raise OpError(f"op T.{name}: the cuda backend has no {ty} form (scalar and vector types only)")
+        if ty.lanes == 1:
+            return element(cg, name, ty, [cg.expr(a) for a in c.args], [a.ty for a in c.args])
+        return _lanewise(cg, c, lambda el, xs, tys: element(cg, name, el, xs, tys))
+
     return lower
+
+
+def _lanewise(cg: Any, c: Any, element: Any) -> str:
+    """A vector call as a lambda applied to its arguments: each lane the scalar form of the
+    call on that lane of each vector argument (a scalar argument is every lane's); the lanes
+    are read and written through the vector's element array (CUDA's half2 and tirx_vec alike)."""
+    ty = c.ty
+    lanes = ty.lanes
+    el = ty.with_lanes(1)
+    params, xs, tys = [], [], []
+    for i, a in enumerate(c.args):
+        at = a.ty
+        if at.lanes == 1:
+            params.append(f"{cg.ctype(at)} a{i}")
+            xs.append(f"a{i}")
+            tys.append(at)
+            continue
+        if at.lanes != lanes:
+            raise OpError(f"op T.{c.op.name}: arguments of {at.lanes} and {lanes} lanes")
+        ael = PrimType(at.base, 1)
+        params.append(f"{cg.ctype(at)} a{i}")
+        xs.append(f"reinterpret_cast<const {cg.ctype(ael)}*>(&a{i})[l]")
+        tys.append(ael)
+    one = element(el, xs, tys)
+    rt, et = cg.ctype(ty), cg.ctype(el)
+    body = (
+        f"{rt} r; {et}* o = reinterpret_cast<{et}*>(&r); "
+        f"for (int l = 0; l < {lanes}; ++l) o[l] = {one}; return r;"
+    )
+    return f"([]({', '.join(params)}) {{ {body} }}({', '.join(cg.expr(a) for a in c.args)}))"
 
 
 def _c_sigmoid(cg: Any, c: Any) -> str:

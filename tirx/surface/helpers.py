@@ -180,7 +180,7 @@ def _number(x: Any, what: str, kinds: tuple) -> Any:
         x = x.value
     if type(x) not in kinds:
         raise TypeError(
-            f"{what}: value must be a {'number' if float in kinds else 'int'}, got {type(x).__name__}"
+            f"{what}: value must be {'a number' if float in kinds else 'an int'}, got {type(x).__name__}"
         )
     return x
 
