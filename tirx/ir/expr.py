@@ -539,6 +539,10 @@ class Cast(PrimExpr):
             object.__setattr__(self, "ty", as_type(self.ty, "Cast.ty"))
         if not isinstance(self.value, PrimExpr):
             raise TypeError(f"Cast.value must be a PrimExpr, got {type(self.value).__name__}")
+        vt = self.value.ty
+        if isinstance(self.ty, PrimType) and isinstance(vt, PrimType) and self.ty.lanes != vt.lanes:
+            # as TIRx checks it: a cast keeps the lane count (a broadcast or a shuffle changes it)
+            raise TypeError(f"Cast to {self.ty}: the value has {vt.lanes} lanes, the type {self.ty.lanes}")
 
 
 @_frozen

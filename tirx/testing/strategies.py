@@ -437,7 +437,10 @@ def _scalar_expr(draw, ctx: _Ctx, t: PrimType, depth: int) -> E.PrimExpr:
     elif k[0] == "select":
         return E.Select(_expr(draw, ctx, bool_, d), _expr(draw, ctx, t, d), _expr(draw, ctx, t, d))
     elif k[0] == "cast":
-        return E.Cast(t, _expr(draw, ctx, _pick(draw, SCALAR_DTYPES), d))
+        if t.lanes == 1:
+            return E.Cast(t, _expr(draw, ctx, _pick(draw, SCALAR_DTYPES), d))
+        # a cast keeps the lane count: a scalar cast, broadcast
+        return E.Broadcast(E.Cast(t.with_lanes(1), _expr(draw, ctx, _pick(draw, SCALAR_DTYPES), d)), t.lanes)
     elif k[0] == "let":
         vt = _pick(draw, (int32, int64, float32, bool_, t))
         v = E.Var(_name(draw), vt)
@@ -623,7 +626,7 @@ def _for(draw, ctx: _Ctx, depth: int, budget: list) -> S.Stmt:
         )
         try:
             folded = fold(step)
-        except ArithmeticError:  # a constant division by zero inside: not a step to draw
+        except (ArithmeticError, ValueError, TypeError):  # a constant the folder refuses: x // 0
             folded = E.IntImm(0, lt)
         if type(folded) is E.IntImm and folded.value == 0:
             step = E.IntImm(1, lt)  # a zero step is no loop: the parsers refuse it, as TIRx's does
