@@ -447,10 +447,10 @@ def test_loc_is_tirx_name_of_span():
 def test_a_cast_keeps_the_lane_count():
     """``T.Cast("float16x2", <4 lanes>)`` is refused where it is built, as TIRx refuses it
     (held-out round 29; tirx's CUDA failed in NVRTC and its interpreter with a numpy error)."""
-    from tirx.ir import Cast, Ramp
+    from tirx.ir import Cast, Ramp, const
     from tirx.ir.types import PrimType
 
-    v4 = Ramp(0, 1, 4)
+    v4 = Ramp(const(0), const(1), 4)
     with pytest.raises(TypeError, match="the value has 4 lanes, the type 2"):
         Cast(PrimType("float16", 2), v4)
     assert Cast(PrimType("float16", 4), v4).ty.lanes == 4
