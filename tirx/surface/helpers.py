@@ -1,7 +1,9 @@
-"""``T``'s arithmetic helpers that are plain functions over expressions (``T.ceildiv``,
-``T.bitwise_and``, ``T.shift_left``, ...), folding Python numbers as the frontend's operators
-do. Both front ends call them: the frontend as ``T.<name>``, the text parser by name (they build
-IR from the parsed values and run no user code); the printer never writes them."""
+"""``T``'s helpers that are plain functions over expressions: arithmetic (``T.ceildiv``,
+``T.bitwise_and``, ``T.shift_left``, ...: folding Python numbers as the frontend's operators
+do), constants (``T.max_value``, ``T.infinity``, ``T.IntImm`` / ``T.FloatImm``'s builders), the
+logical ones (``T.logical_and`` ...) and the conditional expression's select. Both front ends
+call them: the frontend as ``T.<name>``, the text parser by name (they build IR from the parsed
+values and run no user code); the printer never writes them."""
 
 from __future__ import annotations
 
