@@ -540,8 +540,9 @@ class Cast(PrimExpr):
         if not isinstance(self.value, PrimExpr):
             raise TypeError(f"Cast.value must be a PrimExpr, got {type(self.value).__name__}")
         vt = self.value.ty
-        if isinstance(self.ty, PrimType) and isinstance(vt, PrimType) and self.ty.lanes != vt.lanes:
-            # as TIRx checks it: a cast keeps the lane count (a broadcast or a shuffle changes it)
+        if isinstance(self.ty, PrimType) and isinstance(vt, PrimType) and 1 != vt.lanes != self.ty.lanes:
+            # a vector keeps its lane count (TIRx's check; a scalar cast to a vector type is every
+            # lane's value, which tirx's own passes build when they widen an index)
             raise TypeError(f"Cast to {self.ty}: the value has {vt.lanes} lanes, the type {self.ty.lanes}")
 
 
