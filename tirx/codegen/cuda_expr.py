@@ -302,26 +302,32 @@ class ExprMixin(Functor):
 
     def per_lane_call(self, fname: str, args: Any, t: PrimType, node: Any) -> str:
         """``fname(args...)`` of vector type ``t`` as TIRx (and TVM) compile an extern call of
-        a vector type: the C function is called once per lane, on that lane of each vector
-        argument (scalar arguments as they are), and the lanes make the result."""
+        a vector type: the C function is called once per lane (``per_lane``)."""
+        return self.per_lane(
+            args, t, node, lambda xs, _tys: f"{fname}({', '.join(xs)})", f"T.{node.op.name} {fname}"
+        )
+
+    def per_lane(self, args: Any, t: PrimType, node: Any, element: Any, what: str) -> str:
+        """A call of vector type ``t`` lane by lane: ``element(xs, tys)`` is one lane's C, ``xs``
+        the C of that lane of each vector argument (a scalar argument as it is) and ``tys``
+        their scalar types; the lanes make the result (extern calls, math ops of vectors)."""
         n = t.lanes
         self.features.add("vec")
         self.ctype(t)
-        decls, parts = [], []
+        decls, parts, tys = [], [], []
         for k, a in enumerate(args):
             if self._is_vec(a.ty):
                 if a.ty.lanes != n:
-                    raise _error(
-                        f"T.{node.op.name} {fname}: argument {k + 1} has {a.ty.lanes} lanes, the result {n}",
-                        node,
-                    )
+                    raise _error(f"{what}: argument {k + 1} has {a.ty.lanes} lanes, the result {n}", node)
                 decls.append(f"const auto _a{k} = {self._lanes_in(a)};")
                 parts.append(f"_a{k}.v[_l]")
+                tys.append(a.ty.element)
             else:
                 decls.append(f"const auto _a{k} = {self.expr(a)};")
                 parts.append(f"_a{k}")
+                tys.append(a.ty)
         el = self.ctype(t.element)
-        loop = f"for (int _l = 0; _l < {n}; ++_l) _r.v[_l] = {fname}({', '.join(parts)});"
+        loop = f"for (int _l = 0; _l < {n}; ++_l) _r.v[_l] = {element(parts, tys)};"
         body = " ".join([*decls, f"tirx_vec<{el}, {n}> _r;", loop, f"return {self._lanes_out(t, '_r')};"])
         return f"[&]() {{ {body} }}()"
 

@@ -54,39 +54,10 @@ def _c_math(c32: str, c64: str):
             raise OpError(f"op T.{name}: the cuda backend has no {ty} form (scalar and vector types only)")
         if ty.lanes == 1:
             return element(cg, name, ty, [cg.expr(a) for a in c.args], [a.ty for a in c.args])
-        return _lanewise(cg, c, lambda el, xs, tys: element(cg, name, el, xs, tys))
+        el = ty.with_lanes(1)  # each lane the scalar form (cg.per_lane, as extern calls of vectors)
+        return cg.per_lane(c.args, ty, c, lambda xs, tys: element(cg, name, el, xs, tys), f"T.{name}")
 
     return lower
-
-
-def _lanewise(cg: Any, c: Any, element: Any) -> str:
-    """A vector call as a lambda applied to its arguments: each lane the scalar form of the
-    call on that lane of each vector argument (a scalar argument is every lane's); the lanes
-    are read and written through the vector's element array (CUDA's half2 and tirx_vec alike)."""
-    ty = c.ty
-    lanes = ty.lanes
-    el = ty.with_lanes(1)
-    params, xs, tys = [], [], []
-    for i, a in enumerate(c.args):
-        at = a.ty
-        if at.lanes == 1:
-            params.append(f"{cg.ctype(at)} a{i}")
-            xs.append(f"a{i}")
-            tys.append(at)
-            continue
-        if at.lanes != lanes:
-            raise OpError(f"op T.{c.op.name}: arguments of {at.lanes} and {lanes} lanes")
-        ael = PrimType(at.base, 1)
-        params.append(f"{cg.ctype(at)} a{i}")
-        xs.append(f"reinterpret_cast<const {cg.ctype(ael)}*>(&a{i})[l]")
-        tys.append(ael)
-    one = element(el, xs, tys)
-    rt, et = cg.ctype(ty), cg.ctype(el)
-    body = (
-        f"{rt} r; {et}* o = reinterpret_cast<{et}*>(&r); "
-        f"for (int l = 0; l < {lanes}; ++l) o[l] = {one}; return r;"
-    )
-    return f"([]({', '.join(params)}) {{ {body} }}({', '.join(cg.expr(a) for a in c.args)}))"
 
 
 def _c_sigmoid(cg: Any, c: Any) -> str:
