@@ -83,6 +83,8 @@ def indent_of(ind: str) -> tuple[int, int]:
     """A line's indentation measured as Python measures it, twice: tabs to the next multiple
     of 8, and tabs as one column. Two indentations compare alike under both or the text mixes
     tabs and spaces inconsistently (Python's TabError): ``compare_indent``."""
+    if "\t" not in ind:  # spaces only (nearly every line): both measures are the length
+        return len(ind), len(ind)
     col8 = col1 = 0
     for ch in ind:
         if ch == "\t":
