@@ -255,6 +255,42 @@ def test_split_k_in_the_kernel_is_deterministic_and_leaves_its_counters_zero(M, 
 
 
 @pytest.mark.parametrize(
+    "dt,M,N,Kd,tiles",
+    [
+        ("bfloat16", 1000, 1001, 5000, {}),  # a partial k-block and partial tiles both ways
+        ("bfloat16", 257, 24, 8, {}),  # one piece of K
+        ("float16", 130, 4100, 264, {"SPLIT_K": 3}),  # shares of K summed in the kernel
+        ("bfloat16", 64, 300, 40, {"BM": 64, "BN": 64, "STAGES": 3}),  # the shallowest ring (LAG 1)
+        ("bfloat16", 4096, 4096, 5000, {}),
+        ("float8_e4m3fn", 300, 1000, 5008, {}),
+        ("float8_e4m3fn", 65, 264, 48, {"BM": 64, "BN": 128, "EPI": "direct", "SPLIT_K": 2}),
+    ],
+)
+def test_cp_async_loads_give_the_tma_loads_bits(dt, M, N, Kd, tiles):
+    """``LOADER="cp"`` (the rows of a 16-modulo-32-byte pitch copied by cp.async into the
+    128-byte swizzle TMA writes): the same products in the same order as the TMA loads of the
+    same tile set, so the same bits (zero-filled edges included), and the calls choose it for
+    such a K."""
+    fp8 = dt.startswith("float8")
+    g = torch.Generator(device="cuda").manual_seed(M + N + Kd)
+    x = torch.randn(M, Kd, device="cuda", generator=g)
+    w = torch.randn(N, Kd, device="cuda", generator=g) / Kd**0.5
+    x, w = (x.to(getattr(torch, dt)), w.to(getattr(torch, dt)))
+    scales = (torch.tensor([0.5], device="cuda"), torch.tensor([2.0], device="cuda")) if fp8 else ()
+    cfg = MM.config(M, N, Kd, dt, split_k=tiles.get("SPLIT_K", 1)) | tiles
+    assert cfg["LOADER"] == "cp"
+    outs = []
+    for loader in ("cp", "tma"):
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16 if fp8 else x.dtype)
+        MM._gemm(x, w, out, dt, scales=scales, cfg=cfg | {"LOADER": loader})
+        outs.append(out)
+    torch.cuda.synchronize()
+    ref = x.float() @ w.float().t()
+    assert not outs[0].isnan().any() and _rel(outs[0], ref) < 1e-2
+    assert torch.equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize(
     "M,N,Kd",
     [
         (1, 8, 16),

@@ -84,6 +84,17 @@ fi
 # campaign beside them (the rest of the owed 20 minutes)
 #   bash tools/device_owed.sh owed33 [SECONDS of campaign, default 330]
 # (first the K = 5000 pitch's tile sets against K = 5008: gemm_explore.py z5000, z5008)
+# (owed33 ran on 2026-12-07, the thirty-fourth session's first call: docs/benchmarks.md.)
+# The thirty-fourth session's cp.async loads for row pitches of 16 modulo 32 bytes (carry `.whl`;
+# about 5 minutes): their bit-equality with the TMA loads and the calls that take them, then the
+# explorer's loader pairs (K = 5000 / 5008, 4096^3, 5000^3, 200 x 12288 x 1000)
+#   bash tools/device_owed.sh cp
+if [ "$1" = cp ]; then
+  gpu_tests c 200 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul or split_k"
+  timeout 240 python3 tools/bench/gemm_explore.py --only z5000,z5008,cp4096,cp5000,cp_skinny 2>&1 \
+    | grep -v "^best" | cut -c1-150
+  exit 0
+fi
 if [ "$1" = owed33min ]; then  # the least of it (about 6 minutes): the golden pair, the pitch explorer,
   # the library's GPU tests beside a 150 s campaign
   gpu_tests g 60 tests/test_tirx_golden_frontend_cuda_gpu.py -k "atomic_add_pair or local_def_python" -rs

@@ -179,9 +179,10 @@ def config(
     # slack, at most 8: 4 of 128 x 256 or 128 x 192, 6 of 128 x 128, 8 of 128 x 64, 5 of 64 x 256
     stages = min(8, (_SMEM - 1024 - (bm // 64) * 16384) // ((bm + bn) * 128))
     epi = "tma" if N % 8 == 0 else "direct"
+    loader = {"LOADER": "cp"} if not trans_b and cp_rows(K, dtype) else {}
     if split_k > 1 and split_floats(M, N, bm, bn, split_k) > SPLIT_SPACE_MAX:
         epi = "atomic"  # partials of more than 256 MiB: the shares add atomically instead
-    cfg = dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI=epi, SMS=sms)
+    cfg = dict(BM=bm, BN=bn, STAGES=stages, GROUP_M=8, EPI=epi, SMS=sms, **loader)
     if trans_b:
         cfg["TRANS_B"] = True
     if split_k > 1:
@@ -197,6 +198,14 @@ def _kernel(dtype: str, tiles: tuple) -> Any:
 
     # a new process with the kernel in the disk cache neither imports nor runs the script
     return compile_ready("tirx.kernels.hopper.matmul:make", dtype, **dict(tiles))
+
+
+def cp_rows(K: int, dtype: str) -> bool:
+    """Whether rows of ``K`` elements start 16 modulo 32 bytes apart, which TMA reads at about
+    half speed (4096 x 4096 x 5000 at 0.55 of cuBLAS, x 5008 at 0.97, measured on an H100,
+    docs/benchmarks.md "Row pitch"): ``config`` then has A and a K-major B copied with
+    ``cp.async`` (``matmul_sm90``'s ``LOADER="cp"``)."""
+    return (K * (1 if dtype in _FP8 else 2)) % 32 != 0
 
 
 def tiles(M: int, N: int, cfg: dict) -> int:
@@ -326,11 +335,14 @@ def _plan(
     M: int, N: int, K: int, dtype: str, trans_b: bool, device: int, split_k: int = 1, scales: str = "tensor",
     rows_on_device: bool = False,
 ) -> tuple:  # fmt: skip
-    """(kernel, BM, BN, EPI, SPLIT_K) of one problem, remembered: a shape seen before costs a lookup."""
+    """(kernel, BM, BN, EPI, SPLIT_K, LOADER) of one problem, remembered: a shape seen before costs a lookup."""
     cfg = config(M, N, K, dtype, sm_count(device), trans_b, split_k, scales)
-    if rows_on_device:
+    if rows_on_device and "LOADER" not in cfg:  # (cp.async reads A by address: no descriptor)
         cfg["ROWS_ON_DEVICE"] = True
-    return _kernel(dtype, tuple(sorted(cfg.items()))), cfg["BM"], cfg["BN"], cfg["EPI"], cfg.get("SPLIT_K", 1)
+    return (
+        _kernel(dtype, tuple(sorted(cfg.items()))), cfg["BM"], cfg["BN"], cfg["EPI"], cfg.get("SPLIT_K", 1),
+        cfg.get("LOADER", "tma"),
+    )  # fmt: skip
 
 
 def _gemm(
@@ -371,7 +383,12 @@ def _gemm(
     # allocator's blocks) takes its kernel and descriptors from one lookup; with the descriptors
     # of A and C written on the device, their addresses are not part of the plan
     # (the swapped product's descriptors are of B and A: always the host's, keyed by the addresses)
-    mode = False if swapped(M, N, dtype, trans_b, bool(scales), split_k) else ROWS_ON_DEVICE
+    # (so are cp.async loads' plans: A's address is a launch argument of the plan)
+    mode = (
+        False
+        if swapped(M, N, dtype, trans_b, bool(scales), split_k) or (not trans_b and cp_rows(K, dtype))
+        else ROWS_ON_DEVICE
+    )
     pb = b.data_ptr()
     if mode is not True:
         key = (
@@ -425,6 +442,7 @@ def _prepare(
         k = _kernel(dtype, tuple(sorted(cfg.items())))
         bm, bn, epi, split = cfg["BM"], cfg["BN"], cfg.get("EPI", "tma"), cfg.get("SPLIT_K", 1)
         rows_on_device = bool(cfg.get("ROWS_ON_DEVICE"))
+        loader = cfg.get("LOADER", "tma")
     else:
         if M <= MMA_GEMV_MAX_M and not trans_b and split_k in (None, 1) and not scaled:
             # decode: rows of b streamed by warps (the sizes come from the shapes)
@@ -438,14 +456,22 @@ def _prepare(
             return _prepare(a, b, out, M, N, K, dtype, trans_b, scaled, split_k, scale_mode, cfg)
         if split_k is None:
             split_k = auto_split_k(M, N, K, dtype, sm_count(dev), trans_b)
-        k, bm, bn, epi, split = _plan(M, N, K, dtype, trans_b, dev, split_k, scale_mode, rows_on_device)
+        k, bm, bn, epi, split, loader = _plan(
+            M, N, K, dtype, trans_b, dev, split_k, scale_mode, rows_on_device
+        )
     bk = _bk(dtype)
     if cfg is not None and cfg.get("TRANS_C"):
         # the swapped product C^T = B A^T (a few rows: B's rows fill the wgmma tiles' 64-row
         # side, A's rows their narrow N); the kernel's sizes are (N, M, K), C stored transposed
-        ta = tensor_map(b, N, K, (bm, bk), dtype)
-        tb = tensor_map(a, M, K, (bn, bk), dtype)
+        if loader == "cp":
+            ta, tb = b.data_ptr(), a.data_ptr()
+        else:
+            ta = tensor_map(b, N, K, (bm, bk), dtype)
+            tb = tensor_map(a, M, K, (bn, bk), dtype)
         return (epi, k, ta, tb, None, False, _split_need(N, M, bm, bn, split, epi), True)
+    if loader == "cp":  # A and B copied by address (``_gemm`` keys such a plan by the addresses)
+        tc = tensor_map(out, M, N, (64, 64), dtype_name(out)) if epi == "tma" else None
+        return (epi, k, a.data_ptr(), b.data_ptr(), tc, False, _split_need(M, N, bm, bn, split, epi), False)
     if rows_on_device:  # the templates' addresses (kept alive by map_template's cache)
         ta = map_template(a, M, K, (bm, bk), dtype).data_ptr()
         tc = map_template(out, M, N, (64, 64), dtype_name(out)).data_ptr() if epi == "tma" else None

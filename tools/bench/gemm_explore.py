@@ -174,10 +174,14 @@ CASES["p16x4096x14336"] = (
 # misaligned rows cost (a latency, if more stages help) against the aligned pitch 5008
 CASES["z5000"] = (
     (4096, 4096, 5000),
-    [_t(128, 256), _t(128, 256, STAGES=3), _t(128, 192), _t(128, 128), _t(128, 128, STAGES=4),
-     _t(128, 128, KPACK=2, STAGES=3), _t(128, 64)],
+    [_t(128, 256, LOADER="tma"), _t(128, 256, LOADER="cp"), _t(128, 192, LOADER="cp"),
+     _t(128, 128, LOADER="cp"), _t(128, 256, STAGES=3, LOADER="cp")],
 )  # fmt: skip
-CASES["z5008"] = ((4096, 4096, 5008), [_t(128, 256), _t(128, 256, STAGES=3), _t(128, 128), _t(128, 64)])
+CASES["z5008"] = ((4096, 4096, 5008), [_t(128, 256), _t(128, 256, LOADER="cp")])
+# cp.async's loads where TMA is fast: what the copies cost the producer (thirty-fourth session)
+CASES["cp4096"] = ((4096, 4096, 4096), [_t(128, 256), _t(128, 256, LOADER="cp")])
+CASES["cp5000"] = ((5000, 5000, 5000), [_t(128, 256, LOADER="tma"), _t(128, 256, LOADER="cp")])
+CASES["cp_skinny"] = ((200, 12288, 1000), [_t(128, 192, LOADER="tma"), _t(128, 192, LOADER="cp")])
 for _name, ((_m, _n, _k), _sets) in _S.items():
     _bm = 64 if _m <= 64 else 128
     CASES[_name] = (

@@ -105,11 +105,12 @@ def mma_kblock(acc, da, db, steps, shape, ab, first):
 
 
 @T.inline
-def init_stages(full, empty, STAGES, arrivals, tmaps):
-    """Thread 0: the stage ring's mbarriers (*full*: one arrival plus the TMA bytes; *empty*:
-    ``arrivals`` consumer releases) made visible to the cluster, and the tensor maps prefetched."""
+def init_stages(full, empty, STAGES, arrivals, tmaps, fills=1):
+    """Thread 0: the stage ring's mbarriers (*full*: ``fills`` arrivals -- the TMA producer's
+    one plus the bytes, or each cp.async producer thread's -- ; *empty*: ``arrivals`` consumer
+    releases) made visible to the cluster, and the tensor maps prefetched."""
     for s in range(STAGES):
-        T.ptx.mbarrier_init(T.address_of(full[s]), 1)
+        T.ptx.mbarrier_init(T.address_of(full[s]), fills)
         T.ptx.mbarrier_init(T.address_of(empty[s]), arrivals)
     T.ptx.fence_mbarrier_init()
     for tm in tmaps:

@@ -1,5 +1,6 @@
-# ruff: noqa: F821
-# (DT, BM, ... in the @T.jit annotations are T.constexpr parameters, bound by .specialize)
+# ruff: noqa: F821, UP037
+# (DT, BM, ... in the @T.jit annotations are T.constexpr parameters, bound by .specialize; a string
+# compared in an annotation, LOADER == "cp", is a value, not a quoted type)
 """Hopper GEMM for any shape: ``C = A @ B^T`` with the sizes as launch arguments.
 
 A: (M, K) row-major, B: (N, K) row-major (K-major, wgmma's native layout), C: (M, N), fp16 or
@@ -233,6 +234,76 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
 
 
 @T.inline
+def produce_cp(full, empty, sbase, XA, XB, M, N, K, ptx, unit0, nunits, ntiles, units, group, mt, GROUP_M,
+               BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, SPLIT_K, ESZ):  # fmt: skip
+    """The producer warpgroup's 128 threads for ``LOADER="cp"``: each k-block's A and B tiles
+    copied with ``cp.async`` 16 bytes a thread, for row pitches TMA reads slowly (a pitch of 16
+    modulo 32 bytes: K = 5000 ran at 0.55 of cuBLAS, K = 5008 at 0.97, docs/benchmarks.md).
+    Thread ``ptx`` takes piece ``ptx % 8`` of rows ``ptx // 8 + 16 i`` and writes it where the
+    128-byte swizzle puts it (piece ``j ^ (row % 8)`` of the row), so wgmma reads the same
+    layout as from TMA; a piece outside ``M x K`` (or ``N x K``) is filled with zeros (src-size
+    0, read from the matrix's first byte). The stage goes to the consumers ``LAG = STAGES - 2``
+    k-blocks later: ``cp.async.wait_group LAG`` (this thread's pieces of it have landed), the
+    async-proxy fence (wgmma reads through it) and one arrival per thread on *full* (128
+    expected); the last ``LAG`` stages arrive after the units. ``LAG <= STAGES - 2`` keeps the
+    ring moving: the stage this thread waits to refill was freed by a consumer that saw only
+    stages this thread had already given."""
+    LAG = T.meta_var(STAGES - 2)
+    piece = ptx % 8
+    r0 = ptx // 8
+    sw = T.cast(r0 * 128 + (piece ^ (r0 % 8)) * 16, "uint32")  # swizzled place of the piece
+    pitch = T.cast(K, "int64") * ESZ  # bytes a row
+    step = T.cast(pitch * 16, "uint64")  # 16 rows
+    it: T.int32 = 0
+    for tile in range(unit0, nunits, units):
+        kb_per = T.meta_var(kb_n) if SPLIT_K == 1 else (kb_n + (SPLIT_K - 1)) // SPLIT_K
+        kb_lo = T.meta_var(0) if SPLIT_K == 1 else (tile // ntiles) * kb_per
+        kb_hi = T.meta_var(kb_n) if SPLIT_K == 1 else T.min(kb_lo + kb_per, kb_n)
+        out = T.meta_var(tile) if SPLIT_K == 1 else tile % ntiles
+        m0, n0 = tile_origin(out, group, mt, GROUP_M, 1, 0, BM, BN)
+        for kb in range(kb_lo, kb_hi):
+            s = it % STAGES
+            while not T.ptx.mbarrier_try_wait_parity(T.address_of(empty[s]), ((it // STAGES) & 1) ^ 1):
+                pass
+            dst = sbase + T.cast(s * stage_bytes, "uint32") + sw
+            col = kb * BK + piece * (BK // 8)
+            kin = col < K
+            # one pointer a matrix, stepped 16 rows a copy (few live registers: the producer
+            # runs on PRODUCER_REGS)
+            pa: T.uint64 = XA + T.cast(T.cast(m0 + r0, "int64") * pitch + col * ESZ, "uint64")
+            for i in range(BM // 16):
+                ok = kin and m0 + r0 + 16 * i < M
+                T.ptx["cp.async.cg.shared.global"](
+                    dst + T.uint32(i * 2048),
+                    T.if_then_else(ok, pa, XA),
+                    16,
+                    T.if_then_else(ok, T.uint32(16), T.uint32(0)),
+                )
+                pa = pa + step
+            pb: T.uint64 = XB + T.cast(T.cast(n0 + r0, "int64") * pitch + col * ESZ, "uint64")
+            for i in range(BN // 16):
+                ok = kin and n0 + r0 + 16 * i < N
+                T.ptx["cp.async.cg.shared.global"](
+                    dst + T.uint32(a_bytes + i * 2048),
+                    T.if_then_else(ok, pb, XB),
+                    16,
+                    T.if_then_else(ok, T.uint32(16), T.uint32(0)),
+                )
+                pb = pb + step
+            T.ptx["cp.async.commit_group"]()
+            if it >= LAG:
+                T.ptx["cp.async.wait_group"](LAG)
+                T.ptx.fence_proxy_async()
+                T.evaluate(T.ptx.mbarrier_arrive(T.address_of(full[(it - LAG) % STAGES])))
+            it = it + 1
+    T.ptx["cp.async.wait_group"](0)
+    T.ptx.fence_proxy_async()
+    for d in range(LAG):
+        if it - LAG + d >= 0:
+            T.evaluate(T.ptx.mbarrier_arrive(T.address_of(full[(it - LAG + d) % STAGES])))
+
+
+@T.inline
 def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI):
     """``ROWS_ON_DEVICE``: warp 0 writes this CTA's descriptors of A and C (``WS[ws:ws + 32]``,
     global memory) from their templates (``TA``, ``TC``: the host's encodes of the same row
@@ -270,8 +341,8 @@ def matmul_sm90(
     M: T.int32,
     N: T.int32,
     K: T.int32,
-    TA: T.Ptr(T.uint64) if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap"),
-    TB: T.Ptr(T.uint8, "tensormap"),
+    TA: T.uint64 if LOADER == "cp" else T.Ptr(T.uint64) if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap"),
+    TB: T.uint64 if LOADER == "cp" else T.Ptr(T.uint8, "tensormap"),
     TC: (T.Ptr(T.uint64) if ROWS_ON_DEVICE else T.Ptr(T.uint8, "tensormap")) = None,
     C: T.Tensor(
         (N, M) if TRANS_C else (M, N), "float32" if EPI == "atomic" else "bfloat16" if DT in FP8 else DT
@@ -305,6 +376,7 @@ def matmul_sm90(
     TRANS_C: T.constexpr = False,
     TRACE: T.constexpr = False,
     KPACK: T.constexpr = 1,
+    LOADER: T.constexpr = "tma",
 ):
     T.static_assert(DT in ("float16", "bfloat16", *FP8), "DT is float16, bfloat16 or an fp8 type")
     T.static_assert(BM in (64, 128, 192), "BM = 64 * consumer warpgroups (1 to 3)")
@@ -335,6 +407,13 @@ def matmul_sm90(
         or (SCALES == "block" and DT in FP8 and BN in (64, 128) and not TRANS_B),
         "SCALES is 'tensor' (one scale each), 'row' (fp8: one per row of A and column of B) or 'block' "
         "(fp8, BN 64 or 128: one per row of A and 128 of K, one per 128 x 128 block of B)",
+    )
+    T.static_assert(
+        LOADER == "tma"
+        or (
+            LOADER == "cp" and not TRANS_B and KPACK == 1 and not ROWS_ON_DEVICE and not TRACE and STAGES >= 3
+        ),
+        "LOADER is 'tma' or 'cp' (cp.async: a K-major B, KPACK 1, at least 3 stages, the host's descriptor of C)",
     )
     consumers = T.meta_var(BM // 64)
     T.static_assert(
@@ -405,11 +484,17 @@ def matmul_sm90(
             T.ptx.fence.proxy.tensormap__generic.acquire.gpu(ta)
             if EPI == "tma":
                 T.ptx.fence.proxy.tensormap__generic.acquire.gpu(tc)
-        init_stages(full, empty, STAGES, consumers, [ta, TB, tc] if EPI == "tma" else [ta, TB])
+        if LOADER == "cp":  # every producer thread arrives on *full*; no descriptors of A and B
+            init_stages(full, empty, STAGES, consumers, [tc] if EPI == "tma" else [], 128)
+        else:
+            init_stages(full, empty, STAGES, consumers, [ta, TB, tc] if EPI == "tma" else [ta, TB])
     T.cuda.cta_sync()
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
-        if tx == 0:
+        if LOADER == "cp":
+            produce_cp(full, empty, sbase, TA, TB, M, N, K, tx, unit0, nunits, ntiles, units, group, mt, GROUP_M,
+                       BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, SPLIT_K, 1 if fp8 else 2)  # fmt: skip
+        elif tx == 0:
             if TRANS_B or SPLIT_K > 1 or TRACE or KPACK > 1:
                 produce_units(full, empty, sbase, ta, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M,
                               BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, tr, KPACK)  # fmt: skip
@@ -530,6 +615,8 @@ def make(dtype: str = "float16", **tiles):
     with the ``"tma"`` or ``"direct"`` epilogue (split-K summed in the kernel): the kernel also
     takes ``SP``, the address of ``SPLIT_K * tiles * BM * BN`` float32 partials, and ``SC``, of
     ``tiles * BM / 64`` int32 tile counters, zero before the launch and left zero after it."""
+    if tiles.get("LOADER") == "cp":  # the cp.async producer's pointers need 48 registers (40 spill)
+        tiles.setdefault("PRODUCER_REGS", 48)
     drop = {} if tiles.get("EPI", "tma") == "tma" else {"TC": None}
     if dtype not in FP8:
         drop.update(SA=None, SB=None)
@@ -573,5 +660,9 @@ KERNELS = {
     "matmul_any_f16_bm64_splitk3_sum": lambda: make(
         "float16", BM=64, BN=128, STAGES=8, EPI="direct", SPLIT_K=3
     ),
-    # independent accumulators (few rows: the k16 chain's latency sets the pace)
+    # cp.async loads (row pitches of 16 modulo 32 bytes), and with split-K summed in the kernel
+    "matmul_any_bf16_cp": lambda: make("bfloat16", LOADER="cp"),
+    "matmul_any_e4m3_bm64_cp_splitk_sum": lambda: make(
+        "float8_e4m3fn", BM=64, BN=128, STAGES=8, EPI="direct", SPLIT_K=2, LOADER="cp"
+    ),
 }
