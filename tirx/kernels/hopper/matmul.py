@@ -191,116 +191,122 @@ def stamp_kblock(tr, row, j, unit0, tile, tx, TRACE):
 
 
 @T.inline
-def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
-                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, TR=None, KPACK=1):  # fmt: skip
-    """The producer thread for split-K work units (see the consumer's loop) or an N-major B (``TRANS_B``):
-    per k-block, the ``BM x BK`` A tile as in ``gemm.produce`` and the B tile, K-major as there
-    or N-major as ``BN / 64`` boxes of 64 K-rows by 64 columns, 8 KiB apart. ``TR`` (``TRACE``):
-    the cycle each of the first unit's k-blocks found its stage empty."""
-    it: T.int32 = 0
-    for tile in range(unit0, nunits, units):  # work units: tiles, or shares of tiles
-        # the unit's tile and k-blocks [kb_lo, kb_hi), as the consumers derive them (matmul_sm90)
-        kb_per = T.meta_var(kb_n) if SPLIT_K == 1 else (kb_n + (SPLIT_K - 1)) // SPLIT_K
-        kb_lo = T.meta_var(0) if SPLIT_K == 1 else (tile // ntiles) * kb_per
-        kb_hi = T.meta_var(kb_n) if SPLIT_K == 1 else T.min(kb_lo + kb_per, kb_n)
-        out = T.meta_var(tile) if SPLIT_K == 1 else tile % ntiles
-        m0, n0 = tile_origin(out, group, mt, GROUP_M, 1, 0, BM, BN)
-        for kb in range(kb_lo, kb_hi):
-            s = it % STAGES
-            while not T.ptx.mbarrier_try_wait_parity(T.address_of(empty[s]), ((it // STAGES) & 1) ^ 1):
-                pass
-            if TR is not None:  # noqa: SIM102 (decided while parsing)
-                if tile == unit0 and kb - kb_lo < TRACE_KB:
-                    TR[unit0 * TRACE_SLOTS + 8 + (kb - kb_lo)] = T.cast(T.cuda.clock64(), "int64")
-            T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
-            sa = sbase + T.cast(s * stage_bytes, "uint32")
-            if KPACK > 1:  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
-                for j in range(KPACK):
-                    sj = sa + T.uint32(j * (stage_bytes // KPACK))
-                    T.ptx.tma_load_2d(sj, TA, (kb * KPACK + j) * BK, m0, T.address_of(full[s]))
-                    T.ptx.tma_load_2d(
-                        sj + T.uint32(a_bytes), TB, (kb * KPACK + j) * BK, n0, T.address_of(full[s])
-                    )
-            else:
-                T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
-                if TRANS_B:
-                    for c in range(BN // 64):
-                        T.ptx.tma_load_2d(
-                            sa + T.uint32(a_bytes + c * 8192), TB, n0 + 64 * c, kb * 64, T.address_of(full[s])
-                        )
-                else:
-                    T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
-            it = it + 1
+def unit_span(tile, ntiles, kb_n, SPLIT_K):
+    """Work unit ``tile``'s ``(k-blocks a share, first k-block, end, output tile)``: with
+    ``SPLIT_K > 1``, round ``tile // ntiles`` over the output tiles, i.e. tile ``tile % ntiles``'s
+    share of k-blocks (empty when K has fewer k-blocks than shares); else the tile and all its
+    k-blocks (compile-time values: no code). The producers and the consumers derive it alike."""
+    kb_per = T.meta_var(kb_n) if SPLIT_K == 1 else (kb_n + (SPLIT_K - 1)) // SPLIT_K
+    kb_lo = T.meta_var(0) if SPLIT_K == 1 else (tile // ntiles) * kb_per
+    kb_hi = T.meta_var(kb_n) if SPLIT_K == 1 else T.min(kb_lo + kb_per, kb_n)
+    out = T.meta_var(tile) if SPLIT_K == 1 else tile % ntiles
+    return kb_per, kb_lo, kb_hi, out
 
 
 @T.inline
-def produce_cp(full, empty, sbase, XA, XB, M, N, K, ptx, unit0, nunits, ntiles, units, group, mt, GROUP_M,
-               BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, SPLIT_K, ESZ):  # fmt: skip
-    """The producer warpgroup's 128 threads for ``LOADER="cp"``: each k-block's A and B tiles
-    copied with ``cp.async`` 16 bytes a thread, for row pitches TMA reads slowly (a pitch of 16
-    modulo 32 bytes: K = 5000 ran at 0.55 of cuBLAS, K = 5008 at 0.97, docs/benchmarks.md).
-    Thread ``ptx`` takes piece ``ptx % 8`` of rows ``ptx // 8 + 16 i`` and writes it where the
-    128-byte swizzle puts it (piece ``j ^ (row % 8)`` of the row), so wgmma reads the same
-    layout as from TMA; a piece outside ``M x K`` (or ``N x K``) is filled with zeros (src-size
-    0, read from the matrix's first byte). The stage goes to the consumers ``LAG = STAGES - 2``
-    k-blocks later: ``cp.async.wait_group LAG`` (this thread's pieces of it have landed), the
-    async-proxy fence (wgmma reads through it) and one arrival per thread on *full* (128
-    expected); the last ``LAG`` stages arrive after the units. ``LAG <= STAGES - 2`` keeps the
-    ring moving: the stage this thread waits to refill was freed by a consumer that saw only
-    stages this thread had already given."""
-    LAG = T.meta_var(STAGES - 2)
-    piece = ptx % 8
-    r0 = ptx // 8
-    sw = T.cast(r0 * 128 + (piece ^ (r0 % 8)) * 16, "uint32")  # swizzled place of the piece
-    pitch = T.cast(K, "int64") * ESZ  # bytes a row
-    step = T.cast(pitch * 16, "uint64")  # 16 rows
+def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
+                  STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, TR=None, KPACK=1,
+                  CP=False, M=None, N=None, K=None, ptx=None, ESZ=2):  # fmt: skip
+    """The producer thread for split-K work units (see the consumer's loop) or an N-major B (``TRANS_B``):
+    per k-block, the ``BM x BK`` A tile as in ``gemm.produce`` and the B tile, K-major as there
+    or N-major as ``BN / 64`` boxes of 64 K-rows by 64 columns, 8 KiB apart. ``TR`` (``TRACE``):
+    the cycle each of the first unit's k-blocks found its stage empty. ``CP`` (``LOADER="cp"``):
+    run by the warpgroup's 128 threads (``ptx``), each copying its share of a k-block
+    (``copy_kblock``; ``TA`` and ``TB`` are then the addresses of A and B); a stage goes to the
+    consumers ``STAGES - 2`` k-blocks later: ``cp.async.wait_group`` (this thread's copies of it
+    have landed), the async-proxy fence (wgmma reads through it) and one arrival per thread on
+    *full* (128 expected); the last stages arrive after the units. Handing over at most ``STAGES -
+    2`` behind keeps the ring moving: the stage a thread waits to refill was freed by a consumer
+    that had only stages the thread had already handed over."""
     it: T.int32 = 0
-    for tile in range(unit0, nunits, units):
-        kb_per = T.meta_var(kb_n) if SPLIT_K == 1 else (kb_n + (SPLIT_K - 1)) // SPLIT_K
-        kb_lo = T.meta_var(0) if SPLIT_K == 1 else (tile // ntiles) * kb_per
-        kb_hi = T.meta_var(kb_n) if SPLIT_K == 1 else T.min(kb_lo + kb_per, kb_n)
-        out = T.meta_var(tile) if SPLIT_K == 1 else tile % ntiles
+    for tile in range(unit0, nunits, units):  # work units: tiles, or shares of tiles
+        # the unit's tile and k-blocks [kb_lo, kb_hi), as the consumers derive them (matmul_sm90)
+        _, kb_lo, kb_hi, out = unit_span(tile, ntiles, kb_n, SPLIT_K)
         m0, n0 = tile_origin(out, group, mt, GROUP_M, 1, 0, BM, BN)
         for kb in range(kb_lo, kb_hi):
             s = it % STAGES
             while not T.ptx.mbarrier_try_wait_parity(T.address_of(empty[s]), ((it // STAGES) & 1) ^ 1):
                 pass
-            dst = sbase + T.cast(s * stage_bytes, "uint32") + sw
-            col = kb * BK + piece * (BK // 8)
-            kin = col < K
-            # one pointer a matrix, stepped 16 rows a copy (few live registers: the producer
-            # runs on PRODUCER_REGS)
-            pa: T.uint64 = XA + T.cast(T.cast(m0 + r0, "int64") * pitch + col * ESZ, "uint64")
-            for i in range(BM // 16):
-                ok = kin and m0 + r0 + 16 * i < M
-                T.ptx["cp.async.cg.shared.global"](
-                    dst + T.uint32(i * 2048),
-                    T.if_then_else(ok, pa, XA),
-                    16,
-                    T.if_then_else(ok, T.uint32(16), T.uint32(0)),
-                )
-                pa = pa + step
-            pb: T.uint64 = XB + T.cast(T.cast(n0 + r0, "int64") * pitch + col * ESZ, "uint64")
-            for i in range(BN // 16):
-                ok = kin and n0 + r0 + 16 * i < N
-                T.ptx["cp.async.cg.shared.global"](
-                    dst + T.uint32(a_bytes + i * 2048),
-                    T.if_then_else(ok, pb, XB),
-                    16,
-                    T.if_then_else(ok, T.uint32(16), T.uint32(0)),
-                )
-                pb = pb + step
-            T.ptx["cp.async.commit_group"]()
-            if it >= LAG:
-                T.ptx["cp.async.wait_group"](LAG)
-                T.ptx.fence_proxy_async()
-                T.evaluate(T.ptx.mbarrier_arrive(T.address_of(full[(it - LAG) % STAGES])))
+            if CP:
+                copy_kblock(sbase + T.cast(s * stage_bytes, "uint32"), TA, TB, M, N, K, ptx, m0, n0, kb,
+                            BM, BN, BK, a_bytes, ESZ)  # fmt: skip
+                if it >= STAGES - 2:
+                    T.ptx["cp.async.wait_group"](STAGES - 2)
+                    T.ptx.fence_proxy_async()
+                    T.evaluate(T.ptx.mbarrier_arrive(T.address_of(full[(it - (STAGES - 2)) % STAGES])))
+            else:
+                if TR is not None:  # noqa: SIM102 (decided while parsing)
+                    if tile == unit0 and kb - kb_lo < TRACE_KB:
+                        TR[unit0 * TRACE_SLOTS + 8 + (kb - kb_lo)] = T.cast(T.cuda.clock64(), "int64")
+                T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
+                sa = sbase + T.cast(s * stage_bytes, "uint32")
+                if KPACK > 1:  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
+                    for j in range(KPACK):
+                        sj = sa + T.uint32(j * (stage_bytes // KPACK))
+                        T.ptx.tma_load_2d(sj, TA, (kb * KPACK + j) * BK, m0, T.address_of(full[s]))
+                        T.ptx.tma_load_2d(
+                            sj + T.uint32(a_bytes), TB, (kb * KPACK + j) * BK, n0, T.address_of(full[s])
+                        )
+                else:
+                    T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
+                    if TRANS_B:
+                        for c in range(BN // 64):
+                            T.ptx.tma_load_2d(
+                                sa + T.uint32(a_bytes + c * 8192),
+                                TB,
+                                n0 + 64 * c,
+                                kb * 64,
+                                T.address_of(full[s]),
+                            )
+                    else:
+                        T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
             it = it + 1
-    T.ptx["cp.async.wait_group"](0)
-    T.ptx.fence_proxy_async()
-    for d in range(LAG):
-        if it - LAG + d >= 0:
-            T.evaluate(T.ptx.mbarrier_arrive(T.address_of(full[(it - LAG + d) % STAGES])))
+    if CP:  # the last stages: every copy landed, then handed over
+        T.ptx["cp.async.wait_group"](0)
+        T.ptx.fence_proxy_async()
+        for d in range(STAGES - 2):
+            if it - (STAGES - 2) + d >= 0:
+                T.evaluate(T.ptx.mbarrier_arrive(T.address_of(full[(it - (STAGES - 2) + d) % STAGES])))
+
+
+@T.inline
+def copy_kblock(dst, XA, XB, M, N, K, ptx, m0, n0, kb, BM, BN, BK, a_bytes, ESZ):
+    """``LOADER="cp"``: producer thread ``ptx`` (of 128) copies its share of k-block ``kb``'s A
+    and B tiles into the stage at ``dst`` with ``cp.async``, for row pitches TMA reads slowly (16
+    modulo 32 bytes: 4096 x 4096 x 5000 ran at 0.55 of cuBLAS, x 5008 at 0.97, docs/benchmarks.md
+    "Row pitch"). The thread takes 16-byte piece ``ptx % 8`` of rows ``ptx // 8 + 16 i`` and
+    writes it where the 128-byte swizzle puts it (piece ``j ^ (row % 8)`` of the row), so wgmma
+    reads the layout TMA writes; a piece outside ``M x K`` (``N x K``) is zero-filled (src-size 0,
+    read from the matrix's first byte). One pointer a matrix, stepped 16 rows a copy: few live
+    registers (the producer runs on ``PRODUCER_REGS``)."""
+    piece = ptx % 8
+    r0 = ptx // 8
+    at = dst + T.cast(r0 * 128 + (piece ^ (r0 % 8)) * 16, "uint32")  # the piece's swizzled place
+    pitch = T.cast(K, "int64") * ESZ  # bytes a row
+    step = T.cast(pitch * 16, "uint64")
+    col = kb * BK + piece * (BK // 8)
+    kin = col < K
+    pa: T.uint64 = XA + T.cast(T.cast(m0 + r0, "int64") * pitch + col * ESZ, "uint64")
+    for i in range(BM // 16):
+        ok = kin and m0 + r0 + 16 * i < M
+        T.ptx["cp.async.cg.shared.global"](
+            at + T.uint32(i * 2048),
+            T.if_then_else(ok, pa, XA),
+            16,
+            T.if_then_else(ok, T.uint32(16), T.uint32(0)),
+        )
+        pa = pa + step
+    pb: T.uint64 = XB + T.cast(T.cast(n0 + r0, "int64") * pitch + col * ESZ, "uint64")
+    for i in range(BN // 16):
+        ok = kin and n0 + r0 + 16 * i < N
+        T.ptx["cp.async.cg.shared.global"](
+            at + T.uint32(a_bytes + i * 2048),
+            T.if_then_else(ok, pb, XB),
+            16,
+            T.if_then_else(ok, T.uint32(16), T.uint32(0)),
+        )
+        pb = pb + step
+    T.ptx["cp.async.commit_group"]()
 
 
 @T.inline
@@ -492,8 +498,9 @@ def matmul_sm90(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if LOADER == "cp":
-            produce_cp(full, empty, sbase, TA, TB, M, N, K, tx, unit0, nunits, ntiles, units, group, mt, GROUP_M,
-                       BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, SPLIT_K, 1 if fp8 else 2)  # fmt: skip
+            produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
+                          STAGES, kb_n, stage_bytes, a_bytes, False, SPLIT_K, None, 1, True, M, N, K, tx,
+                          1 if fp8 else 2)  # fmt: skip
         elif tx == 0:
             if TRANS_B or SPLIT_K > 1 or TRACE or KPACK > 1:
                 produce_units(full, empty, sbase, ta, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M,
@@ -516,10 +523,7 @@ def matmul_sm90(
             # with SPLIT_K > 1, unit ``tile`` is round ``tile // ntiles`` over the output tiles:
             # tile ``out``'s share of k-blocks [kb_lo, kb_hi) (empty when K has fewer k-blocks
             # than shares); else the tile and all its k-blocks (compile-time values, no code)
-            kb_per = T.meta_var(kb_n) if SPLIT_K == 1 else (kb_n + (SPLIT_K - 1)) // SPLIT_K
-            kb_lo = T.meta_var(0) if SPLIT_K == 1 else (tile // ntiles) * kb_per
-            kb_hi = T.meta_var(kb_n) if SPLIT_K == 1 else T.min(kb_lo + kb_per, kb_n)
-            out = T.meta_var(tile) if SPLIT_K == 1 else tile % ntiles
+            kb_per, kb_lo, kb_hi, out = unit_span(tile, ntiles, kb_n, SPLIT_K)
             if SPLIT_K > 1 and kb_hi <= kb_lo:
                 continue  # a share with no k-blocks (K shorter than SPLIT_K k-blocks): nothing to add
             m0, n0 = tile_origin(out, group, mt, GROUP_M, 1, 0, BM, BN)
