@@ -49,7 +49,7 @@ def test_config_is_a_valid_tile_set_chosen_by_shape_class(M, N, K, dtype):
     # (TMA's slow rows) takes the cp.async loads, and every other K of a count shares the kernel
     bk = 128 if dtype.startswith("float8") else 64
     esz = 1 if dtype.startswith("float8") else 2
-    assert cfg.get("LOADER", "tma") == ("cp" if K * esz % 32 else "tma")
+    assert cfg.get("LOADER", "tma") == ("cp" if MM.CP_LOADS and K * esz % 32 else "tma")
     assert MM.config(M, N, -(-K // bk) * bk, dtype) == {k: v for k, v in cfg.items() if k != "LOADER"}
     if M > 64:  # the model's fastest width: none is modelled faster
         best = MM.model_us(M, N, K, dtype, cfg["BN"], 1)
@@ -891,3 +891,16 @@ def test_calls_take_dlpack_and_cuda_array_interface_arrays(monkeypatch):
     monkeypatch.setattr(_host, "_import_torch", lambda: None)
     call(d)
     assert seen[-1][0] is d
+
+
+@pytest.mark.parametrize("K,dtype,loader", [(5000, "bfloat16", "cp"), (5008, "bfloat16", None),
+                                            (40, "float16", "cp"), (5008, "float8_e4m3fn", "cp"),
+                                            (5024, "float8_e4m3fn", None)])  # fmt: skip
+def test_rows_16_mod_32_bytes_apart_take_the_cp_async_loads(K, dtype, loader, monkeypatch):
+    """A row pitch of 16 modulo 32 bytes (TMA's slow rows) takes ``LOADER="cp"`` for a K-major B,
+    never for an N-major one (TMA reads it at any pitch), and not with ``CP_LOADS`` off."""
+    assert MM.config(1000, 1000, K, dtype).get("LOADER") == loader
+    if dtype != "float8_e4m3fn":
+        assert "LOADER" not in MM.config(1000, 1000, K, dtype, trans_b=True)
+    monkeypatch.setattr(MM, "CP_LOADS", False)
+    assert "LOADER" not in MM.config(1000, 1000, K, dtype)

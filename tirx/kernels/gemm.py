@@ -200,12 +200,17 @@ def _kernel(dtype: str, tiles: tuple) -> Any:
     return compile_ready("tirx.kernels.hopper.matmul:make", dtype, **dict(tiles))
 
 
+#: whether ``config`` takes the cp.async loads for rows TMA reads slowly (``cp_rows``);
+#: ``TIRX_GEMM_CP_LOADS=0`` keeps TMA at every pitch
+CP_LOADS: bool = os.environ.get("TIRX_GEMM_CP_LOADS", "1") != "0"
+
+
 def cp_rows(K: int, dtype: str) -> bool:
     """Whether rows of ``K`` elements start 16 modulo 32 bytes apart, which TMA reads at about
     half speed (4096 x 4096 x 5000 at 0.55 of cuBLAS, x 5008 at 0.97, measured on an H100,
-    docs/benchmarks.md "Row pitch"): ``config`` then has A and a K-major B copied with
-    ``cp.async`` (``matmul_sm90``'s ``LOADER="cp"``)."""
-    return (K * (1 if dtype in _FP8 else 2)) % 32 != 0
+    docs/benchmarks.md "Row pitch"), and ``CP_LOADS`` is on: ``config`` then has A and a K-major
+    B copied with ``cp.async`` (``matmul_sm90``'s ``LOADER="cp"``)."""
+    return CP_LOADS and (K * (1 if dtype in _FP8 else 2)) % 32 != 0
 
 
 def tiles(M: int, N: int, cfg: dict) -> int:
