@@ -195,9 +195,10 @@ class _FfiDtype(str):
 
 def _install_tirx() -> None:
     corpus_alias.install("tvm", "tirx")
-    corpus_alias.install("tvm_ffi", None)
+    # tvm_ffi's structural API (walk, map, mutate, equal, hash) is tirx.ffi's; the rest stubs
+    corpus_alias.install("tvm_ffi", "tirx.ffi")
     import tvm.runtime as _rt  # the proxy of tirx.runtime
-    import tvm_ffi as _ffi  # stubs, but its dtype: tests size elements with it on the host
+    import tvm_ffi as _ffi  # and its dtype: tests size elements with it on the host
 
     _ffi.__dict__["dtype"] = _FfiDtype
 
