@@ -89,6 +89,11 @@ fi
 # about 5 minutes): their bit-equality with the TMA loads and the calls that take them, then the
 # explorer's loader pairs (K = 5000 / 5008, 4096^3, 5000^3, 200 x 12288 x 1000)
 #   bash tools/device_owed.sh cp
+if [ "$1" = cpmin ]; then  # the least of it (about 2.5 minutes)
+  gpu_tests c 100 tests/test_kernels_library_gpu.py -k "cp_async"
+  timeout 120 python3 tools/bench/gemm_explore.py --only z5000min,cp4096 2>&1 | grep -v "^best" | cut -c1-150
+  exit 0
+fi
 if [ "$1" = cp ]; then
   gpu_tests c 200 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul or split_k"
   timeout 240 python3 tools/bench/gemm_explore.py --only z5000,z5008,cp4096,cp5000,cp_skinny 2>&1 \

@@ -177,6 +177,7 @@ CASES["z5000"] = (
     [_t(128, 256, LOADER="tma"), _t(128, 256, LOADER="cp"), _t(128, 192, LOADER="cp"),
      _t(128, 128, LOADER="cp"), _t(128, 256, STAGES=3, LOADER="cp")],
 )  # fmt: skip
+CASES["z5000min"] = ((4096, 4096, 5000), [_t(128, 256, LOADER="tma"), _t(128, 256, LOADER="cp")])
 CASES["z5008"] = ((4096, 4096, 5008), [_t(128, 256), _t(128, 256, LOADER="cp")])
 # cp.async's loads where TMA is fast: what the copies cost the producer (thirty-fourth session)
 CASES["cp4096"] = ((4096, 4096, 4096), [_t(128, 256), _t(128, 256, LOADER="cp")])
