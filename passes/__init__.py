@@ -5,7 +5,13 @@ from tirx.passes import ConvertSSA, CommonSubexprElim, Sequential
 mod = Sequential([ConvertSSA(), CommonSubexprElim()])(mod)
 mod = build_pipeline("convert-ssa,cse,simplify")(mod)   # the same by name (passes/registry.py)
 ```
+
+TIRx's pass API runs on the same infrastructure: ``ir_transform`` serves ``tvm.transform`` /
+``tvm.ir.transform``, ``tirx_transform`` ``tvm.tirx.transform`` and ``instrument``
+``tvm.instrument`` for code written ``import tirx as tvm``.
 """
+
+from __future__ import annotations
 
 from tirx.passes._scoped import ScopedRewriter
 from tirx.passes.cse import CommonSubexprElim
@@ -18,10 +24,13 @@ from tirx.passes.infra import (
     PassTiming,
     PrintIR,
     Sequential,
+    TIRxPassInstrument,
     VerifyAfterEach,
     VerifyWellFormed,
     function_pass,
     module_pass,
+    pass_instrument,
+    set_required_lookup,
 )
 from tirx.passes.pointer import InferPointerTypes
 from tirx.passes.registry import PassInfo, build_pipeline, parse_pipeline, register_pass, registered_passes
@@ -47,6 +56,7 @@ __all__ = [
     "SequenceEffects",
     "Sequential",
     "Simplify",
+    "TIRxPassInstrument",
     "VectorizeThreads",
     "VerifyAfterEach",
     "VerifyWellFormed",
@@ -55,7 +65,23 @@ __all__ = [
     "function_pass",
     "module_pass",
     "parse_pipeline",
+    "pass_instrument",
     "register_pass",
     "registered_passes",
     "verify_well_formed",
 ]
+
+
+def _required(name: str) -> Pass | None:
+    """A pass named in a ``required=[...]``: a registered pass (``"convert-ssa"``) or one of
+    the TIRx pass names tirx serves (``"tirx.ConvertSSA"``)."""
+    info = registered_passes().get(name)
+    if info is not None:
+        return info.make()
+    from tirx.passes.tirx_transform import BY_TIRX_NAME
+
+    make = BY_TIRX_NAME.get(name)
+    return make() if make is not None else None
+
+
+set_required_lookup(_required)

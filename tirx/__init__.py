@@ -84,15 +84,33 @@ _LAZY_SUBMODULES = (
 )
 
 
+# TIRx's pass API for code written ``import tirx as tvm``: ``tvm.transform`` (= ``tvm.ir.transform``)
+# and ``tvm.instrument`` are modules of the passes layer, imported on first access
+_PASS_API = {"transform": "tirx.passes.ir_transform", "instrument": "tirx.passes.instrument"}
+
+
 def __getattr__(name: str) -> Any:
     """``tirx.script``, ``tirx.testing``, ...: import the subpackage on first access."""
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _PASS_API:
+        return importlib.import_module(_PASS_API[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | set(_LAZY_SUBMODULES))
+    return sorted(set(globals()) | set(__all__) | set(_LAZY_SUBMODULES) | set(_PASS_API))
+
+
+def _ir_getattr(name: str, _ir_own: Any = ir.__getattr__) -> Any:
+    """``tirx.ir.transform`` (TIRx's ``tvm.ir.transform``): the passes layer's module; the IR
+    cannot import it, so the facade adds it to the IR package's lazy names."""
+    if name == "transform":
+        return importlib.import_module(_PASS_API["transform"])
+    return _ir_own(name)
+
+
+ir.__getattr__ = _ir_getattr  # type: ignore[assignment]
 
 
 # ``Node.script()`` prints through this (the IR does not import the printer; loading it is

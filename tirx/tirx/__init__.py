@@ -41,6 +41,10 @@ def __getattr__(name: str) -> Any:
     """TIRx re-exports its op functions at ``tvm_tirx.tirx.<name>`` too."""
     if name.startswith("__"):
         raise AttributeError(name)
+    if name == "transform":  # TIRx's pass API (tvm_tirx.tirx.transform): served by tirx.passes
+        import importlib
+
+        return importlib.import_module("tirx.passes.tirx_transform")
     if name in _NOT_SERVED:
         raise AttributeError(
             f"tirx.tirx has no {name!r}, as tvm_tirx.tirx has none (TIRx's is tvm_tirx.ir.{name}(dtype, "
