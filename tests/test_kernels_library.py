@@ -897,8 +897,10 @@ def test_calls_take_dlpack_and_cuda_array_interface_arrays(monkeypatch):
                                             (40, "float16", "cp"), (5008, "float8_e4m3fn", "cp"),
                                             (5024, "float8_e4m3fn", None)])  # fmt: skip
 def test_rows_16_mod_32_bytes_apart_take_the_cp_async_loads(K, dtype, loader, monkeypatch):
-    """A row pitch of 16 modulo 32 bytes (TMA's slow rows) takes ``LOADER="cp"`` for a K-major B,
-    never for an N-major one (TMA reads it at any pitch), and not with ``CP_LOADS`` off."""
+    """A row pitch of 16 modulo 32 bytes (TMA's slow rows) takes ``LOADER="cp"`` for a K-major B
+    with ``CP_LOADS`` on, never for an N-major one (TMA reads it at any pitch), and not with
+    ``CP_LOADS`` off."""
+    monkeypatch.setattr(MM, "CP_LOADS", True)
     assert MM.config(1000, 1000, K, dtype).get("LOADER") == loader
     if dtype != "float8_e4m3fn":
         assert "LOADER" not in MM.config(1000, 1000, K, dtype, trans_b=True)

@@ -266,11 +266,12 @@ def test_split_k_in_the_kernel_is_deterministic_and_leaves_its_counters_zero(M, 
         ("float8_e4m3fn", 65, 264, 48, {"BM": 64, "BN": 128, "EPI": "direct", "SPLIT_K": 2}),
     ],
 )
-def test_cp_async_loads_give_the_tma_loads_bits(dt, M, N, Kd, tiles):
+def test_cp_async_loads_give_the_tma_loads_bits(dt, M, N, Kd, tiles, monkeypatch):
     """``LOADER="cp"`` (the rows of a 16-modulo-32-byte pitch copied by cp.async into the
     128-byte swizzle TMA writes): the same products in the same order as the TMA loads of the
     same tile set, so the same bits (zero-filled edges included), and the calls choose it for
     such a K."""
+    monkeypatch.setattr(MM, "CP_LOADS", True)
     fp8 = dt.startswith("float8")
     g = torch.Generator(device="cuda").manual_seed(M + N + Kd)
     x = torch.randn(M, Kd, device="cuda", generator=g)
