@@ -73,7 +73,17 @@ from .stmt import (
     seq,
 )  # fmt: skip
 from .structural import assert_structural_equal, structural_equal, structural_hash
-from .types import PointerType, PrimType, TensorType, Type, VoidType, as_type, parse_dtype, prim
+from .types import PointerType, PrimType, PtrType, TensorType, Type, VoidType, as_type, parse_dtype, prim
+
+# TIRx's names (``tvm_tirx.ir``) of these nodes, for IR built by hand with its Python API
+# (docs/tirx_compat.md, "The IR's Python API"): the same classes, whose constructors also take
+# TIRx's argument order (``TensorStore(dest, indices, value)``, ``For(var, begin, end, step,
+# kind, body)``, ``IntImm(dtype, value)``) and read back under TIRx's field names
+If = IfThenElse
+TensorLoad = BufferLoad
+TensorStore = BufferStore
+AssertStmt = Assert
+Expr = PrimExpr
 
 if TYPE_CHECKING:  # for type checkers: the traversals load on first use (__getattr__ below)
     from .visitor import Mutator, ScopeStack, Visitor, collect_vars, post_order
@@ -107,6 +117,7 @@ __all__ = [
     "AllocBuffer",
     "And",
     "Assert",
+    "AssertStmt",
     "AttrStmt",
     "Attrs",
     "BinaryOp",
@@ -127,6 +138,7 @@ __all__ = [
     "DeviceEntry",
     "Div",
     "Evaluate",
+    "Expr",
     "FloatImm",
     "FloorDiv",
     "FloorMod",
@@ -135,6 +147,7 @@ __all__ = [
     "Function",
     "GlobalVar",
     "IRModule",
+    "If",
     "IfThenElse",
     "IntImm",
     "Let",
@@ -151,6 +164,7 @@ __all__ = [
     "PointerType",
     "PrimExpr",
     "PrimType",
+    "PtrType",
     "Ramp",
     "RegionStmt",
     "Return",
@@ -164,6 +178,8 @@ __all__ = [
     "Stmt",
     "StringImm",
     "Sub",
+    "TensorLoad",
+    "TensorStore",
     "TensorType",
     "Type",
     "Var",

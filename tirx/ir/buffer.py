@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
+from . import expr as expr_module
 from .expr import _LAZY, DEF, NODE, SEQ, VALUE, BufferLoad, Call, PrimExpr, Ramp, Var, convert
 from .layout import Layout
 from .node import Node, child, frozen_node
@@ -225,3 +227,54 @@ class Buffer(Node):
 
 
 _LAZY["Buffer"] = Buffer  # BufferLoad checks its buffer against it (expr.py)
+
+
+def buffer_of_type(name: str, ty: TensorType, data: Var | None = None, span: Any = None) -> Buffer:
+    """The Buffer a tensor of type ``ty`` is: ``data`` (by default a new pointer Var named
+    ``name``, to ``ty``'s dtype in its scope) viewed with ``ty``'s shape, strides, offset and
+    layout. A dimension given as a Python int is an int32 constant (int64 beyond it)."""
+    if not isinstance(ty, TensorType):
+        raise TypeError(f"tensor {name}: the type must be a TensorType, got {type(ty).__name__}")
+    dtype = as_prim(ty.dtype, f"tensor {name} dtype")
+    if data is None:
+        data = Var(name, PointerType(dtype, ty.scope), span=span)
+    off = ty.elem_offset
+    return Buffer(
+        name, data, dtype, tuple(ty.shape), tuple(ty.strides), None if off is None else convert(off),
+        int(ty.align or 0), ty.layout, span=span,
+    )  # fmt: skip
+
+
+# TIRx's tensor variables, ``ir.Var("A", T.Tensor(...))``: tirx's IR has no tensor-typed Var (a
+# tensor is a Buffer over a pointer Var), so each such Var stands for one Buffer, made on first
+# use and the same at every later use (by the Var's identity; dropped with the Var)
+_TENSOR_VARS: dict[int, tuple[weakref.ref, Buffer]] = {}
+
+
+def tensor_buffer(x: Any, what: str = "tensor") -> Buffer:
+    """The Buffer ``x`` is: a Buffer itself, or the one Buffer a Var of TensorType stands for
+    (TIRx's tensor variables; see ``_TENSOR_VARS``). ``TypeError`` naming ``what`` otherwise."""
+    if isinstance(x, Buffer):
+        return x
+    if not (isinstance(x, Var) and isinstance(x.ty, TensorType)):
+        got = f"a Var of type {x.ty}" if isinstance(x, Var) else type(x).__name__
+        raise TypeError(f"{what} must be a Buffer or a Var of TensorType, got {got}")
+    key = id(x)
+    hit = _TENSOR_VARS.get(key)
+    if hit is not None and hit[0]() is x:
+        return hit[1]
+    buf = buffer_of_type(x.name, x.ty, span=x.span)
+
+    def forget(_ref: weakref.ref, k: int = key) -> None:
+        _TENSOR_VARS.pop(k, None)
+
+    _TENSOR_VARS[key] = (weakref.ref(x, forget), buf)
+    return buf
+
+
+def is_tensor_var(x: Any) -> bool:
+    """``x`` is a TIRx tensor variable (a Var of TensorType) or a Buffer (TIRx's ``is_tensor_var``)."""
+    return isinstance(x, Buffer) or (isinstance(x, Var) and isinstance(x.ty, TensorType))
+
+
+expr_module._TENSOR_OF = tensor_buffer  # BufferLoad takes a tensor Var through it (expr.py)

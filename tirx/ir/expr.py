@@ -513,6 +513,11 @@ class Select(PrimExpr):
     false_value: PrimExpr = child(NODE)
     ty: Type = attrs.field(default=None)
 
+    @property
+    def condition(self) -> PrimExpr:
+        """TIRx's field name of ``cond`` (its ``Select.condition``)."""
+        return self.cond
+
     def __attrs_post_init__(self):
         for f in ("cond", "true_value", "false_value"):
             if not isinstance(getattr(self, f), PrimExpr):
@@ -604,8 +609,8 @@ class BufferLoad(PrimExpr):
 
     def __attrs_post_init__(self):
         Buffer = _lazy("Buffer")
-        if not isinstance(self.buffer, Buffer):
-            raise TypeError(f"BufferLoad.buffer must be a Buffer, got {type(self.buffer).__name__}")
+        if not isinstance(self.buffer, Buffer):  # TIRx's tensor Var stands for its Buffer
+            object.__setattr__(self, "buffer", _TENSOR_OF(self.buffer, "BufferLoad.buffer"))
         if type(self.indices) is not tuple:
             object.__setattr__(self, "indices", tuple(self.indices))
         lanes = 1
@@ -741,6 +746,14 @@ def const(value: Any, dtype: Any = None, span: Any = None) -> PrimExpr:
         c = IntImm(int(value), el, span=span)
     return c if t.lanes == 1 else Broadcast(c, t.lanes, span=span)
 
+
+def _no_tensor_of(x: Any, what: str) -> Any:
+    raise TypeError(f"{what} must be a Buffer, got {type(x).__name__}")
+
+
+#: ``BufferLoad``'s reading of a non-Buffer source: buffer.py (above this module) puts its
+#: ``tensor_buffer`` here (TIRx's tensor Vars, ``ir.TensorLoad(A_var, [i])``)
+_TENSOR_OF: Callable[[Any, str], Any] = _no_tensor_of
 
 #: ``PrimExpr.astype``'s cast: a plain ``Cast`` until tirx.ir.fold (above this module) loads and
 #: puts its constant-folding ``cast`` here

@@ -43,8 +43,24 @@ class Function(Node):
         return self.with_attrs({key: value})
 
     def with_attrs(self, attrs: Any) -> Function:
-        """This function with ``attrs`` (a mapping) merged into its attributes."""
-        return self.replace(attrs=Attrs({**self.attrs, **dict(attrs)}))
+        """This function with ``attrs`` (a mapping) merged into its attributes.
+
+        A private function given a ``global_symbol`` (TIRx's ``tirx.Function(params, body)``
+        builds one, ``.with_attr("global_symbol", "f")`` names it) becomes the public function
+        of that name, as TIRx's has that symbol and prints under it."""
+        new = dict(attrs)
+        sym = new.get("global_symbol")
+        sym = getattr(sym, "value", sym)  # a StringImm, as TIRx may keep it
+        if self.private and isinstance(sym, str) and sym.isidentifier() and not keyword.iskeyword(sym):
+            del new["global_symbol"]
+            return self.replace(name=sym, private=False, attrs=Attrs({**self.attrs, **new}))
+        return self.replace(attrs=Attrs({**self.attrs, **new}))
+
+    @property
+    def ret_type(self) -> Type | None:
+        """TIRx's name of ``ret_ty`` (``None`` where the function returns nothing: TIRx's is
+        an empty tuple type there)."""
+        return self.ret_ty
 
     def without_attr(self, key: str) -> Function:
         """This function without attribute ``key`` (unchanged when it has none)."""
@@ -318,6 +334,40 @@ class IRModule(metaclass=_IRModuleType):
 
     def __new__(cls, functions: Any = None, attrs: Any = None) -> Module:  # type: ignore[misc]
         return _ir_module(functions, attrs)
+
+
+def tirx_function(
+    params: Any, body: Any, ret_type: Any = None, attrs: Any = None, span: Any = None
+) -> Function:
+    """TIRx's ``tirx.Function(params, body, ret_type=None, attrs=None)`` as tirx's Function.
+
+    A tensor parameter, TIRx's ``Var("A", TensorType(...))`` (or a Buffer), is tirx's pointer
+    parameter with its Buffer in the buffer map (``buffer.tensor_buffer``: the same Buffer the
+    body's ``TensorLoad`` / ``TensorStore`` of that Var use); ``body`` may be a list. Without a
+    ``global_symbol`` attribute the function is private and named ``main``, as TIRx prints it;
+    with one it is the public function of that name."""
+    from .buffer import is_tensor_var, tensor_buffer
+    from .stmt import seq
+
+    if isinstance(params, (str, bytes)) or not isinstance(params, (list, tuple)):
+        raise TypeError(f"Function: params must be a list of Vars, got {type(params).__name__}")
+    ps: list = []
+    bmap: list = []
+    for i, p in enumerate(params):
+        if is_tensor_var(p):
+            buf = tensor_buffer(p, f"Function.params[{i}]")
+            ps.append(buf.data)
+            bmap.append((buf.data, buf))
+        elif isinstance(p, Var):
+            ps.append(p)
+        else:
+            raise TypeError(f"Function.params[{i}] must be a Var, got {type(p).__name__}")
+    if body is None or isinstance(body, (list, tuple)):
+        body = seq(list(body or ()))
+    if attrs is not None and not isinstance(attrs, (dict, Attrs)):
+        raise TypeError(f"Function: attrs must be a dict, got {type(attrs).__name__}")
+    f = Function("main", tuple(ps), body, tuple(bmap), ret_type, EMPTY_ATTRS, True, span=span)
+    return f.with_attrs(attrs) if attrs else f
 
 
 def _ir_module(functions: Any = None, attrs: Any = None) -> Module:

@@ -12,8 +12,8 @@ from typing import Any
 
 import attrs
 
-from .buffer import Buffer
-from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, FloatImm, IntImm, PrimExpr, Var, convert
+from .buffer import Buffer, tensor_buffer
+from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, FloatImm, IntImm, PrimExpr, StringImm, Var, binop, convert
 from .launch_fields import FIELD_KINDS as _LAUNCH_FIELD_KINDS
 from .launch_fields import LAUNCH_FIELDS  # noqa: F401 - every launch field, in TIRx's order (re-exported)
 from .node import ATTRS, BUF_DEF, EMPTY_ATTRS, PARAMS, Attrs, Node, as_attrs, child
@@ -108,9 +108,19 @@ class BufferStore(Stmt):
         """The tensor stored into, under TIRx's name (``TensorStore.source``)."""
         return self.buffer
 
+    @property
+    def dest(self) -> Buffer:
+        """The tensor stored into, under TIRx's field name (``TensorStore.dest``)."""
+        return self.buffer
+
     def __attrs_post_init__(self):
+        if isinstance(self.value, (list, tuple)) and isinstance(self.indices, (PrimExpr, int, float)):
+            # TIRx's argument order, ``TensorStore(dest, indices, value)``: the same store
+            idx, v = self.value, self.indices
+            object.__setattr__(self, "indices", idx)
+            object.__setattr__(self, "value", convert(v) if isinstance(v, (int, float)) else v)
         if not isinstance(self.buffer, Buffer):
-            raise TypeError(f"BufferStore.buffer must be a Buffer, got {type(self.buffer).__name__}")
+            object.__setattr__(self, "buffer", tensor_buffer(self.buffer, "BufferStore.buffer"))
         _need_expr("BufferStore", "value", self.value)
         if type(self.indices) is not tuple:
             object.__setattr__(self, "indices", tuple(self.indices))
@@ -140,8 +150,15 @@ class Evaluate(Stmt):
 class SeqStmt(Stmt):
     stmts: tuple = child(SEQ)
 
+    @property
+    def seq(self) -> tuple:
+        """The statements, under TIRx's field name (``SeqStmt.seq``)."""
+        return self.stmts
+
     def __attrs_post_init__(self):
-        if type(self.stmts) is not tuple:
+        if isinstance(self.stmts, Stmt):  # TIRx's ``SeqStmt(stmt)``: a sequence of one
+            object.__setattr__(self, "stmts", (self.stmts,))
+        elif type(self.stmts) is not tuple:
             object.__setattr__(self, "stmts", tuple(self.stmts))
         for i, s in enumerate(self.stmts):
             if not isinstance(s, Stmt):
@@ -173,7 +190,13 @@ class ForKind(enum.Enum):
 
 @_frozen
 class For(Stmt):
-    """``var`` runs over start, start+step, ... while < start + extent."""
+    """``var`` runs over start, start+step, ... while < start + extent.
+
+    TIRx's constructor is served too: ``For(var, begin, end, step, kind, body, annotations)``
+    (positionally or by those names; ``body`` may be a list) builds the same loop, its
+    extent by the rule the front ends read ``range(begin, end)`` with (:func:`range_extent`),
+    so a loop built so is structurally the one parsed. ``begin`` / ``end`` read TIRx's fields
+    back; ``step`` stays tirx's (``None`` for a unit step)."""
 
     var: Var = child(DEF)
     start: PrimExpr = child(NODE)
@@ -184,9 +207,21 @@ class For(Stmt):
     thread: str | None = child(VALUE, default=None)
     annotations: Attrs = child(ATTRS, default=EMPTY_ATTRS)
 
+    @property
+    def begin(self) -> PrimExpr:
+        """TIRx's ``For.begin``: the first value (``start``)."""
+        return self.start
+
+    @property
+    def end(self) -> PrimExpr:
+        """TIRx's ``For.end``: the exclusive bound, as the loop prints (``range(begin, end)``)."""
+        return loop_stop(self.start, self.extent)
+
     def __attrs_post_init__(self):
         if not isinstance(self.var, Var):
             raise TypeError(f"For.var must be a Var, got {type(self.var).__name__}")
+        if isinstance(self.body, (list, tuple)):
+            object.__setattr__(self, "body", seq(self.body))
         for f in ("start", "extent"):
             _need_int_expr("For", f, getattr(self, f))
         if self.step is not None:
@@ -211,12 +246,128 @@ class For(Stmt):
             object.__setattr__(self, "annotations", as_attrs(self.annotations, "For.annotations"))
 
 
+#: TIRx's loop kinds by their integer values (its ``ForKind`` is an ``IntEnum``)
+_FOR_KIND_VALUES = {0: ForKind.SERIAL, 1: ForKind.PARALLEL, 2: ForKind.VECTORIZED, 3: ForKind.UNROLLED}
+_FOR_TIRX_ARGS = ("var", "begin", "end", "step", "kind", "body", "annotations")
+_for_fields_init = For.__init__
+
+
+def _for_init(self: For, *args: Any, **kw: Any) -> None:
+    """``For``'s constructor: tirx's fields, or TIRx's (``_tirx_for_args``) when the call names
+    ``begin`` / ``end`` or gives a step where tirx's order has the kind."""
+    if "begin" in kw or "end" in kw or (len(args) > 3 and not isinstance(args[3], (ForKind, str))):
+        args, kw = _tirx_for_args(args, kw)
+    _for_fields_init(self, *args, **kw)
+
+
+def _tirx_for_args(args: tuple, kw: dict) -> tuple[tuple, dict]:
+    """TIRx's ``For(var, begin, end, step, kind, body, annotations)`` as tirx's fields."""
+    if len(args) > len(_FOR_TIRX_ARGS):
+        raise TypeError(f"For takes at most {len(_FOR_TIRX_ARGS)} arguments in TIRx's order, got {len(args)}")
+    got = dict(zip(_FOR_TIRX_ARGS, args))
+    span = kw.pop("span", None)
+    kw.pop("loc", None)  # TIRx's source location: tirx's is ``span``
+    for k, v in kw.items():
+        if k not in _FOR_TIRX_ARGS:
+            raise TypeError(f"For: unexpected argument {k!r} (TIRx's order: {', '.join(_FOR_TIRX_ARGS)})")
+        if k in got:
+            raise TypeError(f"For: argument {k!r} given twice")
+        got[k] = v
+    for k in ("var", "begin", "end", "kind", "body"):
+        if k not in got:
+            raise TypeError(f"For: missing argument {k!r}")
+    var = got["var"]
+    if not isinstance(var, Var):
+        raise TypeError(f"For.var must be a Var, got {type(var).__name__}")
+
+    def expr(name: str) -> Any:
+        v = got.get(name)
+        if isinstance(v, int) and not isinstance(v, bool):
+            v = convert(v, var)
+        return v if v is None else _need_int_expr("For", name, v)
+
+    kind = got["kind"]
+    if isinstance(kind, int) and not isinstance(kind, ForKind):
+        if kind not in _FOR_KIND_VALUES:
+            raise ValueError(f"For.kind: TIRx's loop kinds are 0 to 3, got {kind}")
+        kind = _FOR_KIND_VALUES[kind]
+    start, extent = range_extent(expr("begin"), expr("end"))
+    ann = got.get("annotations")
+    fields = {"step": expr("step"), "annotations": EMPTY_ATTRS if ann is None else ann, "span": span}
+    return (var, start, extent, kind, got["body"]), fields
+
+
+setattr(For, "__init__", _for_init)  # noqa: B010  (the attrs class's own __init__ stays inside)
+
+
+#: ``tirx.ir.structural.structural_equal``, for the loop-bound rule below: structural.py (above
+#: this module) puts it here when it loads (``tirx.ir`` imports it), as fold.py registers with expr
+STRUCTURAL_EQUAL: list = []
+
+
+def _structural_equal() -> Any:
+    if not STRUCTURAL_EQUAL:
+        raise RuntimeError("tirx.ir.structural is not imported yet (import tirx.ir)")
+    return STRUCTURAL_EQUAL[0]
+
+
+def range_extent(start: PrimExpr, stop: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
+    """``(start, extent)`` of a loop from ``start`` to ``stop``, the rule :func:`loop_stop` inverts
+    (the front ends' reading of ``range(start, stop)``, ``tirx.surface.forms``).
+
+    A literal-0 start gives extent = stop; two constants of one dtype give the folded
+    difference; a stop ``start + e`` (``start`` structurally) gives ``e``; anything else
+    gives ``stop - start`` (a Sub node, not simplified).
+    """
+    from .expr import Add, Sub
+
+    structural_equal = _structural_equal()
+    if type(start) is IntImm and start.value == 0:
+        return (start if start.ty == stop.ty else IntImm(0, stop.ty)), stop  # type: ignore[arg-type]
+    if type(start) is IntImm and type(stop) is IntImm and start.ty == stop.ty:
+        return start, IntImm(stop.value - start.value, stop.ty)
+    if type(stop) is Add and structural_equal(stop.a, start):
+        return start, stop.b
+    return start, binop(Sub, stop, start)
+
+
+def loop_stop(start: PrimExpr, extent: PrimExpr) -> PrimExpr:
+    """The exclusive bound of a loop (what it prints in ``range(start, stop)``), from which
+    :func:`range_extent` rebuilds exactly ``extent``: the extent itself after a literal-0 start,
+    the folded sum of two constants, ``x`` for an extent ``x - start`` when the rule would not
+    read ``x`` otherwise, else ``start + extent`` (an Add node). Nothing is simplified."""
+    from .expr import Add, Sub
+
+    structural_equal = _structural_equal()
+    if type(start) is IntImm and start.value == 0:
+        return extent
+    if type(start) is IntImm and type(extent) is IntImm and start.ty == extent.ty:
+        try:
+            return IntImm(start.value + extent.value, extent.ty)
+        except (TypeError, ValueError):  # the sum overflows the dtype: start + extent
+            pass
+    if type(extent) is Sub and (extent.b is start or structural_equal(extent.b, start)):
+        x = extent.a
+        if not (type(x) is IntImm and type(start) is IntImm and x.ty == start.ty) and not (
+            type(x) is Add and (x.a is start or structural_equal(x.a, start))
+        ):
+            return x
+    return Add(start, extent)
+
+
 @_frozen
 class While(Stmt):
     cond: PrimExpr = child(NODE)
     body: Stmt = child(NODE, body=True)
 
+    @property
+    def condition(self) -> PrimExpr:
+        """TIRx's field name of ``cond``."""
+        return self.cond
+
     def __attrs_post_init__(self):
+        if isinstance(self.body, (list, tuple)):
+            object.__setattr__(self, "body", seq(self.body))
         _need_cond("While", "cond", self.cond)
         _need_stmt("While", "body", self.body)
 
@@ -227,7 +378,16 @@ class IfThenElse(Stmt):
     then_case: Stmt = child(NODE, body=True)
     else_case: Stmt | None = child(NODE, body=True, default=None)
 
+    @property
+    def condition(self) -> PrimExpr:
+        """TIRx's field name of ``cond`` (its ``If.condition``)."""
+        return self.cond
+
     def __attrs_post_init__(self):
+        if isinstance(self.then_case, (list, tuple)):  # TIRx takes a list of statements for a branch
+            object.__setattr__(self, "then_case", seq(self.then_case))
+        if isinstance(self.else_case, (list, tuple)):
+            object.__setattr__(self, "else_case", seq(self.else_case) if self.else_case else None)
         _need_cond("IfThenElse", "cond", self.cond)
         _need_stmt("IfThenElse", "then_case", self.then_case)
         if self.else_case is not None:
@@ -255,13 +415,38 @@ class Return(Stmt):
 
 @_frozen
 class Assert(Stmt):
-    """``assert cond, (kind, [message parts])``."""
+    """``assert cond, (kind, [message parts])``.
+
+    TIRx's ``AssertStmt(condition, error_kind, message_parts)`` builds the same node (its
+    ``StringImm`` kind and parts are kept as their strings) and reads back under those names."""
 
     cond: PrimExpr = child(NODE)
     kind: str = child(VALUE, default="RuntimeError")
     message: tuple = child(VALUE, default=())
 
+    @property
+    def condition(self) -> PrimExpr:
+        return self.cond
+
+    @property
+    def error_kind(self) -> Any:
+        """TIRx's ``AssertStmt.error_kind``: the kind as a ``StringImm``."""
+        return StringImm(self.kind)
+
+    @property
+    def message_parts(self) -> tuple:
+        """TIRx's ``AssertStmt.message_parts``: the parts as ``StringImm``s."""
+        return tuple(StringImm(m) for m in self.message)
+
     def __attrs_post_init__(self):
+        if isinstance(self.kind, StringImm):
+            object.__setattr__(self, "kind", self.kind.value)
+        if self.message is None:
+            object.__setattr__(self, "message", ())
+        elif isinstance(self.message, (list, tuple)) and any(isinstance(m, StringImm) for m in self.message):
+            object.__setattr__(
+                self, "message", tuple(m.value if isinstance(m, StringImm) else m for m in self.message)
+            )
         _need_bool("Assert", "cond", self.cond)
         if not isinstance(self.kind, str):
             raise TypeError(f"Assert.kind must be a str, got {type(self.kind).__name__}")
@@ -413,6 +598,17 @@ class AttrStmt(Stmt):
         _need_stmt("AttrStmt", "body", self.body)
 
 
+class RegionOpName(str):
+    """``RegionStmt.op``: TIRx's op name of the region (``"tirx.launch_thread"``); ``.name`` is
+    the name itself, as TIRx's ``Op`` has it (tirx's op table has no region ops)."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+
 #: TIRx's region statements: ``with T.<kind>(args) [as var]:``. Each kind: its argument kinds
 #: (``s`` a string, ``x`` an integer expression) and whether it binds a variable (TIRx's
 #: ``launch_thread(tag, extent)`` binds the thread index, typed like the extent)
@@ -431,12 +627,36 @@ class RegionStmt(Stmt):
     ``with T.device_context(type, id):``, ``with T.parallel_launch():`` — TIRx's regions.
 
     ``args`` are expressions (a string argument is a ``StringImm``); ``params`` the variables
-    the body sees (``launch_thread``'s thread index)."""
+    the body sees (``launch_thread``'s thread index).
+
+    TIRx's ``RegionStmt(op, args, body_params, attrs, body, result_vars=None)`` builds the same
+    node (``op`` an op name, ``"tirx.launch_thread"``, or an object with that ``.name``; no attrs
+    or result vars: tirx's regions have none) and reads back under those names."""
 
     kind: str = child(VALUE)
     args: tuple = child(SEQ)
     params: tuple = child(PARAMS)
     body: Stmt = child(NODE, body=True)
+
+    @property
+    def op(self) -> RegionOpName:
+        """TIRx's ``RegionStmt.op``: the region's op name (``RegionOpName``)."""
+        return RegionOpName("tirx." + self.kind)
+
+    @property
+    def body_params(self) -> tuple:
+        """TIRx's name of ``params``."""
+        return self.params
+
+    @property
+    def attrs(self) -> Attrs:
+        """TIRx's ``RegionStmt.attrs``: tirx's regions have none."""
+        return EMPTY_ATTRS
+
+    @property
+    def result_vars(self) -> tuple:
+        """TIRx's ``RegionStmt.result_vars``: tirx's regions bind none."""
+        return ()
 
     def __attrs_post_init__(self):
         spec = REGION_KINDS.get(self.kind) if isinstance(self.kind, str) else None
@@ -465,6 +685,56 @@ class RegionStmt(Stmt):
                 f"the extent {self.args[1].ty}"
             )
         _need_stmt("RegionStmt", "body", self.body)
+
+
+_REGION_TIRX_ARGS = ("op", "args", "body_params", "attrs", "body", "result_vars")
+_region_fields_init = RegionStmt.__init__
+
+
+def _region_init(self: RegionStmt, *args: Any, **kw: Any) -> None:
+    """``RegionStmt``'s constructor: tirx's fields, or TIRx's ``RegionStmt(op, args, body_params,
+    attrs, body, result_vars=None)`` (five or more arguments, or those names)."""
+    if len(args) > 4 or "op" in kw or "body_params" in kw:
+        args, kw = _tirx_region_args(args, kw)
+    _region_fields_init(self, *args, **kw)
+
+
+def _tirx_region_args(args: tuple, kw: dict) -> tuple[tuple, dict]:
+    if len(args) > len(_REGION_TIRX_ARGS):
+        raise TypeError(f"RegionStmt takes at most {len(_REGION_TIRX_ARGS)} arguments, got {len(args)}")
+    got = dict(zip(_REGION_TIRX_ARGS, args))
+    span = kw.pop("span", None)
+    kw.pop("loc", None)
+    for k, v in kw.items():
+        if k not in _REGION_TIRX_ARGS:
+            raise TypeError(
+                f"RegionStmt: unexpected argument {k!r} (TIRx's order: {', '.join(_REGION_TIRX_ARGS)})"
+            )
+        if k in got:
+            raise TypeError(f"RegionStmt: argument {k!r} given twice")
+        got[k] = v
+    for k in ("op", "args", "body"):
+        if k not in got:
+            raise TypeError(f"RegionStmt: missing argument {k!r}")
+    op = got["op"]
+    name = op if isinstance(op, str) else getattr(op, "name", None)
+    if not isinstance(name, str):
+        raise TypeError(f"RegionStmt.op must be an op name or an Op, got {type(op).__name__}")
+    kind = name[len("tirx.") :] if name.startswith("tirx.") else name
+    if got.get("attrs"):
+        raise ValueError(f"RegionStmt.attrs: tirx's regions have no attributes, got {dict(got['attrs'])!r}")
+    if got.get("result_vars"):
+        raise ValueError("RegionStmt.result_vars: tirx's regions bind no result variables")
+    rargs = tuple(
+        StringImm(a) if isinstance(a, str) else convert(a) if isinstance(a, int) else a for a in got["args"]
+    )
+    body = got["body"]
+    if isinstance(body, (list, tuple)):
+        body = seq(body)
+    return (kind, rargs, tuple(got.get("body_params") or ()), body), {"span": span}
+
+
+setattr(RegionStmt, "__init__", _region_init)  # noqa: B010  (the attrs class's own __init__ stays inside)
 
 
 def flat_stmts(s: Stmt | None) -> tuple | list:

@@ -57,7 +57,7 @@ from .expr import BUF_USE, DEF, NODE, SEQ, VALUE, FloatImm, IntImm, PrimExpr, St
 from .function import BUFMAP, FUNCS, PARAMS, Function
 from .node import Attrs, Node, print_text
 from .op import Op
-from .stmt import ATTRS, BUF_DEF, AllocBuffer, SeqStmt, flat_stmts
+from .stmt import ATTRS, BUF_DEF, STRUCTURAL_EQUAL, AllocBuffer, SeqStmt, flat_stmts
 from .types import TensorType, Type
 
 __all__ = ["assert_structural_equal", "structural_equal", "structural_hash"]
@@ -1088,3 +1088,6 @@ def _texts_around(lhs: str, rhs: str, short: int = 40, limit: int = 60) -> str:
     diff = list(difflib.unified_diff(a, b, "lhs", "rhs", n=3, lineterm=""))
     more = f"\n... ({len(diff) - limit} more diff lines)" if len(diff) > limit else ""
     return "\n".join(diff[:limit]) + more
+
+
+STRUCTURAL_EQUAL.append(structural_equal)  # the loop-bound rule of tirx.ir.stmt compares through it

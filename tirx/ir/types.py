@@ -23,7 +23,9 @@ __all__ = [
     "SUBBYTE_INTS",
     "PointerType",
     "PrimType",
+    "PtrType",
     "TensorType",
+    "TirxName",
     "Type",
     "VoidType",
     "as_type",
@@ -437,3 +439,31 @@ def as_prim(x: Any, what: str = "dtype") -> PrimType:
     if not isinstance(t, PrimType):
         raise TypeError(f"{what}: expected a primitive dtype, got {t}")
     return t
+
+
+class TirxName(type):
+    """The class of a TIRx name (its Python IR API, ``tvm_tirx.ir`` / ``tvm_tirx.tirx``) whose
+    constructor takes what tirx's node ``_of`` refuses by design: calling it builds that node,
+    and ``isinstance(x, Name)`` / ``issubclass`` answer for ``_of``, so passes that match on the
+    TIRx name (and ``tirx.ffi``'s type-keyed callbacks, which match by ``isinstance``) see
+    tirx's nodes. (Where the arguments agree, the TIRx name is tirx's class itself:
+    ``tirx.ir.If`` is ``IfThenElse``; docs/tirx_compat.md, "The IR's Python API".)"""
+
+    _of: type
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls._of)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return isinstance(sub, type) and issubclass(sub, cls._of)
+
+
+class PtrType(metaclass=TirxName):
+    """TIRx's ``ir.PtrType(element_type, scope="global")``: tirx's ``PointerType``, the element
+    a Type or a dtype string, the scope a string (or TIRx's ``MemoryScope``, by its text)."""
+
+    _of = PointerType
+
+    def __new__(cls, element_type: Any, scope: Any = "global", *, loc: Any = None) -> Any:
+        el = as_type(element_type, "PtrType element_type")
+        return PointerType(el, scope if isinstance(scope, str) else str(scope))

@@ -7,23 +7,151 @@ the import, ``tirx.tirx`` serves the expression builders and node classes both s
 where TIRx folds (``op.if_then_else`` of a constant condition is the chosen arm), and the node
 classes both serve (``Var``, ``Cast``, the expression ``Let(var, value, body)``) and ``const(value,
 dtype)`` are tirx's (``tirx.ir``). The constants (``IntImm``,
-``FloatImm``, ``StringImm``) are not served here: TIRx has them in ``tvm_tirx.ir``, with the
-dtype first (``IntImm("int64", 8)``), which tirx's ``tirx.ir.IntImm(value, ty)`` would
-misread. ``compile(f, target={"kind": "cuda", "arch": "sm_90a"})`` is ``tirx.compile``; its result's
+``FloatImm``, ``StringImm``) are not served here, as TIRx has them in ``tvm_tirx.ir`` only
+(``tirx.ir.IntImm("int64", 8)`` takes its dtype-first order). ``compile(f, target={"kind": "cuda", "arch": "sm_90a"})`` is ``tirx.compile``; its result's
 ``.mod.imports[0].inspect_source()`` is the CUDA source, as TIRx's runtime module gives it. TIRx's
 passes, analyses and the rest of its runtime (``tvm_tirx.tirx.transform``, ``.analysis``, ...)
 are not served: an unknown name is an ``AttributeError`` that says so.
+
+The IR's node classes are here under TIRx's names (docs/tirx_compat.md, "The IR's Python
+API"): the binary and comparison nodes (``Add`` ... ``Or``, TIRx's ``BitwiseAnd``,
+``LShift``, ... for tirx's ``BitAnd``, ``Shl``, ...) are tirx's own classes, so
+``isinstance(e, tirx.Add)``, ``type(e) is tirx.Add`` and dicts keyed by them hold; ``Function``
+and ``TensorType`` take TIRx's arguments (``Function(params, body, ret_type, attrs)``,
+``TensorType(shape, dtype, scope, align, layout)``) and build tirx's nodes, of which
+``isinstance`` is true.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tirx.ir import Cast, Let, Var, const
+from tirx.ir import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    BinaryOp,
+    BitAnd,
+    BitNot,
+    BitOr,
+    BitXor,
+    Cast,
+    Div,
+    FloorDiv,
+    FloorMod,
+    Let,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    PrimExpr,
+    Select,
+    Shl,
+    Shr,
+    Sub,
+    Var,
+    const,
+    convert,
+)  # fmt: skip
+from tirx.ir import TensorType as _TensorType
+from tirx.ir import function as _function
+from tirx.ir.buffer import is_tensor_var
+from tirx.ir.types import TirxName
+from tirx.ir.types import as_prim as _as_prim
 
 from . import op
 
-__all__ = ["Cast", "Let", "Var", "compile", "const", "op"]
+# TIRx's spellings of tirx's bitwise nodes: the same classes
+BitwiseAnd = BitAnd
+BitwiseOr = BitOr
+BitwiseXor = BitXor
+BitwiseNot = BitNot
+LShift = Shl
+RShift = Shr
+Expr = PrimExpr
+BinaryOpExpr = BinaryOp
+
+
+class Function(metaclass=TirxName):
+    """TIRx's ``tirx.Function(params, body, ret_type=None, attrs=None)``: tirx's Function
+    (``tirx.ir.function.tirx_function`` says how tensor parameters and the name map)."""
+
+    _of = _function.Function
+
+    def __new__(cls, params: Any, body: Any, ret_type: Any = None, attrs: Any = None, loc: Any = None) -> Any:
+        return _function.tirx_function(params, body, ret_type, attrs)
+
+
+class TensorType(metaclass=TirxName):
+    """TIRx's ``tirx.TensorType(shape, dtype, scope="global", align=0, layout=None, *, data=None)``:
+    tirx's TensorType (``tirx.ir.TensorType``), the type of a tensor Var (``ir.Var("A",
+    TensorType((16,), "float32"))``), which ``Function``, ``TensorLoad`` and ``TensorStore``
+    take for its Buffer."""
+
+    _of = _TensorType
+
+    def __new__(
+        cls, shape: Any, dtype: Any, scope: Any = "global", align: int = 0, layout: Any = None, *,
+        data: Any = None, strides: Any = (), elem_offset: Any = None, data_alignment: Any = None, loc: Any = None,
+    ) -> Any:  # fmt: skip
+        if isinstance(shape, (str, bytes)) or not isinstance(shape, (list, tuple)):
+            raise TypeError(f"TensorType: shape must be a tuple, got {type(shape).__name__}")
+        if not isinstance(scope, str):
+            scope = str(scope)  # TIRx's MemoryScope
+        if data_alignment is not None and not align:
+            align = data_alignment
+        return _TensorType(
+            tuple(shape), _as_prim(dtype, "TensorType dtype"), scope, tuple(strides), align, elem_offset, data,
+            layout,
+        )  # fmt: skip
+
+
+__all__ = [
+    "EQ",
+    "GE",
+    "GT",
+    "LE",
+    "LT",
+    "NE",
+    "Add",
+    "And",
+    "BinaryOpExpr",
+    "BitwiseAnd",
+    "BitwiseNot",
+    "BitwiseOr",
+    "BitwiseXor",
+    "Cast",
+    "Div",
+    "Expr",
+    "FloorDiv",
+    "FloorMod",
+    "Function",
+    "LShift",
+    "Let",
+    "Max",
+    "Min",
+    "Mod",
+    "Mul",
+    "Not",
+    "Or",
+    "RShift",
+    "Select",
+    "Sub",
+    "TensorType",
+    "Var",
+    "compile",
+    "const",
+    "convert",
+    "is_tensor_var",
+    "op",
+]
 
 
 def compile(f: Any, target: Any = "cuda", **options: Any) -> Any:
