@@ -52,9 +52,7 @@ from tirx.ir.expr import (
     Ramp,
     Select,
     StringImm,
-    Sub,
     Var,
-    binop,
     convert,
 )
 from tirx.ir.fold import match
@@ -74,6 +72,8 @@ from tirx.ir.stmt import (
     Evaluate,
     For,
     ForKind,
+    loop_stop,
+    range_extent,
 )
 from tirx.ir.structural import structural_equal
 from tirx.ir.types import (
@@ -811,46 +811,8 @@ def _b_call(func: tuple, args: tuple, ty: Any = None, span: Any = None) -> Call:
 
 
 # ------------------------------------------------------------------ loops
-def range_extent(start: PrimExpr, stop: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
-    """``(start, extent)`` of a loop from ``start`` to ``stop``, the rule :func:`loop_stop` inverts.
-
-    A literal-0 start gives extent = stop; two constants of one dtype give the folded
-    difference; a stop ``start + e`` (``start`` structurally) gives ``e``; anything else
-    gives ``stop - start`` (a Sub node, not simplified).
-    """
-    if type(start) is IntImm and start.value == 0:
-        # IntImm's validator rejects a stop dtype that is not an integer PrimType
-        return (start if start.ty == stop.ty else IntImm(0, cast(PrimType, stop.ty))), stop
-    if type(start) is IntImm and type(stop) is IntImm and start.ty == stop.ty:
-        return start, IntImm(stop.value - start.value, stop.ty)
-    if type(stop) is Add and structural_equal(stop.a, start):
-        return start, stop.b
-    return start, binop(Sub, stop, start)
-
-
 def _same(a: Any, b: Any) -> bool:
     return a is b or structural_equal(a, b, map_free_vars=False)
-
-
-def loop_stop(start: PrimExpr, extent: PrimExpr) -> PrimExpr:
-    """The stop to print for a loop, from which :func:`range_extent` rebuilds exactly ``extent``:
-    the extent itself after a literal-0 start, the folded sum of two constants, ``x`` for an
-    extent ``x - start`` when the rule would not read ``x`` otherwise, else ``start + extent``
-    (an Add node). Nothing is simplified."""
-    if type(start) is IntImm and start.value == 0:
-        return extent
-    if type(start) is IntImm and type(extent) is IntImm and start.ty == extent.ty:
-        try:
-            return IntImm(start.value + extent.value, extent.ty)
-        except (TypeError, ValueError):  # the sum overflows the dtype: print start + extent
-            pass
-    if type(extent) is Sub and _same(extent.b, start):
-        x = extent.a
-        if not (type(x) is IntImm and type(start) is IntImm and x.ty == start.ty) and not (
-            type(x) is Add and _same(x.a, start)
-        ):
-            return x
-    return Add(start, extent)
 
 
 # ------------------------------------------------------------------ store-target slices
