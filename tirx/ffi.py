@@ -287,6 +287,13 @@ def _callback_type(t: Any, api: str, arg: str) -> type | None:
     raise TypeError(f"{api}: {arg}: a callback type must be a class, typing.Any or object, got {t!r}")
 
 
+def _both(callbacks: Any, with_def_region_kind: Any, api: str) -> _Callbacks:
+    """``callbacks`` (plain) then ``with_def_region_kind`` (given the region), tried in that order."""
+    es = [_Entry(t, fn, False) for t, fn in _entries(callbacks, api, "callbacks")]
+    es += [_Entry(t, fn, True) for t, fn in _entries(with_def_region_kind, api, "with_def_region_kind")]
+    return _Callbacks(es)
+
+
 def _order(order: Any, api: str) -> bool:
     """True for pre-order."""
     if isinstance(order, WalkOrder):
@@ -510,13 +517,9 @@ def structural_walk(
     before the value's children (returning ``WalkResult.SKIP`` leaves them out),
     ``"post"`` after. A callback that returns a :class:`VisitInterrupt` stops the walk, which
     returns it; otherwise the walk returns ``None``."""
-    pre = _order(order, "structural_walk")
-    es = [_Entry(t, fn, False) for t, fn in _entries(callbacks, "structural_walk", "callbacks")]
-    es += [
-        _Entry(t, fn, True)
-        for t, fn in _entries(with_def_region_kind, "structural_walk", "with_def_region_kind")
-    ]
-    return _Walk(_Callbacks(es), pre).visit(root)
+    return _Walk(
+        _both(callbacks, with_def_region_kind, "structural_walk"), _order(order, "structural_walk")
+    ).visit(root)
 
 
 def structural_visit(root: Any, callbacks: Any = ()) -> VisitInterrupt | None:
@@ -732,10 +735,6 @@ def structural_map(
     its later uses too. ``root`` itself comes back when nothing changed. A replacement of
     the wrong kind for its field (a statement for an expression, ``None`` for an operand)
     is a ``TypeError``."""
-    pre = _order(order, "structural_map")
-    es = [_Entry(t, fn, False) for t, fn in _entries(callbacks, "structural_map", "callbacks")]
-    es += [
-        _Entry(t, fn, True)
-        for t, fn in _entries(with_def_region_kind, "structural_map", "with_def_region_kind")
-    ]
-    return _Map(_Callbacks(es), pre).mutate(root)
+    return _Map(
+        _both(callbacks, with_def_region_kind, "structural_map"), _order(order, "structural_map")
+    ).mutate(root)
