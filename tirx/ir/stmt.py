@@ -45,14 +45,6 @@ __all__ = [
 class Stmt(Node):
     __slots__ = ()
 
-    @property
-    def seq(self) -> tuple:
-        """The statements of a body, as TIRx's ``SeqStmt.seq`` gives them. TIRx wraps every
-        body (a function's, a loop's, a branch's) in a ``SeqStmt``, even one statement; tirx
-        keeps a single statement bare, so ``body.seq`` of one statement is ``(body,)``, and
-        a pass written for TIRx (``func.body.seq[0]``) reads the same statements."""
-        return (self,)
-
 
 def _need_expr(node: str, field: str, v: Any) -> PrimExpr:
     if not isinstance(v, PrimExpr):
