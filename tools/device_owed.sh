@@ -94,8 +94,8 @@ if [ "$1" = cpmin ]; then  # the least of it (about 2.5 minutes)
   timeout 120 python3 tools/bench/gemm_explore.py --only z5000min,cp4096 2>&1 | grep -v "^best" | cut -c1-150
   exit 0
 fi
-if [ "$1" = cp ]; then
-  gpu_tests c 200 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul or split_k"
+if [ "$1" = cp ]; then  # (the calls take the cp.async loads only with TIRX_GEMM_CP_LOADS=1)
+  TIRX_GEMM_CP_LOADS=1 gpu_tests c 200 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul or split_k"
   timeout 240 python3 tools/bench/gemm_explore.py --only z5000,z5008,cp4096,cp5000,cp_skinny 2>&1 \
     | grep -v "^best" | cut -c1-150
   exit 0
