@@ -10,8 +10,9 @@ dtype)`` are tirx's (``tirx.ir``). The constants (``IntImm``,
 ``FloatImm``, ``StringImm``) are not served here, as TIRx has them in ``tvm_tirx.ir`` only
 (``tirx.ir.IntImm("int64", 8)`` takes its dtype-first order). ``compile(f, target={"kind": "cuda", "arch": "sm_90a"})`` is ``tirx.compile``; its result's
 ``.mod.imports[0].inspect_source()`` is the CUDA source, as TIRx's runtime module gives it. TIRx's
-passes, analyses and the rest of its runtime (``tvm_tirx.tirx.transform``, ``.analysis``, ...)
-are not served: an unknown name is an ``AttributeError`` that says so.
+pass API is ``tirx.tirx.transform`` (tirx's passes) and ``.analysis`` serves the analyses
+tirx's IR answers (``check_well_formed``, ``undefined_vars``); the rest of TIRx's runtime is not
+served: an unknown name is an ``AttributeError`` that says so.
 
 The IR's node classes are here under TIRx's names (docs/tirx_compat.md, "The IR's Python
 API"): the binary and comparison nodes (``Add`` ... ``Or``, TIRx's ``BitwiseAnd``,
@@ -173,6 +174,10 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module("tirx.passes.tirx_transform")
+    if name == "analysis":  # the analyses tirx's IR answers (check_well_formed, undefined_vars)
+        import importlib
+
+        return importlib.import_module("tirx.tirx.analysis")
     if name in _NOT_SERVED:
         raise AttributeError(
             f"tirx.tirx has no {name!r}, as tvm_tirx.tirx has none (TIRx's is tvm_tirx.ir.{name}(dtype, "
