@@ -27,56 +27,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from tirx.ir import (
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
-    NE,
-    Add,
-    And,
-    BinaryOp,
-    BitAnd,
-    BitNot,
-    BitOr,
-    BitXor,
-    Cast,
-    Div,
-    FloorDiv,
-    FloorMod,
-    Let,
-    Max,
-    Min,
-    Mod,
-    Mul,
-    Not,
-    Or,
-    PrimExpr,
-    Select,
-    Shl,
-    Shr,
-    Sub,
-    Var,
-    const,
-    convert,
-)  # fmt: skip
+from tirx.ir import BinaryOp, BitNot
+from tirx.ir import Cast as Cast
+from tirx.ir import Expr as Expr
+from tirx.ir import Let as Let
+from tirx.ir import Not as Not
+from tirx.ir import Select as Select
 from tirx.ir import TensorType as _TensorType
+from tirx.ir import Var as Var
+from tirx.ir import const as const
+from tirx.ir import convert as convert
 from tirx.ir import function as _function
-from tirx.ir.buffer import is_tensor_var
+from tirx.ir.buffer import is_tensor_var as is_tensor_var
+from tirx.ir.operators import OPERATORS as _OPERATORS
 from tirx.ir.types import TirxName
 from tirx.ir.types import as_prim as _as_prim
 
 from . import op
 
-# TIRx's spellings of tirx's bitwise nodes: the same classes
-BitwiseAnd = BitAnd
-BitwiseOr = BitOr
-BitwiseXor = BitXor
-BitwiseNot = BitNot
-LShift = Shl
-RShift = Shr
-Expr = PrimExpr
+#: the binary and comparison node classes under TIRx's names: the op table's capitalized
+#: spellings (``Add``, ``FloorDiv``, ``BitwiseAnd``, ``LShift``, ``EQ``, ``And``, ...), tirx's own
+#: classes, so ``isinstance(e, tirx.Add)`` and ``type(e) is tirx.BitwiseAnd`` hold
+_OP_CLASSES = {n: o.node for o in _OPERATORS for n in o.func if n[:1].isupper()}
+globals().update(_OP_CLASSES)
+BitwiseNot = BitNot  # (a unary op: the table gives its ``~`` only)
 BinaryOpExpr = BinaryOp
 
 
@@ -114,45 +88,10 @@ class TensorType(metaclass=TirxName):
         )  # fmt: skip
 
 
-__all__ = [
-    "EQ",
-    "GE",
-    "GT",
-    "LE",
-    "LT",
-    "NE",
-    "Add",
-    "And",
-    "BinaryOpExpr",
-    "BitwiseAnd",
-    "BitwiseNot",
-    "BitwiseOr",
-    "BitwiseXor",
-    "Cast",
-    "Div",
-    "Expr",
-    "FloorDiv",
-    "FloorMod",
-    "Function",
-    "LShift",
-    "Let",
-    "Max",
-    "Min",
-    "Mod",
-    "Mul",
-    "Not",
-    "Or",
-    "RShift",
-    "Select",
-    "Sub",
-    "TensorType",
-    "Var",
-    "compile",
-    "const",
-    "convert",
-    "is_tensor_var",
-    "op",
-]
+__all__ = sorted(
+    [*_OP_CLASSES, "BinaryOpExpr", "BitwiseNot", "Cast", "Expr", "Function", "Let", "Not", "Select",
+     "TensorType", "Var", "compile", "const", "convert", "is_tensor_var", "op"]
+)  # fmt: skip
 
 
 def compile(f: Any, target: Any = "cuda", **options: Any) -> Any:
