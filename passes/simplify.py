@@ -449,9 +449,9 @@ class _Simplify(ScopedRewriter):
         extent = self.expr(s.extent)
         step = None if s.step is None else self.expr(s.step)
         step_ok = step is None or (type(step) is IntImm and step.value > 0)
+        if type(extent) is IntImm and extent.value <= 0 and _pure(start):
+            return _EMPTY  # never runs, whatever its step (the step is only added after a pass)
         if type(extent) is IntImm and step_ok:
-            if extent.value <= 0 and _pure(start):
-                return _EMPTY
             once = self.counts.get(s.var, 0) <= 1
             if extent.value == 1 and once and self._spliceable(s.body):
                 # one iteration: the body in place of the loop, unless a break / continue of
@@ -479,11 +479,19 @@ class Simplify(FunctionPass):
     """Exact constant folding and dead-code removal; see the module doc."""
 
     def transform_function(self, func: Function, mod: Module | None) -> Function:
-        dc = _DefCount()
-        for p in func.params:
-            dc.add(p)
-        dc.walk(func.body)
-        return _Simplify(dc.count).function(func)
+        # to a fixpoint: what one run removes (a dead loop re-defining an outer loop's
+        # variable) can let a second splice more (that outer loop, now its variable's only
+        # definition), and a pass run twice must find nothing left to do
+        for _ in range(8):
+            dc = _DefCount()
+            for p in func.params:
+                dc.add(p)
+            dc.walk(func.body)
+            out = _Simplify(dc.count).function(func)
+            if out is func:
+                break
+            func = out
+        return func
 
 
 _ = (Var,)

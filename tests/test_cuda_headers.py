@@ -14,9 +14,9 @@ def _packers(bf16: bool, fp8: bool):
     @T.function
     def k(F: T.Tensor((4,), T.float32), U: T.Tensor((2,), T.uint32)):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
-        if bf16:
+        if T.constexpr(bf16):
             U[0] = T.cuda.float22bfloat162_rn(F[0], F[1])
-        if fp8:
+        if T.constexpr(fp8):
             U[1] = T.cuda.fp8x4_e4m3_from_float4(F[0], F[1], F[2], F[3])
 
     return k

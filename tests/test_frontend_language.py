@@ -262,11 +262,11 @@ def test_while_break_continue():
                 break
         while True:
             break
-        while False:
+        while False:  # TIRx keeps it: While(T.bool(False))
             A[0] = 1
 
     w = [s for s in stmts(f) if isinstance(s, While)]
-    assert len(w) == 2
+    assert len(w) == 3 and w[2].cond.ty.is_bool and w[2].cond.value == 0
     assert nodes(f, Break) and nodes(f, Continue)
     assert isinstance(w[1].cond, IntImm) and w[1].cond.ty == PrimType("bool")
     roundtrip(f)
@@ -284,12 +284,12 @@ def test_if_elif_else_and_python_conditions():
             A[0] = 2
         else:
             A[0] = 3
-        if FLAG:
+        if FLAG:  # a Python value is the IR's constant (TIRx's rule): both branches built
             A[1] = 1
         else:
             A[1] = 2
-        if len(A.shape) == 2:
-            A[2, 2] = 0  # never parsed: decided at parse time
+        if T.constexpr(len(A.shape) == 2):
+            A[2, 2] = 0  # never parsed: T.constexpr decides while parsing
         A[3] = 1 if FLAG else 2
         A[4] = T.Select(x > 0, 1, 2)
         A[5] = 7 if x > 0 else 8
@@ -297,12 +297,50 @@ def test_if_elif_else_and_python_conditions():
     s = stmts(f)
     assert isinstance(s[0], IfThenElse) and isinstance(s[0].else_case, IfThenElse)
     assert s[0].else_case.else_case is not None
-    assert isinstance(s[1], BufferStore) and s[1].value.value == 1
-    assert s[2].value.value == 1
+    assert isinstance(s[1], IfThenElse) and s[1].cond.ty.is_bool and s[1].cond.value == 1
+    assert s[1].then_case.value.value == 1 and s[1].else_case.value.value == 2
+    assert isinstance(s[2], BufferStore) and s[2].value.value == 1
     # `a if c else b` on an IR condition is TIRx's T.if_then_else (issue #14); it was a Select
     assert isinstance(s[3].value, Select)
     assert isinstance(s[4].value, Call) and s[4].value.op.name == "if_then_else"
     roundtrip(f)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_python_conditions_follow_tirx(flag):
+    """Only ``if T.constexpr(c):`` decides while parsing; ``if flag:``, ``elif n:``,
+    ``while False:`` keep the IR constant and build every branch (TIRx 0.1.0a4's rule), and
+    a Python value with no IR constant (None, a list) is a located error."""
+    n = 3
+
+    @T.function
+    def f(A: T.Tensor((8,), "int32")):
+        if flag:
+            A[0] = 1
+        elif n:
+            A[0] = 2
+        if not T.constexpr(flag):  # only the call itself decides
+            A[1] = 3
+        while False:
+            A[2] = 4
+
+    s = stmts(f)
+    assert isinstance(s[0], IfThenElse) and s[0].cond.ty.is_bool and s[0].cond.value == int(flag)
+    inner = s[0].else_case
+    assert isinstance(inner, IfThenElse) and str(inner.cond.ty) == "int32" and inner.cond.value == 3
+    assert isinstance(s[1], IfThenElse) and s[1].cond.value == int(not flag)
+    assert isinstance(s[2], While) and s[2].cond.ty.is_bool and s[2].cond.value == 0
+    roundtrip(f)
+    assert f"if T.bool({flag}):" in f.script()
+
+    with pytest.raises(tirx.DiagnosticError, match=r"T.constexpr\(\.\.\.\)") as e:
+
+        @T.function
+        def g(A: T.Tensor((8,), "int32")):
+            if []:
+                A[0] = 1
+
+    assert e.value.span.col > 0
 
 
 def test_chained_comparison_and_boolops():

@@ -230,7 +230,7 @@ def scale_add(
             B[i] = T.fma(A[i], T.float32(2.0), B[i])
         else:
             B[i] = A[i] * T.float32(2.0) + B[i]
-        if Bias is not None:
+        if T.constexpr(Bias is not None):
             B[i] = B[i] + Bias[i]
 
 

@@ -38,10 +38,22 @@ def test_a_tensor_is_not_a_condition(form):
     _refused(r"the tensor A is not a condition: test its elements \(A\[i\] != 0\)", body=form)
 
 
-def test_python_values_still_decide_conditions():
+def test_python_values_are_constant_conditions_and_constexpr_decides():
+    """TIRx's rule: ``if 3 > 2:`` is ``if T.bool(True):`` with both branches built; only
+    ``if T.constexpr(...):`` (and a conditional expression) decides while parsing."""
     f = _build("if 3 > 2:\n    A[0] = 1\nelse:\n    A[0] = 2\nA[1] = 5 if None else 6")
     text = tirx.dumps(f)
-    assert "A[0] = 1" in text and "A[0] = 2" not in text and "A[1] = 6" in text
+    assert "if T.bool(True):" in text and "A[0] = 1" in text and "A[0] = 2" in text
+    assert "A[1] = 6" in text and "A[1] = 5" not in text
+    f = _build("if T.constexpr(3 > 2):\n    A[0] = 1\nelse:\n    A[0] = 2")
+    text = tirx.dumps(f)
+    assert "A[0] = 1" in text and "A[0] = 2" not in text and "if " not in text
+
+
+@pytest.mark.parametrize("cond", ["None", "[]", "'abc'", "(1, 2)"])
+def test_a_python_value_without_an_ir_constant_is_not_a_condition(cond):
+    e = _refused(r"is not a condition of the IR's `if`: write `if T.constexpr", body=f"if {cond}:\n    A[0] = 1")
+    assert e.span.line > 0 and e.span.col > 0
 
 
 @pytest.mark.parametrize("loop", ["range(0, 10, 0)", "T.serial(0, 10, step=0)", "range(10, 0, 0)"])

@@ -18,11 +18,11 @@ def _shfl(which):
     def k(A: T.Tensor((64,), T.int32), B: T.Tensor((64,), T.int32), C: T.Tensor((64,), T.int32)):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
         i = T.cuda.thread_idx("x")
-        if which == "xor":
+        if T.constexpr(which == "xor"):
             C[i] = T.cuda.shfl_xor_sync(A[i], B[i])
-        elif which == "up":
+        elif T.constexpr(which == "up"):
             C[i] = T.cuda.shfl_up_sync(A[i], B[i])
-        elif which == "down":
+        elif T.constexpr(which == "down"):
             C[i] = T.cuda.shfl_down_sync(A[i], B[i])
         else:
             C[i] = T.cuda.shfl_sync(A[i], B[i])

@@ -27,6 +27,7 @@ from tirx.ir import (
     Min,
     Mod,
     Mul,
+    Return,
     SeqStmt,
     Shl,
     Sub,
@@ -276,3 +277,20 @@ def test_definition_counts_dispatch_through_the_functor_base():
     dc = _DefCount()
     dc.walk(body)
     assert dc.count == {p: 1, b: 1, d: 1, x: 2, i: 2}
+
+
+def test_a_dead_inner_loop_with_a_folded_zero_step_goes_and_a_second_run_finds_nothing():
+    """Found by hypothesis: an empty inner loop re-defining the outer loop's variable, its step
+    that variable (0 once the one-iteration outer loop is folded). A loop of extent 0 never
+    runs whatever its step, so it goes (a step of 0 printed would not load), and the outer loop,
+    now its variable's only definition, is spliced in the same run."""
+    i32 = ty.PrimType("int32")
+    i = Var("i", i32)
+    inner = For(var=i, start=IntImm(0, i32), extent=IntImm(0, i32), kind=ForKind.SERIAL, body=SeqStmt(()), step=i)
+    outer = For(var=i, start=IntImm(0, i32), extent=IntImm(1, i32), kind=ForKind.SERIAL, body=SeqStmt((inner,)))
+    f = Function(name="f", params=(), body=SeqStmt((outer, Return(IntImm(0, ty.PrimType("bool"))))),
+                 ret_ty=ty.PrimType("bool"))  # fmt: skip
+    out = Simplify()(f)
+    assert "for " not in tirx.dumps(out) and "return T.bool(False)" in tirx.dumps(out)
+    assert Simplify()(out) is out
+    assert tirx.structural_equal(tirx.loads(tirx.dumps(out)), out)

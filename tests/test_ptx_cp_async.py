@@ -34,15 +34,15 @@ def _kernel(cop: str, size: int, src_size: bool, ignore: bool, barrier: bool = T
         for j in T.unroll(per):
             S[t * per + j] = T.float16(-1)
         T.cuda.cta_sync()
-        if src_size:
+        if T.constexpr(src_size):
             T.ptx[op](S.ptr_to([t * per]), A.ptr_to([off[t]]), size, n[t])
-        elif ignore:
+        elif T.constexpr(ignore):
             T.ptx[op](S.ptr_to([t * per]), A.ptr_to([off[t]]), size, n[t] == T.uint32(0))
         else:
             T.ptx[op](S.ptr_to([t * per]), A.ptr_to([off[t]]), size)
         T.ptx["cp.async.commit_group"]()
         T.ptx["cp.async.wait_group"](0)
-        if barrier:
+        if T.constexpr(barrier):
             T.cuda.cta_sync()
         for j in T.unroll(per):
             B[t * per + j] = S[(31 - t) * per + j]

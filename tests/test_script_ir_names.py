@@ -290,11 +290,11 @@ def _vec_kernel(idx: list, second_scalar: bool = False):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
         v = A[T.ramp(0, 1, 4)]
         w = A[T.ramp(4, 1, 4)]
-        if second_scalar:
+        if T.constexpr(second_scalar):
             s = T.Shuffle([v, A[7]], idx)
         else:
             s = T.Shuffle([v, w], idx)
-        if len(idx) == 1:
+        if T.constexpr(len(idx) == 1):
             B[0] = s
         else:
             for k in range(len(idx)):

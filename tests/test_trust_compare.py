@@ -80,8 +80,13 @@ def test_in_an_empty_collection_is_pythons_answer():
     assert _run(f, [0] * 8) == [2] * 8
 
 
-def test_in_over_python_values_only_is_decided_while_parsing():
+def test_in_over_python_values_only_is_a_constant():
+    """Python's answer, as the IR's constant condition (TIRx's ``if T.bool(...)``), or decided
+    while parsing under ``T.constexpr``."""
     f = _build("if 2 in (1, 2):\n    B[i] = 1\nif 'a' not in 'abc':\n    B[i] = 2")
+    assert [(c.ty.is_bool, c.value) for c in _conds(f)] == [(True, 1), (True, 0)]
+    assert _run(f, [0] * 8) == [1] * 8
+    f = _build("if T.constexpr(2 in (1, 2)):\n    B[i] = 1\nif T.constexpr('a' not in 'abc'):\n    B[i] = 2")
     assert _conds(f) == [] and _run(f, [0] * 8) == [1] * 8
 
 

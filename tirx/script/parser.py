@@ -32,7 +32,7 @@ import textwrap
 from typing import Any
 
 from tirx.surface.builder import IRBuilder
-from tirx.surface.mutable import mutable_names
+from tirx.surface.mutable import is_constexpr_test, mutable_names
 from tirx.surface.parser_stack import current_parser
 from tirx.surface.parser_stack import stack as _stack
 
@@ -40,6 +40,7 @@ from ..diagnostics import render as _render
 from ..errors import DiagnosticError
 from ..ir import (
     Buffer,
+    PrimExpr,
     PrimType,
     SequentialSpan,
     Span,
@@ -275,14 +276,27 @@ def make_env(func: Any, extra_locals: dict | None = None, front: dict | None = N
 class Source:
     """A function's parsed source with the offsets that map it back to the file."""
 
-    __slots__ = ("col_off", "deep", "filename", "line_off", "mutable", "tree")
+    __slots__ = ("assigned", "col_off", "constexpr_ifs", "deep", "filename", "line_off", "mutable",
+                 "mutables", "tree")  # fmt: skip
 
     def __init__(self, filename: str, tree: ast.FunctionDef, line_off: int, col_off: int):
         self.filename = filename
         self.tree = tree
         self.line_off = line_off
         self.col_off = col_off
+        #: the mutable locals when no ``if T.constexpr(...):`` is decided (the text builder's)
         self.mutable = mutable_names(tree.body)
+        #: the ``if T.constexpr(...):`` statements, and the names the body assigns (a test that
+        #: reads one is not known before the body runs)
+        self.constexpr_ifs = [
+            n for n in ast.walk(tree) if type(n) is ast.If and is_constexpr_test(n.test)
+        ]
+        self.assigned = frozenset(
+            n.id for st in tree.body for n in ast.walk(st)
+            if type(n) is ast.Name and type(n.ctx) is not ast.Load
+        )  # fmt: skip
+        #: the mutable locals by the branches the ``T.constexpr`` tests take
+        self.mutables: dict[tuple, frozenset] = {}
         #: nested too deeply to build on the caller's stack: build on tirx.ir.deep's worker
         self.deep = ast_depth(tree) > _SHALLOW_AST
 
@@ -432,7 +446,7 @@ class Parser(StmtMixin, ExprMixin):
         self.python = False
         self.ret_ty = ret_ty
         self.scopes: list[_Scope] = [*(base_scopes or ()), _Scope()]
-        self.mutable = src.mutable
+        self._mutable: frozenset | None = None
         self.pending_name: str | None = None
         self.ir_depth = 0
         self.cur_call: Any = None
@@ -443,6 +457,50 @@ class Parser(StmtMixin, ExprMixin):
         self.open_frames: list[tuple[Any, Any]] = []
         self.pending_frames: list[tuple[Any, Any]] = []
         self.top_scopes = len(self.scopes)
+
+    @property
+    def mutable(self) -> frozenset:
+        """The body's mutable locals (:func:`mutable_names`), counting only the branches its
+        ``if T.constexpr(...):`` tests take where they are known when the body starts (tests
+        of parameters, captured and global values); asked for at the first assignment."""
+        m = self._mutable
+        if m is None:
+            src = self.src
+            m = src.mutable
+            if src.constexpr_ifs:
+                taken = {id(n.test): self._constexpr_taken(n.test) for n in src.constexpr_ifs}
+                key = tuple(taken.values())
+                m = src.mutables.get(key)
+                if m is None:
+                    m = src.mutables[key] = mutable_names(src.tree.body, lambda t: taken.get(id(t)))
+            self._mutable = m
+        return m
+
+    def _constexpr_taken(self, test: ast.Call) -> bool | None:
+        """Which branch ``if T.constexpr(arg):`` takes, where ``arg`` reads only names the body
+        does not assign and calls nothing but ``len`` / ``isinstance`` (None: not known yet)."""
+        if len(test.args) != 1 or test.keywords:
+            return None
+        arg = test.args[0]
+        for n in ast.walk(arg):
+            if type(n) is ast.Name and n.id in self.src.assigned:
+                return None
+            if isinstance(n, ast.Call) and not (
+                type(n.func) is ast.Name and n.func.id in ("len", "isinstance")
+            ):
+                return None
+            if isinstance(n, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom)):
+                return None
+        try:
+            v = self.eval(arg)
+        except Exception:
+            return None
+        if isinstance(v, (PrimExpr, Cell, MetaVar, Buffer)):
+            return None
+        try:
+            return bool(v)
+        except Exception:
+            return None
 
     # -- spans and errors -----------------------------------------------------------
     def plain_span(self, node: Any) -> Span:

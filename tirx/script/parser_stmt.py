@@ -47,6 +47,7 @@ from .parser_values import (
     _to_bool_expr,
     apply_binop,
     constexpr,
+    host_condition,
     lit,
     no_tensor_truth,
 )
@@ -85,6 +86,19 @@ def _is_region_frame(val: Any) -> bool:
     """A region frame (``T.launch_thread(...)``, ``T.region(...)``: tirx/script/protocol/frame.py,
     which marks its class ``bare_region``) written as a statement, not yet entered."""
     return getattr(type(val), "bare_region", False) is True and not val.entered
+
+
+def _returns(body: list[ast.stmt]) -> bool:
+    """Whether a ``return`` of this function is among ``body``'s statements (nested ``def``s
+    and lambdas are their own functions)."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        n = todo.pop()
+        if type(n) is ast.Return:
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 class StmtMixin:
@@ -600,9 +614,9 @@ class StmtMixin:
             raise self.diag(st.orelse[0], "while ... else is not supported in a kernel")
         cond = self.eval(st.test)
         if not isinstance(cond, PrimExpr):
-            if not no_tensor_truth(self, cond, st.test):
-                return
-            cond = convert(True)
+            if self.python and not no_tensor_truth(self, cond, st.test):
+                return  # a kernel-local def is Python: its false ``while`` never runs
+            cond = host_condition(self, cond, st.test, "while")
         self.ir_depth += 1
         try:
             with self.b.while_(convert(cond)):  # any scalar, as TIRx keeps it (true when not zero)
@@ -615,13 +629,26 @@ class StmtMixin:
             self.ir_depth -= 1
 
     def visit_If(self, st: ast.If) -> Spliced | None:
+        """``if T.constexpr(c):`` is decided while parsing (the taken branch in its place);
+        any other condition is the IR's, as in TIRx: a Python value becomes its constant
+        (``if flag:`` is ``if T.bool(True):``) and both branches are built."""
+        # decided while parsing: T.constexpr; a kernel-local def (Python); an inline helper's
+        # branch that returns (its value is the call's: TIRx returns the first branch's
+        # value whatever the condition, a wrong result tirx does not copy)
+        decide = (
+            self.python
+            or self.is_constexpr_call(st.test)
+            or (self.inline and _returns(st.body + st.orelse))
+        )
         cond = self.eval(st.test)
         if type(cond) is Cell:
             cond = cond.__tirx_expr__()
         elif type(cond) is MetaVar:
             cond = cond.value
-        if not isinstance(cond, PrimExpr):  # decided while parsing: the branch in its place
-            return Spliced(st.body if no_tensor_truth(self, cond, st.test) else st.orelse)
+        if not isinstance(cond, PrimExpr):
+            if decide:
+                return Spliced(st.body if no_tensor_truth(self, cond, st.test) else st.orelse)
+            cond = host_condition(self, cond, st.test, "if")
         b = self.b
         self.ir_depth += 1
         try:

@@ -13,6 +13,8 @@ import operator
 import sys
 from typing import Any, cast
 
+import numpy as np
+
 from tirx.surface.builder import (
     IRBuilder,
     _Like,  # noqa: F401  (re-exported: one dtype carrier for both front ends)
@@ -455,6 +457,21 @@ def no_tensor_truth(parser: Any, cond: Any, node: Any) -> bool:
             node, f"the tensor {cond.name} is not a condition: test its elements ({cond.name}[i] != 0)"
         )
     return bool(cond)
+
+
+def host_condition(parser: Any, cond: Any, node: Any, kw: str) -> PrimExpr:
+    """A Python value as an ``if`` / ``while`` condition: the IR constant TIRx makes of it
+    (a bool or an integer; both branches are then built). Only ``if T.constexpr(c):``
+    decides while parsing; other Python values (None, a list, a string) are refused, as in
+    TIRx."""
+    no_tensor_truth(parser, cond, node)
+    if isinstance(cond, (bool, int, np.bool_, np.integer)):
+        return convert(bool(cond) if isinstance(cond, (bool, np.bool_)) else int(cond))
+    raise parser.diag(
+        node,
+        f"a {type(cond).__name__} is not a condition of the IR's `{kw}`: write "
+        f"`if T.constexpr(...):` to decide it while parsing (the untaken branch is then not built)",
+    )
 
 
 def _unwrap(x: Any) -> Any:

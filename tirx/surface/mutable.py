@@ -9,17 +9,22 @@ import ast
 import itertools
 from typing import Any
 
-__all__ = ["function_mutables", "mutable_names"]
+__all__ = ["function_mutables", "is_constexpr_test", "mutable_names"]
 
 
-def mutable_names(body: list) -> frozenset:
+def mutable_names(body: list, decide: Any = None) -> frozenset:
     """The names a kernel keeps as mutable locals: re-assigned (unannotated) in a block nested
     below an earlier assignment, *and* read where that mutation shows: after the nested block
     closed, or inside a loop before any assignment of this iteration (the previous iteration's
     value, a ``while`` test included), or inside a nested ``def`` / ``lambda``. A re-assignment
     no read observes that way is a new binding (``x_1``), as TIRx builds it; one that is
     observed, which TIRx refuses (a read after the block) or builds as a loop that never ends
-    (a ``while`` test), is the mutable local Python's meaning needs."""
+    (a ``while`` test), is the mutable local Python's meaning needs.
+
+    ``decide(test)``, where given, says which way an ``if T.constexpr(...):`` goes (True,
+    False, or None when it cannot tell yet): only the taken branch is in the built program,
+    so only it counts (a name bound in a branch another configuration takes is no earlier
+    assignment here)."""
     counter = itertools.count(1)
     order = itertools.count()
     defs: dict[str, list] = {}  # name -> [(order, block path)]
@@ -69,10 +74,14 @@ def mutable_names(body: list) -> frozenset:
                 if type(st.target) is ast.Name:
                     uses.setdefault(st.target.id, []).append((next(order), path))
                 define(st.target, path)
-            elif t is ast.If and _is_constexpr_test(st.test):
+            elif t is ast.If and is_constexpr_test(st.test):
                 use(st.test, path)
-                walk(st.body, path)  # decided while parsing: its branch is straight-line code (TIRx)
-                walk(st.orelse, path)
+                # decided while parsing: its branch is straight-line code (TIRx)
+                taken = decide(st.test) if decide is not None else None
+                if taken is not False:
+                    walk(st.body, path)
+                if taken is not True:
+                    walk(st.orelse, path)
             elif t is ast.If:
                 use(st.test, path)
                 walk(st.body, (*path, next(counter)))
@@ -144,7 +153,7 @@ def mutable_names(body: list) -> frozenset:
     return frozenset(out)
 
 
-def _is_constexpr_test(test: Any) -> bool:
+def is_constexpr_test(test: Any) -> bool:
     """``if T.constexpr(...):`` (any spelling ending in ``constexpr``)."""
     if type(test) is not ast.Call:
         return False

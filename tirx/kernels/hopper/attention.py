@@ -150,7 +150,7 @@ def softmax_scores(sacc, m, l, corr, sl2, BN, red=None):
     of scratch for the row max and sum as four independent chains (``CHAINS=4``); None: one
     chain each."""
     for r in range(2):
-        if red is None:
+        if T.constexpr(red is None):
             mx = T.max(sacc[2 * r], sacc[2 * r + 1])
             for i in range(1, BN // 8):
                 mx = T.max(mx, T.max(sacc[4 * i + 2 * r], sacc[4 * i + 2 * r + 1]))
@@ -165,7 +165,7 @@ def softmax_scores(sacc, m, l, corr, sl2, BN, red=None):
         corr[r] = m[r] * T.float32(sl2) - msc
         T.ptx.ex2.approx.ftz.f32(corr[r], corr[r])
         m[r] = mnew
-        if red is None:
+        if T.constexpr(red is None):
             rs = T.float32(0)
             for i in range(BN // 8):
                 for e in range(2):
@@ -193,7 +193,7 @@ def rescale_pack(o, sacc, pa, corr, BN, D, DT):
             o[4 * i + 2 * r] = o[4 * i + 2 * r] * corr[r]
             o[4 * i + 2 * r + 1] = o[4 * i + 2 * r + 1] * corr[r]
     for i in range(BN // 4):
-        if DT == "bfloat16":
+        if T.constexpr(DT == "bfloat16"):
             pa[i] = T.cuda.float22bfloat162_rn(sacc[2 * i], sacc[2 * i + 1])
         else:
             pa[i] = T.cuda.float22half2_rn(sacc[2 * i], sacc[2 * i + 1])
@@ -432,7 +432,7 @@ def load_tile(
     the packed ``(tokens, heads * D)`` matrices (its first row, its head's first column); None:
     the ``(B * H * S, D)`` matrices, row ``bh * S`` (K / V: ``kvh * S``), column 0."""
     kvh = T.meta_var(bh if G == 1 or rows is not None else bh // G)  # (VARLEN: in rows)
-    if kv0 is None:
+    if T.constexpr(kv0 is None):
         load_q(TQ, qfull, sbase, bh, m0, S, D, BM, q_bytes, rows)
     for j in range(nblk):
         it = j if kv0 is None else kv0 + j
@@ -450,7 +450,7 @@ def load_tile(
             )
         if kv0 is not None and j == 0:
             wait_bar(qempty[0], (qn & 1) ^ 1)
-            if tid is not None:
+            if T.constexpr(tid is not None):
                 tid[0] = t
             load_q(TQ, qfull, sbase, bh, m0, S, D, BM, q_bytes, rows)
         wait_bar(vempty[s], ((it // STAGES) & 1) ^ 1)
@@ -498,7 +498,7 @@ def attend_tile(
     # REVERSE: key blocks from the diagonal down, so only a tile's first step can need the
     # causal mask when its rows lie within one key block (BN a multiple of BM)
     loop_mask = T.meta_var(not REVERSE or (CAUSAL and BN % BM != 0))
-    if (PINGPONG or OVERLAP) and ONE_LOOP:
+    if T.constexpr((PINGPONG or OVERLAP) and ONE_LOOP):
         # FlashAttention-3 order: step j issues S(j) = Q K(j)^T and O += P(j-1) V(j-1) back to
         # back as one "turn", then the softmax of S(j) runs while the tensor cores take the
         # other warpgroups' turns (PINGPONG: named barrier w is warpgroup w's turn) and, with
@@ -521,9 +521,9 @@ def attend_tile(
             if j < nblk:
                 wait_bar(kfull[s], (it // STAGES) & 1)
             wait_bar(vfull[sv], (iv // STAGES) & 1)
-            if PINGPONG:
+            if T.constexpr(PINGPONG):
                 # warpgroup 1 opens the first turn (persistent: the ring's last turn did)
-                if kv0 is None:
+                if T.constexpr(kv0 is None):
                     if j > 0 or wg > 1:
                         T.ptx.bar.sync(wg, 256)
                 elif j > 0 or wg > 1 or not first:
@@ -537,10 +537,10 @@ def attend_tile(
                 pv_gemm(o, pa, va, BN, D, ab)
             else:
                 pv_gemm(o, pa, va, BN, D, ab, 1)
-            if PINGPONG:
+            if T.constexpr(PINGPONG):
                 # the next warpgroup's turn; the last warpgroup's final turn opens warpgroup
                 # 1's next tile (persistent, another tile follows) or nothing
-                if kv0 is None:
+                if T.constexpr(kv0 is None):
                     if j < nblk or wg < consumers:
                         T.ptx.bar.arrive(wg % consumers + 1, 256)
                 elif j < nblk or wg < consumers or more:
@@ -549,28 +549,28 @@ def attend_tile(
             if j < nblk:
                 release(kempty[s], ctid)
                 free_q(qempty, ctid, j, nblk, kv0)
-                if loop_mask:
+                if T.constexpr(loop_mask):
                     mask_scores(
                         sacc, key_block(j, nblk, REVERSE), nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
                     )
                 elif j == 0:  # REVERSE: only the first key block (the diagonal one) needs masks
                     mask_scores(sacc, nblk - 1, nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S)
                 softmax_scores(sacc, m, l, corr, sl2, BN, red)
-            if OVERLAP:
+            if T.constexpr(OVERLAP):
                 T.ptx.wgmma_wait_group(0)
             if j > 0:
                 release(vempty[sv], ctid)
             if j < nblk:
                 rescale_pack(o, sacc, pa, corr, BN, D, DT)
-    elif PINGPONG or OVERLAP:
+    elif T.constexpr(PINGPONG or OVERLAP):
         # FlashAttention-3 order: one "turn" issues O += P(j-1) V(j-1) and S(j) = Q K(j)^T
         # back to back, then the softmax of S(j) runs while the tensor cores take the
         # other warpgroup's turn (PINGPONG: named barriers 1 and 2 alternate the turns) and,
         # with OVERLAP, while P(j-1) V(j-1) is still running (wait_group 1). Without
         # ``loop_mask`` only the peeled step masks: the loop has no mask code
         wait_bar(kfull[0 if kv0 is None else kv0 % STAGES], 0 if kv0 is None else (kv0 // STAGES) & 1)
-        if PINGPONG:
-            if kv0 is None:
+        if T.constexpr(PINGPONG):
+            if T.constexpr(kv0 is None):
                 if wg > 1:
                     T.ptx.bar.sync(wg, 256)
             elif wg > 1 or not first:
@@ -584,7 +584,7 @@ def attend_tile(
             D,
             ab,
         )
-        if PINGPONG:
+        if T.constexpr(PINGPONG):
             T.ptx.bar.arrive(wg % consumers + 1, 256)
         T.ptx.wgmma_wait_group(0)
         release(kempty[0 if kv0 is None else kv0 % STAGES], ctid)
@@ -600,27 +600,27 @@ def attend_tile(
             sp = (it - 1) % STAGES
             wait_bar(kfull[s], (it // STAGES) & 1)
             wait_bar(vfull[sp], ((it - 1) // STAGES) & 1)
-            if PINGPONG:
+            if T.constexpr(PINGPONG):
                 T.ptx.bar.sync(wg, 256)
             qk_gemm(sacc, qa, kbase + T.cast(s * kv_bytes, "uint32"), BN, BM, D, ab)
             pv_gemm(o, pa, vbase + T.cast(sp * kv_bytes, "uint32"), BN, D, ab)
-            if PINGPONG:
+            if T.constexpr(PINGPONG):
                 T.ptx.bar.arrive(wg % consumers + 1, 256)
             T.ptx.wgmma_wait_group(1 if OVERLAP else 0)  # S(j) is done; P(j-1) V(j-1) may still run
             release(kempty[s], ctid)
             free_q(qempty, ctid, j, nblk, kv0)
-            if loop_mask:
+            if T.constexpr(loop_mask):
                 mask_scores(
                     sacc, key_block(j, nblk, REVERSE), nblk, row0, CAUSAL, m0 + (wg - 1) * 64, lane, BN, S
                 )
             softmax_scores(sacc, m, l, corr, sl2, BN, red)
-            if OVERLAP:
+            if T.constexpr(OVERLAP):
                 T.ptx.wgmma_wait_group(0)
             release(vempty[sp], ctid)
             rescale_pack(o, sacc, pa, corr, BN, D, DT)
         sl = (nblk - 1) % STAGES if kv0 is None else (kv0 + nblk - 1) % STAGES
         wait_bar(vfull[sl], ((nblk - 1) // STAGES) & 1 if kv0 is None else ((kv0 + nblk - 1) // STAGES) & 1)
-        if PINGPONG:
+        if T.constexpr(PINGPONG):
             T.ptx.bar.sync(wg, 256)
         pv_gemm(o, pa, vbase + T.cast(sl * kv_bytes, "uint32"), BN, D, ab)
         if PINGPONG and wg < consumers:
@@ -653,9 +653,9 @@ def attend_tile(
         for i in range(D // 8):
             o[4 * i + 2 * r] = o[4 * i + 2 * r] * inv
             o[4 * i + 2 * r + 1] = o[4 * i + 2 * r + 1] * inv
-    if rows is not None:  # rows past the sequence belong to the next one: not stored
+    if T.constexpr(rows is not None):  # rows past the sequence belong to the next one: not stored
         store_rows_below(O, o, out, rows[0] + row0, rows[1] + (lane % 4) * 2, rows[2] - row0, D, DT)
-    elif S % BM == 0:
+    elif T.constexpr(S % BM == 0):
         store_rows(O, o, out, 0, bh * S + row0, (lane % 4) * 2, D, DT)
     else:  # rows past the sequence belong to the next head: not stored
         store_rows_below(O, o, out, bh * S + row0, (lane % 4) * 2, S - row0, D, DT)
@@ -749,7 +749,7 @@ def attention_fwd(
     # descriptors, turns) can then live in uniform registers
     wg = T.cuda.shfl_sync(tx // 128, 0) if UNIFORM else tx // 128
     rows = T.meta_var(None)  # VARLEN: where the tile's sequence starts (load_tile, attend_tile)
-    if VARLEN:
+    if T.constexpr(VARLEN):
         # CTA (x, h, b): query block x of head h of sequence b (causal: longest first); the
         # sequence's rows are CUQ[b] .. CUQ[b + 1] of Q and O, its keys CUK[b] .. CUK[b + 1]
         bh = T.cuda.block_idx("y")
@@ -773,8 +773,8 @@ def attention_fwd(
             return
         nblk = key_blocks(m0, CAUSAL, lk, BM, BN)
         rows = T.meta_var((q0, bh * D, k0, (bh if G == 1 else bh // G) * D))
-    elif not persistent:
-        if SCHED == "lpt":
+    elif T.constexpr(not persistent):
+        if T.constexpr(SCHED == "lpt"):
             bh, mb = tile_coords(T.cuda.block_idx("x"), B * H, mblocks, hg, CAUSAL)
         else:
             # causal: the longest tiles first (they start first and the short ones fill in)
@@ -795,7 +795,7 @@ def attention_fwd(
     vbase = kbase + T.uint32(STAGES * kv_bytes)
     if tx == 0:
         T.ptx.mbarrier_init(T.address_of(qfull[0]), 1)
-        if persistent:
+        if T.constexpr(persistent):
             T.ptx.mbarrier_init(T.address_of(qempty[0]), consumers)
         for s in range(STAGES):
             T.ptx.mbarrier_init(T.address_of(kfull[s]), 1)
@@ -810,7 +810,7 @@ def attention_fwd(
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
         if tx == 0:
-            if SCHED == "persistent":
+            if T.constexpr(SCHED == "persistent"):
                 # the K / V ring runs on over the CTA's tiles: stage and phase follow ``it``,
                 # the key blocks loaded so far (the consumers count alike)
                 it: T.int32 = 0
@@ -825,7 +825,7 @@ def attention_fwd(
                         REVERSE=REVERSE, G=G,
                     )  # fmt: skip
                     it = it + nblk
-            elif SCHED == "dynamic":
+            elif T.constexpr(SCHED == "dynamic"):
                 # tiles in tile_coords order, each CTA's next one taken from the counter when
                 # it starts a tile (first wave: blockIdx.x); the tile number goes to the
                 # consumers through ``tid`` with Q, ``ntiles`` tells them to stop
@@ -869,7 +869,7 @@ def attention_fwd(
         corr = T.alloc_local((2,), "float32")
         red = T.alloc_local((4,), "float32") if CHAINS == 4 else None  # softmax_scores' chains
         out = T.alloc_local((2,), DT)
-        if SCHED == "persistent":
+        if T.constexpr(SCHED == "persistent"):
             it: T.int32 = 0
             bid = T.cuda.block_idx("x")
             for t in range(bid, ntiles, T.cuda.grid_dim("x")):
@@ -883,7 +883,7 @@ def attention_fwd(
                     ONE_LOOP, red, REVERSE,
                 )  # fmt: skip
                 it = it + nblk
-        elif SCHED == "dynamic":
+        elif T.constexpr(SCHED == "dynamic"):
             it: T.int32 = 0
             n: T.int32 = 0
             wait_bar(qfull[0], 0)

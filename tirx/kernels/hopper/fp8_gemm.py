@@ -114,7 +114,7 @@ def fp8_gemm_tn(
     if tx == 0:
         # one signature for both epilogues: TC is always a valid map
         init_stages(full, empty, STAGES, consumers * CLUSTER, [TA, TB, TC])
-    if CLUSTER > 1:
+    if T.constexpr(CLUSTER > 1):
         T.cuda.cluster_sync()
     else:
         T.cuda.cta_sync()
@@ -151,7 +151,7 @@ def fp8_gemm_tn(
                 release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
             for i in range(BN // 2):
                 acc[i] = acc[i] * scale
-            if EPI == "tma":
+            if T.constexpr(EPI == "tma"):
                 store_tma(
                     TC, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, "bfloat16"
                 )
@@ -169,7 +169,7 @@ def fp8_gemm_tn(
                 )
         if EPI == "tma" and ctid == 0:
             T.ptx.tma_store_wait(0)  # shared memory stays until the last copy has read it
-    if CLUSTER > 1:
+    if T.constexpr(CLUSTER > 1):
         # no CTA leaves while its partner may still multicast into it or arrive on its barriers
         T.cuda.cluster_sync()
 

@@ -54,7 +54,7 @@ BY_VALUE = "param"  # TMAP: tensor maps as __grid_constant__ parameters ("global
 def release(empty, s, cluster):
     """A consumer warpgroup frees stage ``s``: arrive on its *empty* barrier in every CTA
     of the cluster (their producers multicast into this CTA's stage too)."""
-    if cluster > 1:
+    if T.constexpr(cluster > 1):
         for r in range(cluster):
             T.ptx.mbarrier_arrive_cluster(T.ptx.cvta_to_shared(T.address_of(empty[s])), r)
     else:
@@ -70,7 +70,7 @@ def tile_origin(tile, group, mt, GROUP_M, CLUSTER, rank, BM, BN, SHARE="B"):
     gm = tile // group
     first_m = gm * GROUP_M
     gsize = T.min(mt - first_m, GROUP_M)
-    if SHARE == "A":
+    if T.constexpr(SHARE == "A"):
         m0 = (first_m + (tile % group) % gsize) * BM
         n0 = (((tile % group) // gsize) * CLUSTER + rank) * BN
     else:
@@ -136,7 +136,7 @@ def produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M
             T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
             sa = sbase + T.cast(s * stage_bytes, "uint32")
             # the tile a cluster shares (A or B) comes half from each CTA, multicast to both
-            if CLUSTER > 1 and SHARE == "A":
+            if T.constexpr(CLUSTER > 1 and SHARE == "A"):
                 T.ptx.tma_load_2d_multicast(
                     sa + T.cast(rank * (a_bytes // CLUSTER), "uint32"),
                     TA,
@@ -147,7 +147,7 @@ def produce(full, empty, sbase, TA, TB, unit0, ntiles, units, group, mt, GROUP_M
                 )
             else:
                 T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
-            if CLUSTER > 1 and SHARE == "B":
+            if T.constexpr(CLUSTER > 1 and SHARE == "B"):
                 T.ptx.tma_load_2d_multicast(
                     sa + T.uint32(a_bytes) + T.cast(rank * b_half, "uint32"),
                     TB,
@@ -198,7 +198,7 @@ def store_tma(TC, acc, cbuf, wg, ctid, m0, n0, BN, DT):
             i = 8 * j + ii
             off = T.cast(r0 * 128 + ((ii ^ (lane // 4)) * 16) + (lane % 4) * 4, "uint32")
             # cvt.rn.{bf16,f16}x2.f32 d, hi, lo: the lower column is the lower half
-            if DT == "bfloat16":
+            if T.constexpr(DT == "bfloat16"):
                 T.ptx.cvt.rn.bf16x2.f32(pk[0], acc[4 * i + 1], acc[4 * i])
                 T.ptx.cvt.rn.bf16x2.f32(pk[1], acc[4 * i + 3], acc[4 * i + 2])
             else:
@@ -305,7 +305,7 @@ def gemm_tn(
         init_stages(
             full, empty, STAGES, per_stage * CLUSTER, [tma_a, tma_b, TC] if EPI == "tma" else [tma_a, tma_b]
         )
-    if CLUSTER > 1:
+    if T.constexpr(CLUSTER > 1):
         T.cuda.cluster_sync()
     else:
         T.cuda.cta_sync()
@@ -320,7 +320,7 @@ def gemm_tn(
         ctid = tx - 128 * wg
         warp = ctid // 32
         lane = ctid % 32
-        if PINGPONG:
+        if T.constexpr(PINGPONG):
             # each consumer warpgroup owns every other tile of this CTA (BM x BN, BM / 64 wgmma
             # per k-step). Their main loops take turns (named barriers 1 and 2): one warpgroup's
             # epilogue runs under the other's tensor-core work, and the turns are also what
@@ -395,7 +395,7 @@ def gemm_tn(
                 T.ptx.wgmma_wait_group(0)
                 if ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, CLUSTER)
-                if EPI == "tma":
+                if T.constexpr(EPI == "tma"):
                     store_tma(TC, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, DT)
                 else:
                     out = T.alloc_local((2,), DT)
@@ -411,7 +411,7 @@ def gemm_tn(
                     )
             if EPI == "tma" and ctid == 0:
                 T.ptx.tma_store_wait(0)  # the last stores have read shared memory before the CTA exits
-    if CLUSTER > 1:
+    if T.constexpr(CLUSTER > 1):
         # no CTA leaves while its partner may still multicast into it or arrive on its barriers
         T.cuda.cluster_sync()
 

@@ -83,7 +83,7 @@ def make_gemv(dtype: str = "bfloat16", M: int = 1, block: int = 128, unroll: int
                         xv[T.Ramp(0, 1, vec)] = X[m, T.Ramp(col, T.int64(1), vec)]
                         for j in T.unroll(vec):
                             acc[m] = acc[m] + T.cast(wv[j], "float32") * T.cast(xv[j], "float32")
-        if split == 1:
+        if T.constexpr(split == 1):
             for m in T.unroll(M):
                 total = T.cuda.warp_sum(acc[m])
                 if lane == 0 and row < n:

@@ -71,12 +71,12 @@ def store_checked(C, acc, M, N, row0, col0, BN, DT, ADD=False, TRANS_C=False):
                 r = row0 + 8 * h
                 col = col0 + 8 * i + c
                 if r < M and col < N:
-                    if ADD:
-                        if TRANS_C:
+                    if T.constexpr(ADD):
+                        if T.constexpr(TRANS_C):
                             T.evaluate(T.cuda.atomic_add(T.address_of(C[col, r]), acc[4 * i + 2 * h + c]))
                         else:
                             T.evaluate(T.cuda.atomic_add(T.address_of(C[r, col]), acc[4 * i + 2 * h + c]))
-                    elif TRANS_C:
+                    elif T.constexpr(TRANS_C):
                         C[col, r] = T.cast(acc[4 * i + 2 * h + c], DT)
                     else:
                         C[r, col] = T.cast(acc[4 * i + 2 * h + c], DT)
@@ -157,13 +157,13 @@ def finish(
     """A consumer warpgroup's epilogue of one tile: fp8's tensor or row scales, then the TMA
     store (``EPI="tma"``) or the checked register stores (``"direct"``; ``"atomic"``: added to
     the float32 ``C``)."""
-    if fp8 and SCALES == "row":
+    if T.constexpr(fp8 and SCALES == "row"):
         scale_rows(acc, SA, SB, M, N, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0 + (lane % 4) * 2, BN)
-    elif fp8 and SCALES == "tensor":
+    elif T.constexpr(fp8 and SCALES == "tensor"):
         scale = SA[0] * SB[0]
         for i in range(BN // 2):
             acc[i] = acc[i] * scale
-    if EPI == "tma":
+    if T.constexpr(EPI == "tma"):
         store_tma(tc, acc, sbase + T.uint32(c_base + (wg - 1) * 16384), wg, ctid, m0, n0, BN, OUT)
     else:
         store_checked(
@@ -185,7 +185,7 @@ def stamp_kblock(tr, row, j, unit0, tile, tx, TRACE):
     """``TRACE``: the first consumer thread's cycle counter at k-block ``j`` of the CTA's first
     work unit, into row ``row`` of its trace (1: before the data wait, 2: after it, 3: after
     the previous k-block's wgmma; row 0 is the producer's)."""
-    if TRACE:  # noqa: SIM102 (decided while parsing)
+    if T.constexpr(TRACE):  # noqa: SIM102 (decided while parsing)
         if tile == unit0 and j < TRACE_KB and tx == 128:
             tr[unit0 * TRACE_SLOTS + 8 + row * TRACE_KB + j] = T.cast(T.cuda.clock64(), "int64")
 
@@ -227,7 +227,7 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
             s = it % STAGES
             while not T.ptx.mbarrier_try_wait_parity(T.address_of(empty[s]), ((it // STAGES) & 1) ^ 1):
                 pass
-            if CP:
+            if T.constexpr(CP):
                 copy_kblock(sbase + T.cast(s * stage_bytes, "uint32"), TA, TB, M, N, K, ptx, m0, n0, kb,
                             BM, BN, BK, a_bytes, ESZ)  # fmt: skip
                 if it >= STAGES - 2:
@@ -235,12 +235,12 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
                     T.ptx.fence_proxy_async()
                     T.evaluate(T.ptx.mbarrier_arrive(T.address_of(full[(it - (STAGES - 2)) % STAGES])))
             else:
-                if TR is not None:  # noqa: SIM102 (decided while parsing)
+                if T.constexpr(TR is not None):  # noqa: SIM102 (decided while parsing)
                     if tile == unit0 and kb - kb_lo < TRACE_KB:
                         TR[unit0 * TRACE_SLOTS + 8 + (kb - kb_lo)] = T.cast(T.cuda.clock64(), "int64")
                 T.evaluate(T.ptx.mbarrier_arrive_expect_tx(T.address_of(full[s]), stage_bytes))
                 sa = sbase + T.cast(s * stage_bytes, "uint32")
-                if KPACK > 1:  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
+                if T.constexpr(KPACK > 1):  # k-blocks kb * KPACK + j, each an A and a B tile, one after the other
                     for j in range(KPACK):
                         sj = sa + T.uint32(j * (stage_bytes // KPACK))
                         T.ptx.tma_load_2d(sj, TA, (kb * KPACK + j) * BK, m0, T.address_of(full[s]))
@@ -249,7 +249,7 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
                         )
                 else:
                     T.ptx.tma_load_2d(sa, TA, kb * BK, m0, T.address_of(full[s]))
-                    if TRANS_B:
+                    if T.constexpr(TRANS_B):
                         for c in range(BN // 64):
                             T.ptx.tma_load_2d(
                                 sa + T.uint32(a_bytes + c * 8192),
@@ -261,7 +261,7 @@ def produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, grou
                     else:
                         T.ptx.tma_load_2d(sa + T.uint32(a_bytes), TB, kb * BK, n0, T.address_of(full[s]))
             it = it + 1
-    if CP:  # the last stages: every copy landed, then handed over
+    if T.constexpr(CP):  # the last stages: every copy landed, then handed over
         T.ptx["cp.async.wait_group"](0)
         T.ptx.fence_proxy_async()
         for d in range(STAGES - 2):
@@ -321,13 +321,13 @@ def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI):
     if tx < 32:
         if tx < 16:
             T.ptx.st.shared__cta.b64(tm + T.cast(tx * 8, "uint32"), TA[tx])
-        elif EPI == "tma":
+        elif T.constexpr(EPI == "tma"):
             T.ptx.st.shared__cta.b64(tm + T.cast(tx * 8, "uint32"), TC[tx - 16])
         T.cuda.warp_sync()
         if tx == 0:
             T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(tm, A)
             T.ptx.tensormap_replace.tile.global_dim.shared__cta.b1024.b32(tm, 1, M)
-            if EPI == "tma":
+            if T.constexpr(EPI == "tma"):
                 T.ptx.tensormap_replace.tile.global_address.shared__cta.b1024.b64(
                     tm + T.uint32(128), T.reinterpret(C.data, ty=T.uint64)
                 )
@@ -336,7 +336,7 @@ def patch_maps(tm, WS, ws, TA, TC, A, C, M, tx, EPI):
         T.ptx.tensormap_cp_fenceproxy.global_.shared__cta.tensormap__generic.release.gpu.sync.aligned(
             T.address_of(WS[ws]), tm
         )
-        if EPI == "tma":
+        if T.constexpr(EPI == "tma"):
             T.ptx.tensormap_cp_fenceproxy.global_.shared__cta.tensormap__generic.release.gpu.sync.aligned(
                 T.address_of(WS[ws + 16]), tm + T.uint32(128)
             )
@@ -470,10 +470,10 @@ def matmul_sm90(
     sbase = (T.ptx.cvta_to_shared(T.address_of(dsm[0])) + T.uint32(1023)) & T.uint32(0xFFFFFC00)
     # the descriptors of A and C the TMA copies read: the host's (by value), or this CTA's own,
     # written from the templates by ``patch_maps`` (ROWS_ON_DEVICE)
-    if reduce:  # the partials and the tile counters as tensors over the addresses passed
+    if T.constexpr(reduce):  # the partials and the tile counters as tensors over the addresses passed
         sp_t = T.decl_buffer((1 << 30,), "float32", data=SP)
         sc_t = T.decl_buffer((1 << 24,), "int32", data=SC)
-    if ROWS_ON_DEVICE:  # the templates and the space as tensors over the addresses passed
+    if T.constexpr(ROWS_ON_DEVICE):  # the templates and the space as tensors over the addresses passed
         ws_t = T.decl_buffer((SMS * 32,), "uint64", data=WS)
         ta_t = T.decl_buffer((16,), "uint64", data=TA)
         tc_t = T.decl_buffer((16,), "uint64", data=TC) if EPI == "tma" else None
@@ -481,28 +481,28 @@ def matmul_sm90(
     ta = T.meta_var(T.address_of(ws_t[unit0 * 32]) if ROWS_ON_DEVICE else TA)
     tc = T.meta_var(T.address_of(ws_t[unit0 * 32 + 16]) if ROWS_ON_DEVICE and EPI == "tma" else TC)
     tr = T.decl_buffer((SMS * TRACE_SLOTS,), "int64", data=TR) if TRACE else None
-    if TRACE:  # noqa: SIM102 (decided while parsing)
+    if T.constexpr(TRACE):  # noqa: SIM102 (decided while parsing)
         if tx == 0:
             tr[unit0 * TRACE_SLOTS] = T.cuda.mov_sreg(64, "globaltimer")
             tr[unit0 * TRACE_SLOTS + 1] = T.cast(T.cuda.clock64(), "int64")
     if tx == 0:
-        if ROWS_ON_DEVICE:
+        if T.constexpr(ROWS_ON_DEVICE):
             T.ptx.fence.proxy.tensormap__generic.acquire.gpu(ta)
-            if EPI == "tma":
+            if T.constexpr(EPI == "tma"):
                 T.ptx.fence.proxy.tensormap__generic.acquire.gpu(tc)
-        if LOADER == "cp":  # every producer thread arrives on *full*; no descriptors of A and B
+        if T.constexpr(LOADER == "cp"):  # every producer thread arrives on *full*; no descriptors of A and B
             init_stages(full, empty, STAGES, consumers, [tc] if EPI == "tma" else [], 128)
         else:
             init_stages(full, empty, STAGES, consumers, [ta, TB, tc] if EPI == "tma" else [ta, TB])
     T.cuda.cta_sync()
     if wg == 0:
         T.ptx.setmaxnreg_dec(PRODUCER_REGS)
-        if LOADER == "cp":
+        if T.constexpr(LOADER == "cp"):
             produce_units(full, empty, sbase, TA, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M, BM, BN, BK,
                           STAGES, kb_n, stage_bytes, a_bytes, False, SPLIT_K, None, 1, True, M, N, K, tx,
                           1 if fp8 else 2)  # fmt: skip
         elif tx == 0:
-            if TRANS_B or SPLIT_K > 1 or TRACE or KPACK > 1:
+            if T.constexpr(TRANS_B or SPLIT_K > 1 or TRACE or KPACK > 1):
                 produce_units(full, empty, sbase, ta, TB, unit0, nunits, ntiles, units, group, mt, GROUP_M,
                               BM, BN, BK, STAGES, kb_n, stage_bytes, a_bytes, TRANS_B, SPLIT_K, tr, KPACK)  # fmt: skip
             else:
@@ -515,7 +515,7 @@ def matmul_sm90(
         ctid = tx - 128 * wg
         warp = ctid // 32
         lane = ctid % 32
-        if ROWS_ON_DEVICE and EPI == "tma":  # noqa: SIM102 (decided while parsing; ctid == 0 is not)
+        if T.constexpr(ROWS_ON_DEVICE and EPI == "tma"):  # noqa: SIM102 (decided while parsing; ctid == 0 is not)
             if ctid == 0:
                 T.ptx.fence.proxy.tensormap__generic.acquire.gpu(tc)  # this thread's TMA stores read it
         it: T.int32 = 0
@@ -527,7 +527,7 @@ def matmul_sm90(
             if SPLIT_K > 1 and kb_hi <= kb_lo:
                 continue  # a share with no k-blocks (K shorter than SPLIT_K k-blocks): nothing to add
             m0, n0 = tile_origin(out, group, mt, GROUP_M, 1, 0, BM, BN)
-            if SCALES == "block":
+            if T.constexpr(SCALES == "block"):
                 for i in range(BN // 2):
                     acc[i] = T.float32(0)
             for kb in range(kb_lo, kb_hi):
@@ -538,7 +538,7 @@ def matmul_sm90(
                 stamp_kblock(tr, 2, kb - kb_lo, unit0, tile, tx, TRACE)
                 sa = sbase + T.cast(s * stage_bytes, "uint32")
                 T.ptx.wgmma_fence()
-                if TRANS_B:
+                if T.constexpr(TRANS_B):
                     # one inline-PTX block of the four k16 steps, B read N-major (imm-trans-b 1)
                     ad = (sa + T.cast((wg - 1) * 64 * 128, "uint32")) >> 4
                     bd = (sa + T.uint32(a_bytes)) >> 4
@@ -553,12 +553,12 @@ def matmul_sm90(
                         T.cast(kb > kb_lo, "int32"),
                         ty="void",
                     )
-                elif SCALES == "block":
+                elif T.constexpr(SCALES == "block"):
                     # the k-block's product alone (scale-d 0), added to the sum times its scales
                     # (DeepGEMM's promotion): the k-block is the 128 elements a scale covers
                     da, db = kblock_descs(sa, wg, a_bytes)
                     mma_kblock(part, da, db, BK // kstep, shape, ab, 0)
-                elif KPACK > 1:  # the stage's k-blocks one after the other into the sum
+                elif T.constexpr(KPACK > 1):  # the stage's k-blocks one after the other into the sum
                     for j in range(KPACK):
                         da, db = kblock_descs(sa + T.uint32(j * (stage_bytes // KPACK)), wg, a_bytes)
                         mma_kblock(
@@ -568,7 +568,7 @@ def matmul_sm90(
                     da, db = kblock_descs(sa, wg, a_bytes)
                     mma_kblock(acc, da, db, BK // kstep, shape, ab, T.cast(kb > kb_lo, "int32"))
                 T.ptx.wgmma_commit_group()
-                if SCALES == "block":
+                if T.constexpr(SCALES == "block"):
                     promote(acc, part, SA, SB, M, kb, m0 + (wg - 1) * 64 + warp * 16 + lane // 4, n0, BN)
                     if ctid == 0:
                         release(empty, s, 1)
@@ -578,14 +578,14 @@ def matmul_sm90(
                     if kb > kb_lo and ctid == 0:
                         release(empty, (it + STAGES - 1) % STAGES, 1)
                 it = it + 1
-            if SCALES != "block":  # (each k-block's stage was freed after its promotion)
+            if T.constexpr(SCALES != "block"):  # (each k-block's stage was freed after its promotion)
                 T.ptx.wgmma_wait_group(0)
                 if ctid == 0:
                     release(empty, (it + STAGES - 1) % STAGES, 1)
-            if TRACE:  # noqa: SIM102 (decided while parsing)
+            if T.constexpr(TRACE):  # noqa: SIM102 (decided while parsing)
                 if tile == unit0 and tx == 128:
                     tr[unit0 * TRACE_SLOTS + 2] = T.cast(T.cuda.clock64(), "int64")
-            if reduce:
+            if T.constexpr(reduce):
                 # a warpgroup whose rows all lie past M has nothing to store in any share
                 if m0 + (wg - 1) * 64 < M:
                     shares = (kb_n + (kb_per - 1)) // kb_per  # the shares with k-blocks
@@ -597,7 +597,7 @@ def matmul_sm90(
             else:
                 finish(acc, C, SA, SB, tc, sbase, c_base, wg, ctid, warp, lane, M, N, m0, n0, BN, OUT,
                        fp8, SCALES, EPI, TRANS_C)  # fmt: skip
-            if TRACE:  # noqa: SIM102 (decided while parsing)
+            if T.constexpr(TRACE):  # noqa: SIM102 (decided while parsing)
                 if tile == unit0 and tx == 128:
                     tr[unit0 * TRACE_SLOTS + 3] = T.cast(T.cuda.clock64(), "int64")
                     tr[unit0 * TRACE_SLOTS + 4] = T.cuda.mov_sreg(64, "globaltimer")
