@@ -259,7 +259,7 @@ def test_tensormap_encode_tiled_operands_keep_their_own_dtypes(dims):
     f = tirx.loads(text)
     g = tirx.loads(tirx.dumps(f))
     assert tirx.structural_equal(f, g) and tirx.dumps(g) == tirx.dumps(f)
-    args = f.body.value.args
+    args = f.body.seq[0].value.args
     for v, arg in zip((a, b, c), args[2:5]):
         assert arg.ty == (T.int32 if v < 1 << 31 else T.int64), (v, arg.ty)
 

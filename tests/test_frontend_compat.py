@@ -50,6 +50,6 @@ def test_jit_alt_specialization():
     mod = _build("jit_specialize")
     alt = mod.KERNEL_ALT
     assert alt.name == "scale_add"
-    de = alt.body
+    de = alt.body.seq[0]
     assert [a.value for a in de.args] == [16, 1, 1, 256, 1, 1]
     assert mod.scale_add.specialize(N=1000, BLOCK=128, USE_FMA=True) is mod.KERNEL

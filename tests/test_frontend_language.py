@@ -90,7 +90,7 @@ def test_scalar_return_type():
         return T.max(x, 0.0)
 
     assert f.ret_ty == PrimType("float32")
-    r = f.body
+    r = f.body.seq[0]
     assert isinstance(r, Return) and isinstance(r.value, Max)
     assert isinstance(r.value.b, FloatImm) and r.value.b.ty == PrimType("float32")
 
@@ -103,7 +103,7 @@ def test_func_attr_and_evaluate():
 
     # a standalone public function is named by its symbol (TIRx prints ``def g``)
     assert f.name == "g" and "global_symbol" not in f.attrs and f.attrs["tag"] == (1, 2)
-    assert isinstance(f.body, Evaluate) and isinstance(f.body.value, Call)
+    assert isinstance(f.body.seq[0], Evaluate) and isinstance(f.body.seq[0].value, Call)
 
 
 # ------------------------------------------------------------------ launch
@@ -154,9 +154,9 @@ def test_ceildiv_prints_as_floor_expression():
         T.device_entry(launch=T.cuda.LaunchConfig(grid=T.ceildiv(n, 64), block=T.ceildiv(256, 4)))
         A[0] = T.float32(0)
 
-    g = f.body.args[0]
+    g = f.body.seq[0].args[0]
     assert isinstance(g, FloorDiv) and isinstance(g.a, Sub)
-    assert f.body.args[3].value == 64
+    assert f.body.seq[0].args[3].value == 64
     assert "(n + 64 - 1) // 64" in tirx.dumps(f)
 
 
@@ -222,7 +222,7 @@ def test_all_loop_kinds():
     assert loops[2].step.value == 8 and loops[2].extent.value == 64
     assert loops[3].annotations["pragma"] == 1
     assert loops[6].step.value == 2
-    inner = loops[7].body
+    inner = loops[7].body.seq[0]
     assert (inner.start.value, inner.extent.value) == (3, 4)
     roundtrip(f)
 
@@ -235,7 +235,7 @@ def test_loop_over_symbolic_range():
         for i in range(1, n):
             A[i] = A[i - 1]
 
-    loop = f.body
+    loop = f.body.seq[0]
     assert isinstance(loop.extent, Sub) and loop.extent.a is n
     roundtrip(f)
 
@@ -295,10 +295,10 @@ def test_if_elif_else_and_python_conditions():
         A[5] = 7 if x > 0 else 8
 
     s = stmts(f)
-    assert isinstance(s[0], IfThenElse) and isinstance(s[0].else_case, IfThenElse)
-    assert s[0].else_case.else_case is not None
+    assert isinstance(s[0], IfThenElse) and isinstance(s[0].else_case.seq[0], IfThenElse)
+    assert s[0].else_case.seq[0].else_case is not None
     assert isinstance(s[1], IfThenElse) and s[1].cond.ty.is_bool and s[1].cond.value == 1
-    assert s[1].then_case.value.value == 1 and s[1].else_case.value.value == 2
+    assert s[1].then_case.seq[0].value.value == 1 and s[1].else_case.seq[0].value.value == 2
     assert isinstance(s[2], BufferStore) and s[2].value.value == 1
     # `a if c else b` on an IR condition is TIRx's T.if_then_else (issue #14); it was a Select
     assert isinstance(s[3].value, Select)
@@ -326,7 +326,7 @@ def test_python_conditions_follow_tirx(flag):
 
     s = stmts(f)
     assert isinstance(s[0], IfThenElse) and s[0].cond.ty.is_bool and s[0].cond.value == int(flag)
-    inner = s[0].else_case
+    inner = s[0].else_case.seq[0]
     assert isinstance(inner, IfThenElse) and str(inner.cond.ty) == "int32" and inner.cond.value == 3
     assert isinstance(s[1], IfThenElse) and s[1].cond.value == int(not flag)
     assert isinstance(s[2], While) and s[2].cond.ty.is_bool and s[2].cond.value == 0
@@ -490,7 +490,7 @@ def test_attr_let_ramp_broadcast_and_lazy_select():
     assert isinstance(let, Let) and let.var.name == "y" and let.body.a is let.var
     assert isinstance(s[2].indices[0], Ramp) and isinstance(s[2].value, Broadcast)
     assert s[3].value.op.name == "if_then_else"
-    assert isinstance(s[4], AttrStmt) and isinstance(s[4].body, BufferStore)
+    assert isinstance(s[4], AttrStmt) and isinstance(s[4].body.seq[0], BufferStore)
     roundtrip(f)
 
 
@@ -506,7 +506,7 @@ def test_source_layouts_multiline_decorator_and_signature():
         # a comment
         B[0] = A[0]
 
-    assert f.private and isinstance(f.body, BufferStore)
+    assert f.private and isinstance(f.body.seq[0], BufferStore)
 
 
 def test_kernel_built_in_a_method_sees_self():
@@ -523,7 +523,7 @@ def test_kernel_built_in_a_method_sees_self():
             return k
 
     k = Gen(12).make()
-    assert k.body.extent.value == 12
+    assert k.body.seq[0].extent.value == 12
 
 
 def test_tvm_convenience_spellings():

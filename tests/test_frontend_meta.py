@@ -66,7 +66,7 @@ def test_captured_values_fill_the_kernel():
     store = all_nodes(f16, BufferStore)[0]
     c = store.value.b
     assert isinstance(c, FloatImm) and c.ty == PrimType("float16") and c.value == 2.0
-    assert f16.body.args[3].value == 128 and f32.body.args[3].value == 256
+    assert f16.body.seq[0].args[3].value == 128 and f32.body.seq[0].args[3].value == 256
     assert f32.buffer_of(f32.params[0]).dtype == PrimType("float32")
     assert not tirx.structural_equal(f16, f32)
     assert "B[i] = A[i] + T.float16(2.0)" in tirx.dumps(f16)
@@ -238,7 +238,7 @@ def test_jit_specialize_and_cache():
     f = scale_add.specialize(N=1000, BLOCK=128, USE_FMA=True)
     assert f.name == "scale_add" and [p.name for p in f.params] == ["A", "B", "Bias"]
     assert f.buffer_of(f.params[0]).shape[0].value == 1000
-    assert [a.value for a in f.body.args[:4]] == [8, 1, 1, 128]
+    assert [a.value for a in f.body.seq[0].args[:4]] == [8, 1, 1, 128]
     assert any(c.op.name == "fma" for c in all_nodes(f, Call))
     assert scale_add.specialize(USE_FMA=True, N=1000, BLOCK=128) is f
     g = scale_add.specialize(N=64)
@@ -404,7 +404,7 @@ def test_compute_expands_to_loop_nest():
 
     s = body(f)
     assert isinstance(s[0], AllocBuffer) and s[0].buffer.name == "C"
-    assert isinstance(s[1], For) and isinstance(s[1].body, For) and isinstance(s[2], For)
+    assert isinstance(s[1], For) and isinstance(s[1].body.seq[0], For) and isinstance(s[2], For)
     assert [lp.var.name for lp in all_nodes(f, For)][:2] == ["j", "i"] or True
     st = all_nodes(f, BufferStore)
     assert st[0].buffer.name == "C" and st[1].buffer.name == "D"

@@ -68,7 +68,7 @@ def test_span_coordinates_match_the_source():
 
     line = line_of(HERE, "MARK-" + "coords")
     text = _lines()[line - 1]
-    st = f.body
+    st = f.body.seq[0]
     assert isinstance(st.span, Span) and (st.span.line, st.span.col) == (line, text.index("A[1]") + 1)
     add = st.value
     assert (add.span.line, add.span.col) == (line, text.index("A[2]") + 1)
@@ -96,7 +96,7 @@ def test_inline_expansion_has_sequential_span():
     def f(A: T.Tensor((16,), "float32")):
         helper_store(A, 3)  # MARK-call-site
 
-    st = f.body
+    st = f.body.seq[0]
     assert isinstance(st.span, SequentialSpan)
     call, defn = st.span.spans
     assert call.line == line_of(HERE, "MARK-" + "call-site") and defn.line == line_of(
@@ -261,5 +261,5 @@ def test_inline_return_decided_at_parse_time_is_fine():
     def f(A: T.Tensor((16,), "float32")):
         A[2] = pick(A, True) + pick(A, False)
 
-    st = f.body
+    st = f.body.seq[0]
     assert [x.indices[0].value for x in (st.value.a, st.value.b)] == [0, 1]

@@ -151,9 +151,9 @@ def test_statements_all_kinds():
     ite = next(
         s
         for s in ir.post_order(f.body)
-        if isinstance(s, ir.IfThenElse) and isinstance(s.else_case, ir.IfThenElse)
+        if isinstance(s, ir.IfThenElse) and s.else_case is not None and [type(x) for x in s.else_case.stmts] == [ir.IfThenElse]
     )
-    assert isinstance(ite.else_case.then_case, ir.Break)
+    assert isinstance(ite.else_case.seq[0].then_case.seq[0], ir.Break)
 
 
 def test_module_calls_and_decorators():
@@ -251,13 +251,13 @@ def test_spans_on_statements_and_expressions():
         """
     )
     f = loads(text, source_name="add.tirx")
-    de = f.body
+    de = f.body.seq[0]
     assert de.span.source == "add.tirx" and (de.span.line, de.span.col) == (7, 5)
     bind = de.body.stmts[0]
     assert (bind.span.line, bind.span.col, bind.span.end_line) == (8, 9, 8)
     ite = de.body.stmts[1]
     assert (ite.span.line, ite.span.col, ite.span.end_col) == (9, 9, 17)  # `if i < n`
-    st = ite.then_case
+    st = ite.then_case.seq[0]
     assert (st.span.line, st.span.col) == (10, 13)
     add = st.value
     assert (add.span.line, add.span.col, add.span.end_col) == (10, 20, 41)

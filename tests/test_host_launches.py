@@ -250,7 +250,7 @@ def test_launch_thread_nests_become_device_entries():
     m = build_case("launch_thread_kernels")
     out = launch_thread_entries(m)
     a = _entries(out["kernel_a"])
-    assert len(a) == 2 and isinstance(a[0].body, RegionStmt)
+    assert len(a) == 2 and isinstance(a[0].body.seq[0], RegionStmt)
     assert [x.value for x in a[0].grid] == [2, 1, 1] and [x.value for x in a[0].block] == [128, 1, 1]
     assert a[1].block[0].name == "n" and [x.value for x in a[1].grid] == [1, 1, 1]
     (b,) = _entries(out["kernel_b"])

@@ -376,9 +376,9 @@ def test_mutator_returns_the_same_object_when_nothing_changed():
             return FloatImm(e.value * 2, e.ty)
 
     g = Twice().visit(fn)
-    assert g is not fn and g.body.body.stmts[0].value.b.value == 4.0
+    assert g is not fn and g.body.seq[0].body.stmts[0].value.b.value == 4.0
     # untouched parts stay shared
-    assert g.body.body.stmts[1] is fn.body.body.stmts[1] and g.buffer_map is fn.buffer_map
+    assert g.body.seq[0].body.stmts[1] is fn.body.seq[0].body.stmts[1] and g.buffer_map is fn.buffer_map
     assert not structural_equal(g, fn)
     assert collect_vars(fn.body) == [n, k, x]  # uses in field order (extent before body)
     kinds = [type(m).__name__ for m in post_order(loop)]

@@ -444,7 +444,7 @@ def test_if_stmt_kept_identity_when_unchanged():
 
     f = fn(before, BUF, ("x", I32))
     assert CommonSubexprElim()(f) is f
-    assert isinstance(f.body, IfThenElse)
+    assert isinstance(f.body.seq[0], IfThenElse)
 
 
 def test_not_hoisted_out_of_one_sided_branches():

@@ -55,7 +55,7 @@ def simp(e):
     """Simplify an expression by wrapping it in a function."""
     free = tirx.ir.collect_vars(e)
     f = Function("main", tuple(free), Evaluate(e))
-    return Simplify()(f).body.value
+    return Simplify()(f).body.seq[0].value
 
 
 def c(v, t=I32):
@@ -174,7 +174,7 @@ def test_dead_branches():
             ib.store(B, (3,), x)
 
     g = Simplify()(_fn(before, BUF, ("x", I32)))
-    assert isinstance(g.body, BufferStore) and g.body.indices[0].value == 0
+    assert isinstance(g.body.seq[0], BufferStore) and g.body.seq[0].indices[0].value == 0
 
 
 def test_loops_of_extent_zero_and_one():
@@ -213,7 +213,7 @@ def test_one_iteration_loop_with_a_dead_break_goes_in_one_run(start_const):
             ib.store(B, (i,), x)
 
     g = Simplify()(_fn(before, BUF, ("x", I32)))
-    stmts = g.body.stmts if isinstance(g.body, SeqStmt) else (g.body,)
+    stmts = g.body.stmts if isinstance(g.body.seq[0], SeqStmt) else (g.body,)
     assert not any(isinstance(n, For) for n in stmts)
     assert tirx.structural_equal(Simplify()(g), g)
 
@@ -243,7 +243,7 @@ def test_assert_true_removed_and_untouched_identity():
     x = Var("x", I32)
     f = Function("main", (x,), SeqStmt((Assert(const(True)), Evaluate(x + 1))))
     g = Simplify()(f)
-    assert isinstance(g.body, Evaluate) and g.body is f.body.stmts[1]
+    assert isinstance(g.body.seq[0], Evaluate) and g.body.seq[0] is f.body.stmts[1]
     assert Simplify()(g) is g
 
 

@@ -88,7 +88,7 @@ def test_nested_let_expressions():
     f = Function("main", (y,), Evaluate(e))
     g = ConvertSSA()(f)
     assert is_ssa(g)
-    assert g.body.value.a.var is not g.body.value.b.var
+    assert g.body.seq[0].value.a.var is not g.body.seq[0].value.b.var
 
 
 def _func_with(name, body, params=()):
@@ -112,7 +112,7 @@ def test_reused_parameter():
     mod = Module((_func_with("func_a", Evaluate(n), (n,)), _func_with("func_b", Evaluate(n), (n,))))
     out = ConvertSSA()(mod)
     fb = out["func_b"]
-    assert fb.params[0] is not n and fb.body.value is fb.params[0]
+    assert fb.params[0] is not n and fb.body.seq[0].value is fb.params[0]
     tirx.assert_structural_equal(out, mod)
 
 
@@ -145,7 +145,7 @@ def test_reused_buffer_parameter():
     assert fb.params[0] is not fa.params[0]
     assert fb.buffer_map[0][1] is not fa.buffer_map[0][1]
     assert fb.buffer_map[0][1].data is fb.params[0]
-    assert fb.body.value.buffer is fb.buffer_map[0][1]
+    assert fb.body.seq[0].value.buffer is fb.buffer_map[0][1]
     tirx.assert_structural_equal(out, mod)
 
 
@@ -216,7 +216,7 @@ def test_alloc_buffer_reused_in_sibling_scopes():
     c = Var("c", ty.bool_)
     f = Function("main", (c,), IfThenElse(c, use, use))
     g = ConvertSSA()(f)
-    then_buf = g.body.then_case.stmts[0].buffer
-    else_buf = g.body.else_case.stmts[0].buffer
+    then_buf = g.body.seq[0].then_case.stmts[0].buffer
+    else_buf = g.body.seq[0].else_case.stmts[0].buffer
     assert then_buf is buf and else_buf is not buf
-    assert g.body.else_case.stmts[1].buffer is else_buf
+    assert g.body.seq[0].else_case.stmts[1].buffer is else_buf

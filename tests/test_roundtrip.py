@@ -106,7 +106,7 @@ def test_buffer_data_pointer_round_trips():
     """``X.data`` names an allocation's backing pointer (views over byte storage)."""
     f = tirx.loads(_DATA_VIEW)
     assert tirx.dumps(f) == _DATA_VIEW
-    stmts = f.body.body.stmts
+    stmts = f.body.seq[0].body.stmts
     alloc, decl_w = stmts[0], stmts[3]
     assert decl_w.buffer.data is alloc.buffer.data
     assert stmts[1].value.args[0] is alloc.buffer.data

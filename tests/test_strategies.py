@@ -39,7 +39,7 @@ def _features(root, out: set) -> None:
             if n.annotations:
                 out.add("For.annotations")
         elif isinstance(n, S.IfThenElse) and n.else_case is not None:
-            out.add("elif" if isinstance(n.else_case, S.IfThenElse) else "else")
+            out.add("elif" if [type(x) for x in n.else_case.stmts] == [S.IfThenElse] else "else")
         elif isinstance(n, S.DeviceEntry):
             if n.cluster is not None:
                 out.add("cluster")

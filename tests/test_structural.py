@@ -238,11 +238,11 @@ def test_non_node_values():
 def test_assert_structural_equal_reports_the_first_mismatch_path():
     tirx.assert_structural_equal(kernel(), kernel())
     a = kernel()
-    b = ir_gen._replace(a, a.body.body.stmts[1].value, a.body.body.stmts[1].value.a * 2.0)
+    b = ir_gen._replace(a, a.body.seq[0].body.stmts[1].value, a.body.seq[0].body.stmts[1].value.a * 2.0)
     with pytest.raises(ValueError) as ei:
         tirx.assert_structural_equal(a, b)
     msg = str(ei.value)
-    assert "root.body.body.stmts[1].value" in msg, msg
+    assert "root.body.stmts[0].body.stmts[1].value" in msg, msg
     assert "Add vs Mul" in msg
     with pytest.raises(ValueError, match=r"root<function name f vs g>"):
         tirx.assert_structural_equal(kernel(fname="f"), kernel(fname="g"))
@@ -265,8 +265,8 @@ def test_assert_structural_equal_shows_text_around_the_mismatch():
     finally:
         sys.path.pop(0)
     a, b = build_tirx(12), build_tirx(12)
-    loop = b.body.body.stmts[5]
-    store = loop.body.stmts[1].then_case
+    loop = b.body.seq[0].body.stmts[5]
+    store = loop.body.stmts[1].then_case.seq[0]
     b2 = ir_gen._replace(b, store.value.b, FloatImm(9.5))
     with pytest.raises(ValueError) as ei:
         tirx.assert_structural_equal(a, b2)

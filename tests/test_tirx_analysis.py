@@ -32,7 +32,7 @@ def test_check_well_formed_true_raises_or_false():
 
 
 def test_undefined_vars_in_first_use_order_and_defs():
-    loop = _fill.body
+    loop = _fill.body.seq[0]
     a_data, n = _fill.params
     # the loop's bound is met before its body
     got = analysis.undefined_vars(loop)

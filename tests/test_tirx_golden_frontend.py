@@ -228,7 +228,7 @@ def test_printer_writes_foldable_nodes_as_constructors():
     assert tirx.dumps(Min(x, x)) == "T.Min(x, x)"
     assert tirx.dumps(Add(x, const(1))) == "x + 1"
     # a repeated non-var operand reparses as two nodes: no fold, the plain spelling
-    load = tirx.loads("@T.function\ndef f(A: T.Tensor((4,), T.int32)):\n    A[0] = A[1]\n").body.value
+    load = tirx.loads("@T.function\ndef f(A: T.Tensor((4,), T.int32)):\n    A[0] = A[1]\n").body.seq[0].value
     assert not would_fold(Min(load, load))
 
 

@@ -207,12 +207,12 @@ def test_for_in_tirx_order_is_the_parsed_loop(begin, end, step):
     text = f"{head}    for i in {rng}:\n        A[i] = T.float32(1.0)\n"
     g = tirx.loads(text)
     tirx.assert_structural_equal(f, g)
-    loop = f.body
+    loop = f.body.seq[0]
     assert isinstance(loop, ir.For)
     want_b = ir.convert(b) if isinstance(b, int) else b
     want_e = ir.convert(e) if isinstance(e, int) else e
     assert tirx.structural_equal(loop.begin, want_b) and tirx.structural_equal(loop.end, want_e)
-    assert tirx.structural_equal(g.body.end, want_e, map_free_vars=True)
+    assert tirx.structural_equal(g.body.seq[0].end, want_e, map_free_vars=True)
     # one rule reads a range (the IR's, which the front ends import) and prints it back
     assert forms.range_extent is ir.stmt.range_extent and forms.loop_stop is ir.stmt.loop_stop
     s_ir, x_ir = ir.stmt.range_extent(want_b, want_e)
@@ -226,7 +226,7 @@ def test_for_keywords_kinds_and_annotations():
     a = ir.For(var=i, begin=2, end=n, step=1, kind=ir.ForKind.DEFAULT, body=body)
     assert a.begin.value == 2 and a.end is n and a.step is None and a.kind is ir.ForKind.SERIAL
     b = ir.For(i, 0, 8, 2, ir.ForKind.UNROLLED, [body, body], {"k": 1})
-    assert b.kind is ir.ForKind.UNROLLED and isinstance(b.body, ir.SeqStmt) and b.annotations["k"] == 1
+    assert b.kind is ir.ForKind.UNROLLED and isinstance(b.body, ir.SeqStmt) and len(b.body.stmts) == 2 and b.annotations["k"] == 1
     assert b.step.value == 2
     c = ir.For(i, 0, 8, 1, 1, body)  # TIRx's kinds by value: 1 is PARALLEL
     assert c.kind is ir.ForKind.PARALLEL
@@ -268,9 +268,9 @@ def test_statements_under_tirx_names():
     s = ir.SeqStmt(body)
     assert s.seq == (body,) and s.stmts == (body,)
     w = ir.While(tx.LT(n, _i32(3)), [body])
-    assert w.condition is w.cond and w.body is body
+    assert w.condition is w.cond and w.body.seq == (body,)  # a body is a SeqStmt, as TIRx's
     c = ir.If(tx.LT(n, _i32(3)), [body], [])
-    assert isinstance(c, ir.If) and c.condition is c.cond and c.then_case is body and c.else_case is None
+    assert isinstance(c, ir.If) and c.condition is c.cond and c.then_case.seq == (body,) and c.else_case is None
     b = ir.Bind(ir.Var("m", "int32"), n)
     assert b.value is n and isinstance(ir.Return(n), ir.Return)
     a = ir.AssertStmt(
@@ -319,3 +319,26 @@ def test_region_stmt_in_tirx_order_is_the_parsed_region():
     tirx.assert_structural_equal(f, tirx.loads(text))
     s = ir.RegionStmt(op="tirx.compute_scope", args=["s"], body_params=[], attrs={}, body=store)
     assert s.kind == "compute_scope" and s.args[0].value == "s"
+
+
+def test_module_functions_read_as_tirx_s_map_and_kinds_as_numbers():
+    """Passes written for TIRx walk ``mod.functions.items()`` with GlobalVar keys, build
+    ``IRModule({gv: f})``, read ``int(loop.kind)`` and call ``with_body(..., loc=...)``."""
+    n = ir.Var("n", "int32")
+    body = ir.Evaluate(_i32(0))
+    fa = tx.Function([n], [body]).with_attr("global_symbol", "b_fn")
+    fb = tx.Function([n], [body, body]).with_attr("global_symbol", "a_fn")
+    mod = tirx.ir.Module((fa, fb))
+    assert [f.name for f in mod.functions] == ["b_fn", "a_fn"] and mod.functions[0] is fa  # a tuple
+    assert [(gv.name_hint, f.name) for gv, f in mod.functions.items()] == [("a_fn", "a_fn"), ("b_fn", "b_fn")]
+    keys = mod.functions.keys()  # TIRx's map API (iterating the tuple gives functions)
+    assert [gv.name_hint for gv in keys] == ["a_fn", "b_fn"]
+    gv = mod.get_global_var("b_fn")
+    assert mod.functions[gv] is fa and mod.functions["a_fn"] is fb and mod.functions.get("zz") is None
+    with pytest.raises(KeyError, match="zz"):
+        mod.functions["zz"]
+    renamed = tirx.ir.Module({ir.GlobalVar("user_" + g.name_hint): f for g, f in mod.functions.items()})
+    assert sorted(f.name for f in renamed.functions) == ["user_a_fn", "user_b_fn"]
+    assert [int(k) for k in (ir.ForKind.SERIAL, ir.ForKind.PARALLEL, ir.ForKind.VECTORIZED, ir.ForKind.UNROLLED)] == [0, 1, 2, 3]
+    g = fa.with_body([body, body], loc=fb.span)
+    assert len(g.body.seq) == 2 and g.name == "b_fn"

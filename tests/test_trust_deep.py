@@ -131,7 +131,7 @@ def test_pass_context_is_carried_to_the_deep_worker():
 
     @P.function_pass
     def needs_context(func):
-        assert depth(func.body.body.stmts[1].value) == 5000
+        assert depth(func.body.seq[0].body.stmts[1].value) == 5000
         assert P.PassContext.current().config.get("marker") == 7
         where.append(deep.active())
         return func

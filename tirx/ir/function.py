@@ -11,7 +11,7 @@ from .buffer import Buffer
 from .expr import DEF, NODE, VALUE, Var
 from .node import BUFMAP, EMPTY_ATTRS, FUNCS, PARAMS, Attrs, Node, as_attrs, child
 from .node import frozen_node as _frozen  # attrs.define(frozen, slots, eq=False, repr=False)
-from .stmt import ATTRS, Stmt
+from .stmt import ATTRS, Stmt, as_body
 from .types import Type, as_type
 
 #: the function attribute of TIRx's persistent kernels (``@T.function(persistent=True)``)
@@ -31,7 +31,7 @@ class Function(Node):
 
     name: str
     params: tuple = child(PARAMS)
-    body: Stmt = child(NODE, body=True)
+    body: Stmt = child(NODE, body=True, converter=as_body)
     buffer_map: tuple = child(BUFMAP, default=())
     ret_ty: Type | None = child(VALUE, after_defs=True, default=None)  # may name params' vars
     attrs: Attrs = child(ATTRS, default=EMPTY_ATTRS)
@@ -165,8 +165,16 @@ class Function(Node):
                         seen[v] = None
         return list(seen)
 
-    def with_body(self, body: Stmt) -> Function:
-        return evolve(self, body=body)  # type: ignore[misc]  # attrs class via frozen_node (ir/node.py)
+    def with_body(self, body: Stmt | list | tuple | None = None, loc: Any = None, *, new_body: Any = None) -> Function:
+        """This function with another body (TIRx's ``with_body(new_body, loc=...)`` too: a list
+        is its statements, ``loc`` the span of the new function)."""
+        if new_body is not None:
+            body = new_body
+        if body is None:
+            raise TypeError("Function.with_body: the new body is missing")
+        if loc is None:
+            return evolve(self, body=body)  # type: ignore[misc]  # attrs class via frozen_node (ir/node.py)
+        return evolve(self, body=body, span=loc)  # type: ignore[misc]
 
 
 def signature_parts(b: Buffer, layout: bool = True) -> tuple:
@@ -210,6 +218,43 @@ def register_autotuner(factory: Any) -> None:
     _AUTOTUNER[0] = factory
 
 
+class Functions(tuple):
+    """``Module.functions``: tirx's tuple of the functions (iterating gives them, ``[i]``
+    indexes), read as TIRx's map as well: ``items()`` / ``keys()`` / ``values()`` with a
+    GlobalVar for each function, in name order, and ``[gv]`` / ``[name]`` / ``get(...)`` look
+    one up (passes written for TIRx walk ``mod.functions.items()``)."""
+
+    __slots__ = ()
+
+    def _by_name(self) -> list:
+        return sorted(self, key=lambda f: f.name)
+
+    def items(self) -> list:
+        from .expr import GlobalVar
+
+        return [(GlobalVar(f.name), f) for f in self._by_name()]
+
+    def keys(self) -> list:
+        from .expr import GlobalVar
+
+        return [GlobalVar(f.name) for f in self._by_name()]
+
+    def values(self) -> list:
+        return self._by_name()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        name = getattr(key, "name", key)
+        return next((f for f in self if f.name == name), default)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, (int, slice)):
+            return tuple.__getitem__(self, key)
+        f = self.get(key)
+        if f is None:
+            raise KeyError(f"module has no function {getattr(key, 'name', key)!r}")
+        return f
+
+
 @_frozen
 class Module(Node):
     """Named functions; calls between them go through GlobalVar."""
@@ -221,10 +266,13 @@ class Module(Node):
 
     def __attrs_post_init__(self):
         fs = self.functions
-        if isinstance(fs, dict):
-            fs = tuple(f if f.name == k else evolve(f, name=k) for k, f in fs.items())
-        elif type(fs) is not tuple:
-            fs = tuple(fs)
+        if isinstance(fs, dict):  # by name, or by GlobalVar (TIRx's ``IRModule({gv: f})``)
+            fs = tuple(
+                f if f.name == n else evolve(f, name=n)
+                for n, f in ((getattr(k, "name", k), f) for k, f in fs.items())
+            )
+        if type(fs) is not Functions:
+            fs = Functions(fs)
         index: dict[str, Function] = {}
         for i, f in enumerate(fs):
             if not isinstance(f, Function):

@@ -45,6 +45,7 @@ def child(
     init: bool = True,
     repr: bool = True,
     kw_only: bool = False,
+    converter: Callable[[Any], Any] | None = None,
 ) -> Any:
     """A structural field of a node class: an ``attrs.field`` that declares its kind.
 
@@ -60,6 +61,7 @@ def child(
         init=init,
         repr=repr,
         kw_only=kw_only,
+        converter=converter,
         metadata={_KIND: kind, _BODY: body, _AFTER: body or after_defs},
     )
 

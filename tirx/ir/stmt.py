@@ -163,6 +163,38 @@ class SeqStmt(Stmt):
         for i, s in enumerate(self.stmts):
             if not isinstance(s, Stmt):
                 raise TypeError(f"SeqStmt.stmts[{i}] must be a Stmt, got {type(s).__name__}")
+        if any(type(s) is SeqStmt for s in self.stmts):
+            # a sequence in a sequence is spliced in, as TIRx's SeqStmt does (its parts are
+            # flat already, being SeqStmts themselves)
+            flat: list = []
+            for s in self.stmts:
+                if type(s) is SeqStmt:
+                    flat.extend(s.stmts)
+                else:
+                    flat.append(s)
+            object.__setattr__(self, "stmts", tuple(flat))
+
+
+def as_else(s: Any) -> Any:
+    """An ``else`` branch: :func:`as_body`, an empty list being no branch (TIRx's
+    ``If(c, then, [])``)."""
+    if isinstance(s, (list, tuple)) and not s:
+        return None
+    return as_body(s)
+
+
+def as_body(s: Any) -> Any:
+    """A scope body as TIRx holds it (a loop's, a branch's, a region's, a function's): always a
+    SeqStmt, a single statement a sequence of one, a list its statements, so that IR built by
+    hand, by passes and from text is one structure (TIRx's constructors wrap the same way).
+    ``None`` (no else branch) and what is not a statement pass through to the node's check."""
+    if type(s) is SeqStmt or s is None:
+        return s
+    if isinstance(s, Stmt):
+        return SeqStmt((s,), span=s.span)
+    if isinstance(s, (list, tuple)):
+        return SeqStmt(tuple(s))
+    return s
 
 
 UNROLL_FACTOR = "pragma_unroll_factor"
@@ -187,6 +219,16 @@ class ForKind(enum.Enum):
     THREAD_BINDING = "thread_binding"
     DEFAULT = "serial"  # TIRx's name of a plain loop (``ir.ForKind.DEFAULT``): the same member as SERIAL
 
+    def __int__(self) -> int:
+        """TIRx's number of the kind (its ``ForKind`` is an integer enum: DEFAULT 0, PARALLEL 1,
+        VECTORIZED 2, UNROLLED 3); a thread-bound loop, which TIRx writes as a region, is 4."""
+        return _FOR_KIND_NUMBERS[self.value]
+
+    __index__ = __int__
+
+
+_FOR_KIND_NUMBERS = {"serial": 0, "parallel": 1, "vectorized": 2, "unroll": 3, "thread_binding": 4}
+
 
 @_frozen
 class For(Stmt):
@@ -202,7 +244,7 @@ class For(Stmt):
     start: PrimExpr = child(NODE)
     extent: PrimExpr = child(NODE)
     kind: ForKind = child(VALUE)
-    body: Stmt = child(NODE, body=True)
+    body: Stmt = child(NODE, body=True, converter=as_body)
     step: Any = child(NODE, default=None)
     thread: str | None = child(VALUE, default=None)
     annotations: Attrs = child(ATTRS, default=EMPTY_ATTRS)
@@ -220,8 +262,6 @@ class For(Stmt):
     def __attrs_post_init__(self):
         if not isinstance(self.var, Var):
             raise TypeError(f"For.var must be a Var, got {type(self.var).__name__}")
-        if isinstance(self.body, (list, tuple)):
-            object.__setattr__(self, "body", seq(self.body))
         for f in ("start", "extent"):
             _need_int_expr("For", f, getattr(self, f))
         if self.step is not None:
@@ -358,7 +398,7 @@ def loop_stop(start: PrimExpr, extent: PrimExpr) -> PrimExpr:
 @_frozen
 class While(Stmt):
     cond: PrimExpr = child(NODE)
-    body: Stmt = child(NODE, body=True)
+    body: Stmt = child(NODE, body=True, converter=as_body)
 
     @property
     def condition(self) -> PrimExpr:
@@ -366,8 +406,6 @@ class While(Stmt):
         return self.cond
 
     def __attrs_post_init__(self):
-        if isinstance(self.body, (list, tuple)):
-            object.__setattr__(self, "body", seq(self.body))
         _need_cond("While", "cond", self.cond)
         _need_stmt("While", "body", self.body)
 
@@ -375,8 +413,8 @@ class While(Stmt):
 @_frozen
 class IfThenElse(Stmt):
     cond: PrimExpr = child(NODE)
-    then_case: Stmt = child(NODE, body=True)
-    else_case: Stmt | None = child(NODE, body=True, default=None)
+    then_case: Stmt = child(NODE, body=True, converter=as_body)
+    else_case: Stmt | None = child(NODE, body=True, default=None, converter=as_else)
 
     @property
     def condition(self) -> PrimExpr:
@@ -384,10 +422,6 @@ class IfThenElse(Stmt):
         return self.cond
 
     def __attrs_post_init__(self):
-        if isinstance(self.then_case, (list, tuple)):  # TIRx takes a list of statements for a branch
-            object.__setattr__(self, "then_case", seq(self.then_case))
-        if isinstance(self.else_case, (list, tuple)):
-            object.__setattr__(self, "else_case", seq(self.else_case) if self.else_case else None)
         _need_cond("IfThenElse", "cond", self.cond)
         _need_stmt("IfThenElse", "then_case", self.then_case)
         if self.else_case is not None:
@@ -523,7 +557,7 @@ class DeviceEntry(Stmt):
 
     args: tuple = child(SEQ)
     attrs: Attrs = child(ATTRS)
-    body: Stmt = child(NODE, body=True)
+    body: Stmt = child(NODE, body=True, converter=as_body)
 
     def __attrs_post_init__(self):
         if type(self.args) is not tuple:
@@ -589,7 +623,7 @@ class AttrStmt(Stmt):
 
     key: str = child(VALUE)
     value: PrimExpr = child(NODE)
-    body: Stmt = child(NODE, body=True)
+    body: Stmt = child(NODE, body=True, converter=as_body)
 
     def __attrs_post_init__(self):
         if not isinstance(self.key, str):
@@ -636,7 +670,7 @@ class RegionStmt(Stmt):
     kind: str = child(VALUE)
     args: tuple = child(SEQ)
     params: tuple = child(PARAMS)
-    body: Stmt = child(NODE, body=True)
+    body: Stmt = child(NODE, body=True, converter=as_body)
 
     @property
     def op(self) -> RegionOpName:
