@@ -89,6 +89,20 @@ fi
 # about 5 minutes): their bit-equality with the TMA loads and the calls that take them, then the
 # explorer's loader pairs (K = 5000 / 5008, 4096^3, 5000^3, 200 x 12288 x 1000)
 #   bash tools/device_owed.sh cp
+# Owed by the thirty-fifth session (no device lent; carry `.whl`; about 9 minutes): the cp.async
+# loads above, then the library's GPU tests (the attention kernels' row maximum is a `let` since
+# the constant-`if` rule, their only IR change), the golden GPU cases (TIRx's constant `if` now
+# built) and a 150 s CUDA-vs-interpreter campaign beside them
+#   bash tools/device_owed.sh owed35
+if [ "$1" = owed35 ]; then
+  TIRX_GEMM_CP_LOADS=1 gpu_tests c 150 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul or split_k"
+  timeout 150 python3 tools/bench/gemm_explore.py --only z5000,z5008,cp4096,cp5000 2>&1 | grep -v "^best" | cut -c1-150
+  campaign 150
+  gpu_tests t 200 tests/test_kernels_library_gpu.py tests/test_tirx_golden_frontend_cuda_gpu.py
+  wait
+  tail -2 $OUT/fuzz.log
+  exit 0
+fi
 if [ "$1" = cpmin ]; then  # the least of it (about 2.5 minutes)
   gpu_tests c 100 tests/test_kernels_library_gpu.py -k "cp_async"
   timeout 120 python3 tools/bench/gemm_explore.py --only z5000min,cp4096 2>&1 | grep -v "^best" | cut -c1-150
