@@ -98,7 +98,7 @@ if [ "$1" = owed35 ]; then
   TIRX_GEMM_CP_LOADS=1 gpu_tests c 150 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul or split_k"
   timeout 150 python3 tools/bench/gemm_explore.py --only z5000,z5008,cp4096,cp5000 2>&1 | grep -v "^best" | cut -c1-150
   campaign 150
-  gpu_tests t 200 tests/test_kernels_library_gpu.py tests/test_tirx_golden_frontend_cuda_gpu.py
+  gpu_tests t 220 tests/test_kernels_library_gpu.py tests/test_hopper_attention.py tests/test_tirx_golden_frontend_cuda_gpu.py
   wait
   tail -2 $OUT/fuzz.log
   exit 0
