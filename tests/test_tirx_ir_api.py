@@ -342,3 +342,16 @@ def test_module_functions_read_as_tirx_s_map_and_kinds_as_numbers():
     assert [int(k) for k in (ir.ForKind.SERIAL, ir.ForKind.PARALLEL, ir.ForKind.VECTORIZED, ir.ForKind.UNROLLED)] == [0, 1, 2, 3]
     g = fa.with_body([body, body], loc=fb.span)
     assert len(g.body.seq) == 2 and g.name == "b_fn"
+
+
+def test_module_attributes_under_tirx_names():
+    """``IRModule.with_attr`` / ``get_attr`` (a module pass annotating its module) build a new
+    module; the attributes print and load back."""
+    n = ir.Var("n", "int32")
+    m = tirx.ir.Module((tx.Function([n], [ir.Evaluate(n)]).with_attr("global_symbol", "f"),))
+    m2 = m.with_attr("num_functions", 1).with_attr("names", ["f"])
+    assert len(m.attrs) == 0 and m2.get_attr("num_functions") == 1 and m2.get_attr("zz", 7) == 7
+    assert tuple(m2.get_attr("names")) == ("f",)
+    assert tirx.structural_equal(tirx.loads(tirx.dumps(m2)), m2)
+    with pytest.raises(TypeError, match="key must be a str"):
+        m.with_attr(3, 1)

@@ -335,6 +335,16 @@ class Module(Node):
 
         return [(GlobalVar(n), self._index[n]) for n in sorted(self._index)]
 
+    def with_attr(self, key: str, value: Any) -> Module:
+        """TIRx's ``IRModule.with_attr``: this module with attribute ``key`` set to ``value``."""
+        if not isinstance(key, str):
+            raise TypeError(f"Module.with_attr: key must be a str, got {type(key).__name__}")
+        return evolve(self, attrs={**dict(self.attrs.items()), key: value})
+
+    def get_attr(self, key: str, default: Any = None) -> Any:
+        """TIRx's ``IRModule.get_attr``: attribute ``key``, or ``default``."""
+        return self.attrs.get(key, default)
+
     def with_function(self, f: Function) -> Module:
         fs = [g if g.name != f.name else f for g in self.functions]
         if f.name not in self._index:
@@ -425,10 +435,5 @@ def _ir_module(functions: Any = None, attrs: Any = None) -> Module:
         raise TypeError(
             f"IRModule: functions must be a dict of name -> Function, got {type(functions).__name__}"
         )
-    if isinstance(functions, dict):
-        fs = tuple(
-            f.replace(name=k) if isinstance(f, Function) and f.name != k else f for k, f in functions.items()
-        )
-    else:
-        fs = tuple(functions)
-    return Module(fs, attrs if attrs is not None else {})
+    # a dict names each function by its key (a name or a GlobalVar): Module's own rule
+    return Module(functions if isinstance(functions, dict) else tuple(functions), attrs if attrs is not None else {})
