@@ -84,17 +84,23 @@ def _opt_level(value: Any, where: str) -> int:
     return value
 
 
-def _names(value: Any, arg: str, where: str) -> tuple[str, ...]:
-    """A list / tuple / set of pass names (None: none) as a tuple; a bare string is refused."""
+def _items(value: Any, arg: str, where: str, cls: type, what: str) -> tuple:
+    """A list / tuple / set of ``cls`` values (None: none) as a tuple; a bare string or a
+    single ``cls`` value is refused, naming the argument."""
     if value is None:
         return ()
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TypeError(f"{where}: {arg} must be a list of pass names, got {type(value).__name__}")
+    if isinstance(value, (str, bytes, cls)) or not isinstance(value, Iterable):
+        raise TypeError(f"{where}: {arg} must be a list of {what}s, got {type(value).__name__}")
     out = tuple(value)
     for i, n in enumerate(out):
-        if not isinstance(n, str):
-            raise TypeError(f"{where}: {arg}[{i}] must be a pass name (str), got {type(n).__name__}")
+        if not isinstance(n, cls):
+            raise TypeError(f"{where}: {arg}[{i}] must be a {what}, got {type(n).__name__}")
     return out
+
+
+def _names(value: Any, arg: str, where: str) -> tuple[str, ...]:
+    """A list of pass names (None: none) as a tuple; a bare string is refused."""
+    return _items(value, arg, where, str, "pass name")
 
 
 class PassInfo:
@@ -209,15 +215,7 @@ def pass_instrument(pi_cls: type | None = None) -> Any:
 
 
 def _instrument_list(value: Any, where: str) -> list[PassInstrument]:
-    if value is None:
-        return []
-    if isinstance(value, (str, bytes, PassInstrument)) or not isinstance(value, Iterable):
-        raise TypeError(f"{where}: instruments must be a list of PassInstruments, got {type(value).__name__}")
-    out = list(value)
-    for i, ins in enumerate(out):
-        if not isinstance(ins, PassInstrument):
-            raise TypeError(f"{where}: instruments[{i}] must be a PassInstrument, got {type(ins).__name__}")
-    return out
+    return list(_items(value, "instruments", where, PassInstrument, "PassInstrument"))
 
 
 class PassContext:

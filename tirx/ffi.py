@@ -400,7 +400,33 @@ def _children(v: Any, region: Any) -> list[tuple[Any, Any]]:
 
 
 # ------------------------------------------------------------------------- visiting
-class StructuralVisitor:
+class _Traversal:
+    """What the visitor and the mutator a callback receives share: the callbacks, the depth,
+    and the def region of the value being traversed (``def_region_kind()``, changed for a
+    callback's own traversal by ``with_def_region_kind``)."""
+
+    __slots__ = ("_callbacks", "_depth", "_region")
+
+    def __init__(self, callbacks: _Callbacks) -> None:
+        self._callbacks = callbacks
+        self._region: Any = _NONE
+        self._depth = 0
+
+    def def_region_kind(self) -> DefRegionKind:
+        return _kind(self._region)
+
+    def with_def_region_kind(self, kind: int, callback: Callable[[], Any]) -> Any:
+        """Run ``callback()`` with ``kind`` as the active def region (values it traverses
+        through this visitor or mutator are in that region)."""
+        saved = self._region
+        self._region = DefRegionKind(kind)
+        try:
+            return callback()
+        finally:
+            self._region = saved
+
+
+class StructuralVisitor(_Traversal):
     """The visitor a ``structural_visit`` callback receives (as ``(value, visitor)``).
 
     ``visit(x)`` visits ``x`` as the traversal would (its callback when one matches, else
@@ -409,12 +435,7 @@ class StructuralVisitor:
     Both return ``None``, or the :class:`VisitInterrupt` that stopped the traversal.
     ``def_region_kind()`` is the region of the value being visited."""
 
-    __slots__ = ("_callbacks", "_depth", "_region")
-
-    def __init__(self, callbacks: _Callbacks) -> None:
-        self._callbacks = callbacks
-        self._region: Any = _NONE
-        self._depth = 0
+    __slots__ = ()
 
     def visit(self, value: Any) -> VisitInterrupt | None:
         e = self._callbacks.find(value)
@@ -450,18 +471,6 @@ class StructuralVisitor:
             self._region = saved
             self._depth -= 1
 
-    def def_region_kind(self) -> DefRegionKind:
-        return _kind(self._region)
-
-    def with_def_region_kind(self, kind: int, callback: Callable[[], Any]) -> Any:
-        """Run ``callback()`` with ``kind`` as the active def region (values it visits
-        through this visitor are in that region)."""
-        saved = self._region
-        self._region = DefRegionKind(kind)
-        try:
-            return callback()
-        finally:
-            self._region = saved
 
 
 class _Walk(StructuralVisitor):
@@ -536,7 +545,7 @@ def structural_visit(root: Any, callbacks: Any = ()) -> VisitInterrupt | None:
 _FAMILIES: tuple[type, ...] = (PrimExpr, Stmt, Buffer, Function, Module, Node)
 
 
-class StructuralMutator:
+class StructuralMutator(_Traversal):
     """The mutator a ``structural_mutate`` callback receives (as ``(value, mutator)``).
 
     ``mutate(x)`` rewrites ``x`` as the traversal would (its callback when one matches, else
@@ -545,14 +554,12 @@ class StructuralMutator:
     ``var_remap_set`` read and write the replacement of a variable or buffer: a use of it
     met later becomes the replacement (a definition replaced records its replacement)."""
 
-    __slots__ = ("_callbacks", "_depth", "_region", "buffer_map", "var_map")
+    __slots__ = ("buffer_map", "var_map")
 
     _api = "structural_mutate"
 
     def __init__(self, callbacks: _Callbacks) -> None:
-        self._callbacks = callbacks
-        self._region: Any = _NONE
-        self._depth = 0
+        super().__init__(callbacks)
         self.var_map: dict[Var, Any] = {}  # the remap cache (tirx.ir.Mutator's names)
         self.buffer_map: dict[Buffer, Any] = {}
 
@@ -665,17 +672,6 @@ class StructuralMutator:
         _check_remap_key(var, self._api)
         self._remap(var)[var] = mapped_value
 
-    def def_region_kind(self) -> DefRegionKind:
-        return _kind(self._region)
-
-    def with_def_region_kind(self, kind: int, callback: Callable[[], Any]) -> Any:
-        """Run ``callback()`` with ``kind`` as the active def region."""
-        saved = self._region
-        self._region = DefRegionKind(kind)
-        try:
-            return callback()
-        finally:
-            self._region = saved
 
 
 def _check_remap_key(var: Any, api: str) -> None:

@@ -300,22 +300,30 @@ def _for_init(self: For, *args: Any, **kw: Any) -> None:
     _for_fields_init(self, *args, **kw)
 
 
+def _tirx_args(node: str, order: tuple, required: tuple, args: tuple, kw: dict) -> tuple[dict, Any]:
+    """A call in TIRx's argument ``order`` (positional, then by name) as a dict by name, and
+    its span (``span=``; TIRx's ``loc=`` is dropped: tirx's location is the span); too many,
+    unknown, repeated or missing (``required``) arguments are TypeErrors naming them."""
+    if len(args) > len(order):
+        raise TypeError(f"{node} takes at most {len(order)} arguments in TIRx's order, got {len(args)}")
+    got = dict(zip(order, args))
+    span = kw.pop("span", None)
+    kw.pop("loc", None)
+    for k, v in kw.items():
+        if k not in order:
+            raise TypeError(f"{node}: unexpected argument {k!r} (TIRx's order: {', '.join(order)})")
+        if k in got:
+            raise TypeError(f"{node}: argument {k!r} given twice")
+        got[k] = v
+    for k in required:
+        if k not in got:
+            raise TypeError(f"{node}: missing argument {k!r}")
+    return got, span
+
+
 def _tirx_for_args(args: tuple, kw: dict) -> tuple[tuple, dict]:
     """TIRx's ``For(var, begin, end, step, kind, body, annotations)`` as tirx's fields."""
-    if len(args) > len(_FOR_TIRX_ARGS):
-        raise TypeError(f"For takes at most {len(_FOR_TIRX_ARGS)} arguments in TIRx's order, got {len(args)}")
-    got = dict(zip(_FOR_TIRX_ARGS, args))
-    span = kw.pop("span", None)
-    kw.pop("loc", None)  # TIRx's source location: tirx's is ``span``
-    for k, v in kw.items():
-        if k not in _FOR_TIRX_ARGS:
-            raise TypeError(f"For: unexpected argument {k!r} (TIRx's order: {', '.join(_FOR_TIRX_ARGS)})")
-        if k in got:
-            raise TypeError(f"For: argument {k!r} given twice")
-        got[k] = v
-    for k in ("var", "begin", "end", "kind", "body"):
-        if k not in got:
-            raise TypeError(f"For: missing argument {k!r}")
+    got, span = _tirx_args("For", _FOR_TIRX_ARGS, ("var", "begin", "end", "kind", "body"), args, kw)
     var = got["var"]
     if not isinstance(var, Var):
         raise TypeError(f"For.var must be a Var, got {type(var).__name__}")
@@ -734,22 +742,7 @@ def _region_init(self: RegionStmt, *args: Any, **kw: Any) -> None:
 
 
 def _tirx_region_args(args: tuple, kw: dict) -> tuple[tuple, dict]:
-    if len(args) > len(_REGION_TIRX_ARGS):
-        raise TypeError(f"RegionStmt takes at most {len(_REGION_TIRX_ARGS)} arguments, got {len(args)}")
-    got = dict(zip(_REGION_TIRX_ARGS, args))
-    span = kw.pop("span", None)
-    kw.pop("loc", None)
-    for k, v in kw.items():
-        if k not in _REGION_TIRX_ARGS:
-            raise TypeError(
-                f"RegionStmt: unexpected argument {k!r} (TIRx's order: {', '.join(_REGION_TIRX_ARGS)})"
-            )
-        if k in got:
-            raise TypeError(f"RegionStmt: argument {k!r} given twice")
-        got[k] = v
-    for k in ("op", "args", "body"):
-        if k not in got:
-            raise TypeError(f"RegionStmt: missing argument {k!r}")
+    got, span = _tirx_args("RegionStmt", _REGION_TIRX_ARGS, ("op", "args", "body"), args, kw)
     op = got["op"]
     name = op if isinstance(op, str) else getattr(op, "name", None)
     if not isinstance(name, str):
