@@ -339,7 +339,7 @@ class Module(Node):
         """TIRx's ``IRModule.with_attr``: this module with attribute ``key`` set to ``value``."""
         if not isinstance(key, str):
             raise TypeError(f"Module.with_attr: key must be a str, got {type(key).__name__}")
-        return evolve(self, attrs={**dict(self.attrs.items()), key: value})
+        return evolve(self, attrs={**dict(self.attrs.items()), key: value})  # type: ignore[misc]  # attrs class via frozen_node
 
     def get_attr(self, key: str, default: Any = None) -> Any:
         """TIRx's ``IRModule.get_attr``: attribute ``key``, or ``default``."""
@@ -436,4 +436,4 @@ def _ir_module(functions: Any = None, attrs: Any = None) -> Module:
             f"IRModule: functions must be a dict of name -> Function, got {type(functions).__name__}"
         )
     # a dict names each function by its key (a name or a GlobalVar): Module's own rule
-    return Module(functions if isinstance(functions, dict) else tuple(functions), attrs if attrs is not None else {})
+    return Module(functions if isinstance(functions, dict) else tuple(functions), attrs if attrs is not None else {})  # type: ignore[arg-type]  # a dict too (post-init)
