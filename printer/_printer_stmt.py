@@ -148,7 +148,7 @@ class StmtMixin:
             # a plain serial loop prints as Python's range (tirx.surface.forms.RANGE)
             start = self.expr(s.start)
             stop = self.expr(_forms.loop_stop(s.start, s.extent))
-            if s.step is not None:
+            if s.nonunit_step is not None:
                 it = f"range({start}, {stop}, {self.expr(s.step)})"
             elif isinstance(s.start, _e.IntImm) and s.start.value == 0 and s.start.ty == int32:
                 # an int32 0 start is left out (another dtype's 0 prints, as TIRx prints it)

@@ -67,6 +67,16 @@ def test_good_function_passes():
     assert VerifyWellFormed(require_ssa=True)(f) is f
 
 
+def test_a_zero_step_is_refused_as_the_parser_refuses_it():
+    i, n = Var("i", I32), Var("n", I32)
+    loop = For(i, const(0), n, ForKind.SERIAL, Evaluate(i), const(0))
+    f = Function("main", (n,), loop)
+    assert any("loop step is 0" in m for m in msgs(f))
+    with pytest.raises(tirx.DiagnosticError, match="step cannot be zero"):
+        tirx.loads(tirx.dumps(f))
+    assert msgs(Function("main", (n,), For(i, const(0), n, ForKind.SERIAL, Evaluate(i), const(2)))) == []
+
+
 def test_use_before_definition():
     x = Var("x", I32)
     f = Function("main", (), SeqStmt((Evaluate(x + 1), Bind(x, const(1)))))

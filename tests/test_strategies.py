@@ -34,7 +34,7 @@ def _features(root, out: set) -> None:
         out.add(k)
         if isinstance(n, S.For):
             out.add(f"For.{n.kind.value}")
-            if n.step is not None:
+            if n.nonunit_step is not None:
                 out.add("For.step")
             if n.annotations:
                 out.add("For.annotations")

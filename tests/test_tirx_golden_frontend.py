@@ -162,14 +162,17 @@ def test_constant_casts_fold_and_a_unit_step_is_no_step():
     ``For`` built with step 1, by the frontend or directly, has no step (``range(8, 9)``)."""
     from tirx.ir import FloatImm, For, ForKind, IntImm, Var
     from tirx.ir.stmt import Evaluate
+    from tirx.ir.structural import structural_equal, structural_hash
     from tirx.ir.types import int32
 
     f = build_case("const_casts_unit_step")
     assert all(not isinstance(c.value, (IntImm, FloatImm)) for c in _nodes(f, Cast))
-    assert all(s.step is None for s in _nodes(f, For))
+    assert all(s.nonunit_step is None and s.step.value == 1 for s in _nodes(f, For))
     v = Var("i", int32)
     loop = For(v, IntImm(0, int32), IntImm(4, int32), ForKind.SERIAL, Evaluate(IntImm(0, int32)), IntImm(1, int32))
-    assert loop.step is None
+    bare = For(v, IntImm(0, int32), IntImm(4, int32), ForKind.SERIAL, Evaluate(IntImm(0, int32)))
+    assert loop.step.value == 1 and bare.step.value == 1 and bare.step.ty == int32 and loop.nonunit_step is None
+    assert structural_equal(loop, bare) and structural_hash(loop) == structural_hash(bare)
     two = For(v, IntImm(0, int32), IntImm(4, int32), ForKind.SERIAL, Evaluate(IntImm(0, int32)), IntImm(2, int32))
     assert two.step.value == 2
 

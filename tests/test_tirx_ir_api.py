@@ -224,7 +224,7 @@ def test_for_keywords_kinds_and_annotations():
     i, n = ir.Var("i", "int32"), ir.Var("n", "int32")
     body = ir.Evaluate(_i32(0))
     a = ir.For(var=i, begin=2, end=n, step=1, kind=ir.ForKind.DEFAULT, body=body)
-    assert a.begin.value == 2 and a.end is n and a.step is None and a.kind is ir.ForKind.SERIAL
+    assert a.begin.value == 2 and a.end is n and a.step.value == 1 and a.step.ty == i.ty and a.nonunit_step is None and a.kind is ir.ForKind.SERIAL
     b = ir.For(i, 0, 8, 2, ir.ForKind.UNROLLED, [body, body], {"k": 1})
     assert b.kind is ir.ForKind.UNROLLED and isinstance(b.body, ir.SeqStmt) and len(b.body.stmts) == 2 and b.annotations["k"] == 1
     assert b.step.value == 2

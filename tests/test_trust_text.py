@@ -167,7 +167,8 @@ def loop_functions(draw):
     kind = draw(st.sampled_from(list(ForKind)))
     step = None
     if kind is not ForKind.THREAD_BINDING and draw(st.booleans()):
-        step = draw(_int_exprs([a, b], lt))
+        # (a literal 0 step never ends: the verifier and the parser refuse it)
+        step = draw(_int_exprs([a, b], lt).filter(lambda s: not (type(s) is IntImm and s.value == 0)))
     return _loop_func(start, extent, kind, step, params=(a, b))
 
 

@@ -103,6 +103,20 @@ if [ "$1" = owed35 ]; then
   tail -2 $OUT/fuzz.log
   exit 0
 fi
+if [ "$1" = par ]; then  # owed35's tests as parallel processes (compiles are CPU-bound; 16 cores)
+  ( TIRX_GEMM_CP_LOADS=1 gpu_tests c 380 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul or split_k" ) &
+  ( gpu_tests a 380 tests/test_hopper_attention.py ) &
+  ( gpu_tests g 380 tests/test_tirx_golden_frontend_cuda_gpu.py ) &
+  ( gpu_tests t 380 tests/test_kernels_library_gpu.py -k "not cp_async and not linear_and_matmul and not split_k" ) &
+  wait
+  exit 0
+fi
+if [ "$1" = cpfix ]; then  # the cp.async GEMM after its register fix (48 + 2 x 224): the calls and a probe
+  ( TIRX_GEMM_CP_LOADS=1 gpu_tests c 230 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul" ) &
+  timeout 200 python3 tools/bench/cp_hang_probe.py > $OUT/probe.log 2>&1; cat $OUT/probe.log
+  wait
+  exit 0
+fi
 if [ "$1" = cpmin ]; then  # the least of it (about 2.5 minutes)
   gpu_tests c 100 tests/test_kernels_library_gpu.py -k "cp_async"
   timeout 120 python3 tools/bench/gemm_explore.py --only z5000min,cp4096 2>&1 | grep -v "^best" | cut -c1-150

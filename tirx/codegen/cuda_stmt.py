@@ -124,7 +124,7 @@ class StmtMixin(Functor):
             self.indent -= 1
             self.line("}")
             return
-        step = s.step
+        step = s.nonunit_step
         self.bounds.define(v, self.bounds.loop_range(v, start, ext, step))
         n = self.define(v)
         ann = s.annotations
@@ -170,7 +170,7 @@ class StmtMixin(Functor):
             # TIRx compiles it (and as the interpreter runs it)
             self.line("// parallel: its iterations run in order in this thread", s)
         inc = (
-            f"++{n}" if step is None or (isinstance(step, IntImm) and step.value == 1) else f"{n} += {step_c}"
+            f"++{n}" if step is None else f"{n} += {step_c}"
         )
         self.line(f"for ({t} {n} = {self.expr(start)}; {n} < {stop_c}; {inc}) {{", s)
         self.block(s.body)

@@ -224,9 +224,9 @@ class StmtMixin(Functor):
 
     def _for(self, s):
         fstart, fext = self.expr(s.start), self.expr(s.extent)
-        fstep = None if s.step is None else self.expr(s.step)
+        fstep = None if s.nonunit_step is None else self.expr(s.step)
         rs, re_ = self.range_of(s.start), self.range_of(s.extent)
-        unit_step = s.step is None or self.range_of(s.step) == (1, 1)
+        unit_step = fstep is None or self.range_of(s.step) == (1, 1)
         if rs is not None and re_ is not None and unit_step and re_[1] >= 1:
             self.ranges[s.var] = (rs[0], rs[1] + re_[1] - 1)
         body = self.stmt(s.body)

@@ -571,8 +571,8 @@ class _Stores(Visitor):
             self.b.define(s.var, self.b.loop_range(s.var, s.start, s.extent))
             self._loop(1, s.body)
         else:
-            self.b.define(s.var, self.b.loop_range(s.var, s.start, s.extent, s.step))
-            self._loop(self.b.trip_count(s.extent, s.step), s.body)
+            self.b.define(s.var, self.b.loop_range(s.var, s.start, s.extent, s.nonunit_step))
+            self._loop(self.b.trip_count(s.extent, s.nonunit_step), s.body)
 
     def visit_While(self, s) -> None:
         self.visit(s.cond)

@@ -238,7 +238,7 @@ class For(Stmt):
     (positionally or by those names; ``body`` may be a list) builds the same loop, its
     extent by the rule the front ends read ``range(begin, end)`` with (:func:`range_extent`),
     so a loop built so is structurally the one parsed. ``begin`` / ``end`` read TIRx's fields
-    back; ``step`` stays tirx's (``None`` for a unit step)."""
+    back; a unit ``step`` is ``IntImm(1)`` of the var's dtype (given or not), as in TIRx."""
 
     var: Var = child(DEF)
     start: PrimExpr = child(NODE)
@@ -259,17 +259,25 @@ class For(Stmt):
         """TIRx's ``For.end``: the exclusive bound, as the loop prints (``range(begin, end)``)."""
         return loop_stop(self.start, self.extent)
 
+    @property
+    def nonunit_step(self) -> PrimExpr | None:
+        """The step, or None for a unit step (the printer leaves it out, codegen writes ``++i``)."""
+        st = self.step
+        return None if type(st) is IntImm and st.value == 1 else st
+
     def __attrs_post_init__(self):
         if not isinstance(self.var, Var):
             raise TypeError(f"For.var must be a Var, got {type(self.var).__name__}")
         for f in ("start", "extent"):
             _need_int_expr("For", f, getattr(self, f))
-        if self.step is not None:
+        if self.step is None:  # a unit step is IntImm(1) of the var's dtype, as TIRx builds it
+            if not (isinstance(self.var.ty, PrimType) and self.var.ty.is_int):
+                raise TypeError(f"For.var must be an integer Var, got {self.var.ty}")
+            object.__setattr__(self, "step", IntImm(1, self.var.ty))
+        else:
             _need_int_expr("For", "step", self.step)
             if self.step.ty != self.var.ty:
                 raise TypeError(f"For.step dtype {self.step.ty} differs from For.var dtype {self.var.ty}")
-            if type(self.step) is IntImm and self.step.value == 1:
-                object.__setattr__(self, "step", None)  # a unit step is no step (TIRx builds and prints so)
         if not isinstance(self.kind, ForKind):
             try:
                 object.__setattr__(self, "kind", ForKind(self.kind))

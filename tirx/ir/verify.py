@@ -437,8 +437,9 @@ class _Checker(Functor):
     def s_For(self, s: For) -> None:
         self.expr(s.start)
         self.expr(s.extent)
-        if s.step is not None:
-            self.expr(s.step)
+        self.expr(s.step)
+        if type(s.step) is IntImm and s.step.value == 0:
+            self.error("loop step is 0: the loop never ends (its text does not load)", s)
         self.push()
         self.define(s.var, s, thread=s.kind is ForKind.THREAD_BINDING)
         self.loop_depth += 1

@@ -243,7 +243,7 @@ class _Gen:
                 v = self.names[st.var] = self.fresh("_v")
                 lo = self.py(st.start, "a loop start")
                 ext = self.py(st.extent, "a loop extent")
-                step = "1" if st.step is None else self.py(st.step, "a loop step")
+                step = "1" if st.nonunit_step is None else self.py(st.step, "a loop step")
                 self.lines.append(f"{pad}for {v} in range({lo}, {lo} + {ext}, {step}):")
                 self.emit(st.body, ind + 1)
             elif isinstance(st, While):

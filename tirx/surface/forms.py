@@ -1008,8 +1008,8 @@ def _loop_form(kind: ForKind) -> FormSpec:
             unroll = _unroll_of(ann)
             if unroll is not None:
                 ann = None
-            return (s.start, loop_stop(s.start, s.extent), thread, unroll, ann, s.step, None)
-        return (s.start, loop_stop(s.start, s.extent), thread, ann, s.step, None)
+            return (s.start, loop_stop(s.start, s.extent), thread, unroll, ann, s.nonunit_step, None)
+        return (s.start, loop_stop(s.start, s.extent), thread, ann, s.nonunit_step, None)
 
     # the order TIRx prints them: unroll= / annotations= before step= (a positional third
     # argument is still the step: the ones between are keyword-only)

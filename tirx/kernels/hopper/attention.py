@@ -67,7 +67,7 @@ import math
 from tirx.kernels.attn import best_config, config_varlen
 from tirx.script import tirx as T
 
-from .gemm import DESC_HI, store_rows
+from .gemm import DESC_HI, check_registers, store_rows
 
 LOG2E = 1.4426950408889634
 NEG = -1.0e30  # "minus infinity" of masked scores and of the initial row max (finite: no inf - inf)
@@ -717,10 +717,7 @@ def attention_fwd(
         "for some rows: exp2 of the masked scores' rounding error)",
     )
     consumers = T.meta_var(BM // 64)
-    T.static_assert(
-        consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
-        "setmaxnreg budget exceeds the register file",
-    )
+    check_registers(consumers, PRODUCER_REGS, CONSUMER_REGS)
     ab = T.meta_var("bf16" if DT == "bfloat16" else "f16")
     q_bytes = T.meta_var(BM * D * 2)
     kv_bytes = T.meta_var(BN * D * 2)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 
 from tirx.kernels.hopper.gemm import (
+    check_registers,
     init_stages,
     kblock_descs,
     mma_kblock,
@@ -75,10 +76,7 @@ def fp8_gemm_tn(
         EPI == "direct" or (EPI == "tma" and BN % 128 == 0), "EPI is 'direct' or 'tma' (BN % 128 == 0)"
     )
     consumers = T.meta_var(BM // 64)
-    T.static_assert(
-        consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
-        "setmaxnreg budget exceeds the register file",
-    )
+    check_registers(consumers, PRODUCER_REGS, CONSUMER_REGS)
     threads = T.meta_var(128 * (1 + consumers))
     a_bytes = T.meta_var(BM * BK)
     stage_bytes = T.meta_var(BM * BK + BN * BK)

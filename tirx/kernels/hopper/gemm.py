@@ -105,6 +105,22 @@ def mma_kblock(acc, da, db, steps, shape, ab, first):
 
 
 @T.inline
+def check_registers(consumers, PRODUCER_REGS, CONSUMER_REGS):
+    """The producer's and ``consumers`` warpgroups' ``setmaxnreg`` counts fit the CTA: setmaxnreg
+    moves registers between the CTA's own warps, which share what the launch gave each thread
+    (ptxas: the most setmaxnreg asks, at most 65536 / threads in steps of 8, so 168 for 384
+    threads); a warp asking for more than is left waits forever (the cp.async GEMM's 48 + 2 x 232
+    hung an H100, 2026-12-07)."""
+    threads = T.meta_var(128 * (1 + consumers))
+    T.static_assert(
+        consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS
+        <= threads * min(max(CONSUMER_REGS, PRODUCER_REGS), 65536 // threads // 8 * 8),
+        "setmaxnreg budget exceeds the registers the launch gives the CTA (each thread's share of "
+        "the register file, 168 for 384 threads)",
+    )
+
+
+@T.inline
 def init_stages(full, empty, STAGES, arrivals, tmaps, fills=1):
     """Thread 0: the stage ring's mbarriers (*full*: ``fills`` arrivals -- the TMA producer's
     one plus the bytes, or each cp.async producer thread's -- ; *empty*: ``arrivals`` consumer
@@ -255,10 +271,7 @@ def gemm_tn(
         "EPI='tma': the cooperative kernel, tensor maps by value, BN a multiple of 64",
     )
     consumers = T.meta_var(2 if PINGPONG else BM // 64)
-    T.static_assert(
-        consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
-        "setmaxnreg budget exceeds the register file",
-    )
+    check_registers(consumers, PRODUCER_REGS, CONSUMER_REGS)
     threads = T.meta_var(128 * (1 + consumers))
     per_stage = T.meta_var(1 if PINGPONG else consumers)  # consumer warpgroups reading each stage
     a_bytes = T.meta_var(BM * BK * 2)

@@ -42,6 +42,7 @@ from __future__ import annotations
 from tirx.kernels.hopper.attention import desc, v_desc_hi, v_offset, wgmma_block
 from tirx.kernels.hopper.gemm import (
     DESC_HI,
+    check_registers,
     init_stages,
     kblock_descs,
     mma_kblock,
@@ -422,11 +423,8 @@ def matmul_sm90(
         "LOADER is 'tma' or 'cp' (cp.async: a K-major B, KPACK 1, at least 3 stages, the host's descriptor of C)",
     )
     consumers = T.meta_var(BM // 64)
-    T.static_assert(
-        consumers * 128 * CONSUMER_REGS + 128 * PRODUCER_REGS <= 65536,
-        "setmaxnreg budget exceeds the register file",
-    )
     threads = T.meta_var(128 * (1 + consumers))
+    check_registers(consumers, PRODUCER_REGS, CONSUMER_REGS)
     fp8 = T.meta_var(DT in FP8)
     BK = T.meta_var(128 if fp8 else 64)  # elements of a 128-byte k-block row
     kstep = T.meta_var(32 if fp8 else 16)  # K of one wgmma (32 bytes)
@@ -621,6 +619,8 @@ def make(dtype: str = "float16", **tiles):
     ``tiles * BM / 64`` int32 tile counters, zero before the launch and left zero after it."""
     if tiles.get("LOADER") == "cp":  # the cp.async producer's pointers need 48 registers (40 spill)
         tiles.setdefault("PRODUCER_REGS", 48)
+        if tiles.get("BM", 128) == 128:  # 48 + 2 x 224 of the CTA's 3 x 168 (no spill, ptxas -v)
+            tiles.setdefault("CONSUMER_REGS", 224)
     drop = {} if tiles.get("EPI", "tma") == "tma" else {"TC": None}
     if dtype not in FP8:
         drop.update(SA=None, SB=None)
