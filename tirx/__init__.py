@@ -89,17 +89,23 @@ _LAZY_SUBMODULES = (
 _PASS_API = {"transform": "tirx.passes.ir_transform", "instrument": "tirx.passes.instrument"}
 
 
+#: TIRx's device constructors (``tvm.cpu(0)``, ``tvm.cuda(0)``, ``tvm.device("cuda", 0)``)
+_DEVICES = frozenset({"cpu", "cuda", "device"})
+
+
 def __getattr__(name: str) -> Any:
     """``tirx.script``, ``tirx.testing``, ...: import the subpackage on first access."""
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _DEVICES:
+        return getattr(importlib.import_module("tirx.runtime.host_tensor"), name)
     if name in _PASS_API:
         return importlib.import_module(_PASS_API[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | set(_LAZY_SUBMODULES) | set(_PASS_API))
+    return sorted(set(globals()) | set(__all__) | set(_LAZY_SUBMODULES) | set(_PASS_API) | _DEVICES)
 
 
 def _ir_getattr(name: str, _ir_own: Any = ir.__getattr__) -> Any:

@@ -3,7 +3,9 @@
 ``tirx.compile(f, target="cuda")``: ``f`` is a Function (returns a :class:`Kernel`) or a
 Module (returns a :class:`CompiledModule`). Targets: ``"cuda"`` (the arch of the current
 device; ``sm_90a`` when there is no device), ``"cuda -arch=sm_90a"``, a :class:`Target`,
-or ``"interp"`` (the CPU interpreter, ``tirx.interp.compile``).
+or ``"interp"`` (the CPU interpreter, ``tirx.interp.compile``). ``"llvm"`` (TIRx's host CPU
+target, ``{"kind": "llvm", ...}``) runs on the same interpreter: tirx has no LLVM backend, so
+its CPU code is the interpreter's, whatever options the target names (docs/tirx_compat.md).
 
 CUDA options: ``restrict=True`` (``__restrict__`` on tensor pointers; aliasing arguments
 are then refused at launch), ``cache=True`` (memory and disk cache), ``options=()``
@@ -49,7 +51,7 @@ def compile(f: Any, target: Any = "cuda", **options: Any) -> Any:
         )
     t = parse_target(target)
     f, full = strip_none_params(f)  # TIRx's ``Bias: T.NoneType()`` parameters take None, on the host
-    if t.kind == "interp":
+    if t.kind in ("interp", "llvm"):
         from .pipeline import run_interp
 
         return wrap_none_params(run_interp(f, options), full)

@@ -30,7 +30,7 @@ __all__ = [
 
 @attrs.frozen
 class Target:
-    kind: str  # "cuda" | "interp"
+    kind: str  # "cuda" | "interp" | "llvm" (TIRx's host CPU target: tirx runs it on the interpreter)
     arch: str | None = None
     options: tuple = ()
 
@@ -54,10 +54,12 @@ def parse_target(target: Any) -> Target:
     if not parts:
         raise ValueError("target: empty target string")
     kind, rest = parts[0], parts[1:]
-    if kind not in ("cuda", "interp", "nvidia/cuda"):
+    if kind not in ("cuda", "interp", "nvidia/cuda", "llvm"):
         raise ValueError(
-            f"target: unknown target kind {kind!r} (use 'cuda', 'cuda -arch=sm_90a' or 'interp')"
+            f"target: unknown target kind {kind!r} (use 'cuda', 'cuda -arch=sm_90a', 'interp' or 'llvm')"
         )
+    if kind == "llvm":  # its options (-mtriple=..., -mcpu=...) are kept and printed, not used
+        return Target("llvm", None, tuple(rest))
     kind = "cuda" if kind == "nvidia/cuda" else kind
     arch = None
     opts = []
@@ -95,8 +97,10 @@ def from_config(target_config: Any, host: Any = None) -> Target:
     if not isinstance(target_config, dict):
         raise TypeError(f"T.target: target_config must be a dict or str, got {type(target_config).__name__}")
     kind = target_config.get("kind")
+    if kind == "llvm":
+        return _llvm_from_config(target_config)
     if kind != "cuda":
-        raise ValueError(f"T.target: kind {kind!r} is not supported by tirx (only 'cuda')")
+        raise ValueError(f"T.target: kind {kind!r} is not supported by tirx (only 'cuda' and 'llvm')")
     unknown = set(target_config) - {"kind", "arch", *CUDA_DEFAULTS}
     if unknown:
         raise ValueError(f"T.target: unsupported keys {sorted(unknown)}")
@@ -110,9 +114,50 @@ def from_config(target_config: Any, host: Any = None) -> Target:
     return Target("cuda", arch or None)  # "arch": "" is no arch (printed without the key)
 
 
+#: the keys of TIRx's ``llvm`` config dict tirx keeps (as ``-key=value`` options); ``keys`` and
+#: ``tag`` are TIRx's fixed defaults for it
+LLVM_KEYS = ("mtriple", "mcpu", "mattr", "mabi", "num-cores", "opt-level")
+LLVM_DEFAULTS: dict[str, Any] = {"keys": ["cpu"], "tag": ""}
+
+
+def _llvm_from_config(cfg: dict) -> Target:
+    """TIRx's host target, ``{"kind": "llvm", "mtriple": ...}``: the keys kept as options."""
+    unknown = set(cfg) - {"kind", *LLVM_KEYS, *LLVM_DEFAULTS}
+    if unknown:
+        raise ValueError(f"T.target: unsupported keys {sorted(unknown)} of an 'llvm' target")
+    for k, v in LLVM_DEFAULTS.items():
+        got = cfg.get(k, v)
+        if (list(got) if isinstance(got, tuple) else got) != v:
+            raise ValueError(f"T.target: {k}={got!r} differs from the llvm target's {v!r}")
+    opts = []
+    for k in LLVM_KEYS:
+        if k in cfg:
+            v = cfg[k]
+            if not isinstance(v, (str, int)) or isinstance(v, bool):
+                raise TypeError(f"T.target: {k} must be a str or int, got {type(v).__name__}")
+            opts.append(f"-{k}={v}")
+    return Target("llvm", None, tuple(opts))
+
+
+def _llvm_config(t: Target) -> dict | None:
+    """The config dict TIRx prints for an ``llvm`` target, or None when an option has no key."""
+    cfg: dict[str, Any] = {"kind": "llvm", **LLVM_DEFAULTS}
+    for o in t.options:
+        k, eq, v = o.lstrip("-").partition("=")
+        if not eq or k not in LLVM_KEYS:
+            return None
+        cfg[k] = int(v) if k in ("num-cores", "opt-level") and v.isdigit() else v
+    return cfg
+
+
 def target_text(t: Target) -> str:
-    """``T.target({...})`` as TIRx prints a CUDA target (sorted keys, its defaults filled in),
-    or ``T.target("<string>")`` for what a config dict cannot say (options, ``interp``)."""
+    """``T.target({...})`` as TIRx prints a CUDA or llvm target (sorted keys, its defaults
+    filled in), or ``T.target("<string>")`` for what a config dict cannot say (options,
+    ``interp``)."""
+    llvm = _llvm_config(t) if t.kind == "llvm" else None
+    if llvm is not None:
+        body = ", ".join(f"{json.dumps(k)}: {json.dumps(llvm[k], ensure_ascii=False)}" for k in sorted(llvm))
+        return f"T.target({{{body}}})"
     if t.kind == "cuda" and not t.options:
         cfg = {"kind": "cuda", **CUDA_DEFAULTS} | ({"arch": t.arch} if t.arch else {})
         body = ", ".join(f"{json.dumps(k)}: {json.dumps(cfg[k], ensure_ascii=False)}" for k in sorted(cfg))

@@ -114,6 +114,7 @@ fi
 if [ "$1" = cpfix ]; then  # the cp.async GEMM after its register fix (48 + 2 x 224): the calls and a probe
   ( TIRX_GEMM_CP_LOADS=1 gpu_tests c 230 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul" ) &
   timeout 200 python3 tools/bench/cp_hang_probe.py > $OUT/probe.log 2>&1; cat $OUT/probe.log
+  gpu_tests h 60 tests/test_host_target_gpu.py
   wait
   exit 0
 fi
