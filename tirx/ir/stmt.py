@@ -226,6 +226,15 @@ class ForKind(enum.Enum):
 
     __index__ = __int__
 
+    @classmethod
+    def _missing_(cls, value: object) -> ForKind | None:
+        """``ForKind(0)``: TIRx's number of a kind (``ir.ForKind(int(loop.kind))``) gives it."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            for name, n in _FOR_KIND_NUMBERS.items():
+                if n == value:
+                    return cls(name)
+        return None
+
 
 _FOR_KIND_NUMBERS = {"serial": 0, "parallel": 1, "vectorized": 2, "unroll": 3, "thread_binding": 4}
 
@@ -294,8 +303,6 @@ class For(Stmt):
             object.__setattr__(self, "annotations", as_attrs(self.annotations, "For.annotations"))
 
 
-#: TIRx's loop kinds by their integer values (its ``ForKind`` is an ``IntEnum``)
-_FOR_KIND_VALUES = {0: ForKind.SERIAL, 1: ForKind.PARALLEL, 2: ForKind.VECTORIZED, 3: ForKind.UNROLLED}
 _FOR_TIRX_ARGS = ("var", "begin", "end", "step", "kind", "body", "annotations")
 _for_fields_init = For.__init__
 
@@ -344,9 +351,9 @@ def _tirx_for_args(args: tuple, kw: dict) -> tuple[tuple, dict]:
 
     kind = got["kind"]
     if isinstance(kind, int) and not isinstance(kind, ForKind):
-        if kind not in _FOR_KIND_VALUES:
+        if isinstance(kind, bool) or not 0 <= kind <= 3:
             raise ValueError(f"For.kind: TIRx's loop kinds are 0 to 3, got {kind}")
-        kind = _FOR_KIND_VALUES[kind]
+        kind = ForKind(kind)
     start, extent = range_extent(expr("begin"), expr("end"))
     ann = got.get("annotations")
     fields = {"step": expr("step"), "annotations": EMPTY_ATTRS if ann is None else ann, "span": span}
