@@ -43,13 +43,16 @@ _LAST_TIMES: dict[str, float] = {}
 def compile(f: Any, target: Any = "cuda", **options: Any) -> Any:
     """``tirx.compile`` (the facade's overloads say what each target and input give)."""
     from .runtime.none_params import strip_none_params, wrap_none_params
+    from .tir_pipelines import apply_tir_pipeline
 
-    pipeline = options.pop("tir_pipeline", None)  # TIRx's tvm.compile(..., tir_pipeline="tirx")
-    if pipeline not in (None, "tirx"):
-        raise ValueError(
-            f"tirx.compile: tir_pipeline must be 'tirx' (tirx's only pipeline), got {pipeline!r}"
-        )
+    # TIRx's tvm.compile(..., tir_pipeline=name) / tvm.tirx.compile(..., pipeline=name): a
+    # registered pipeline's passes run first (tirx.tir_pipelines); "default" / "tirx" add none
+    pipeline = options.pop("pipeline", None)
+    tir_pipeline = options.pop("tir_pipeline", None)
+    if pipeline is not None and tir_pipeline is not None and pipeline != tir_pipeline:
+        raise ValueError(f"tirx.compile: pipeline={pipeline!r} and tir_pipeline={tir_pipeline!r} disagree")
     t = parse_target(target)
+    f = apply_tir_pipeline(f, pipeline if pipeline is not None else tir_pipeline, t)
     f, full = strip_none_params(f)  # TIRx's ``Bias: T.NoneType()`` parameters take None, on the host
     if t.kind in ("interp", "llvm"):
         from .pipeline import run_interp

@@ -112,9 +112,9 @@ if [ "$1" = par ]; then  # owed35's tests as parallel processes (compiles are CP
   exit 0
 fi
 if [ "$1" = cpfix ]; then  # the cp.async GEMM after its register fix (48 + 2 x 224): the calls and a probe
-  ( TIRX_GEMM_CP_LOADS=1 gpu_tests c 230 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul" ) &
-  timeout 200 python3 tools/bench/cp_hang_probe.py > $OUT/probe.log 2>&1; cat $OUT/probe.log
-  gpu_tests h 60 tests/test_host_target_gpu.py
+  ( TIRX_GEMM_CP_LOADS=1 gpu_tests c 150 tests/test_kernels_library_gpu.py -k "cp_async or (linear_and_matmul and 257)" ) &
+  ( gpu_tests h 60 tests/test_host_target_gpu.py ) &
+  timeout 150 python3 tools/bench/cp_hang_probe.py > $OUT/probe.log 2>&1; cat $OUT/probe.log
   wait
   exit 0
 fi

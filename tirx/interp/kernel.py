@@ -16,6 +16,7 @@ from ..ir import expr as E
 from ..ir.affine import affine_in, affine_text
 from ..ir.function import Function, Module
 from ..ir.types import PointerType, PrimType
+from ..runtime.named import ByOwnName
 from .engine import Ctx, Program
 
 __all__ = ["Kernel", "ModuleKernel", "build", "check_options", "compile"]
@@ -62,7 +63,7 @@ def build(f: Function | Module, options: dict) -> Any:
     return Kernel(prog, f.name)
 
 
-class Kernel:
+class Kernel(ByOwnName):
     """A function compiled for the interpreter: ``kernel(*args)`` runs it."""
 
     target = "interp"

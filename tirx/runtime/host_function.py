@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .named import ByOwnName
+
 if TYPE_CHECKING:
     from .kernel import CompiledModule
 
@@ -15,7 +17,7 @@ __all__ = ["HostFunction", "HostOnlyFunction", "PreparedSequence"]
 _LAST = object()  # PreparedSequence: return what the last launch returns
 
 
-class HostFunction:
+class HostFunction(ByOwnName):
     """A function whose host code launches several kernels, in order: one per device entry
     (TIRx's ``with T.device_entry(...)`` blocks one after another, or top-level
     ``T.launch_thread`` nests). A call checks the arguments and launches each kernel on the

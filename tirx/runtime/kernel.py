@@ -44,6 +44,7 @@ from .kernel_fast import _int_literal as _int_literal
 from .kernel_image import CompiledImage
 from .kernel_launch import LaunchMixin, _ctypes_launch_ex, _stream_handle
 from .kernel_launch import _ctypes_launch as _ctypes_launch
+from .named import ByOwnName
 from .prepared import PreparedLaunch
 
 __all__ = ["CompiledImage", "CompiledModule", "HostFunction", "Kernel", "PreparedSequence"]
@@ -80,7 +81,7 @@ class _DeviceModuleView:
         return self._source
 
 
-class Kernel(ArgsMixin, LaunchMixin, FastPathMixin):
+class Kernel(ArgsMixin, LaunchMixin, FastPathMixin, ByOwnName):
     """One ``__global__`` kernel: inspect ``source``/``ptx``/``cubin``; call it to launch."""
 
     def __init__(self, info: Any, module: CompiledModule, image: CompiledImage | None = None):

@@ -23,7 +23,7 @@ CASES = [
 
 CHILD = r"""
 import faulthandler, sys, time, torch
-faulthandler.dump_traceback_later(60, exit=True)
+faulthandler.dump_traceback_later(90, exit=True)
 import tirx.kernels.gemm as MM
 MM.CP_LOADS = True
 M, N, K, tiles, loader = eval(sys.argv[1])
@@ -51,7 +51,7 @@ def main() -> None:
         procs.append((arg, p))
     for arg, p in procs:
         try:
-            out, _ = p.communicate(timeout=100)
+            out, _ = p.communicate(timeout=120)
         except subprocess.TimeoutExpired:
             p.kill()
             out = "killed"
