@@ -241,7 +241,7 @@ def test_checker_dispatch_tables_and_fallbacks():
     f = Function("main", (x,), SeqStmt((_MyEval(x), Evaluate(tirx.ir.Cast(ty.float32, Var("y", I32))))))
     assert msgs(f) == [
         "unknown statement _MyEval (in function main)",
-        "var y is used but never defined (in function main)",
+        "var y is undefined: used but never defined (in function main)",
     ]
     assert isinstance(_Checker._stmt_table, DispatchTable)
     assert _Checker._stmt_table[For] is _Checker.s_For
@@ -253,4 +253,4 @@ def test_checker_dispatch_tables_and_fallbacks():
 
     c = Extended(False, None)
     c.function(f)
-    assert [e.message for e in c.errors] == ["var y is used but never defined (in function main)"]
+    assert [e.message for e in c.errors] == ["var y is undefined: used but never defined (in function main)"]

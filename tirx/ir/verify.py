@@ -240,7 +240,7 @@ class _Checker(Functor):
             elif v in self._all_defs():
                 self.error(f"var {v.name} is used before it is defined", v)
             else:
-                self.error(f"var {v.name} is used but never defined", v, "free_var")
+                self.error(f"var {v.name} is undefined: used but never defined", v, "free_var")
 
     def _returns_tensor(self, v: Any, rt: Any) -> bool:
         """``return A`` of a tensor parameter in a function returning ``T.Tensor(...)`` (TIRx's):
