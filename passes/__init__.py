@@ -37,6 +37,7 @@ from tirx.passes.registry import PassInfo, build_pipeline, parse_pipeline, regis
 from tirx.passes.sequence import SequenceEffects
 from tirx.passes.simplify import Simplify
 from tirx.passes.ssa import ConvertSSA
+from tirx.passes.unroll import UnrollLoop
 from tirx.passes.vectorize_threads import VectorizeThreads
 from tirx.passes.verify import WellFormedError, verify_well_formed
 
@@ -57,6 +58,7 @@ __all__ = [
     "Sequential",
     "Simplify",
     "TIRxPassInstrument",
+    "UnrollLoop",
     "VectorizeThreads",
     "VerifyAfterEach",
     "VerifyWellFormed",

@@ -89,6 +89,16 @@ def span_of(*nodes: Any) -> Any:
     return None
 
 
+def located_error(msg: str, node: Any) -> Any:
+    """A ``DiagnosticError`` at ``node``'s span (rendered with its snippet), or bare without one."""
+    from tirx.errors import DiagnosticError
+
+    span = getattr(node, "span", None)
+    if span is None:
+        return DiagnosticError(msg)
+    return DiagnosticError(msg, span, render_diagnostic(msg, span))
+
+
 def render_diagnostic(message: str, span: Any) -> str:
     """``tirx.diagnostics.render`` with the snippet read from the span's file (passes see IR,
     not the text it came from)."""

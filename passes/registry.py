@@ -258,6 +258,7 @@ def _register_builtins() -> None:
     from tirx.passes.sequence import SequenceEffects
     from tirx.passes.simplify import Simplify
     from tirx.passes.ssa import ConvertSSA
+    from tirx.passes.unroll import UnrollLoop
     from tirx.passes.vectorize_threads import VectorizeThreads
 
     register_pass("convert-ssa", ConvertSSA)
@@ -267,6 +268,7 @@ def _register_builtins() -> None:
     register_pass("vectorize-threads", VectorizeThreads)
     register_pass("sequence-effects", SequenceEffects)
     register_pass("verify", VerifyWellFormed)
+    register_pass("unroll-loop", UnrollLoop)
 
 
 _register_builtins()

@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tirx.errors import DiagnosticError
 from tirx.ir import (
     DeviceEntry,
     For,
@@ -42,18 +41,11 @@ from tirx.ir.node import Attrs
 from tirx.ir.stmt import LAUNCH_FIELDS, LAUNCH_FIELDS_KEY
 from tirx.ir.structural import structural_equal
 from tirx.ir.visitor import Visitor, collect_vars
-from tirx.passes._util import flatten, make_body, render_diagnostic
+from tirx.passes._util import flatten, located_error, make_body
 
 __all__ = ["launch_thread_entries"]
 
 _TAG = re.compile(r"(threadIdx|blockIdx)\.([xyz])")
-
-
-def _error(msg: str, node: Any) -> DiagnosticError:
-    span = getattr(node, "span", None)
-    if span is None:
-        return DiagnosticError(msg)
-    return DiagnosticError(msg, span, render_diagnostic(msg, span))
 
 
 class _Launches(Visitor):
@@ -106,14 +98,14 @@ def _entry(fname: str, s: RegionStmt) -> DeviceEntry | None:
         first = seen[0][0]
         for e, region in seen[1:]:
             if not _same(first, e):
-                raise _error(
+                raise located_error(
                     f"function {fname}: incompatible launch extents for {tag} in one kernel: {first} and {e} "
                     "(every launch_thread of one axis in a kernel launches the same extent)",
                     region,
                 )
         inner = [x for x in collect_vars(first) if x in v.defined]
         if inner:
-            raise _error(
+            raise located_error(
                 f"function {fname}: the launch extent of {tag} uses {inner[0].name}, defined inside the kernel "
                 "(a launch extent is computed on the host, before the kernel runs)",
                 seen[0][1],

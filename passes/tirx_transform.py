@@ -11,8 +11,10 @@ under TIRx's pass names (what instruments and ``PassContext(required_pass=...)``
 - ``ConvertSSA()``: tirx's ``ConvertSSA`` (``"tirx.ConvertSSA"``)
 - ``Apply(f)``: ``f(func)`` on every function (``"Apply"``); ``Filter(cond)``: keeps the
   functions for which ``cond(func)`` is true (``"tirx.Filter"``)
+- ``UnrollLoop()``: tirx's ``UnrollLoop`` (``"tirx.UnrollLoop"``, ``tirx.passes.unroll``; it
+  follows a loop's step, which TIRx's ignores)
 
-TIRx's other passes (``UnrollLoop``, ``HoistIf``, ``NarrowDataType``, ``VectorizeLoop``,
+TIRx's other passes (``HoistIf``, ``NarrowDataType``, ``VectorizeLoop``,
 ``RemoveNoOp``, the lowering and legalization passes, ...) have no tirx equivalent: asking
 for one is an ``AttributeError`` that says so.
 """
@@ -27,6 +29,7 @@ from tirx.passes.cse import CommonSubexprElim as _CSE
 from tirx.passes.infra import FunctionPass, ModulePass, Pass, function_pass
 from tirx.passes.simplify import Simplify as _Simplify
 from tirx.passes.ssa import ConvertSSA as _ConvertSSA
+from tirx.passes.unroll import UnrollLoop as _UnrollLoop
 
 __all__ = [
     "Apply",
@@ -35,6 +38,7 @@ __all__ = [
     "Filter",
     "FunctionPass",
     "StmtSimplify",
+    "UnrollLoop",
     "function_pass",
 ]
 
@@ -59,6 +63,12 @@ def CommonSubexprElim() -> Pass:
 def ConvertSSA() -> Pass:
     """TIRx's ``ConvertSSA``: tirx's, named ``tirx.ConvertSSA``."""
     return _named(_ConvertSSA(), "tirx.ConvertSSA")
+
+
+def UnrollLoop() -> Pass:
+    """TIRx's ``UnrollLoop``: tirx's (``T.unroll`` loops of constant bounds as copies of their
+    body; the ``"tirx.UnrollLoop"`` config's ``auto_max_step`` / ``explicit_unroll``)."""
+    return _UnrollLoop()
 
 
 def Apply(ftransform: Callable[[Function], Function]) -> Pass:
@@ -97,6 +107,7 @@ BY_TIRX_NAME: dict[str, Callable[[], Pass]] = {
     "tirx.StmtSimplify": StmtSimplify,
     "tirx.CommonSubexprElim": CommonSubexprElim,
     "tirx.ConvertSSA": ConvertSSA,
+    "tirx.UnrollLoop": UnrollLoop,
 }
 
 #: what tvm_tirx.tirx.transform 0.1.0a4 has that tirx does not
@@ -125,7 +136,6 @@ _ABSENT = frozenset(
         "SplitHostDevice",
         "StorageRewrite",
         "TileDispatch",
-        "UnrollLoop",
         "VectorizeLoop",
         "VerifyMemory",
     ]

@@ -103,6 +103,22 @@ if [ "$1" = owed35 ]; then
   tail -2 $OUT/fuzz.log
   exit 0
 fi
+# Owed by the thirty-sixth session (carry `.whl`; about 9 minutes): the cp.async GEMM after its
+# register fix (its tests and the hang probe), its timings against the TMA loads, then the
+# library's GPU tests beside a CUDA-vs-interpreter campaign (For.step and the host tensors changed)
+#   bash tools/device_owed.sh owed36
+if [ "$1" = owed36 ]; then
+  ( TIRX_GEMM_CP_LOADS=1 gpu_tests c 170 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul or split_k" ) &
+  ( gpu_tests h 60 tests/test_host_target_gpu.py ) &
+  timeout 150 python3 tools/bench/cp_hang_probe.py > $OUT/probe.log 2>&1; cat $OUT/probe.log
+  wait
+  timeout 170 python3 tools/bench/gemm_explore.py --only z5000,z5008,cp4096,cp5000 2>&1 | grep -v "^best" | cut -c1-150
+  campaign 150
+  gpu_tests t 170 tests/test_kernels_library_gpu.py -k "not cp_async and not linear_and_matmul and not split_k"
+  wait
+  tail -2 $OUT/fuzz.log
+  exit 0
+fi
 if [ "$1" = par ]; then  # owed35's tests as parallel processes (compiles are CPU-bound; 16 cores)
   ( TIRX_GEMM_CP_LOADS=1 gpu_tests c 380 tests/test_kernels_library_gpu.py -k "cp_async or linear_and_matmul or split_k" ) &
   ( gpu_tests a 380 tests/test_hopper_attention.py ) &
