@@ -262,6 +262,23 @@ def test_misuse_names_the_argument(call, exc, words):
         assert w in str(ei.value)
 
 
+def test_sequences_as_tirx_reads_them():
+    """``len(seq)``, ``seq[i]``, iteration, nested sequences flattened; ``ir.stmt_seq``."""
+    n = ir.Var("n", "int32")
+    stores = [ir.Evaluate(_i32(k)) for k in range(4)]
+    nested = ir.SeqStmt([ir.SeqStmt(stores[:2]), ir.SeqStmt(stores[2:])])
+    assert len(nested) == 4 and nested[2] is stores[2] and list(nested) == stores and nested[-1] is stores[3]
+    assert [s for s in nested[1:3]] == stores[1:3]
+    empty = ir.SeqStmt([])
+    assert len(empty) == 0 and bool(empty)  # a node is true, whatever its length
+    with pytest.raises(IndexError):
+        empty[0]
+    made = ir.stmt_seq(n + 1, ir.Evaluate(n), 3)
+    assert isinstance(made, ir.SeqStmt) and len(made) == 3
+    assert all(isinstance(s, ir.Evaluate) for s in made)
+    assert made[1] is not None and made[2].value.value == 3
+
+
 def test_statements_under_tirx_names():
     n = ir.Var("n", "int32")
     body = ir.Evaluate(_i32(0))

@@ -71,6 +71,7 @@ from .stmt import (
     Stmt,
     While,
     seq,
+    stmt_seq,
 )  # fmt: skip
 from .structural import assert_structural_equal, structural_equal, structural_hash
 from .types import PointerType, PrimType, PtrType, TensorType, Type, VoidType, as_type, parse_dtype, prim
@@ -197,6 +198,7 @@ __all__ = [
     "post_order",
     "prim",
     "seq",
+    "stmt_seq",
     "structural_equal",
     "structural_hash",
 ]  # fmt: skip

@@ -174,6 +174,22 @@ class SeqStmt(Stmt):
                     flat.append(s)
             object.__setattr__(self, "stmts", tuple(flat))
 
+    # TIRx's sequence protocol: ``len(seq)``, ``seq[i]`` (and so ``for s in seq``)
+    def __len__(self) -> int:
+        return len(self.stmts)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.stmts[i]
+
+    def __bool__(self) -> bool:  # a node is true, an empty sequence too (``if body:`` tests presence)
+        return True
+
+
+def stmt_seq(*args: Any) -> SeqStmt:
+    """TIRx's ``ir.stmt_seq(a, b, ...)``: a sequence of the statements given, an expression
+    (or a Python number) as its ``Evaluate``."""
+    return SeqStmt(tuple(a if isinstance(a, Stmt) else Evaluate(convert(a)) for a in args))
+
 
 def as_else(s: Any) -> Any:
     """An ``else`` branch: :func:`as_body`, an empty list being no branch (TIRx's
