@@ -53,7 +53,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tirx.tirx", "tirx.backend"),
     ("tirx.printer",),
     ("tirx.passes",),
-    ("tirx.codegen", "tirx.runtime", "tirx.interp", "tirx.target", "tirx.pipeline"),  # backends, compile()
+    (
+        "tirx.codegen",
+        "tirx.runtime",
+        "tirx.interp",
+        "tirx.target",
+        "tirx.pipeline",
+        "tirx.tir_pipelines",
+    ),  # backends, compile()
     (ROOT_PACKAGE,),  # the package facade: import tirx; tirx.loads / dumps / compile
     ("tirx.kernels",),  # the kernel library, written in tirx script (compiled through the facade)
     ("tirx.testing",),
