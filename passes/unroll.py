@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tirx.ir import Break, Continue, For, ForKind, Function, IntImm, SeqStmt, Var, While
+from tirx.ir import Break, Continue, For, ForKind, Function, IntImm, PrimType, SeqStmt, Var, While
 from tirx.ir.visitor import child_nodes
 from tirx.passes._scoped import ScopedRewriter
 from tirx.passes._util import located_error
@@ -65,20 +65,22 @@ class _Unroller(ScopedRewriter):
         s = super().stmt_For(s)  # inner loops first
         if not isinstance(s, For):
             return s
-        bounds = (s.start, s.extent, s.step)
-        const = all(type(b) is IntImm for b in bounds)
+        ints = [b.value for b in (s.start, s.extent, s.step) if isinstance(b, IntImm)]
+        const = len(ints) == 3
         if s.kind is ForKind.UNROLLED and self.explicit:
             if not const:
                 raise located_error(
                     f"UnrollLoop: cannot unroll loop {s.var.name}: its start, extent and step must be constants",
                     s,
                 )
-        elif not (s.kind is ForKind.SERIAL and const and s.extent.value <= self.auto_max_step):  # type: ignore[attr-defined]
+        elif not (s.kind is ForKind.SERIAL and const and ints[1] <= self.auto_max_step):
             return s
-        start, extent, step = (b.value for b in bounds)  # type: ignore[attr-defined]
+        start, extent, step = ints
         if step <= 0 or _leaves_early(s.body):
             return s
-        copies = [_Copy(s.var, IntImm(k, s.var.ty)).body(s.body) for k in range(start, start + extent, step)]
+        ty = s.var.ty
+        assert isinstance(ty, PrimType)  # a loop var is an integer scalar
+        copies = [_Copy(s.var, IntImm(k, ty)).body(s.body) for k in range(start, start + extent, step)]
         return SeqStmt(tuple(copies), span=s.span)
 
 

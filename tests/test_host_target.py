@@ -78,6 +78,11 @@ def test_devices_and_misuse():
     assert str(tirx.cpu(0)) == "cpu:0" and str(tirx.cuda(1)) == "cuda:1"
     assert tirx.device("cuda:2") == tirx.cuda(2) and tirx.device("cpu") == tirx.cpu(0)
     assert tirx.runtime.cpu is tirx.cpu and tirx.runtime.Device is type(tirx.cpu())
+    assert tirx.cpu().exist and isinstance(tirx.cuda(0).exist, bool)  # read by TIRx's skip marks
+    assert not tirx.cuda(999).exist
+    tirx.cpu().sync()
+    with pytest.raises(ValueError, match="compute_version"):
+        tirx.cpu().compute_version  # noqa: B018
     with pytest.raises(ValueError, match="unknown kind"):
         tirx.device("tpu")
     with pytest.raises(ValueError, match="device_id"):

@@ -30,5 +30,7 @@ def test_cuda_tensor_through_a_kernel():
     k(ta, tb)
     np.testing.assert_array_equal(tb.numpy(), a * 2 + 1)
     np.testing.assert_array_equal(ta.numpy(), a)
+    assert tirx.cuda(0).exist and tirx.cuda(0).compute_version.count(".") == 1
+    tirx.cuda(0).sync()
     tb.copyfrom(np.zeros(256, "float32"))
     assert not tb.numpy().any()

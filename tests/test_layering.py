@@ -26,7 +26,13 @@ MAX_MODULES_IN_CYCLES = 0
 # #30 started with 76 in 22 pairs): the op semantics the interpreter shares with the op
 # declarations moved below them (tirx/ops/semantics), the well-formedness checker into the
 # IR (tirx/ir/verify.py), and op print hooks get the printer (``printer.type_text``).
-ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {
+    (
+        "tirx.tirx",
+        "tirx",
+    ): "TIRx's tvm.tirx.compile is the root facade's compile (function level); the namespace "
+    "itself sits below the printer, which prints its op functions",
+}
 
 
 @pytest.fixture(scope="module")

@@ -86,7 +86,7 @@ def test_the_module_names():
 
 
 def test_absent_tirx_passes_say_so():
-    for name in ("UnrollLoop", "HoistIf", "NarrowDataType", "VectorizeLoop", "RemoveNoOp"):
+    for name in ("HoistIf", "NarrowDataType", "VectorizeLoop", "RemoveNoOp"):
         with pytest.raises(AttributeError, match=f"no '{name}'.*no tirx equivalent"):
             getattr(tt, name)
     with pytest.raises(AttributeError, match=r"prim_func_pass.*function_pass"):

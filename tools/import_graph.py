@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tirx.errors", "tirx.diagnostics", "tirx.target_spec", "tirx.autoload"),
     ("tirx.ir",),  # nodes, types, structural equality
     # op declarations; atomic file writes (print through the IR hook); tvm_ffi's structural API
-    ("tirx.ops", "tirx.fileio", "tirx.ffi"),
+    ("tirx.ops", "tirx.fileio", "tirx.ffi", "tirx.sym"),
     ("tirx.surface",),  # IRBuilder, FormSpecs and forms, comment attachment
     ("tirx.grammar", "tirx.script"),  # the two front ends (text, Python)
     # TIRx's Python API names (tvm_tirx.tirx) for ported host code; TIRx's kernel helper classes

@@ -55,6 +55,36 @@ class Device:
     def __dlpack_device__(self) -> tuple[int, int]:
         return (self.device_type, self.device_id)
 
+    @property
+    def exist(self) -> bool:
+        """Whether the device is there (TIRx's ``tvm.cuda().exist``, read by skip marks): the CPU
+        always, a CUDA device when the driver loads and has that many devices."""
+        if self.device_type == 1:
+            return True
+        from .driver import check, driver, probe
+
+        if not probe()[0]:
+            return False
+        return self.device_id < int(check(driver().cuDeviceGetCount(), "cuDeviceGetCount"))
+
+    @property
+    def compute_version(self) -> str:
+        """``"9.0"`` for an H100 (TIRx's ``Device.compute_version``); the CPU has none."""
+        if self.device_type == 1:
+            raise ValueError("compute_version: the CPU has no compute capability")
+        from .driver import device_arch
+
+        digits = device_arch(self.device_id)[3:].rstrip("a")
+        return f"{digits[:-1]}.{digits[-1]}"
+
+    def sync(self) -> None:
+        """Wait for the device's work (TIRx's ``Device.sync``); nothing to wait for on the CPU."""
+        if self.device_type == 2:
+            from .driver import check, context, driver
+
+            context(self.device_id)
+            check(driver().cuCtxSynchronize(), "cuCtxSynchronize")
+
 
 def device(kind: str | Device, index: int = 0) -> Device:
     """``tirx.device("cuda", 0)``; also ``"cuda:1"``."""

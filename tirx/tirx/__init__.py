@@ -12,7 +12,10 @@ dtype)`` are tirx's (``tirx.ir``). The constants (``IntImm``,
 ``.mod.imports[0].inspect_source()`` is the CUDA source, as TIRx's runtime module gives it. TIRx's
 pass API is ``tirx.tirx.transform`` (tirx's passes) and ``.analysis`` serves the analyses
 tirx's IR answers (``check_well_formed``, ``undefined_vars``); the rest of TIRx's runtime is not
-served: an unknown name is an ``AttributeError`` that says so.
+served: an unknown name is an ``AttributeError`` that says so. The constraint-aware traversals
+(``structural_walk_with_constraint_context``, ``..._visit_...``, ``..._map_...``, ``..._mutate_...``:
+``tirx.ffi``'s, each callback given the loop ranges, guards and bindings in force, for
+``tirx.sym.Analyzer``) are ``tirx.tirx.structural``'s, loaded on first use.
 
 The IR's node classes are here under TIRx's names (docs/tirx_compat.md, "The IR's Python
 API"): the binary and comparison nodes (``Add`` ... ``Or``, TIRx's ``BitwiseAnd``,
@@ -88,9 +91,17 @@ class TensorType(metaclass=TirxName):
         )  # fmt: skip
 
 
+#: the constraint-aware traversals (tirx.tirx.structural, loaded on first use: it reads T.Range)
+_STRUCTURAL = frozenset(
+    {"StructuralMutatorWithConstraintContext", "StructuralVisitorWithConstraintContext",
+     "structural_map_with_constraint_context", "structural_mutate_with_constraint_context",
+     "structural_visit_with_constraint_context", "structural_walk_with_constraint_context"}
+)  # fmt: skip
+
 __all__ = sorted(
-    [*_OP_CLASSES, "BinaryOpExpr", "BitwiseNot", "Cast", "Expr", "Function", "Let", "Not", "Select",
-     "TensorType", "Var", "compile", "const", "convert", "is_tensor_var", "op"]
+    [*_OP_CLASSES, *_STRUCTURAL, "BinaryOpExpr", "BitwiseNot", "Cast", "Expr", "Function", "Let", "Not",
+     "Select", "TensorType", "Var", "compile", "const", "convert", "get_tir_pipeline", "is_tensor_var", "op",
+     "register_tir_pipeline"]
 )  # fmt: skip
 
 
@@ -117,6 +128,14 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module("tirx.tirx.analysis")
+    if name in ("register_tir_pipeline", "get_tir_pipeline"):  # TIRx's named pipelines (tirx.tir_pipelines)
+        import importlib
+
+        return getattr(importlib.import_module("tirx.tir_pipelines"), name)
+    if name in _STRUCTURAL:
+        from . import structural
+
+        return getattr(structural, name)
     if name in _NOT_SERVED:
         raise AttributeError(
             f"tirx.tirx has no {name!r}, as tvm_tirx.tirx has none (TIRx's is tvm_tirx.ir.{name}(dtype, "
