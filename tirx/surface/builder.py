@@ -168,6 +168,9 @@ class IRBuilder:
     def is_active() -> bool:
         return bool(getattr(_tls, "stack", None))
 
+    #: TIRx's name (``IRBuilder.is_in_scope()``: whether a kernel is being built)
+    is_in_scope = is_active
+
     # -- spans ---------------------------------------------------------------------
     @contextlib.contextmanager
     def with_span(self, span: Any) -> Iterator[None]:
