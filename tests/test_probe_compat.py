@@ -792,8 +792,8 @@ def test_tirx_compile_call_with_a_target_dict_and_its_module_view():
 
     t = parse_target({"kind": "cuda", "arch": "sm_90a"})
     assert (t.kind, t.arch) == ("cuda", "sm_90a")
-    with pytest.raises(ValueError, match="kind 'llvm' is not supported"):
-        parse_target({"kind": "llvm"})
+    with pytest.raises(ValueError, match="kind 'rocm' is not supported"):
+        parse_target({"kind": "rocm"})
     pytest.importorskip("cuda.bindings.nvrtc")
 
     @T.function

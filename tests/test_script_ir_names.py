@@ -226,8 +226,9 @@ def test_target():
     full = {"kind": "cuda", "arch": "sm_90a", "keys": ["cuda", "gpu"], "max_num_threads": 1024,
             "tag": "", "thread_warp_size": 32}  # fmt: skip
     assert T.target(full) == t
-    with pytest.raises(ValueError, match="only 'cuda'"):
-        T.target({"kind": "llvm"})
+    with pytest.raises(ValueError, match="only 'cuda' and 'llvm'"):
+        T.target({"kind": "rocm"})
+    assert T.target({"kind": "llvm"}).kind == "llvm"  # TIRx's host target (run on the interpreter)
     with pytest.raises(ValueError, match="thread_warp_size"):
         T.target({"kind": "cuda", "thread_warp_size": 64})
 

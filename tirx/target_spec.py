@@ -87,6 +87,17 @@ CUDA_DEFAULTS: dict[str, Any] = {
 }
 
 
+def _check_keys(cfg: dict, own: tuple, defaults: dict, whose: str) -> None:
+    """A config dict names only ``kind``, ``own`` keys and ``defaults`` keys at their values."""
+    unknown = set(cfg) - {"kind", *own, *defaults}
+    if unknown:
+        raise ValueError(f"T.target: unsupported keys {sorted(unknown)} of a {cfg.get('kind')!r} target")
+    for k, v in defaults.items():
+        got = cfg.get(k, v)
+        if (list(got) if isinstance(got, tuple) else got) != v:
+            raise ValueError(f"T.target: {k}={got!r} differs from {whose} {v!r}")
+
+
 def from_config(target_config: Any, host: Any = None) -> Target:
     """``T.target(config)``: a TIRx config dict (kind ``cuda``; TIRx's CUDA defaults accepted
     when equal to CUDA's) or a target string."""
@@ -101,13 +112,7 @@ def from_config(target_config: Any, host: Any = None) -> Target:
         return _llvm_from_config(target_config)
     if kind != "cuda":
         raise ValueError(f"T.target: kind {kind!r} is not supported by tirx (only 'cuda' and 'llvm')")
-    unknown = set(target_config) - {"kind", "arch", *CUDA_DEFAULTS}
-    if unknown:
-        raise ValueError(f"T.target: unsupported keys {sorted(unknown)}")
-    for k, v in CUDA_DEFAULTS.items():
-        got = target_config.get(k, v)
-        if (list(got) if isinstance(got, tuple) else got) != v:
-            raise ValueError(f"T.target: {k}={got!r} differs from CUDA's {v!r}")
+    _check_keys(target_config, ("arch",), CUDA_DEFAULTS, "CUDA's")
     arch = target_config.get("arch")
     if arch is not None and not isinstance(arch, str):
         raise TypeError(f"T.target: arch must be a str, got {type(arch).__name__}")
@@ -122,13 +127,7 @@ LLVM_DEFAULTS: dict[str, Any] = {"keys": ["cpu"], "tag": ""}
 
 def _llvm_from_config(cfg: dict) -> Target:
     """TIRx's host target, ``{"kind": "llvm", "mtriple": ...}``: the keys kept as options."""
-    unknown = set(cfg) - {"kind", *LLVM_KEYS, *LLVM_DEFAULTS}
-    if unknown:
-        raise ValueError(f"T.target: unsupported keys {sorted(unknown)} of an 'llvm' target")
-    for k, v in LLVM_DEFAULTS.items():
-        got = cfg.get(k, v)
-        if (list(got) if isinstance(got, tuple) else got) != v:
-            raise ValueError(f"T.target: {k}={got!r} differs from the llvm target's {v!r}")
+    _check_keys(cfg, LLVM_KEYS, LLVM_DEFAULTS, "the llvm target's")
     opts = []
     for k in LLVM_KEYS:
         if k in cfg:
