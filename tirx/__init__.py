@@ -170,13 +170,14 @@ def load(path: str | PathLike[str], keep_comments: bool = False) -> Function | M
 
 
 # ``tirx.compile``'s result by target and input, for type checkers (one implementation below):
-# "interp" gives the interpreter's kernels; any other target string (or a Target) is CUDA, where
-# a Function whose host code launches several kernels gives a HostFunction. (TIRX_INTERPRET=1
+# "interp" (and TIRx's host target "llvm") gives the interpreter's kernels; any other target string
+# (or a Target) is CUDA, where a Function whose host code launches several kernels gives a
+# HostFunction. (TIRX_INTERPRET=1
 # runs a CUDA target on the interpreter: at run time that result is the interpreter's.)
 @overload
-def compile(f: Function, target: Literal["interp"], **options: Any) -> InterpKernel: ...
+def compile(f: Function, target: Literal["interp", "llvm"], **options: Any) -> InterpKernel: ...
 @overload
-def compile(f: Module, target: Literal["interp"], **options: Any) -> InterpModuleKernel: ...
+def compile(f: Module, target: Literal["interp", "llvm"], **options: Any) -> InterpModuleKernel: ...
 @overload
 def compile(f: Function, target: str | Target = "cuda", **options: Any) -> Kernel | HostFunction: ...
 @overload
