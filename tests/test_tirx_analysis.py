@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tirx
 from tirx import ir
+from tirx import tirx as tx
 from tirx.script import tirx as T
 from tirx.testing import strategies as S
 from tirx.tirx import analysis
@@ -63,3 +65,34 @@ def test_a_generated_function_uses_only_its_params(f):
     for _, buf in f.buffer_map:
         defs += [e for e in (*buf.shape, *(buf.strides or ())) if isinstance(e, ir.Var)]
     assert analysis.undefined_vars(f.body, defs) == []
+
+
+def test_detect_linear_equation_reads_coefficients_and_refuses_what_is_not_linear():
+    detect_linear_equation = analysis.detect_linear_equation
+
+    x, y, n = (ir.Var(name, "int32") for name in "xyn")
+    assert [c.value for c in detect_linear_equation(x * 4 + y * 3 + 7, [x, y])] == [4, 3, 7]
+    coeff, base = detect_linear_equation(x * y + 3, [x])  # a symbolic coefficient, the var itself
+    assert coeff is y and base.value == 3
+    assert [c.value for c in detect_linear_equation((x + y) * 2 - y, [x, y])] == [2, 1, 0]
+    assert detect_linear_equation(x * x + 1, [x]) == []
+    assert detect_linear_equation(x * y, [x, y]) == []
+    assert detect_linear_equation(tx.floordiv(x, 4) + y, [x, y]) == []
+    c0, rest = detect_linear_equation(n * 2, [x])
+    assert c0.value == 0 and tirx.structural_equal(rest, n * 2)
+    assert detect_linear_equation(ir.FloatImm("float32", 1.0), [x]) == []
+    with pytest.raises(TypeError, match="var_list"):
+        detect_linear_equation(x, x)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-50, 50), min_size=3, max_size=3), st.integers(-20, 20), st.integers(-20, 20))
+def test_detect_linear_equation_rebuilds_the_value(cs, vx, vy):
+    """Coefficients found for a sum written in a shuffled, nested form give back its value."""
+    detect_linear_equation = analysis.detect_linear_equation
+
+    x, y = ir.Var("x", "int32"), ir.Var("y", "int32")
+    e = (y * cs[1] + ir.IntImm("int32", cs[2])) - (x * (-cs[0]) - y * 0)
+    got = detect_linear_equation(e, [x, y])
+    assert len(got) == 3 and all(isinstance(c, ir.IntImm) for c in got)
+    assert got[0].value * vx + got[1].value * vy + got[2].value == cs[0] * vx + cs[1] * vy + cs[2]
