@@ -96,3 +96,49 @@ def test_detect_linear_equation_rebuilds_the_value(cs, vx, vy):
     got = detect_linear_equation(e, [x, y])
     assert len(got) == 3 and all(isinstance(c, ir.IntImm) for c in got)
     assert got[0].value * vx + got[1].value * vy + got[2].value == cs[0] * vx + cs[1] * vy + cs[2]
+
+
+def test_detect_clip_bound_as_tirx_reads_it():
+    x, y = ir.Var("x", "int32"), ir.Var("y", "int32")
+    clip = analysis.detect_clip_bound
+
+    def vals(bs):
+        return [None if b is None else b.value for b in bs]
+
+    assert vals(clip(tx.all(x >= 2, x < 10, y < 5), [x, y])) == [2, 9, None, 4]
+    assert vals(clip(tx.all(x * 2 >= 3, x + 1 < 10), [x])) == [2, 8]  # ceil / floor of a scaled var
+    assert vals(clip(tx.all(x < 10, x < 7), [x])) == [None, 6]
+    lo, hi = clip(tx.all(x >= y, x < 10), [x])
+    assert lo is y and hi.value == 9  # a symbolic bound
+    assert clip(tx.any(x < 10, x > 20), [x]) == [] and clip(tx.all(x >= 0, x * x < 10), [x]) == []
+    with pytest.raises(TypeError, match="cond"):
+        clip(3, [x])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["lt", "le", "gt", "ge"]),
+            st.sampled_from([-3, -2, -1, 1, 2, 3]),
+            st.integers(-12, 12),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_detect_clip_bound_gives_exactly_the_integers_the_condition_allows(parts):
+    """Against brute force: ``k * x + c (op) 0`` parts joined by ``and``."""
+    x = ir.Var("x", "int32")
+    ops = {
+        "lt": lambda a, b: a < b,
+        "le": lambda a, b: a <= b,
+        "gt": lambda a, b: a > b,
+        "ge": lambda a, b: a >= b,
+    }
+    conds = [ops[op](x * k + c, 0) for op, k, c in parts]
+    lo, hi = analysis.detect_clip_bound(tx.all(*conds), [x])
+    for v in range(-40, 41):
+        holds = all(ops[op](k * v + c, 0) for op, k, c in parts)
+        inside = (lo is None or v >= lo.value) and (hi is None or v <= hi.value)
+        assert holds == inside, (v, parts, lo, hi)

@@ -4,8 +4,9 @@
 its use, buffers and calls valid); ``undefined_vars`` lists the variables a statement or
 expression uses without defining them (a loop's, a ``Bind``'s, a ``Let``'s or an allocation's
 own variables are defined inside it), in the order they are first used;
-``detect_linear_equation`` reads an expression's coefficients off ``tirx.sym``'s normal form.
-TIRx's other analyses (``detect_clip_bound``, ``verify_memory``, ...) are not served: an
+``detect_linear_equation`` reads an expression's coefficients off ``tirx.sym``'s normal form,
+``detect_clip_bound`` the bounds a condition puts on variables. TIRx's other analyses
+(``verify_memory``, ...) are not served: an
 unknown name is an ``AttributeError`` that says so.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 from tirx.ir import Function, Module, PrimExpr, Stmt, Var
 from tirx.ir.verify import raise_errors, verify_well_formed
 
-__all__ = ["check_well_formed", "detect_linear_equation", "undefined_vars"]
+__all__ = ["check_well_formed", "detect_clip_bound", "detect_linear_equation", "undefined_vars"]
 
 
 def check_well_formed(obj: Any, assert_mode: bool = True) -> bool:
@@ -75,14 +76,7 @@ def detect_linear_equation(expr: Any, var_list: Any) -> list[PrimExpr]:
 
     if not isinstance(expr, PrimExpr):
         raise TypeError(f"detect_linear_equation: expr must be a PrimExpr, got {type(expr).__name__}")
-    if isinstance(var_list, (str, bytes)) or not hasattr(var_list, "__iter__"):
-        raise TypeError(
-            f"detect_linear_equation: var_list must be a list of Vars, got {type(var_list).__name__}"
-        )
-    vs = list(var_list)
-    for i, v in enumerate(vs):
-        if not isinstance(v, Var):
-            raise TypeError(f"detect_linear_equation: var_list[{i}] must be a Var, got {type(v).__name__}")
+    vs = _var_list("detect_linear_equation", var_list)
     if not is_index_type(expr.ty):
         return []
     eng = Engine(State())
@@ -114,3 +108,79 @@ def detect_linear_equation(expr: Any, var_list: Any) -> list[PrimExpr]:
         return [*out, eng.build(Sum(total.ty, rest, total.const))]
     except NoFit:
         return []
+
+
+def detect_clip_bound(cond: Any, var_list: Any) -> list[Any]:
+    """``[min_0, max_0, min_1, max_1, ...]``: the inclusive bounds ``cond`` (comparisons joined by
+    ``and``) puts on each variable of ``var_list``, None where it puts none; ``[]`` when a part
+    is not a comparison linear in one listed variable (``or``, ``x * x < 10``). A bound may be
+    symbolic (``x >= y`` gives ``y``); two bounds on one side give their ``max`` / ``min``."""
+    from tirx.ir import EQ, GE, GT, LE, LT, And, IntImm, Max, Min, Sub
+
+    if not isinstance(cond, PrimExpr):
+        raise TypeError(f"detect_clip_bound: cond must be a PrimExpr, got {type(cond).__name__}")
+    vs = _var_list("detect_clip_bound", var_list)
+    parts, todo = [], [cond]
+    while todo:
+        c = todo.pop()
+        if isinstance(c, And):
+            todo += [c.b, c.a]
+        else:
+            parts.append(c)
+    lo: list[Any] = [None] * len(vs)
+    hi: list[Any] = [None] * len(vs)
+
+    def tighten(bounds: list, i: int, v: Any, pick: type) -> None:
+        old = bounds[i]
+        if old is None:
+            bounds[i] = v
+        elif isinstance(old, IntImm) and isinstance(v, IntImm):
+            bounds[i] = IntImm((max if pick is Max else min)(old.value, v.value), old.ty)
+        else:
+            bounds[i] = pick(old, v)
+
+    for c in parts:
+        if not isinstance(c, (LT, LE, GT, GE, EQ)) or c.a.ty != c.b.ty:
+            return []
+        lin = detect_linear_equation(Sub(c.a, c.b), vs)  # c.a - c.b == sum(k_i * v_i) + r
+        if not lin:
+            return []
+        ks, r = lin[:-1], lin[-1]
+        hit = [i for i, k in enumerate(ks) if not (isinstance(k, IntImm) and k.value == 0)]
+        if not hit:
+            continue  # no listed variable: nothing to bound
+        kv = ks[hit[0]]
+        if len(hit) > 1 or not isinstance(kv, IntImm):
+            return []
+        i, k = hit[0], kv.value
+        # k * v + r  (op)  0, as  k * v >= a  and / or  k * v <= b
+        at_least = {GE: 0, GT: 1, EQ: 0}.get(type(c))
+        at_most = {LE: 0, LT: -1, EQ: 0}.get(type(c))
+        for off, is_low in ((at_least, True), (at_most, False)):
+            if off is None:
+                continue
+            if isinstance(r, IntImm):
+                edge = -r.value + off
+                q = -((-edge) // k) if (is_low == (k > 0)) else edge // k  # ceil for a lower bound
+                bound: Any = IntImm(q, r.ty)
+            elif abs(k) == 1:  # v (op) off - r, or with -v: v (op) r - off
+                from tirx.sym import Analyzer
+
+                bound = Analyzer().simplify((off - r) if k == 1 else (r - off))
+            else:
+                return []  # a symbolic bound over a scaled variable: not divided here
+            if is_low == (k > 0):
+                tighten(lo, i, bound, Max)
+            else:
+                tighten(hi, i, bound, Min)
+    return [b for i in range(len(vs)) for b in (lo[i], hi[i])]
+
+
+def _var_list(api: str, var_list: Any) -> list[Var]:
+    if isinstance(var_list, (str, bytes)) or not hasattr(var_list, "__iter__"):
+        raise TypeError(f"{api}: var_list must be a list of Vars, got {type(var_list).__name__}")
+    vs = list(var_list)
+    for i, v in enumerate(vs):
+        if not isinstance(v, Var):
+            raise TypeError(f"{api}: var_list[{i}] must be a Var, got {type(v).__name__}")
+    return vs
