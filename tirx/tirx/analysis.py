@@ -41,15 +41,7 @@ def undefined_vars(node: Any, defs: Any = None) -> list[Var]:
 
     if not isinstance(node, (Stmt, PrimExpr)):
         raise TypeError(f"undefined_vars: node must be a Stmt or a PrimExpr, got {type(node).__name__}")
-    if defs is None:
-        defs = ()
-    if isinstance(defs, (str, bytes)) or not hasattr(defs, "__iter__"):
-        raise TypeError(f"undefined_vars: defs must be a list of Vars, got {type(defs).__name__}")
-    defined: set[int] = set()
-    for i, v in enumerate(defs):
-        if not isinstance(v, Var):
-            raise TypeError(f"undefined_vars: defs[{i}] must be a Var, got {type(v).__name__}")
-        defined.add(id(v))
+    defined = {id(v) for v in _var_list("undefined_vars", () if defs is None else defs, "defs")}
     out: list[Var] = []
     seen: set[int] = set()
 
@@ -176,11 +168,12 @@ def detect_clip_bound(cond: Any, var_list: Any) -> list[Any]:
     return [b for i in range(len(vs)) for b in (lo[i], hi[i])]
 
 
-def _var_list(api: str, var_list: Any) -> list[Var]:
+def _var_list(api: str, var_list: Any, arg: str = "var_list") -> list[Var]:
+    """``var_list`` (any iterable of Vars, not a string) as a list, or a TypeError naming ``arg``."""
     if isinstance(var_list, (str, bytes)) or not hasattr(var_list, "__iter__"):
-        raise TypeError(f"{api}: var_list must be a list of Vars, got {type(var_list).__name__}")
+        raise TypeError(f"{api}: {arg} must be a list of Vars, got {type(var_list).__name__}")
     vs = list(var_list)
     for i, v in enumerate(vs):
         if not isinstance(v, Var):
-            raise TypeError(f"{api}: var_list[{i}] must be a Var, got {type(v).__name__}")
+            raise TypeError(f"{api}: {arg}[{i}] must be a Var, got {type(v).__name__}")
     return vs
