@@ -212,7 +212,7 @@ class ScopedRewriter(Functor):
     def stmt_For(self, s: For) -> Any:
         start = self.expr(s.start)
         extent = self.expr(s.extent)
-        step = None if s.step is None else self.expr(s.step)
+        step = self.expr(s.step)
         ann = self.attrs_(s.annotations)
         self.push()
         var = self.define_var(s.var, s)

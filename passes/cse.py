@@ -324,8 +324,7 @@ class _CSE(Functor):
     def scan_For(self, s: For) -> None:
         self.sc(s.start)
         self.sc(s.extent)
-        if s.step is not None:
-            self.sc(s.step)
+        self.sc(s.step)
         self.scan_region(s.body, (s.var,), _MAYBE)
 
     def scan_While(self, s: While) -> None:
@@ -565,7 +564,7 @@ class _CSE(Functor):
     def rws_For(self, s: For) -> Any:
         start = self.rw(s.start)
         extent = self.rw(s.extent)
-        step = None if s.step is None else self.rw(s.step)
+        step = self.rw(s.step)
         body = self.rw_region(s.body)
         if start is s.start and extent is s.extent and step is s.step and body is s.body:
             return s

@@ -447,8 +447,8 @@ class _Simplify(ScopedRewriter):
             return super().stmt_For(s)
         start = self.expr(s.start)
         extent = self.expr(s.extent)
-        step = None if s.step is None else self.expr(s.step)
-        step_ok = step is None or (type(step) is IntImm and step.value > 0)
+        step = self.expr(s.step)  # a unit step is IntImm(1)
+        step_ok = type(step) is IntImm and step.value > 0
         if type(extent) is IntImm and extent.value <= 0 and _pure(start):
             return _EMPTY  # never runs, whatever its step (the step is only added after a pass)
         if type(extent) is IntImm and step_ok:
